@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds and runs the kernel microbenchmarks in three flavours and prints markdown tables:
+#   native       g++ -O3 -march=native            (scalar kernels, Eigen GEMMs when found)
+#   wasm-simd    em++ -O3 -msimd128, run with node (the wasmsimd kernels)
+#   wasm-scalar  em++ -O3 without SIMD, run with node (the scalar twins; the 3x baseline)
+# Usage: bench/cpp/build.sh [OUT_DIR=/tmp/mha-bench] [FLAVOURS="native wasm-simd wasm-scalar"] [MIN_SECONDS=0.25]
+#   e.g. bench/cpp/build.sh /tmp/mha-bench "wasm-simd wasm-scalar" 0.5
+# Needs g++, em++ (Emscripten 3.1.x) and node; NODE_PATH defaults to /usr/share/nodejs.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+OUT="${1:-/tmp/mha-bench}"
+FLAVOURS="${2:-native wasm-simd wasm-scalar}"
+MIN_SECONDS="${3:-0.25}"
+export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
+mkdir -p "$OUT"
+SRCS=("$ROOT"/core/src/kernels/dispatch.cpp "$ROOT"/core/src/kernels/f32_scalar.cpp
+      "$ROOT"/core/src/kernels/f32_wasmsimd.cpp "$HERE"/bench_kernels.cpp)
+EM_FLAGS=(-std=c++17 -O3 -I"$ROOT"/core/include -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1
+          -sINITIAL_MEMORY=64MB)
+for f in $FLAVOURS; do
+  case "$f" in
+    native)
+      EIGEN=(); [ -d /usr/include/eigen3 ] && EIGEN=(-I/usr/include/eigen3)
+      g++ -std=c++17 -O3 -march=native -DNDEBUG -I"$ROOT"/core/include "${EIGEN[@]}" "${SRCS[@]}" \
+        -o "$OUT"/bench_native
+      "$OUT"/bench_native "$MIN_SECONDS" ;;
+    wasm-simd)
+      em++ "${EM_FLAGS[@]}" -msimd128 "${SRCS[@]}" -o "$OUT"/bench_simd.js
+      node "$OUT"/bench_simd.js "$MIN_SECONDS" ;;
+    wasm-scalar)
+      em++ "${EM_FLAGS[@]}" "${SRCS[@]}" -o "$OUT"/bench_scalar.js
+      node "$OUT"/bench_scalar.js "$MIN_SECONDS" ;;
+    *) echo "unknown flavour: $f" >&2; exit 2 ;;
+  esac
+done

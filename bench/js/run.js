@@ -1,0 +1,316 @@
+#!/usr/bin/env node
+'use strict';
+// MHA Explorer benchmark driver (run through scripts/bench). One run, same inputs for everyone:
+// ours (wasm SIMD and scalar, through the JS API), native (bench/cpp binary, when built),
+// TensorFlow.js wasm, ONNX Runtime Web, plain JS; a SIMD128 peak microbenchmark; the page's
+// recompute+redraw time in headless Chromium. Prints one markdown table, writes JSON.
+// Exit status: 0 unless something is broken (a module fails to load or run, or an implementation
+// disagrees with ours). Speed never fails the run.
+
+const fs = require('fs');
+const path = require('path');
+const os = require('os');
+const { execFileSync } = require('child_process');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const plain = require('./lib/plain');
+const tfPeer = require('./lib/tfjs');
+const ortPeer = require('./lib/ort');
+const native = require('./lib/native');
+
+// ---- options ------------------------------------------------------------------------------------
+function parseArgs(argv) {
+  const o = { quick: false, json: null, page: true, native: true, peak: true, peers: true, shapes: null, seed: 0 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') o.quick = true;
+    else if (a === '--json') o.json = argv[++i];
+    else if (a.startsWith('--json=')) o.json = a.slice(7);
+    else if (a === '--no-page') o.page = false;
+    else if (a === '--no-native') o.native = false;
+    else if (a === '--no-peak') o.peak = false;
+    else if (a === '--no-peers') o.peers = false;
+    else if (a === '--shapes') o.shapes = argv[++i];
+    else if (a === '--seed') o.seed = Number(argv[++i]);
+    else if (a === '-h' || a === '--help') {
+      console.log(`usage: scripts/bench [--quick] [--json PATH] [--shapes B,S,D,H;...] [--no-page] [--no-native] [--no-peak] [--no-peers] [--seed N]
+  --quick     tiny shapes, few runs (CI smoke test: exits non-zero only if something is broken)
+  --json PATH where to write the JSON results (default bench/results/bench-<timestamp>.json)`);
+      process.exit(0);
+    } else { console.error(`bench: unknown argument ${a} (try --help)`); process.exit(2); }
+  }
+  return o;
+}
+const opts = parseArgs(process.argv.slice(2));
+
+const FULL_SHAPES = [[1, 16, 64, 4], [1, 64, 64, 4], [2, 10, 512, 8], [1, 128, 512, 8], [1, 512, 512, 8], [1, 2048, 256, 8]];
+const QUICK_SHAPES = [[1, 16, 64, 4], [2, 10, 64, 4]];
+const SHAPES = opts.shapes
+  ? opts.shapes.split(/[;\s]+/).filter(Boolean).map((s) => s.split(',').map(Number))
+  : (opts.quick ? QUICK_SHAPES : FULL_SHAPES);
+
+// Run policy. Full: warm-up (>= 2 runs and >= 0.3 s, at most 10 s), then 20 timed runs (more for
+// fast cases, until 1 s of timed runs, at most 200). Shapes with S > 512: at least 5 timed runs,
+// more until ~15 s of timed runs, at most 20 (the plain-JS and scalar forwards take seconds each).
+const POLICY = opts.quick
+  ? { warmRuns: 1, warmMs: 0, minRuns: 3, maxRuns: 3, targetMs: 0, bigMinRuns: 3, bigTargetMs: 0, selectRuns: 1 }
+  : { warmRuns: 2, warmMs: 300, minRuns: 20, maxRuns: 200, targetMs: 1000, bigMinRuns: 5, bigTargetMs: 15000, selectRuns: 2 };
+
+const flops = (B, S, D) => 4 * 2 * B * S * D * D + 2 * B * S * S * D + 2 * B * S * S * D;
+
+function median(a) {
+  const s = [...a].sort((x, y) => x - y), n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+function maxAbsDiff(a, b) {
+  if (a.length !== b.length) return Infinity;
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    const d = Math.abs(a[i] - b[i]);
+    if (!(d <= m)) m = d; // NaN propagates as NaN > everything
+  }
+  return m;
+}
+function log(...a) { process.stderr.write(a.join(' ') + '\n'); }
+
+// Times fn (sync or async). Returns {median, min, runs, samples}.
+async function measure(fn, big, policy = POLICY) {
+  let t = performance.now(), n = 0;
+  while (n < policy.warmRuns || (performance.now() - t < policy.warmMs && performance.now() - t < 10000)) {
+    await fn(); n++;
+    if (big && n >= policy.warmRuns) break;
+  }
+  const samples = [];
+  const minRuns = big ? policy.bigMinRuns : policy.minRuns;
+  const maxRuns = big ? Math.max(policy.bigMinRuns, 20) : policy.maxRuns;
+  const target = big ? policy.bigTargetMs : policy.targetMs;
+  let total = 0;
+  while (samples.length < minRuns || (samples.length < maxRuns && total < target)) {
+    const t0 = performance.now();
+    await fn();
+    const dt = performance.now() - t0;
+    samples.push(dt); total += dt;
+  }
+  return { median: median(samples), min: Math.min(...samples), runs: samples.length, samples };
+}
+
+// ---- our modules --------------------------------------------------------------------------------
+const DIST = process.env.MHA_BENCH_DIST ? path.resolve(process.env.MHA_BENCH_DIST) : path.join(ROOT, 'dist');
+async function loadOurs(file) {
+  const p = path.join(DIST, file);
+  if (!fs.existsSync(p)) return { missing: `${path.relative(ROOT, p)} not built (run scripts/build)` };
+  const createMhaModule = require(p);
+  const M = await createMhaModule();
+  return { M, file: p };
+}
+
+function paramsOf(mha) {
+  const P = mha.parameters();
+  const get = (name, part) => {
+    const t = P[name] && P[name][part];
+    if (!t) throw new Error(`mha.parameters() has no ${name}.${part}`);
+    return Float32Array.from(t.data);
+  };
+  return {
+    Wq: get('W_q', 'weight'), bq: get('W_q', 'bias'), Wk: get('W_k', 'weight'), bk: get('W_k', 'bias'),
+    Wv: get('W_v', 'weight'), bv: get('W_v', 'bias'), Wo: get('W_o', 'weight'), bo: get('W_o', 'bias'),
+  };
+}
+function sameParams(a, b) {
+  return Object.keys(a).every((k) => maxAbsDiff(a[k], b[k]) === 0);
+}
+
+// ---- main ---------------------------------------------------------------------------------------
+async function main() {
+  const started = Date.now();
+  const problems = [];     // broken things: make the exit status non-zero
+  const notes = [];
+  const simd = await loadOurs('mha.js');
+  if (simd.missing) throw new Error(`ours (SIMD): ${simd.missing}`);
+  if (simd.M.implementation !== 'wasmsimd') problems.push(`dist/mha.js reports implementation ${simd.M.implementation}, expected wasmsimd`);
+  const scalar = await loadOurs('mha-nosimd.js');
+  if (scalar.missing) problems.push(`ours (scalar): ${scalar.missing}`);
+  else if (scalar.M.implementation !== 'scalar') problems.push(`dist/mha-nosimd.js reports implementation ${scalar.M.implementation}, expected scalar`);
+
+  let nat = { available: false, reason: 'disabled (--no-native)' };
+  if (opts.native) nat = native.probe(ROOT);
+  if (!nat.available) notes.push(`native: n/a (${nat.reason})`);
+
+  if (opts.peers) { await tfPeer.init(); await ortPeer.init(); }
+
+  const rows = [];
+  for (const [B, S, D, H] of SHAPES) {
+    const big = S > 512;
+    const label = `(${B},${S},${D},${H})`;
+    log(`bench: ${label}`);
+    const row = { shape: { B, S, D, H }, flop: flops(B, S, D), impl: {} };
+    rows.push(row);
+
+    // Weights and input from our module: the same numbers go to every implementation.
+    const M = simd.M;
+    const g = new M.Generator(opts.seed);
+    const mha = new M.MultiHeadAttention({ dModel: D, numHeads: H, bias: true, dropout: 0, generator: g });
+    mha.eval();
+    const x = g.randn([B, S, D]);
+    const p = paramsOf(mha);
+    const ref = mha.forward(x, x, x, { needWeights: false }).output.data.slice();
+    const check = (name, out) => {
+      const d = maxAbsDiff(out, ref);
+      // float32 with different summation orders; scale with the output magnitude
+      let scale = 0; for (let i = 0; i < ref.length; i++) scale = Math.max(scale, Math.abs(ref[i]));
+      const tol = 1e-4 * Math.max(1, scale) * Math.sqrt(D / 64 + S / 64);
+      if (!(d <= tol)) problems.push(`${name} ${label}: max|diff| vs ours ${d} exceeds ${tol.toExponential(1)}`);
+      return d;
+    };
+    const record = (name, m, extra = {}) => {
+      row.impl[name] = { ms: m.median, minMs: m.min, runs: m.runs, gflops: row.flop / m.median / 1e6, ...extra };
+      log(`  ${name.padEnd(14)} ${m.median.toFixed(3).padStart(10)} ms  (${m.runs} runs)${extra.maxAbsDiff !== undefined ? `  max|diff| ${extra.maxAbsDiff.toExponential(1)}` : ''}${extra.variant ? `  [${extra.variant}]` : ''}`);
+    };
+    const guard = async (name, f) => {
+      try { await f(); } catch (e) { problems.push(`${name} ${label}: ${e && e.stack || e}`); row.impl[name] = { error: String(e && e.message || e) }; }
+    };
+
+    await guard('ours_simd', async () => {
+      record('ours_simd', await measure(() => mha.forward(x, x, x, { needWeights: false }), big), { maxAbsDiff: 0 });
+      const w = mha.forward(x, x, x, { needWeights: true });
+      check('ours_simd needWeights', w.output.data);
+      record('ours_simd_weights', await measure(() => mha.forward(x, x, x, { needWeights: true }), big));
+    });
+
+    if (!scalar.missing) {
+      await guard('ours_scalar', async () => {
+        const Ms = scalar.M;
+        const gs = new Ms.Generator(opts.seed);
+        const mhas = new Ms.MultiHeadAttention({ dModel: D, numHeads: H, bias: true, dropout: 0, generator: gs });
+        mhas.eval();
+        const xs = gs.randn([B, S, D]);
+        try {
+          if (!sameParams(paramsOf(mhas), p) || maxAbsDiff(xs.data, x.data) !== 0) {
+            problems.push(`ours_scalar ${label}: the scalar build's Generator(${opts.seed}) gives different weights/inputs than the SIMD build`);
+          }
+          const d = check('ours_scalar', mhas.forward(x, x, x, { needWeights: false }).output.data);
+          record('ours_scalar', await measure(() => mhas.forward(x, x, x, { needWeights: false }), big), { maxAbsDiff: d });
+        } finally { mhas.delete(); gs.delete(); }
+      });
+    }
+
+    if (nat.available) {
+      await guard('native', async () => {
+        const r = native.run(nat, { B, S, D, H, seed: opts.seed, quick: opts.quick, big });
+        let d;
+        if (r.output) d = check('native', r.output);
+        record('native', { median: r.median, min: r.min, runs: r.runs }, d !== undefined ? { maxAbsDiff: d } : {});
+        if (d === undefined) row.impl.native.note = r.note || 'output not compared';
+      });
+    }
+
+    if (opts.peers) {
+      // Fastest formulation per peer: each variant is checked, timed briefly, the winner fully.
+      const pickAndMeasure = async (name, variants, make) => {
+        const cand = [];
+        for (const v of variants) {
+          const impl = await make(v);
+          const d = check(`${name}[${v}]`, await impl.run(x.data));
+          const quickM = await measure(() => impl.run(x.data), true,
+            { warmRuns: 1, warmMs: 0, bigMinRuns: POLICY.selectRuns, bigTargetMs: 0 });
+          cand.push({ v, impl, d, ms: quickM.median });
+        }
+        cand.sort((a, b) => a.ms - b.ms);
+        for (const c of cand.slice(1)) await c.impl.dispose();
+        const best = cand[0];
+        record(name, await measure(() => best.impl.run(x.data), big), {
+          maxAbsDiff: best.d, variant: best.v,
+          variants: Object.fromEntries(cand.map((c) => [c.v, { selectMs: c.ms, maxAbsDiff: c.d }])),
+        });
+        await best.impl.dispose();
+      };
+      await guard('tfjs_wasm', () => pickAndMeasure('tfjs_wasm', tfPeer.variants, async (v) => tfPeer.setup(p, B, S, D, H, v)));
+      await guard('ort_web', () => pickAndMeasure('ort_web', ortPeer.variants, (v) => ortPeer.setup(p, B, S, D, H, v)));
+      await guard('plain_js', async () => {
+        const d = check('plain_js', plain.mhaForward(x.data, p, B, S, D, H));
+        record('plain_js', await measure(() => plain.mhaForward(x.data, p, B, S, D, H), big), { maxAbsDiff: d });
+      });
+    }
+    mha.delete(); g.delete();
+  }
+
+  // ---- peak -------------------------------------------------------------------------------------
+  let peak = { available: false, reason: 'disabled (--no-peak)' };
+  if (opts.peak) {
+    try { peak = native.peak(ROOT, opts.quick); } catch (e) { problems.push(`peak: ${e.message}`); peak = { available: false, reason: e.message }; }
+    if (!peak.available) notes.push(`peak: n/a (${peak.reason})`);
+  }
+
+  // ---- page -------------------------------------------------------------------------------------
+  let page = { available: false, reason: 'disabled (--no-page)' };
+  if (opts.page) {
+    try { page = await require('./page').measurePage(DIST, opts.quick); } catch (e) { problems.push(`page: ${e.message}`); page = { available: false, reason: e.message }; }
+    if (!page.available) notes.push(`page: n/a (${page.reason})`);
+  }
+
+  // ---- output -----------------------------------------------------------------------------------
+  const env = {
+    date: new Date().toISOString(), quick: opts.quick, seed: opts.seed,
+    cpu: (os.cpus()[0] || {}).model, cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}`,
+    tfjs: opts.peers ? tfPeer.info() : null, ort: opts.peers ? ortPeer.info() : null,
+    policy: POLICY, seconds: (Date.now() - started) / 1000,
+  };
+  const result = { env, flopConvention: 'projections 4·2·B·S·D² + QKᵀ 2·B·S²·D + weights·V 2·B·S²·D (softmax, bias and scaling not counted)', rows, peak, page, notes, problems };
+  const md = table(result);
+  console.log(md);
+
+  const jsonPath = opts.json || path.join(ROOT, 'bench', 'results', `bench-${env.date.replace(/[:.]/g, '-')}${opts.quick ? '-quick' : ''}.json`);
+  fs.mkdirSync(path.dirname(path.resolve(jsonPath)), { recursive: true });
+  fs.writeFileSync(jsonPath, JSON.stringify({ ...result, markdown: md }, null, 1));
+  log(`bench: wrote ${jsonPath} (${env.seconds.toFixed(0)} s)`);
+  if (problems.length) {
+    log(`bench: BROKEN (${problems.length}):\n  ` + problems.join('\n  '));
+    process.exitCode = 1;
+  }
+}
+
+// ---- markdown -------------------------------------------------------------------------------------
+function table({ rows, peak, page, notes, env }) {
+  const f = (v, d = 2) => (v === undefined || v === null || !isFinite(v) ? 'n/a' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(d));
+  const ms = (r, k) => (r.impl[k] && r.impl[k].ms !== undefined ? f(r.impl[k].ms) : (r.impl[k] && r.impl[k].error ? 'error' : 'n/a'));
+  const ratio = (r, k) => {
+    const a = r.impl[k], o = r.impl.ours_simd;
+    return a && a.ms && o && o.ms ? `${f(a.ms / o.ms)}×` : 'n/a';
+  };
+  const variant = (r, k) => (r.impl[k] && r.impl[k].variant ? ` (${r.impl[k].variant})` : '');
+  const head = ['shape (B,S,D,H)', 'GFLOP', 'ours SIMD ms', 'GFLOP/s', 'ours SIMD +weights ms', 'ours scalar ms', 'SIMD/scalar speed-up',
+    'native ms', 'TF.js-wasm ms', '×ours', 'ORT-web ms', '×ours', 'plain JS ms', '×ours', 'best peer ×ours', 'max|diff| vs ours', 'runs'];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  for (const r of rows) {
+    const { B, S, D, H } = r.shape, o = r.impl.ours_simd || {};
+    const diffs = ['ours_scalar', 'native', 'tfjs_wasm', 'ort_web', 'plain_js']
+      .map((k) => r.impl[k] && r.impl[k].maxAbsDiff)
+      .filter((d) => d !== undefined);
+    const peers = ['tfjs_wasm', 'ort_web'].map((k) => r.impl[k] && r.impl[k].ms).filter((v) => v);
+    const bestPeer = peers.length && o.ms ? `${f(Math.min(...peers) / o.ms)}×` : 'n/a';
+    const runs = ['ours_simd', 'ours_scalar', 'tfjs_wasm', 'ort_web', 'plain_js'].map((k) => (r.impl[k] && r.impl[k].runs) || '-').join('/');
+    lines.push(`| ${[`(${B},${S},${D},${H})`, (r.flop / 1e9).toFixed(4), ms(r, 'ours_simd'), f(o.gflops, 1), ms(r, 'ours_simd_weights'),
+      ms(r, 'ours_scalar'), r.impl.ours_scalar && o.ms ? `${f(r.impl.ours_scalar.ms / o.ms)}×` : 'n/a',
+      ms(r, 'native'), ms(r, 'tfjs_wasm') + variant(r, 'tfjs_wasm'), ratio(r, 'tfjs_wasm'),
+      ms(r, 'ort_web') + variant(r, 'ort_web'), ratio(r, 'ort_web'), ms(r, 'plain_js'), ratio(r, 'plain_js'), bestPeer,
+      diffs.length ? Math.max(...diffs).toExponential(1) : 'n/a', runs].join(' | ')} |`);
+  }
+  const out = [lines.join('\n'), ''];
+  out.push(`Median wall-clock ms per forward (Float32Array in → Float32Array out, including copies into/out of each runtime), ${env.quick ? 'QUICK run (tiny shapes, few runs: a smoke test, not a measurement)' : 'after warm-up'}; runs = timed runs for ours SIMD/ours scalar/TF.js/ORT/plain JS. ×ours = peer time ÷ ours SIMD time (>1: ours is faster). Ours with needWeights=false (peers do not return weights); "+weights" = needWeights=true. FLOP = ${'4·2·B·S·D² + 2·B·S²·D + 2·B·S²·D'} (softmax ignored). One thread everywhere. ${env.cpu}, ${env.cores} cores, Node ${env.node}.`);
+  if (peak.available) {
+    out.push('');
+    out.push(`SIMD128 peak (${peak.source}): ${f(peak.gflops, 1)} GFLOP/s${peak.detail ? ` — ${peak.detail}` : ''}.`);
+    const shares = rows.filter((r) => r.impl.ours_simd && r.impl.ours_simd.gflops)
+      .map((r) => `${`(${r.shape.B},${r.shape.S},${r.shape.D},${r.shape.H})`} ${f(100 * r.impl.ours_simd.gflops / peak.gflops, 1)}%`);
+    out.push(`Ours SIMD as % of peak: ${shares.join(', ')}.`);
+    if (peak.kernelGflops) out.push(`Kernel GFLOP/s (bench/cpp): ${peak.kernelGflops}.`);
+  }
+  if (page.available) {
+    out.push('');
+    out.push(`Page recompute+redraw (default view, headless Chromium ${page.browserVersion}, ${page.runs} runs): median ${f(page.medianMs)} ms (render() promise; + next frame ${f(page.frameMedianMs)} ms; of which forward ${f(page.computeMedianMs)} ms, ${page.where}); first load to ready ${f(page.loadMs, 0)} ms. Method: ${page.method}.`);
+  }
+  if (notes.length) { out.push(''); for (const n of notes) out.push(`- ${n}`); }
+  return out.join('\n');
+}
+
+main().catch((e) => { console.error(`bench: BROKEN: ${e && e.stack || e}`); process.exit(1); });

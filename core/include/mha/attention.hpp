@@ -1,0 +1,119 @@
+// Scaled dot-product attention and the lessons' MultiHeadAttention module.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mha/random.hpp"
+#include "mha/tensor.hpp"
+
+namespace mha {
+
+// How `AttentionOptions::mask` is read. Every convention of the lessons and of PyTorch:
+enum class MaskMode {
+  Keep,      // scores.masked_fill(mask == 0, fill): 1 keeps, 0 blocks (lessons 000, 002, 004)
+  Block,     // scores.masked_fill(mask == 1, fill): 1 blocks (lesson 003's triu)
+  Bool,      // nn.MultiheadAttention's bool attn_mask: nonzero (True) blocks
+  Additive,  // nn.MultiheadAttention's float attn_mask: scores + mask
+};
+
+struct AttentionOptions {
+  // Broadcastable to [B, H, Sq, Skv]: [Sq, Skv], [1, 1, Sq, Skv], [B, 1, Sq, Skv], [B, H, Sq, Skv].
+  std::optional<Tensor> mask;
+  MaskMode mask_mode = MaskMode::Keep;
+  // The value blocked scores are replaced with: -inf (lessons 000, 003) or -1e9 (lessons 002, 004).
+  float fill = -__builtin_inff();
+  bool causal = false;  // query i sees keys j <= i (top-left aligned, as torch's is_causal)
+  // [B, Skv], nonzero = padding (blocked), as nn.MultiheadAttention's key_padding_mask.
+  std::optional<Tensor> key_padding_mask;
+  bool need_weights = true;  // false: the fused path, no [B, H, Sq, Skv] matrix is formed
+};
+
+struct AttentionResult {
+  Tensor output;   // [..., Sq, dv]
+  Tensor weights;  // [..., Sq, Skv]; empty when need_weights is false
+  // Query rows whose every key was blocked. With fill = -inf their weights are NaN (as in
+  // PyTorch); with a finite fill they are uniform. Reported, never silently changed.
+  std::size_t fully_masked_rows = 0;
+};
+
+// softmax(q kᵀ / sqrt(dk) masked) [dropout] v for q [..., Sq, dk], k [..., Skv, dk], v [..., Skv, dv]
+// (batch dimensions broadcast). Dropout on the weights when dropout > 0 and generator != nullptr.
+AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                             const AttentionOptions& options, double dropout = 0.0,
+                                             Generator* generator = nullptr);
+
+// Lesson 002's helpers: t.view(B, S, H, d_k).transpose(1, 2) and its inverse
+// t.transpose(1, 2).contiguous().view(B, S, H * d_k). Views, as in PyTorch.
+Tensor split_heads(const Tensor& t, std::size_t num_heads);  // [B, S, D] → [B, H, S, d_k]
+Tensor merge_heads(const Tensor& t);                          // [B, H, S, d_k] → [B, S, D]
+
+// One row of the lesson 004 shape table, for the current configuration.
+struct TraceStep {
+  std::string label;        // the table's Operation column: "After .view(2, 10, 8, 64)"
+  std::string op;           // input | linear | view | transpose | attention | contiguous_view
+  std::string expr;         // the PyTorch expression: "self.W_q(x).view(2, 10, 8, 64)"
+  std::string description;  // what it means: "Split 512 dims into 8 heads × 64 dims each"
+  Layout layout;            // shape, strides, contiguity of the step's result
+};
+
+// The shape trace of one forward pass at (B, Sq, D, H), Skv keys; computed with the same Layout
+// operations (view/transpose) the module applies to its tensors.
+std::vector<TraceStep> shape_trace(std::size_t batch, std::size_t seq_len, std::size_t d_model,
+                                   std::size_t num_heads, std::size_t kv_len = 0);
+
+// nn.Linear: weight [out, in], optional bias [out].
+struct Linear {
+  Tensor weight;
+  std::optional<Tensor> bias;
+  Tensor operator()(const Tensor& x) const;  // x [..., in] → [..., out]
+};
+
+struct MhaConfig {
+  std::size_t d_model = 0;
+  std::size_t num_heads = 0;
+  bool bias = true;
+  double dropout = 0.0;  // on the attention weights, in training mode
+};
+
+struct ForwardResult {
+  Tensor output;   // [B, Sq, D]
+  Tensor weights;  // [B, H, Sq, Skv] (empty when need_weights is false)
+  std::vector<TraceStep> trace;
+  std::size_t fully_masked_rows = 0;
+};
+
+// The lessons' MultiHeadAttention(d_model, num_heads). The generator draws W_q, W_k, W_v, W_o
+// as four nn.Linear in that order, and later the dropout masks (as torch's global generator).
+class MultiHeadAttention {
+ public:
+  MultiHeadAttention(const MhaConfig& config, std::shared_ptr<Generator> generator);
+
+  // q [B, Sq, D], k and v [B, Skv, D].
+  ForwardResult forward(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) const;
+  // The loop-over-heads implementation of lesson 002, built from plain tensor ops, for comparison.
+  Tensor forward_loop(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) const;
+
+  void train(bool on = true) { training_ = on; }
+  void eval() { training_ = false; }
+  bool training() const { return training_; }
+  const MhaConfig& config() const { return config_; }
+  std::size_t d_k() const { return config_.d_model / config_.num_heads; }
+  std::size_t parameter_count() const;
+
+  Linear W_q, W_k, W_v, W_o;
+
+ private:
+  void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v) const;
+  MhaConfig config_;
+  std::shared_ptr<Generator> generator_;
+  bool training_ = true;  // nn.Module starts in training mode
+};
+
+// Throws the student-facing message unless d_model and num_heads make a valid module.
+void check_heads(std::size_t d_model, std::size_t num_heads);
+
+}  // namespace mha

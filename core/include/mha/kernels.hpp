@@ -1,0 +1,72 @@
+// The kernel layer: every hot loop of the attention core goes through these functions.
+//
+// Naming follows XNNPACK: <datatype>_<op>. Each op has a portable scalar twin
+// (core/src/kernels/f32_scalar.cpp, which carries the maths comments and is the reference)
+// and a WebAssembly SIMD128 version (core/src/kernels/f32_wasmsimd.cpp). One dispatch point
+// (core/src/kernels/dispatch.cpp) picks the implementation at compile time.
+//
+// Conventions: row-major matrices, leading dimensions in elements, no aliasing between
+// inputs and outputs unless stated. Sizes may be zero (then the call does nothing).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace mha::kernels {
+
+// C[M,N] = alpha * A[M,K] · B[N,K]ᵀ (+ bias[N] when bias != nullptr).
+// This is nn.Linear (weight is [out, in]) and Q·Kᵀ.
+void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 const float* bias, float* C, std::size_t ldc);
+
+// C[M,N] = A[M,K] · B[K,N]. This is weights·V and the lessons' plain matmul.
+void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 float* C, std::size_t ldc);
+
+// In-place softmax of each of `rows` rows of length n (row stride ld), as torch.softmax(dim=-1):
+// y = exp(x - max) / sum(exp(x - max)). A row of all -inf becomes all NaN, as in PyTorch.
+void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld);
+
+// How blocked and biased scores are formed before the softmax, per (query i, key j):
+//   s = scale * q_i·k_j;  if (add) s += add[i*add_ld + j];
+//   if (blocked && blocked[i*blocked_ld + j]) or (causal && j > i): s = fill   (masked_fill)
+// Row/column strides may be 0 to broadcast a mask.
+struct f32_score_mask {
+  const float* add = nullptr;
+  std::ptrdiff_t add_ld = 0;
+  const std::uint8_t* blocked = nullptr;
+  std::ptrdiff_t blocked_ld = 0;
+  bool causal = false;
+  float fill = -__builtin_inff();
+};
+
+// Fused attention for one head, never materializing the Sq×Skv matrix (streaming softmax):
+//   out[Sq, dv] = softmax(masked scores) · v
+// q is [Sq, dk] (ldq), k is [Skv, dk] (ldk), v is [Skv, dv] (ldv), out is [Sq, dv] (ldo).
+// Rows whose every score is -inf produce NaN (as PyTorch's plain softmax does).
+void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
+                         float scale, const float* q, std::size_t ldq,
+                         const float* k, std::size_t ldk, const float* v, std::size_t ldv,
+                         const f32_score_mask& mask, float* out, std::size_t ldo);
+
+// Name of the implementation chosen at compile time: "wasmsimd" or "scalar".
+const char* implementation();
+
+// The scalar twins, always compiled, so tests can compare the dispatched kernel against them.
+namespace scalar {
+void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 const float* bias, float* C, std::size_t ldc);
+void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 float* C, std::size_t ldc);
+void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld);
+void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
+                         float scale, const float* q, std::size_t ldq,
+                         const float* k, std::size_t ldk, const float* v, std::size_t ldv,
+                         const f32_score_mask& mask, float* out, std::size_t ldo);
+}  // namespace scalar
+
+}  // namespace mha::kernels

@@ -1,0 +1,449 @@
+#include "mha/attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+
+#include "mha/kernels.hpp"
+
+namespace mha {
+namespace {
+
+constexpr std::size_t kMaxDModel = 4096;
+
+std::string list_divisors(std::size_t n) {
+  std::ostringstream out;
+  bool first = true;
+  for (std::size_t h = 1; h <= n; ++h) {
+    if (n % h == 0) {
+      out << (first ? "" : ", ") << h;
+      first = false;
+    }
+  }
+  return out.str();
+}
+
+// Offset (in elements) of the flat batch index `flat` in a tensor whose leading dims are `batch`.
+std::ptrdiff_t batch_offset(const Tensor& t, std::size_t flat, const Shape& batch) {
+  std::ptrdiff_t offset = 0;
+  for (std::size_t d = batch.size(); d-- > 0;) {
+    offset += static_cast<std::ptrdiff_t>(flat % batch[d]) * t.strides()[d];
+    flat /= batch[d];
+  }
+  return offset;
+}
+
+// A tensor whose last dimension is unit-stride, so kernel rows can be addressed by a leading dim.
+Tensor rows_unit_stride(const Tensor& t) {
+  return t.strides().back() == 1 || t.shape().back() == 1 ? t : t.contiguous();
+}
+
+Shape with_matrix(Shape batch, std::size_t rows, std::size_t cols) {
+  batch.push_back(rows);
+  batch.push_back(cols);
+  return batch;
+}
+
+// The per-slice masks in the form the kernels take, rebuilt only when the source slice changes
+// (a [Sq, Skv] mask broadcast over B and H is converted once).
+class SliceMasks {
+ public:
+  SliceMasks(const AttentionOptions& options, const Shape& batch, std::size_t Sq, std::size_t Skv)
+      : options_(options), batch_(batch), Sq_(Sq), Skv_(Skv) {
+    const Shape scores = with_matrix(batch, Sq, Skv);
+    if (options.mask) {
+      if (options.mask->dim() < 2 || !broadcasts_to(options.mask->shape(), scores)) {
+        throw Error("the attention mask has shape " + to_string(options.mask->shape()) +
+                    ", which does not broadcast to the scores' shape " + to_string(scores) + "; expected " +
+                    to_string(Shape{Sq, Skv}) + " or " + to_string(with_matrix(Shape(batch.size(), 1), Sq, Skv)) +
+                    " or " + to_string(scores) + " (or 1 in any batch or head position)");
+      }
+      mask_ = options.mask->expand(scores);
+    }
+    if (options.key_padding_mask) {
+      const Tensor& kpm = *options.key_padding_mask;
+      const std::size_t B = batch.empty() ? 1 : batch[0];
+      if (kpm.dim() != 2 || kpm.size(0) != B || kpm.size(1) != Skv) {
+        throw Error("key_padding_mask has shape " + to_string(kpm.shape()) + "; expected [batch, key length] = " +
+                    to_string(Shape{B, Skv}));
+      }
+      Shape view_shape{kpm.size(0)};
+      for (std::size_t d = 1; d < batch.size(); ++d) view_shape.push_back(1);
+      view_shape.push_back(1);
+      view_shape.push_back(Skv);
+      std::vector<std::int64_t> sizes(view_shape.begin(), view_shape.end());
+      if (batch.empty()) sizes.erase(sizes.begin());
+      kpm_ = kpm.contiguous().view(sizes).expand(scores);
+    }
+  }
+
+  bool any() const { return mask_ || kpm_ || options_.causal; }
+
+  // The kernel mask for the flat batch index `slice`.
+  const kernels::f32_score_mask& for_slice(std::size_t slice) {
+    kernel_mask_ = kernels::f32_score_mask{};
+    kernel_mask_.causal = options_.causal;
+    kernel_mask_.fill = options_.fill;
+    const std::ptrdiff_t mask_at = mask_ ? batch_offset(*mask_, slice, batch_) : -1;
+    const std::ptrdiff_t kpm_at = kpm_ ? batch_offset(*kpm_, slice, batch_) : -1;
+    const bool additive = mask_ && options_.mask_mode == MaskMode::Additive;
+    if (additive) {
+      if (mask_at != add_from_) {
+        add_.resize(Sq_ * Skv_);
+        const float* m = mask_->data() + mask_at;
+        for (std::size_t i = 0; i < Sq_; ++i)
+          for (std::size_t j = 0; j < Skv_; ++j) add_[i * Skv_ + j] = m[i * mask_->strides()[mask_->dim() - 2] + j * mask_->strides().back()];
+        add_from_ = mask_at;
+      }
+      kernel_mask_.add = add_.data();
+      kernel_mask_.add_ld = static_cast<std::ptrdiff_t>(Skv_);
+    }
+    if ((mask_ && !additive) || kpm_) {
+      if (mask_at != blocked_from_mask_ || kpm_at != blocked_from_kpm_ || blocked_.empty()) {
+        blocked_.assign(Sq_ * Skv_, 0);
+        if (mask_ && !additive) {
+          const float* m = mask_->data() + mask_at;
+          const std::ptrdiff_t rs = mask_->strides()[mask_->dim() - 2], cs = mask_->strides().back();
+          for (std::size_t i = 0; i < Sq_; ++i) {
+            for (std::size_t j = 0; j < Skv_; ++j) {
+              const float value = m[static_cast<std::ptrdiff_t>(i) * rs + static_cast<std::ptrdiff_t>(j) * cs];
+              bool blocked = false;
+              switch (options_.mask_mode) {
+                case MaskMode::Keep: blocked = value == 0.0f; break;   // masked_fill(mask == 0, fill)
+                case MaskMode::Block: blocked = value == 1.0f; break;  // masked_fill(mask == 1, fill)
+                case MaskMode::Bool: blocked = value != 0.0f; break;   // True blocks
+                case MaskMode::Additive: break;
+              }
+              blocked_[i * Skv_ + j] = blocked;
+            }
+          }
+        }
+        if (kpm_) {
+          const float* m = kpm_->data() + kpm_at;
+          for (std::size_t i = 0; i < Sq_; ++i)
+            for (std::size_t j = 0; j < Skv_; ++j)
+              if (m[j] != 0.0f) blocked_[i * Skv_ + j] = 1;
+        }
+        blocked_from_mask_ = mask_at;
+        blocked_from_kpm_ = kpm_at;
+      }
+      kernel_mask_.blocked = blocked_.data();
+      kernel_mask_.blocked_ld = static_cast<std::ptrdiff_t>(Skv_);
+    }
+    return kernel_mask_;
+  }
+
+ private:
+  const AttentionOptions& options_;
+  Shape batch_;
+  std::size_t Sq_, Skv_;
+  std::optional<Tensor> mask_, kpm_;
+  std::vector<float> add_;
+  std::vector<std::uint8_t> blocked_;
+  std::ptrdiff_t add_from_ = -2, blocked_from_mask_ = -2, blocked_from_kpm_ = -2;
+  kernels::f32_score_mask kernel_mask_;
+};
+
+bool is_blocked(const kernels::f32_score_mask& m, std::size_t i, std::size_t j) {
+  if (m.causal && j > i) return true;
+  if (m.blocked && m.blocked[static_cast<std::ptrdiff_t>(i) * m.blocked_ld + static_cast<std::ptrdiff_t>(j)]) return true;
+  return false;
+}
+
+// Rows where no key survives: every key blocked, or every additive entry -inf.
+std::size_t count_fully_masked_rows(const kernels::f32_score_mask& m, std::size_t Sq, std::size_t Skv) {
+  std::size_t rows = 0;
+  for (std::size_t i = 0; i < Sq; ++i) {
+    bool any_open = false;
+    for (std::size_t j = 0; j < Skv && !any_open; ++j) {
+      const bool additive_closed =
+          m.add && m.add[static_cast<std::ptrdiff_t>(i) * m.add_ld + static_cast<std::ptrdiff_t>(j)] == -std::numeric_limits<float>::infinity();
+      any_open = !is_blocked(m, i, j) && !additive_closed;
+    }
+    rows += any_open ? 0 : 1;
+  }
+  return rows;
+}
+
+// scores[i, j] → masked scores, the same rule the fused kernel applies (kernels.hpp).
+void apply_score_mask(const kernels::f32_score_mask& m, std::size_t Sq, std::size_t Skv, float* scores) {
+  for (std::size_t i = 0; i < Sq; ++i) {
+    for (std::size_t j = 0; j < Skv; ++j) {
+      float& s = scores[i * Skv + j];
+      if (m.add) s += m.add[static_cast<std::ptrdiff_t>(i) * m.add_ld + static_cast<std::ptrdiff_t>(j)];
+      if (is_blocked(m, i, j)) s = m.fill;
+    }
+  }
+}
+
+void check_dropout(double p) {
+  if (!(p >= 0.0 && p < 1.0)) {
+    std::ostringstream out;
+    out << "dropout must be in [0, 1) (a probability of dropping each weight), got " << p;
+    throw Error(out.str());
+  }
+}
+
+std::string dims(const std::vector<std::size_t>& values) {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
+  return out.str();
+}
+
+}  // namespace
+
+void check_heads(std::size_t d_model, std::size_t num_heads) {
+  if (d_model == 0 || d_model > kMaxDModel) {
+    throw Error("d_model must be between 1 and " + std::to_string(kMaxDModel) + ", got " + std::to_string(d_model));
+  }
+  if (num_heads == 0) throw Error("num_heads must be at least 1, got 0");
+  if (num_heads > d_model || d_model % num_heads != 0) {
+    throw Error("d_model (" + std::to_string(d_model) + ") must be divisible by num_heads (" + std::to_string(num_heads) +
+                "); head counts that work: " + list_divisors(d_model));
+  }
+}
+
+AttentionResult scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in,
+                                             const AttentionOptions& options, double dropout, Generator* generator) {
+  check_dropout(dropout);
+  if (q_in.dim() < 2 || k_in.dim() < 2 || v_in.dim() < 2) {
+    throw Error("attention needs q, k and v with at least 2 dimensions [..., seq, dim]; got " + to_string(q_in.shape()) +
+                ", " + to_string(k_in.shape()) + " and " + to_string(v_in.shape()));
+  }
+  const std::size_t Sq = q_in.size(-2), dk = q_in.size(-1), Skv = k_in.size(-2), dv = v_in.size(-1);
+  if (k_in.size(-1) != dk) {
+    throw Error("q has shape " + to_string(q_in.shape()) + " and k has shape " + to_string(k_in.shape()) +
+                ": their last dimensions (d_k) must match");
+  }
+  if (v_in.size(-2) != Skv) {
+    throw Error("k has shape " + to_string(k_in.shape()) + " and v has shape " + to_string(v_in.shape()) +
+                ": they must have the same number of keys (dimension -2)");
+  }
+  const Shape batch = broadcast_shapes(
+      broadcast_shapes(Shape(q_in.shape().begin(), q_in.shape().end() - 2), Shape(k_in.shape().begin(), k_in.shape().end() - 2)),
+      Shape(v_in.shape().begin(), v_in.shape().end() - 2));
+  for (std::size_t s : {Sq, dk, Skv, dv}) {
+    if (s == 0) throw Error("attention inputs must not be empty; got q " + to_string(q_in.shape()) + ", k " + to_string(k_in.shape()) + ", v " + to_string(v_in.shape()));
+  }
+  const Tensor q = rows_unit_stride(q_in.expand(with_matrix(batch, Sq, dk)));
+  const Tensor k = rows_unit_stride(k_in.expand(with_matrix(batch, Skv, dk)));
+  const Tensor v = rows_unit_stride(v_in.expand(with_matrix(batch, Skv, dv)));
+  const std::size_t slices = Layout::contiguous(batch).numel();
+  const bool use_dropout = dropout > 0.0 && generator != nullptr;
+  const bool materialize = options.need_weights || use_dropout;
+
+  const Shape out_shape = with_matrix(batch, Sq, dv);
+  check_shape(out_shape, "the attention output");
+  AttentionResult result;
+  result.output = Tensor(out_shape);
+  if (materialize) {
+    const Shape weight_shape = with_matrix(batch, Sq, Skv);
+    try {
+      check_shape(weight_shape, "the attention weights");
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + " Pass needWeights: false to use the streaming path, which never forms this matrix.");
+    }
+    result.weights = Tensor(weight_shape);
+  }
+
+  SliceMasks masks(options, batch, Sq, Skv);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+  const std::size_t ldq = static_cast<std::size_t>(q.strides()[q.dim() - 2]);
+  const std::size_t ldk = static_cast<std::size_t>(k.strides()[k.dim() - 2]);
+  const std::size_t ldv = static_cast<std::size_t>(v.strides()[v.dim() - 2]);
+  for (std::size_t s = 0; s < slices; ++s) {
+    const float* qs = q.data() + batch_offset(q, s, batch);
+    const float* ks = k.data() + batch_offset(k, s, batch);
+    const float* vs = v.data() + batch_offset(v, s, batch);
+    float* out = result.output.data() + s * Sq * dv;
+    const kernels::f32_score_mask& mask = masks.for_slice(s);
+    if (masks.any()) result.fully_masked_rows += count_fully_masked_rows(mask, Sq, Skv);
+    if (!materialize) {
+      kernels::f32_attention_fused(Sq, Skv, dk, dv, scale, qs, ldq, ks, ldk, vs, ldv, mask, out, dv);
+      continue;
+    }
+    // 1. scores = q kᵀ / sqrt(dk)            (Sq, Skv)
+    float* w = result.weights.data() + s * Sq * Skv;
+    kernels::f32_gemm_nt(Sq, Skv, dk, scale, qs, ldq, ks, ldk, nullptr, w, Skv);
+    // 2. masked_fill / additive mask / causal
+    if (masks.any()) apply_score_mask(mask, Sq, Skv, w);
+    // 3. softmax over keys
+    kernels::f32_softmax(Sq, Skv, w, Skv);
+    // 4. dropout on the weights, drawn in row-major order as PyTorch draws for the whole tensor
+    if (use_dropout) dropout_inplace(w, Sq * Skv, dropout, *generator);
+    // 5. output = weights · v                 (Sq, dv)
+    kernels::f32_gemm_nn(Sq, dv, Skv, w, Skv, vs, ldv, out, dv);
+  }
+  if (!options.need_weights) result.weights = Tensor();
+  return result;
+}
+
+Tensor split_heads(const Tensor& t, std::size_t H) {
+  if (t.dim() != 3) throw Error("split_heads expects a [batch, seq_len, d_model] tensor, got shape " + to_string(t.shape()));
+  check_heads(t.size(2), H);
+  const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
+  return t.view({i64(t.size(0)), i64(t.size(1)), i64(H), i64(t.size(2) / H)}).transpose(1, 2);
+}
+
+Tensor merge_heads(const Tensor& t) {
+  if (t.dim() != 4) throw Error("merge_heads expects a [batch, heads, seq_len, d_k] tensor, got shape " + to_string(t.shape()));
+  const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
+  return t.transpose(1, 2).contiguous().view({i64(t.size(0)), i64(t.size(2)), i64(t.size(1) * t.size(3))});
+}
+
+std::vector<TraceStep> shape_trace(std::size_t B, std::size_t S, std::size_t D, std::size_t H, std::size_t kv_len) {
+  check_heads(D, H);
+  check_shape({B, S, D}, "the input x");
+  if (kv_len == 0) kv_len = S;
+  const std::size_t dk = D / H;
+  const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
+  std::vector<TraceStep> trace;
+  const Layout x = Layout::contiguous({B, S, D});
+  const Layout projected = x;  // Linear keeps [B, S, D] and writes a fresh contiguous tensor
+  const Layout split = projected.view({i64(B), i64(S), i64(H), i64(dk)});
+  const Layout heads = split.transpose(1, 2);
+  const Layout attended = Layout::contiguous({B, H, S, dk});
+  const Layout swapped = attended.transpose(1, 2);
+  const Layout merged = Layout::contiguous(swapped.shape).view({i64(B), i64(S), i64(D)});
+  const Layout output = merged;
+  const std::string view4 = ".view(" + dims({B, S, H, dk}) + ")";
+  const std::string view3 = ".contiguous().view(" + dims({B, S, D}) + ")";
+  trace.push_back({"Input x", "input", "x", "Raw input: " + std::to_string(B) + " sequence(s) of " + std::to_string(S) +
+                   " tokens, each a " + std::to_string(D) + "-dim embedding", x});
+  trace.push_back({"After W_q(x)", "linear", "Q = self.W_q(x)", "Linear projection (still flat): every output dim mixes all " +
+                   std::to_string(D) + " input dims", projected});
+  trace.push_back({"After " + view4, "view", "Q" + view4, "Reshape: split " + std::to_string(D) + " dims into " +
+                   std::to_string(H) + " heads × " + std::to_string(dk) + " dims each (no copy)", split});
+  trace.push_back({"After .transpose(1, 2)", "transpose", "Q" + view4 + ".transpose(1, 2)",
+                   "Swap seq and heads: now " + std::to_string(H) + " parallel attention mechanisms (strides change, no copy)", heads});
+  trace.push_back({"Attention computation", "attention",
+                   "torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(" + std::to_string(dk) + "), dim=-1) @ V",
+                   "Each head computes attention independently; weights are [" + dims({B, H, S, kv_len}) + "]", attended});
+  trace.push_back({"After .transpose(1, 2)", "transpose", "attn_output.transpose(1, 2)",
+                   "Swap back: prepare for concatenation (not contiguous)", swapped});
+  trace.push_back({"After " + view3, "contiguous_view", "attn_output.transpose(1, 2)" + view3,
+                   "Flatten: merge " + std::to_string(H) + " heads back into one " + std::to_string(D) + "-dim vector (copies)", merged});
+  trace.push_back({"After W_o(x)", "linear", "self.W_o(attn_output)", "Final projection: mixes the heads' outputs", output});
+  return trace;
+}
+
+Tensor Linear::operator()(const Tensor& x_in) const {
+  const std::size_t in = weight.size(1), out = weight.size(0);
+  if (x_in.dim() == 0 || x_in.size(-1) != in) {
+    throw Error("mat1 and mat2 shapes cannot be multiplied: the input has shape " + to_string(x_in.shape()) +
+                " but this Linear layer expects its last dimension to be " + std::to_string(in));
+  }
+  const Tensor x = x_in.contiguous();
+  Shape shape = x.shape();
+  shape.back() = out;
+  Tensor y(shape);
+  const std::size_t rows = x.numel() / in;
+  kernels::f32_gemm_nt(rows, out, in, 1.0f, x.data(), in, weight.data(), in, bias ? bias->data() : nullptr, y.data(), out);
+  return y;
+}
+
+namespace {
+Linear make_linear(std::size_t in, std::size_t out, bool bias, Generator& gen) {
+  Linear layer{Tensor({out, in}), bias ? std::optional<Tensor>(Tensor({out})) : std::nullopt};
+  linear_init(layer.weight.data(), bias ? layer.bias->data() : nullptr, in, out, gen);
+  return layer;
+}
+}  // namespace
+
+MultiHeadAttention::MultiHeadAttention(const MhaConfig& config, std::shared_ptr<Generator> generator)
+    : config_(config), generator_(std::move(generator)) {
+  check_heads(config.d_model, config.num_heads);
+  check_dropout(config.dropout);
+  if (!generator_) throw Error("MultiHeadAttention needs a generator to draw its weights");
+  const std::size_t D = config.d_model;
+  W_q = make_linear(D, D, config.bias, *generator_);
+  W_k = make_linear(D, D, config.bias, *generator_);
+  W_v = make_linear(D, D, config.bias, *generator_);
+  W_o = make_linear(D, D, config.bias, *generator_);
+}
+
+std::size_t MultiHeadAttention::parameter_count() const {
+  const std::size_t D = config_.d_model;
+  return 4 * (D * D + (config_.bias ? D : 0));
+}
+
+void MultiHeadAttention::check_inputs(const Tensor& q, const Tensor& k, const Tensor& v) const {
+  const std::size_t D = config_.d_model;
+  for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"query", &q}, {"key", &k}, {"value", &v}}) {
+    if (t->dim() != 3 || t->size(2) != D) {
+      throw Error(std::string("the ") + name + " must have shape [batch, seq_len, d_model] with d_model = " + std::to_string(D) +
+                  ", got " + to_string(t->shape()));
+    }
+  }
+  if (k.shape() != v.shape()) {
+    throw Error("key and value must have the same shape, got " + to_string(k.shape()) + " and " + to_string(v.shape()));
+  }
+  if (q.size(0) != k.size(0)) {
+    throw Error("query and key must have the same batch size, got " + to_string(q.shape()) + " and " + to_string(k.shape()));
+  }
+}
+
+ForwardResult MultiHeadAttention::forward(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) const {
+  check_inputs(q, k, v);
+  const std::size_t B = q.size(0), Sq = q.size(1), Skv = k.size(1), D = config_.d_model, H = config_.num_heads;
+  const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
+  const std::vector<std::int64_t> split{i64(B), -1, i64(H), i64(d_k())};
+  // 1. Project and split: [B, S, D] → [B, S, H, d_k] → [B, H, S, d_k] (views, no copies)
+  const Tensor Q = W_q(q).view(split).transpose(1, 2);
+  const Tensor K = W_k(k).view(split).transpose(1, 2);
+  const Tensor V = W_v(v).view(split).transpose(1, 2);
+  // 2. Attention per head: weights [B, H, Sq, Skv], output [B, H, Sq, d_k]
+  const double p = training_ ? config_.dropout : 0.0;
+  AttentionResult attended = scaled_dot_product_attention(Q, K, V, options, p, generator_.get());
+  // 3. Concatenate: [B, H, Sq, d_k] → [B, Sq, H, d_k] → [B, Sq, D]
+  const Tensor merged = attended.output.transpose(1, 2).contiguous().view({i64(B), -1, i64(D)});
+  // 4. Final projection
+  ForwardResult result;
+  result.output = W_o(merged);
+  result.weights = std::move(attended.weights);
+  result.fully_masked_rows = attended.fully_masked_rows;
+  result.trace = shape_trace(B, Sq, D, H, Skv);
+  return result;
+}
+
+Tensor MultiHeadAttention::forward_loop(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) const {
+  check_inputs(q, k, v);
+  const std::size_t B = q.size(0), Sq = q.size(1), Skv = k.size(1), H = config_.num_heads, dk = d_k();
+  const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
+  // Split into heads without transposing, to make slicing intuitive: [B, S, H, d_k]
+  const Tensor Qs = W_q(q).view({i64(B), i64(Sq), i64(H), i64(dk)});
+  const Tensor Ks = W_k(k).view({i64(B), i64(Skv), i64(H), i64(dk)});
+  const Tensor Vs = W_v(v).view({i64(B), i64(Skv), i64(H), i64(dk)});
+  std::optional<Tensor> mask;
+  if (options.mask) {
+    if (!broadcasts_to(options.mask->shape(), {B, H, Sq, Skv})) {
+      throw Error("the attention mask has shape " + to_string(options.mask->shape()) + ", which does not broadcast to the scores' shape " +
+                  to_string(Shape{B, H, Sq, Skv}));
+    }
+    mask = options.mask->expand({B, H, Sq, Skv});
+  }
+  std::vector<Tensor> heads;
+  for (std::size_t h = 0; h < H; ++h) {
+    const Tensor qh = Qs.select(2, h), kh = Ks.select(2, h), vh = Vs.select(2, h);  // [B, S, d_k]
+    Tensor scores = mul(matmul(qh, kh.transpose(-2, -1)), 1.0f / std::sqrt(static_cast<float>(dk)));  // [B, Sq, Skv]
+    if (mask) {
+      const Tensor mh = mask->select(1, h);  // [B, Sq, Skv]
+      switch (options.mask_mode) {
+        case MaskMode::Keep: scores = masked_fill(scores, eq(mh, 0.0f), options.fill); break;
+        case MaskMode::Block: scores = masked_fill(scores, eq(mh, 1.0f), options.fill); break;
+        case MaskMode::Bool: scores = masked_fill(scores, sub(ones({1}), eq(mh, 0.0f)), options.fill); break;
+        case MaskMode::Additive: scores = add(scores, mh); break;
+      }
+    }
+    if (options.causal) scores = masked_fill(scores, triu(ones({Sq, Skv}), 1), options.fill);
+    if (options.key_padding_mask) {
+      scores = masked_fill(scores, sub(ones({1}), eq(options.key_padding_mask->unsqueeze(1), 0.0f)), options.fill);
+    }
+    heads.push_back(matmul(softmax(scores, -1), vh));  // [B, Sq, d_k]
+  }
+  return W_o(cat(heads, -1));  // [B, Sq, D]
+}
+
+}  // namespace mha

@@ -1,0 +1,113 @@
+// The one dispatch point: the public kernels forward to the SIMD128 versions when the
+// translation unit is compiled with -msimd128, else to the scalar twins. Natively (not
+// Emscripten) the GEMMs go through Eigen when it is available: same contract, faster loops.
+#include "mha/kernels.hpp"
+
+#if defined(__wasm_simd128__)
+#define MHA_KERNELS_WASMSIMD 1
+#elif !defined(__EMSCRIPTEN__) && __has_include(<Eigen/Core>)
+#define MHA_KERNELS_EIGEN 1
+#include <Eigen/Core>
+#endif
+
+namespace mha::kernels {
+
+#if defined(MHA_KERNELS_WASMSIMD)
+namespace wasmsimd {
+void f32_gemm_nt__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha,
+                               const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                               const float* bias, float* C, std::size_t ldc);
+void f32_gemm_nn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A,
+                               std::size_t lda, const float* B, std::size_t ldb, float* C,
+                               std::size_t ldc);
+void f32_softmax__wasmsimd(std::size_t rows, std::size_t n, float* x, std::size_t ld);
+void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
+                                       std::size_t dv, float scale, const float* q,
+                                       std::size_t ldq, const float* k, std::size_t ldk,
+                                       const float* v, std::size_t ldv,
+                                       const f32_score_mask& mask, float* out, std::size_t ldo);
+}  // namespace wasmsimd
+#endif
+
+#if defined(MHA_KERNELS_EIGEN)
+namespace {
+using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using OStride = Eigen::OuterStride<>;
+using ConstMap = Eigen::Map<const RowMat, Eigen::Unaligned, OStride>;
+using MutMap = Eigen::Map<RowMat, Eigen::Unaligned, OStride>;
+using Index = Eigen::Index;
+}  // namespace
+#endif
+
+void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 const float* bias, float* C, std::size_t ldc) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f32_gemm_nt__wasmsimd_4x8(M, N, K, alpha, A, lda, B, ldb, bias, C, ldc);
+#elif defined(MHA_KERNELS_EIGEN)
+  if (M == 0 || N == 0) return;
+  if (K == 0) {  // Eigen maps with zero inner size and stride 0 are fine, but keep it explicit
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < N; ++j) C[i * ldc + j] = bias ? bias[j] : 0.0f;
+    return;
+  }
+  ConstMap a(A, Index(M), Index(K), OStride(Index(lda)));
+  ConstMap b(B, Index(N), Index(K), OStride(Index(ldb)));
+  MutMap c(C, Index(M), Index(N), OStride(Index(ldc)));
+  c.noalias() = alpha * (a * b.transpose());
+  if (bias)
+    c.rowwise() += Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>>(bias, Index(N));
+#else
+  scalar::f32_gemm_nt(M, N, K, alpha, A, lda, B, ldb, bias, C, ldc);
+#endif
+}
+
+void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 float* C, std::size_t ldc) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f32_gemm_nn__wasmsimd_4x8(M, N, K, A, lda, B, ldb, C, ldc);
+#elif defined(MHA_KERNELS_EIGEN)
+  if (M == 0 || N == 0) return;
+  MutMap c(C, Index(M), Index(N), OStride(Index(ldc)));
+  if (K == 0) {
+    c.setZero();
+    return;
+  }
+  ConstMap a(A, Index(M), Index(K), OStride(Index(lda)));
+  ConstMap b(B, Index(K), Index(N), OStride(Index(ldb)));
+  c.noalias() = a * b;
+#else
+  scalar::f32_gemm_nn(M, N, K, A, lda, B, ldb, C, ldc);
+#endif
+}
+
+void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f32_softmax__wasmsimd(rows, n, x, ld);
+#else
+  scalar::f32_softmax(rows, n, x, ld);
+#endif
+}
+
+void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
+                         float scale, const float* q, std::size_t ldq,
+                         const float* k, std::size_t ldk, const float* v, std::size_t ldv,
+                         const f32_score_mask& mask, float* out, std::size_t ldo) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f32_attention_fused__wasmsimd_4x8(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv,
+                                               mask, out, ldo);
+#else
+  scalar::f32_attention_fused(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
+#endif
+}
+
+const char* implementation() {
+#if defined(MHA_KERNELS_WASMSIMD)
+  return "wasmsimd";
+#else
+  return "scalar";
+#endif
+}
+
+}  // namespace mha::kernels

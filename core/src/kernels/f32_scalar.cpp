@@ -1,0 +1,98 @@
+// Portable scalar twins of the kernels: plain loops, the numerical reference for every fast path.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "mha/kernels.hpp"
+
+namespace mha::kernels::scalar {
+
+void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 const float* bias, float* C, std::size_t ldc) {
+  // C[i,j] = alpha * Σ_k A[i,k]·B[j,k] + bias[j]: row i of A against row j of B, both contiguous in k.
+  for (std::size_t i = 0; i < M; ++i) {
+    const float* a = A + i * lda;
+    for (std::size_t j = 0; j < N; ++j) {
+      const float* b = B + j * ldb;
+      float acc = 0.0f;
+      for (std::size_t k = 0; k < K; ++k) acc += a[k] * b[k];
+      C[i * ldc + j] = alpha * acc + (bias ? bias[j] : 0.0f);
+    }
+  }
+}
+
+void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 float* C, std::size_t ldc) {
+  // C[i,:] = Σ_k A[i,k]·B[k,:]: i-k-j order so the inner loop walks rows of B and C contiguously.
+  for (std::size_t i = 0; i < M; ++i) {
+    float* c = C + i * ldc;
+    for (std::size_t j = 0; j < N; ++j) c[j] = 0.0f;
+    for (std::size_t k = 0; k < K; ++k) {
+      const float a = A[i * lda + k];
+      const float* b = B + k * ldb;
+      for (std::size_t j = 0; j < N; ++j) c[j] += a * b[j];
+    }
+  }
+}
+
+namespace {
+
+// One row of softmax in place. Subtracting the row max keeps exp() in (0, 1] (no overflow for
+// huge inputs). A row of all -inf has max -inf, so x - max = -inf - (-inf) = NaN everywhere:
+// the NaN row PyTorch produces. A -inf entry in a row with a finite max gives exp(-inf) = 0.
+void softmax_row(std::size_t n, float* x) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (std::size_t j = 0; j < n; ++j) m = x[j] > m ? x[j] : m;
+  if (m == -std::numeric_limits<float>::infinity()) {
+    for (std::size_t j = 0; j < n; ++j) x[j] = std::numeric_limits<float>::quiet_NaN();
+    return;
+  }
+  float sum = 0.0f;
+  for (std::size_t j = 0; j < n; ++j) {
+    x[j] = std::exp(x[j] - m);
+    sum += x[j];
+  }
+  const float inv = 1.0f / sum;
+  for (std::size_t j = 0; j < n; ++j) x[j] *= inv;
+}
+
+}  // namespace
+
+void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld) {
+  for (std::size_t r = 0; r < rows; ++r) softmax_row(n, x + r * ld);
+}
+
+void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
+                         float scale, const float* q, std::size_t ldq,
+                         const float* k, std::size_t ldk, const float* v, std::size_t ldv,
+                         const f32_score_mask& mask, float* out, std::size_t ldo) {
+  // One query row at a time: materialize only its Skv scores (O(Skv) memory, never Sq×Skv),
+  // softmax them exactly as f32_softmax does, then out_i = Σ_j p_j · v_j.
+  std::vector<float> s(Skv);
+  for (std::size_t i = 0; i < Sq; ++i) {
+    const float* qi = q + i * ldq;
+    for (std::size_t j = 0; j < Skv; ++j) {
+      const float* kj = k + j * ldk;
+      float acc = 0.0f;
+      for (std::size_t c = 0; c < dk; ++c) acc += qi[c] * kj[c];
+      float sij = scale * acc;
+      if (mask.add) sij += mask.add[static_cast<std::ptrdiff_t>(i) * mask.add_ld + static_cast<std::ptrdiff_t>(j)];
+      const bool blocked =
+          (mask.blocked && mask.blocked[static_cast<std::ptrdiff_t>(i) * mask.blocked_ld + static_cast<std::ptrdiff_t>(j)]) ||
+          (mask.causal && j > i);
+      s[j] = blocked ? mask.fill : sij;
+    }
+    softmax_row(Skv, s.data());
+    float* oi = out + i * ldo;
+    for (std::size_t c = 0; c < dv; ++c) oi[c] = 0.0f;
+    for (std::size_t j = 0; j < Skv; ++j) {
+      const float p = s[j];
+      const float* vj = v + j * ldv;
+      for (std::size_t c = 0; c < dv; ++c) oi[c] += p * vj[c];
+    }
+  }
+}
+
+}  // namespace mha::kernels::scalar

@@ -1,0 +1,458 @@
+// WebAssembly SIMD128 kernels. Base SIMD128 has no FMA, so every multiply-accumulate is a mul
+// then an add. V8 on x64 leaves ~15 usable v128 registers; the 4x8 microkernel keeps
+// 8 accumulators + 2 B vectors + 1 broadcast A + 1 product live (12).
+#if defined(__wasm_simd128__)
+
+#include <wasm_simd128.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "mha/kernels.hpp"
+
+namespace mha::kernels::wasmsimd {
+namespace {
+
+constexpr std::size_t kMR = 4;  // rows of A per microkernel call
+constexpr std::size_t kNR = 8;  // columns of C per microkernel call (two v128)
+
+// Growable scratch that lives as long as the thread: packing never mallocs in steady state.
+float* scratch(std::vector<float>& buf, std::size_t n) {
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
+
+// exp(x) for x <= 0 (larger x up to ~88 also works). Range reduction x = n·ln2 + t with
+// |t| <= ln2/2 (ln2 split hi+lo so n·ln2_hi is exact), 2^n built in the exponent bits via the
+// magic-bias trick, degree-5 minimax polynomial for exp(t) (XNNPACK rr2_p5, ~1 ulp).
+// x < -87.34 (result below FLT_MIN) flushes to exactly 0, so exp(-inf) = 0; NaN stays NaN.
+inline v128_t exp_f32x4(v128_t vx) {
+  const v128_t vlog2e = wasm_f32x4_const_splat(0x1.715476p+0f);
+  const v128_t vmagic_bias = wasm_f32x4_const_splat(0x1.8000FEp23f);  // 1.5·2^23 + 127
+  const v128_t vminus_ln2_hi = wasm_f32x4_const_splat(-0x1.62E400p-1f);
+  const v128_t vminus_ln2_lo = wasm_f32x4_const_splat(-0x1.7F7D1Cp-20f);
+  const v128_t vc5 = wasm_f32x4_const_splat(0x1.0F9F9Cp-7f);
+  const v128_t vc4 = wasm_f32x4_const_splat(0x1.573A1Ap-5f);
+  const v128_t vc3 = wasm_f32x4_const_splat(0x1.555A80p-3f);
+  const v128_t vc2 = wasm_f32x4_const_splat(0x1.FFFDC6p-2f);
+  const v128_t vc1 = wasm_f32x4_const_splat(0x1.FFFFF6p-1f);
+  const v128_t vcutoff = wasm_f32x4_const_splat(-0x1.5D589Ep6f);
+
+  v128_t vn = wasm_f32x4_add(wasm_f32x4_mul(vx, vlog2e), vmagic_bias);
+  const v128_t vs = wasm_i32x4_shl(vn, 23);  // 2^n: low bits of vn hold n + 127
+  vn = wasm_f32x4_sub(vn, vmagic_bias);
+  v128_t vt = wasm_f32x4_add(wasm_f32x4_mul(vn, vminus_ln2_hi), vx);
+  vt = wasm_f32x4_add(wasm_f32x4_mul(vn, vminus_ln2_lo), vt);
+  v128_t vp = wasm_f32x4_add(wasm_f32x4_mul(vc5, vt), vc4);
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc3);
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc2);
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc1);
+  vt = wasm_f32x4_mul(vt, vs);
+  const v128_t vf = wasm_f32x4_add(wasm_f32x4_mul(vt, vp), vs);  // s·(1 + t·p(t))
+  return wasm_v128_andnot(vf, wasm_f32x4_lt(vx, vcutoff));
+}
+
+// Stores the first nc (< 8) lanes of (v0, v1) to c with partial-lane stores (no over-write).
+inline void store_tail(float* c, std::size_t nc, v128_t v0, v128_t v1) {
+  if (nc & 4) {
+    wasm_v128_store(c, v0);
+    v0 = v1;
+    c += 4;
+  }
+  if (nc & 2) {
+    wasm_v128_store64_lane(c, v0, 0);
+    v0 = wasm_i64x2_shuffle(v0, v0, 1, 1);
+    c += 2;
+  }
+  if (nc & 1) wasm_v128_store32_lane(c, v0, 0);
+}
+
+// The 4x8 microkernel, C[mr, nc] (mr <= 4, nc <= 8):
+//   kUpdate = false: C = alpha · A·W + bias8       (bias8: 8 floats or nullptr)
+//   kUpdate = true : C = C ⊙ colscale + A·W          (colscale: per-column, two v128; nc must be 8)
+// A[i, k] = a[i*a_rs + k*a_ks] is read with scalar broadcasts, W is a packed panel [kc][8].
+// Rows past mr alias the last valid row (reads stay in bounds, the duplicate stores are identical).
+template <bool kUpdate>
+inline void f32_gemm__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::size_t kc,
+                                   const float* a, std::size_t a_rs, std::size_t a_ks,
+                                   const float* w, float* c, std::size_t ldc,
+                                   float alpha, const float* bias8, const v128_t* colscale) {
+  const float* a0 = a;
+  float* c0 = c;
+  const float* a1 = mr > 1 ? a0 + a_rs : a0;
+  float* c1 = mr > 1 ? c0 + ldc : c0;
+  const float* a2 = mr > 2 ? a1 + a_rs : a1;
+  float* c2 = mr > 2 ? c1 + ldc : c1;
+  const float* a3 = mr > 3 ? a2 + a_rs : a2;
+  float* c3 = mr > 3 ? c2 + ldc : c2;
+
+  v128_t v00, v01, v10, v11, v20, v21, v30, v31;
+  if constexpr (kUpdate) {
+    v00 = wasm_f32x4_mul(wasm_v128_load(c0), colscale[0]);
+    v01 = wasm_f32x4_mul(wasm_v128_load(c0 + 4), colscale[1]);
+    v10 = wasm_f32x4_mul(wasm_v128_load(c1), colscale[0]);
+    v11 = wasm_f32x4_mul(wasm_v128_load(c1 + 4), colscale[1]);
+    v20 = wasm_f32x4_mul(wasm_v128_load(c2), colscale[0]);
+    v21 = wasm_f32x4_mul(wasm_v128_load(c2 + 4), colscale[1]);
+    v30 = wasm_f32x4_mul(wasm_v128_load(c3), colscale[0]);
+    v31 = wasm_f32x4_mul(wasm_v128_load(c3 + 4), colscale[1]);
+  } else {
+    v00 = v01 = v10 = v11 = v20 = v21 = v30 = v31 = wasm_f32x4_const_splat(0.0f);
+  }
+
+#define MHA_STEP(koff)                                                   \
+  {                                                                      \
+    const v128_t w0 = wasm_v128_load(w + (koff) * 8);                    \
+    const v128_t w1 = wasm_v128_load(w + (koff) * 8 + 4);                \
+    const v128_t va0 = wasm_v128_load32_splat(a0 + (koff) * a_ks);       \
+    v00 = wasm_f32x4_add(v00, wasm_f32x4_mul(va0, w0));                  \
+    v01 = wasm_f32x4_add(v01, wasm_f32x4_mul(va0, w1));                  \
+    const v128_t va1 = wasm_v128_load32_splat(a1 + (koff) * a_ks);       \
+    v10 = wasm_f32x4_add(v10, wasm_f32x4_mul(va1, w0));                  \
+    v11 = wasm_f32x4_add(v11, wasm_f32x4_mul(va1, w1));                  \
+    const v128_t va2 = wasm_v128_load32_splat(a2 + (koff) * a_ks);       \
+    v20 = wasm_f32x4_add(v20, wasm_f32x4_mul(va2, w0));                  \
+    v21 = wasm_f32x4_add(v21, wasm_f32x4_mul(va2, w1));                  \
+    const v128_t va3 = wasm_v128_load32_splat(a3 + (koff) * a_ks);       \
+    v30 = wasm_f32x4_add(v30, wasm_f32x4_mul(va3, w0));                  \
+    v31 = wasm_f32x4_add(v31, wasm_f32x4_mul(va3, w1));                  \
+  }
+  std::size_t k = kc;
+  for (; k >= 4; k -= 4) {
+    MHA_STEP(0) MHA_STEP(1) MHA_STEP(2) MHA_STEP(3)
+    a0 += 4 * a_ks; a1 += 4 * a_ks; a2 += 4 * a_ks; a3 += 4 * a_ks;
+    w += 32;
+  }
+  for (; k != 0; --k) {
+    MHA_STEP(0)
+    a0 += a_ks; a1 += a_ks; a2 += a_ks; a3 += a_ks;
+    w += 8;
+  }
+#undef MHA_STEP
+
+  if constexpr (!kUpdate) {
+    const v128_t valpha = wasm_f32x4_splat(alpha);
+    const v128_t vb0 = bias8 ? wasm_v128_load(bias8) : wasm_f32x4_const_splat(0.0f);
+    const v128_t vb1 = bias8 ? wasm_v128_load(bias8 + 4) : wasm_f32x4_const_splat(0.0f);
+    v00 = wasm_f32x4_add(wasm_f32x4_mul(v00, valpha), vb0);
+    v01 = wasm_f32x4_add(wasm_f32x4_mul(v01, valpha), vb1);
+    v10 = wasm_f32x4_add(wasm_f32x4_mul(v10, valpha), vb0);
+    v11 = wasm_f32x4_add(wasm_f32x4_mul(v11, valpha), vb1);
+    v20 = wasm_f32x4_add(wasm_f32x4_mul(v20, valpha), vb0);
+    v21 = wasm_f32x4_add(wasm_f32x4_mul(v21, valpha), vb1);
+    v30 = wasm_f32x4_add(wasm_f32x4_mul(v30, valpha), vb0);
+    v31 = wasm_f32x4_add(wasm_f32x4_mul(v31, valpha), vb1);
+  }
+  if (nc == 8) {
+    // Highest row first: aliased rows hold identical values, so order only matters for clarity.
+    wasm_v128_store(c3, v30); wasm_v128_store(c3 + 4, v31);
+    wasm_v128_store(c2, v20); wasm_v128_store(c2 + 4, v21);
+    wasm_v128_store(c1, v10); wasm_v128_store(c1 + 4, v11);
+    wasm_v128_store(c0, v00); wasm_v128_store(c0 + 4, v01);
+  } else {
+    store_tail(c3, nc, v30, v31);
+    store_tail(c2, nc, v20, v21);
+    store_tail(c1, nc, v10, v11);
+    store_tail(c0, nc, v00, v01);
+  }
+}
+
+// Packs columns [j0, j0+nr) of op(B) (nr <= 8) into a [K][8] panel, zero padding to 8.
+// NT: op(B)[k, j] = B[j*ldb + k]  (a transpose);  NN: op(B)[k, j] = B[k*ldb + j]  (a copy).
+void pack_nt(std::size_t K, std::size_t nr, const float* B, std::size_t ldb, float* w) {
+  if (nr == 8) {
+    const float* b[8];
+    for (std::size_t j = 0; j < 8; ++j) b[j] = B + j * ldb;
+    std::size_t k = 0;
+    for (; k + 4 <= K; k += 4) {
+      // 4x4 transposes of rows j..j+3, columns k..k+3.
+      for (std::size_t h = 0; h < 2; ++h) {
+        const v128_t r0 = wasm_v128_load(b[4 * h + 0] + k);
+        const v128_t r1 = wasm_v128_load(b[4 * h + 1] + k);
+        const v128_t r2 = wasm_v128_load(b[4 * h + 2] + k);
+        const v128_t r3 = wasm_v128_load(b[4 * h + 3] + k);
+        const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
+        const v128_t t1 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
+        const v128_t t2 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+        const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+        float* o = w + k * 8 + 4 * h;
+        wasm_v128_store(o, wasm_i64x2_shuffle(t0, t1, 0, 2));
+        wasm_v128_store(o + 8, wasm_i64x2_shuffle(t0, t1, 1, 3));
+        wasm_v128_store(o + 16, wasm_i64x2_shuffle(t2, t3, 0, 2));
+        wasm_v128_store(o + 24, wasm_i64x2_shuffle(t2, t3, 1, 3));
+      }
+    }
+    for (; k < K; ++k)
+      for (std::size_t j = 0; j < 8; ++j) w[k * 8 + j] = b[j][k];
+    return;
+  }
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t j = 0; j < 8; ++j) w[k * 8 + j] = j < nr ? B[j * ldb + k] : 0.0f;
+}
+
+void pack_nn(std::size_t K, std::size_t nr, const float* B, std::size_t ldb, float* w) {
+  if (nr == 8) {
+    for (std::size_t k = 0; k < K; ++k) {
+      wasm_v128_store(w + k * 8, wasm_v128_load(B + k * ldb));
+      wasm_v128_store(w + k * 8 + 4, wasm_v128_load(B + k * ldb + 4));
+    }
+    return;
+  }
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t j = 0; j < 8; ++j) w[k * 8 + j] = j < nr ? B[k * ldb + j] : 0.0f;
+}
+
+thread_local std::vector<float> t_wpack;  // packed B panels of the current GEMM
+thread_local std::vector<float> t_bias;   // bias padded to a multiple of 8
+
+// Shared GEMM driver: pack all of op(B) once into ceil(N/8) panels of [K][8], then sweep A in
+// row blocks of mc rows (kept L2-resident) across every panel (one panel = K·32 bytes, L1).
+template <bool kNT>
+void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
+          std::size_t lda, const float* B, std::size_t ldb, const float* bias, float* C,
+          std::size_t ldc) {
+  if (M == 0 || N == 0) return;
+  const std::size_t panels = (N + kNR - 1) / kNR;
+  float* w = scratch(t_wpack, panels * K * kNR);
+  for (std::size_t p = 0; p < panels; ++p) {
+    const std::size_t nr = std::min(kNR, N - p * kNR);
+    if (kNT)
+      pack_nt(K, nr, B + p * kNR * ldb, ldb, w + p * K * kNR);
+    else
+      pack_nn(K, nr, B + p * kNR, ldb, w + p * K * kNR);
+  }
+  float* b8 = nullptr;
+  if (bias) {
+    b8 = scratch(t_bias, panels * kNR);
+    std::fill(b8, b8 + panels * kNR, 0.0f);
+    std::copy(bias, bias + N, b8);
+  }
+  const std::size_t kL2Floats = 64 * 1024;  // 256 KiB of A per row block
+  std::size_t mc = K == 0 ? M : std::max<std::size_t>(kMR, kL2Floats / K / kMR * kMR);
+  for (std::size_t i0 = 0; i0 < M; i0 += mc) {
+    const std::size_t i1 = std::min(M, i0 + mc);
+    for (std::size_t p = 0; p < panels; ++p) {
+      const std::size_t nc = std::min(kNR, N - p * kNR);
+      const float* wp = w + p * K * kNR;
+      for (std::size_t i = i0; i < i1; i += kMR)
+        f32_gemm__wasmsimd_4x8<false>(std::min(kMR, i1 - i), nc, K, A + i * lda, lda, 1, wp,
+                                      C + i * ldc + p * kNR, ldc, alpha,
+                                      b8 ? b8 + p * kNR : nullptr, nullptr);
+    }
+  }
+}
+
+float hmax(v128_t v) {
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+
+float hsum(v128_t v) {
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+
+}  // namespace
+
+void f32_gemm_nt__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha,
+                               const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                               const float* bias, float* C, std::size_t ldc) {
+  gemm<true>(M, N, K, alpha, A, lda, B, ldb, bias, C, ldc);
+}
+
+void f32_gemm_nn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A,
+                               std::size_t lda, const float* B, std::size_t ldb, float* C,
+                               std::size_t ldc) {
+  gemm<false>(M, N, K, 1.0f, A, lda, B, ldb, nullptr, C, ldc);
+}
+
+// Three passes per row: max, exp(x - max) stored with its sum, scale by 1/sum.
+// The n % 4 tail goes through a padded 4-lane copy so it uses the same exp.
+void f32_softmax__wasmsimd(std::size_t rows, std::size_t n, float* x, std::size_t ld) {
+  const float kNegInf = -std::numeric_limits<float>::infinity();
+  const std::size_t n4 = n & ~std::size_t(3);
+  const std::size_t rem = n - n4;
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* xr = x + r * ld;
+    v128_t vm0 = wasm_f32x4_splat(kNegInf), vm1 = vm0;
+    std::size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+      vm0 = wasm_f32x4_pmax(vm0, wasm_v128_load(xr + j));
+      vm1 = wasm_f32x4_pmax(vm1, wasm_v128_load(xr + j + 4));
+    }
+    if (j < n4) vm0 = wasm_f32x4_pmax(vm0, wasm_v128_load(xr + j));
+    float m = hmax(wasm_f32x4_pmax(vm0, vm1));
+    for (std::size_t t = n4; t < n; ++t) m = xr[t] > m ? xr[t] : m;
+    if (m == kNegInf) {  // all -inf (or empty): NaN row, as PyTorch
+      for (std::size_t t = 0; t < n; ++t) xr[t] = std::numeric_limits<float>::quiet_NaN();
+      continue;
+    }
+    const v128_t vmax = wasm_f32x4_splat(m);
+    v128_t vs0 = wasm_f32x4_const_splat(0.0f), vs1 = vs0;
+    for (j = 0; j + 8 <= n; j += 8) {
+      const v128_t e0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(xr + j), vmax));
+      const v128_t e1 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(xr + j + 4), vmax));
+      wasm_v128_store(xr + j, e0);
+      wasm_v128_store(xr + j + 4, e1);
+      vs0 = wasm_f32x4_add(vs0, e0);
+      vs1 = wasm_f32x4_add(vs1, e1);
+    }
+    if (j < n4) {
+      const v128_t e0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(xr + j), vmax));
+      wasm_v128_store(xr + j, e0);
+      vs0 = wasm_f32x4_add(vs0, e0);
+    }
+    float tail[4] = {kNegInf, kNegInf, kNegInf, kNegInf};  // exp(-inf - m) = 0 in unused lanes
+    if (rem) {
+      std::memcpy(tail, xr + n4, rem * sizeof(float));
+      const v128_t e = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(tail), vmax));
+      wasm_v128_store(tail, e);
+      vs1 = wasm_f32x4_add(vs1, e);
+    }
+    const v128_t vinv = wasm_f32x4_splat(1.0f / hsum(wasm_f32x4_add(vs0, vs1)));
+    for (j = 0; j + 4 <= n; j += 4) wasm_v128_store(xr + j, wasm_f32x4_mul(wasm_v128_load(xr + j), vinv));
+    if (rem) {
+      wasm_v128_store(tail, wasm_f32x4_mul(wasm_v128_load(tail), vinv));
+      std::memcpy(xr + n4, tail, rem * sizeof(float));
+    }
+  }
+}
+
+namespace {
+thread_local std::vector<float> t_qpack;   // [dk][8]: one block of 8 queries, transposed
+thread_local std::vector<float> t_scores;  // [kBc][8]: transposed scores / probabilities
+thread_local std::vector<float> t_acc;     // [dv][8]: transposed output accumulator
+constexpr std::size_t kBc = 128;           // keys per streaming block
+}  // namespace
+
+// Streaming (FlashAttention-style) attention in a transposed layout: a block of 8 queries
+// lives in the 8 SIMD lanes (two v128), so the running max m, sum l and the rescale factors are
+// plain vectors (no horizontal reductions). Per block of kBc keys:
+//   Sᵀ[j, q] = scale · K_j·Q_q (+ mask)          4x8 microkernel, A = K rows, W = packed Q
+//   m' = max(m, max_j Sᵀ[j, ·]);  P = exp(Sᵀ - m');  l = l·exp(m - m') + Σ_j P
+//   Oᵀ[c, q] = Oᵀ[c, q]·exp(m - m') + Σ_j V[j, c]·P[j, q]   4x8 microkernel, A = Vᵀ, W = P
+// Memory: dk·8 + kBc·8 + dv·8 floats, independent of Sq and Skv.
+void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
+                                       std::size_t dv, float scale, const float* q,
+                                       std::size_t ldq, const float* k, std::size_t ldk,
+                                       const float* v, std::size_t ldv,
+                                       const f32_score_mask& mask, float* out,
+                                       std::size_t ldo) {
+  if (Sq == 0 || dv == 0) return;
+  if (Skv == 0) {  // softmax over nothing, summed over nothing: zeros, as the reference
+    for (std::size_t i = 0; i < Sq; ++i) std::fill(out + i * ldo, out + i * ldo + dv, 0.0f);
+    return;
+  }
+  const float kNegInf = -std::numeric_limits<float>::infinity();
+  float* qp = scratch(t_qpack, std::max<std::size_t>(dk, 1) * 8);
+  float* st = scratch(t_scores, kBc * 8);
+  float* ot = scratch(t_acc, dv * 8);
+  const bool fill_neginf = mask.fill == kNegInf;
+  const bool has_mask = mask.add || mask.blocked || mask.causal;
+  const v128_t vfill = wasm_f32x4_splat(mask.fill);
+  const v128_t vneginf = wasm_f32x4_splat(kNegInf);
+  const v128_t vzero = wasm_f32x4_const_splat(0.0f);
+  const v128_t vcutoff = wasm_f32x4_const_splat(-0x1.5D589Ep6f);
+
+  for (std::size_t q0 = 0; q0 < Sq; q0 += 8) {
+    const std::size_t nq = std::min<std::size_t>(8, Sq - q0);
+    pack_nt(dk, nq, q + q0 * ldq, ldq, qp);  // qp[c][lane] = q[q0 + lane, c], zero padded
+    std::fill(ot, ot + dv * 8, 0.0f);
+    v128_t vm[2] = {vneginf, vneginf};
+    v128_t vl[2] = {vzero, vzero};
+    // Lanes of real queries (padding lanes are computed but never stored nor tested).
+    const v128_t qidx[2] = {wasm_i32x4_make(int(q0), int(q0 + 1), int(q0 + 2), int(q0 + 3)),
+                            wasm_i32x4_make(int(q0 + 4), int(q0 + 5), int(q0 + 6), int(q0 + 7))};
+    const v128_t vsq = wasm_i32x4_splat(int(Sq));
+    const v128_t valid[2] = {wasm_i32x4_lt(qidx[0], vsq), wasm_i32x4_lt(qidx[1], vsq)};
+    const std::size_t causal_end = q0 + nq;  // keys j >= this are causal-masked for every query
+
+    for (std::size_t j0 = 0; j0 < Skv; j0 += kBc) {
+      std::size_t nb = std::min(kBc, Skv - j0);
+      if (mask.causal && j0 + nb > causal_end) {
+        // Keys past causal_end score `fill` for every real query. Skipping them is exact when
+        // their weight exp(fill - m') is exactly 0: fill = -inf, or fill already 87.3 below m.
+        bool skip = fill_neginf;
+        if (!skip) {
+          const v128_t f0 = wasm_f32x4_lt(wasm_f32x4_sub(vfill, vm[0]), vcutoff);
+          const v128_t f1 = wasm_f32x4_lt(wasm_f32x4_sub(vfill, vm[1]), vcutoff);
+          skip = wasm_i32x4_all_true(wasm_v128_or(f0, wasm_v128_not(valid[0]))) &&
+                 wasm_i32x4_all_true(wasm_v128_or(f1, wasm_v128_not(valid[1])));
+        }
+        if (skip) {
+          if (j0 >= causal_end) break;
+          nb = causal_end - j0;
+        }
+      }
+
+      for (std::size_t jj = 0; jj < nb; jj += kMR)
+        f32_gemm__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, dk, k + (j0 + jj) * ldk, ldk, 1,
+                                      qp, st + jj * 8, 8, scale, nullptr, nullptr);
+
+      if (has_mask) {
+        for (std::size_t jj = 0; jj < nb; ++jj) {
+          const std::size_t j = j0 + jj;
+          float* s = st + jj * 8;
+          for (std::size_t l = 0; l < nq; ++l) {
+            const std::ptrdiff_t i = std::ptrdiff_t(q0 + l);
+            if (mask.add) s[l] += mask.add[i * mask.add_ld + std::ptrdiff_t(j)];
+            if ((mask.blocked && mask.blocked[i * mask.blocked_ld + std::ptrdiff_t(j)]) ||
+                (mask.causal && j > q0 + l))
+              s[l] = mask.fill;
+          }
+        }
+      }
+
+      // Block max, new running max, and the factor exp(m - m') for what was accumulated so far.
+      v128_t bm0 = vneginf, bm1 = vneginf;
+      for (std::size_t jj = 0; jj < nb; ++jj) {
+        bm0 = wasm_f32x4_pmax(bm0, wasm_v128_load(st + jj * 8));
+        bm1 = wasm_f32x4_pmax(bm1, wasm_v128_load(st + jj * 8 + 4));
+      }
+      v128_t corr[2];
+      v128_t mu[2];
+      const v128_t bm[2] = {bm0, bm1};
+      for (int h = 0; h < 2; ++h) {
+        const v128_t mn = wasm_f32x4_pmax(vm[h], bm[h]);
+        // A lane whose scores so far are all -inf uses 0 as its reference, so P = 0 and
+        // corr = 0 there instead of NaN from -inf - (-inf); it ends with l = 0 → 0/0 = NaN.
+        mu[h] = wasm_v128_andnot(mn, wasm_f32x4_eq(mn, vneginf));
+        corr[h] = exp_f32x4(wasm_f32x4_sub(vm[h], mu[h]));
+        vm[h] = mn;
+      }
+      v128_t sum0 = vzero, sum1 = vzero;
+      for (std::size_t jj = 0; jj < nb; ++jj) {
+        const v128_t p0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8), mu[0]));
+        const v128_t p1 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8 + 4), mu[1]));
+        wasm_v128_store(st + jj * 8, p0);
+        wasm_v128_store(st + jj * 8 + 4, p1);
+        sum0 = wasm_f32x4_add(sum0, p0);
+        sum1 = wasm_f32x4_add(sum1, p1);
+      }
+      vl[0] = wasm_f32x4_add(wasm_f32x4_mul(vl[0], corr[0]), sum0);
+      vl[1] = wasm_f32x4_add(wasm_f32x4_mul(vl[1], corr[1]), sum1);
+
+      for (std::size_t c = 0; c < dv; c += kMR)
+        f32_gemm__wasmsimd_4x8<true>(std::min(kMR, dv - c), 8, nb, v + j0 * ldv + c, 1, ldv, st,
+                                     ot + c * 8, 8, 1.0f, nullptr, corr);
+    }
+
+    // out[q0 + l, c] = Oᵀ[c, l] / l_l  (l = 0 for an all -inf row gives 0/0 = NaN).
+    float lsum[8];
+    wasm_v128_store(lsum, vl[0]);
+    wasm_v128_store(lsum + 4, vl[1]);
+    for (std::size_t l = 0; l < nq; ++l) {
+      float* o = out + (q0 + l) * ldo;
+      for (std::size_t c = 0; c < dv; ++c) o[c] = ot[c * 8 + l] / lsum[l];
+    }
+  }
+}
+
+}  // namespace mha::kernels::wasmsimd
+
+#endif  // defined(__wasm_simd128__)

@@ -1,0 +1,53 @@
+// dist/index.html opened directly from file:// (no server, classic scripts, no Worker), and the
+// <mha-explorer> custom element on a plain host page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { startServer, launch, guardedPage, openPage, fileURL, ARTIFACTS, DIST } from './helpers.mjs';
+import { pathToFileURL } from 'node:url';
+
+let srv, browser;
+before(async () => {
+  srv = await startServer({
+    '/host/plain.html': '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Course page</title></head><body>' +
+      '<h1>Lesson 003</h1><script src="/mha-explorer-element.js"></script>' +
+      '<mha-explorer preset="lesson003" heads="4" hide="lesson,share"></mha-explorer></body></html>',
+  });
+  browser = await launch();
+});
+after(async () => { await browser.close(); await srv.close(); });
+
+test('file:// — the page works without a server', async () => {
+  const distURL = pathToFileURL(DIST).href;
+  const g = await guardedPage(browser.context, (u) => u.startsWith(distURL) || u.startsWith('data:') || u.startsWith('blob:'));
+  // large enough to ask for a Worker: Chromium refuses it on file://, the page computes inline
+  const text = Array.from({ length: 200 }, (_, i) => 'word' + (i % 50)).join(' ');
+  await openPage(g.page, fileURL() + '?dmodel=512&heads=8&causal=1&text=' + encodeURIComponent(text));
+  const w = await g.page.evaluate(() => window.mhaExplorer.getWeights().shape);
+  assert.deepEqual(w, [1, 8, 200, 200]);
+  assert.equal(await g.page.locator('[data-head]').count(), 8);
+  await g.page.fill('#c-text', 'It opens from a file');
+  await g.page.waitForFunction(() => window.mhaExplorer.getLabels().length === 5);
+  await g.page.screenshot({ path: join(ARTIFACTS, 'file-url.png'), fullPage: true });
+  assert.deepEqual(g.errors, []);
+  assert.deepEqual(g.foreign, []);
+});
+
+test('custom element on a plain host page', async () => {
+  const g = await guardedPage(browser.context, (u) => u.startsWith(srv.origin + '/') || u.startsWith('data:') || u.startsWith('blob:'));
+  await g.page.goto(srv.origin + '/host/plain.html');
+  const frameEl = await g.page.waitForSelector('mha-explorer >> iframe');
+  const frame = await frameEl.contentFrame();
+  await frame.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.getWeights() !== null, null, { timeout: 20000 });
+  assert.equal(await frame.locator('[data-head]').count(), 4);
+  assert.ok(await frame.evaluate(() => document.body.classList.contains('embed')));
+  assert.deepEqual(await frame.evaluate(() => window.mhaExplorer.getWeights().shape), [2, 4, 8, 8]);
+  // the iframe takes the height the page reports
+  await g.page.waitForFunction(() => {
+    const f = document.querySelector('mha-explorer').shadowRoot.querySelector('iframe');
+    return Math.abs(f.getBoundingClientRect().height - 720) > 1;
+  });
+  await g.page.screenshot({ path: join(ARTIFACTS, 'custom-element.png'), fullPage: true });
+  assert.deepEqual(g.errors, []);
+  assert.deepEqual(g.foreign, []);
+});

@@ -1,0 +1,454 @@
+// Kernel tests: the dispatched kernels (SIMD128 under -msimd128) and the scalar twins against
+// plain double-precision loops, at the tile boundaries of the SIMD code (MR = 4 rows, NR = 8
+// columns / query lanes, 128-key streaming blocks) and at odd sizes.
+//
+// Tolerance: |got - ref| <= 1e-5 · (|ref| + mag), where mag is the sum of the absolute values of
+// the terms that formed ref (Σ|a·b| for a dot product). Relative 1e-5 for well-conditioned
+// values, and an absolute floor scaled to the inputs where cancellation leaves ref near zero.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "mha/kernels.hpp"
+
+namespace k = mha::kernels;
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr double kRel = 1e-5;
+
+std::vector<float> random_vec(std::size_t n, std::uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+// Exact-size storage for rows×cols with row stride ld: no slack after the last row, so any
+// over-read past the end is a heap overflow under AddressSanitizer.
+std::size_t extent(std::size_t rows, std::size_t cols, std::size_t ld) {
+  return rows == 0 ? 0 : (rows - 1) * ld + cols;
+}
+
+bool close(double got, double ref, double mag) {
+  if (std::isnan(ref)) return std::isnan(got);
+  return std::fabs(got - ref) <= kRel * (std::fabs(ref) + mag);
+}
+
+struct GemmCase {
+  std::size_t M, N, K;
+};
+
+// The gemm reference in double, with the magnitude Σ|alpha·a·b| + |bias| of each output.
+void ref_gemm(bool nt, const GemmCase& g, float alpha, const std::vector<float>& A, std::size_t lda,
+              const std::vector<float>& B, std::size_t ldb, const float* bias,
+              std::vector<double>& ref, std::vector<double>& mag) {
+  ref.assign(g.M * g.N, 0.0);
+  mag.assign(g.M * g.N, 0.0);
+  for (std::size_t i = 0; i < g.M; ++i)
+    for (std::size_t j = 0; j < g.N; ++j) {
+      double s = 0.0, m = 0.0;
+      for (std::size_t kk = 0; kk < g.K; ++kk) {
+        const double b = nt ? B[j * ldb + kk] : B[kk * ldb + j];
+        s += double(A[i * lda + kk]) * b;
+        m += std::fabs(double(A[i * lda + kk]) * b);
+      }
+      ref[i * g.N + j] = alpha * s + (bias ? bias[j] : 0.0);
+      mag[i * g.N + j] = std::fabs(alpha) * m + (bias ? std::fabs(bias[j]) : 0.0);
+    }
+}
+
+using GemmFn = void (*)(bool nt, const GemmCase&, float alpha, const float* A, std::size_t lda,
+                        const float* B, std::size_t ldb, const float* bias, float* C, std::size_t ldc);
+
+void run_dispatched(bool nt, const GemmCase& g, float alpha, const float* A, std::size_t lda,
+                    const float* B, std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
+  if (nt) k::f32_gemm_nt(g.M, g.N, g.K, alpha, A, lda, B, ldb, bias, C, ldc);
+  else k::f32_gemm_nn(g.M, g.N, g.K, A, lda, B, ldb, C, ldc);
+}
+
+void run_scalar(bool nt, const GemmCase& g, float alpha, const float* A, std::size_t lda,
+                const float* B, std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
+  if (nt) k::scalar::f32_gemm_nt(g.M, g.N, g.K, alpha, A, lda, B, ldb, bias, C, ldc);
+  else k::scalar::f32_gemm_nn(g.M, g.N, g.K, A, lda, B, ldb, C, ldc);
+}
+
+// Runs both implementations on one case; checks each against double and the fast one against
+// the scalar twin, and that the padding between rows of C is untouched.
+void check_gemm(bool nt, const GemmCase& g, float alpha, bool with_bias, std::size_t pad) {
+  const std::size_t lda = g.K + pad, ldb = (nt ? g.K : g.N) + pad + 1, ldc = g.N + pad + 2;
+  const auto A = random_vec(extent(g.M, g.K, lda), 1 + std::uint32_t(g.M * 131 + g.K));
+  const auto B = nt ? random_vec(extent(g.N, g.K, ldb), 7 + std::uint32_t(g.N * 17 + g.K))
+                    : random_vec(extent(g.K, g.N, ldb), 9 + std::uint32_t(g.N * 17 + g.K));
+  const auto bias = random_vec(g.N, 5 + std::uint32_t(g.N), -2.0f, 2.0f);
+  const float* b = (with_bias && nt) ? bias.data() : nullptr;  // gemm_nn has no alpha nor bias
+  if (!nt) alpha = 1.0f;
+  std::vector<double> ref, mag;
+  ref_gemm(nt, g, alpha, A, lda, B, ldb, b, ref, mag);
+
+  const float sentinel = 12345.0f;
+  std::vector<float> C[2];
+  const GemmFn fns[2] = {run_dispatched, run_scalar};
+  for (int f = 0; f < 2; ++f) {
+    C[f].assign(extent(g.M, g.N, ldc), sentinel);
+    fns[f](nt, g, alpha, A.data(), lda, B.data(), ldb, b, C[f].data(), ldc);
+  }
+  for (std::size_t i = 0; i < g.M; ++i)
+    for (std::size_t j = 0; j < ldc && i * ldc + j < C[0].size(); ++j) {
+      const std::size_t at = i * ldc + j;
+      if (j >= g.N) {
+        REQUIRE(C[0][at] == sentinel);
+        REQUIRE(C[1][at] == sentinel);
+        continue;
+      }
+      const double r = ref[i * g.N + j], m = mag[i * g.N + j];
+      INFO((nt ? "nt" : "nn") << " M=" << g.M << " N=" << g.N << " K=" << g.K << " i=" << i
+                              << " j=" << j << " fast=" << C[0][at] << " scalar=" << C[1][at]
+                              << " ref=" << r);
+      REQUIRE(close(C[0][at], r, m));
+      REQUIRE(close(C[1][at], r, m));
+      REQUIRE(close(C[0][at], C[1][at], m));
+    }
+}
+
+// Sizes around the SIMD tiles (MR = 4, NR = 8) and odd sizes.
+const std::vector<std::size_t> kMs = {1, 3, 4, 5, 8, 13, 17, 33};
+const std::vector<std::size_t> kNs = {1, 3, 7, 8, 9, 16, 17, 25, 33, 65};
+const std::vector<std::size_t> kKs = {0, 1, 3, 4, 5, 8, 17, 65};
+
+}  // namespace
+
+TEST_CASE("implementation name", "[kernels]") {
+  const std::string name = k::implementation();
+#if defined(__wasm_simd128__)
+  CHECK(name == "wasmsimd");
+#else
+  CHECK(name == "scalar");
+#endif
+}
+
+TEST_CASE("gemm_nt at tile boundaries with alpha, bias and strides", "[kernels][gemm]") {
+  for (auto M : kMs)
+    for (auto N : kNs)
+      for (auto K : kKs) {
+        check_gemm(true, {M, N, K}, 0.125f, true, 3);
+        check_gemm(true, {M, N, K}, 1.0f, false, 0);
+      }
+}
+
+TEST_CASE("gemm_nn at tile boundaries with strides", "[kernels][gemm]") {
+  for (auto M : kMs)
+    for (auto N : kNs)
+      for (auto K : kKs) {
+        check_gemm(false, {M, N, K}, 1.0f, false, 3);
+        check_gemm(false, {M, N, K}, 1.0f, false, 0);
+      }
+}
+
+TEST_CASE("gemm larger shapes (several row blocks and panels)", "[kernels][gemm]") {
+  for (const GemmCase g : {GemmCase{300, 33, 257}, GemmCase{129, 127, 129}, GemmCase{65, 64, 512},
+                           GemmCase{16, 64, 64}, GemmCase{2, 385, 3}})
+    for (bool nt : {true, false}) check_gemm(nt, g, -0.5f, true, 5);
+}
+
+TEST_CASE("gemm with zero sizes does nothing", "[kernels][gemm]") {
+  float c = 7.0f;
+  const float a = 1.0f, b = 2.0f;
+  k::f32_gemm_nt(0, 1, 1, 1.0f, &a, 1, &b, 1, nullptr, &c, 1);
+  k::f32_gemm_nt(1, 0, 1, 1.0f, &a, 1, &b, 1, nullptr, &c, 1);
+  k::f32_gemm_nn(0, 1, 1, &a, 1, &b, 1, &c, 1);
+  k::f32_gemm_nn(1, 0, 1, &a, 1, &b, 1, &c, 1);
+  CHECK(c == 7.0f);
+}
+
+namespace {
+
+// softmax in double: all -inf row → NaN row.
+std::vector<double> ref_softmax_row(const float* x, std::size_t n) {
+  double m = -INFINITY;
+  for (std::size_t j = 0; j < n; ++j) m = std::max(m, double(x[j]));
+  std::vector<double> y(n);
+  if (m == -INFINITY) {
+    for (auto& v : y) v = NAN;
+    return y;
+  }
+  double s = 0.0;
+  for (std::size_t j = 0; j < n; ++j) s += (y[j] = std::exp(double(x[j]) - m));
+  for (auto& v : y) v /= s;
+  return y;
+}
+
+// rows of length n with stride ld; checks both implementations, padding untouched.
+void check_softmax(const std::vector<float>& x0, std::size_t rows, std::size_t n, std::size_t ld) {
+  std::vector<float> y[2] = {x0, x0};
+  k::f32_softmax(rows, n, y[0].data(), ld);
+  k::scalar::f32_softmax(rows, n, y[1].data(), ld);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto ref = ref_softmax_row(x0.data() + r * ld, n);
+    for (std::size_t j = 0; j < ld && r * ld + j < x0.size(); ++j) {
+      const std::size_t at = r * ld + j;
+      if (j >= n) {
+        REQUIRE(y[0][at] == x0[at]);
+        continue;
+      }
+      INFO("n=" << n << " r=" << r << " j=" << j << " x=" << x0[at] << " fast=" << y[0][at]
+                << " scalar=" << y[1][at] << " ref=" << ref[j]);
+      REQUIRE(close(y[0][at], ref[j], 1e-3 / double(n)));
+      REQUIRE(close(y[1][at], ref[j], 1e-3 / double(n)));
+      REQUIRE(close(y[0][at], y[1][at], 1e-3 / double(n)));
+      if (ref[j] == 0.0) REQUIRE(y[0][at] == 0.0f);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("softmax at tile boundaries and long rows", "[kernels][softmax]") {
+  for (std::size_t n : {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 25, 33, 65, 127, 128, 129, 4099}) {
+    const std::size_t rows = 3, ld = n + 3;
+    check_softmax(random_vec(extent(rows, n, ld), std::uint32_t(n), -8.0f, 8.0f), rows, n, ld);
+    check_softmax(random_vec(extent(rows, n, n), std::uint32_t(n) + 1, -8.0f, 8.0f), rows, n, n);
+  }
+}
+
+TEST_CASE("softmax special rows: -inf, all -inf, huge values", "[kernels][softmax]") {
+  for (std::size_t n : {1, 3, 4, 5, 8, 9, 17, 33}) {
+    const std::size_t rows = 6, ld = n + 1;
+    auto x = random_vec(extent(rows, n, ld), 99 + std::uint32_t(n), -4.0f, 4.0f);
+    for (std::size_t j = 0; j < n; ++j) {
+      x[0 * ld + j] = -kInf;                               // all -inf → NaN row
+      if (j % 2 == 1) x[1 * ld + j] = -kInf;               // some -inf → exactly 0 there
+      x[2 * ld + j] = (j % 3 == 0) ? 3e38f : -3e38f;       // x - max overflows to -inf → 0
+      x[3 * ld + j] = 1e30f + float(j) * 1e24f;            // huge, no overflow
+      x[4 * ld + j] = -1e9f;                               // uniform
+    }
+    x[5 * ld + n - 1] = -kInf;  // -inf in the tail lane
+    check_softmax(x, rows, n, ld);
+    std::vector<float> y = x;
+    k::f32_softmax(rows, n, y.data(), ld);
+    for (std::size_t j = 0; j < n; ++j) {
+      CHECK(std::isnan(y[0 * ld + j]));
+      if (j % 2 == 1) CHECK(y[1 * ld + j] == 0.0f);
+      CHECK(std::isfinite(y[2 * ld + j]));
+      CHECK(std::isfinite(y[3 * ld + j]));
+      CHECK_THAT(y[4 * ld + j], Catch::Matchers::WithinRel(1.0f / float(n), 1e-5f));
+    }
+    if (n > 1) CHECK(y[5 * ld + n - 1] == 0.0f);
+  }
+}
+
+TEST_CASE("softmax with zero rows or zero length does nothing", "[kernels][softmax]") {
+  float x = 3.0f;
+  k::f32_softmax(0, 1, &x, 1);
+  k::f32_softmax(1, 0, &x, 1);
+  CHECK(x == 3.0f);
+}
+
+namespace {
+
+struct AttnCase {
+  std::size_t Sq, Skv, dk, dv;
+};
+
+enum MaskKind : unsigned {
+  kAdd = 1,         // additive float mask, full [Sq, Skv]
+  kAddBcast = 2,    // additive mask broadcast over queries (add_ld = 0)
+  kBlocked = 4,     // random boolean mask, full
+  kBlockedBc = 8,   // boolean mask broadcast over queries (blocked_ld = 0)
+  kCausal = 16,
+  kBlockRows = 32,  // some queries see every key blocked
+};
+
+// The materialized reference in double: scores, masked_fill, softmax, P·V.
+// mag[i, c] = Σ_j p_j |v_jc| bounds the rounding of the weighted sum.
+void ref_attention(const AttnCase& a, float scale, const std::vector<float>& q, std::size_t ldq,
+                   const std::vector<float>& kk, std::size_t ldk, const std::vector<float>& v,
+                   std::size_t ldv, const k::f32_score_mask& m, std::vector<double>& out,
+                   std::vector<double>& mag) {
+  out.assign(a.Sq * a.dv, 0.0);
+  mag.assign(a.Sq * a.dv, 0.0);
+  std::vector<float> s(a.Skv);
+  for (std::size_t i = 0; i < a.Sq; ++i) {
+    for (std::size_t j = 0; j < a.Skv; ++j) {
+      double d = 0.0;
+      for (std::size_t c = 0; c < a.dk; ++c) d += double(q[i * ldq + c]) * kk[j * ldk + c];
+      d *= scale;
+      if (m.add) d += m.add[std::ptrdiff_t(i) * m.add_ld + std::ptrdiff_t(j)];
+      const bool blocked = (m.blocked && m.blocked[std::ptrdiff_t(i) * m.blocked_ld + std::ptrdiff_t(j)]) ||
+                           (m.causal && j > i);
+      s[j] = blocked ? m.fill : float(d);
+    }
+    const auto p = ref_softmax_row(s.data(), a.Skv);
+    for (std::size_t c = 0; c < a.dv; ++c) {
+      double o = 0.0, g = 0.0;
+      for (std::size_t j = 0; j < a.Skv; ++j) {
+        o += p[j] * v[j * ldv + c];
+        g += std::fabs(p[j] * v[j * ldv + c]);
+      }
+      out[i * a.dv + c] = o;
+      mag[i * a.dv + c] = g;
+    }
+  }
+}
+
+void check_attention(const AttnCase& a, unsigned kinds, float fill, bool compare_scalar = true) {
+  const std::size_t ldq = a.dk + 3, ldk = a.dk + 1, ldv = a.dv + 2, ldo = a.dv + 5;
+  const std::uint32_t seed = std::uint32_t(a.Sq * 7 + a.Skv * 13 + a.dk * 3 + a.dv + kinds);
+  const auto q = random_vec(extent(a.Sq, a.dk, ldq), seed, -2.0f, 2.0f);
+  const auto kk = random_vec(extent(a.Skv, a.dk, ldk), seed + 1, -2.0f, 2.0f);
+  const auto v = random_vec(extent(a.Skv, a.dv, ldv), seed + 2, -3.0f, 3.0f);
+  const float scale = 1.0f / std::sqrt(float(std::max<std::size_t>(a.dk, 1)));
+
+  k::f32_score_mask m;
+  m.fill = fill;
+  m.causal = (kinds & kCausal) != 0;
+  std::vector<float> add;
+  if (kinds & (kAdd | kAddBcast)) {
+    const bool bc = (kinds & kAddBcast) != 0;
+    m.add_ld = bc ? 0 : std::ptrdiff_t(a.Skv + 1);
+    add = random_vec(bc ? a.Skv : extent(a.Sq, a.Skv, a.Skv + 1), seed + 3, -1.0f, 1.0f);
+    for (std::size_t t = 0; t < add.size(); t += 5) add[t] = -kInf;  // additive -inf mask too
+    m.add = add.data();
+  }
+  std::vector<std::uint8_t> blk;
+  if (kinds & (kBlocked | kBlockedBc | kBlockRows)) {
+    const bool bc = (kinds & kBlockedBc) != 0;
+    m.blocked_ld = bc ? 0 : std::ptrdiff_t(a.Skv + 2);
+    blk.assign(bc ? a.Skv : extent(a.Sq, a.Skv, a.Skv + 2), 0);
+    std::mt19937 gen(seed + 4);
+    if (kinds & (kBlocked | kBlockedBc))
+      for (auto& b : blk) b = (gen() % 3 == 0) ? 1 : 0;
+    if ((kinds & kBlockRows) && !bc)
+      for (std::size_t i = 0; i < a.Sq; i += 3)  // every third query: all keys blocked
+        for (std::size_t j = 0; j < a.Skv; ++j) blk[i * (a.Skv + 2) + j] = 1;
+    m.blocked = blk.data();
+  }
+
+  std::vector<double> ref, mag;
+  ref_attention(a, scale, q, ldq, kk, ldk, v, ldv, m, ref, mag);
+  const float sentinel = -777.0f;
+  std::vector<float> out[2];
+  for (int f = 0; f < (compare_scalar ? 2 : 1); ++f) {
+    out[f].assign(extent(a.Sq, a.dv, ldo), sentinel);
+    (f == 0 ? k::f32_attention_fused : k::scalar::f32_attention_fused)(
+        a.Sq, a.Skv, a.dk, a.dv, scale, q.data(), ldq, kk.data(), ldk, v.data(), ldv, m,
+        out[f].data(), ldo);
+  }
+  for (std::size_t i = 0; i < a.Sq; ++i)
+    for (std::size_t c = 0; c < ldo && i * ldo + c < out[0].size(); ++c) {
+      const std::size_t at = i * ldo + c;
+      if (c >= a.dv) {
+        REQUIRE(out[0][at] == sentinel);
+        continue;
+      }
+      const double r = ref[i * a.dv + c], g = mag[i * a.dv + c];
+      INFO("Sq=" << a.Sq << " Skv=" << a.Skv << " dk=" << a.dk << " dv=" << a.dv
+                 << " kinds=" << kinds << " fill=" << fill << " i=" << i << " c=" << c
+                 << " fast=" << out[0][at] << " ref=" << r);
+      REQUIRE(close(out[0][at], r, g));
+      if (compare_scalar) {
+        INFO("scalar=" << out[1][at]);
+        REQUIRE(close(out[1][at], r, g));
+        REQUIRE(close(out[0][at], out[1][at], g));
+      }
+    }
+}
+
+// Query blocks of 8 lanes, 4-key / 4-column microkernel rows, 128-key streaming blocks.
+const std::vector<AttnCase> kAttnCases = {
+    {1, 1, 1, 1},    {3, 5, 3, 5},     {7, 7, 4, 4},     {8, 8, 8, 8},      {9, 9, 5, 3},
+    {16, 17, 16, 16}, {17, 33, 17, 9}, {25, 13, 64, 64}, {33, 65, 64, 65},  {8, 127, 64, 64},
+    {9, 128, 33, 31}, {13, 129, 64, 64}, {65, 256, 16, 16}, {7, 385, 64, 64}, {129, 129, 32, 32},
+    {128, 128, 64, 64}, {40, 3, 8, 8}};
+
+}  // namespace
+
+TEST_CASE("attention_fused without mask", "[kernels][attention]") {
+  for (const auto& a : kAttnCases) check_attention(a, 0, -kInf);
+}
+
+TEST_CASE("attention_fused with every mask feature", "[kernels][attention]") {
+  for (const auto& a : kAttnCases)
+    for (float fill : {-kInf, -1e9f}) {
+      check_attention(a, kAdd, fill);
+      check_attention(a, kAddBcast, fill);
+      check_attention(a, kBlocked, fill);
+      check_attention(a, kBlockedBc, fill);
+      check_attention(a, kCausal, fill);
+      check_attention(a, kBlockRows, fill);
+      check_attention(a, kAdd | kBlocked | kCausal, fill);
+      check_attention(a, kAddBcast | kBlockedBc | kCausal, fill);
+      check_attention(a, kBlockRows | kCausal, fill);
+    }
+}
+
+TEST_CASE("attention_fused fully blocked rows: NaN with -inf, mean of v with -1e9", "[kernels][attention]") {
+  for (const AttnCase a : {AttnCase{5, 9, 4, 6}, AttnCase{12, 130, 64, 64}}) {
+    const auto q = random_vec(a.Sq * a.dk, 11), kk = random_vec(a.Skv * a.dk, 12);
+    const auto v = random_vec(a.Skv * a.dv, 13);
+    std::vector<std::uint8_t> blk(a.Sq * a.Skv, 0);
+    for (std::size_t j = 0; j < a.Skv; ++j) blk[1 * a.Skv + j] = 1;  // query 1 sees nothing
+    for (float fill : {-kInf, -1e9f})
+      for (bool causal : {false, true}) {
+        k::f32_score_mask m;
+        m.blocked = blk.data();
+        m.blocked_ld = std::ptrdiff_t(a.Skv);
+        m.fill = fill;
+        m.causal = causal;
+        for (int f = 0; f < 2; ++f) {
+          std::vector<float> out(a.Sq * a.dv);
+          (f == 0 ? k::f32_attention_fused : k::scalar::f32_attention_fused)(
+              a.Sq, a.Skv, a.dk, a.dv, 0.5f, q.data(), a.dk, kk.data(), a.dk, v.data(), a.dv, m,
+              out.data(), a.dv);
+          for (std::size_t c = 0; c < a.dv; ++c) {
+            const float o = out[1 * a.dv + c];
+            if (fill == -kInf) {
+              CHECK(std::isnan(o));
+            } else {
+              double mean = 0.0;
+              for (std::size_t j = 0; j < a.Skv; ++j) mean += v[j * a.dv + c];
+              mean /= double(a.Skv);
+              CHECK_THAT(o, Catch::Matchers::WithinAbs(mean, 1e-5));
+            }
+            CHECK(std::isfinite(out[0 * a.dv + c]));
+            CHECK(std::isfinite(out[2 * a.dv + c]));
+          }
+        }
+      }
+  }
+}
+
+TEST_CASE("attention_fused streams long key sequences", "[kernels][attention]") {
+  check_attention({16, 8192, 64, 64}, 0, -kInf);
+  check_attention({16, 4099, 64, 64}, kCausal | kAdd, -1e9f);
+  check_attention({3, 1000, 64, 64}, kBlocked, -kInf);
+}
+
+TEST_CASE("attention_fused at S = 8192, dk = 64 (dispatched only)", "[kernels][attention][.slow]") {
+  const std::size_t S = 8192, d = 64;
+  const auto q = random_vec(S * d, 21), kk = random_vec(S * d, 22), v = random_vec(S * d, 23);
+  std::vector<float> out(S * d);
+  k::f32_score_mask m;
+  m.causal = true;
+  k::f32_attention_fused(S, S, d, d, 0.125f, q.data(), d, kk.data(), d, v.data(), d, m, out.data(), d);
+  for (float o : out) REQUIRE(std::isfinite(o));
+  // Query 0 sees only key 0; the last query sees everything.
+  for (std::size_t c = 0; c < d; ++c) CHECK(out[c] == v[c]);
+}
+
+TEST_CASE("attention_fused with zero keys gives zeros, zero queries does nothing", "[kernels][attention]") {
+  const float q[4] = {1, 2, 3, 4};
+  float out[4] = {9, 9, 9, 9};
+  k::f32_score_mask m;
+  k::f32_attention_fused(2, 0, 2, 2, 1.0f, q, 2, nullptr, 2, nullptr, 2, m, out, 2);
+  for (float o : out) CHECK(o == 0.0f);
+  out[0] = 9.0f;
+  k::f32_attention_fused(0, 3, 2, 2, 1.0f, q, 2, q, 2, q, 2, m, out, 2);
+  CHECK(out[0] == 9.0f);
+}

@@ -1,0 +1,243 @@
+// MHA Explorer JS API: the public names course pages and tests use.
+//
+// Appended to the Emscripten output (createMhaCore) by wasm/CMakeLists.txt; defines
+// createMhaModule as a browser global and as Node's module.exports.
+// This layer validates arguments (types, integrality, ranges, lengths) before they cross into
+// wasm, turns the core's {error} results into thrown Errors, and owns object lifetimes.
+/* global createMhaCore */
+var createMhaModule = (function () {
+  'use strict';
+
+  const MASK_MODES = ['keep', 'block', 'bool', 'additive'];
+  const MAX_DIM = 1 << 24;
+  const MAX_ELEMENTS = 1 << 26;
+
+  function fail(message) {
+    throw new Error(message);
+  }
+
+  function describe(x) {
+    if (x === null) return 'null';
+    if (Array.isArray(x)) return 'an array';
+    if (typeof x === 'number') return String(x);
+    if (typeof x === 'string') return JSON.stringify(x.length > 40 ? x.slice(0, 40) + '…' : x);
+    return typeof x;
+  }
+
+  function checkCount(x, name, min, max) {
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) {
+      fail(`${name} must be a whole number from ${min} to ${max}, got ${describe(x)}`);
+    }
+    return x;
+  }
+
+  function checkShape(shape, name) {
+    if (!Array.isArray(shape)) fail(`${name}: shape must be an array of sizes such as [2, 5, 32], got ${describe(shape)}`);
+    if (shape.length > 8) fail(`${name}: at most 8 dimensions are supported, got ${shape.length}`);
+    let n = 1;
+    shape.forEach((s, i) => {
+      checkCount(s, `${name}: size ${i} of the shape`, 1, MAX_DIM);
+      n *= s;
+    });
+    if (n > MAX_ELEMENTS) fail(`${name}: shape [${shape.join(', ')}] holds more than ${MAX_ELEMENTS} numbers (the 256 MiB cap)`);
+    return n;
+  }
+
+  function checkTensor(t, name) {
+    if (t === null || typeof t !== 'object' || Array.isArray(t)) {
+      fail(`${name} must be a tensor {shape, data}, got ${describe(t)}`);
+    }
+    const n = checkShape(t.shape, name);
+    let data = t.data;
+    if (Array.isArray(data)) {
+      if (!data.every((v) => typeof v === 'number')) fail(`${name}: data must contain only numbers`);
+      data = Float32Array.from(data);
+    }
+    if (!(data instanceof Float32Array)) fail(`${name}: data must be a Float32Array (or an array of numbers), got ${describe(data)}`);
+    if (data.length !== n) fail(`${name}: shape [${t.shape.join(', ')}] needs ${n} values, but data has ${data.length}`);
+    return { shape: t.shape.slice(), data };
+  }
+
+  function checkOptions(options) {
+    if (options === undefined || options === null) return {};
+    if (typeof options !== 'object' || Array.isArray(options)) fail(`options must be an object, got ${describe(options)}`);
+    const known = ['mask', 'maskMode', 'fill', 'causal', 'keyPaddingMask', 'needWeights'];
+    for (const key of Object.keys(options)) {
+      if (!known.includes(key)) fail(`unknown option '${key}'; the options are ${known.join(', ')}`);
+    }
+    const out = {};
+    if (options.mask !== undefined && options.mask !== null) out.mask = checkTensor(options.mask, 'options.mask');
+    if (options.maskMode !== undefined) {
+      if (!MASK_MODES.includes(options.maskMode)) {
+        fail(`options.maskMode must be one of 'keep' (0 blocks), 'block' (1 blocks), 'bool' (true blocks), 'additive'; got ${describe(options.maskMode)}`);
+      }
+      out.maskMode = options.maskMode;
+    }
+    if (options.fill !== undefined) {
+      if (typeof options.fill !== 'number' || Number.isNaN(options.fill) || options.fill === Infinity) {
+        fail(`options.fill must be a number such as -Infinity or -1e9, got ${describe(options.fill)}`);
+      }
+      out.fill = options.fill;
+    }
+    for (const flag of ['causal', 'needWeights']) {
+      if (options[flag] !== undefined) {
+        if (typeof options[flag] !== 'boolean') fail(`options.${flag} must be true or false, got ${describe(options[flag])}`);
+        out[flag] = options[flag];
+      }
+    }
+    if (options.keyPaddingMask !== undefined && options.keyPaddingMask !== null) {
+      out.keyPaddingMask = checkTensor(options.keyPaddingMask, 'options.keyPaddingMask');
+    }
+    return out;
+  }
+
+  function checkSeed(seed) {
+    if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) {
+      fail(`the seed must be a whole number (like torch.manual_seed(0)), got ${describe(seed)}`);
+    }
+    return seed;
+  }
+
+  // The core answers {value} or {error}; errors become thrown Errors here.
+  function unwrap(result) {
+    if (result.error !== undefined) fail(result.error);
+    return result.value;
+  }
+
+  function wrap(core) {
+    // Safety net for objects never .delete()d: free the wasm side when the wrapper is collected.
+    const registry = typeof FinalizationRegistry === 'function'
+      ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
+      : null;
+
+    function own(wrapper, handle) {
+      wrapper._handle = handle;
+      if (registry) registry.register(wrapper, handle, wrapper);
+    }
+
+    function release(wrapper, kind) {
+      const handle = live(wrapper, kind);
+      if (registry) registry.unregister(wrapper);
+      handle.delete();
+      wrapper._handle = null;
+    }
+
+    function live(wrapper, kind) {
+      if (!wrapper._handle) fail(`this ${kind} was deleted; create a new one`);
+      return wrapper._handle;
+    }
+
+    class Generator {
+      constructor(seed = 67280421310721) {
+        own(this, unwrap(core.generatorCreate(checkSeed(seed))));
+      }
+      manualSeed(seed) {
+        unwrap(live(this, 'Generator').manualSeed(checkSeed(seed)));
+        return this;
+      }
+      initialSeed() { return live(this, 'Generator').initialSeed(); }
+      rand(shape) {
+        checkShape(shape, 'rand');
+        return unwrap(live(this, 'Generator').rand(shape));
+      }
+      randn(shape) {
+        checkShape(shape, 'randn');
+        return unwrap(live(this, 'Generator').randn(shape));
+      }
+      delete() { release(this, 'Generator'); }
+    }
+
+    function checkGenerator(g, name) {
+      if (!(g instanceof Generator)) fail(`${name} must be a Generator (new M.Generator(seed)), got ${describe(g)}`);
+      return live(g, 'Generator');
+    }
+
+    class MultiHeadAttention {
+      constructor(config) {
+        if (config === null || typeof config !== 'object') {
+          fail('MultiHeadAttention expects {dModel, numHeads, bias, dropout, generator}');
+        }
+        const { dModel, numHeads, bias = true, dropout = 0, generator } = config;
+        checkCount(dModel, 'dModel', 1, 4096);
+        checkCount(numHeads, 'numHeads', 1, 4096);
+        if (typeof bias !== 'boolean') fail(`bias must be true or false, got ${describe(bias)}`);
+        if (typeof dropout !== 'number' || !(dropout >= 0 && dropout < 1)) {
+          fail(`dropout must be a number in [0, 1), got ${describe(dropout)}`);
+        }
+        const g = checkGenerator(generator, 'generator');
+        own(this, unwrap(core.mhaCreate({ dModel, numHeads, bias, dropout }, g)));
+        this.dModel = dModel;
+        this.numHeads = numHeads;
+        this.dK = dModel / numHeads;
+      }
+      forward(q, k = q, v = k, options = {}) {
+        const h = live(this, 'MultiHeadAttention');
+        return unwrap(h.forward(checkTensor(q, 'query'), checkTensor(k, 'key'), checkTensor(v, 'value'), checkOptions(options)));
+      }
+      parameterCount() { return live(this, 'MultiHeadAttention').parameterCount(); }
+      parameters() { return unwrap(live(this, 'MultiHeadAttention').parameters()); }
+      train(on = true) {
+        live(this, 'MultiHeadAttention').setTraining(on !== false);
+        return this;
+      }
+      eval() { return this.train(false); }
+      get training() { return live(this, 'MultiHeadAttention').training(); }
+      delete() { release(this, 'MultiHeadAttention'); }
+    }
+
+    return {
+      Generator,
+      MultiHeadAttention,
+      implementation: core.implementation(),
+      matmul: (a, b) => unwrap(core.matmul(checkTensor(a, 'matmul: a'), checkTensor(b, 'matmul: b'))),
+      softmax: (t, dim = -1) => {
+        checkCount(dim, 'softmax: dim', -8, 7);
+        return unwrap(core.softmax(checkTensor(t, 'softmax: input'), dim));
+      },
+      splitHeads: (t, numHeads) => unwrap(core.splitHeads(checkTensor(t, 'splitHeads: input'), checkCount(numHeads, 'numHeads', 1, 4096))),
+      mergeHeads: (t) => unwrap(core.mergeHeads(checkTensor(t, 'mergeHeads: input'))),
+      scaledDotProductAttention: (q, k, v, options = {}) =>
+        unwrap(core.scaledDotProductAttention(checkTensor(q, 'q'), checkTensor(k, 'k'), checkTensor(v, 'v'), checkOptions(options))),
+      shapeTrace: ({ batch, seqLen, dModel, numHeads, kvLen = seqLen } = {}) => {
+        checkCount(batch, 'batch', 1, MAX_DIM);
+        checkCount(seqLen, 'seqLen', 1, MAX_DIM);
+        checkCount(kvLen, 'kvLen', 1, MAX_DIM);
+        checkCount(dModel, 'dModel', 1, 4096);
+        checkCount(numHeads, 'numHeads', 1, 4096);
+        return unwrap(core.shapeTrace(batch, seqLen, dModel, numHeads, kvLen));
+      },
+      parameterScenarios: (dModel, numHeads) =>
+        unwrap(core.parameterScenarios(checkCount(dModel, 'dModel', 1, 4096), checkCount(numHeads, 'numHeads', 1, 4096))),
+      mixThenSplit: ({ seed = 1, dModel = 8, outputIndex = 3, generator } = {}) => {
+        checkCount(dModel, 'dModel', 1, 4096);
+        checkCount(outputIndex, 'outputIndex', 0, dModel - 1);
+        if (generator !== undefined) return unwrap(checkGenerator(generator, 'generator').mixThenSplit(dModel, outputIndex));
+        const g = new Generator(checkSeed(seed));
+        try {
+          return unwrap(g._handle.mixThenSplit(dModel, outputIndex));
+        } finally {
+          g.delete();
+        }
+      },
+      headSpecialization: (tokens) => {
+        if (!Array.isArray(tokens) || !tokens.every((t) => typeof t === 'string')) {
+          fail('headSpecialization expects an array of token strings');
+        }
+        checkCount(tokens.length, 'the number of tokens', 1, 4096);
+        return unwrap(core.headSpecialization(tokens));
+      },
+      loopVsVectorized: (mha, x, options = {}) => {
+        if (!(mha instanceof MultiHeadAttention)) fail(`loopVsVectorized expects a MultiHeadAttention, got ${describe(mha)}`);
+        return unwrap(live(mha, 'MultiHeadAttention').loopVsVectorized(checkTensor(x, 'x'), checkOptions(options)));
+      },
+      viewError: () => core.viewError(),
+      memoryStats: () => core.memoryStats(),
+    };
+  }
+
+  return async function createMhaModule(moduleOverrides) {
+    return wrap(await createMhaCore(moduleOverrides || {}));
+  };
+})();
+
+if (typeof module === 'object' && module.exports) module.exports = createMhaModule;

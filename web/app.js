@@ -1,0 +1,667 @@
+// MHA Explorer — controller: loads the core, owns the state, one render(). Defines window.mhaExplorer.
+(function (root) {
+  'use strict';
+  var MHA = root.MHA, S = MHA.state, model = MHA.model, P = MHA.presets, W = MHA.widgets;
+  var $ = function (id) { return document.getElementById(id); };
+
+  var DMODELS = [4, 8, 16, 32, 48, 64, 96, 128, 256, 384, 512, 768, 1024];
+  var WORKER_COST = 4e7;           // multiply-adds above which the forward runs in a Worker
+
+  var M = null;                     // the WebAssembly API
+  var st = S.fromQuery(root.location.search);
+  var loadMessages = st.messages.slice();
+  var current = null;               // {res, labels, cfg, eff}
+  var renderId = 0, jobSeq = 0;
+  var worker = null, workerFailed = false, workerJobs = {};
+  var lastCompute = { ms: 0, where: 'main thread' };
+  var hoverQuery = null, cellSel = [0, 0];
+
+  // ---- Loading the core (SIMD feature detection) ----------------------------------------------
+  // A 1-function module using v128 (i32x4.splat): valid only where WebAssembly SIMD is supported.
+  var SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
+    65, 0, 253, 15, 253, 98, 11]);
+  function simdSupported() {
+    try { return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE); } catch (e) { return false; }
+  }
+  var coreScript = simdSupported() ? 'mha.js' : 'mha-nosimd.js';
+  function loadCore() {
+    return new Promise(function (resolve, reject) {
+      if (typeof root.createMhaModule === 'function') return resolve();
+      var s = document.createElement('script');
+      s.src = coreScript;
+      s.onload = function () { resolve(); };
+      s.onerror = function () { reject(new Error('Could not load ' + coreScript + ' next to this page. Run scripts/build.')); };
+      document.head.appendChild(s);
+    }).then(function () { return root.createMhaModule(); });
+  }
+
+  // ---- Effective configuration -------------------------------------------------------------------
+  function presetOf(v) { return v.preset ? (P.PRESETS[v.preset] || (v.preset === 'lesson002' ? P.L002 : null)) : null; }
+  function effective() {
+    var v = st.values, pr = presetOf(v), eff = {};
+    S.PROPS.forEach(function (p) {
+      var val = v[p.name];
+      if (pr && pr.defaults && p.model && !st.explicit[p.name] && pr.defaults[p.name] !== undefined) val = pr.defaults[p.name];
+      eff[p.name] = Array.isArray(val) ? val.slice() : val;
+    });
+    return eff;
+  }
+  function modified(eff) {
+    var pr = presetOf(eff);
+    if (!pr || !pr.defaults) return [];
+    return Object.keys(pr.defaults).filter(function (k) { return String(pr.defaults[k]) !== String(eff[k]); });
+  }
+
+  // Validate cross-field rules; returns messages and fixes eff in place.
+  function validate(eff, msgs) {
+    if (eff.dmodel % eff.heads !== 0) {
+      msgs.push(model.headsMessage(eff.dmodel, eff.heads) + '. Using ' + nearestDivisor(eff.dmodel, eff.heads) + ' heads.');
+      eff.heads = nearestDivisor(eff.dmodel, eff.heads);
+    }
+  }
+  function nearestDivisor(D, H) {
+    var ds = model.divisors(D), best = ds[0];
+    ds.forEach(function (d) { if (Math.abs(d - H) < Math.abs(best - H)) best = d; });
+    return best;
+  }
+
+  // ---- Compute --------------------------------------------------------------------------------------
+  function buildSpec(eff, msgs) {
+    var pr = presetOf(eff);
+    var spec = { dModel: eff.dmodel, numHeads: eff.heads, seed: eff.seed, bias: true, dropout: eff.dropout,
+      train: eff.train, causal: eff.causal, fill: eff.fill, maskStyle: 'tril-keep' };
+    var labels;
+    if (pr && pr.input) {
+      spec.input = { type: pr.input.type, batch: pr.input.batch, seqLen: pr.input.seqLen };
+      spec.order = pr.order; spec.maskStyle = pr.maskStyle;
+      labels = []; for (var i = 0; i < pr.input.seqLen; i++) labels.push('t' + i);
+    } else {
+      var tokens = model.tokenize(eff.text);
+      var truncated = false;
+      if (tokens.length > model.MAX_TOKENS) {
+        msgs.push('The text has ' + model.commas(tokens.length) + ' tokens; the page uses the first ' + model.MAX_TOKENS + '.');
+        tokens = tokens.slice(0, model.MAX_TOKENS); truncated = true;
+      }
+      spec.input = { type: 'text', tokens: tokens, pos: eff.pos, text: eff.text, truncated: truncated };
+      labels = tokens;
+    }
+    return { spec: spec, labels: labels };
+  }
+
+  function computeModule(spec) {
+    var useWorker = model.cost(spec) > WORKER_COST && !workerFailed;
+    if (useWorker && ensureWorker()) {
+      return new Promise(function (resolve, reject) {
+        var id = ++jobSeq;
+        workerJobs[id] = { resolve: resolve, reject: reject, spec: spec };
+        worker.postMessage({ id: id, spec: spec });
+      }).then(function (r) { lastCompute = { ms: r.ms, where: 'Web Worker' }; return r; });
+    }
+    var r = model.runModule(M, spec);
+    lastCompute = { ms: r.ms, where: 'main thread' };
+    return Promise.resolve(r);
+  }
+  function ensureWorker() {
+    if (worker) return true;
+    try {
+      worker = new Worker('worker.js');
+    } catch (e) { workerFailed = true; return false; }   // file:// in Chromium: run on the main thread
+    worker.postMessage({ init: coreScript });
+    worker.onmessage = function (e) {
+      var job = workerJobs[e.data.id]; if (!job) return;
+      delete workerJobs[e.data.id];
+      if (e.data.error) job.reject(new Error(e.data.error)); else job.resolve(e.data.result);
+    };
+    worker.onerror = function (e) {
+      if (e && e.preventDefault) e.preventDefault();
+      workerFailed = true; worker = null;
+      Object.keys(workerJobs).forEach(function (id) {
+        var job = workerJobs[id]; delete workerJobs[id];
+        try { var r = model.runModule(M, job.spec); lastCompute = { ms: r.ms, where: 'main thread' }; job.resolve(r); }
+        catch (err) { job.reject(err); }
+      });
+    };
+    return true;
+  }
+
+  // ---- render() ---------------------------------------------------------------------------------------
+  var pending = null;
+  function render() {
+    if (!M) return Promise.resolve();
+    var myId = ++renderId;
+    var eff = effective();
+    var msgs = loadMessages.slice();
+    applyTheme(eff.theme);
+    applyLayout(eff);
+    validate(eff, msgs);
+    syncControls(eff);
+    updateURL();
+    var pr = presetOf(eff);
+    var job;
+    var l002 = eff.preset === 'lesson002';
+    if (l002) {
+      var L = P.lesson002(M), view = eff.view || 'heads', vr = L.views[view] || L.views.heads;
+      var labels = vr.labels || range(vr.S).map(function (i) { return 't' + i; });
+      lastCompute = { ms: 0, where: 'main thread' };
+      job = Promise.resolve({ res: vr, labels: labels, cells: L.cells, cfg: null });
+    } else {
+      var b = buildSpec(eff, msgs);
+      if (b.spec.input.type === 'text' && b.spec.input.tokens.length === 0) {
+        msgs.push('Type a sentence above: there are no tokens to attend over yet.');
+        showMessages(msgs);
+        renderEmpty(eff);
+        return Promise.resolve();
+      }
+      job = computeModule(b.spec).then(function (res) {
+        var cfg = { seed: eff.seed, D: eff.dmodel, H: eff.heads, dropout: eff.dropout, train: eff.train,
+          causal: eff.causal, maskStyle: b.spec.maskStyle, fill: eff.fill, input: b.spec.input, order: b.spec.order,
+          b: Math.min(eff.batch, res.B - 1), h: Math.min(eff.head, res.H - 1), seedNote: pr && pr.seedNote };
+        return { res: res, labels: b.labels, cfg: cfg };
+      });
+    }
+    setStatus('Computing…');
+    pending = job.then(function (out) {
+      if (myId !== renderId) return;   // a newer render superseded this one
+      current = { res: out.res, labels: out.labels, cfg: out.cfg, cells: out.cells, eff: eff };
+      if (eff.batch >= out.res.B) { msgs.push('batch=' + eff.batch + ' is out of range for B=' + out.res.B + '; showing 0.'); }
+      if (eff.head >= out.res.H) { msgs.push('head=' + eff.head + ' is out of range for ' + out.res.H + ' heads; showing 0.'); }
+      showMessages(msgs);
+      draw();
+      setStatus(statusText());
+      postHeight();
+    }).catch(function (err) {
+      msgs.push(String(err && err.message || err));
+      showMessages(msgs);
+      setStatus('Ready (last run failed)');
+    });
+    return pending;
+  }
+  function range(n) { var a = []; for (var i = 0; i < n; i++) a.push(i); return a; }
+
+  function statusText() {
+    var simd = M.implementation === 'wasmsimd' ? 'WebAssembly SIMD' : 'WebAssembly (scalar, no SIMD)';
+    return simd + ' · ' + lastCompute.ms.toFixed(1) + ' ms · ' + lastCompute.where;
+  }
+  function setStatus(t) { $('status').textContent = t; }
+
+  function showMessages(msgs) {
+    var box = $('messages');
+    box.textContent = '';
+    msgs.forEach(function (m) { box.appendChild(W.el('p', { class: 'msg', role: 'alert' }, m)); });
+  }
+
+  // ---- Drawing -----------------------------------------------------------------------------------------
+  function selB() { return Math.min(current.eff.batch, current.res.B - 1); }
+  function selH() { return Math.min(current.eff.head, current.res.H - 1); }
+  function headMat(b, h) {
+    var r = current.res, Sq = r.weights.shape[2];
+    if (h === 'avg') {
+      var acc = new Float32Array(Sq * Sq);
+      for (var k = 0; k < r.H; k++) {
+        var m = model.headMatrix(r.weights, b, k).data;
+        for (var i = 0; i < acc.length; i++) acc[i] += m[i] / r.H;
+      }
+      return { S: Sq, data: acc };
+    }
+    return { S: Sq, data: model.headMatrix(r.weights, b, h).data };
+  }
+  function headName(h) {
+    var names = current.res.headNames;
+    if (h === 'avg') return 'Average of ' + current.res.H + ' heads';
+    return 'Head ' + h + (names && names[h] ? ' · ' + names[h] : '');
+  }
+
+  function draw() {
+    var eff = current.eff, r = current.res, b = selB();
+    // input
+    var pr = presetOf(eff);
+    $('input-desc').textContent = pr
+      ? (pr.input ? 'x = torch.' + pr.input.type + '(' + [pr.input.batch, pr.input.seqLen, eff.dmodel].join(', ') + ')' +
+        ' — positions are labelled t0…t' + (pr.input.seqLen - 1) + '.' : (r.note || ''))
+      : current.labels.length + ' tokens · embeddings: randn(d_model) per token, seeded by fnv1a32("' + eff.seed +
+        ':<token>")' + (eff.pos ? ' + sinusoidal positions' : '') + '.';
+    W.chips($('chips'), current.labels, 120);
+    // batch selector
+    $('f-batch').hidden = r.B <= 1;
+    var bs = $('c-batch');
+    if (bs.options.length !== r.B) { bs.textContent = ''; for (var i = 0; i < r.B; i++) bs.appendChild(new Option(String(i), String(i))); }
+    bs.value = String(b);
+    drawHeads();
+    drawDetail();
+    drawTrace();
+    drawLesson();
+    var vmax = eff.norm === 'one' ? '1' : 'max';
+    W.legend($('legend'), eff.scale, vmax);
+    var ms = M.memoryStats ? M.memoryStats() : null;
+    $('mem').textContent = ms ? 'WebAssembly heap: ' + (ms.heapUsed / 1048576).toFixed(1) + ' MiB used of ' +
+      (ms.heapSize / 1048576).toFixed(1) + ' MiB.' : '';
+  }
+
+  function plotSize(Sq, H) {
+    var w = $('heads').clientWidth || 800;
+    var cols = H <= 2 ? H + 1 : H <= 4 ? Math.min(H + 1, w < 700 ? 2 : 3) : w < 700 ? 2 : 4;
+    var size = Math.floor(w / Math.max(1, cols)) - (Sq <= 16 ? 90 : 36);
+    return Math.max(96, Math.min(Sq <= 16 ? 220 : 260, size));
+  }
+
+  function drawHeads() {
+    var eff = current.eff, r = current.res, b = selB(), grid = $('heads');
+    grid.textContent = '';
+    var Sq = r.weights.shape[2], size = plotSize(Sq, r.H);
+    var showLabels = Sq <= 16;
+    var items = range(r.H).concat(r.H > 1 ? ['avg'] : []);
+    items.forEach(function (h) {
+      var card = W.el('button', { type: 'button', class: 'head-card' + (h === (eff.avg ? 'avg' : selH()) ? ' selected' : ''),
+        'aria-pressed': String(h === (eff.avg ? 'avg' : selH())), 'aria-label': headName(h) + ': enlarge' });
+      card.appendChild(W.el('span', { class: 'head-title' }, headName(h)));
+      var c = W.el('canvas', h === 'avg' ? { 'data-avg': '1', role: 'img' } : { 'data-head': String(h), role: 'img' });
+      var mat = headMat(b, h);
+      c.setAttribute('aria-label', headName(h) + ' attention heatmap, ' + Sq + ' by ' + Sq + '. Use "Show as table" for the numbers.');
+      W.drawHeatmap(c, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, size: size, showLabels: showLabels });
+      card.appendChild(c);
+      attachHover(c, function () { return mat; });
+      card.addEventListener('click', function () {
+        if (h === 'avg') { S.set(st, 'avg', true); }
+        else { S.set(st, 'avg', false); S.set(st, 'head', h); }
+        updateURL(); current.eff = effective(); drawHeadsSelection(); drawDetail(); drawLesson();
+      });
+      grid.appendChild(card);
+    });
+  }
+  function drawHeadsSelection() {
+    var sel = current.eff.avg ? 'avg' : String(selH());
+    Array.prototype.forEach.call($('heads').querySelectorAll('.head-card'), function (card) {
+      var c = card.querySelector('canvas');
+      var id = c.getAttribute('data-head') || 'avg';
+      card.classList.toggle('selected', id === sel);
+      card.setAttribute('aria-pressed', String(id === sel));
+    });
+  }
+
+  function attachHover(canvas, getMat) {
+    var tip = $('tooltip');
+    canvas.addEventListener('mousemove', function (e) {
+      var cell = W.cellAt(canvas, e);
+      if (!cell) { tip.hidden = true; return; }
+      tip.textContent = '';
+      fillTip(tip, getMat(), cell[0], cell[1]);
+      tip.hidden = false;
+      var x = e.clientX + 14, y = e.clientY + 14;
+      var tw = tip.offsetWidth, th = tip.offsetHeight;
+      if (x + tw > root.innerWidth - 8) x = e.clientX - tw - 14;
+      if (y + th > root.innerHeight - 8) y = e.clientY - th - 14;
+      tip.style.left = x + 'px'; tip.style.top = y + 'px';
+    });
+    canvas.addEventListener('mouseleave', function () { tip.hidden = true; });
+  }
+  function fillTip(tip, mat, q, k) {
+    var L = current.labels, Sq = mat.S;
+    tip.appendChild(W.el('div', { class: 'tip-main' }, '“' + L[q] + '” (' + q + ') → “' + L[k] + '” (' + k + ')'));
+    tip.appendChild(W.el('div', { class: 'tip-val' }, 'weight ' + mat.data[q * Sq + k].toFixed(6)));
+    var top = W.topKeys(mat, q, 3);
+    tip.appendChild(W.el('div', { class: 'tip-top' }, 'top keys for “' + L[q] + '”: ' + top.map(function (j) {
+      return L[j] + ' ' + mat.data[q * Sq + j].toFixed(3);
+    }).join(', ')));
+  }
+
+  function drawDetail() {
+    var eff = current.eff, b = selB(), h = eff.avg ? 'avg' : selH();
+    var mat = headMat(b, h), Sq = mat.S;
+    $('detail-title').textContent = headName(h) + (current.res.B > 1 ? ' · batch item ' + b : '');
+    var c = $('detail-canvas');
+    var avail = Math.min(480, ($('detail-canvas').parentNode.parentNode.clientWidth || 700) - 120);
+    if (cellSel[0] >= Sq || cellSel[1] >= Sq) cellSel = [0, 0];
+    W.drawHeatmap(c, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, size: Math.max(160, Math.min(avail, 480)),
+      showLabels: true, selected: document.activeElement === c ? cellSel : null });
+    c.setAttribute('aria-label', headName(h) + ' enlarged heatmap; arrow keys move between cells.');
+    c._mat = mat;
+    var lw = Math.min(420, Math.max(260, ($('lines').parentNode.clientWidth || 360)));
+    W.lineView($('lines'), mat, current.labels, { focus: hoverQuery != null && hoverQuery < Sq ? hoverQuery : null, width: lw });
+    if (!$('table-box').hidden) drawTable();
+  }
+  function readCell() {
+    var c = $('detail-canvas'), mat = c._mat; if (!mat) return;
+    var q = cellSel[0], k = cellSel[1], L = current.labels, Sq = mat.S;
+    var top = W.topKeys(mat, q, 3).map(function (j) { return L[j] + ' ' + mat.data[q * Sq + j].toFixed(3); }).join(', ');
+    $('cell-readout').textContent = 'query “' + L[q] + '” (' + q + ') → key “' + L[k] + '” (' + k + '): ' +
+      mat.data[q * Sq + k].toFixed(6) + ' · top keys: ' + top;
+  }
+  function drawTable() {
+    var box = $('table-box'), h = current.eff.avg ? 'avg' : selH(), mat = headMat(selB(), h);
+    box.textContent = '';
+    var n = Math.min(mat.S, 64);
+    var sub = { S: n, data: new Float32Array(n * n) };
+    for (var i = 0; i < n; i++) for (var j = 0; j < n; j++) sub.data[i * n + j] = mat.data[i * mat.S + j];
+    box.appendChild(W.matrixTable(sub, current.labels.slice(0, n), headName(h) + ': attention weights (rows: queries, columns: keys)' +
+      (mat.S > n ? ' — first 64 of ' + mat.S + ' tokens' : '')));
+  }
+
+  function drawTrace() {
+    var r = current.res, eff = current.eff;
+    var trace = r.trace || [];
+    $('trace-note').textContent = 'Live for B=' + r.B + ', S=' + r.S + ', D=' + (r.D || eff.dmodel) + ', H=' + r.H +
+      ' (d_k=' + ((r.D || eff.dmodel) / r.H) + '). Hover or focus a row (↑/↓ move) to highlight its pipeline stage.';
+    W.traceTable($('trace-body'), trace, highlightStep);
+    highlightStep(null);
+  }
+  function highlightStep(i) {
+    var rows = $('trace-body').querySelectorAll('tr');
+    var stage = i == null ? null : rows[i] && rows[i].getAttribute('data-stage');
+    Array.prototype.forEach.call(rows, function (tr, k) { tr.classList.toggle('current', k === i); });
+    Array.prototype.forEach.call($('pipeline').querySelectorAll('.stage'), function (s) {
+      s.classList.toggle('current', stage !== null && s.getAttribute('data-stage') === stage);
+    });
+  }
+
+  function codeBlock(title, code, output, id) {
+    var wrap = W.el('article', { class: 'cell', 'data-cell': id });
+    var head = W.el('div', { class: 'cell-head' });
+    head.appendChild(W.el('h3', null, title));
+    var copy = W.el('button', { type: 'button', class: 'btn small' }, 'Copy code');
+    copy.addEventListener('click', function () { copyText(code, copy); });
+    head.appendChild(copy);
+    wrap.appendChild(head);
+    wrap.appendChild(W.el('pre', { class: 'code', tabindex: '0', 'aria-label': title + ': code' }, code));
+    wrap.appendChild(W.el('div', { class: 'out-label' }, 'Printed (computed live on this page)'));
+    wrap.appendChild(W.el('pre', { class: 'out', 'data-out': id, tabindex: '0', 'aria-label': title + ': printed output' }, output));
+    return wrap;
+  }
+
+  var printed = {};
+  function drawLesson() {
+    var eff = current.eff, pr = presetOf(eff), box = $('cells');
+    box.textContent = '';
+    printed = {};
+    var add = function (id, title, code, output) { printed[id] = output; box.appendChild(codeBlock(title, code, output, id)); };
+    if (eff.preset === 'lesson002') {
+      $('lesson-title').textContent = P.L002.title;
+      $('lesson-blurb').textContent = P.L002.blurb + ' Source: ' + P.L002.file + '.';
+      current.cells.forEach(function (c) { add(c.id, c.title, c.code, c.output); });
+      return;
+    }
+    var cfg = current.cfg;
+    var mods = modified(eff);
+    if (pr) {
+      $('lesson-title').textContent = pr.title;
+      $('lesson-blurb').textContent = pr.blurb + (mods.length ? ' You changed: ' + mods.join(', ') +
+        ' — the numbers below follow your values.' : '') + ' Source: ' + pr.file + '.';
+      add('lesson', 'The lesson\'s example', pr.lessonCode(eff), pr.lessonOutput(current.res));
+    } else {
+      $('lesson-title').textContent = 'Your sentence in PyTorch';
+      $('lesson-blurb').textContent = 'The same computation as a PyTorch snippet: run it in a notebook and it prints the numbers below.';
+    }
+    add('page', 'Copy as PyTorch: the page\'s numbers (batch ' + cfg.b + ', head ' + cfg.h + ')',
+      P.copySnippet(cfg), P.moduleOutput(current.res, cfg));
+  }
+
+  function renderEmpty(eff) {
+    current = null;
+    $('heads').textContent = '';
+    $('heads').appendChild(W.el('p', { class: 'empty' }, 'No tokens yet — type a sentence in the controls.'));
+    $('chips').textContent = '';
+    $('trace-body').textContent = '';
+    $('cells').textContent = '';
+    $('input-desc').textContent = '0 tokens.';
+    setStatus(statusText());
+    postHeight();
+  }
+
+  // ---- Controls ----------------------------------------------------------------------------------------
+  function buildControls() {
+    var ps = $('c-preset');
+    P.list.forEach(function (p) { ps.appendChild(new Option(p[1], p[0])); });
+    var vs = $('c-view');
+    P.L002.views.forEach(function (v) { vs.appendChild(new Option(v[1], v[0])); });
+    var on = function (id, ev, fn) { $(id).addEventListener(ev, fn); };
+    on('c-preset', 'change', function () {
+      var v = $('c-preset').value;
+      // a new example starts from its own values
+      ['dmodel', 'heads', 'causal', 'fill', 'dropout', 'train', 'seed', 'view', 'head', 'batch', 'avg'].forEach(function (k) { delete st.explicit[k]; st.values[k] = S.BY_NAME[k].def; });
+      if (!v) { ['dmodel', 'heads'].forEach(function (k) { st.values[k] = S.BY_NAME[k].def; }); }
+      S.set(st, 'preset', v);
+      loadMessages = [];
+      render();
+    });
+    on('c-view', 'change', function () { S.set(st, 'view', $('c-view').value); S.set(st, 'head', 0); S.set(st, 'batch', 0); render(); });
+    var tdeb = null;
+    on('c-text', 'input', function () {
+      clearTimeout(tdeb);
+      tdeb = setTimeout(function () { S.set(st, 'text', $('c-text').value); loadMessages = []; render(); }, 120);
+    });
+    on('c-dmodel', 'change', function () {
+      var D = +$('c-dmodel').value, H = effective().heads;
+      S.set(st, 'dmodel', D);
+      if (D % H) S.set(st, 'heads', nearestDivisor(D, H));
+      render();
+    });
+    on('c-heads', 'change', function () { S.set(st, 'heads', +$('c-heads').value); S.set(st, 'head', 0); render(); });
+    on('c-seed', 'change', function () {
+      var r = S.parseValue(S.BY_NAME.seed, $('c-seed').value);
+      if (r.ok) { S.set(st, 'seed', r.value); loadMessages = []; } else loadMessages = ['Seed: ' + r.message.replace(/^URL parameter /, '')];
+      render();
+    });
+    on('c-fill', 'change', function () { S.set(st, 'fill', $('c-fill').value); render(); });
+    on('c-causal', 'change', function () { S.set(st, 'causal', $('c-causal').checked); render(); });
+    on('c-pos', 'change', function () { S.set(st, 'pos', $('c-pos').checked); render(); });
+    on('c-dropout', 'change', function () {
+      var r = S.parseValue(S.BY_NAME.dropout, $('c-dropout').value);
+      if (r.ok) { S.set(st, 'dropout', r.value); loadMessages = []; } else loadMessages = ['Dropout: ' + r.message.replace(/^URL parameter /, '')];
+      render();
+    });
+    on('c-train', 'change', function () { S.set(st, 'train', $('c-train').value === '1'); render(); });
+    on('c-scale', 'change', function () { S.set(st, 'scale', $('c-scale').value); redraw(); });
+    on('c-norm', 'change', function () { S.set(st, 'norm', $('c-norm').value); redraw(); });
+    on('c-theme', 'change', function () { S.set(st, 'theme', $('c-theme').value); applyTheme(st.values.theme); updateURL(); redraw(); });
+    on('c-batch', 'change', function () { S.set(st, 'batch', +$('c-batch').value); redraw(); });
+    on('theme-toggle', 'click', function () {
+      var cur = document.documentElement.getAttribute('data-theme');
+      S.set(st, 'theme', cur === 'dark' ? 'light' : 'dark');
+      applyTheme(st.values.theme); updateURL(); redraw();
+    });
+    on('reset-preset', 'click', function () {
+      ['dmodel', 'heads', 'causal', 'fill', 'dropout', 'train', 'seed'].forEach(function (k) { delete st.explicit[k]; });
+      render();
+    });
+    on('show-table', 'click', function () {
+      var box = $('table-box'), open = box.hidden;
+      box.hidden = !open; $('show-table').setAttribute('aria-expanded', String(open));
+      $('show-table').textContent = open ? 'Hide table' : 'Show as table';
+      if (open) drawTable();
+      postHeight();
+    });
+    on('export-png', 'click', function () {
+      var cs = Array.prototype.slice.call($('heads').querySelectorAll('canvas'));
+      var names = cs.map(function (c) { return c.hasAttribute('data-avg') ? 'Average' : 'Head ' + c.getAttribute('data-head'); });
+      W.exportPNG(cs, names).toBlob(function (blob) { W.download('mha-heads.png', blob); });
+    });
+    on('export-svg', 'click', function () {
+      var r = current.res, b = selB(), mats = range(r.H).map(function (h) { return headMat(b, h); });
+      var svg = W.exportSVG(mats, current.labels, range(r.H).map(headName), current.eff.scale, current.eff.norm);
+      W.download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
+    });
+    on('copy-link', 'click', function () { copyText(shareURL(false), $('copy-link')); });
+    on('copy-embed', 'click', function () { copyText(embedCode(), $('copy-embed')); });
+    on('copy-py', 'click', function () {
+      var out = current && current.cfg ? P.copySnippet(current.cfg) : (current && current.cells ?
+        current.cells.map(function (c) { return '# ' + c.title + '\n' + c.code; }).join('\n\n') : '');
+      copyText(out, $('copy-py'));
+    });
+    // detail canvas: keyboard cell reading
+    var dc = $('detail-canvas');
+    attachHover(dc, function () { return dc._mat; });
+    dc.addEventListener('keydown', function (e) {
+      var mat = dc._mat; if (!mat) return;
+      var d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
+      if (!d) return;
+      e.preventDefault();
+      cellSel = [Math.max(0, Math.min(mat.S - 1, cellSel[0] + d[0])), Math.max(0, Math.min(mat.S - 1, cellSel[1] + d[1]))];
+      drawDetail(); readCell();
+    });
+    dc.addEventListener('focus', function () { drawDetail(); readCell(); });
+    dc.addEventListener('blur', function () { if (current) drawDetail(); });
+    dc.addEventListener('click', function (e) { var c = W.cellAt(dc, e); if (c) { cellSel = c; readCell(); } });
+    var lines = $('lines');
+    lines.addEventListener('mouseover', function (e) {
+      var q = e.target.getAttribute && e.target.getAttribute('data-q');
+      if (q != null && +q !== hoverQuery) { hoverQuery = +q; drawDetail(); }
+    });
+    lines.addEventListener('mouseleave', function () { if (hoverQuery != null) { hoverQuery = null; drawDetail(); } });
+    W.pipeline($('pipeline'));
+    var rt = null;
+    root.addEventListener('resize', function () { clearTimeout(rt); rt = setTimeout(redraw, 150); });
+  }
+  function redraw() { if (current) { current.eff = effective(); draw(); postHeight(); } updateURL(); }
+
+  function syncControls(eff) {
+    var pr = presetOf(eff), fixed = pr && pr.fixed;
+    $('c-preset').value = eff.preset;
+    $('f-view').hidden = eff.preset !== 'lesson002';
+    $('c-view').value = eff.view || 'heads';
+    $('f-text').hidden = !!pr;
+    $('f-pos').hidden = !!pr;
+    if ($('c-text').value !== eff.text && document.activeElement !== $('c-text')) $('c-text').value = eff.text;
+    var dm = $('c-dmodel'), list = DMODELS.slice();
+    if (list.indexOf(eff.dmodel) < 0) { list.push(eff.dmodel); list.sort(function (a, b) { return a - b; }); }
+    dm.textContent = ''; list.forEach(function (d) { dm.appendChild(new Option(String(d), String(d))); });
+    dm.value = String(eff.dmodel);
+    var hs = $('c-heads'); hs.textContent = '';
+    model.divisors(eff.dmodel).forEach(function (d) { hs.appendChild(new Option(String(d), String(d))); });
+    hs.value = String(eff.heads);
+    var dk = eff.dmodel / eff.heads;
+    $('dk-note').textContent = 'd_k = ' + eff.dmodel + ' / ' + eff.heads + ' = ' + dk + ' per head. ' +
+      (eff.heads === 1 ? 'One head: a single attention pattern over all ' + eff.dmodel + ' dims.'
+        : dk < 8 ? 'Many small heads: more patterns, but each query·key has only ' + dk + ' dims to compare with.'
+          : 'More heads give more distinct patterns; fewer give each head more dims (same parameter count).');
+    $('c-seed').value = String(eff.seed);
+    $('c-fill').value = eff.fill;
+    $('c-causal').checked = !!eff.causal;
+    $('c-pos').checked = !!eff.pos;
+    $('c-dropout').value = String(eff.dropout);
+    $('c-train').value = eff.train ? '1' : '0';
+    $('c-scale').value = eff.scale; $('c-norm').value = eff.norm; $('c-theme').value = eff.theme;
+    $('model-fields').disabled = !!fixed;
+    $('model-fields').title = fixed ? 'These examples are fixed by lesson 002; pick another example to change the model.' : '';
+    $('reset-preset').hidden = !(pr && pr.defaults && modified(eff).length);
+  }
+
+  function applyTheme(t) {
+    var dark = t === 'dark' || (t === 'auto' && root.matchMedia && root.matchMedia('(prefers-color-scheme: dark)').matches);
+    document.documentElement.setAttribute('data-theme', dark ? 'dark' : 'light');
+  }
+  function applyLayout(eff) {
+    document.body.classList.toggle('embed', !!eff.embed);
+    var hide = eff.hide.slice();
+    if (eff.embed && !st.explicit.hide) hide = ['share'];
+    S.SECTIONS.forEach(function (s) {
+      Array.prototype.forEach.call(document.querySelectorAll('[data-section="' + s + '"]'), function (n) { n.hidden = hide.indexOf(s) >= 0; });
+    });
+    document.body.classList.toggle('no-controls', hide.indexOf('controls') >= 0);
+    if (eff.embed) {
+      $('controls-box').open = root.innerWidth > 900 && hide.indexOf('controls') < 0 && false;
+      var full = new URLSearchParams(S.toQuery(st)); full.delete('embed'); full.delete('hide');
+      $('open-full').hidden = false;
+      $('open-full').href = 'index.html' + (full.toString() ? '?' + full.toString() : '');
+    }
+  }
+
+  // ---- URL, sharing, embedding -------------------------------------------------------------------------
+  function updateURL() {
+    var q = S.toQuery(st);
+    var url = root.location.pathname + (q ? '?' + q : '') + root.location.hash;
+    try { root.history.replaceState(null, '', url); } catch (e) { /* sandboxed frames */ }
+  }
+  function pageBase() {
+    var href = root.location.href.split(/[?#]/)[0];
+    return href.replace(/[^/]*$/, '');
+  }
+  function shareURL(embed) {
+    var q = new URLSearchParams(S.toQuery(st));
+    if (embed) { q.set('embed', '1'); } else { q.delete('embed'); }
+    var base = root.location.protocol === 'file:' ? 'index.html' : root.location.href.split(/[?#]/)[0];
+    return base + (q.toString() ? '?' + q.toString() : '');
+  }
+  function embedCode() {
+    var web = root.location.protocol !== 'file:';
+    var base = web ? pageBase() : 'https://YOUR-SITE/mha-explorer/';
+    var q = new URLSearchParams(S.toQuery(st)); q.delete('embed'); q.set('embed', '1');
+    var attrs = [];
+    new URLSearchParams(S.toQuery(st)).forEach(function (v, k) {
+      if (k !== 'embed') attrs.push(k + '="' + v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;') + '"');
+    });
+    return '<!-- iframe (MyST, Jupyter Book, plain HTML) -->\n' +
+      '<iframe src="' + base + 'index.html?' + q.toString().replace(/&/g, '&amp;') +
+      '" width="100%" height="720" style="border:0" loading="lazy" title="MHA Explorer"></iframe>\n\n' +
+      '<!-- custom element: one script tag, then the element anywhere -->\n' +
+      '<script src="' + base + 'mha-explorer-element.js"></script>\n' +
+      '<mha-explorer ' + attrs.join(' ') + '></mha-explorer>\n\n' +
+      '# Jupyter notebook\nfrom IPython.display import IFrame\n' +
+      'IFrame("' + base + 'index.html?' + q.toString() + '", width="100%", height=720)\n';
+  }
+  function copyText(text, btn) {
+    var out = $('share-out');
+    out.value = text;
+    var done = function (ok) {
+      if (!btn) return;
+      var old = btn.getAttribute('data-label') || btn.textContent;
+      btn.setAttribute('data-label', old);
+      btn.textContent = ok ? 'Copied ✓' : 'Select and copy below';
+      setTimeout(function () { btn.textContent = old; }, 1500);
+    };
+    var fallback = function () {
+      try { out.hidden = false; out.focus(); out.select(); done(document.execCommand('copy')); } catch (e) { done(false); }
+    };
+    if (navigator.clipboard && root.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () { done(true); }, fallback);
+    } else fallback();
+  }
+
+  // The embedding page learns our height (iframe auto-size); origin-agnostic, the payload is a number.
+  function postHeight() {
+    if (root.parent === root) return;
+    var h = Math.ceil(document.body.getBoundingClientRect().height);
+    try { root.parent.postMessage({ type: 'mha-explorer:height', height: h }, '*'); } catch (e) { /* ignore */ }
+  }
+
+  // ---- Public API -------------------------------------------------------------------------------------
+  var readyResolve;
+  var ready = new Promise(function (r) { readyResolve = r; });
+  root.mhaExplorer = {
+    ready: ready,
+    getWeights: function () {
+      if (!current) return null;
+      var w = current.res.weights;
+      return { shape: w.shape.slice(), data: new Float32Array(w.data) };
+    },
+    getTrace: function () { return current && current.res.trace ? JSON.parse(JSON.stringify(current.res.trace)) : []; },
+    getLabels: function () { return current ? current.labels.slice() : []; },
+    getPrinted: function () { return JSON.parse(JSON.stringify(printed)); },
+    getState: function () { return effective(); },
+    getCompute: function () { return { ms: lastCompute.ms, where: lastCompute.where, implementation: M && M.implementation }; },
+    set: function (values) {
+      Object.keys(values).forEach(function (k) {
+        var p = S.BY_NAME[k]; if (!p) throw new Error('unknown property ' + k);
+        var r = S.parseValue(p, Array.isArray(values[k]) ? values[k].join(',') : values[k]);
+        if (!r.ok) throw new Error(r.message);
+        S.set(st, k, r.value);
+      });
+      return render();
+    },
+    render: function () { return render(); },
+    embedCode: embedCode,
+    shareURL: function () { return shareURL(false); },
+    get module() { return M; }
+  };
+
+  buildControls();
+  if (root.parent !== root && typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.body);
+  applyTheme(st.values.theme);
+  applyLayout(effective());
+  loadCore().then(function (mod) {
+    M = mod;
+    return render();
+  }).then(function () { readyResolve(true); }, function (err) {
+    showMessages([String(err && err.message || err)]);
+    setStatus('The WebAssembly core did not load.');
+    readyResolve(false);
+  });
+})(window);

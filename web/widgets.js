@@ -1,0 +1,302 @@
+// MHA Explorer — widgets: canvas heatmaps (ImageData, scales to 512 tokens), colour scales,
+// token chips, the shape-trace table, the pipeline diagram, the BertViz-style line view, exports.
+// Defines MHA.widgets. Everything user-provided is written with textContent, never innerHTML.
+(function (root) {
+  'use strict';
+  var MHA = (root.MHA = root.MHA || {});
+
+  // ---- Colour scales -------------------------------------------------------------------------
+  var ANCHORS = {
+    // matplotlib 'Blues' (ColorBrewer), the lesson's scale
+    blues: ['#f7fbff', '#deebf7', '#c6dbef', '#9ecae1', '#6baed6', '#4292c6', '#2171b5', '#08519c', '#08306b'],
+    // 'cividis': perceptually uniform and readable with colour-vision deficiencies
+    cividis: ['#00224e', '#123570', '#3b496c', '#575d6d', '#707173', '#8a8779', '#a69d75', '#c4b56c', '#e4cf5b', '#fee838']
+  };
+  var LUTS = {};
+  function hex(h) { return [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)]; }
+  function lut(name) {
+    if (LUTS[name]) return LUTS[name];
+    var a = ANCHORS[name].map(hex), out = new Uint8ClampedArray(256 * 3);
+    for (var i = 0; i < 256; i++) {
+      var t = i / 255 * (a.length - 1), k = Math.min(a.length - 2, Math.floor(t)), f = t - k;
+      for (var c = 0; c < 3; c++) out[i * 3 + c] = Math.round(a[k][c] * (1 - f) + a[k + 1][c] * f);
+    }
+    return (LUTS[name] = out);
+  }
+  function colorOf(name, t) {
+    var L = lut(name), i = Math.max(0, Math.min(255, Math.round(t * 255)));
+    return 'rgb(' + L[i * 3] + ',' + L[i * 3 + 1] + ',' + L[i * 3 + 2] + ')';
+  }
+  function rangeOf(data, norm) {
+    if (norm === 'one') return 1;
+    var mx = 0;
+    for (var i = 0; i < data.length; i++) if (data[i] > mx) mx = data[i];
+    return mx > 0 ? mx : 1;
+  }
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    if (attrs) Object.keys(attrs).forEach(function (k) {
+      if (k === 'class') e.className = attrs[k]; else e.setAttribute(k, attrs[k]);
+    });
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#444'; }
+  function shortLabel(s, n) { s = String(s); return s.length > n ? s.slice(0, n - 1) + '…' : s; }
+
+  // ---- Heatmap ---------------------------------------------------------------------------------
+  // mat: {S, data (S*S)}; opts: {labels, scale, norm, size (CSS px of the plot), showLabels, title}
+  var scratch = null;
+  function drawHeatmap(canvas, mat, opts) {
+    var S = mat.S, labels = opts.labels;
+    var dpr = root.devicePixelRatio || 1;
+    var showLabels = opts.showLabels && labels && S <= 64;
+    var font = Math.max(8, Math.min(13, Math.floor(opts.size / S * 0.55)));
+    var ctx = canvas.getContext('2d');
+    ctx.font = font + 'px system-ui, sans-serif';
+    var marginL = 0, marginT = 0;
+    if (showLabels) {
+      var w = 0;
+      for (var i = 0; i < S; i++) w = Math.max(w, ctx.measureText(shortLabel(labels[i], 10)).width);
+      marginL = Math.ceil(w) + 6; marginT = Math.ceil(Math.min(w, 70) * 0.75) + 8;
+    }
+    var plot = opts.size;
+    var cell = plot / S;
+    var cssW = marginL + plot + 2, cssH = marginT + plot + 2;
+    canvas.width = Math.round(cssW * dpr); canvas.height = Math.round(cssH * dpr);
+    canvas.style.width = cssW + 'px'; canvas.style.height = cssH + 'px';
+    ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    // pixels: one ImageData texel per cell, scaled without smoothing
+    if (!scratch) scratch = document.createElement('canvas');
+    scratch.width = S; scratch.height = S;
+    var sctx = scratch.getContext('2d');
+    var img = sctx.createImageData(S, S), L = lut(opts.scale), vmax = rangeOf(mat.data, opts.norm);
+    for (var p = 0; p < S * S; p++) {
+      var v = mat.data[p] / vmax; var k = v > 0 ? Math.min(255, Math.round(v * 255)) : 0;
+      img.data[p * 4] = L[k * 3]; img.data[p * 4 + 1] = L[k * 3 + 1]; img.data[p * 4 + 2] = L[k * 3 + 2]; img.data[p * 4 + 3] = 255;
+    }
+    sctx.putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(scratch, 0, 0, S, S, marginL + 1, marginT + 1, plot, plot);
+    ctx.strokeStyle = cssVar('--border'); ctx.lineWidth = 1;
+    ctx.strokeRect(marginL + 0.5, marginT + 0.5, plot + 1, plot + 1);
+    if (opts.selected) {
+      ctx.strokeStyle = cssVar('--accent'); ctx.lineWidth = 2;
+      var sq = opts.selected;
+      ctx.strokeRect(marginL + 1 + sq[1] * cell, marginT + 1 + sq[0] * cell, cell, cell);
+    }
+    if (showLabels) {
+      ctx.fillStyle = cssVar('--fg-muted');
+      ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
+      for (var r = 0; r < S; r++) ctx.fillText(shortLabel(labels[r], 10), marginL - 4, marginT + 1 + (r + 0.5) * cell);
+      ctx.textAlign = 'left';
+      for (var c = 0; c < S; c++) {
+        ctx.save();
+        ctx.translate(marginL + 1 + (c + 0.5) * cell, marginT - 4);
+        ctx.rotate(-Math.PI / 4);
+        ctx.fillText(shortLabel(labels[c], 10), 0, 0);
+        ctx.restore();
+      }
+    }
+    canvas._geom = { x0: marginL + 1, y0: marginT + 1, cell: cell, S: S };
+    return canvas._geom;
+  }
+  function cellAt(canvas, evt) {
+    var g = canvas._geom; if (!g) return null;
+    var r = canvas.getBoundingClientRect();
+    var x = (evt.clientX - r.left) * (parseFloat(canvas.style.width) / r.width) - g.x0;
+    var y = (evt.clientY - r.top) * (parseFloat(canvas.style.height) / r.height) - g.y0;
+    var col = Math.floor(x / g.cell), row = Math.floor(y / g.cell);
+    if (col < 0 || row < 0 || col >= g.S || row >= g.S) return null;
+    return [row, col];
+  }
+  function topKeys(mat, row, k) {
+    var S = mat.S, idx = [];
+    for (var j = 0; j < S; j++) idx.push(j);
+    idx.sort(function (a, b) { return mat.data[row * S + b] - mat.data[row * S + a]; });
+    return idx.slice(0, k);
+  }
+
+  // ---- Colour legend ----------------------------------------------------------------------------
+  function legend(container, scale, vmax) {
+    container.textContent = '';
+    var bar = el('span', { class: 'legend-bar', 'aria-hidden': 'true' });
+    var stops = [];
+    for (var i = 0; i <= 8; i++) stops.push(colorOf(scale, i / 8));
+    bar.style.background = 'linear-gradient(90deg,' + stops.join(',') + ')';
+    container.appendChild(el('span', { class: 'legend-lo' }, '0'));
+    container.appendChild(bar);
+    container.appendChild(el('span', { class: 'legend-hi' }, vmax));
+  }
+
+  // ---- Token chips --------------------------------------------------------------------------------
+  function chips(container, tokens, max) {
+    container.textContent = '';
+    var n = Math.min(tokens.length, max || 80);
+    for (var i = 0; i < n; i++) {
+      var c = el('span', { class: 'chip', title: 'token ' + i }, tokens[i]);
+      c.appendChild(el('sub', null, i));
+      container.appendChild(c);
+    }
+    if (tokens.length > n) container.appendChild(el('span', { class: 'chip more' }, '+' + (tokens.length - n) + ' more'));
+  }
+
+  // ---- Shape trace table + pipeline ----------------------------------------------------------------
+  var STAGES = ['Mix', 'Split', 'Attend', 'Concat', 'Mix'];
+  var STAGE_HELP = ['W_q, W_k, W_v: each output dim mixes all D inputs', 'view + transpose into [B, H, S, d_k]',
+    'softmax(QKᵀ/√d_k)·V per head, in parallel', 'transpose back + contiguous().view to [B, S, D]',
+    'W_o blends the heads'];
+  function stageOf(t, i) {
+    var e = String((t.expr || '') + ' ' + (t.op || '') + ' ' + (t.step || '')).toLowerCase();
+    if (/w_o/.test(e)) return 4;
+    if (/w_q|w_k|w_v|linear|input/.test(e) && i <= 1) return 0;
+    if (/attention|softmax|attend/.test(e)) return 2;
+    if (/contiguous|concat|merge/.test(e)) return 3;
+    if (/view|transpose|split/.test(e)) return i < 4 ? 1 : 3;
+    return Math.min(4, Math.floor(i / 2));
+  }
+  function traceTable(tbody, trace, onFocus) {
+    tbody.textContent = '';
+    trace.forEach(function (t, i) {
+      var tr = el('tr', { 'data-step': String(i), tabindex: '0', 'data-stage': String(stageOf(t, i)) });
+      tr.appendChild(el('td', { class: 'num' }, i));
+      tr.appendChild(el('td', null, t.step || t.op || ''));
+      var code = el('td'); code.appendChild(el('code', null, t.expr || '')); tr.appendChild(code);
+      tr.appendChild(el('td', { class: 'mono' }, '[' + (t.shape || []).join(', ') + ']'));
+      tr.appendChild(el('td', { class: 'mono' }, t.strides ? '(' + t.strides.join(', ') + ')' : ''));
+      var ok = t.contiguous;
+      tr.appendChild(el('td', { class: ok ? 'yes' : 'no' }, ok ? 'yes' : 'no'));
+      tr.addEventListener('mouseenter', function () { onFocus(i); });
+      tr.addEventListener('focus', function () { onFocus(i); });
+      tr.addEventListener('keydown', function (e) {
+        if (e.key === 'ArrowDown' && tr.nextSibling) { e.preventDefault(); tr.nextSibling.focus(); }
+        if (e.key === 'ArrowUp' && tr.previousSibling) { e.preventDefault(); tr.previousSibling.focus(); }
+      });
+      tbody.appendChild(tr);
+    });
+  }
+  function pipeline(container) {
+    container.textContent = '';
+    STAGES.forEach(function (s, i) {
+      if (i) container.appendChild(el('span', { class: 'arrow', 'aria-hidden': 'true' }, '→'));
+      var b = el('div', { class: 'stage', 'data-stage': String(i), title: STAGE_HELP[i] });
+      b.appendChild(el('strong', null, s));
+      b.appendChild(el('small', null, STAGE_HELP[i]));
+      container.appendChild(b);
+    });
+  }
+
+  // ---- Line view (BertViz head view) ----------------------------------------------------------------
+  var SVGNS = 'http://www.w3.org/2000/svg';
+  function svgEl(tag, attrs, text) {
+    var e = document.createElementNS(SVGNS, tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text !== undefined) e.textContent = String(text);
+    return e;
+  }
+  function lineView(svg, mat, labels, opts) {
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    var S = mat.S, rowH = S <= 24 ? 22 : S <= 64 ? 14 : 6, width = opts.width || 360;
+    var H = S * rowH + 30, colL = 110, colR = width - 110;
+    svg.setAttribute('viewBox', '0 0 ' + width + ' ' + H);
+    svg.setAttribute('width', width); svg.setAttribute('height', H);
+    var focus = opts.focus;
+    var topK = S > 64 ? 3 : S;
+    var accent = cssVar('--line');
+    svg.appendChild(svgEl('text', { x: colL - 8, y: 14, 'text-anchor': 'end', class: 'lv-head' }, 'query'));
+    svg.appendChild(svgEl('text', { x: colR + 8, y: 14, class: 'lv-head' }, 'key'));
+    var g = svgEl('g', {});
+    for (var i = 0; i < S; i++) {
+      if (focus != null && focus !== i) continue;
+      var keys = topK < S ? topKeys(mat, i, topK) : null;
+      for (var jj = 0; jj < (keys ? keys.length : S); jj++) {
+        var j = keys ? keys[jj] : jj, w = mat.data[i * S + j];
+        if (w < 0.01) continue;
+        g.appendChild(svgEl('line', { x1: colL, y1: 26 + (i + 0.5) * rowH, x2: colR, y2: 26 + (j + 0.5) * rowH,
+          stroke: accent, 'stroke-width': Math.max(0.5, Math.min(4, w * 5)), 'stroke-opacity': Math.min(1, w * 1.2) }));
+      }
+    }
+    svg.appendChild(g);
+    if (rowH >= 12) {
+      for (var r = 0; r < S; r++) {
+        var tl = svgEl('text', { x: colL - 8, y: 26 + (r + 0.5) * rowH + 4, 'text-anchor': 'end',
+          class: 'lv-tok' + (focus === r ? ' on' : ''), 'data-q': r, tabindex: '-1' }, shortLabel(labels[r], 14));
+        svg.appendChild(tl);
+        svg.appendChild(svgEl('text', { x: colR + 8, y: 26 + (r + 0.5) * rowH + 4, class: 'lv-tok' }, shortLabel(labels[r], 14)));
+      }
+    }
+  }
+
+  // ---- Table alternative ------------------------------------------------------------------------
+  function matrixTable(mat, labels, caption) {
+    var S = mat.S, t = el('table', { class: 'matrix' });
+    t.appendChild(el('caption', null, caption));
+    var head = el('tr'); head.appendChild(el('th', { scope: 'col' }, 'query \\ key'));
+    for (var j = 0; j < S; j++) head.appendChild(el('th', { scope: 'col' }, labels[j]));
+    var thead = el('thead'); thead.appendChild(head); t.appendChild(thead);
+    var tb = el('tbody');
+    for (var i = 0; i < S; i++) {
+      var tr = el('tr'); tr.appendChild(el('th', { scope: 'row' }, labels[i]));
+      for (j = 0; j < S; j++) tr.appendChild(el('td', null, mat.data[i * S + j].toFixed(4)));
+      tb.appendChild(tr);
+    }
+    t.appendChild(tb);
+    return t;
+  }
+
+  // ---- Export --------------------------------------------------------------------------------------
+  function exportSVG(mats, labels, names, scale, norm) {
+    var S = mats[0].S, cell = S <= 32 ? 16 : S <= 128 ? 4 : 1, plot = S * cell, lab = S <= 32 ? 70 : 0;
+    var cols = Math.min(4, mats.length), rows = Math.ceil(mats.length / cols);
+    var pw = lab + plot + 20, ph = lab + plot + 40;
+    var out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + cols * pw + '" height="' + rows * ph +
+      '" font-family="sans-serif" font-size="10"><rect width="100%" height="100%" fill="#fff"/>'];
+    var esc = function (s) { return String(s).replace(/[&<>"']/g, function (c) { return '&#' + c.charCodeAt(0) + ';'; }); };
+    mats.forEach(function (m, h) {
+      var ox = (h % cols) * pw + lab, oy = Math.floor(h / cols) * ph + lab + 20, vmax = rangeOf(m.data, norm);
+      out.push('<text x="' + ox + '" y="' + (oy - lab - 6 + (lab ? 0 : 0) + 2) + '" font-size="13" font-weight="bold">' + esc(names[h]) + '</text>');
+      for (var i = 0; i < S; i++) for (var j = 0; j < S; j++) {
+        out.push('<rect x="' + (ox + j * cell) + '" y="' + (oy + i * cell) + '" width="' + cell + '" height="' + cell +
+          '" fill="' + colorOf(scale, m.data[i * S + j] / vmax) + '"><title>' + esc(labels[i]) + ' → ' + esc(labels[j]) + ': ' +
+          m.data[i * S + j].toFixed(4) + '</title></rect>');
+      }
+      if (lab) for (i = 0; i < S; i++) {
+        out.push('<text x="' + (ox - 4) + '" y="' + (oy + (i + 0.7) * cell) + '" text-anchor="end">' + esc(shortLabel(labels[i], 10)) + '</text>');
+        out.push('<text transform="translate(' + (ox + (i + 0.6) * cell) + ',' + (oy - 4) + ') rotate(-45)">' + esc(shortLabel(labels[i], 10)) + '</text>');
+      }
+    });
+    out.push('</svg>');
+    return out.join('');
+  }
+  function exportPNG(canvases, names) {
+    var pad = 12, title = 20, cols = Math.min(4, canvases.length), cw = 0, ch = 0;
+    canvases.forEach(function (c) { cw = Math.max(cw, c.width); ch = Math.max(ch, c.height); });
+    var rows = Math.ceil(canvases.length / cols);
+    var out = document.createElement('canvas');
+    out.width = cols * (cw + pad) + pad; out.height = rows * (ch + title + pad) + pad;
+    var ctx = out.getContext('2d');
+    ctx.fillStyle = cssVar('--bg-card'); ctx.fillRect(0, 0, out.width, out.height);
+    ctx.fillStyle = cssVar('--fg'); ctx.font = 'bold 14px system-ui, sans-serif';
+    canvases.forEach(function (c, i) {
+      var x = pad + (i % cols) * (cw + pad), y = pad + Math.floor(i / cols) * (ch + title + pad);
+      ctx.fillText(names[i], x, y + 14);
+      ctx.drawImage(c, x, y + title);
+    });
+    return out;
+  }
+  function download(name, blob) {
+    var a = document.createElement('a');
+    a.href = URL.createObjectURL(blob); a.download = name;
+    document.body.appendChild(a); a.click();
+    setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  }
+
+  MHA.widgets = {
+    el: el, lut: lut, colorOf: colorOf, rangeOf: rangeOf, drawHeatmap: drawHeatmap, cellAt: cellAt, topKeys: topKeys,
+    legend: legend, chips: chips, traceTable: traceTable, pipeline: pipeline, lineView: lineView,
+    matrixTable: matrixTable, exportSVG: exportSVG, exportPNG: exportPNG, download: download, shortLabel: shortLabel,
+    STAGES: STAGES
+  };
+})(typeof self !== 'undefined' ? self : this);
