@@ -85,13 +85,18 @@ async function measure(fn, big, policy = POLICY) {
   const maxRuns = big ? Math.max(policy.bigMinRuns, 20) : policy.maxRuns;
   const target = big ? policy.bigTargetMs : policy.targetMs;
   let total = 0;
+  const cpu0 = process.cpuUsage(), wall0 = performance.now();
   while (samples.length < minRuns || (samples.length < maxRuns && total < target)) {
     const t0 = performance.now();
     await fn();
     const dt = performance.now() - t0;
     samples.push(dt); total += dt;
   }
-  return { median: median(samples), min: Math.min(...samples), runs: samples.length, samples };
+  const cpu = process.cpuUsage(cpu0), wall = performance.now() - wall0;
+  // Share of one core this process got while timing: well below 1 means another process competed
+  // for the CPU and the times are inflated.
+  const cpuShare = (cpu.user + cpu.system) / 1000 / wall;
+  return { median: median(samples), min: Math.min(...samples), runs: samples.length, samples, cpuShare };
 }
 
 // ---- our modules --------------------------------------------------------------------------------
@@ -123,6 +128,7 @@ function sameParams(a, b) {
 // ---- main ---------------------------------------------------------------------------------------
 async function main() {
   const started = Date.now();
+  const loadavgStart = os.loadavg();
   const problems = [];     // broken things: make the exit status non-zero
   const notes = [];
   const simd = await loadOurs('mha.js');
@@ -163,8 +169,8 @@ async function main() {
       return d;
     };
     const record = (name, m, extra = {}) => {
-      row.impl[name] = { ms: m.median, minMs: m.min, runs: m.runs, gflops: row.flop / m.median / 1e6, ...extra };
-      log(`  ${name.padEnd(14)} ${m.median.toFixed(3).padStart(10)} ms  (${m.runs} runs)${extra.maxAbsDiff !== undefined ? `  max|diff| ${extra.maxAbsDiff.toExponential(1)}` : ''}${extra.variant ? `  [${extra.variant}]` : ''}`);
+      row.impl[name] = { ms: m.median, minMs: m.min, runs: m.runs, gflops: row.flop / m.median / 1e6, cpuShare: m.cpuShare, ...extra };
+      log(`  ${name.padEnd(14)} ${m.median.toFixed(3).padStart(10)} ms  (${m.runs} runs, cpu ${m.cpuShare !== undefined ? m.cpuShare.toFixed(2) : '?'})${extra.maxAbsDiff !== undefined ? `  max|diff| ${extra.maxAbsDiff.toExponential(1)}` : ''}${extra.variant ? `  [${extra.variant}]` : ''}`);
     };
     const guard = async (name, f) => {
       try { await f(); } catch (e) { problems.push(`${name} ${label}: ${e && e.stack || e}`); row.impl[name] = { error: String(e && e.message || e) }; }
@@ -253,7 +259,7 @@ async function main() {
     date: new Date().toISOString(), quick: opts.quick, seed: opts.seed,
     cpu: (os.cpus()[0] || {}).model, cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}`,
     tfjs: opts.peers ? tfPeer.info() : null, ort: opts.peers ? ortPeer.info() : null,
-    policy: POLICY, seconds: (Date.now() - started) / 1000,
+    policy: POLICY, seconds: (Date.now() - started) / 1000, loadavgStart, loadavgEnd: os.loadavg(),
   };
   const result = { env, flopConvention: 'projections 4·2·B·S·D² + QKᵀ 2·B·S²·D + weights·V 2·B·S²·D (softmax, bias and scaling not counted)', rows, peak, page, notes, problems };
   const md = table(result);
@@ -297,6 +303,11 @@ function table({ rows, peak, page, notes, env }) {
   }
   const out = [lines.join('\n'), ''];
   out.push(`Median wall-clock ms per forward (Float32Array in → Float32Array out, including copies into/out of each runtime), ${env.quick ? 'QUICK run (tiny shapes, few runs: a smoke test, not a measurement)' : 'after warm-up'}; runs = timed runs for ours SIMD/ours scalar/TF.js/ORT/plain JS. ×ours = peer time ÷ ours SIMD time (>1: ours is faster). Ours with needWeights=false (peers do not return weights); "+weights" = needWeights=true. FLOP = ${'4·2·B·S·D² + 2·B·S²·D + 2·B·S²·D'} (softmax ignored). One thread everywhere. ${env.cpu}, ${env.cores} cores, Node ${env.node}.`);
+  const shares = rows.flatMap((r) => Object.values(r.impl).map((i) => i.cpuShare).filter((v) => v !== undefined));
+  if (shares.length) {
+    const lo = Math.min(...shares);
+    out.push(`CPU share while timing: min ${lo.toFixed(2)} of one core (load average ${env.loadavgStart.map((v) => v.toFixed(1)).join('/')} at start)${lo < 0.85 ? ' — WARNING: other processes competed for the CPU; times are inflated and ratios unreliable. Re-run on an idle machine.' : '.'}`);
+  }
   if (peak.available) {
     out.push('');
     out.push(`SIMD128 peak (${peak.source}): ${f(peak.gflops, 1)} GFLOP/s${peak.detail ? ` — ${peak.detail}` : ''}.`);

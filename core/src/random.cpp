@@ -232,16 +232,16 @@ void uniform_fill(float* data, std::size_t n, double from, double to, Generator&
 // templates::cpu::normal_kernel for a contiguous float tensor: >= 16 elements take
 // normal_fill_AVX2 (REGISTER_NO_AVX512_DISPATCH keeps AVX512 machines on it too), fewer take the
 // cached double Box–Muller per element.
-void normal_fill(float* data, std::size_t n, double mean, double std, Generator& gen) {
-  if (!(std >= 0.0)) {
-    throw std::invalid_argument("normal_fill: expects std >= 0, got " + std::to_string(std));
+void normal_fill(float* data, std::size_t n, double mean, double stdv, Generator& gen) {
+  if (!(stdv >= 0.0)) {
+    throw std::invalid_argument("normal_fill: expects std >= 0, got " + std::to_string(stdv));
   }
   if (n < 16) {
-    for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<float>(normal_double(mean, std, gen));
+    for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<float>(normal_double(mean, stdv, gen));
     return;
   }
   const float mean_f = static_cast<float>(mean);
-  const float std_f = static_cast<float>(std);
+  const float std_f = static_cast<float>(stdv);
   fill_unit_uniforms(data, n, gen);
   for (std::size_t i = 0; i + 16 <= n; i += 16) normal_fill_16_avx2(data + i, mean_f, std_f);
   if (n % 16 != 0) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "mha/kernels.hpp"
@@ -70,93 +71,107 @@ inline void store_tail(float* c, std::size_t nc, v128_t v0, v128_t v1) {
   if (nc & 1) wasm_v128_store32_lane(c, v0, 0);
 }
 
-// The 4x8 microkernel, C[mr, nc] (mr <= 4, nc <= 8):
+// Where the microkernel's A[i, k] lives:
+//   kRowMajorA: a[i*a_rs + k]      (GEMM rows, K rows in QKᵀ): MR row pointers, unit k step
+//   kColMajorA: a[i + k*a_ks]      (Vᵀ in P·V): one pointer, rows at constant offsets
+enum class ALayout { kRowMajor, kColMajor };
+
+// The MRx8 microkernel, C[mr, nc] (mr <= MR, nc <= 8):
 //   kUpdate = false: C = alpha · A·W + bias8       (bias8: 8 floats or nullptr)
 //   kUpdate = true : C = C ⊙ colscale + A·W          (colscale: per-column, two v128; nc must be 8)
-// A[i, k] = a[i*a_rs + k*a_ks] is read with scalar broadcasts, W is a packed panel [kc][8].
+// A is read with scalar broadcasts (v128.load32_splat), W is a packed panel [kc][8].
 // Rows past mr alias the last valid row (reads stay in bounds, the duplicate stores are identical).
-template <bool kUpdate>
-inline void f32_gemm__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::size_t kc,
-                                   const float* a, std::size_t a_rs, std::size_t a_ks,
-                                   const float* w, float* c, std::size_t ldc,
-                                   float alpha, const float* bias8, const v128_t* colscale) {
-  const float* a0 = a;
-  float* c0 = c;
-  const float* a1 = mr > 1 ? a0 + a_rs : a0;
-  float* c1 = mr > 1 ? c0 + ldc : c0;
-  const float* a2 = mr > 2 ? a1 + a_rs : a1;
-  float* c2 = mr > 2 ? c1 + ldc : c1;
-  const float* a3 = mr > 3 ? a2 + a_rs : a2;
-  float* c3 = mr > 3 ? c2 + ldc : c2;
+// Registers: 2·MR accumulators + 2 W + 1 broadcast + 1 product; MR = 4 → 12 live v128.
+template <std::size_t MR, ALayout kA, bool kUpdate>
+inline void f32_gemm_ukernel__wasmsimd(std::size_t mr, std::size_t nc, std::size_t kc,
+                                       const float* a, std::size_t a_stride, const float* w,
+                                       float* c, std::size_t ldc, float alpha,
+                                       const float* bias8, const v128_t* colscale) {
+  const float* ap[MR];
+  float* cp[MR];
+  std::size_t aoff[MR];  // kColMajor: offset of row i from a
+  ap[0] = a;
+  cp[0] = c;
+  aoff[0] = 0;
+  for (std::size_t i = 1; i < MR; ++i) {
+    const bool in = i < mr;
+    ap[i] = in ? ap[i - 1] + a_stride : ap[i - 1];
+    cp[i] = in ? cp[i - 1] + ldc : cp[i - 1];
+    aoff[i] = in ? i : aoff[i - 1];
+  }
 
-  v128_t v00, v01, v10, v11, v20, v21, v30, v31;
-  if constexpr (kUpdate) {
-    v00 = wasm_f32x4_mul(wasm_v128_load(c0), colscale[0]);
-    v01 = wasm_f32x4_mul(wasm_v128_load(c0 + 4), colscale[1]);
-    v10 = wasm_f32x4_mul(wasm_v128_load(c1), colscale[0]);
-    v11 = wasm_f32x4_mul(wasm_v128_load(c1 + 4), colscale[1]);
-    v20 = wasm_f32x4_mul(wasm_v128_load(c2), colscale[0]);
-    v21 = wasm_f32x4_mul(wasm_v128_load(c2 + 4), colscale[1]);
-    v30 = wasm_f32x4_mul(wasm_v128_load(c3), colscale[0]);
-    v31 = wasm_f32x4_mul(wasm_v128_load(c3 + 4), colscale[1]);
+  v128_t acc[MR][2];
+  for (std::size_t i = 0; i < MR; ++i) {
+    if constexpr (kUpdate) {
+      acc[i][0] = wasm_f32x4_mul(wasm_v128_load(cp[i]), colscale[0]);
+      acc[i][1] = wasm_f32x4_mul(wasm_v128_load(cp[i] + 4), colscale[1]);
+    } else {
+      acc[i][0] = acc[i][1] = wasm_f32x4_const_splat(0.0f);
+    }
+  }
+
+  if constexpr (kA == ALayout::kRowMajor) {
+    std::size_t k = kc;
+    for (; k >= 2; k -= 2) {
+      for (std::size_t u = 0; u < 2; ++u) {
+        const v128_t w0 = wasm_v128_load(w + u * 8);
+        const v128_t w1 = wasm_v128_load(w + u * 8 + 4);
+        for (std::size_t i = 0; i < MR; ++i) {
+          const v128_t va = wasm_v128_load32_splat(ap[i] + u);
+          acc[i][0] = wasm_f32x4_add(acc[i][0], wasm_f32x4_mul(va, w0));
+          acc[i][1] = wasm_f32x4_add(acc[i][1], wasm_f32x4_mul(va, w1));
+        }
+      }
+      for (std::size_t i = 0; i < MR; ++i) ap[i] += 2;
+      w += 16;
+    }
+    if (k) {
+      const v128_t w0 = wasm_v128_load(w);
+      const v128_t w1 = wasm_v128_load(w + 4);
+      for (std::size_t i = 0; i < MR; ++i) {
+        const v128_t va = wasm_v128_load32_splat(ap[i]);
+        acc[i][0] = wasm_f32x4_add(acc[i][0], wasm_f32x4_mul(va, w0));
+        acc[i][1] = wasm_f32x4_add(acc[i][1], wasm_f32x4_mul(va, w1));
+      }
+    }
   } else {
-    v00 = v01 = v10 = v11 = v20 = v21 = v30 = v31 = wasm_f32x4_const_splat(0.0f);
+    // Full tiles use constant row offsets (folded into the load immediates); tails use aoff.
+    auto kloop = [&](auto full) {
+      const float* ak = a;
+      for (std::size_t k = 0; k < kc; ++k) {
+        const v128_t w0 = wasm_v128_load(w);
+        const v128_t w1 = wasm_v128_load(w + 4);
+        for (std::size_t i = 0; i < MR; ++i) {
+          const v128_t va = wasm_v128_load32_splat(ak + (decltype(full)::value ? i : aoff[i]));
+          acc[i][0] = wasm_f32x4_add(acc[i][0], wasm_f32x4_mul(va, w0));
+          acc[i][1] = wasm_f32x4_add(acc[i][1], wasm_f32x4_mul(va, w1));
+        }
+        ak += a_stride;
+        w += 8;
+      }
+    };
+    if (mr == MR)
+      kloop(std::true_type{});
+    else
+      kloop(std::false_type{});
   }
-
-#define MHA_STEP(koff)                                                   \
-  {                                                                      \
-    const v128_t w0 = wasm_v128_load(w + (koff) * 8);                    \
-    const v128_t w1 = wasm_v128_load(w + (koff) * 8 + 4);                \
-    const v128_t va0 = wasm_v128_load32_splat(a0 + (koff) * a_ks);       \
-    v00 = wasm_f32x4_add(v00, wasm_f32x4_mul(va0, w0));                  \
-    v01 = wasm_f32x4_add(v01, wasm_f32x4_mul(va0, w1));                  \
-    const v128_t va1 = wasm_v128_load32_splat(a1 + (koff) * a_ks);       \
-    v10 = wasm_f32x4_add(v10, wasm_f32x4_mul(va1, w0));                  \
-    v11 = wasm_f32x4_add(v11, wasm_f32x4_mul(va1, w1));                  \
-    const v128_t va2 = wasm_v128_load32_splat(a2 + (koff) * a_ks);       \
-    v20 = wasm_f32x4_add(v20, wasm_f32x4_mul(va2, w0));                  \
-    v21 = wasm_f32x4_add(v21, wasm_f32x4_mul(va2, w1));                  \
-    const v128_t va3 = wasm_v128_load32_splat(a3 + (koff) * a_ks);       \
-    v30 = wasm_f32x4_add(v30, wasm_f32x4_mul(va3, w0));                  \
-    v31 = wasm_f32x4_add(v31, wasm_f32x4_mul(va3, w1));                  \
-  }
-  std::size_t k = kc;
-  for (; k >= 4; k -= 4) {
-    MHA_STEP(0) MHA_STEP(1) MHA_STEP(2) MHA_STEP(3)
-    a0 += 4 * a_ks; a1 += 4 * a_ks; a2 += 4 * a_ks; a3 += 4 * a_ks;
-    w += 32;
-  }
-  for (; k != 0; --k) {
-    MHA_STEP(0)
-    a0 += a_ks; a1 += a_ks; a2 += a_ks; a3 += a_ks;
-    w += 8;
-  }
-#undef MHA_STEP
 
   if constexpr (!kUpdate) {
     const v128_t valpha = wasm_f32x4_splat(alpha);
     const v128_t vb0 = bias8 ? wasm_v128_load(bias8) : wasm_f32x4_const_splat(0.0f);
     const v128_t vb1 = bias8 ? wasm_v128_load(bias8 + 4) : wasm_f32x4_const_splat(0.0f);
-    v00 = wasm_f32x4_add(wasm_f32x4_mul(v00, valpha), vb0);
-    v01 = wasm_f32x4_add(wasm_f32x4_mul(v01, valpha), vb1);
-    v10 = wasm_f32x4_add(wasm_f32x4_mul(v10, valpha), vb0);
-    v11 = wasm_f32x4_add(wasm_f32x4_mul(v11, valpha), vb1);
-    v20 = wasm_f32x4_add(wasm_f32x4_mul(v20, valpha), vb0);
-    v21 = wasm_f32x4_add(wasm_f32x4_mul(v21, valpha), vb1);
-    v30 = wasm_f32x4_add(wasm_f32x4_mul(v30, valpha), vb0);
-    v31 = wasm_f32x4_add(wasm_f32x4_mul(v31, valpha), vb1);
+    for (std::size_t i = 0; i < MR; ++i) {
+      acc[i][0] = wasm_f32x4_add(wasm_f32x4_mul(acc[i][0], valpha), vb0);
+      acc[i][1] = wasm_f32x4_add(wasm_f32x4_mul(acc[i][1], valpha), vb1);
+    }
   }
   if (nc == 8) {
-    // Highest row first: aliased rows hold identical values, so order only matters for clarity.
-    wasm_v128_store(c3, v30); wasm_v128_store(c3 + 4, v31);
-    wasm_v128_store(c2, v20); wasm_v128_store(c2 + 4, v21);
-    wasm_v128_store(c1, v10); wasm_v128_store(c1 + 4, v11);
-    wasm_v128_store(c0, v00); wasm_v128_store(c0 + 4, v01);
+    for (std::size_t i = MR; i-- > 0;) {
+      wasm_v128_store(cp[i], acc[i][0]);
+      wasm_v128_store(cp[i] + 4, acc[i][1]);
+    }
   } else {
-    store_tail(c3, nc, v30, v31);
-    store_tail(c2, nc, v20, v21);
-    store_tail(c1, nc, v10, v11);
-    store_tail(c0, nc, v00, v01);
+    for (std::size_t i = MR; i-- > 0;) store_tail(cp[i], nc, acc[i][0], acc[i][1]);
   }
 }
 
@@ -238,9 +253,9 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float*
       const std::size_t nc = std::min(kNR, N - p * kNR);
       const float* wp = w + p * K * kNR;
       for (std::size_t i = i0; i < i1; i += kMR)
-        f32_gemm__wasmsimd_4x8<false>(std::min(kMR, i1 - i), nc, K, A + i * lda, lda, 1, wp,
-                                      C + i * ldc + p * kNR, ldc, alpha,
-                                      b8 ? b8 + p * kNR : nullptr, nullptr);
+        f32_gemm_ukernel__wasmsimd<kMR, ALayout::kRowMajor, false>(
+            std::min(kMR, i1 - i), nc, K, A + i * lda, lda, wp, C + i * ldc + p * kNR, ldc,
+            alpha, b8 ? b8 + p * kNR : nullptr, nullptr);
     }
   }
 }
@@ -391,8 +406,9 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
       }
 
       for (std::size_t jj = 0; jj < nb; jj += kMR)
-        f32_gemm__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, dk, k + (j0 + jj) * ldk, ldk, 1,
-                                      qp, st + jj * 8, 8, scale, nullptr, nullptr);
+        f32_gemm_ukernel__wasmsimd<kMR, ALayout::kRowMajor, false>(
+            std::min(kMR, nb - jj), 8, dk, k + (j0 + jj) * ldk, ldk, qp, st + jj * 8, 8, scale,
+            nullptr, nullptr);
 
       if (has_mask) {
         for (std::size_t jj = 0; jj < nb; ++jj) {
@@ -438,8 +454,9 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
       vl[1] = wasm_f32x4_add(wasm_f32x4_mul(vl[1], corr[1]), sum1);
 
       for (std::size_t c = 0; c < dv; c += kMR)
-        f32_gemm__wasmsimd_4x8<true>(std::min(kMR, dv - c), 8, nb, v + j0 * ldv + c, 1, ldv, st,
-                                     ot + c * 8, 8, 1.0f, nullptr, corr);
+        f32_gemm_ukernel__wasmsimd<kMR, ALayout::kColMajor, true>(
+            std::min(kMR, dv - c), 8, nb, v + j0 * ldv + c, ldv, st, ot + c * 8, 8, 1.0f,
+            nullptr, corr);
     }
 
     // out[q0 + l, c] = Oᵀ[c, l] / l_l  (l = 0 for an all -inf row gives 0/0 = NaN).

@@ -1,0 +1,30 @@
+// The README's JS example must run as written and print the lessons' numbers.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+test('README example prints lesson 002 numbers', () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = readme.match(/```js\n([\s\S]*?)```/);
+  assert.ok(block, 'README has a ```js example');
+  const dir = mkdtempSync(join(tmpdir(), 'mha-readme-'));
+  symlinkSync(join(root, 'dist'), join(dir, 'dist'));
+  writeFileSync(join(dir, 'example.js'), block[1]);
+  const out = execFileSync(process.execPath, ['example.js'], { cwd: dir, encoding: 'utf8' });
+  assert.match(out, /Output shape: \[ 2, 5, 32 \] weights: \[ 2, 4, 5, 5 \]/);
+  assert.match(out, /Total parameters: 4,224/);
+  assert.match(out, /q0 = x0 @ W: 0\.0465 0\.4481 0\.3035 1\.1985 1\.6100 -0\.9023 -2\.0339 -1\.0991/);
+  assert.match(out, /After \.transpose\(1, 2\)\s+\[2,4,5,8\] \(not contiguous\)/);
+  assert.match(out, /mean abs diff: \d\.\d{4}/);
+  assert.match(out, /Final output: \[ 2, 4, 8 \]/);
+  // Each printed row of weights sums to 1.
+  const rows = out.split('\n').filter((l) => /^  -?\d\.\d{4}( -?\d\.\d{4}){3}$/.test(l));
+  assert.equal(rows.length, 4);
+  for (const r of rows) assert.ok(Math.abs(r.trim().split(' ').map(Number).reduce((a, b) => a + b) - 1) < 2e-4);
+});
