@@ -149,7 +149,7 @@
     'softmax(QKᵀ/√d_k)·V per head, in parallel', 'transpose back + contiguous().view to [B, S, D]',
     'W_o blends the heads'];
   function stageOf(t, i) {
-    var e = String((t.expr || '') + ' ' + (t.op || '') + ' ' + (t.step || '')).toLowerCase();
+    var e = String((t.expr || '') + ' ' + (t.op || '') + ' ' + (t.label || '')).toLowerCase();
     if (/w_o/.test(e)) return 4;
     if (/w_q|w_k|w_v|linear|input/.test(e) && i <= 1) return 0;
     if (/attention|softmax|attend/.test(e)) return 2;
@@ -162,7 +162,10 @@
     trace.forEach(function (t, i) {
       var tr = el('tr', { 'data-step': String(i), tabindex: '0', 'data-stage': String(stageOf(t, i)) });
       tr.appendChild(el('td', { class: 'num' }, i));
-      tr.appendChild(el('td', null, t.step || t.op || ''));
+      var stepCell = el('td');
+      stepCell.appendChild(el('div', null, t.label || (typeof t.step === 'string' ? t.step : t.op) || ''));
+      if (t.description) stepCell.appendChild(el('small', { class: 'desc' }, t.description));
+      tr.appendChild(stepCell);
       var code = el('td'); code.appendChild(el('code', null, t.expr || '')); tr.appendChild(code);
       tr.appendChild(el('td', { class: 'mono' }, '[' + (t.shape || []).join(', ') + ']'));
       tr.appendChild(el('td', { class: 'mono' }, t.strides ? '(' + t.strides.join(', ') + ')' : ''));

@@ -2,7 +2,7 @@
 //   (1) f32x4 mul+add peak: independent chains acc = acc·c + d (no FMA in base SIMD128)
 //   (2) each kernel at MHA-relevant sizes, and an MHA forward composed from the kernels
 // Build and run with bench/cpp/build.sh (native g++, em++ -msimd128, em++ without SIMD).
-// Optional argv[1]: minimum seconds per measurement (default 0.25).
+// Arguments: [min seconds per measurement, default 0.25] [cpu|wall timer, default cpu].
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -14,6 +14,11 @@
 
 #include "mha/kernels.hpp"
 
+#if defined(__EMSCRIPTEN__)
+#include <emscripten.h>
+#else
+#include <time.h>
+#endif
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 #endif
@@ -25,7 +30,22 @@ namespace {
 double g_min_seconds = 0.25;
 volatile float g_sink;
 
+// Seconds of CPU time of this process (node: process.cpuUsage), so that a shared, busy machine
+// (preemption) does not distort single-thread rates. argv[2] = "wall" switches to wall time.
+bool g_wall = false;
 double now() {
+  if (!g_wall) {
+#if defined(__EMSCRIPTEN__)
+    return EM_ASM_DOUBLE({
+      const u = process.cpuUsage();
+      return (u.user + u.system) * 1e-6;
+    });
+#else
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+#endif
+  }
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
@@ -76,20 +96,24 @@ inline float vlane0(vec4 a) { return a[0]; }
 constexpr int kLanes = 4;
 #endif
 
+// noinline: V8 has no on-stack replacement for wasm, so a hot loop inlined into main() would
+// stay in the baseline (Liftoff) tier; a function called repeatedly tiers up to TurboFan.
+template <int kChains>
+__attribute__((noinline)) void peak_loop(std::size_t iters, float c0, float d0) {
+  vec4 acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = vsplat(float(i) * 0.01f);
+  const vec4 c = vsplat(c0), d = vsplat(d0);
+  for (std::size_t it = 0; it < iters; ++it)
+    for (int i = 0; i < kChains; ++i) acc[i] = vmuladd(acc[i], c, d);
+  float s = 0.0f;
+  for (int i = 0; i < kChains; ++i) s += vlane0(acc[i]);
+  g_sink = s;
+}
+
 template <int kChains>
 double peak_gflops() {
   const std::size_t iters = 1 << 12;
-  auto run = [&] {
-    vec4 acc[kChains];
-    for (int i = 0; i < kChains; ++i) acc[i] = vsplat(float(i) * 0.01f);
-    const vec4 c = vsplat(0.999f), d = vsplat(0.001f);
-    for (std::size_t it = 0; it < iters; ++it)
-      for (int i = 0; i < kChains; ++i) acc[i] = vmuladd(acc[i], c, d);
-    float s = 0.0f;
-    for (int i = 0; i < kChains; ++i) s += vlane0(acc[i]);
-    g_sink = s;
-  };
-  const double t = time_call(run);
+  const double t = time_call([&] { peak_loop<kChains>(iters, 0.999f, 0.001f); });
   return 2.0 * kLanes * kChains * double(iters) / t * 1e-9;
 }
 
@@ -168,8 +192,10 @@ std::string build_name() {
 
 int main(int argc, char** argv) {
   if (argc > 1) g_min_seconds = std::atof(argv[1]);
+  g_wall = argc > 2 && std::string(argv[2]) == "wall";
   const std::string b = build_name();
-  std::printf("### %s (kernels: %s)\n\n", b.c_str(), k::implementation());
+  std::printf("### %s (kernels: %s, %s time)\n\n", b.c_str(), k::implementation(),
+              g_wall ? "wall" : "CPU");
 
   std::printf("| peak f32 mul+add, chains | 8 | 10 | 12 | 14 |\n|---|---|---|---|---|\n");
   std::printf("| GFLOP/s (%s) | %.1f | %.1f | %.1f | %.1f |\n\n", b.c_str(), peak_gflops<8>(),

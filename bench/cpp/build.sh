@@ -3,8 +3,9 @@
 #   native       g++ -O3 -march=native            (scalar kernels, Eigen GEMMs when found)
 #   wasm-simd    em++ -O3 -msimd128, run with node (the wasmsimd kernels)
 #   wasm-scalar  em++ -O3 without SIMD, run with node (the scalar twins; the 3x baseline)
-# Usage: bench/cpp/build.sh [OUT_DIR=/tmp/mha-bench] [FLAVOURS="native wasm-simd wasm-scalar"] [MIN_SECONDS=0.25]
-#   e.g. bench/cpp/build.sh /tmp/mha-bench "wasm-simd wasm-scalar" 0.5
+# Usage: bench/cpp/build.sh [OUT_DIR=/tmp/mha-bench] [FLAVOURS="native wasm-simd wasm-scalar"] [MIN_SECONDS=0.25] [TIMER=cpu|wall]
+#   e.g. bench/cpp/build.sh /tmp/mha-bench "wasm-simd wasm-scalar" 0.5 wall
+# TIMER=cpu (default) times with process CPU time, robust on a shared machine; wall = steady_clock.
 # Needs g++, em++ (Emscripten 3.1.x) and node; NODE_PATH defaults to /usr/share/nodejs.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -12,6 +13,7 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 OUT="${1:-/tmp/mha-bench}"
 FLAVOURS="${2:-native wasm-simd wasm-scalar}"
 MIN_SECONDS="${3:-0.25}"
+TIMER="${4:-cpu}"
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 mkdir -p "$OUT"
 SRCS=("$ROOT"/core/src/kernels/dispatch.cpp "$ROOT"/core/src/kernels/f32_scalar.cpp
@@ -24,13 +26,13 @@ for f in $FLAVOURS; do
       EIGEN=(); [ -d /usr/include/eigen3 ] && EIGEN=(-I/usr/include/eigen3)
       g++ -std=c++17 -O3 -march=native -DNDEBUG -I"$ROOT"/core/include "${EIGEN[@]}" "${SRCS[@]}" \
         -o "$OUT"/bench_native
-      "$OUT"/bench_native "$MIN_SECONDS" ;;
+      "$OUT"/bench_native "$MIN_SECONDS" "$TIMER" ;;
     wasm-simd)
       em++ "${EM_FLAGS[@]}" -msimd128 "${SRCS[@]}" -o "$OUT"/bench_simd.js
-      node "$OUT"/bench_simd.js "$MIN_SECONDS" ;;
+      node "$OUT"/bench_simd.js "$MIN_SECONDS" "$TIMER" ;;
     wasm-scalar)
       em++ "${EM_FLAGS[@]}" "${SRCS[@]}" -o "$OUT"/bench_scalar.js
-      node "$OUT"/bench_scalar.js "$MIN_SECONDS" ;;
+      node "$OUT"/bench_scalar.js "$MIN_SECONDS" "$TIMER" ;;
     *) echo "unknown flavour: $f" >&2; exit 2 ;;
   esac
 done

@@ -95,7 +95,8 @@ async function measure(fn, big, policy = POLICY) {
   const cpu = process.cpuUsage(cpu0), wall = performance.now() - wall0;
   // Share of one core this process got while timing: well below 1 means another process competed
   // for the CPU and the times are inflated.
-  const cpuShare = (cpu.user + cpu.system) / 1000 / wall;
+  // (process-wide, so V8's background threads can push it above 1; not reported for short windows)
+  const cpuShare = wall >= 100 ? (cpu.user + cpu.system) / 1000 / wall : undefined;
   return { median: median(samples), min: Math.min(...samples), runs: samples.length, samples, cpuShare };
 }
 
@@ -314,7 +315,9 @@ function table({ rows, peak, page, notes, env }) {
     const shares = rows.filter((r) => r.impl.ours_simd && r.impl.ours_simd.gflops)
       .map((r) => `${`(${r.shape.B},${r.shape.S},${r.shape.D},${r.shape.H})`} ${f(100 * r.impl.ours_simd.gflops / peak.gflops, 1)}%`);
     out.push(`Ours SIMD as % of peak: ${shares.join(', ')}.`);
-    if (peak.kernelGflops) out.push(`Kernel GFLOP/s (bench/cpp): ${peak.kernelGflops}.`);
+    if (peak.kernelTable && peak.kernelTable.length) {
+      out.push('', 'Kernels alone (bench/cpp, wasm simd128, Node):', '', '| kernel | shape | GFLOP/s |', '|---|---|---|', ...peak.kernelTable);
+    }
   }
   if (page.available) {
     out.push('');

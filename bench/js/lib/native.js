@@ -1,37 +1,22 @@
 'use strict';
-// Integration of the C++ microbenchmarks in bench/cpp (owned by the C++ side; read-only here).
-// Expected CLIs (JSON on stdout):
-//   forward: <bin> --shape B,S,D,H --runs N --seed N [--output FILE]  → {"median_ms", "min_ms", "runs"}
-//            (--output: raw little-endian float32 [B,S,D] output, compared with ours)
-//   peak:    <bin> [--quick]                                           → {"gflops", ...}
+// Native forward timing (bench/js/native/bench_forward, built by bench/js/native/build.sh) and the
+// SIMD128 peak microbenchmark of bench/cpp (owned by the C++ side; run, parsed, never edited).
 const fs = require('fs');
 const path = require('path');
 const os = require('os');
 const { execFileSync } = require('child_process');
 
-function firstExisting(root, rels) {
-  for (const r of rels) {
-    const p = path.join(root, r);
-    if (fs.existsSync(p)) return p;
-  }
-  return null;
-}
-
-function runJson(cmd, args, timeoutMs = 600000) {
+function runJson(cmd, args, timeoutMs = 900000) {
   const out = execFileSync(cmd, args, { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
   const start = out.indexOf('{');
   if (start < 0) throw new Error(`${path.basename(cmd)} printed no JSON: ${out.slice(0, 200)}`);
   return JSON.parse(out.slice(start));
 }
 
-const FORWARD_CANDIDATES = ['build/native/bench/cpp/bench_forward', 'build/bench/native/bench_forward', 'bench/cpp/build/bench_forward'];
-const PEAK_CANDIDATES = ['build/native/bench/cpp/bench_peak', 'build/bench/native/bench_peak', 'bench/cpp/build/bench_peak'];
-
+// bench_forward --shape B,S,D,H --runs N --seed N [--output FILE] → {"median_ms","min_ms","runs","kernels"}
 function probe(root) {
-  const bin = process.env.MHA_BENCH_FORWARD || firstExisting(root, FORWARD_CANDIDATES);
-  if (!bin) {
-    return { available: false, reason: `no native forward benchmark binary (looked for ${FORWARD_CANDIDATES.join(', ')})` };
-  }
+  const bin = process.env.MHA_BENCH_FORWARD || path.join(root, 'build', 'bench', 'bench_forward');
+  if (!fs.existsSync(bin)) return { available: false, reason: `${path.relative(root, bin)} not built (bench/js/native/build.sh; needs g++)` };
   return { available: true, bin };
 }
 
@@ -39,23 +24,37 @@ function run(nat, { B, S, D, H, seed, quick, big }) {
   const runs = quick ? 3 : big ? 10 : 20;
   const tmp = path.join(os.tmpdir(), `bench-native-${process.pid}.f32`);
   try {
-    const r = runJson(nat.bin, ['--shape', `${B},${S},${D},${H}`, '--runs', String(runs), '--seed', String(seed), '--output', tmp]);
-    let output = null;
-    if (fs.existsSync(tmp)) {
-      const buf = fs.readFileSync(tmp);
-      output = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4).slice();
-    }
-    return { median: r.median_ms, min: r.min_ms !== undefined ? r.min_ms : r.median_ms, runs: r.runs || runs, output };
+    const r = runJson(nat.bin, ['--shape', `${B},${S},${D},${H}`, '--runs', String(runs), '--warmup', quick ? '1' : '2',
+      '--seed', String(seed), '--output', tmp]);
+    const buf = fs.readFileSync(tmp);
+    const output = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+    return { median: r.median_ms, min: r.min_ms, runs: r.runs, output, kernels: r.kernels };
   } finally {
     fs.rmSync(tmp, { force: true });
   }
 }
 
+// bench/cpp/build.sh OUT FLAVOURS MIN_SECONDS prints markdown; the peak row is
+//   | GFLOP/s (wasm simd128) | a | b | c | d |   (one column per number of independent chains)
 function peak(root, quick) {
-  const bin = process.env.MHA_BENCH_PEAK || firstExisting(root, PEAK_CANDIDATES);
-  if (!bin) return { available: false, reason: `no SIMD128 peak benchmark (looked for ${PEAK_CANDIDATES.join(', ')})` };
-  const r = runJson(bin, quick ? ['--quick'] : []);
-  return { available: true, source: path.relative(root, bin), gflops: r.gflops, detail: r.detail, raw: r };
+  const script = path.join(root, 'bench', 'cpp', 'build.sh');
+  if (!fs.existsSync(script)) return { available: false, reason: 'bench/cpp/build.sh not present' };
+  const out = path.join(root, 'build', 'bench', 'cpp');
+  const env = { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' };
+  const text = execFileSync('bash', [script, out, 'wasm-simd', quick ? '0.02' : '0.25'],
+    { encoding: 'utf8', env, timeout: 900000, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
+  const m = text.match(/^\|\s*GFLOP\/s \(wasm simd128\)\s*\|(.*)\|\s*$/m);
+  if (!m) throw new Error('bench/cpp/build.sh output has no "| GFLOP/s (wasm simd128) |" peak row');
+  const values = m[1].split('|').map((v) => parseFloat(v)).filter((v) => isFinite(v));
+  if (!values.length) throw new Error('bench/cpp peak row has no numbers');
+  const chains = (text.match(/^\|\s*peak f32 mul\+add, chains\s*\|(.*)\|\s*$/m) || [, ''])[1].split('|').map((v) => v.trim());
+  const best = values.indexOf(Math.max(...values));
+  const kernels = text.split('\n').filter((l) => /^\|\s*(gemm|attention|MHA forward|softmax)/.test(l)).map((l) => l.trim());
+  return {
+    available: true, source: 'bench/cpp, wasm simd128 in Node, independent f32x4 mul+add chains',
+    gflops: values[best], detail: `best of ${values.length} chain counts (${chains[best] || '?'} chains)`,
+    byChains: Object.fromEntries(values.map((v, i) => [chains[i] || String(i), v])), kernelTable: kernels, raw: text,
+  };
 }
 
 module.exports = { probe, run, peak };

@@ -16,6 +16,7 @@ if [[ -x "$BIN" ]]; then
   [[ $stale == 0 ]] && exit 0
 fi
 mkdir -p "$OUT/obj"
+rm -f "$OUT"/obj/*.o "$BIN"
 FLAGS=(-std=c++17 -O3 -DNDEBUG -I"$ROOT/core/include")
 [[ -d /usr/include/eigen3 ]] && FLAGS+=(-isystem /usr/include/eigen3)
 echo "native: building $BIN" >&2

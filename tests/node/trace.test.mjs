@@ -1,0 +1,70 @@
+// Shape traces: M.shapeTrace (lesson 004's table) and the trace of a real forward.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BUILDS, buildName, load } from './fixtures/reference.mjs';
+
+const KEYS = ['step', 'label', 'op', 'expr', 'shape', 'strides', 'contiguous'];
+
+function checkSteps(trace) {
+  assert.ok(Array.isArray(trace));
+  trace.forEach((s, i) => {
+    for (const k of KEYS) assert.ok(k in s, `step ${i} has ${k}`);
+    assert.equal(s.step, i);
+    for (const k of ['label', 'op', 'expr']) assert.ok(typeof s[k] === 'string' && s[k].length > 0, `step ${i}.${k}`);
+    assert.ok(Array.isArray(s.shape) && Array.isArray(s.strides) && s.shape.length === s.strides.length);
+    assert.equal(typeof s.contiguous, 'boolean');
+    // contiguous exactly when the strides are the row-major ones
+    let expect = 1, contiguous = true;
+    for (let d = s.shape.length - 1; d >= 0; d--) {
+      if (s.shape[d] !== 1 && s.strides[d] !== expect) contiguous = false;
+      expect *= s.shape[d];
+    }
+    assert.equal(s.contiguous, contiguous, `step ${i} contiguity`);
+  });
+}
+
+for (const build of BUILDS) {
+  test(`shape traces — ${buildName(build)}`, async (t) => {
+    const M = await load(build);
+
+    await t.test('shapeTrace({batch: 2, seqLen: 10, dModel: 512, numHeads: 8})', () => {
+      const tr = M.shapeTrace({ batch: 2, seqLen: 10, dModel: 512, numHeads: 8 });
+      assert.equal(tr.length, 8);
+      checkSteps(tr);
+      assert.deepEqual(tr.map((s) => s.shape), [
+        [2, 10, 512], [2, 10, 512], [2, 10, 8, 64], [2, 8, 10, 64], [2, 8, 10, 64], [2, 10, 8, 64], [2, 10, 512], [2, 10, 512],
+      ]);
+      assert.deepEqual(tr[3].strides, [5120, 64, 512, 1]);
+      assert.equal(tr[3].contiguous, false);
+      assert.equal(tr[5].contiguous, false);
+      assert.deepEqual(tr.map((s) => s.contiguous), [true, true, true, false, true, false, true, true]);
+      assert.deepEqual(tr.map((s) => s.op), ['input', 'linear', 'view', 'transpose', 'attention', 'transpose', 'contiguous_view', 'linear']);
+      assert.equal(tr[2].label, 'After .view(2, 10, 8, 64)');
+      assert.equal(tr[3].label, 'After .transpose(1, 2)');
+    });
+
+    await t.test('kvLen shows in the attention step', () => {
+      const tr = M.shapeTrace({ batch: 1, seqLen: 3, kvLen: 7, dModel: 16, numHeads: 4 });
+      checkSteps(tr);
+      assert.match(tr[4].description, /\[1, 4, 3, 7\]/);
+    });
+
+    await t.test('the forward trace matches shapeTrace for the same configuration', () => {
+      const g = new M.Generator(0);
+      const mha = new M.MultiHeadAttention({ dModel: 32, numHeads: 4, generator: g });
+      const x = g.randn([2, 5, 32]);
+      const { trace } = mha.forward(x, x, x);
+      assert.equal(trace.length, 8);
+      checkSteps(trace);
+      assert.deepEqual(trace, M.shapeTrace({ batch: 2, seqLen: 5, dModel: 32, numHeads: 4 }));
+      assert.deepEqual(trace[3].shape, [2, 4, 5, 8]);
+      assert.deepEqual(trace[3].strides, [160, 8, 32, 1]);
+      mha.delete();
+      g.delete();
+    });
+
+    await t.test('shapeTrace rejects d_model not divisible by numHeads, naming the head counts that work', () => {
+      assert.throws(() => M.shapeTrace({ batch: 2, seqLen: 10, dModel: 512, numHeads: 7 }), /divisible/);
+    });
+  });
+}

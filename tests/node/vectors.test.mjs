@@ -1,0 +1,126 @@
+// Public PyTorch vectors (printed to 4 decimals) reproduced by the JS API, against both builds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const BUILDS = ['mha.js', 'mha-nosimd.js'].map((n) => fileURLToPath(new URL(`../../dist/${n}`, import.meta.url)));
+const TOL = 5e-5;
+
+function close(actual, expected, tol, what) {
+  const a = Array.from(actual);
+  assert.equal(a.length, expected.length, `${what}: length`);
+  a.forEach((v, i) => assert.ok(Math.abs(v - expected[i]) <= tol, `${what}[${i}] = ${v}, expected ${expected[i]} ± ${tol}`));
+}
+
+for (const build of BUILDS) {
+  const name = build.split('/').pop();
+  test(`public PyTorch vectors — ${name}`, async (t) => {
+    const M = await require(build)();
+    assert.equal(M.implementation, name === 'mha.js' ? 'wasmsimd' : 'scalar');
+
+    await t.test('manual_seed(1): randn(8), then randn(8, 8) from the same generator', () => {
+      const g = new M.Generator(1);
+      const a = g.randn([8]);
+      assert.deepEqual(a.shape, [8]);
+      assert.ok(a.data instanceof Float32Array);
+      close(a.data, [0.6614, 0.2669, 0.0617, 0.6213, -0.4519, -0.1661, -1.5228, 0.3817], TOL, 'randn(8)');
+      const b = g.randn([8, 8]);
+      assert.deepEqual(b.shape, [8, 8]);
+      close(b.data.subarray(0, 8), [-0.6970, -1.1608, 0.6995, 0.1991, 0.8657, 0.2444, -0.6629, 0.8073], TOL, 'randn(8,8)[0]');
+      assert.equal(g.initialSeed(), 1);
+      g.delete();
+    });
+
+    await t.test('manual_seed(0): rand(3) and randn(3); manualSeed resets the stream', () => {
+      const g = new M.Generator(0);
+      close(g.rand([3]).data, [0.4963, 0.7682, 0.0885], TOL, 'rand(3)');
+      assert.equal(g.manualSeed(0), g, 'manualSeed returns the generator');
+      close(g.randn([3]).data, [1.5410, -0.2934, -2.1788], TOL, 'randn(3)');
+      g.randn([5]); // leaves a cached normal behind: manual_seed must forget it
+      g.manualSeed(0);
+      close(g.randn([3]).data, [1.5410, -0.2934, -2.1788], TOL, 'randn(3) after reseed');
+      g.delete();
+    });
+
+    await t.test('manual_seed(0): MultiHeadAttention(4, 1) W_q is the first nn.Linear(4, 4)', () => {
+      const g = new M.Generator(0);
+      const mha = new M.MultiHeadAttention({ dModel: 4, numHeads: 1, generator: g });
+      const p = mha.parameters();
+      assert.deepEqual(Object.keys(p).sort(), ['W_k', 'W_o', 'W_q', 'W_v']);
+      assert.deepEqual(p.W_q.weight.shape, [4, 4]);
+      assert.deepEqual(p.W_q.bias.shape, [4]);
+      close(p.W_q.weight.data.subarray(0, 4), [-0.0037, 0.2682, -0.4115, -0.3680], TOL, 'W_q.weight[0]');
+      close(p.W_q.bias.data, [0.1977, 0.3000, -0.3390, -0.2177], TOL, 'W_q.bias');
+      for (const k of ['W_q', 'W_k', 'W_v', 'W_o']) {
+        for (const v of [...p[k].weight.data, ...p[k].bias.data]) assert.ok(Math.abs(v) <= 0.5, `${k} within U(-1/sqrt(4), 1/sqrt(4))`);
+      }
+      mha.delete();
+      g.delete();
+    });
+
+    await t.test('lesson 002 mixThenSplit({seed: 1, dModel: 8, outputIndex: 3})', () => {
+      const r = M.mixThenSplit({ seed: 1, dModel: 8, outputIndex: 3 });
+      close(r.q0.data, [0.0465, 0.4481, 0.3035, 1.1985, 1.6100, -0.9023, -2.0339, -1.0991], TOL, 'q0');
+      close(r.x0.data, [0.6614, 0.2669, 0.0617, 0.6213, -0.4519, -0.1661, -1.5228, 0.3817], TOL, 'x0');
+      assert.equal(r.outputIndex, 3);
+      assert.ok(Math.abs(r.q0AtIndex - 1.1985) <= TOL);
+      assert.ok(Math.abs(r.manual - r.q0AtIndex) <= 1e-5, `manual ${r.manual} vs q0AtIndex ${r.q0AtIndex}`);
+      // the same with an explicit generator seeded 1
+      const g = new M.Generator(1);
+      const r2 = M.mixThenSplit({ dModel: 8, outputIndex: 3, generator: g });
+      close(r2.q0.data, Array.from(r.q0.data), 0, 'q0 via generator');
+      g.delete();
+    });
+
+    await t.test('parameter counts', () => {
+      const s = M.parameterScenarios(512, 8);
+      assert.equal(s.full, 6291456);
+      assert.equal(s.reduced, 786432);
+      assert.equal(s.actual, 786432);
+      const g = new M.Generator(0);
+      const count = (dModel, numHeads, bias) => {
+        const m = new M.MultiHeadAttention({ dModel, numHeads, bias, generator: g });
+        try { return m.parameterCount(); } finally { m.delete(); }
+      };
+      assert.equal(count(32, 4, true), 4224);
+      assert.equal(count(64, 4, true), 16640);
+      assert.equal(count(32, 4, false), 4096);
+      assert.equal(M.parameterScenarios(32, 4).withBias, 4224);
+      assert.equal(M.parameterScenarios(32, 4).withoutBias, 4096);
+      const nb = new M.MultiHeadAttention({ dModel: 32, numHeads: 4, bias: false, generator: g });
+      assert.equal(nb.parameters().W_q.bias, null);
+      nb.delete();
+      g.delete();
+    });
+
+    await t.test('headSpecialization on the lesson sentence', () => {
+      const tokens = ['The', 'cat', 'sat', 'on', 'the', 'mat', 'because', 'it', 'was', 'soft'];
+      const heads = M.headSpecialization(tokens);
+      assert.equal(heads.length, 2);
+      const top = (head) => new Map(head.patterns.map((p) => [tokens[p.from], [tokens[p.to], Math.round(p.weight * 100) / 100]]));
+      const h0 = top(heads[0]);
+      assert.deepEqual(h0.get('it'), ['mat', 1.00]);
+      assert.deepEqual(h0.get('soft'), ['mat', 0.98]);
+      for (const w of ['The', 'cat', 'sat', 'on', 'the', 'mat', 'because', 'was']) assert.deepEqual(h0.get(w), [w, 0.94], `head 0 ${w}`);
+      const h1 = top(heads[1]);
+      assert.deepEqual(h1.get('cat'), ['sat', 0.98]);
+      assert.deepEqual(h1.get('sat'), ['cat', 1.00]);
+      for (const w of ['The', 'on', 'the', 'mat', 'because', 'it', 'was', 'soft']) assert.deepEqual(h1.get(w), [w, 0.94], `head 1 ${w}`);
+      for (const h of heads) {
+        assert.deepEqual(h.weights.shape, [10, 10]);
+        assert.deepEqual(h.logits.shape, [10, 10]);
+        for (let i = 0; i < 10; i++) {
+          const row = h.weights.data.subarray(i * 10, i * 10 + 10).reduce((a, b) => a + b, 0);
+          assert.ok(Math.abs(row - 1) < 1e-6);
+        }
+      }
+    });
+
+    await t.test("viewError() is PyTorch's message", () => {
+      assert.equal(M.viewError(),
+        "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+    });
+  });
+}
