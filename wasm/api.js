@@ -91,6 +91,17 @@ var createMhaModule = (function () {
     return out;
   }
 
+  // A plain options object with only the known keys.
+  function checkConfig(config, name, known) {
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+      fail(`${name} expects an object {${known.join(', ')}}, got ${describe(config)}`);
+    }
+    for (const key of Object.keys(config)) {
+      if (!known.includes(key)) fail(`${name}: unknown option '${key}'; the options are ${known.join(', ')}`);
+    }
+    return config;
+  }
+
   function checkSeed(seed) {
     if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) {
       fail(`the seed must be a whole number (like torch.manual_seed(0)), got ${describe(seed)}`);
@@ -154,9 +165,7 @@ var createMhaModule = (function () {
 
     class MultiHeadAttention {
       constructor(config) {
-        if (config === null || typeof config !== 'object') {
-          fail('MultiHeadAttention expects {dModel, numHeads, bias, dropout, generator}');
-        }
+        checkConfig(config, 'MultiHeadAttention', ['dModel', 'numHeads', 'bias', 'dropout', 'generator']);
         const { dModel, numHeads, bias = true, dropout = 0, generator } = config;
         checkCount(dModel, 'dModel', 1, 4096);
         checkCount(numHeads, 'numHeads', 1, 4096);
@@ -177,7 +186,8 @@ var createMhaModule = (function () {
       parameterCount() { return live(this, 'MultiHeadAttention').parameterCount(); }
       parameters() { return unwrap(live(this, 'MultiHeadAttention').parameters()); }
       train(on = true) {
-        live(this, 'MultiHeadAttention').setTraining(on !== false);
+        if (typeof on !== 'boolean') fail(`train(mode) expects true or false, got ${describe(on)}`);
+        live(this, 'MultiHeadAttention').setTraining(on);
         return this;
       }
       eval() { return this.train(false); }
@@ -198,7 +208,9 @@ var createMhaModule = (function () {
       mergeHeads: (t) => unwrap(core.mergeHeads(checkTensor(t, 'mergeHeads: input'))),
       scaledDotProductAttention: (q, k, v, options = {}) =>
         unwrap(core.scaledDotProductAttention(checkTensor(q, 'q'), checkTensor(k, 'k'), checkTensor(v, 'v'), checkOptions(options))),
-      shapeTrace: ({ batch, seqLen, dModel, numHeads, kvLen = seqLen } = {}) => {
+      shapeTrace: (config) => {
+        checkConfig(config, 'shapeTrace', ['batch', 'seqLen', 'dModel', 'numHeads', 'kvLen']);
+        const { batch, seqLen, dModel, numHeads, kvLen = seqLen } = config;
         checkCount(batch, 'batch', 1, MAX_DIM);
         checkCount(seqLen, 'seqLen', 1, MAX_DIM);
         checkCount(kvLen, 'kvLen', 1, MAX_DIM);
@@ -208,7 +220,9 @@ var createMhaModule = (function () {
       },
       parameterScenarios: (dModel, numHeads) =>
         unwrap(core.parameterScenarios(checkCount(dModel, 'dModel', 1, 4096), checkCount(numHeads, 'numHeads', 1, 4096))),
-      mixThenSplit: ({ seed = 1, dModel = 8, outputIndex = 3, generator } = {}) => {
+      mixThenSplit: (config = {}) => {
+        checkConfig(config, 'mixThenSplit', ['seed', 'dModel', 'outputIndex', 'generator']);
+        const { seed = 1, dModel = 8, outputIndex = 3, generator } = config;
         checkCount(dModel, 'dModel', 1, 4096);
         checkCount(outputIndex, 'outputIndex', 0, dModel - 1);
         if (generator !== undefined) return unwrap(checkGenerator(generator, 'generator').mixThenSplit(dModel, outputIndex));

@@ -266,7 +266,7 @@ async function main() {
   const md = table(result);
   console.log(md);
 
-  const jsonPath = opts.json || path.join(ROOT, 'bench', 'results', `bench-${env.date.replace(/[:.]/g, '-')}${opts.quick ? '-quick' : ''}.json`);
+  const jsonPath = opts.json ? path.resolve(process.env.MHA_BENCH_CWD || process.cwd(), opts.json) : path.join(ROOT, 'bench', 'results', `bench-${env.date.replace(/[:.]/g, '-')}${opts.quick ? '-quick' : ''}.json`);
   fs.mkdirSync(path.dirname(path.resolve(jsonPath)), { recursive: true });
   fs.writeFileSync(jsonPath, JSON.stringify({ ...result, markdown: md }, null, 1));
   log(`bench: wrote ${jsonPath} (${env.seconds.toFixed(0)} s)`);

@@ -154,6 +154,7 @@ bool is_blocked(const kernels::f32_score_mask& m, std::size_t i, std::size_t j) 
 
 // Rows where no key survives: every key blocked, or every additive entry -inf.
 std::size_t count_fully_masked_rows(const kernels::f32_score_mask& m, std::size_t Sq, std::size_t Skv) {
+  if (!m.add && !m.blocked) return 0;  // a causal mask alone always leaves key 0 open
   std::size_t rows = 0;
   for (std::size_t i = 0; i < Sq; ++i) {
     bool any_open = false;
@@ -227,26 +228,26 @@ AttentionResult scaled_dot_product_attention(const Tensor& q_in, const Tensor& k
   for (std::size_t s : {Sq, dk, Skv, dv}) {
     if (s == 0) throw Error("attention inputs must not be empty; got q " + to_string(q_in.shape()) + ", k " + to_string(k_in.shape()) + ", v " + to_string(v_in.shape()));
   }
+  const bool use_dropout = dropout > 0.0 && generator != nullptr;
+  const bool materialize = options.need_weights || use_dropout;
+  const Shape out_shape = with_matrix(batch, Sq, dv);
+  check_shape(out_shape, "the attention output");
+  if (materialize) {
+    try {
+      check_shape(with_matrix(batch, Sq, Skv), "the attention weights");
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + " Pass needWeights: false to use the streaming path, which never forms this matrix.");
+    }
+  } else if (options.mask || options.key_padding_mask) {
+    check_shape({Sq, Skv}, "the attention mask for one head");
+  }
   const Tensor q = rows_unit_stride(q_in.expand(with_matrix(batch, Sq, dk)));
   const Tensor k = rows_unit_stride(k_in.expand(with_matrix(batch, Skv, dk)));
   const Tensor v = rows_unit_stride(v_in.expand(with_matrix(batch, Skv, dv)));
   const std::size_t slices = Layout::contiguous(batch).numel();
-  const bool use_dropout = dropout > 0.0 && generator != nullptr;
-  const bool materialize = options.need_weights || use_dropout;
-
-  const Shape out_shape = with_matrix(batch, Sq, dv);
-  check_shape(out_shape, "the attention output");
   AttentionResult result;
   result.output = Tensor(out_shape);
-  if (materialize) {
-    const Shape weight_shape = with_matrix(batch, Sq, Skv);
-    try {
-      check_shape(weight_shape, "the attention weights");
-    } catch (const Error& e) {
-      throw Error(std::string(e.what()) + " Pass needWeights: false to use the streaming path, which never forms this matrix.");
-    }
-    result.weights = Tensor(weight_shape);
-  }
+  if (materialize) result.weights = Tensor(with_matrix(batch, Sq, Skv));
 
   SliceMasks masks(options, batch, Sq, Skv);
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));

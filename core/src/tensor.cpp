@@ -55,8 +55,13 @@ std::string to_string(const Shape& shape) { return join(shape); }
 std::string to_string(const Strides& strides) { return join(strides); }
 
 std::size_t Layout::numel() const {
+  // Saturates instead of wrapping (size_t is 32 bits in wasm32), so a too-large shape can never
+  // pass a size check by overflowing to a small number.
   std::size_t n = 1;
-  for (std::size_t s : shape) n *= s;
+  for (std::size_t s : shape) {
+    if (s == 0) return 0;
+    n = n > std::numeric_limits<std::size_t>::max() / s ? std::numeric_limits<std::size_t>::max() : n * s;
+  }
   return n;
 }
 
@@ -91,12 +96,12 @@ void check_shape(const Shape& shape, const char* what) {
       throw Error(std::string(what) + " has shape " + to_string(shape) +
                   ": every size must be between 1 and " + std::to_string(kMaxDim) + ".");
     }
-    total *= s;
-    if (total > kMaxElements) {
+    if (s > kMaxElements / total) {
       throw Error(std::string(what) + " of shape " + to_string(shape) + " would hold more than " +
                   std::to_string(kMaxElements) + " numbers (the memory cap of " +
                   std::to_string(kMaxElements * sizeof(float) >> 20) + " MiB per tensor).");
     }
+    total *= s;
   }
 }
 
@@ -381,6 +386,8 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   Shape a_full = batch, b_full = batch;
   a_full.insert(a_full.end(), {M, K});
   b_full.insert(b_full.end(), {K, N});
+  check_shape(a_full, "the broadcast first operand of matmul");
+  check_shape(b_full, "the broadcast second operand of matmul");
   const Tensor a_c = a.expand(a_full).contiguous();
   const Tensor b_c = b.expand(b_full).contiguous();
   Tensor out(out_shape);

@@ -71,31 +71,27 @@ inline void store_tail(float* c, std::size_t nc, v128_t v0, v128_t v1) {
   if (nc & 1) wasm_v128_store32_lane(c, v0, 0);
 }
 
-// Where the microkernel's A[i, k] lives:
-//   kRowMajorA: a[i*a_rs + k]      (GEMM rows, K rows in QKᵀ): MR row pointers, unit k step
-//   kColMajorA: a[i + k*a_ks]      (Vᵀ in P·V): one pointer, rows at constant offsets
-enum class ALayout { kRowMajor, kColMajor };
-
-// The MRx8 microkernel, C[mr, nc] (mr <= MR, nc <= 8):
+// The 4x8 microkernel, C[mr, nc] (mr <= 4, nc <= 8):
 //   kUpdate = false: C = alpha · A·W + bias8       (bias8: 8 floats or nullptr)
 //   kUpdate = true : C = C ⊙ colscale + A·W          (colscale: per-column, two v128; nc must be 8)
-// A is read with scalar broadcasts (v128.load32_splat), W is a packed panel [kc][8].
-// Rows past mr alias the last valid row (reads stay in bounds, the duplicate stores are identical).
-// Registers: 2·MR accumulators + 2 W + 1 broadcast + 1 product; MR = 4 → 12 live v128.
-template <std::size_t MR, ALayout kA, bool kUpdate>
-inline void f32_gemm_ukernel__wasmsimd(std::size_t mr, std::size_t nc, std::size_t kc,
-                                       const float* a, std::size_t a_stride, const float* w,
-                                       float* c, std::size_t ldc, float alpha,
-                                       const float* bias8, const v128_t* colscale) {
-  const float* ap[MR];
+// A[i, k] = a[i + k*a_ks]: a packed micro-panel [kc][4] (a_ks = 4) or Vᵀ read in place
+// (a_ks = ldv). One A pointer with constant row offsets and one W pointer ([kc][8] panel) keep
+// the loop at 6 loads, 8 mul, 8 add and 2 pointer bumps per k: register-tiled A rows (4 row
+// pointers) or a 2x unrolled k loop measured ~30% slower under V8 (more integer work, spills).
+// Rows past mr alias the last valid row: in-bounds reads, identical duplicate stores.
+// Live v128: 8 accumulators + 2 W + 1 broadcast + 1 product = 12 (x64 V8 has ~15).
+template <bool kUpdate>
+inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::size_t kc,
+                                           const float* a, std::size_t a_ks, const float* w,
+                                           float* c, std::size_t ldc, float alpha,
+                                           const float* bias8, const v128_t* colscale) {
+  constexpr std::size_t MR = kMR;
   float* cp[MR];
-  std::size_t aoff[MR];  // kColMajor: offset of row i from a
-  ap[0] = a;
+  std::size_t aoff[MR];  // offset of A row i from a (aliased past mr)
   cp[0] = c;
   aoff[0] = 0;
   for (std::size_t i = 1; i < MR; ++i) {
     const bool in = i < mr;
-    ap[i] = in ? ap[i - 1] + a_stride : ap[i - 1];
     cp[i] = in ? cp[i - 1] + ldc : cp[i - 1];
     aoff[i] = in ? i : aoff[i - 1];
   }
@@ -110,51 +106,25 @@ inline void f32_gemm_ukernel__wasmsimd(std::size_t mr, std::size_t nc, std::size
     }
   }
 
-  if constexpr (kA == ALayout::kRowMajor) {
-    std::size_t k = kc;
-    for (; k >= 2; k -= 2) {
-      for (std::size_t u = 0; u < 2; ++u) {
-        const v128_t w0 = wasm_v128_load(w + u * 8);
-        const v128_t w1 = wasm_v128_load(w + u * 8 + 4);
-        for (std::size_t i = 0; i < MR; ++i) {
-          const v128_t va = wasm_v128_load32_splat(ap[i] + u);
-          acc[i][0] = wasm_f32x4_add(acc[i][0], wasm_f32x4_mul(va, w0));
-          acc[i][1] = wasm_f32x4_add(acc[i][1], wasm_f32x4_mul(va, w1));
-        }
-      }
-      for (std::size_t i = 0; i < MR; ++i) ap[i] += 2;
-      w += 16;
-    }
-    if (k) {
+  // Full tiles use constant row offsets (folded into the load immediates); tails use aoff.
+  auto kloop = [&](auto full) {
+    const float* ak = a;
+    for (std::size_t k = 0; k < kc; ++k) {
       const v128_t w0 = wasm_v128_load(w);
       const v128_t w1 = wasm_v128_load(w + 4);
       for (std::size_t i = 0; i < MR; ++i) {
-        const v128_t va = wasm_v128_load32_splat(ap[i]);
+        const v128_t va = wasm_v128_load32_splat(ak + (decltype(full)::value ? i : aoff[i]));
         acc[i][0] = wasm_f32x4_add(acc[i][0], wasm_f32x4_mul(va, w0));
         acc[i][1] = wasm_f32x4_add(acc[i][1], wasm_f32x4_mul(va, w1));
       }
+      ak += a_ks;
+      w += 8;
     }
-  } else {
-    // Full tiles use constant row offsets (folded into the load immediates); tails use aoff.
-    auto kloop = [&](auto full) {
-      const float* ak = a;
-      for (std::size_t k = 0; k < kc; ++k) {
-        const v128_t w0 = wasm_v128_load(w);
-        const v128_t w1 = wasm_v128_load(w + 4);
-        for (std::size_t i = 0; i < MR; ++i) {
-          const v128_t va = wasm_v128_load32_splat(ak + (decltype(full)::value ? i : aoff[i]));
-          acc[i][0] = wasm_f32x4_add(acc[i][0], wasm_f32x4_mul(va, w0));
-          acc[i][1] = wasm_f32x4_add(acc[i][1], wasm_f32x4_mul(va, w1));
-        }
-        ak += a_stride;
-        w += 8;
-      }
-    };
-    if (mr == MR)
-      kloop(std::true_type{});
-    else
-      kloop(std::false_type{});
-  }
+  };
+  if (mr == MR)
+    kloop(std::true_type{});
+  else
+    kloop(std::false_type{});
 
   if constexpr (!kUpdate) {
     const v128_t valpha = wasm_f32x4_splat(alpha);
@@ -175,40 +145,37 @@ inline void f32_gemm_ukernel__wasmsimd(std::size_t mr, std::size_t nc, std::size
   }
 }
 
-// Packs columns [j0, j0+nr) of op(B) (nr <= 8) into a [K][8] panel, zero padding to 8.
-// NT: op(B)[k, j] = B[j*ldb + k]  (a transpose);  NN: op(B)[k, j] = B[k*ldb + j]  (a copy).
-void pack_nt(std::size_t K, std::size_t nr, const float* B, std::size_t ldb, float* w) {
-  if (nr == 8) {
-    const float* b[8];
-    for (std::size_t j = 0; j < 8; ++j) b[j] = B + j * ldb;
-    std::size_t k = 0;
-    for (; k + 4 <= K; k += 4) {
-      // 4x4 transposes of rows j..j+3, columns k..k+3.
-      for (std::size_t h = 0; h < 2; ++h) {
-        const v128_t r0 = wasm_v128_load(b[4 * h + 0] + k);
-        const v128_t r1 = wasm_v128_load(b[4 * h + 1] + k);
-        const v128_t r2 = wasm_v128_load(b[4 * h + 2] + k);
-        const v128_t r3 = wasm_v128_load(b[4 * h + 3] + k);
-        const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
-        const v128_t t1 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
-        const v128_t t2 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
-        const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
-        float* o = w + k * 8 + 4 * h;
-        wasm_v128_store(o, wasm_i64x2_shuffle(t0, t1, 0, 2));
-        wasm_v128_store(o + 8, wasm_i64x2_shuffle(t0, t1, 1, 3));
-        wasm_v128_store(o + 16, wasm_i64x2_shuffle(t2, t3, 0, 2));
-        wasm_v128_store(o + 24, wasm_i64x2_shuffle(t2, t3, 1, 3));
-      }
+// Transposing pack of R (4 or 8) rows of length K into a micro-panel: dst[k*R + r] = src[r*ld + k].
+// Rows r >= nr repeat row nr - 1, so padded lanes hold finite copies and nothing past the
+// last row is read. Full panels use 4x4 in-register transposes.
+template <std::size_t R>
+void pack_rows(std::size_t K, std::size_t nr, const float* src, std::size_t ld, float* dst) {
+  const float* row[R];
+  for (std::size_t r = 0; r < R; ++r) row[r] = src + std::min(r, nr - 1) * ld;
+  std::size_t k = 0;
+  for (; k + 4 <= K; k += 4) {
+    for (std::size_t h = 0; h < R / 4; ++h) {
+      const v128_t r0 = wasm_v128_load(row[4 * h + 0] + k);
+      const v128_t r1 = wasm_v128_load(row[4 * h + 1] + k);
+      const v128_t r2 = wasm_v128_load(row[4 * h + 2] + k);
+      const v128_t r3 = wasm_v128_load(row[4 * h + 3] + k);
+      const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
+      const v128_t t1 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
+      const v128_t t2 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+      const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+      float* o = dst + k * R + 4 * h;
+      wasm_v128_store(o, wasm_i64x2_shuffle(t0, t1, 0, 2));
+      wasm_v128_store(o + R, wasm_i64x2_shuffle(t0, t1, 1, 3));
+      wasm_v128_store(o + 2 * R, wasm_i64x2_shuffle(t2, t3, 0, 2));
+      wasm_v128_store(o + 3 * R, wasm_i64x2_shuffle(t2, t3, 1, 3));
     }
-    for (; k < K; ++k)
-      for (std::size_t j = 0; j < 8; ++j) w[k * 8 + j] = b[j][k];
-    return;
   }
-  for (std::size_t k = 0; k < K; ++k)
-    for (std::size_t j = 0; j < 8; ++j) w[k * 8 + j] = j < nr ? B[j * ldb + k] : 0.0f;
+  for (; k < K; ++k)
+    for (std::size_t r = 0; r < R; ++r) dst[k * R + r] = row[r][k];
 }
 
-void pack_nn(std::size_t K, std::size_t nr, const float* B, std::size_t ldb, float* w) {
+// Copying pack of columns [0, nr) of a row-major [K, ld] matrix into a [K][8] panel, zero padded.
+void pack_cols8(std::size_t K, std::size_t nr, const float* B, std::size_t ldb, float* w) {
   if (nr == 8) {
     for (std::size_t k = 0; k < K; ++k) {
       wasm_v128_store(w + k * 8, wasm_v128_load(B + k * ldb));
@@ -222,9 +189,11 @@ void pack_nn(std::size_t K, std::size_t nr, const float* B, std::size_t ldb, flo
 
 thread_local std::vector<float> t_wpack;  // packed B panels of the current GEMM
 thread_local std::vector<float> t_bias;   // bias padded to a multiple of 8
+thread_local std::vector<float> t_apack;  // one row block of A as [4-row tiles][K][4]
 
-// Shared GEMM driver: pack all of op(B) once into ceil(N/8) panels of [K][8], then sweep A in
-// row blocks of mc rows (kept L2-resident) across every panel (one panel = K·32 bytes, L1).
+// Shared GEMM driver: pack all of op(B) once into ceil(N/8) panels [K][8] (one panel = K·32
+// bytes, L1-resident), then per block of mc rows of A (packed as 4-row tiles [K][4], ~256 KiB,
+// L2-resident) sweep every panel.
 template <bool kNT>
 void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
           std::size_t lda, const float* B, std::size_t ldb, const float* bias, float* C,
@@ -235,9 +204,9 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float*
   for (std::size_t p = 0; p < panels; ++p) {
     const std::size_t nr = std::min(kNR, N - p * kNR);
     if (kNT)
-      pack_nt(K, nr, B + p * kNR * ldb, ldb, w + p * K * kNR);
+      pack_rows<kNR>(K, nr, B + p * kNR * ldb, ldb, w + p * K * kNR);
     else
-      pack_nn(K, nr, B + p * kNR, ldb, w + p * K * kNR);
+      pack_cols8(K, nr, B + p * kNR, ldb, w + p * K * kNR);
   }
   float* b8 = nullptr;
   if (bias) {
@@ -245,17 +214,20 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float*
     std::fill(b8, b8 + panels * kNR, 0.0f);
     std::copy(bias, bias + N, b8);
   }
-  const std::size_t kL2Floats = 64 * 1024;  // 256 KiB of A per row block
-  std::size_t mc = K == 0 ? M : std::max<std::size_t>(kMR, kL2Floats / K / kMR * kMR);
+  const std::size_t kL2Floats = 64 * 1024;
+  const std::size_t mc = K == 0 ? M : std::max(kMR, kL2Floats / K / kMR * kMR);
+  float* ap = scratch(t_apack, (std::min(mc, M) + kMR - 1) / kMR * kMR * K);
   for (std::size_t i0 = 0; i0 < M; i0 += mc) {
     const std::size_t i1 = std::min(M, i0 + mc);
+    for (std::size_t i = i0; i < i1; i += kMR)
+      pack_rows<kMR>(K, std::min(kMR, i1 - i), A + i * lda, lda, ap + (i - i0) * K);
     for (std::size_t p = 0; p < panels; ++p) {
       const std::size_t nc = std::min(kNR, N - p * kNR);
       const float* wp = w + p * K * kNR;
       for (std::size_t i = i0; i < i1; i += kMR)
-        f32_gemm_ukernel__wasmsimd<kMR, ALayout::kRowMajor, false>(
-            std::min(kMR, i1 - i), nc, K, A + i * lda, lda, wp, C + i * ldc + p * kNR, ldc,
-            alpha, b8 ? b8 + p * kNR : nullptr, nullptr);
+        f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, i1 - i), nc, K, ap + (i - i0) * K,
+                                              kMR, wp, C + i * ldc + p * kNR, ldc, alpha,
+                                              b8 ? b8 + p * kNR : nullptr, nullptr);
     }
   }
 }
@@ -340,6 +312,7 @@ void f32_softmax__wasmsimd(std::size_t rows, std::size_t n, float* x, std::size_
 
 namespace {
 thread_local std::vector<float> t_qpack;   // [dk][8]: one block of 8 queries, transposed
+thread_local std::vector<float> t_kpack;   // [ceil(Skv/4)][dk][4]: K as 4-key micro-panels
 thread_local std::vector<float> t_scores;  // [kBc][8]: transposed scores / probabilities
 thread_local std::vector<float> t_acc;     // [dv][8]: transposed output accumulator
 constexpr std::size_t kBc = 128;           // keys per streaming block
@@ -351,7 +324,8 @@ constexpr std::size_t kBc = 128;           // keys per streaming block
 //   Sᵀ[j, q] = scale · K_j·Q_q (+ mask)          4x8 microkernel, A = K rows, W = packed Q
 //   m' = max(m, max_j Sᵀ[j, ·]);  P = exp(Sᵀ - m');  l = l·exp(m - m') + Σ_j P
 //   Oᵀ[c, q] = Oᵀ[c, q]·exp(m - m') + Σ_j V[j, c]·P[j, q]   4x8 microkernel, A = Vᵀ, W = P
-// Memory: dk·8 + kBc·8 + dv·8 floats, independent of Sq and Skv.
+// K is packed once per call into 4-key micro-panels (same size as K, so S = 8192 needs 2 MiB at
+// dk = 64); the rest is dk·8 + kBc·8 + dv·8 floats. Nothing is Sq×Skv.
 void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
                                        std::size_t dv, float scale, const float* q,
                                        std::size_t ldq, const float* k, std::size_t ldk,
@@ -366,6 +340,9 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
   const float kNegInf = -std::numeric_limits<float>::infinity();
   float* qp = scratch(t_qpack, std::max<std::size_t>(dk, 1) * 8);
   float* st = scratch(t_scores, kBc * 8);
+  float* kp = scratch(t_kpack, (Skv + kMR - 1) / kMR * kMR * dk);
+  for (std::size_t j = 0; j < Skv; j += kMR)
+    pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
   float* ot = scratch(t_acc, dv * 8);
   const bool fill_neginf = mask.fill == kNegInf;
   const bool has_mask = mask.add || mask.blocked || mask.causal;
@@ -376,7 +353,7 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
 
   for (std::size_t q0 = 0; q0 < Sq; q0 += 8) {
     const std::size_t nq = std::min<std::size_t>(8, Sq - q0);
-    pack_nt(dk, nq, q + q0 * ldq, ldq, qp);  // qp[c][lane] = q[q0 + lane, c], zero padded
+    pack_rows<8>(dk, nq, q + q0 * ldq, ldq, qp);  // qp[c][lane] = q[q0 + lane, c]
     std::fill(ot, ot + dv * 8, 0.0f);
     v128_t vm[2] = {vneginf, vneginf};
     v128_t vl[2] = {vzero, vzero};
@@ -406,9 +383,8 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
       }
 
       for (std::size_t jj = 0; jj < nb; jj += kMR)
-        f32_gemm_ukernel__wasmsimd<kMR, ALayout::kRowMajor, false>(
-            std::min(kMR, nb - jj), 8, dk, k + (j0 + jj) * ldk, ldk, qp, st + jj * 8, 8, scale,
-            nullptr, nullptr);
+        f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, dk, kp + (j0 + jj) * dk,
+                                              kMR, qp, st + jj * 8, 8, scale, nullptr, nullptr);
 
       if (has_mask) {
         for (std::size_t jj = 0; jj < nb; ++jj) {
@@ -454,9 +430,8 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
       vl[1] = wasm_f32x4_add(wasm_f32x4_mul(vl[1], corr[1]), sum1);
 
       for (std::size_t c = 0; c < dv; c += kMR)
-        f32_gemm_ukernel__wasmsimd<kMR, ALayout::kColMajor, true>(
-            std::min(kMR, dv - c), 8, nb, v + j0 * ldv + c, ldv, st, ot + c * 8, 8, 1.0f,
-            nullptr, corr);
+        f32_gemm_ukernel__wasmsimd_4x8<true>(std::min(kMR, dv - c), 8, nb, v + j0 * ldv + c, ldv,
+                                             st, ot + c * 8, 8, 1.0f, nullptr, corr);
     }
 
     // out[q0 + l, c] = Oᵀ[c, l] / l_l  (l = 0 for an all -inf row gives 0/0 = NaN).
