@@ -260,6 +260,10 @@ async function main() {
     date: new Date().toISOString(), quick: opts.quick, seed: opts.seed,
     cpu: (os.cpus()[0] || {}).model, cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}`,
     tfjs: opts.peers ? tfPeer.info() : null, ort: opts.peers ? ortPeer.info() : null,
+    builds: [simd, scalar].filter((b) => b.file).map((b) => {
+      const st = fs.statSync(b.file);
+      return { file: b.file, bytes: st.size, mtime: st.mtime.toISOString(), implementation: b.M.implementation };
+    }),
     policy: POLICY, seconds: (Date.now() - started) / 1000, loadavgStart, loadavgEnd: os.loadavg(),
   };
   const result = { env, flopConvention: 'projections 4·2·B·S·D² + QKᵀ 2·B·S²·D + weights·V 2·B·S²·D (softmax, bias and scaling not counted)', rows, peak, page, notes, problems };
@@ -303,7 +307,7 @@ function table({ rows, peak, page, notes, env }) {
       diffs.length ? Math.max(...diffs).toExponential(1) : 'n/a', runs].join(' | ')} |`);
   }
   const out = [lines.join('\n'), ''];
-  out.push(`Median wall-clock ms per forward (Float32Array in → Float32Array out, including copies into/out of each runtime), ${env.quick ? 'QUICK run (tiny shapes, few runs: a smoke test, not a measurement)' : 'after warm-up'}; runs = timed runs for ours SIMD/ours scalar/TF.js/ORT/plain JS. ×ours = peer time ÷ ours SIMD time (>1: ours is faster). Ours with needWeights=false (peers do not return weights); "+weights" = needWeights=true. FLOP = ${'4·2·B·S·D² + 2·B·S²·D + 2·B·S²·D'} (softmax ignored). One thread everywhere. ${env.cpu}, ${env.cores} cores, Node ${env.node}.`);
+  out.push(`Median wall-clock ms per forward (Float32Array in → Float32Array out, including copies into/out of each runtime), ${env.quick ? 'QUICK run (tiny shapes, few runs: a smoke test, not a measurement)' : 'after warm-up'}; runs = timed runs for ours SIMD/ours scalar/TF.js/ORT/plain JS. ×ours = peer time ÷ ours SIMD time (>1: ours is faster). Ours with needWeights=false (peers do not return weights); "+weights" = needWeights=true. FLOP = ${'4·2·B·S·D² + 2·B·S²·D + 2·B·S²·D'} (softmax ignored). One thread everywhere${env.tfjs ? ` (TF.js ${env.tfjs.version} wasm${env.tfjs.simd ? ' SIMD' : ''}, onnxruntime-web ${env.ort.version} wasm)` : ''}. ${env.cpu}, ${env.cores} cores, Node ${env.node}.`);
   const shares = rows.flatMap((r) => Object.values(r.impl).map((i) => i.cpuShare).filter((v) => v !== undefined));
   if (shares.length) {
     const lo = Math.min(...shares);
@@ -321,7 +325,8 @@ function table({ rows, peak, page, notes, env }) {
   }
   if (page.available) {
     out.push('');
-    out.push(`Page recompute+redraw (default view, headless Chromium ${page.browserVersion}, ${page.runs} runs): median ${f(page.medianMs)} ms (render() promise; + next frame ${f(page.frameMedianMs)} ms; of which forward ${f(page.computeMedianMs)} ms, ${page.where}); first load to ready ${f(page.loadMs, 0)} ms. Method: ${page.method}.`);
+    const dv = page.defaultView || {};
+    out.push(`Page recompute+redraw (default view: ${dv.tokens} tokens, D=${dv.D}, H=${dv.H}; ${page.implementation || '?'}; headless Chromium ${page.browserVersion}, ${page.runs} runs): median ${f(page.medianMs)} ms (render() promise; + next frame ${f(page.frameMedianMs)} ms; of which forward ${f(page.computeMedianMs)} ms, ${page.where}); first load to ready ${f(page.loadMs, 0)} ms. Method: ${page.method}.`);
   }
   if (notes.length) { out.push(''); for (const n of notes) out.push(`- ${n}`); }
   return out.join('\n');

@@ -35,14 +35,10 @@ function fInt(w, field, v) { if (v !== undefined) w.tag(field, 0).varint(v); }
 function fBytes(w, field, u8) { w.tag(field, 2).varint(u8.length).bytes(u8); }
 function fStr(w, field, s) { if (s !== undefined) fBytes(w, field, enc.encode(s)); }
 function fMsg(w, field, u8) { fBytes(w, field, u8); }
-function fFloat(w, field, f) {
-  const b = new Uint8Array(4); new DataView(b.buffer).setFloat32(0, f, true);
-  w.tag(field, 5).bytes(b);
-}
 
 // ---- ONNX messages ----------------------------------------------------------------------------
 const DT = { FLOAT: 1, INT64: 7 };
-const ATTR = { FLOAT: 1, INT: 2, STRING: 3, INTS: 7 };
+const ATTR = { INT: 2, INTS: 7 };
 
 // TensorProto: dims=1, data_type=2, name=8, raw_data=9 (little-endian)
 function tensor(name, dims, data) {
@@ -56,17 +52,15 @@ function tensor(name, dims, data) {
   });
 }
 
-// AttributeProto: name=1, f=2, i=3, s=4, ints=8, type=20
+// AttributeProto: name=1, i=3, ints=8, type=20 (only INT and INTS attributes are needed here)
 function attr(name, value) {
   return msg((w) => {
     fStr(w, 1, name);
-    if (typeof value === 'string') { fStr(w, 4, value); fInt(w, 20, ATTR.STRING); }
-    else if (Array.isArray(value)) { for (const v of value) fInt(w, 8, v); fInt(w, 20, ATTR.INTS); }
-    else if (Number.isInteger(value) && !(value && value.float)) { fInt(w, 3, value); fInt(w, 20, ATTR.INT); }
-    else { fFloat(w, 2, Number(value)); fInt(w, 20, ATTR.FLOAT); }
+    if (Array.isArray(value)) { for (const v of value) fInt(w, 8, v); fInt(w, 20, ATTR.INTS); }
+    else if (Number.isInteger(value)) { fInt(w, 3, value); fInt(w, 20, ATTR.INT); }
+    else throw new Error(`attr ${name}: only integer attributes are supported`);
   });
 }
-const floatAttr = (name, f) => msg((w) => { fStr(w, 1, name); fFloat(w, 2, f); fInt(w, 20, ATTR.FLOAT); });
 
 // NodeProto: input=1, output=2, name=3, op_type=4, attribute=5, domain=7
 function node(opType, inputs, outputs, attrs = [], domain) {

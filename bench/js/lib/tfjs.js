@@ -6,7 +6,7 @@
 const path = require('path');
 const { fusedQkv, transpose } = require('./onnx');
 
-let tf = null;
+let tf = null, simd = null;
 async function init() {
   if (tf) return tf;
   tf = require('@tensorflow/tfjs-core');
@@ -17,6 +17,7 @@ async function init() {
   wasm.setWasmPaths(dir);
   await tf.setBackend('wasm');
   await tf.ready();
+  simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
   return tf;
 }
 
@@ -25,6 +26,7 @@ function info() {
   return {
     version: require('@tensorflow/tfjs-core/package.json').version,
     backend: tf.getBackend(),
+    simd,
     threads: wasm.getThreadsCount ? wasm.getThreadsCount() : 1,
   };
 }

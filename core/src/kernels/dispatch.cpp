@@ -1,6 +1,7 @@
 // The one dispatch point: the public kernels forward to the SIMD128 versions when the
 // translation unit is compiled with -msimd128, else to the scalar twins. Natively (not
-// Emscripten) the GEMMs go through Eigen when it is available: same contract, faster loops.
+// Emscripten) the GEMMs and the attention's two products go through Eigen when it is available:
+// same contract, faster loops (the attention then streams blocks of 64 queries, not single rows).
 #include "mha/kernels.hpp"
 
 #if defined(__wasm_simd128__)
@@ -8,6 +9,9 @@
 #elif !defined(__EMSCRIPTEN__) && __has_include(<Eigen/Core>)
 #define MHA_KERNELS_EIGEN 1
 #include <Eigen/Core>
+
+#include <algorithm>
+#include <vector>
 #endif
 
 namespace mha::kernels {
@@ -36,6 +40,46 @@ using OStride = Eigen::OuterStride<>;
 using ConstMap = Eigen::Map<const RowMat, Eigen::Unaligned, OStride>;
 using MutMap = Eigen::Map<RowMat, Eigen::Unaligned, OStride>;
 using Index = Eigen::Index;
+
+// Native attention: blocks of kBr queries, S = scale·Q_blk·Kᵀ with Eigen (kBr×Skv floats of
+// scratch, never Sq×Skv), the mask and the scalar softmax exactly as the scalar twin, then
+// out_blk = P·V with Eigen.
+void attention_eigen(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv, float scale,
+                     const float* q, std::size_t ldq, const float* k, std::size_t ldk,
+                     const float* v, std::size_t ldv, const f32_score_mask& mask, float* out,
+                     std::size_t ldo) {
+  if (Sq == 0 || dv == 0) return;
+  if (Skv == 0 || dk == 0) {  // degenerate shapes: the plain loops are exact and cheap
+    scalar::f32_attention_fused(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
+    return;
+  }
+  constexpr std::size_t kBr = 64;
+  thread_local std::vector<float> scratch;
+  scratch.resize(std::min(kBr, Sq) * Skv);
+  ConstMap km(k, Index(Skv), Index(dk), OStride(Index(ldk)));
+  ConstMap vm(v, Index(Skv), Index(dv), OStride(Index(ldv)));
+  for (std::size_t i0 = 0; i0 < Sq; i0 += kBr) {
+    const std::size_t nq = std::min(kBr, Sq - i0);
+    MutMap s(scratch.data(), Index(nq), Index(Skv), OStride(Index(Skv)));
+    s.noalias() = scale * (ConstMap(q + i0 * ldq, Index(nq), Index(dk), OStride(Index(ldq))) *
+                           km.transpose());
+    if (mask.add || mask.blocked || mask.causal) {
+      for (std::size_t r = 0; r < nq; ++r) {
+        const std::ptrdiff_t i = std::ptrdiff_t(i0 + r);
+        float* sr = scratch.data() + r * Skv;
+        for (std::size_t j = 0; j < Skv; ++j) {
+          if (mask.add) sr[j] += mask.add[i * mask.add_ld + std::ptrdiff_t(j)];
+          if ((mask.blocked && mask.blocked[i * mask.blocked_ld + std::ptrdiff_t(j)]) ||
+              (mask.causal && std::ptrdiff_t(j) > i))
+            sr[j] = mask.fill;
+        }
+      }
+    }
+    scalar::f32_softmax(nq, Skv, scratch.data(), Skv);
+    MutMap o(out + i0 * ldo, Index(nq), Index(dv), OStride(Index(ldo)));
+    o.noalias() = s * vm;
+  }
+}
 }  // namespace
 #endif
 
@@ -97,6 +141,8 @@ void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::s
 #if defined(MHA_KERNELS_WASMSIMD)
   wasmsimd::f32_attention_fused__wasmsimd_4x8(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv,
                                                mask, out, ldo);
+#elif defined(MHA_KERNELS_EIGEN)
+  attention_eigen(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
 #else
   scalar::f32_attention_fused(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
 #endif

@@ -128,11 +128,16 @@ inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::
 
   if constexpr (!kUpdate) {
     const v128_t valpha = wasm_f32x4_splat(alpha);
-    const v128_t vb0 = bias8 ? wasm_v128_load(bias8) : wasm_f32x4_const_splat(0.0f);
-    const v128_t vb1 = bias8 ? wasm_v128_load(bias8 + 4) : wasm_f32x4_const_splat(0.0f);
     for (std::size_t i = 0; i < MR; ++i) {
-      acc[i][0] = wasm_f32x4_add(wasm_f32x4_mul(acc[i][0], valpha), vb0);
-      acc[i][1] = wasm_f32x4_add(wasm_f32x4_mul(acc[i][1], valpha), vb1);
+      acc[i][0] = wasm_f32x4_mul(acc[i][0], valpha);
+      acc[i][1] = wasm_f32x4_mul(acc[i][1], valpha);
+    }
+    if (bias8) {
+      const v128_t vb0 = wasm_v128_load(bias8), vb1 = wasm_v128_load(bias8 + 4);
+      for (std::size_t i = 0; i < MR; ++i) {
+        acc[i][0] = wasm_f32x4_add(acc[i][0], vb0);
+        acc[i][1] = wasm_f32x4_add(acc[i][1], vb1);
+      }
     }
   }
   if (nc == 8) {
@@ -280,20 +285,28 @@ void f32_softmax__wasmsimd(std::size_t rows, std::size_t n, float* x, std::size_
       continue;
     }
     const v128_t vmax = wasm_f32x4_splat(m);
-    v128_t vs0 = wasm_f32x4_const_splat(0.0f), vs1 = vs0;
-    for (j = 0; j + 8 <= n; j += 8) {
+    // 16 elements per step: four independent exp chains keep the FP pipes busy.
+    v128_t vs0 = wasm_f32x4_const_splat(0.0f), vs1 = vs0, vs2 = vs0, vs3 = vs0;
+    for (j = 0; j + 16 <= n; j += 16) {
       const v128_t e0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(xr + j), vmax));
       const v128_t e1 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(xr + j + 4), vmax));
+      const v128_t e2 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(xr + j + 8), vmax));
+      const v128_t e3 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(xr + j + 12), vmax));
       wasm_v128_store(xr + j, e0);
       wasm_v128_store(xr + j + 4, e1);
+      wasm_v128_store(xr + j + 8, e2);
+      wasm_v128_store(xr + j + 12, e3);
       vs0 = wasm_f32x4_add(vs0, e0);
       vs1 = wasm_f32x4_add(vs1, e1);
+      vs2 = wasm_f32x4_add(vs2, e2);
+      vs3 = wasm_f32x4_add(vs3, e3);
     }
-    if (j < n4) {
+    for (; j < n4; j += 4) {
       const v128_t e0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(xr + j), vmax));
       wasm_v128_store(xr + j, e0);
       vs0 = wasm_f32x4_add(vs0, e0);
     }
+    vs0 = wasm_f32x4_add(wasm_f32x4_add(vs0, vs2), vs3);
     float tail[4] = {kNegInf, kNegInf, kNegInf, kNegInf};  // exp(-inf - m) = 0 in unused lanes
     if (rem) {
       std::memcpy(tail, xr + n4, rem * sizeof(float));
@@ -345,7 +358,6 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
     pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
   float* ot = scratch(t_acc, dv * 8);
   const bool fill_neginf = mask.fill == kNegInf;
-  const bool has_mask = mask.add || mask.blocked || mask.causal;
   const v128_t vfill = wasm_f32x4_splat(mask.fill);
   const v128_t vneginf = wasm_f32x4_splat(kNegInf);
   const v128_t vzero = wasm_f32x4_const_splat(0.0f);
@@ -386,7 +398,19 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
         f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, dk, kp + (j0 + jj) * dk,
                                               kMR, qp, st + jj * 8, 8, scale, nullptr, nullptr);
 
-      if (has_mask) {
+      if (!mask.add && !mask.blocked) {
+        // Causal only: select fill where j > q, vectorized; blocks left of the diagonal skip it.
+        if (mask.causal && j0 + nb > q0 + 1) {
+          for (std::size_t jj = 0; jj < nb; ++jj) {
+            const v128_t vj = wasm_i32x4_splat(int(j0 + jj));
+            float* s = st + jj * 8;
+            wasm_v128_store(s, wasm_v128_bitselect(vfill, wasm_v128_load(s),
+                                                   wasm_i32x4_gt(vj, qidx[0])));
+            wasm_v128_store(s + 4, wasm_v128_bitselect(vfill, wasm_v128_load(s + 4),
+                                                       wasm_i32x4_gt(vj, qidx[1])));
+          }
+        }
+      } else {
         for (std::size_t jj = 0; jj < nb; ++jj) {
           const std::size_t j = j0 + jj;
           float* s = st + jj * 8;
@@ -417,8 +441,25 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
         corr[h] = exp_f32x4(wasm_f32x4_sub(vm[h], mu[h]));
         vm[h] = mn;
       }
-      v128_t sum0 = vzero, sum1 = vzero;
-      for (std::size_t jj = 0; jj < nb; ++jj) {
+      // P = exp(Sᵀ - m'), two keys (four independent exp chains) per step.
+      v128_t sum0 = vzero, sum1 = vzero, sum2 = vzero, sum3 = vzero;
+      std::size_t jj = 0;
+      for (; jj + 2 <= nb; jj += 2) {
+        float* s2 = st + jj * 8;
+        const v128_t p0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(s2), mu[0]));
+        const v128_t p1 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(s2 + 4), mu[1]));
+        const v128_t p2 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(s2 + 8), mu[0]));
+        const v128_t p3 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(s2 + 12), mu[1]));
+        wasm_v128_store(s2, p0);
+        wasm_v128_store(s2 + 4, p1);
+        wasm_v128_store(s2 + 8, p2);
+        wasm_v128_store(s2 + 12, p3);
+        sum0 = wasm_f32x4_add(sum0, p0);
+        sum1 = wasm_f32x4_add(sum1, p1);
+        sum2 = wasm_f32x4_add(sum2, p2);
+        sum3 = wasm_f32x4_add(sum3, p3);
+      }
+      if (jj < nb) {
         const v128_t p0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8), mu[0]));
         const v128_t p1 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8 + 4), mu[1]));
         wasm_v128_store(st + jj * 8, p0);
@@ -426,6 +467,8 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
         sum0 = wasm_f32x4_add(sum0, p0);
         sum1 = wasm_f32x4_add(sum1, p1);
       }
+      sum0 = wasm_f32x4_add(sum0, sum2);
+      sum1 = wasm_f32x4_add(sum1, sum3);
       vl[0] = wasm_f32x4_add(wasm_f32x4_mul(vl[0], corr[0]), sum0);
       vl[1] = wasm_f32x4_add(wasm_f32x4_mul(vl[1], corr[1]), sum1);
 
