@@ -104,7 +104,7 @@ async function measure(fn, big, policy = POLICY) {
 const DIST = process.env.MHA_BENCH_DIST ? path.resolve(process.env.MHA_BENCH_DIST) : path.join(ROOT, 'dist');
 async function loadOurs(file) {
   const p = path.join(DIST, file);
-  if (!fs.existsSync(p)) return { missing: `${path.relative(ROOT, p)} not built (run scripts/build)` };
+  if (!fs.existsSync(p)) return { missing: `${p} not built (run scripts/build)` };
   const createMhaModule = require(p);
   const M = await createMhaModule();
   return { M, file: p };
@@ -308,10 +308,12 @@ function table({ rows, peak, page, notes, env }) {
   }
   const out = [lines.join('\n'), ''];
   out.push(`Median wall-clock ms per forward (Float32Array in → Float32Array out, including copies into/out of each runtime), ${env.quick ? 'QUICK run (tiny shapes, few runs: a smoke test, not a measurement)' : 'after warm-up'}; runs = timed runs for ours SIMD/ours scalar/TF.js/ORT/plain JS. ×ours = peer time ÷ ours SIMD time (>1: ours is faster). Ours with needWeights=false (peers do not return weights); "+weights" = needWeights=true. FLOP = ${'4·2·B·S·D² + 2·B·S²·D + 2·B·S²·D'} (softmax ignored). One thread everywhere${env.tfjs ? ` (TF.js ${env.tfjs.version} wasm${env.tfjs.simd ? ' SIMD' : ''}, onnxruntime-web ${env.ort.version} wasm)` : ''}. ${env.cpu}, ${env.cores} cores, Node ${env.node}.`);
-  const shares = rows.flatMap((r) => Object.values(r.impl).map((i) => i.cpuShare).filter((v) => v !== undefined));
-  if (shares.length) {
-    const lo = Math.min(...shares);
-    out.push(`CPU share while timing: min ${lo.toFixed(2)} of one core (load average ${env.loadavgStart.map((v) => v.toFixed(1)).join('/')} at start)${lo < 0.85 ? ' — WARNING: other processes competed for the CPU; times are inflated and ratios unreliable. Re-run on an idle machine.' : '.'}`);
+  const shares = rows.flatMap((r) => Object.entries(r.impl).filter(([, i]) => i.cpuShare !== undefined)
+    .map(([k, i]) => ({ what: `${k} (${r.shape.B},${r.shape.S},${r.shape.D},${r.shape.H})`, share: i.cpuShare })));
+  if (shares.length && !env.quick) {
+    const lo = Math.min(...shares.map((s) => s.share));
+    const bad = shares.filter((s) => s.share < 0.85).map((s) => `${s.what} ${s.share.toFixed(2)}`);
+    out.push(`CPU share while timing: min ${lo.toFixed(2)} of one core (load average ${env.loadavgStart.map((v) => v.toFixed(1)).join('/')} at start)${bad.length ? ` — WARNING: another process competed for the CPU during ${bad.join(', ')}; those times are inflated. Re-run on an idle machine.` : '.'}`);
   }
   if (peak.available) {
     out.push('');

@@ -36,6 +36,12 @@ std::size_t extent(std::size_t rows, std::size_t cols, std::size_t ld) {
   return rows == 0 ? 0 : (rows - 1) * ld + cols;
 }
 
+// Per-element checks run in hot loops: Catch's machinery (INFO, REQUIRE) only runs on failure.
+#define REQUIRE_CHEAP(cond) \
+  do {                      \
+    if (!(cond)) REQUIRE(cond); \
+  } while (0)
+
 bool close(double got, double ref, double mag) {
   if (std::isnan(ref)) return std::isnan(got);
   return std::fabs(got - ref) <= kRel * (std::fabs(ref) + mag);
@@ -103,11 +109,12 @@ void check_gemm(bool nt, const GemmCase& g, float alpha, bool with_bias, std::si
     for (std::size_t j = 0; j < ldc && i * ldc + j < C[0].size(); ++j) {
       const std::size_t at = i * ldc + j;
       if (j >= g.N) {
-        REQUIRE(C[0][at] == sentinel);
-        REQUIRE(C[1][at] == sentinel);
+        REQUIRE_CHEAP(C[0][at] == sentinel);
+        REQUIRE_CHEAP(C[1][at] == sentinel);
         continue;
       }
       const double r = ref[i * g.N + j], m = mag[i * g.N + j];
+      if (close(C[0][at], r, m) && close(C[1][at], r, m) && close(C[0][at], C[1][at], m)) continue;
       INFO((nt ? "nt" : "nn") << " M=" << g.M << " N=" << g.N << " K=" << g.K << " i=" << i
                               << " j=" << j << " fast=" << C[0][at] << " scalar=" << C[1][at]
                               << " ref=" << r);
@@ -194,14 +201,18 @@ void check_softmax(const std::vector<float>& x0, std::size_t rows, std::size_t n
     for (std::size_t j = 0; j < ld && r * ld + j < x0.size(); ++j) {
       const std::size_t at = r * ld + j;
       if (j >= n) {
-        REQUIRE(y[0][at] == x0[at]);
+        REQUIRE_CHEAP(y[0][at] == x0[at]);
         continue;
       }
+      const double tol = 1e-3 / double(n);
+      if (close(y[0][at], ref[j], tol) && close(y[1][at], ref[j], tol) &&
+          close(y[0][at], y[1][at], tol) && (ref[j] != 0.0 || y[0][at] == 0.0f))
+        continue;
       INFO("n=" << n << " r=" << r << " j=" << j << " x=" << x0[at] << " fast=" << y[0][at]
                 << " scalar=" << y[1][at] << " ref=" << ref[j]);
-      REQUIRE(close(y[0][at], ref[j], 1e-3 / double(n)));
-      REQUIRE(close(y[1][at], ref[j], 1e-3 / double(n)));
-      REQUIRE(close(y[0][at], y[1][at], 1e-3 / double(n)));
+      REQUIRE(close(y[0][at], ref[j], tol));
+      REQUIRE(close(y[1][at], ref[j], tol));
+      REQUIRE(close(y[0][at], y[1][at], tol));
       if (ref[j] == 0.0) REQUIRE(y[0][at] == 0.0f);
     }
   }
@@ -344,10 +355,13 @@ void check_attention(const AttnCase& a, unsigned kinds, float fill, bool compare
     for (std::size_t c = 0; c < ldo && i * ldo + c < out[0].size(); ++c) {
       const std::size_t at = i * ldo + c;
       if (c >= a.dv) {
-        REQUIRE(out[0][at] == sentinel);
+        REQUIRE_CHEAP(out[0][at] == sentinel);
         continue;
       }
       const double r = ref[i * a.dv + c], g = mag[i * a.dv + c];
+      if (close(out[0][at], r, g) &&
+          (!compare_scalar || (close(out[1][at], r, g) && close(out[0][at], out[1][at], g))))
+        continue;
       INFO("Sq=" << a.Sq << " Skv=" << a.Skv << " dk=" << a.dk << " dv=" << a.dv
                  << " kinds=" << kinds << " fill=" << fill << " i=" << i << " c=" << c
                  << " fast=" << out[0][at] << " ref=" << r);
@@ -437,7 +451,7 @@ TEST_CASE("attention_fused at S = 8192, dk = 64 (dispatched only)", "[kernels][a
   k::f32_score_mask m;
   m.causal = true;
   k::f32_attention_fused(S, S, d, d, 0.125f, q.data(), d, kk.data(), d, v.data(), d, m, out.data(), d);
-  for (float o : out) REQUIRE(std::isfinite(o));
+  for (float o : out) REQUIRE_CHEAP(std::isfinite(o));
   // Query 0 sees only key 0; the last query sees everything.
   for (std::size_t c = 0; c < d; ++c) CHECK(out[c] == v[c]);
 }

@@ -26,7 +26,7 @@ float* scratch(std::vector<float>& buf, std::size_t n) {
   return buf.data();
 }
 
-// exp(x) for x <= 0 (larger x up to ~88 also works). Range reduction x = n·ln2 + t with
+// exp(x) for x <= 0 (every use here is x - max). Range reduction x = n·ln2 + t with
 // |t| <= ln2/2 (ln2 split hi+lo so n·ln2_hi is exact), 2^n built in the exponent bits via the
 // magic-bias trick, degree-5 minimax polynomial for exp(t) (XNNPACK rr2_p5, ~1 ulp).
 // x < -87.34 (result below FLT_MIN) flushes to exactly 0, so exp(-inf) = 0; NaN stays NaN.
@@ -334,7 +334,7 @@ constexpr std::size_t kBc = 128;           // keys per streaming block
 // Streaming (FlashAttention-style) attention in a transposed layout: a block of 8 queries
 // lives in the 8 SIMD lanes (two v128), so the running max m, sum l and the rescale factors are
 // plain vectors (no horizontal reductions). Per block of kBc keys:
-//   Sᵀ[j, q] = scale · K_j·Q_q (+ mask)          4x8 microkernel, A = K rows, W = packed Q
+//   Sᵀ[j, q] = scale · K_j·Q_q (+ mask)          4x8 microkernel, A = packed K, W = packed Q
 //   m' = max(m, max_j Sᵀ[j, ·]);  P = exp(Sᵀ - m');  l = l·exp(m - m') + Σ_j P
 //   Oᵀ[c, q] = Oᵀ[c, q]·exp(m - m') + Σ_j V[j, c]·P[j, q]   4x8 microkernel, A = Vᵀ, W = P
 // K is packed once per call into 4-key micro-panels (same size as K, so S = 8192 needs 2 MiB at
