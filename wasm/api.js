@@ -9,6 +9,7 @@ var createMhaModule = (function () {
   'use strict';
 
   const MASK_MODES = ['keep', 'block', 'bool', 'additive'];
+  const BLOCK_HEADER = 9; // a tensor block in wasm memory: uint32 rank, uint32 dims[8], then the floats
   const MAX_DIM = 1 << 24;
   const MAX_ELEMENTS = 1 << 26;
 
@@ -138,6 +139,65 @@ var createMhaModule = (function () {
       return wrapper._handle;
     }
 
+    // Writes a validated tensor into wasm memory as a block; the caller frees it.
+    function stage(t) {
+      const addr = core._malloc(4 * (BLOCK_HEADER + t.data.length));
+      if (!addr) fail('out of memory: the browser could not give this tab enough memory for that size; try a smaller one');
+      const at = addr >> 2;
+      const header = core.HEAPU32; // re-read after malloc: memory growth replaces the views
+      header[at] = t.shape.length;
+      for (let i = 0; i < t.shape.length; i++) header[at + 1 + i] = t.shape[i];
+      core.HEAPF32.set(t.data, at + BLOCK_HEADER);
+      return addr;
+    }
+
+    // A copy of result tensor `which` (0 output, 1 weights) of the last raw call, or null.
+    function readResult(which) {
+      const addr = core.resultDataAddress(which);
+      if (!addr) return null;
+      const h = (core.resultHeaderAddress() >> 2) + which * BLOCK_HEADER;
+      const heap = core.HEAPU32;
+      const shape = Array.from(heap.subarray(h + 1, h + 1 + heap[h]));
+      const n = shape.reduce((a, b) => a * b, 1);
+      return { shape, data: core.HEAPF32.slice(addr >> 2, (addr >> 2) + n) };
+    }
+
+    // Stages the tensors (null stays 0; the same tensor is staged once), makes one core call,
+    // and frees everything whatever happens. `call` gets the block addresses.
+    function withStaged(tensors, call) {
+      const staged = new Map();
+      try {
+        const addrs = tensors.map((t) => {
+          if (!t) return 0;
+          if (!staged.has(t)) staged.set(t, stage(t));
+          return staged.get(t);
+        });
+        return call(...addrs);
+      } finally {
+        for (const addr of staged.values()) core._free(addr);
+      }
+    }
+
+    // For core calls that leave tensors in the result slot: copies them out, or throws its message.
+    function runRaw(tensors, call) {
+      try {
+        if (!withStaged(tensors, call)) fail(core.resultError());
+        return { output: readResult(0), weights: readResult(1), fullyMaskedRows: core.resultFullyMaskedRows() };
+      } finally {
+        core.releaseResult();
+      }
+    }
+
+    // The numeric form of validated options: needWeights, causal, fill, maskMode index.
+    function optionArgs(o) {
+      return [o.needWeights !== false, o.causal === true, o.fill === undefined ? -Infinity : o.fill,
+        MASK_MODES.indexOf(o.maskMode === undefined ? 'keep' : o.maskMode)];
+    }
+
+    function attentionResult(r) {
+      return { output: r.output, weights: r.weights, fullyMaskedRows: r.fullyMaskedRows };
+    }
+
     class Generator {
       constructor(seed = 67280421310721) {
         own(this, unwrap(core.generatorCreate(checkSeed(seed))));
@@ -181,7 +241,21 @@ var createMhaModule = (function () {
       }
       forward(q, k = q, v = k, options = {}) {
         const h = live(this, 'MultiHeadAttention');
-        return unwrap(h.forward(checkTensor(q, 'query'), checkTensor(k, 'key'), checkTensor(v, 'value'), checkOptions(options)));
+        const o = checkOptions(options);
+        const tq = checkTensor(q, 'query');
+        const tk = k === q ? tq : checkTensor(k, 'key');
+        const tv = v === k ? tk : checkTensor(v, 'value');
+        const [needWeights, causal, fill, mode] = optionArgs(o);
+        const result = attentionResult(runRaw([tq, tk, tv, o.mask, o.keyPaddingMask],
+          (qa, ka, va, ma, pa) => h.forward(qa, ka, va, needWeights, causal, fill, mode, ma, pa)));
+        // The shape table of this forward, computed by the core when first read.
+        const { dModel, numHeads } = this;
+        let trace;
+        Object.defineProperty(result, 'trace', {
+          enumerable: true,
+          get: () => trace || (trace = unwrap(core.shapeTrace(tq.shape[0], tq.shape[1], dModel, numHeads, tk.shape[1]))),
+        });
+        return result;
       }
       parameterCount() { return live(this, 'MultiHeadAttention').parameterCount(); }
       parameters() { return unwrap(live(this, 'MultiHeadAttention').parameters()); }
@@ -199,15 +273,22 @@ var createMhaModule = (function () {
       Generator,
       MultiHeadAttention,
       implementation: core.implementation(),
-      matmul: (a, b) => unwrap(core.matmul(checkTensor(a, 'matmul: a'), checkTensor(b, 'matmul: b'))),
+      matmul: (a, b) => runRaw([checkTensor(a, 'matmul: a'), checkTensor(b, 'matmul: b')], (x, y) => core.matmul(x, y)).output,
       softmax: (t, dim = -1) => {
         checkCount(dim, 'softmax: dim', -8, 7);
-        return unwrap(core.softmax(checkTensor(t, 'softmax: input'), dim));
+        return runRaw([checkTensor(t, 'softmax: input')], (x) => core.softmax(x, dim)).output;
       },
-      splitHeads: (t, numHeads) => unwrap(core.splitHeads(checkTensor(t, 'splitHeads: input'), checkCount(numHeads, 'numHeads', 1, 4096))),
-      mergeHeads: (t) => unwrap(core.mergeHeads(checkTensor(t, 'mergeHeads: input'))),
-      scaledDotProductAttention: (q, k, v, options = {}) =>
-        unwrap(core.scaledDotProductAttention(checkTensor(q, 'q'), checkTensor(k, 'k'), checkTensor(v, 'v'), checkOptions(options))),
+      splitHeads: (t, numHeads) => {
+        checkCount(numHeads, 'numHeads', 1, 4096);
+        return runRaw([checkTensor(t, 'splitHeads: input')], (x) => core.splitHeads(x, numHeads)).output;
+      },
+      mergeHeads: (t) => runRaw([checkTensor(t, 'mergeHeads: input')], (x) => core.mergeHeads(x)).output,
+      scaledDotProductAttention: (q, k, v, options = {}) => {
+        const o = checkOptions(options);
+        const [needWeights, causal, fill, mode] = optionArgs(o);
+        return attentionResult(runRaw([checkTensor(q, 'q'), checkTensor(k, 'k'), checkTensor(v, 'v'), o.mask, o.keyPaddingMask],
+          (qa, ka, va, ma, pa) => core.scaledDotProductAttention(qa, ka, va, needWeights, causal, fill, mode, ma, pa)));
+      },
       shapeTrace: (config) => {
         checkConfig(config, 'shapeTrace', ['batch', 'seqLen', 'dModel', 'numHeads', 'kvLen']);
         const { batch, seqLen, dModel, numHeads, kvLen = seqLen } = config;
@@ -242,7 +323,11 @@ var createMhaModule = (function () {
       },
       loopVsVectorized: (mha, x, options = {}) => {
         if (!(mha instanceof MultiHeadAttention)) fail(`loopVsVectorized expects a MultiHeadAttention, got ${describe(mha)}`);
-        return unwrap(live(mha, 'MultiHeadAttention').loopVsVectorized(checkTensor(x, 'x'), checkOptions(options)));
+        const h = live(mha, 'MultiHeadAttention');
+        const o = checkOptions(options);
+        const [, causal, fill, mode] = optionArgs(o);
+        return unwrap(withStaged([checkTensor(x, 'x'), o.mask, o.keyPaddingMask],
+          (xa, ma, pa) => h.loopVsVectorized(xa, causal, fill, mode, ma, pa)));
       },
       viewError: () => core.viewError(),
       memoryStats: () => core.memoryStats(),

@@ -1,7 +1,13 @@
 // embind bindings: conversion and validation only; all logic lives in core/.
 //
 // Errors cross as values, never as C++ exceptions (catching those in JS leaks memory in this
-// Emscripten): every entry point returns {value} or {error: message}, and wasm/api.js throws.
+// Emscripten): entry points return {value} or {error: message}, or (the tensor functions) a
+// success flag with the message in the result slot, and wasm/api.js throws.
+//
+// Tensors on the hot paths cross as blocks in wasm memory, written by api.js: uint32 rank,
+// uint32 dims[8], then the floats. Their results stay in one result slot until api.js has copied
+// them out and called releaseResult(). Each embind `val` property access is a JS call, so a forward
+// that read and built JS objects spent more time crossing than computing at small sizes.
 // Numbers arrive as double so that NaN, negatives and fractions are seen here and rejected,
 // instead of being silently coerced by embind's integer conversions.
 #include <emscripten/bind.h>
@@ -12,6 +18,7 @@
 #include <cmath>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "mha/mha.hpp"
@@ -63,21 +70,6 @@ mha::Shape shape_from_js(const val& shape, const std::string& what) {
   return out;
 }
 
-mha::Tensor tensor_from_js(const val& t, const std::string& what) {
-  if (t.isNull() || t.isUndefined() || t.typeOf().as<std::string>() != "object") {
-    throw mha::Error(what + " must be a tensor {shape, data}");
-  }
-  const mha::Shape shape = shape_from_js(t["shape"], what);
-  const val data = t["data"];
-  if (!data.instanceof(val::global("Float32Array"))) throw mha::Error(what + ": data must be a Float32Array");
-  const std::size_t n = mha::Layout::contiguous(shape).numel();
-  if (data["length"].as<std::size_t>() != n) {
-    throw mha::Error(what + ": shape " + mha::to_string(shape) + " needs " + std::to_string(n) + " values, but data has " +
-                     std::to_string(data["length"].as<std::size_t>()));
-  }
-  return mha::Tensor::from_vector(shape, emscripten::convertJSArrayToNumberVector<float>(data));
-}
-
 // A fresh JS array of numbers.
 template <class Seq>
 val array_from(const Seq& values) {
@@ -93,6 +85,83 @@ val tensor_to_js(const mha::Tensor& t) {
   out.set("shape", array_from(c.shape()));
   out.set("data", val::global("Float32Array").new_(val(emscripten::typed_memory_view(c.numel(), c.data()))));
   return out;
+}
+
+// ---- Raw transfer ---------------------------------------------------------------------------
+
+constexpr std::size_t kBlockHeader = 9;  // rank + 8 dims, as uint32
+
+mha::Tensor tensor_from_block(double address, const std::string& what) {
+  const std::size_t addr = to_count(address, what + ": buffer address", 4294967295.0);
+  if (addr == 0 || addr % alignof(std::uint32_t) != 0) throw mha::Error(what + ": invalid buffer address");
+  const auto* header = reinterpret_cast<const std::uint32_t*>(addr);
+  if (header[0] > 8) throw mha::Error(what + ": at most 8 dimensions are supported");
+  const mha::Shape shape(header + 1, header + 1 + header[0]);
+  mha::check_shape(shape, what.c_str());
+  const auto* data = reinterpret_cast<const float*>(header + kBlockHeader);
+  return mha::Tensor::from_vector(shape, std::vector<float>(data, data + mha::Layout::contiguous(shape).numel()));
+}
+
+std::optional<mha::Tensor> optional_block(double address, const std::string& what) {
+  if (address == 0) return std::nullopt;
+  return tensor_from_block(address, what);
+}
+
+// The last tensor result: [0] output, [1] weights (absent when not asked for).
+struct ResultSlot {
+  mha::Tensor tensors[2];
+  std::uint32_t headers[2][kBlockHeader] = {};
+  double fully_masked_rows = 0;
+  std::string error;
+};
+ResultSlot& result_slot() {
+  static ResultSlot slot;
+  return slot;
+}
+
+void store(std::size_t which, const mha::Tensor& t) {
+  ResultSlot& slot = result_slot();
+  slot.tensors[which] = t.contiguous();
+  slot.headers[which][0] = static_cast<std::uint32_t>(t.dim());
+  for (std::size_t d = 0; d < t.dim(); ++d) slot.headers[which][1 + d] = static_cast<std::uint32_t>(t.shape()[d]);
+}
+
+// Runs `compute` (which stores its tensors); false with the message in the slot on failure.
+template <class F>
+bool into_slot(F&& compute) {
+  result_slot() = ResultSlot{};
+  try {
+    compute();
+    return true;
+  } catch (const std::bad_alloc&) {
+    result_slot().error = "out of memory: the browser could not give this tab enough memory for that size; try a smaller one";
+  } catch (const std::exception& e) {
+    result_slot().error = e.what();
+  }
+  return false;
+}
+
+double result_data_address(double which) {
+  const ResultSlot& slot = result_slot();
+  const std::size_t i = which == 1 ? 1 : 0;
+  return slot.tensors[i].numel() == 0 ? 0.0 : static_cast<double>(reinterpret_cast<std::uintptr_t>(slot.tensors[i].data()));
+}
+double result_header_address() { return static_cast<double>(reinterpret_cast<std::uintptr_t>(&result_slot().headers[0][0])); }
+double result_fully_masked_rows() { return result_slot().fully_masked_rows; }
+std::string result_error() { return result_slot().error; }
+void release_result() { result_slot() = ResultSlot{}; }
+
+mha::AttentionOptions raw_options(bool need_weights, bool causal, double fill, double mask_mode, double mask, double key_padding) {
+  mha::AttentionOptions options;
+  options.need_weights = need_weights;
+  options.causal = causal;
+  if (std::isnan(fill) || fill == INFINITY) throw mha::Error("options.fill must be a number such as -Infinity or -1e9");
+  options.fill = static_cast<float>(fill);
+  const mha::MaskMode modes[] = {mha::MaskMode::Keep, mha::MaskMode::Block, mha::MaskMode::Bool, mha::MaskMode::Additive};
+  options.mask_mode = modes[to_count(mask_mode, "options.maskMode", 3)];
+  options.mask = optional_block(mask, "options.mask");
+  options.key_padding_mask = optional_block(key_padding, "options.keyPaddingMask");
+  return options;
 }
 
 val trace_to_js(const std::vector<mha::TraceStep>& trace) {
@@ -111,36 +180,6 @@ val trace_to_js(const std::vector<mha::TraceStep>& trace) {
     out.set(i, step);
   }
   return out;
-}
-
-mha::AttentionOptions options_from_js(const val& o) {
-  mha::AttentionOptions options;
-  if (o.isUndefined() || o.isNull()) return options;
-  const val mask = o["mask"];
-  if (!mask.isUndefined() && !mask.isNull()) options.mask = tensor_from_js(mask, "options.mask");
-  const val mode = o["maskMode"];
-  if (!mode.isUndefined()) {
-    const std::string m = mode.isString() ? mode.as<std::string>() : "";
-    if (m == "keep") options.mask_mode = mha::MaskMode::Keep;
-    else if (m == "block") options.mask_mode = mha::MaskMode::Block;
-    else if (m == "bool") options.mask_mode = mha::MaskMode::Bool;
-    else if (m == "additive") options.mask_mode = mha::MaskMode::Additive;
-    else throw mha::Error("options.maskMode must be 'keep' (0 blocks), 'block' (1 blocks), 'bool' (true blocks) or 'additive'");
-  }
-  const val fill = o["fill"];
-  if (!fill.isUndefined()) {
-    if (!fill.isNumber() || std::isnan(fill.as<double>()) || fill.as<double>() == INFINITY) {
-      throw mha::Error("options.fill must be a number such as -Infinity or -1e9");
-    }
-    options.fill = static_cast<float>(fill.as<double>());
-  }
-  const val causal = o["causal"];
-  if (!causal.isUndefined()) options.causal = causal.as<bool>();
-  const val kpm = o["keyPaddingMask"];
-  if (!kpm.isUndefined() && !kpm.isNull()) options.key_padding_mask = tensor_from_js(kpm, "options.keyPaddingMask");
-  const val need = o["needWeights"];
-  if (!need.isUndefined()) options.need_weights = need.as<bool>();
-  return options;
 }
 
 // ---- Generator -------------------------------------------------------------------------------
@@ -174,43 +213,36 @@ val generator_randn(mha::Generator& gen, val shape) {
   });
 }
 
-// ---- Tensor functions ------------------------------------------------------------------------
+// ---- Tensor functions (raw transfer) ---------------------------------------------------------
 
-val js_matmul(val a, val b) {
-  return guarded([&] { return tensor_to_js(mha::matmul(tensor_from_js(a, "matmul: a"), tensor_from_js(b, "matmul: b"))); });
+bool js_matmul(double a, double b) {
+  return into_slot([&] { store(0, mha::matmul(tensor_from_block(a, "matmul: a"), tensor_from_block(b, "matmul: b"))); });
 }
 
-val js_softmax(val t, double dim) {
-  return guarded([&] {
+bool js_softmax(double t, double dim) {
+  return into_slot([&] {
     if (!std::isfinite(dim) || dim != std::floor(dim)) throw mha::Error("softmax: dim must be a whole number such as -1");
-    return tensor_to_js(mha::softmax(tensor_from_js(t, "softmax: input"), static_cast<int>(std::max(-64.0, std::min(64.0, dim)))));
+    store(0, mha::softmax(tensor_from_block(t, "softmax: input"), static_cast<int>(std::max(-64.0, std::min(64.0, dim)))));
   });
 }
 
-val js_split_heads(val t, double heads) {
-  return guarded([&] {
-    return tensor_to_js(mha::split_heads(tensor_from_js(t, "splitHeads: input"), to_count(heads, "numHeads", 4096)));
-  });
+bool js_split_heads(double t, double heads) {
+  return into_slot([&] { store(0, mha::split_heads(tensor_from_block(t, "splitHeads: input"), to_count(heads, "numHeads", 4096))); });
 }
 
-val js_merge_heads(val t) {
-  return guarded([&] { return tensor_to_js(mha::merge_heads(tensor_from_js(t, "mergeHeads: input"))); });
+bool js_merge_heads(double t) {
+  return into_slot([&] { store(0, mha::merge_heads(tensor_from_block(t, "mergeHeads: input"))); });
 }
 
-val attention_result_to_js(const mha::Tensor& output, const mha::Tensor& weights, bool need_weights, std::size_t fully_masked) {
-  val out = val::object();
-  out.set("output", tensor_to_js(output));
-  out.set("weights", need_weights ? tensor_to_js(weights) : val::null());
-  out.set("fullyMaskedRows", static_cast<double>(fully_masked));
-  return out;
-}
-
-val js_sdpa(val q, val k, val v, val o) {
-  return guarded([&] {
-    const mha::AttentionOptions options = options_from_js(o);
-    const mha::AttentionResult r = mha::scaled_dot_product_attention(
-        tensor_from_js(q, "q"), tensor_from_js(k, "k"), tensor_from_js(v, "v"), options);
-    return attention_result_to_js(r.output, r.weights, options.need_weights, r.fully_masked_rows);
+bool js_sdpa(double q, double k, double v, bool need_weights, bool causal, double fill, double mask_mode, double mask,
+             double key_padding) {
+  return into_slot([&] {
+    const mha::AttentionOptions options = raw_options(need_weights, causal, fill, mask_mode, mask, key_padding);
+    const mha::AttentionResult r = mha::scaled_dot_product_attention(tensor_from_block(q, "q"), tensor_from_block(k, "k"),
+                                                                     tensor_from_block(v, "v"), options);
+    store(0, r.output);
+    if (need_weights) store(1, r.weights);
+    result_slot().fully_masked_rows = static_cast<double>(r.fully_masked_rows);
   });
 }
 
@@ -227,13 +259,14 @@ val mha_create(val config, std::shared_ptr<mha::Generator> gen) {
   });
 }
 
-val mha_forward(const mha::MultiHeadAttention& m, val q, val k, val v, val o) {
-  return guarded([&] {
-    const mha::AttentionOptions options = options_from_js(o);
-    const mha::ForwardResult r = m.forward(tensor_from_js(q, "query"), tensor_from_js(k, "key"), tensor_from_js(v, "value"), options);
-    val out = attention_result_to_js(r.output, r.weights, options.need_weights, r.fully_masked_rows);
-    out.set("trace", trace_to_js(r.trace));
-    return out;
+bool mha_forward(const mha::MultiHeadAttention& m, double q, double k, double v, bool need_weights, bool causal, double fill,
+                 double mask_mode, double mask, double key_padding) {
+  return into_slot([&] {
+    const mha::AttentionOptions options = raw_options(need_weights, causal, fill, mask_mode, mask, key_padding);
+    const mha::ForwardResult r = m.forward(tensor_from_block(q, "query"), tensor_from_block(k, "key"), tensor_from_block(v, "value"), options);
+    store(0, r.output);
+    if (need_weights) store(1, r.weights);
+    result_slot().fully_masked_rows = static_cast<double>(r.fully_masked_rows);
   });
 }
 
@@ -324,9 +357,11 @@ val js_head_specialization(val tokens) {
   });
 }
 
-val js_loop_vs_vectorized(const mha::MultiHeadAttention& m, val x, val o) {
+val js_loop_vs_vectorized(const mha::MultiHeadAttention& m, double x, bool causal, double fill, double mask_mode, double mask,
+                          double key_padding) {
   return guarded([&] {
-    const mha::LoopVsVectorized r = mha::loop_vs_vectorized(m, tensor_from_js(x, "x"), options_from_js(o));
+    const mha::LoopVsVectorized r =
+        mha::loop_vs_vectorized(m, tensor_from_block(x, "x"), raw_options(true, causal, fill, mask_mode, mask, key_padding));
     val out = val::object();
     out.set("maxAbsDiff", r.max_abs_diff);
     out.set("meanAbsDiff", r.mean_abs_diff);
@@ -379,4 +414,9 @@ EMSCRIPTEN_BINDINGS(mha_core) {
   function("viewError", &js_view_error);
   function("implementation", &js_implementation);
   function("memoryStats", &js_memory_stats);
+  function("resultDataAddress", &result_data_address);
+  function("resultHeaderAddress", &result_header_address);
+  function("resultFullyMaskedRows", &result_fully_masked_rows);
+  function("resultError", &result_error);
+  function("releaseResult", &release_result);
 }

@@ -88,8 +88,10 @@
     return { spec: spec, labels: labels };
   }
 
+  var computedSync = false;         // did the last computeModule() run synchronously on the main thread?
   function computeModule(spec) {
     var useWorker = model.cost(spec) > WORKER_COST && !workerFailed;
+    computedSync = false;
     if (useWorker && ensureWorker()) {
       return new Promise(function (resolve, reject) {
         var id = ++jobSeq;
@@ -99,6 +101,7 @@
     }
     var r = model.runModule(M, spec);
     lastCompute = { ms: r.ms, where: 'main thread' };
+    computedSync = true;
     return Promise.resolve(r);
   }
   function ensureWorker() {
@@ -126,8 +129,10 @@
 
   // ---- render() ---------------------------------------------------------------------------------------
   var pending = null;
+  var lastTiming = null;            // {forwardMs, redrawMs, totalMs} of the last completed render()
   function render() {
     if (!M) return Promise.resolve();
+    var t0 = model.now(), tF0 = 0, tF1 = 0;
     var myId = ++renderId;
     var eff = effective();
     var msgs = loadMessages.slice();
@@ -143,6 +148,7 @@
       var L = P.lesson002(M), view = eff.view || 'heads', vr = L.views[view] || L.views.heads;
       var labels = vr.labels || range(vr.S).map(function (i) { return 't' + i; });
       lastCompute = { ms: 0, where: 'main thread' };
+      tF0 = tF1 = model.now();
       job = Promise.resolve({ res: vr, labels: labels, cells: L.cells, cfg: null });
     } else {
       var b = buildSpec(eff, msgs);
@@ -152,16 +158,21 @@
         renderEmpty(eff);
         return Promise.resolve();
       }
-      job = computeModule(b.spec).then(function (res) {
+      tF0 = model.now();
+      job = computeModule(b.spec);
+      if (computedSync) tF1 = model.now();   // the forward ran on the main thread, already done
+      job = job.then(function (res) {
+        if (!tF1) tF1 = model.now();
         var cfg = { seed: eff.seed, D: eff.dmodel, H: eff.heads, dropout: eff.dropout, train: eff.train,
           causal: eff.causal, maskStyle: b.spec.maskStyle, fill: eff.fill, input: b.spec.input, order: b.spec.order,
           b: Math.min(eff.batch, res.B - 1), h: Math.min(eff.head, res.H - 1), seedNote: pr && pr.seedNote };
         return { res: res, labels: b.labels, cfg: cfg };
       });
     }
-    setStatus('Computing…');
+    if (!tF1) setStatus('Computing…');   // only when the forward is asynchronous (Web Worker)
     pending = job.then(function (out) {
       if (myId !== renderId) return;   // a newer render superseded this one
+      var tD0 = model.now();
       current = { res: out.res, labels: out.labels, cfg: out.cfg, cells: out.cells, eff: eff };
       if (eff.batch >= out.res.B) { msgs.push('batch=' + eff.batch + ' is out of range for B=' + out.res.B + '; showing 0.'); }
       if (eff.head >= out.res.H) { msgs.push('head=' + eff.head + ' is out of range for ' + out.res.H + ' heads; showing 0.'); }
@@ -169,6 +180,8 @@
       draw();
       setStatus(statusText());
       postHeight();
+      var tD1 = model.now();
+      lastTiming = { forwardMs: tF1 - tF0, redrawMs: tD1 - tD0, totalMs: tD1 - t0, setupMs: tF0 - t0 };
     }).catch(function (err) {
       msgs.push(String(err && err.message || err));
       showMessages(msgs);
@@ -182,10 +195,12 @@
     var simd = M.implementation === 'wasmsimd' ? 'WebAssembly SIMD' : 'WebAssembly (scalar, no SIMD)';
     return simd + ' · ' + lastCompute.ms.toFixed(1) + ' ms · ' + lastCompute.where;
   }
-  function setStatus(t) { $('status').textContent = t; }
+  function setStatus(t) { var e = $('status'); if (e.textContent !== t) e.textContent = t; }
 
   function showMessages(msgs) {
-    var box = $('messages');
+    var box = $('messages'), key = msgs.join('\u0001');
+    if (box._key === key) return;   // unchanged: keep the DOM (and the live region quiet)
+    box._key = key;
     box.textContent = '';
     msgs.forEach(function (m) { box.appendChild(W.el('p', { class: 'msg', role: 'alert' }, m)); });
   }
@@ -211,70 +226,100 @@
     return 'Head ' + h + (names && names[h] ? ' · ' + names[h] : '');
   }
 
+  // Small DOM setters that write only when the value changes (no style/layout invalidation otherwise).
+  function setText(e, t) { if (typeof e === 'string') e = $(e); if (e.textContent !== t) e.textContent = t; }
+  function setAttr(e, k, v) { if (e.getAttribute(k) !== v) e.setAttribute(k, v); }
+  function setProp(e, k, v) { if (e[k] !== v) e[k] = v; }
+  function setOptions(sel, values) {
+    var key = values.join(',');
+    if (sel._key === key && sel.options.length === values.length) return;
+    sel._key = key; sel.textContent = '';
+    values.forEach(function (v) { sel.appendChild(new Option(String(v), String(v))); });
+  }
+
+  // Layout reads, done before any write of a redraw (no forced synchronous layout in between).
+  function measure() {
+    return { heads: $('heads').clientWidth, detail: $('detail-canvas').parentNode.parentNode.clientWidth,
+      lines: $('lines').parentNode.clientWidth };
+  }
+
   function draw() {
     var eff = current.eff, r = current.res, b = selB();
+    var wd = measure();
     // input
     var pr = presetOf(eff);
-    $('input-desc').textContent = pr
+    setText('input-desc', pr
       ? (pr.input ? 'x = torch.' + pr.input.type + '(' + [pr.input.batch, pr.input.seqLen, eff.dmodel].join(', ') + ')' +
         ' — positions are labelled t0…t' + (pr.input.seqLen - 1) + '.' : (r.note || ''))
       : current.labels.length + ' tokens · embeddings: randn(d_model) per token, seeded by fnv1a32("' + eff.seed +
-        ':<token>")' + (eff.pos ? ' + sinusoidal positions' : '') + '.';
+        ':<token>")' + (eff.pos ? ' + sinusoidal positions' : '') + '.');
     W.chips($('chips'), current.labels, 120);
     // batch selector
-    $('f-batch').hidden = r.B <= 1;
+    setProp($('f-batch'), 'hidden', r.B <= 1);
     var bs = $('c-batch');
-    if (bs.options.length !== r.B) { bs.textContent = ''; for (var i = 0; i < r.B; i++) bs.appendChild(new Option(String(i), String(i))); }
-    bs.value = String(b);
-    drawHeads();
-    drawDetail();
+    setOptions(bs, range(r.B));
+    setProp(bs, 'value', String(b));
+    drawHeads(wd);
+    drawDetail(wd);
     drawTrace();
     drawLesson();
     var vmax = eff.norm === 'one' ? '1' : 'max';
     W.legend($('legend'), eff.scale, vmax);
     var ms = M.memoryStats ? M.memoryStats() : null;
-    $('mem').textContent = ms ? 'WebAssembly heap: ' + (ms.heapUsed / 1048576).toFixed(1) + ' MiB used of ' +
-      (ms.heapSize / 1048576).toFixed(1) + ' MiB.' : '';
+    setText('mem', ms ? 'WebAssembly heap: ' + (ms.heapUsed / 1048576).toFixed(1) + ' MiB used of ' +
+      (ms.heapSize / 1048576).toFixed(1) + ' MiB.' : '');
   }
 
-  function plotSize(Sq, H) {
-    var w = $('heads').clientWidth || 800;
+  function plotSize(Sq, H, width) {
+    var w = width || 800;
     var cols = H <= 2 ? H + 1 : H <= 4 ? Math.min(H + 1, w < 700 ? 2 : 3) : w < 700 ? 2 : 4;
     var size = Math.floor(w / Math.max(1, cols)) - (Sq <= 16 ? 90 : 36);
     return Math.max(96, Math.min(Sq <= 16 ? 220 : 260, size));
   }
 
-  function drawHeads() {
+  // The head cards are kept while the heads (count, names, S) stay the same; a redraw repaints their
+  // canvases and updates the selection.
+  var headCards = null;             // {key, items: [{h, card, canvas}]}
+  function drawHeads(wd) {
     var eff = current.eff, r = current.res, b = selB(), grid = $('heads');
-    grid.textContent = '';
-    var Sq = r.weights.shape[2], size = plotSize(Sq, r.H);
+    var Sq = r.weights.shape[2], size = plotSize(Sq, r.H, (wd || measure()).heads);
     var showLabels = Sq <= 16;
     var items = range(r.H).concat(r.H > 1 ? ['avg'] : []);
-    items.forEach(function (h) {
-      var card = W.el('button', { type: 'button', class: 'head-card' + (h === (eff.avg ? 'avg' : selH()) ? ' selected' : ''),
-        'aria-pressed': String(h === (eff.avg ? 'avg' : selH())), 'aria-label': headName(h) + ': enlarge' });
-      card.appendChild(W.el('span', { class: 'head-title' }, headName(h)));
-      var c = W.el('canvas', h === 'avg' ? { 'data-avg': '1', role: 'img' } : { 'data-head': String(h), role: 'img' });
-      var mat = headMat(b, h);
-      c.setAttribute('aria-label', headName(h) + ' attention heatmap, ' + Sq + ' by ' + Sq + '. Use "Show as table" for the numbers.');
-      W.drawHeatmap(c, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, size: size, showLabels: showLabels });
-      card.appendChild(c);
-      attachHover(c, function () { return mat; });
-      card.addEventListener('click', function () {
-        if (h === 'avg') { S.set(st, 'avg', true); }
-        else { S.set(st, 'avg', false); S.set(st, 'head', h); }
-        updateURL(); current.eff = effective(); drawHeadsSelection(); drawDetail(); drawLesson();
-      });
-      grid.appendChild(card);
+    var key = Sq + '|' + items.map(headName).join('\u0001');
+    if (!headCards || headCards.key !== key || grid.firstChild !== headCards.items[0].card) {
+      grid.textContent = '';
+      headCards = { key: key, items: items.map(function (h) {
+        var card = W.el('button', { type: 'button', class: 'head-card', 'aria-label': headName(h) + ': enlarge' });
+        card.appendChild(W.el('span', { class: 'head-title' }, headName(h)));
+        var c = W.el('canvas', h === 'avg' ? { 'data-avg': '1', role: 'img' } : { 'data-head': String(h), role: 'img' });
+        c.setAttribute('aria-label', headName(h) + ' attention heatmap, ' + Sq + ' by ' + Sq + '. Use "Show as table" for the numbers.');
+        card.appendChild(c);
+        attachHover(c, function () { return c._mat; });
+        card.addEventListener('click', function () {
+          if (h === 'avg') { S.set(st, 'avg', true); }
+          else { S.set(st, 'avg', false); S.set(st, 'head', h); }
+          updateURL(); current.eff = effective(); drawHeadsSelection(); drawDetail(); drawLesson();
+        });
+        grid.appendChild(card);
+        return { h: h, card: card, canvas: c };
+      }) };
+    }
+    var colors = W.themeColors();
+    headCards.items.forEach(function (it) {
+      var mat = headMat(b, it.h);
+      it.canvas._mat = mat;
+      W.drawHeatmap(it.canvas, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, size: size,
+        showLabels: showLabels, colors: colors });
     });
+    drawHeadsSelection();
   }
   function drawHeadsSelection() {
-    var sel = current.eff.avg ? 'avg' : String(selH());
-    Array.prototype.forEach.call($('heads').querySelectorAll('.head-card'), function (card) {
-      var c = card.querySelector('canvas');
-      var id = c.getAttribute('data-head') || 'avg';
-      card.classList.toggle('selected', id === sel);
-      card.setAttribute('aria-pressed', String(id === sel));
+    if (!headCards) return;
+    var sel = current.eff.avg ? 'avg' : selH();
+    headCards.items.forEach(function (it) {
+      var on = it.h === sel;
+      if (it.card.classList.contains('selected') !== on) it.card.classList.toggle('selected', on);
+      setAttr(it.card, 'aria-pressed', String(on));
     });
   }
 
@@ -304,18 +349,22 @@
     }).join(', ')));
   }
 
-  function drawDetail() {
+  // wd: widths measured before the redraw's writes (draw()); without it (event handlers) read them here.
+  function drawDetail(wd) {
     var eff = current.eff, b = selB(), h = eff.avg ? 'avg' : selH();
     var mat = headMat(b, h), Sq = mat.S;
-    $('detail-title').textContent = headName(h) + (current.res.B > 1 ? ' · batch item ' + b : '');
+    setText('detail-title', headName(h) + (current.res.B > 1 ? ' · batch item ' + b : ''));
     var c = $('detail-canvas');
-    var avail = Math.min(480, ($('detail-canvas').parentNode.parentNode.clientWidth || 700) - 120);
+    var avail = Math.min(480, ((wd ? wd.detail : c.parentNode.parentNode.clientWidth) || 700) - 120);
     if (cellSel[0] >= Sq || cellSel[1] >= Sq) cellSel = [0, 0];
+    var oldW = c.style.width, oldH = c.style.height;
     W.drawHeatmap(c, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, size: Math.max(160, Math.min(avail, 480)),
-      showLabels: true, selected: document.activeElement === c ? cellSel : null });
-    c.setAttribute('aria-label', headName(h) + ' enlarged heatmap; arrow keys move between cells.');
+      showLabels: true, selected: document.activeElement === c ? cellSel : null, colors: W.themeColors() });
+    setAttr(c, 'aria-label', headName(h) + ' enlarged heatmap; arrow keys move between cells.');
     c._mat = mat;
-    var lw = Math.min(420, Math.max(260, ($('lines').parentNode.clientWidth || 360)));
+    // the line view's column shares the row with the heatmap: re-measure only if the heatmap changed size
+    var linesW = wd && c.style.width === oldW && c.style.height === oldH ? wd.lines : $('lines').parentNode.clientWidth;
+    var lw = Math.min(420, Math.max(260, (linesW || 360)));
     W.lineView($('lines'), mat, current.labels, { focus: hoverQuery != null && hoverQuery < Sq ? hoverQuery : null, width: lw });
     if (!$('table-box').hidden) drawTable();
   }
@@ -339,17 +388,18 @@
   function drawTrace() {
     var r = current.res, eff = current.eff;
     var trace = r.trace || [];
-    $('trace-note').textContent = 'Live for B=' + r.B + ', S=' + r.S + ', D=' + (r.D || eff.dmodel) + ', H=' + r.H +
-      ' (d_k=' + ((r.D || eff.dmodel) / r.H) + '). Hover or focus a row (↑/↓ move) to highlight its pipeline stage.';
-    W.traceTable($('trace-body'), trace, highlightStep);
+    setText('trace-note', 'Live for B=' + r.B + ', S=' + r.S + ', D=' + (r.D || eff.dmodel) + ', H=' + r.H +
+      ' (d_k=' + ((r.D || eff.dmodel) / r.H) + '). Hover or focus a row (↑/↓ move) to highlight its pipeline stage.');
+    W.traceTable($('trace-body'), trace, highlightStep);   // rebuilds the rows only when the trace changed
     highlightStep(null);
   }
   function highlightStep(i) {
     var rows = $('trace-body').querySelectorAll('tr');
     var stage = i == null ? null : rows[i] && rows[i].getAttribute('data-stage');
-    Array.prototype.forEach.call(rows, function (tr, k) { tr.classList.toggle('current', k === i); });
+    var mark = function (e, on) { if (e.classList.contains('current') !== on) e.classList.toggle('current', on); };
+    Array.prototype.forEach.call(rows, function (tr, k) { mark(tr, k === i); });
     Array.prototype.forEach.call($('pipeline').querySelectorAll('.stage'), function (s) {
-      s.classList.toggle('current', stage !== null && s.getAttribute('data-stage') === stage);
+      mark(s, stage !== null && s.getAttribute('data-stage') === stage);
     });
   }
 
@@ -358,48 +408,91 @@
     var head = W.el('div', { class: 'cell-head' });
     head.appendChild(W.el('h3', null, title));
     var copy = W.el('button', { type: 'button', class: 'btn small' }, 'Copy code');
-    copy.addEventListener('click', function () { copyText(code, copy); });
+    copy.addEventListener('click', function () { copyText(wrap._code.textContent, copy); });
     head.appendChild(copy);
     wrap.appendChild(head);
-    wrap.appendChild(W.el('pre', { class: 'code', tabindex: '0', 'aria-label': title + ': code' }, code));
+    wrap._code = wrap.appendChild(W.el('pre', { class: 'code', tabindex: '0', 'aria-label': title + ': code' }, code));
     wrap.appendChild(W.el('div', { class: 'out-label' }, 'Printed (computed live on this page)'));
-    wrap.appendChild(W.el('pre', { class: 'out', 'data-out': id, tabindex: '0', 'aria-label': title + ': printed output' }, output));
+    wrap._out = wrap.appendChild(W.el('pre', { class: 'out', 'data-out': id, tabindex: '0', 'aria-label': title + ': printed output' }, output));
     return wrap;
   }
 
-  var printed = {};
+  // The code cells are rebuilt only when their set (ids, titles) changes; otherwise the code text is
+  // replaced in place when it changed. The printed outputs (torch-style printing of the S×S weights) are
+  // formatted with the redraw for S <= LAZY_PRINT_S, otherwise on an idle callback after it (or at once
+  // by getPrinted()).
+  var LAZY_PRINT_S = 64;            // above this many tokens the printed S×S matrix is formatted lazily
+  var printed = {}, printedTodo = null, printedTimer = null, lessonCells = null, snippetCache = { key: null, text: '' };
+  function snippet(cfg) {
+    var key = JSON.stringify(cfg);
+    if (snippetCache.key !== key) snippetCache = { key: key, text: P.copySnippet(cfg) };
+    return snippetCache.text;
+  }
+  function flushPrinted() {
+    if (printedTimer !== null) { (root.cancelIdleCallback || clearTimeout)(printedTimer); printedTimer = null; }
+    var todo = printedTodo; printedTodo = null;
+    if (!todo) return;
+    todo.forEach(function (c) {
+      var out = typeof c.output === 'function' ? c.output() : c.output;
+      printed[c.id] = out;
+      if (c.el) setText(c.el, out);
+    });
+  }
+  function schedulePrinted() {
+    if (printedTimer !== null) return;
+    printedTimer = root.requestIdleCallback ? root.requestIdleCallback(function () { printedTimer = null; flushPrinted(); }, { timeout: 150 })
+      : setTimeout(function () { printedTimer = null; flushPrinted(); }, 30);
+  }
   function drawLesson() {
-    var eff = current.eff, pr = presetOf(eff), box = $('cells');
-    box.textContent = '';
-    printed = {};
-    var add = function (id, title, code, output) { printed[id] = output; box.appendChild(codeBlock(title, code, output, id)); };
+    var eff = current.eff, pr = presetOf(eff), box = $('cells'), cells = [];
     if (eff.preset === 'lesson002') {
-      $('lesson-title').textContent = P.L002.title;
-      $('lesson-blurb').textContent = P.L002.blurb + ' Source: ' + P.L002.file + '.';
-      current.cells.forEach(function (c) { add(c.id, c.title, c.code, c.output); });
+      setText('lesson-title', P.L002.title);
+      setText('lesson-blurb', P.L002.blurb + ' Source: ' + P.L002.file + '.');
+      current.cells.forEach(function (c) { cells.push({ id: c.id, title: c.title, code: c.code, output: c.output }); });
+    } else {
+      var cfg = current.cfg, res = current.res;
+      var mods = modified(eff);
+      if (pr) {
+        setText('lesson-title', pr.title);
+        setText('lesson-blurb', pr.blurb + (mods.length ? ' You changed: ' + mods.join(', ') +
+          ' — the numbers below follow your values.' : '') + ' Source: ' + pr.file + '.');
+        cells.push({ id: 'lesson', title: 'The lesson\'s example', code: pr.lessonCode(eff),
+          output: function () { return pr.lessonOutput(res); } });
+      } else {
+        setText('lesson-title', 'Your sentence in PyTorch');
+        setText('lesson-blurb', 'The same computation as a PyTorch snippet: run it in a notebook and it prints the numbers below.');
+      }
+      cells.push({ id: 'page', title: 'Copy as PyTorch: the page\'s numbers (batch ' + cfg.b + ', head ' + cfg.h + ')',
+        code: snippet(cfg), output: function () { return P.moduleOutput(res, cfg); } });
+    }
+    var key = cells.map(function (c) { return c.id + '\u0001' + c.title; }).join('\u0002');
+    var fresh = !lessonCells || lessonCells.key !== key || box.firstChild !== lessonCells.els[0];
+    if (fresh) {
+      // a new set of cells: printed at once (no empty output on screen)
+      printedTodo = null; printed = {};
+      box.textContent = '';
+      lessonCells = { key: key, els: cells.map(function (c) {
+        var out = typeof c.output === 'function' ? c.output() : c.output;
+        printed[c.id] = out;
+        return box.appendChild(codeBlock(c.title, c.code, out, c.id));
+      }) };
       return;
     }
-    var cfg = current.cfg;
-    var mods = modified(eff);
-    if (pr) {
-      $('lesson-title').textContent = pr.title;
-      $('lesson-blurb').textContent = pr.blurb + (mods.length ? ' You changed: ' + mods.join(', ') +
-        ' — the numbers below follow your values.' : '') + ' Source: ' + pr.file + '.';
-      add('lesson', 'The lesson\'s example', pr.lessonCode(eff), pr.lessonOutput(current.res));
-    } else {
-      $('lesson-title').textContent = 'Your sentence in PyTorch';
-      $('lesson-blurb').textContent = 'The same computation as a PyTorch snippet: run it in a notebook and it prints the numbers below.';
-    }
-    add('page', 'Copy as PyTorch: the page\'s numbers (batch ' + cfg.b + ', head ' + cfg.h + ')',
-      P.copySnippet(cfg), P.moduleOutput(current.res, cfg));
+    printedTodo = cells.map(function (c, i) {
+      var wrap = lessonCells.els[i];
+      setText(wrap._code, c.code);
+      return { id: c.id, output: c.output, el: wrap._out };
+    });
+    // small matrices print in well under a millisecond: at once (never a stale panel); large ones when idle
+    if (current.res.weights.shape[2] <= LAZY_PRINT_S) flushPrinted(); else schedulePrinted();
   }
 
   function renderEmpty(eff) {
-    current = null;
+    current = null; headCards = null; lessonCells = null; printedTodo = null;
     $('heads').textContent = '';
     $('heads').appendChild(W.el('p', { class: 'empty' }, 'No tokens yet — type a sentence in the controls.'));
-    $('chips').textContent = '';
-    $('trace-body').textContent = '';
+    $('chips').textContent = ''; $('chips')._key = null;
+    $('trace-body').textContent = ''; $('trace-body')._key = null;
     $('cells').textContent = '';
     $('input-desc').textContent = '0 tokens.';
     setStatus(statusText());
@@ -514,60 +607,70 @@
 
   function syncControls(eff) {
     var pr = presetOf(eff), fixed = pr && pr.fixed;
-    $('c-preset').value = eff.preset;
-    $('f-view').hidden = eff.preset !== 'lesson002';
-    $('c-view').value = eff.view || 'heads';
-    $('f-text').hidden = !!pr;
-    $('f-pos').hidden = !!pr;
+    setProp($('c-preset'), 'value', eff.preset);
+    setProp($('f-view'), 'hidden', eff.preset !== 'lesson002');
+    setProp($('c-view'), 'value', eff.view || 'heads');
+    setProp($('f-text'), 'hidden', !!pr);
+    setProp($('f-pos'), 'hidden', !!pr);
     if ($('c-text').value !== eff.text && document.activeElement !== $('c-text')) $('c-text').value = eff.text;
     var dm = $('c-dmodel'), list = DMODELS.slice();
     if (list.indexOf(eff.dmodel) < 0) { list.push(eff.dmodel); list.sort(function (a, b) { return a - b; }); }
-    dm.textContent = ''; list.forEach(function (d) { dm.appendChild(new Option(String(d), String(d))); });
-    dm.value = String(eff.dmodel);
-    var hs = $('c-heads'); hs.textContent = '';
-    model.divisors(eff.dmodel).forEach(function (d) { hs.appendChild(new Option(String(d), String(d))); });
-    hs.value = String(eff.heads);
+    setOptions(dm, list);
+    setProp(dm, 'value', String(eff.dmodel));
+    var hs = $('c-heads');
+    setOptions(hs, model.divisors(eff.dmodel));
+    setProp(hs, 'value', String(eff.heads));
     var dk = eff.dmodel / eff.heads;
-    $('dk-note').textContent = 'd_k = ' + eff.dmodel + ' / ' + eff.heads + ' = ' + dk + ' per head. ' +
+    setText('dk-note', 'd_k = ' + eff.dmodel + ' / ' + eff.heads + ' = ' + dk + ' per head. ' +
       (eff.heads === 1 ? 'One head: a single attention pattern over all ' + eff.dmodel + ' dims.'
         : dk < 8 ? 'Many small heads: more patterns, but each query·key has only ' + dk + ' dims to compare with.'
-          : 'More heads give more distinct patterns; fewer give each head more dims (same parameter count).');
-    $('c-seed').value = String(eff.seed);
-    $('c-fill').value = eff.fill;
-    $('c-causal').checked = !!eff.causal;
-    $('c-pos').checked = !!eff.pos;
-    $('c-dropout').value = String(eff.dropout);
-    $('c-train').value = eff.train ? '1' : '0';
-    $('c-scale').value = eff.scale; $('c-norm').value = eff.norm; $('c-theme').value = eff.theme;
-    $('model-fields').disabled = !!fixed;
-    $('model-fields').title = fixed ? 'These examples are fixed by lesson 002; pick another example to change the model.' : '';
-    $('reset-preset').hidden = !(pr && pr.defaults && modified(eff).length);
+          : 'More heads give more distinct patterns; fewer give each head more dims (same parameter count).'));
+    setProp($('c-seed'), 'value', String(eff.seed));
+    setProp($('c-fill'), 'value', eff.fill);
+    setProp($('c-causal'), 'checked', !!eff.causal);
+    setProp($('c-pos'), 'checked', !!eff.pos);
+    setProp($('c-dropout'), 'value', String(eff.dropout));
+    setProp($('c-train'), 'value', eff.train ? '1' : '0');
+    setProp($('c-scale'), 'value', eff.scale); setProp($('c-norm'), 'value', eff.norm); setProp($('c-theme'), 'value', eff.theme);
+    setProp($('model-fields'), 'disabled', !!fixed);
+    setProp($('model-fields'), 'title', fixed ? 'These examples are fixed by lesson 002; pick another example to change the model.' : '');
+    setProp($('reset-preset'), 'hidden', !(pr && pr.defaults && modified(eff).length));
   }
 
+  var darkQuery = null;
   function applyTheme(t) {
-    var dark = t === 'dark' || (t === 'auto' && root.matchMedia && root.matchMedia('(prefers-color-scheme: dark)').matches);
-    document.documentElement.setAttribute('data-theme', dark ? 'dark' : 'light');
+    if (t === 'auto' && !darkQuery && root.matchMedia) darkQuery = root.matchMedia('(prefers-color-scheme: dark)');
+    var dark = t === 'dark' || (t === 'auto' && !!darkQuery && darkQuery.matches);
+    setAttr(document.documentElement, 'data-theme', dark ? 'dark' : 'light');
   }
+  var layoutKey = null;
   function applyLayout(eff) {
-    document.body.classList.toggle('embed', !!eff.embed);
     var hide = eff.hide.slice();
     if (eff.embed && !st.explicit.hide) hide = ['share'];
+    if (eff.embed) {
+      var full = new URLSearchParams(S.toQuery(st)); full.delete('embed'); full.delete('hide');
+      setProp($('open-full'), 'hidden', false);
+      setAttr($('open-full'), 'href', 'index.html' + (full.toString() ? '?' + full.toString() : ''));
+    }
+    var key = !!eff.embed + '|' + hide.join(',');
+    if (key === layoutKey) return;   // sections and classes as they are
+    layoutKey = key;
+    document.body.classList.toggle('embed', !!eff.embed);
     S.SECTIONS.forEach(function (s) {
       Array.prototype.forEach.call(document.querySelectorAll('[data-section="' + s + '"]'), function (n) { n.hidden = hide.indexOf(s) >= 0; });
     });
     document.body.classList.toggle('no-controls', hide.indexOf('controls') >= 0);
-    if (eff.embed) {
-      $('controls-box').open = root.innerWidth > 900 && hide.indexOf('controls') < 0 && false;
-      var full = new URLSearchParams(S.toQuery(st)); full.delete('embed'); full.delete('hide');
-      $('open-full').hidden = false;
-      $('open-full').href = 'index.html' + (full.toString() ? '?' + full.toString() : '');
-    }
+    if (eff.embed) $('controls-box').open = root.innerWidth > 900 && hide.indexOf('controls') < 0 && false;
   }
 
   // ---- URL, sharing, embedding -------------------------------------------------------------------------
+  // history.replaceState is slow in Chromium (and rate-limited): called only when the query changed.
+  var lastURL = null;
   function updateURL() {
     var q = S.toQuery(st);
     var url = root.location.pathname + (q ? '?' + q : '') + root.location.hash;
+    if (url === lastURL) return;
+    lastURL = url;
     try { root.history.replaceState(null, '', url); } catch (e) { /* sandboxed frames */ }
   }
   function pageBase() {
@@ -622,6 +725,45 @@
     try { root.parent.postMessage({ type: 'mha-explorer:height', height: h }, '*'); } catch (e) { /* ignore */ }
   }
 
+  // ---- Benchmark hook -----------------------------------------------------------------------------------
+  // n full recompute+redraw cycles of the current state: each runs the forward (never a cached result)
+  // and the redraw, one per frame (rAF + setTimeout(0) between cycles, as interactions come). Per cycle:
+  // forwardMs (the forward, incl. embedding; a Worker round trip for large inputs), redrawMs (messages,
+  // canvases, DOM), totalMs (render() from its start to the end of the redraw), layoutMs (style + layout
+  // of the result, forced right after: what the browser would do before the next paint). Medians.
+  function benchmarkRecompute(n) {
+    n = Math.max(1, Math.floor(+n) || 20);
+    var f = [], d = [], t = [], lay = [], su = [], i = 0;
+    var med = function (v) { var s = v.slice().sort(function (a, b) { return a - b; }), k = s.length >> 1;
+      return s.length ? (s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2) : NaN; };
+    var frame = function () {
+      return new Promise(function (res) {
+        var done = false, go = function () { if (!done) { done = true; setTimeout(res, 0); } };
+        if (root.requestAnimationFrame) root.requestAnimationFrame(go);
+        setTimeout(go, 100);   // rAF does not run in hidden documents
+      });
+    };
+    var one = function () {
+      if (i++ >= n) {
+        return { forwardMs: med(f), redrawMs: med(d), totalMs: med(t), layoutMs: med(lay), setupMs: med(su), runs: n,
+          where: lastCompute.where, implementation: M && M.implementation,
+          samples: { forwardMs: f, redrawMs: d, totalMs: t, layoutMs: lay } };
+      }
+      return frame().then(function () {
+        lastTiming = null;
+        return render();
+      }).then(function () {
+        var l0 = model.now();
+        void document.body.offsetHeight;   // force style + layout of what the redraw changed
+        var l1 = model.now();
+        if (!lastTiming) throw new Error('benchmarkRecompute: render() did not complete (no core, no tokens, or an error)');
+        su.push(lastTiming.setupMs); f.push(lastTiming.forwardMs); d.push(lastTiming.redrawMs); t.push(lastTiming.totalMs); lay.push(l1 - l0);
+        return one();
+      });
+    };
+    return ready.then(one);
+  }
+
   // ---- Public API -------------------------------------------------------------------------------------
   var readyResolve;
   var ready = new Promise(function (r) { readyResolve = r; });
@@ -634,7 +776,7 @@
     },
     getTrace: function () { return current && current.res.trace ? JSON.parse(JSON.stringify(current.res.trace)) : []; },
     getLabels: function () { return current ? current.labels.slice() : []; },
-    getPrinted: function () { return JSON.parse(JSON.stringify(printed)); },
+    getPrinted: function () { flushPrinted(); return JSON.parse(JSON.stringify(printed)); },
     getState: function () { return effective(); },
     getCompute: function () { return { ms: lastCompute.ms, where: lastCompute.where, implementation: M && M.implementation }; },
     set: function (values) {
@@ -647,6 +789,7 @@
       return render();
     },
     render: function () { return render(); },
+    benchmarkRecompute: benchmarkRecompute,
     embedCode: embedCode,
     shareURL: function () { return shareURL(false); },
     get module() { return M; }

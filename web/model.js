@@ -30,14 +30,25 @@
   function tokenSeed(seed, token) { return fnv1a32(seed + ':' + token); }
 
   // Sinusoidal positions (Vaswani et al.): pe[p, 2i] = sin(p / 10000^(2i/D)), pe[p, 2i+1] = cos(...)
-  function addSinusoidal(data, S, D) {
-    for (var p = 0; p < S; p++) {
-      for (var i = 0; i < D; i += 2) {
-        var div = Math.exp(i * (-Math.log(10000) / D));
-        data[p * D + i] += Math.fround(Math.sin(p * div));
-        if (i + 1 < D) data[p * D + i + 1] += Math.fround(Math.cos(p * div));
+  // The table (float32 values, as added) is cached per D and grown to the longest S seen.
+  var peCache = { D: 0, S: 0, pe: null };
+  function peTable(S, D) {
+    if (peCache.D !== D || peCache.S < S) {
+      var n = Math.max(S, peCache.D === D ? peCache.S * 2 : 0, 16), pe = new Float32Array(n * D);
+      for (var p = 0; p < n; p++) {
+        for (var i = 0; i < D; i += 2) {
+          var div = Math.exp(i * (-Math.log(10000) / D));
+          pe[p * D + i] = Math.sin(p * div);
+          if (i + 1 < D) pe[p * D + i + 1] = Math.cos(p * div);
+        }
       }
+      peCache = { D: D, S: n, pe: pe };
     }
+    return peCache.pe;
+  }
+  function addSinusoidal(data, S, D) {
+    var pe = peTable(S, D);
+    for (var k = 0, n = S * D; k < n; k++) data[k] += pe[k];
   }
 
   var embedCache = { key: '', map: new Map() };
@@ -159,27 +170,41 @@
   // ---- Torch-style printing ----------------------------------------------------------------
   // Mirrors torch's _Formatter at precision 4: int mode when every value is whole, scientific
   // when max/min of the non-zero magnitudes exceeds 1000 (or min < 1e-4, max > 1e8), else fixed.
+  // v.toFixed(4), faster: the scaled magnitude is rounded directly unless it lies within 1e-6 of a tie,
+  // where the multiplication's rounding could matter (then toFixed decides).
+  var PAD4 = ['0000', '000', '00', '0', ''];
+  function fixed4(v) {
+    var a = v < 0 ? -v : v;
+    if (!(a < 1e9)) return v.toFixed(4);
+    var y = a * 1e4, f = y - Math.floor(y);
+    if (f > 0.499999 && f < 0.500001) return v.toFixed(4);
+    var k = Math.round(y), ip = Math.floor(k / 1e4), fp = String(k - ip * 1e4);
+    return (v < 0 ? '-' : '') + ip + '.' + PAD4[fp.length] + fp;
+  }
   function torchFormatter(values) {
-    var fin = [], allInt = true;
-    for (var i = 0; i < values.length; i++) {
-      var v = values[i];
-      if (isFinite(v)) { if (v !== 0) fin.push(Math.abs(v)); if (Math.ceil(v) !== v) allInt = false; }
+    var n = values.length, allInt = true, nfin = 0, mn = Infinity, mx = 0, i, v;
+    for (i = 0; i < n; i++) {
+      v = values[i];
+      if (isFinite(v)) {
+        if (v !== 0) { var a = Math.abs(v); nfin++; if (a < mn) mn = a; if (a > mx) mx = a; }
+        if (Math.ceil(v) !== v) allInt = false;
+      }
     }
+    if (!nfin) mn = 0;
     var fmt;
     if (allInt) {
-      fmt = function (v) { return isFinite(v) ? v.toFixed(0) + '.' : (isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf'); };
-      var maxv = fin.length ? Math.max.apply(null, fin) : 0;
-      if (maxv > 1e8) fmt = sci;
+      fmt = mx > 1e8 ? sci : function (v) { return isFinite(v) ? v.toFixed(0) + '.' : nonFinite(v); };
     } else {
-      var mn = fin.length ? Math.min.apply(null, fin) : 0, mx = fin.length ? Math.max.apply(null, fin) : 0;
-      var useSci = fin.length && (mx / mn > 1000 || mx > 1e8 || mn < 1e-4);
-      fmt = useSci ? sci : function (v) { return isFinite(v) ? v.toFixed(4) : (isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf'); };
+      var useSci = nfin && (mx / mn > 1000 || mx > 1e8 || mn < 1e-4);
+      fmt = useSci ? sci : function (v) { return isFinite(v) ? fixed4(v) : nonFinite(v); };
     }
-    var strs = Array.prototype.map.call(values, function (v) { return fmt(v); });
-    var width = strs.reduce(function (w, s) { return Math.max(w, s.length); }, 0);
-    return strs.map(function (s) { return ' '.repeat(width - s.length) + s; });
+    var strs = new Array(n), width = 0;
+    for (i = 0; i < n; i++) { var s = strs[i] = fmt(values[i]); if (s.length > width) width = s.length; }
+    for (i = 0; i < n; i++) if (strs[i].length < width) strs[i] = ' '.repeat(width - strs[i].length) + strs[i];
+    return strs;
+    function nonFinite(v) { return isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf'; }
     function sci(v) {
-      if (!isFinite(v)) return isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf';
+      if (!isFinite(v)) return nonFinite(v);
       var s = v.toExponential(4).replace(/e([+-])(\d)$/, 'e$10$2');
       return s;
     }
@@ -215,7 +240,7 @@
     MAX_TOKENS: MAX_TOKENS, tokenize: tokenize, fnv1a32: fnv1a32, tokenSeed: tokenSeed,
     addSinusoidal: addSinusoidal, embedTokens: embedTokens, divisors: divisors, headsMessage: headsMessage,
     maskTensor: maskTensor, fillValue: fillValue, runModule: runModule, cost: cost, freeCache: freeCache,
-    torchStr: torchStr, torchFormatter: torchFormatter, sizeStr: sizeStr, commas: commas, headMatrix: headMatrix,
+    torchStr: torchStr, torchFormatter: torchFormatter, fixed4: fixed4, sizeStr: sizeStr, commas: commas, headMatrix: headMatrix,
     now: now
   };
 })(typeof self !== 'undefined' ? self : this);

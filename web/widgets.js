@@ -45,62 +45,108 @@
   function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#444'; }
   function shortLabel(s, n) { s = String(s); return s.length > n ? s.slice(0, n - 1) + '…' : s; }
 
+  // Theme colours used by the canvases, read once per theme (getComputedStyle forces a style recalc).
+  var colorCache = { theme: null, colors: null };
+  function themeColors() {
+    var t = document.documentElement.getAttribute('data-theme') || '';
+    if (colorCache.theme !== t || !colorCache.colors) {
+      colorCache = { theme: t, colors: { border: cssVar('--border'), fgMuted: cssVar('--fg-muted'), accent: cssVar('--accent'),
+        line: cssVar('--line') } };
+    }
+    return colorCache.colors;
+  }
+
   // ---- Heatmap ---------------------------------------------------------------------------------
-  // mat: {S, data (S*S)}; opts: {labels, scale, norm, size (CSS px of the plot), showLabels, title}
-  var scratch = null;
+  // mat: {S, data (S*S)}; opts: {labels, scale, norm, size (CSS px of the plot), showLabels, selected, colors}
+  // Incremental: the frame (canvas size, axis labels) is redrawn only when its key changes; otherwise
+  // a redraw is one putImageData into an S×S scratch canvas, one unsmoothed drawImage of it over the plot
+  // area, the border and the selected cell.
+  var scratches = {}, nScratch = 0;
+  function scratchFor(S) {
+    var s = scratches[S];
+    if (!s) {
+      if (nScratch >= 6) { scratches = {}; nScratch = 0; }
+      var c = document.createElement('canvas'); c.width = S; c.height = S;
+      var x = c.getContext('2d'), img = x.createImageData(S, S);
+      s = scratches[S] = { canvas: c, ctx: x, img: img, px: new Uint32Array(img.data.buffer) };
+      nScratch++;
+    }
+    return s;
+  }
+  var LUT32 = {};
+  var LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+  function lut32(name) {
+    if (LUT32[name]) return LUT32[name];
+    var L = lut(name), out = new Uint32Array(256);
+    for (var i = 0; i < 256; i++) {
+      var r = L[i * 3], g = L[i * 3 + 1], b = L[i * 3 + 2];
+      out[i] = LITTLE ? ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0 : ((r << 24) | (g << 16) | (b << 8) | 255) >>> 0;
+    }
+    return (LUT32[name] = out);
+  }
   function drawHeatmap(canvas, mat, opts) {
     var S = mat.S, labels = opts.labels;
     var dpr = root.devicePixelRatio || 1;
-    var showLabels = opts.showLabels && labels && S <= 64;
+    var showLabels = !!(opts.showLabels && labels && S <= 64);
+    var col = opts.colors || themeColors();
     var font = Math.max(8, Math.min(13, Math.floor(opts.size / S * 0.55)));
-    var ctx = canvas.getContext('2d');
-    ctx.font = font + 'px system-ui, sans-serif';
-    var marginL = 0, marginT = 0;
-    if (showLabels) {
-      var w = 0;
-      for (var i = 0; i < S; i++) w = Math.max(w, ctx.measureText(shortLabel(labels[i], 10)).width);
-      marginL = Math.ceil(w) + 6; marginT = Math.ceil(Math.min(w, 70) * 0.75) + 8;
-    }
-    var plot = opts.size;
-    var cell = plot / S;
-    var cssW = marginL + plot + 2, cssH = marginT + plot + 2;
-    canvas.width = Math.round(cssW * dpr); canvas.height = Math.round(cssH * dpr);
-    canvas.style.width = cssW + 'px'; canvas.style.height = cssH + 'px';
-    ctx = canvas.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    // pixels: one ImageData texel per cell, scaled without smoothing
-    if (!scratch) scratch = document.createElement('canvas');
-    scratch.width = S; scratch.height = S;
-    var sctx = scratch.getContext('2d');
-    var img = sctx.createImageData(S, S), L = lut(opts.scale), vmax = rangeOf(mat.data, opts.norm);
-    for (var p = 0; p < S * S; p++) {
-      var v = mat.data[p] / vmax; var k = v > 0 ? Math.min(255, Math.round(v * 255)) : 0;
-      img.data[p * 4] = L[k * 3]; img.data[p * 4 + 1] = L[k * 3 + 1]; img.data[p * 4 + 2] = L[k * 3 + 2]; img.data[p * 4 + 3] = 255;
-    }
-    sctx.putImageData(img, 0, 0);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(scratch, 0, 0, S, S, marginL + 1, marginT + 1, plot, plot);
-    ctx.strokeStyle = cssVar('--border'); ctx.lineWidth = 1;
-    ctx.strokeRect(marginL + 0.5, marginT + 0.5, plot + 1, plot + 1);
-    if (opts.selected) {
-      ctx.strokeStyle = cssVar('--accent'); ctx.lineWidth = 2;
-      var sq = opts.selected;
-      ctx.strokeRect(marginL + 1 + sq[1] * cell, marginT + 1 + sq[0] * cell, cell, cell);
-    }
-    if (showLabels) {
-      ctx.fillStyle = cssVar('--fg-muted');
-      ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
-      for (var r = 0; r < S; r++) ctx.fillText(shortLabel(labels[r], 10), marginL - 4, marginT + 1 + (r + 0.5) * cell);
-      ctx.textAlign = 'left';
-      for (var c = 0; c < S; c++) {
-        ctx.save();
-        ctx.translate(marginL + 1 + (c + 0.5) * cell, marginT - 4);
-        ctx.rotate(-Math.PI / 4);
-        ctx.fillText(shortLabel(labels[c], 10), 0, 0);
-        ctx.restore();
+    var plot = opts.size, cell = plot / S;
+    var st = canvas._hm, ctx;
+    var key = S + '|' + plot + '|' + dpr + '|' + font + '|' + col.border + '|' + col.fgMuted + '|' +
+      (showLabels ? labels.slice(0, S).join('\u0001') : '-');
+    if (!st || st.key !== key) {
+      ctx = canvas.getContext('2d');
+      ctx.font = font + 'px system-ui, sans-serif';
+      var marginL = 0, marginT = 0;
+      if (showLabels) {
+        var w = 0;
+        for (var i = 0; i < S; i++) w = Math.max(w, ctx.measureText(shortLabel(labels[i], 10)).width);
+        marginL = Math.ceil(w) + 6; marginT = Math.ceil(Math.min(w, 70) * 0.75) + 8;
       }
+      var cssW = marginL + plot + 2, cssH = marginT + plot + 2;
+      var pw = Math.round(cssW * dpr), ph = Math.round(cssH * dpr);
+      if (canvas.width !== pw || canvas.height !== ph) { canvas.width = pw; canvas.height = ph; }
+      if (canvas.style.width !== cssW + 'px') canvas.style.width = cssW + 'px';
+      if (canvas.style.height !== cssH + 'px') canvas.style.height = cssH + 'px';
+      ctx = canvas.getContext('2d');
+      ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.clearRect(0, 0, pw, ph);
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      // The labels are drawn in the context's default font (the measuring font above is lost when the
+      // canvas is resized): kept as it always looked.
+      ctx.font = '10px sans-serif';
+      if (showLabels) {
+        ctx.fillStyle = col.fgMuted;
+        ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
+        for (var r = 0; r < S; r++) ctx.fillText(shortLabel(labels[r], 10), marginL - 4, marginT + 1 + (r + 0.5) * cell);
+        ctx.textAlign = 'left';
+        for (var c = 0; c < S; c++) {
+          ctx.save();
+          ctx.translate(marginL + 1 + (c + 0.5) * cell, marginT - 4);
+          ctx.rotate(-Math.PI / 4);
+          ctx.fillText(shortLabel(labels[c], 10), 0, 0);
+          ctx.restore();
+        }
+      }
+      st = canvas._hm = { key: key, ctx: ctx, marginL: marginL, marginT: marginT };
+      canvas._geom = { x0: marginL + 1, y0: marginT + 1, cell: cell, S: S };
     }
-    canvas._geom = { x0: marginL + 1, y0: marginT + 1, cell: cell, S: S };
+    ctx = st.ctx;
+    var mL = st.marginL, mT = st.marginT;
+    // pixels: one ImageData texel per cell, scaled without smoothing (opaque: covers the previous plot)
+    var sc = scratchFor(S), px = sc.px, L = lut32(opts.scale), data = mat.data, vmax = rangeOf(data, opts.norm);
+    for (var p = 0, n = S * S; p < n; p++) {
+      var v = data[p] / vmax; px[p] = L[v > 0 ? Math.min(255, Math.round(v * 255)) : 0];
+    }
+    sc.ctx.putImageData(sc.img, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(sc.canvas, 0, 0, S, S, mL + 1, mT + 1, plot, plot);
+    ctx.strokeStyle = col.border; ctx.lineWidth = 1;
+    ctx.strokeRect(mL + 0.5, mT + 0.5, plot + 1, plot + 1);
+    if (opts.selected) {
+      ctx.strokeStyle = col.accent; ctx.lineWidth = 2;
+      var sq = opts.selected;
+      ctx.strokeRect(mL + 1 + sq[1] * cell, mT + 1 + sq[0] * cell, cell, cell);
+    }
     return canvas._geom;
   }
   function cellAt(canvas, evt) {
@@ -121,6 +167,8 @@
 
   // ---- Colour legend ----------------------------------------------------------------------------
   function legend(container, scale, vmax) {
+    if (container._key === scale + '|' + vmax) return;   // unchanged: keep the DOM
+    container._key = scale + '|' + vmax;
     container.textContent = '';
     var bar = el('span', { class: 'legend-bar', 'aria-hidden': 'true' });
     var stops = [];
@@ -133,8 +181,11 @@
 
   // ---- Token chips --------------------------------------------------------------------------------
   function chips(container, tokens, max) {
-    container.textContent = '';
     var n = Math.min(tokens.length, max || 80);
+    var key = tokens.length + '|' + n + '|' + tokens.slice(0, n).join('\u0001');
+    if (container._key === key && container.firstChild) return;   // unchanged: keep the DOM
+    container._key = key;
+    container.textContent = '';
     for (var i = 0; i < n; i++) {
       var c = el('span', { class: 'chip', title: 'token ' + i }, tokens[i]);
       c.appendChild(el('sub', null, i));
@@ -158,6 +209,9 @@
     return Math.min(4, Math.floor(i / 2));
   }
   function traceTable(tbody, trace, onFocus) {
+    var key = JSON.stringify(trace);
+    if (tbody._key === key && tbody._onFocus === onFocus && tbody.childNodes.length === trace.length) return false;   // unchanged
+    tbody._key = key; tbody._onFocus = onFocus;
     tbody.textContent = '';
     trace.forEach(function (t, i) {
       var tr = el('tr', { 'data-step': String(i), tabindex: '0', 'data-stage': String(stageOf(t, i)) });
@@ -179,6 +233,7 @@
       });
       tbody.appendChild(tr);
     });
+    return true;
   }
   function pipeline(container) {
     container.textContent = '';
@@ -199,37 +254,54 @@
     if (text !== undefined) e.textContent = String(text);
     return e;
   }
+  // Incremental: the frame (size, column heads, token labels) is rebuilt only when its key changes; the
+  // lines are a pool of <line> elements whose attributes are written only when their value changes.
+  function setA(e, k, v) { if (e['_' + k] !== v) { e['_' + k] = v; e.setAttribute(k, v); } }
   function lineView(svg, mat, labels, opts) {
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
     var S = mat.S, rowH = S <= 24 ? 22 : S <= 64 ? 14 : 6, width = opts.width || 360;
     var H = S * rowH + 30, colL = 110, colR = width - 110;
-    svg.setAttribute('viewBox', '0 0 ' + width + ' ' + H);
-    svg.setAttribute('width', width); svg.setAttribute('height', H);
     var focus = opts.focus;
     var topK = S > 64 ? 3 : S;
-    var accent = cssVar('--line');
-    svg.appendChild(svgEl('text', { x: colL - 8, y: 14, 'text-anchor': 'end', class: 'lv-head' }, 'query'));
-    svg.appendChild(svgEl('text', { x: colR + 8, y: 14, class: 'lv-head' }, 'key'));
-    var g = svgEl('g', {});
+    var accent = opts.color || themeColors().line;
+    var key = [S, width, focus, accent, rowH >= 12 ? labels.slice(0, S).join('\u0001') : ''].join('\u0002');
+    var st = svg._lv;
+    if (!st || st.key !== key) {
+      while (svg.firstChild) svg.removeChild(svg.firstChild);
+      svg.setAttribute('viewBox', '0 0 ' + width + ' ' + H);
+      svg.setAttribute('width', width); svg.setAttribute('height', H);
+      svg.appendChild(svgEl('text', { x: colL - 8, y: 14, 'text-anchor': 'end', class: 'lv-head' }, 'query'));
+      svg.appendChild(svgEl('text', { x: colR + 8, y: 14, class: 'lv-head' }, 'key'));
+      var g0 = svgEl('g', {});
+      svg.appendChild(g0);
+      if (rowH >= 12) {
+        for (var r = 0; r < S; r++) {
+          var tl = svgEl('text', { x: colL - 8, y: 26 + (r + 0.5) * rowH + 4, 'text-anchor': 'end',
+            class: 'lv-tok' + (focus === r ? ' on' : ''), 'data-q': r, tabindex: '-1' }, shortLabel(labels[r], 14));
+          svg.appendChild(tl);
+          svg.appendChild(svgEl('text', { x: colR + 8, y: 26 + (r + 0.5) * rowH + 4, class: 'lv-tok' }, shortLabel(labels[r], 14)));
+        }
+      }
+      st = svg._lv = { key: key, g: g0, pool: [] };
+    }
+    var g = st.g, pool = st.pool, n = 0, data = mat.data;
     for (var i = 0; i < S; i++) {
       if (focus != null && focus !== i) continue;
       var keys = topK < S ? topKeys(mat, i, topK) : null;
       for (var jj = 0; jj < (keys ? keys.length : S); jj++) {
-        var j = keys ? keys[jj] : jj, w = mat.data[i * S + j];
+        var j = keys ? keys[jj] : jj, w = data[i * S + j];
         if (w < 0.01) continue;
-        g.appendChild(svgEl('line', { x1: colL, y1: 26 + (i + 0.5) * rowH, x2: colR, y2: 26 + (j + 0.5) * rowH,
-          stroke: accent, 'stroke-width': Math.max(0.5, Math.min(4, w * 5)), 'stroke-opacity': Math.min(1, w * 1.2) }));
+        var ln = pool[n];
+        if (!ln) {
+          ln = pool[n] = svgEl('line', { x1: colL, x2: colR, stroke: accent });
+          g.appendChild(ln);
+        }
+        setA(ln, 'y1', 26 + (i + 0.5) * rowH); setA(ln, 'y2', 26 + (j + 0.5) * rowH);
+        setA(ln, 'stroke-width', Math.max(0.5, Math.min(4, w * 5))); setA(ln, 'stroke-opacity', Math.min(1, w * 1.2));
+        n++;
       }
     }
-    svg.appendChild(g);
-    if (rowH >= 12) {
-      for (var r = 0; r < S; r++) {
-        var tl = svgEl('text', { x: colL - 8, y: 26 + (r + 0.5) * rowH + 4, 'text-anchor': 'end',
-          class: 'lv-tok' + (focus === r ? ' on' : ''), 'data-q': r, tabindex: '-1' }, shortLabel(labels[r], 14));
-        svg.appendChild(tl);
-        svg.appendChild(svgEl('text', { x: colR + 8, y: 26 + (r + 0.5) * rowH + 4, class: 'lv-tok' }, shortLabel(labels[r], 14)));
-      }
-    }
+    for (var k = pool.length - 1; k >= n; k--) g.removeChild(pool[k]);
+    pool.length = n;
   }
 
   // ---- Table alternative ------------------------------------------------------------------------
@@ -297,7 +369,7 @@
   }
 
   MHA.widgets = {
-    el: el, lut: lut, colorOf: colorOf, rangeOf: rangeOf, drawHeatmap: drawHeatmap, cellAt: cellAt, topKeys: topKeys,
+    el: el, lut: lut, themeColors: themeColors, colorOf: colorOf, rangeOf: rangeOf, drawHeatmap: drawHeatmap, cellAt: cellAt, topKeys: topKeys,
     legend: legend, chips: chips, traceTable: traceTable, pipeline: pipeline, lineView: lineView,
     matrixTable: matrixTable, exportSVG: exportSVG, exportPNG: exportPNG, download: download, shortLabel: shortLabel,
     STAGES: STAGES

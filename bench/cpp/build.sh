@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs the kernel microbenchmarks in three flavours and prints markdown tables:
-#   native       g++ -O3 -march=native            (scalar kernels, Eigen GEMMs when found)
+#   native       g++ -O3 -march=native            (scalar kernels; Eigen GEMMs/attention when found)
 #   wasm-simd    em++ -O3 -msimd128, run with node (the wasmsimd kernels)
 #   wasm-scalar  em++ -O3 without SIMD, run with node (the scalar twins; the 3x baseline)
 # Usage: bench/cpp/build.sh [OUT_DIR=/tmp/mha-bench] [FLAVOURS="native wasm-simd wasm-scalar"] [MIN_SECONDS=0.25] [TIMER=cpu|wall]

@@ -327,8 +327,10 @@ function table({ rows, peak, page, notes, env }) {
   }
   if (page.available) {
     out.push('');
-    const dv = page.defaultView || {};
-    out.push(`Page recompute+redraw (default view: ${dv.tokens} tokens, D=${dv.D}, H=${dv.H}; ${page.implementation || '?'}; headless Chromium ${page.browserVersion}, ${page.runs} runs): median ${f(page.medianMs)} ms (render() promise; + next frame ${f(page.frameMedianMs)} ms; of which forward ${f(page.computeMedianMs)} ms, ${page.where}); first load to ready ${f(page.loadMs, 0)} ms. Method: ${page.method}.`);
+    const views = page.views || [{ name: 'default', ...(page.defaultView || {}), totalMs: page.medianMs, forwardMs: page.computeMedianMs, where: page.where }];
+    out.push(`Page recompute+redraw (${page.implementation || '?'}; headless Chromium ${page.browserVersion}, ${page.runs} runs per view; medians): ` +
+      views.map((v) => `${v.name} (${v.tokens} tokens, D=${v.D}, H=${v.H}) ${f(v.totalMs)} ms [forward ${f(v.forwardMs)}, redraw ${f(v.redrawMs)}, +layout ${f(v.layoutMs)}; ${v.where}]`).join('; ') +
+      `${page.target ? `. Target ≤ ${page.target.ms} ms at (S ≤ 32, 512, 8): ${page.target.met ? 'met' : 'NOT met'}` : ''}; first load to ready ${f(page.loadMs, 0)} ms. Method: ${page.method}.`);
   }
   if (notes.length) { out.push(''); for (const n of notes) out.push(`- ${n}`); }
   return out.join('\n');

@@ -388,7 +388,7 @@ void MultiHeadAttention::check_inputs(const Tensor& q, const Tensor& k, const Te
 
 ForwardResult MultiHeadAttention::forward(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) const {
   check_inputs(q, k, v);
-  const std::size_t B = q.size(0), Sq = q.size(1), Skv = k.size(1), D = config_.d_model, H = config_.num_heads;
+  const std::size_t B = q.size(0), D = config_.d_model, H = config_.num_heads;
   const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
   const std::vector<std::int64_t> split{i64(B), -1, i64(H), i64(d_k())};
   // 1. Project and split: [B, S, D] → [B, S, H, d_k] → [B, H, S, d_k] (views, no copies)
@@ -405,7 +405,6 @@ ForwardResult MultiHeadAttention::forward(const Tensor& q, const Tensor& k, cons
   result.output = W_o(merged);
   result.weights = std::move(attended.weights);
   result.fully_masked_rows = attended.fully_masked_rows;
-  result.trace = shape_trace(B, Sq, D, H, Skv);
   return result;
 }
 

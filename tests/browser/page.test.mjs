@@ -170,3 +170,53 @@ test('large inputs run in a Web Worker over http', async () => {
   assert.equal(c.where, 'Web Worker');
   assert.deepEqual(await page.evaluate(() => window.mhaExplorer.getWeights().shape), [1, 8, 300, 300]);
 });
+
+test('incremental redraw: unchanged DOM is kept, changed data is redrawn, printed output stays exact', async () => {
+  const { page } = await open('?dmodel=32&heads=4');
+  const mark = () => page.evaluate(() => {
+    const q = (s) => document.querySelector(s);
+    q('#heads .head-card').__kept = 1; q('#trace-body tr').__kept = 1; q('#chips .chip').__kept = 1; q('#cells .cell').__kept = 1;
+  });
+  const kept = () => page.evaluate(() => ['#heads .head-card', '#trace-body tr', '#chips .chip', '#cells .cell']
+    .map((s) => document.querySelector(s).__kept === 1));
+  const pixel = () => page.evaluate(() => {
+    const c = document.querySelector('[data-head="0"]'), g = c._geom, d = window.devicePixelRatio || 1;
+    return Array.from(c.getContext('2d').getImageData(Math.floor((g.x0 + g.cell * 1.5) * d), Math.floor((g.y0 + g.cell * 0.5) * d), 1, 1).data);
+  });
+  await mark();
+  await page.evaluate(() => window.mhaExplorer.render());
+  assert.deepEqual(await kept(), [true, true, true, true], 'a redraw of the same state keeps the DOM');
+  const px0 = await pixel();
+  // a new seed: same structure (kept), new weights (canvas and printed output follow)
+  await page.evaluate(() => window.mhaExplorer.set({ seed: 5 }));
+  assert.deepEqual(await kept(), [true, true, true, true]);
+  assert.notDeepEqual(await pixel(), px0, 'the heatmap shows the new weights');
+  const check = await page.evaluate(() => {
+    const w = window.mhaExplorer.getWeights(), S = w.shape[3];
+    const row = Array.from(w.data.slice(0, S)).map((v) => v.toFixed(4)).join(', ');
+    const printed = window.mhaExplorer.getPrinted().page;
+    return { row, printed, shown: document.querySelector('[data-out="page"]').textContent,
+      code: document.querySelector('[data-cell="page"] pre.code').textContent };
+  });
+  assert.ok(check.printed.includes('[[' + check.row + ']'), 'getPrinted() has the new weights: ' + check.row);
+  assert.equal(check.shown, check.printed, 'the printed panel shows what getPrinted() returns');
+  assert.match(check.code, /torch\.manual_seed\(5\)/);
+  // a new sentence: the token-dependent parts are rebuilt
+  await page.evaluate(() => window.mhaExplorer.set({ text: 'one two three' }));
+  assert.deepEqual(await page.$$eval('#chips .chip', (n) => n.map((c) => c.firstChild.textContent)), ['one', 'two', 'three']);
+  assert.deepEqual(await page.evaluate(() => window.mhaExplorer.getWeights().shape), [1, 4, 3, 3]);
+  assert.equal(await page.locator('#trace-body tr[data-step]').count(), (await page.evaluate(() => window.mhaExplorer.getTrace())).length);
+  assert.match(await page.evaluate(() => window.mhaExplorer.getPrinted().page), /torch\.Size\(\[1, 4, 3, 3\]\)/);
+});
+
+test('benchmarkRecompute(n): forced recompute+redraw cycles, medians', async () => {
+  const { page } = await open('?dmodel=64&heads=4');
+  const before = await page.evaluate(() => window.mhaExplorer.getCompute().ms);
+  const r = await page.evaluate(() => window.mhaExplorer.benchmarkRecompute(4));
+  assert.equal(r.runs, 4);
+  for (const k of ['forwardMs', 'redrawMs', 'totalMs', 'layoutMs']) assert.ok(Number.isFinite(r[k]) && r[k] >= 0, k + ': ' + r[k]);
+  assert.ok(r.totalMs >= r.redrawMs, 'total includes the redraw');
+  assert.equal(r.where, 'main thread');
+  assert.equal(typeof before, 'number');
+  assert.deepEqual(await page.evaluate(() => window.mhaExplorer.getWeights().shape), [1, 4, 10, 10]);
+});

@@ -79,10 +79,11 @@ struct MhaConfig {
   double dropout = 0.0;  // on the attention weights, in training mode
 };
 
+// The shape table of a forward is shape_trace(B, Sq, D, H, Skv): the same layouts, formed on
+// demand rather than on every call.
 struct ForwardResult {
   Tensor output;   // [B, Sq, D]
   Tensor weights;  // [B, H, Sq, Skv] (empty when need_weights is false)
-  std::vector<TraceStep> trace;
   std::size_t fully_masked_rows = 0;
 };
 

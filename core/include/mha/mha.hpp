@@ -9,7 +9,7 @@
 //   mha::Tensor x({2, 5, 32});
 //   mha::normal_fill(x.data(), x.numel(), 0.0, 1.0, *gen);          // torch.randn(2, 5, 32)
 //   mha::ForwardResult r = attention.forward(x, x, x, {});
-//   // r.output [2, 5, 32], r.weights [2, 4, 5, 5], r.trace: the shape table
+//   // r.output [2, 5, 32], r.weights [2, 4, 5, 5]; mha::shape_trace(2, 5, 32, 4): the shape table
 //   float diff = mha::mean(mha::abs(mha::sub(r.output, x)));     // the lesson's "mean abs diff"
 //   attention.parameter_count();                                  // 4224
 //

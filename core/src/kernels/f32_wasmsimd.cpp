@@ -26,10 +26,14 @@ float* scratch(std::vector<float>& buf, std::size_t n) {
   return buf.data();
 }
 
+// exp_f32x4(x) is exactly 0 for every x <= kExpZeroBelow (and for -inf).
+constexpr float kExpZeroBelow = -88.0f;
+
 // exp(x) for x <= 0 (every use here is x - max). Range reduction x = n·ln2 + t with
 // |t| <= ln2/2 (ln2 split hi+lo so n·ln2_hi is exact), 2^n built in the exponent bits via the
 // magic-bias trick, degree-5 minimax polynomial for exp(t) (XNNPACK rr2_p5, ~1 ulp).
-// x < -87.34 (result below FLT_MIN) flushes to exactly 0, so exp(-inf) = 0; NaN stays NaN.
+// x is first clamped to -88 (pmax keeps NaN): there n = -127, whose exponent field is 0, so
+// 2^n = +0 and the result is exactly 0 — exp(-inf) = 0 with one max instead of a compare+select.
 inline v128_t exp_f32x4(v128_t vx) {
   const v128_t vlog2e = wasm_f32x4_const_splat(0x1.715476p+0f);
   const v128_t vmagic_bias = wasm_f32x4_const_splat(0x1.8000FEp23f);  // 1.5·2^23 + 127
@@ -40,8 +44,8 @@ inline v128_t exp_f32x4(v128_t vx) {
   const v128_t vc3 = wasm_f32x4_const_splat(0x1.555A80p-3f);
   const v128_t vc2 = wasm_f32x4_const_splat(0x1.FFFDC6p-2f);
   const v128_t vc1 = wasm_f32x4_const_splat(0x1.FFFFF6p-1f);
-  const v128_t vcutoff = wasm_f32x4_const_splat(-0x1.5D589Ep6f);
 
+  vx = wasm_f32x4_pmax(vx, wasm_f32x4_const_splat(kExpZeroBelow));  // pmax(NaN, c) = NaN
   v128_t vn = wasm_f32x4_add(wasm_f32x4_mul(vx, vlog2e), vmagic_bias);
   const v128_t vs = wasm_i32x4_shl(vn, 23);  // 2^n: low bits of vn hold n + 127
   vn = wasm_f32x4_sub(vn, vmagic_bias);
@@ -52,8 +56,7 @@ inline v128_t exp_f32x4(v128_t vx) {
   vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc2);
   vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc1);
   vt = wasm_f32x4_mul(vt, vs);
-  const v128_t vf = wasm_f32x4_add(wasm_f32x4_mul(vt, vp), vs);  // s·(1 + t·p(t))
-  return wasm_v128_andnot(vf, wasm_f32x4_lt(vx, vcutoff));
+  return wasm_f32x4_add(wasm_f32x4_mul(vt, vp), vs);  // s·(1 + t·p(t))
 }
 
 // Stores the first nc (< 8) lanes of (v0, v1) to c with partial-lane stores (no over-write).
@@ -361,7 +364,7 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
   const v128_t vfill = wasm_f32x4_splat(mask.fill);
   const v128_t vneginf = wasm_f32x4_splat(kNegInf);
   const v128_t vzero = wasm_f32x4_const_splat(0.0f);
-  const v128_t vcutoff = wasm_f32x4_const_splat(-0x1.5D589Ep6f);
+  const v128_t vzero_below = wasm_f32x4_const_splat(kExpZeroBelow);
 
   for (std::size_t q0 = 0; q0 < Sq; q0 += 8) {
     const std::size_t nq = std::min<std::size_t>(8, Sq - q0);
@@ -380,11 +383,11 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
       std::size_t nb = std::min(kBc, Skv - j0);
       if (mask.causal && j0 + nb > causal_end) {
         // Keys past causal_end score `fill` for every real query. Skipping them is exact when
-        // their weight exp(fill - m') is exactly 0: fill = -inf, or fill already 87.3 below m.
+        // their weight exp(fill - m') is exactly 0: fill = -inf, or fill already 88 below m.
         bool skip = fill_neginf;
         if (!skip) {
-          const v128_t f0 = wasm_f32x4_lt(wasm_f32x4_sub(vfill, vm[0]), vcutoff);
-          const v128_t f1 = wasm_f32x4_lt(wasm_f32x4_sub(vfill, vm[1]), vcutoff);
+          const v128_t f0 = wasm_f32x4_le(wasm_f32x4_sub(vfill, vm[0]), vzero_below);
+          const v128_t f1 = wasm_f32x4_le(wasm_f32x4_sub(vfill, vm[1]), vzero_below);
           skip = wasm_i32x4_all_true(wasm_v128_or(f0, wasm_v128_not(valid[0]))) &&
                  wasm_i32x4_all_true(wasm_v128_or(f1, wasm_v128_not(valid[1])));
         }
@@ -441,25 +444,9 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
         corr[h] = exp_f32x4(wasm_f32x4_sub(vm[h], mu[h]));
         vm[h] = mn;
       }
-      // P = exp(Sᵀ - m'), two keys (four independent exp chains) per step.
-      v128_t sum0 = vzero, sum1 = vzero, sum2 = vzero, sum3 = vzero;
-      std::size_t jj = 0;
-      for (; jj + 2 <= nb; jj += 2) {
-        float* s2 = st + jj * 8;
-        const v128_t p0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(s2), mu[0]));
-        const v128_t p1 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(s2 + 4), mu[1]));
-        const v128_t p2 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(s2 + 8), mu[0]));
-        const v128_t p3 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(s2 + 12), mu[1]));
-        wasm_v128_store(s2, p0);
-        wasm_v128_store(s2 + 4, p1);
-        wasm_v128_store(s2 + 8, p2);
-        wasm_v128_store(s2 + 12, p3);
-        sum0 = wasm_f32x4_add(sum0, p0);
-        sum1 = wasm_f32x4_add(sum1, p1);
-        sum2 = wasm_f32x4_add(sum2, p2);
-        sum3 = wasm_f32x4_add(sum3, p3);
-      }
-      if (jj < nb) {
+      // P = exp(Sᵀ - m') in place (two exp chains per key; more spill the exp constants).
+      v128_t sum0 = vzero, sum1 = vzero;
+      for (std::size_t jj = 0; jj < nb; ++jj) {
         const v128_t p0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8), mu[0]));
         const v128_t p1 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8 + 4), mu[1]));
         wasm_v128_store(st + jj * 8, p0);
@@ -467,8 +454,6 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
         sum0 = wasm_f32x4_add(sum0, p0);
         sum1 = wasm_f32x4_add(sum1, p1);
       }
-      sum0 = wasm_f32x4_add(sum0, sum2);
-      sum1 = wasm_f32x4_add(sum1, sum3);
       vl[0] = wasm_f32x4_add(wasm_f32x4_mul(vl[0], corr[0]), sum0);
       vl[1] = wasm_f32x4_add(wasm_f32x4_mul(vl[1], corr[1]), sum1);
 
