@@ -12,6 +12,9 @@ namespace mha {
 namespace {
 
 constexpr std::size_t kMaxDModel = 4096;
+// Score matrices above this many elements (4 MiB) per head use the streaming kernel when the
+// weights are not returned.
+constexpr std::size_t kStreamingThreshold = std::size_t{1} << 20;
 
 std::string list_divisors(std::size_t n) {
   std::ostringstream out;
@@ -250,6 +253,12 @@ AttentionResult scaled_dot_product_attention(const Tensor& q_in, const Tensor& k
   if (materialize) result.weights = Tensor(with_matrix(batch, Sq, Skv));
 
   SliceMasks masks(options, batch, Sq, Skv);
+  // Without weights to return, a head's scores still go through one reused scratch matrix while it
+  // is small: GEMM + softmax + GEMM beats the streaming kernel's per-block bookkeeping there. The
+  // streaming kernel takes over when the matrix would be large (long sequences).
+  std::vector<float> scratch;
+  const bool stream = !materialize && Sq * Skv > kStreamingThreshold;
+  if (!materialize && !stream) scratch.resize(Sq * Skv);
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
   const std::size_t ldq = static_cast<std::size_t>(q.strides()[q.dim() - 2]);
   const std::size_t ldk = static_cast<std::size_t>(k.strides()[k.dim() - 2]);
@@ -261,12 +270,12 @@ AttentionResult scaled_dot_product_attention(const Tensor& q_in, const Tensor& k
     float* out = result.output.data() + s * Sq * dv;
     const kernels::f32_score_mask& mask = masks.for_slice(s);
     if (masks.any()) result.fully_masked_rows += count_fully_masked_rows(mask, Sq, Skv);
-    if (!materialize) {
+    if (stream) {
       kernels::f32_attention_fused(Sq, Skv, dk, dv, scale, qs, ldq, ks, ldk, vs, ldv, mask, out, dv);
       continue;
     }
     // 1. scores = q kᵀ / sqrt(dk)            (Sq, Skv)
-    float* w = result.weights.data() + s * Sq * Skv;
+    float* w = materialize ? result.weights.data() + s * Sq * Skv : scratch.data();
     kernels::f32_gemm_nt(Sq, Skv, dk, scale, qs, ldq, ks, ldk, nullptr, w, Skv);
     // 2. masked_fill / additive mask / causal
     if (masks.any()) apply_score_mask(mask, Sq, Skv, w);

@@ -264,3 +264,22 @@ TEST_CASE("bad input gets a message a student understands") {
   REQUIRE_ERROR_MENTIONS(scaled_dot_product_attention(q.expand({1, 2, 8192, 1}), q.expand({1, 2, 8192, 1}), q.expand({1, 2, 8192, 1}), {}),
                          "needWeights: false");
 }
+
+TEST_CASE("without weights, small heads use a scratch matrix and long ones the streaming kernel; both match") {
+  // 1100 × 1000 scores per head is above the streaming threshold (2^20); 100 × 90 is below.
+  for (auto [Sq, Skv] : {std::pair<std::size_t, std::size_t>{1100, 1000}, {100, 90}}) {
+    const Qkv t = make_qkv({2}, Sq, Skv, 8, 8, 31);
+    Tensor padding({2, Skv});
+    padding.data()[Skv - 1] = padding.data()[Skv + 3] = 1.0f;
+    AttentionOptions o;
+    o.causal = true;
+    o.key_padding_mask = padding;
+    o.fill = -1e9f;
+    const AttentionResult with_weights = scaled_dot_product_attention(t.q, t.k, t.v, o);
+    o.need_weights = false;
+    const AttentionResult without = scaled_dot_product_attention(t.q, t.k, t.v, o);
+    CHECK(without.weights.numel() == 0);
+    CHECK(without.fully_masked_rows == with_weights.fully_masked_rows);
+    mha_test::require_close(without.output, with_weights.output, 1e-5);
+  }
+}
