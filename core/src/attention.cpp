@@ -350,14 +350,25 @@ Tensor Linear::operator()(const Tensor& x_in) const {
   shape.back() = out;
   Tensor y(shape);
   const std::size_t rows = x.numel() / in;
-  kernels::f32_gemm_nt(rows, out, in, 1.0f, x.data(), in, weight.data(), in, bias ? bias->data() : nullptr, y.data(), out);
+  const float* b = bias ? bias->data() : nullptr;
+  if (packed.N == out && packed.K == in && !packed.data.empty()) {
+    kernels::f32_gemm_nt_packed(rows, 1.0f, x.data(), in, packed, b, y.data(), out);
+  } else {
+    kernels::f32_gemm_nt(rows, out, in, 1.0f, x.data(), in, weight.data(), in, b, y.data(), out);
+  }
   return y;
+}
+
+void Linear::pack() {
+  const Tensor w = weight.contiguous();
+  kernels::f32_pack_nt(w.size(0), w.size(1), w.data(), w.size(1), packed);
 }
 
 namespace {
 Linear make_linear(std::size_t in, std::size_t out, bool bias, Generator& gen) {
   Linear layer{Tensor({out, in}), bias ? std::optional<Tensor>(Tensor({out})) : std::nullopt};
   linear_init(layer.weight.data(), bias ? layer.bias->data() : nullptr, in, out, gen);
+  layer.pack();
   return layer;
 }
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mha/kernels.hpp"
 #include "mha/random.hpp"
 #include "mha/tensor.hpp"
 
@@ -69,6 +70,9 @@ std::vector<TraceStep> shape_trace(std::size_t batch, std::size_t seq_len, std::
 struct Linear {
   Tensor weight;
   std::optional<Tensor> bias;
+  // The weight in the GEMM kernel's layout, packed once: call pack() after changing `weight`.
+  kernels::f32_packed_nt packed;
+  void pack();
   Tensor operator()(const Tensor& x) const;  // x [..., in] → [..., out]
 };
 

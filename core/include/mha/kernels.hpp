@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace mha::kernels {
 
@@ -19,6 +20,17 @@ namespace mha::kernels {
 void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
                  const float* A, std::size_t lda, const float* B, std::size_t ldb,
                  const float* bias, float* C, std::size_t ldc);
+
+// A GEMM B operand [N, K] packed once in the layout the dispatched kernel streams, for operands
+// that are reused across calls (nn.Linear weights): packing then costs nothing per call.
+struct f32_packed_nt {
+  std::size_t N = 0, K = 0;
+  std::vector<float> data;  // implementation-defined layout
+};
+void f32_pack_nt(std::size_t N, std::size_t K, const float* B, std::size_t ldb, f32_packed_nt& packed);
+// As f32_gemm_nt with B packed by f32_pack_nt: C[M,N] = alpha * A[M,K] · Bᵀ (+ bias[N]).
+void f32_gemm_nt_packed(std::size_t M, float alpha, const float* A, std::size_t lda, const f32_packed_nt& B,
+                        const float* bias, float* C, std::size_t ldc);
 
 // C[M,N] = A[M,K] · B[K,N]. This is weights·V and the lessons' plain matmul.
 void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,

@@ -24,6 +24,11 @@ void f32_gemm_nt__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, floa
 void f32_gemm_nn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A,
                                std::size_t lda, const float* B, std::size_t ldb, float* C,
                                std::size_t ldc);
+void f32_pack_nt__wasmsimd_x8(std::size_t N, std::size_t K, const float* B, std::size_t ldb,
+                              std::vector<float>& packed);
+void f32_gemm_nt_packed__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha,
+                                      const float* A, std::size_t lda, const float* packed,
+                                      const float* bias, float* C, std::size_t ldc);
 void f32_softmax__wasmsimd(std::size_t rows, std::size_t n, float* x, std::size_t ld);
 void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
                                        std::size_t dv, float scale, const float* q,
@@ -103,6 +108,28 @@ void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
     c.rowwise() += Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>>(bias, Index(N));
 #else
   scalar::f32_gemm_nt(M, N, K, alpha, A, lda, B, ldb, bias, C, ldc);
+#endif
+}
+
+// SIMD128: the GEMM's own panel layout. Elsewhere: B's rows copied contiguously (ldb = K).
+void f32_pack_nt(std::size_t N, std::size_t K, const float* B, std::size_t ldb, f32_packed_nt& packed) {
+  packed.N = N;
+  packed.K = K;
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f32_pack_nt__wasmsimd_x8(N, K, B, ldb, packed.data);
+#else
+  packed.data.resize(N * K);
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t k = 0; k < K; ++k) packed.data[n * K + k] = B[n * ldb + k];
+#endif
+}
+
+void f32_gemm_nt_packed(std::size_t M, float alpha, const float* A, std::size_t lda, const f32_packed_nt& B,
+                        const float* bias, float* C, std::size_t ldc) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f32_gemm_nt_packed__wasmsimd_4x8(M, B.N, B.K, alpha, A, lda, B.data.data(), bias, C, ldc);
+#else
+  f32_gemm_nt(M, B.N, B.K, alpha, A, lda, B.data.data(), B.K, bias, C, ldc);
 #endif
 }
 

@@ -199,16 +199,10 @@ thread_local std::vector<float> t_wpack;  // packed B panels of the current GEMM
 thread_local std::vector<float> t_bias;   // bias padded to a multiple of 8
 thread_local std::vector<float> t_apack;  // one row block of A as [4-row tiles][K][4]
 
-// Shared GEMM driver: pack all of op(B) once into ceil(N/8) panels [K][8] (one panel = K·32
-// bytes, L1-resident), then per block of mc rows of A (packed as 4-row tiles [K][4], ~256 KiB,
-// L2-resident) sweep every panel.
+// Packs all of op(B) into ceil(N/8) panels [K][8] (one panel = K·32 bytes, L1-resident).
 template <bool kNT>
-void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
-          std::size_t lda, const float* B, std::size_t ldb, const float* bias, float* C,
-          std::size_t ldc) {
-  if (M == 0 || N == 0) return;
+void pack_b(std::size_t N, std::size_t K, const float* B, std::size_t ldb, float* w) {
   const std::size_t panels = (N + kNR - 1) / kNR;
-  float* w = scratch(t_wpack, panels * K * kNR);
   for (std::size_t p = 0; p < panels; ++p) {
     const std::size_t nr = std::min(kNR, N - p * kNR);
     if (kNT)
@@ -216,6 +210,14 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float*
     else
       pack_cols8(K, nr, B + p * kNR, ldb, w + p * K * kNR);
   }
+}
+
+// GEMM on packed B panels: per block of mc rows of A (packed as 4-row tiles [K][4], ~256 KiB,
+// L2-resident) sweep every panel.
+void gemm_packed(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
+                 std::size_t lda, const float* w, const float* bias, float* C, std::size_t ldc) {
+  if (M == 0 || N == 0) return;
+  const std::size_t panels = (N + kNR - 1) / kNR;
   float* b8 = nullptr;
   if (bias) {
     b8 = scratch(t_bias, panels * kNR);
@@ -240,6 +242,17 @@ void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float*
   }
 }
 
+// Shared GEMM driver: pack all of op(B) once, then run on the panels.
+template <bool kNT>
+void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
+          std::size_t lda, const float* B, std::size_t ldb, const float* bias, float* C,
+          std::size_t ldc) {
+  if (M == 0 || N == 0) return;
+  float* w = scratch(t_wpack, (N + kNR - 1) / kNR * K * kNR);
+  pack_b<kNT>(N, K, B, ldb, w);
+  gemm_packed(M, N, K, alpha, A, lda, w, bias, C, ldc);
+}
+
 float hmax(v128_t v) {
   v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
@@ -258,6 +271,18 @@ void f32_gemm_nt__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, floa
                                const float* A, std::size_t lda, const float* B, std::size_t ldb,
                                const float* bias, float* C, std::size_t ldc) {
   gemm<true>(M, N, K, alpha, A, lda, B, ldb, bias, C, ldc);
+}
+
+void f32_pack_nt__wasmsimd_x8(std::size_t N, std::size_t K, const float* B, std::size_t ldb,
+                              std::vector<float>& packed) {
+  packed.assign((N + kNR - 1) / kNR * K * kNR, 0.0f);
+  if (N > 0) pack_b<true>(N, K, B, ldb, packed.data());
+}
+
+void f32_gemm_nt_packed__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha,
+                                      const float* A, std::size_t lda, const float* packed,
+                                      const float* bias, float* C, std::size_t ldc) {
+  gemm_packed(M, N, K, alpha, A, lda, packed, bias, C, ldc);
 }
 
 void f32_gemm_nn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A,
