@@ -194,10 +194,6 @@ var createMhaModule = (function () {
         MASK_MODES.indexOf(o.maskMode === undefined ? 'keep' : o.maskMode)];
     }
 
-    function attentionResult(r) {
-      return { output: r.output, weights: r.weights, fullyMaskedRows: r.fullyMaskedRows };
-    }
-
     class Generator {
       constructor(seed = 67280421310721) {
         own(this, unwrap(core.generatorCreate(checkSeed(seed))));
@@ -246,8 +242,8 @@ var createMhaModule = (function () {
         const tk = k === q ? tq : checkTensor(k, 'key');
         const tv = v === k ? tk : checkTensor(v, 'value');
         const [needWeights, causal, fill, mode] = optionArgs(o);
-        const result = attentionResult(runRaw([tq, tk, tv, o.mask, o.keyPaddingMask],
-          (qa, ka, va, ma, pa) => h.forward(qa, ka, va, needWeights, causal, fill, mode, ma, pa)));
+        const result = runRaw([tq, tk, tv, o.mask, o.keyPaddingMask],
+          (qa, ka, va, ma, pa) => h.forward(qa, ka, va, needWeights, causal, fill, mode, ma, pa));
         // The shape table of this forward, computed by the core when first read.
         const { dModel, numHeads } = this;
         let trace;
@@ -286,8 +282,8 @@ var createMhaModule = (function () {
       scaledDotProductAttention: (q, k, v, options = {}) => {
         const o = checkOptions(options);
         const [needWeights, causal, fill, mode] = optionArgs(o);
-        return attentionResult(runRaw([checkTensor(q, 'q'), checkTensor(k, 'k'), checkTensor(v, 'v'), o.mask, o.keyPaddingMask],
-          (qa, ka, va, ma, pa) => core.scaledDotProductAttention(qa, ka, va, needWeights, causal, fill, mode, ma, pa)));
+        return runRaw([checkTensor(q, 'q'), checkTensor(k, 'k'), checkTensor(v, 'v'), o.mask, o.keyPaddingMask],
+          (qa, ka, va, ma, pa) => core.scaledDotProductAttention(qa, ka, va, needWeights, causal, fill, mode, ma, pa));
       },
       shapeTrace: (config) => {
         checkConfig(config, 'shapeTrace', ['batch', 'seqLen', 'dModel', 'numHeads', 'kvLen']);

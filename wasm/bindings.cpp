@@ -126,6 +126,12 @@ void store(std::size_t which, const mha::Tensor& t) {
   for (std::size_t d = 0; d < t.dim(); ++d) slot.headers[which][1 + d] = static_cast<std::uint32_t>(t.shape()[d]);
 }
 
+void store_attention(const mha::Tensor& output, const mha::Tensor& weights, bool need_weights, std::size_t fully_masked_rows) {
+  store(0, output);
+  if (need_weights) store(1, weights);
+  result_slot().fully_masked_rows = static_cast<double>(fully_masked_rows);
+}
+
 // Runs `compute` (which stores its tensors); false with the message in the slot on failure.
 template <class F>
 bool into_slot(F&& compute) {
@@ -240,9 +246,7 @@ bool js_sdpa(double q, double k, double v, bool need_weights, bool causal, doubl
     const mha::AttentionOptions options = raw_options(need_weights, causal, fill, mask_mode, mask, key_padding);
     const mha::AttentionResult r = mha::scaled_dot_product_attention(tensor_from_block(q, "q"), tensor_from_block(k, "k"),
                                                                      tensor_from_block(v, "v"), options);
-    store(0, r.output);
-    if (need_weights) store(1, r.weights);
-    result_slot().fully_masked_rows = static_cast<double>(r.fully_masked_rows);
+    store_attention(r.output, r.weights, need_weights, r.fully_masked_rows);
   });
 }
 
@@ -264,9 +268,7 @@ bool mha_forward(const mha::MultiHeadAttention& m, double q, double k, double v,
   return into_slot([&] {
     const mha::AttentionOptions options = raw_options(need_weights, causal, fill, mask_mode, mask, key_padding);
     const mha::ForwardResult r = m.forward(tensor_from_block(q, "query"), tensor_from_block(k, "key"), tensor_from_block(v, "value"), options);
-    store(0, r.output);
-    if (need_weights) store(1, r.weights);
-    result_slot().fully_masked_rows = static_cast<double>(r.fully_masked_rows);
+    store_attention(r.output, r.weights, need_weights, r.fully_masked_rows);
   });
 }
 
