@@ -61,11 +61,7 @@ var createMhaModule = (function () {
 
   function checkOptions(options) {
     if (options === undefined || options === null) return {};
-    if (typeof options !== 'object' || Array.isArray(options)) fail(`options must be an object, got ${describe(options)}`);
-    const known = ['mask', 'maskMode', 'fill', 'causal', 'keyPaddingMask', 'needWeights'];
-    for (const key of Object.keys(options)) {
-      if (!known.includes(key)) fail(`unknown option '${key}'; the options are ${known.join(', ')}`);
-    }
+    checkConfig(options, 'options', ['mask', 'maskMode', 'fill', 'causal', 'keyPaddingMask', 'needWeights']);
     const out = {};
     if (options.mask !== undefined && options.mask !== null) out.mask = checkTensor(options.mask, 'options.mask');
     if (options.maskMode !== undefined) {

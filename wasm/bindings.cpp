@@ -15,6 +15,7 @@
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <new>
@@ -99,7 +100,9 @@ mha::Tensor tensor_from_block(double address, const std::string& what) {
   const mha::Shape shape(header + 1, header + 1 + header[0]);
   mha::check_shape(shape, what.c_str());
   const auto* data = reinterpret_cast<const float*>(header + kBlockHeader);
-  return mha::Tensor::from_vector(shape, std::vector<float>(data, data + mha::Layout::contiguous(shape).numel()));
+  mha::Tensor t(shape);
+  std::copy(data, data + t.numel(), t.data());
+  return t;
 }
 
 std::optional<mha::Tensor> optional_block(double address, const std::string& what) {

@@ -49,6 +49,28 @@ Shape with_matrix(Shape batch, std::size_t rows, std::size_t cols) {
   return batch;
 }
 
+bool is_blocked(const kernels::f32_score_mask& m, std::size_t i, std::size_t j) {
+  if (m.causal && j > i) return true;
+  if (m.blocked && m.blocked[static_cast<std::ptrdiff_t>(i) * m.blocked_ld + static_cast<std::ptrdiff_t>(j)]) return true;
+  return false;
+}
+
+// Rows where no key survives: every key blocked, or every additive entry -inf.
+std::size_t count_fully_masked_rows(const kernels::f32_score_mask& m, std::size_t Sq, std::size_t Skv) {
+  if (!m.add && !m.blocked) return 0;  // a causal mask alone always leaves key 0 open
+  std::size_t rows = 0;
+  for (std::size_t i = 0; i < Sq; ++i) {
+    bool any_open = false;
+    for (std::size_t j = 0; j < Skv && !any_open; ++j) {
+      const bool additive_closed =
+          m.add && m.add[static_cast<std::ptrdiff_t>(i) * m.add_ld + static_cast<std::ptrdiff_t>(j)] == -std::numeric_limits<float>::infinity();
+      any_open = !is_blocked(m, i, j) && !additive_closed;
+    }
+    rows += any_open ? 0 : 1;
+  }
+  return rows;
+}
+
 // The per-slice masks in the form the kernels take, rebuilt only when the source slice changes
 // (a [Sq, Skv] mask broadcast over B and H is converted once).
 class SliceMasks {
@@ -84,6 +106,13 @@ class SliceMasks {
 
   bool any() const { return mask_ || kpm_ || options_.causal; }
 
+  // Fully masked query rows of the mask last returned by for_slice, counted once per distinct mask.
+  std::size_t fully_masked_rows() {
+    if (count_stale_) fully_masked_ = count_fully_masked_rows(kernel_mask_, Sq_, Skv_);
+    count_stale_ = false;
+    return fully_masked_;
+  }
+
   // The kernel mask for the flat batch index `slice`.
   const kernels::f32_score_mask& for_slice(std::size_t slice) {
     kernel_mask_ = kernels::f32_score_mask{};
@@ -99,6 +128,7 @@ class SliceMasks {
         for (std::size_t i = 0; i < Sq_; ++i)
           for (std::size_t j = 0; j < Skv_; ++j) add_[i * Skv_ + j] = m[i * mask_->strides()[mask_->dim() - 2] + j * mask_->strides().back()];
         add_from_ = mask_at;
+        count_stale_ = true;
       }
       kernel_mask_.add = add_.data();
       kernel_mask_.add_ld = static_cast<std::ptrdiff_t>(Skv_);
@@ -131,6 +161,7 @@ class SliceMasks {
         }
         blocked_from_mask_ = mask_at;
         blocked_from_kpm_ = kpm_at;
+        count_stale_ = true;
       }
       kernel_mask_.blocked = blocked_.data();
       kernel_mask_.blocked_ld = static_cast<std::ptrdiff_t>(Skv_);
@@ -147,29 +178,9 @@ class SliceMasks {
   std::vector<std::uint8_t> blocked_;
   std::ptrdiff_t add_from_ = -2, blocked_from_mask_ = -2, blocked_from_kpm_ = -2;
   kernels::f32_score_mask kernel_mask_;
+  std::size_t fully_masked_ = 0;
+  bool count_stale_ = true;
 };
-
-bool is_blocked(const kernels::f32_score_mask& m, std::size_t i, std::size_t j) {
-  if (m.causal && j > i) return true;
-  if (m.blocked && m.blocked[static_cast<std::ptrdiff_t>(i) * m.blocked_ld + static_cast<std::ptrdiff_t>(j)]) return true;
-  return false;
-}
-
-// Rows where no key survives: every key blocked, or every additive entry -inf.
-std::size_t count_fully_masked_rows(const kernels::f32_score_mask& m, std::size_t Sq, std::size_t Skv) {
-  if (!m.add && !m.blocked) return 0;  // a causal mask alone always leaves key 0 open
-  std::size_t rows = 0;
-  for (std::size_t i = 0; i < Sq; ++i) {
-    bool any_open = false;
-    for (std::size_t j = 0; j < Skv && !any_open; ++j) {
-      const bool additive_closed =
-          m.add && m.add[static_cast<std::ptrdiff_t>(i) * m.add_ld + static_cast<std::ptrdiff_t>(j)] == -std::numeric_limits<float>::infinity();
-      any_open = !is_blocked(m, i, j) && !additive_closed;
-    }
-    rows += any_open ? 0 : 1;
-  }
-  return rows;
-}
 
 // scores[i, j] → masked scores, the same rule the fused kernel applies (kernels.hpp).
 void apply_score_mask(const kernels::f32_score_mask& m, std::size_t Sq, std::size_t Skv, float* scores) {
@@ -269,7 +280,7 @@ AttentionResult scaled_dot_product_attention(const Tensor& q_in, const Tensor& k
     const float* vs = v.data() + batch_offset(v, s, batch);
     float* out = result.output.data() + s * Sq * dv;
     const kernels::f32_score_mask& mask = masks.for_slice(s);
-    if (masks.any()) result.fully_masked_rows += count_fully_masked_rows(mask, Sq, Skv);
+    if (masks.any()) result.fully_masked_rows += masks.fully_masked_rows();
     if (stream) {
       kernels::f32_attention_fused(Sq, Skv, dk, dv, scale, qs, ldq, ks, ldk, vs, ldv, mask, out, dv);
       continue;

@@ -335,18 +335,20 @@ Tensor eq(const Tensor& a, float value) {
   return from_expression(a.shape(), xt::cast<float>(xt::equal(xview(a), value)));
 }
 
-float sum(const Tensor& a) {
-  // Accumulate in double: a teaching number should not depend on summation order.
-  double total = 0.0;
-  for (float v : a.to_vector()) total += v;
-  return static_cast<float>(total);
+namespace {
+// Accumulated in double: a teaching number should not depend on summation order.
+double total(const Tensor& a) {
+  double t = 0.0;
+  for (float v : a.to_vector()) t += v;
+  return t;
 }
+}  // namespace
+
+float sum(const Tensor& a) { return static_cast<float>(total(a)); }
 
 float mean(const Tensor& a) {
   if (a.numel() == 0) return std::numeric_limits<float>::quiet_NaN();
-  double total = 0.0;
-  for (float v : a.to_vector()) total += v;
-  return static_cast<float>(total / static_cast<double>(a.numel()));
+  return static_cast<float>(total(a) / static_cast<double>(a.numel()));
 }
 
 float max(const Tensor& a) {
