@@ -100,7 +100,7 @@ mha::Tensor tensor_from_block(double address, const std::string& what) {
   const mha::Shape shape(header + 1, header + 1 + header[0]);
   mha::check_shape(shape, what.c_str());
   const auto* data = reinterpret_cast<const float*>(header + kBlockHeader);
-  mha::Tensor t(shape);
+  mha::Tensor t = mha::Tensor::empty(shape);
   std::copy(data, data + t.numel(), t.data());
   return t;
 }
@@ -270,7 +270,11 @@ bool mha_forward(const mha::MultiHeadAttention& m, double q, double k, double v,
                  double mask_mode, double mask, double key_padding) {
   return into_slot([&] {
     const mha::AttentionOptions options = raw_options(need_weights, causal, fill, mask_mode, mask, key_padding);
-    const mha::ForwardResult r = m.forward(tensor_from_block(q, "query"), tensor_from_block(k, "key"), tensor_from_block(v, "value"), options);
+    // Self-attention passes one block three times: read it once.
+    const mha::Tensor query = tensor_from_block(q, "query");
+    const mha::Tensor key = k == q ? query : tensor_from_block(k, "key");
+    const mha::Tensor value = v == q ? query : v == k ? key : tensor_from_block(v, "value");
+    const mha::ForwardResult r = m.forward(query, key, value, options);
     store_attention(r.output, r.weights, need_weights, r.fully_masked_rows);
   });
 }

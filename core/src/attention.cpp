@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 #include "mha/kernels.hpp"
@@ -220,8 +221,17 @@ void check_heads(std::size_t d_model, std::size_t num_heads) {
   }
 }
 
-AttentionResult scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in,
-                                             const AttentionOptions& options, double dropout, Generator* generator) {
+namespace {
+
+// Where attend() writes the output of batch slice (b, h).
+enum class OutputLayout {
+  Contiguous,  // [..., Sq, dv], as scaled_dot_product_attention returns it
+  HeadsLast,   // storage [B, Sq, H, dv] returned as its [B, H, Sq, dv] view: the heads are already
+               // merged in memory, so MultiHeadAttention's transpose(1, 2).contiguous() copies nothing
+};
+
+AttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const AttentionOptions& options,
+                       double dropout, Generator* generator, OutputLayout layout) {
   check_dropout(dropout);
   if (q_in.dim() < 2 || k_in.dim() < 2 || v_in.dim() < 2) {
     throw Error("attention needs q, k and v with at least 2 dimensions [..., seq, dim]; got " + to_string(q_in.shape()) +
@@ -260,16 +270,27 @@ AttentionResult scaled_dot_product_attention(const Tensor& q_in, const Tensor& k
   const Tensor v = rows_unit_stride(v_in.expand(with_matrix(batch, Skv, dv)));
   const std::size_t slices = Layout::contiguous(batch).numel();
   AttentionResult result;
-  result.output = Tensor(out_shape);
-  if (materialize) result.weights = Tensor(with_matrix(batch, Sq, Skv));
+  const bool heads_last = layout == OutputLayout::HeadsLast && batch.size() == 2;
+  // out(s) = where slice s's [Sq, dv] output starts; its rows are ldo apart.
+  std::size_t ldo = dv;
+  if (heads_last) {
+    result.output = Tensor::empty({batch[0], Sq, batch[1], dv}).transpose(1, 2);
+    ldo = batch[1] * dv;
+  } else {
+    result.output = Tensor::empty(out_shape);
+  }
+  const auto out = [&](std::size_t s) {
+    return heads_last ? result.output.data() + (s / batch[1]) * Sq * ldo + (s % batch[1]) * dv
+                      : result.output.data() + s * Sq * dv;
+  };
+  if (materialize) result.weights = Tensor::empty(with_matrix(batch, Sq, Skv));
 
   SliceMasks masks(options, batch, Sq, Skv);
   // Without weights to return, a head's scores still go through one reused scratch matrix while it
   // is small: GEMM + softmax + GEMM beats the streaming kernel's per-block bookkeeping there. The
   // streaming kernel takes over when the matrix would be large (long sequences).
-  std::vector<float> scratch;
   const bool stream = !materialize && Sq * Skv > kStreamingThreshold;
-  if (!materialize && !stream) scratch.resize(Sq * Skv);
+  const std::unique_ptr<float[]> scratch(!materialize && !stream ? new float[Sq * Skv] : nullptr);
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
   const std::size_t ldq = static_cast<std::size_t>(q.strides()[q.dim() - 2]);
   const std::size_t ldk = static_cast<std::size_t>(k.strides()[k.dim() - 2]);
@@ -278,15 +299,15 @@ AttentionResult scaled_dot_product_attention(const Tensor& q_in, const Tensor& k
     const float* qs = q.data() + batch_offset(q, s, batch);
     const float* ks = k.data() + batch_offset(k, s, batch);
     const float* vs = v.data() + batch_offset(v, s, batch);
-    float* out = result.output.data() + s * Sq * dv;
+    float* os = out(s);
     const kernels::f32_score_mask& mask = masks.for_slice(s);
     if (masks.any()) result.fully_masked_rows += masks.fully_masked_rows();
     if (stream) {
-      kernels::f32_attention_fused(Sq, Skv, dk, dv, scale, qs, ldq, ks, ldk, vs, ldv, mask, out, dv);
+      kernels::f32_attention_fused(Sq, Skv, dk, dv, scale, qs, ldq, ks, ldk, vs, ldv, mask, os, ldo);
       continue;
     }
     // 1. scores = q kᵀ / sqrt(dk)            (Sq, Skv)
-    float* w = materialize ? result.weights.data() + s * Sq * Skv : scratch.data();
+    float* w = materialize ? result.weights.data() + s * Sq * Skv : scratch.get();
     kernels::f32_gemm_nt(Sq, Skv, dk, scale, qs, ldq, ks, ldk, nullptr, w, Skv);
     // 2. masked_fill / additive mask / causal
     if (masks.any()) apply_score_mask(mask, Sq, Skv, w);
@@ -295,10 +316,17 @@ AttentionResult scaled_dot_product_attention(const Tensor& q_in, const Tensor& k
     // 4. dropout on the weights, drawn in row-major order as PyTorch draws for the whole tensor
     if (use_dropout) dropout_inplace(w, Sq * Skv, dropout, *generator);
     // 5. output = weights · v                 (Sq, dv)
-    kernels::f32_gemm_nn(Sq, dv, Skv, w, Skv, vs, ldv, out, dv);
+    kernels::f32_gemm_nn(Sq, dv, Skv, w, Skv, vs, ldv, os, ldo);
   }
   if (!options.need_weights) result.weights = Tensor();
   return result;
+}
+
+}  // namespace
+
+AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                             const AttentionOptions& options, double dropout, Generator* generator) {
+  return attend(q, k, v, options, dropout, generator, OutputLayout::Contiguous);
 }
 
 Tensor split_heads(const Tensor& t, std::size_t H) {
@@ -359,7 +387,7 @@ Tensor Linear::operator()(const Tensor& x_in) const {
   const Tensor x = x_in.contiguous();
   Shape shape = x.shape();
   shape.back() = out;
-  Tensor y(shape);
+  Tensor y = Tensor::empty(shape);
   const std::size_t rows = x.numel() / in;
   const float* b = bias ? bias->data() : nullptr;
   if (packed.N == out && packed.K == in && !packed.data.empty()) {
@@ -377,7 +405,7 @@ void Linear::pack() {
 
 namespace {
 Linear make_linear(std::size_t in, std::size_t out, bool bias, Generator& gen) {
-  Linear layer{Tensor({out, in}), bias ? std::optional<Tensor>(Tensor({out})) : std::nullopt};
+  Linear layer{Tensor({out, in}), bias ? std::optional<Tensor>(Tensor({out})) : std::nullopt, {}};
   linear_init(layer.weight.data(), bias ? layer.bias->data() : nullptr, in, out, gen);
   layer.pack();
   return layer;
@@ -428,8 +456,9 @@ ForwardResult MultiHeadAttention::forward(const Tensor& q, const Tensor& k, cons
   const Tensor V = W_v(v).view(split).transpose(1, 2);
   // 2. Attention per head: weights [B, H, Sq, Skv], output [B, H, Sq, d_k]
   const double p = training_ ? config_.dropout : 0.0;
-  AttentionResult attended = scaled_dot_product_attention(Q, K, V, options, p, generator_.get());
-  // 3. Concatenate: [B, H, Sq, d_k] → [B, Sq, H, d_k] → [B, Sq, D]
+  AttentionResult attended = attend(Q, K, V, options, p, generator_.get(), OutputLayout::HeadsLast);
+  // 3. Concatenate: [B, H, Sq, d_k] → [B, Sq, H, d_k] → [B, Sq, D] (attend() already wrote the heads
+  //    in [B, Sq, H, d_k] order, so contiguous() is free here)
   const Tensor merged = attended.output.transpose(1, 2).contiguous().view({i64(B), -1, i64(D)});
   // 4. Final projection
   ForwardResult result;

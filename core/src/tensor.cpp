@@ -186,6 +186,13 @@ Tensor::Tensor(const Shape& shape, float fill)
           xt::xtensor<float, 1>::shape_type{Layout::contiguous(shape).numel()}, fill)),
       layout_(Layout::contiguous(shape)) {}
 
+Tensor Tensor::empty(const Shape& shape) {
+  Layout layout = Layout::contiguous(shape);
+  // xtensor's storage (xt::uvector) leaves trivial types uninitialized unless given a value.
+  auto storage = std::make_shared<xt::xtensor<float, 1>>(xt::xtensor<float, 1>::shape_type{layout.numel()});
+  return Tensor(std::move(storage), 0, std::move(layout));
+}
+
 Tensor::Tensor(std::shared_ptr<xt::xtensor<float, 1>> storage, std::size_t offset, Layout layout)
     : storage_(std::move(storage)), offset_(offset), layout_(std::move(layout)) {}
 
@@ -265,7 +272,7 @@ Tensor Tensor::contiguous() const {
 }
 
 Tensor Tensor::clone() const {
-  Tensor out(shape());
+  Tensor out = empty(shape());
   if (numel() == 0) return out;
   // Odometer over all dimensions but the last, which is copied as one strided row.
   const std::size_t rank = dim();

@@ -48,6 +48,9 @@ class Tensor {
  public:
   Tensor();  // an empty 1-d tensor of zero elements
   explicit Tensor(const Shape& shape, float fill = 0.0f);
+  // Like torch.empty: contiguous storage left uninitialized, for results whose every element is
+  // written before it is read (kernel outputs, copies).
+  static Tensor empty(const Shape& shape);
   static Tensor from_vector(const Shape& shape, std::vector<float> values);
 
   const Shape& shape() const { return layout_.shape; }

@@ -14,6 +14,14 @@
 
 #include "mha/kernels.hpp"
 
+// Scratch buffers are per thread. Without wasm threads there is one thread, so a plain static is
+// the same thing, and wasm-ld 14 rejects thread_local in a bulk-memory build without atomics.
+#if defined(__EMSCRIPTEN_PTHREADS__)
+#define MHA_SCRATCH_STORAGE thread_local
+#else
+#define MHA_SCRATCH_STORAGE static
+#endif
+
 namespace mha::kernels::wasmsimd {
 namespace {
 
@@ -195,9 +203,9 @@ void pack_cols8(std::size_t K, std::size_t nr, const float* B, std::size_t ldb, 
     for (std::size_t j = 0; j < 8; ++j) w[k * 8 + j] = j < nr ? B[k * ldb + j] : 0.0f;
 }
 
-thread_local std::vector<float> t_wpack;  // packed B panels of the current GEMM
-thread_local std::vector<float> t_bias;   // bias padded to a multiple of 8
-thread_local std::vector<float> t_apack;  // one row block of A as [4-row tiles][K][4]
+MHA_SCRATCH_STORAGE std::vector<float> t_wpack;  // packed B panels of the current GEMM
+MHA_SCRATCH_STORAGE std::vector<float> t_bias;   // bias padded to a multiple of 8
+MHA_SCRATCH_STORAGE std::vector<float> t_apack;  // one row block of A as [4-row tiles][K][4]
 
 // Packs all of op(B) into ceil(N/8) panels [K][8] (one panel = K·32 bytes, L1-resident).
 template <bool kNT>
@@ -352,10 +360,10 @@ void f32_softmax__wasmsimd(std::size_t rows, std::size_t n, float* x, std::size_
 }
 
 namespace {
-thread_local std::vector<float> t_qpack;   // [dk][8]: one block of 8 queries, transposed
-thread_local std::vector<float> t_kpack;   // [ceil(Skv/4)][dk][4]: K as 4-key micro-panels
-thread_local std::vector<float> t_scores;  // [kBc][8]: transposed scores / probabilities
-thread_local std::vector<float> t_acc;     // [dv][8]: transposed output accumulator
+MHA_SCRATCH_STORAGE std::vector<float> t_qpack;   // [dk][8]: one block of 8 queries, transposed
+MHA_SCRATCH_STORAGE std::vector<float> t_kpack;   // [ceil(Skv/4)][dk][4]: K as 4-key micro-panels
+MHA_SCRATCH_STORAGE std::vector<float> t_scores;  // [kBc][8]: transposed scores / probabilities
+MHA_SCRATCH_STORAGE std::vector<float> t_acc;     // [dv][8]: transposed output accumulator
 constexpr std::size_t kBc = 128;           // keys per streaming block
 }  // namespace
 
