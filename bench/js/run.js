@@ -100,6 +100,31 @@ async function measure(fn, big, policy = POLICY) {
   return { median: median(samples), min: Math.min(...samples), runs: samples.length, samples, cpuShare };
 }
 
+// Paired rounds: each round runs every contender once, in an order that rotates between rounds, so
+// a drift of the machine's speed (this VM's varies by up to 2x over minutes) hits all of them alike.
+// Returns per contender (but the first, ours) the median over rounds of its time ÷ ours in the same
+// round: a ratio that stays put when absolute times do not.
+async function paired(contenders, big, policy = POLICY) {
+  const minRounds = big ? policy.bigMinRuns : policy.minRuns;
+  const maxRounds = big ? Math.max(policy.bigMinRuns, 15) : policy.maxRuns;
+  const target = big ? policy.bigTargetMs : policy.targetMs;
+  for (const c of contenders) await c.run();
+  const times = contenders.map(() => []);
+  let total = 0, r = 0;
+  for (; r < minRounds || (r < maxRounds && total < target); r++) {
+    for (let i = 0; i < contenders.length; i++) {
+      const k = (i + r) % contenders.length;
+      const t0 = performance.now();
+      await contenders[k].run();
+      const dt = performance.now() - t0;
+      times[k].push(dt); total += dt;
+    }
+  }
+  const ratio = {};
+  for (let k = 1; k < contenders.length; k++) ratio[contenders[k].name] = median(times[k].map((t, i) => t / times[0][i]));
+  return { rounds: r, ratio, medianMs: Object.fromEntries(contenders.map((c, k) => [c.name, median(times[k])])) };
+}
+
 // ---- our modules --------------------------------------------------------------------------------
 const DIST = process.env.MHA_BENCH_DIST ? path.resolve(process.env.MHA_BENCH_DIST) : path.join(ROOT, 'dist');
 async function loadOurs(file) {
@@ -229,10 +254,22 @@ async function main() {
           maxAbsDiff: best.d, variant: best.v,
           variants: Object.fromEntries(cand.map((c) => [c.v, { selectMs: c.ms, maxAbsDiff: c.d }])),
         });
-        await best.impl.dispose();
+        winners.push({ name, impl: best.impl });   // kept for the paired rounds, disposed after them
       };
-      await guard('tfjs_wasm', () => pickAndMeasure('tfjs_wasm', tfPeer.variants, async (v) => tfPeer.setup(p, B, S, D, H, v)));
-      await guard('ort_web', () => pickAndMeasure('ort_web', ortPeer.variants, (v) => ortPeer.setup(p, B, S, D, H, v)));
+      const winners = [];
+      try {
+        await guard('tfjs_wasm', () => pickAndMeasure('tfjs_wasm', tfPeer.variants, async (v) => tfPeer.setup(p, B, S, D, H, v)));
+        await guard('ort_web', () => pickAndMeasure('ort_web', ortPeer.variants, (v) => ortPeer.setup(p, B, S, D, H, v)));
+        await guard('paired', async () => {
+          const contenders = [{ name: 'ours_simd', run: () => mha.forward(x, x, x, { needWeights: false }) },
+            ...winners.map((w) => ({ name: w.name, run: () => w.impl.run(x.data) }))];
+          if (contenders.length < 2) return;
+          row.paired = await paired(contenders, big);
+          log(`  paired         ${Object.entries(row.paired.ratio).map(([k, v]) => `${k} ${v.toFixed(2)}x`).join(', ')}  (${row.paired.rounds} rounds)`);
+        });
+      } finally {
+        for (const w of winners) await w.impl.dispose();
+      }
       await guard('plain_js', async () => {
         const d = check('plain_js', plain.mhaForward(x.data, p, B, S, D, H));
         record('plain_js', await measure(() => plain.mhaForward(x.data, p, B, S, D, H), big), { maxAbsDiff: d });
@@ -290,7 +327,8 @@ function table({ rows, peak, page, notes, env }) {
   };
   const variant = (r, k) => (r.impl[k] && r.impl[k].variant ? ` (${r.impl[k].variant})` : '');
   const head = ['shape (B,S,D,H)', 'GFLOP', 'ours SIMD ms', 'GFLOP/s', 'ours SIMD +weights ms', 'ours scalar ms', 'SIMD/scalar speed-up',
-    'native ms', 'TF.js-wasm ms', '×ours', 'ORT-web ms', '×ours', 'plain JS ms', '×ours', 'best peer ×ours', 'max|diff| vs ours', 'runs'];
+    'native ms', 'TF.js-wasm ms', '×ours', 'ORT-web ms', '×ours', 'plain JS ms', '×ours', 'best peer ×ours', 'paired ×ours',
+    'max|diff| vs ours', 'runs'];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const r of rows) {
     const { B, S, D, H } = r.shape, o = r.impl.ours_simd || {};
@@ -299,15 +337,17 @@ function table({ rows, peak, page, notes, env }) {
       .filter((d) => d !== undefined);
     const peers = ['tfjs_wasm', 'ort_web'].map((k) => r.impl[k] && r.impl[k].ms).filter((v) => v);
     const bestPeer = peers.length && o.ms ? `${f(Math.min(...peers) / o.ms)}×` : 'n/a';
+    const pr = r.paired && Object.values(r.paired.ratio);
+    const pairedBest = pr && pr.length ? `${f(Math.min(...pr))}×` : 'n/a';
     const runs = ['ours_simd', 'ours_scalar', 'tfjs_wasm', 'ort_web', 'plain_js'].map((k) => (r.impl[k] && r.impl[k].runs) || '-').join('/');
     lines.push(`| ${[`(${B},${S},${D},${H})`, (r.flop / 1e9).toFixed(4), ms(r, 'ours_simd'), f(o.gflops, 1), ms(r, 'ours_simd_weights'),
       ms(r, 'ours_scalar'), r.impl.ours_scalar && o.ms ? `${f(r.impl.ours_scalar.ms / o.ms)}×` : 'n/a',
       ms(r, 'native'), ms(r, 'tfjs_wasm') + variant(r, 'tfjs_wasm'), ratio(r, 'tfjs_wasm'),
-      ms(r, 'ort_web') + variant(r, 'ort_web'), ratio(r, 'ort_web'), ms(r, 'plain_js'), ratio(r, 'plain_js'), bestPeer,
+      ms(r, 'ort_web') + variant(r, 'ort_web'), ratio(r, 'ort_web'), ms(r, 'plain_js'), ratio(r, 'plain_js'), bestPeer, pairedBest,
       diffs.length ? Math.max(...diffs).toExponential(1) : 'n/a', runs].join(' | ')} |`);
   }
   const out = [lines.join('\n'), ''];
-  out.push(`Median wall-clock ms per forward (Float32Array in → Float32Array out, including copies into/out of each runtime), ${env.quick ? 'QUICK run (tiny shapes, few runs: a smoke test, not a measurement)' : 'after warm-up'}; runs = timed runs for ours SIMD/ours scalar/TF.js/ORT/plain JS. ×ours = peer time ÷ ours SIMD time (>1: ours is faster). Ours with needWeights=false (peers do not return weights); "+weights" = needWeights=true. FLOP = ${'4·2·B·S·D² + 2·B·S²·D + 2·B·S²·D'} (softmax ignored). One thread everywhere${env.tfjs ? ` (TF.js ${env.tfjs.version} wasm${env.tfjs.simd ? ' SIMD' : ''}, onnxruntime-web ${env.ort.version} wasm)` : ''}. ${env.cpu}, ${env.cores} cores, Node ${env.node}.`);
+  out.push(`Median wall-clock ms per forward (Float32Array in → Float32Array out, including copies into/out of each runtime), ${env.quick ? 'QUICK run (tiny shapes, few runs: a smoke test, not a measurement)' : 'after warm-up'}; runs = timed runs for ours SIMD/ours scalar/TF.js/ORT/plain JS. ×ours = peer time ÷ ours SIMD time (>1: ours is faster). paired ×ours = the faster peer's ratio from paired rounds (ours, TF.js and ORT run once each per round, rotating order; median over rounds of peer ÷ ours within the round), robust to the machine's speed drifting between series. Ours with needWeights=false (peers do not return weights); "+weights" = needWeights=true. FLOP = ${'4·2·B·S·D² + 2·B·S²·D + 2·B·S²·D'} (softmax ignored). One thread everywhere${env.tfjs ? ` (TF.js ${env.tfjs.version} wasm${env.tfjs.simd ? ' SIMD' : ''}, onnxruntime-web ${env.ort.version} wasm)` : ''}. ${env.cpu}, ${env.cores} cores, Node ${env.node}.`);
   const shares = rows.flatMap((r) => Object.entries(r.impl).filter(([, i]) => i.cpuShare !== undefined)
     .map(([k, i]) => ({ what: `${k} (${r.shape.B},${r.shape.S},${r.shape.D},${r.shape.H})`, share: i.cpuShare })));
   if (shares.length && !env.quick) {

@@ -135,6 +135,8 @@ TEST_CASE("implementation name", "[kernels]") {
   const std::string name = k::implementation();
 #if defined(__wasm_simd128__)
   CHECK(name == "wasmsimd");
+#elif !defined(__EMSCRIPTEN__) && __has_include(<Eigen/Core>)
+  CHECK(name == "eigen");
 #else
   CHECK(name == "scalar");
 #endif

@@ -63,7 +63,8 @@ void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::s
                          const float* k, std::size_t ldk, const float* v, std::size_t ldv,
                          const f32_score_mask& mask, float* out, std::size_t ldo);
 
-// Name of the implementation chosen at compile time: "wasmsimd" or "scalar".
+// Name of the implementation chosen at compile time: "wasmsimd" (SIMD128 kernels), "eigen" (native
+// build with Eigen: GEMMs and the attention's products through Eigen, softmax scalar) or "scalar".
 const char* implementation();
 
 // The scalar twins, always compiled, so tests can compare the dispatched kernel against them.

@@ -178,6 +178,8 @@ void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::s
 const char* implementation() {
 #if defined(MHA_KERNELS_WASMSIMD)
   return "wasmsimd";
+#elif defined(MHA_KERNELS_EIGEN)
+  return "eigen";
 #else
   return "scalar";
 #endif
