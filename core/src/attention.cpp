@@ -185,17 +185,6 @@ class SliceMasks {
   bool count_stale_ = true;
 };
 
-// scores[i, j] → masked scores, the same rule the fused kernel applies (kernels.hpp).
-void apply_score_mask(const kernels::f32_score_mask& m, std::size_t Sq, std::size_t Skv, float* scores) {
-  for (std::size_t i = 0; i < Sq; ++i) {
-    for (std::size_t j = 0; j < Skv; ++j) {
-      float& s = scores[i * Skv + j];
-      if (m.add) s += m.add[static_cast<std::ptrdiff_t>(i) * m.add_ld + static_cast<std::ptrdiff_t>(j)];
-      if (is_blocked(m, i, j)) s = m.fill;
-    }
-  }
-}
-
 void check_dropout(double p) {
   if (!(p >= 0.0 && p < 1.0)) {
     std::ostringstream out;
@@ -314,7 +303,7 @@ AttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_i
     float* w = materialize ? result.weights.data() + s * Sq * Skv : scratch.get();
     kernels::f32_gemm_nt(Sq, Skv, dk, scale, qs, ldq, ks, ldk, nullptr, w, Skv);
     // 2. masked_fill / additive mask / causal
-    if (masks.any()) apply_score_mask(mask, Sq, Skv, w);
+    kernels::f32_score_mask_apply(mask, 0, Sq, Skv, w, Skv);
     // 3. softmax over keys
     kernels::f32_softmax(Sq, Skv, w, Skv);
     // 4. dropout on the weights, drawn in row-major order as PyTorch draws for the whole tensor

@@ -54,6 +54,13 @@ struct f32_score_mask {
   float fill = -__builtin_inff();
 };
 
+// Applies that rule in place to already scaled scores of query rows [i0, i0 + rows), each of n
+// keys (row stride ld). The one scalar statement of the rule: the reference kernels, the native
+// attention and the materialized-weights path call it; the SIMD kernel applies it in its own
+// transposed layout (queries in lanes).
+void f32_score_mask_apply(const f32_score_mask& mask, std::size_t i0, std::size_t rows, std::size_t n,
+                          float* scores, std::size_t ld);
+
 // Fused attention for one head, never materializing the Sq×Skv matrix (streaming softmax):
 //   out[Sq, dv] = softmax(masked scores) · v
 // q is [Sq, dk] (ldq), k is [Skv, dk] (ldk), v is [Skv, dv] (ldv), out is [Sq, dv] (ldo).

@@ -68,18 +68,7 @@ void attention_eigen(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_
     MutMap s(scratch.data(), Index(nq), Index(Skv), OStride(Index(Skv)));
     s.noalias() = scale * (ConstMap(q + i0 * ldq, Index(nq), Index(dk), OStride(Index(ldq))) *
                            km.transpose());
-    if (mask.add || mask.blocked || mask.causal) {
-      for (std::size_t r = 0; r < nq; ++r) {
-        const std::ptrdiff_t i = std::ptrdiff_t(i0 + r);
-        float* sr = scratch.data() + r * Skv;
-        for (std::size_t j = 0; j < Skv; ++j) {
-          if (mask.add) sr[j] += mask.add[i * mask.add_ld + std::ptrdiff_t(j)];
-          if ((mask.blocked && mask.blocked[i * mask.blocked_ld + std::ptrdiff_t(j)]) ||
-              (mask.causal && std::ptrdiff_t(j) > i))
-            sr[j] = mask.fill;
-        }
-      }
-    }
+    f32_score_mask_apply(mask, i0, nq, Skv, scratch.data(), Skv);
     scalar::f32_softmax(nq, Skv, scratch.data(), Skv);
     MutMap o(out + i0 * ldo, Index(nq), Index(dv), OStride(Index(ldo)));
     o.noalias() = s * vm;

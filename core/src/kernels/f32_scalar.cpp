@@ -5,7 +5,23 @@
 
 #include "mha/kernels.hpp"
 
-namespace mha::kernels::scalar {
+namespace mha::kernels {
+
+void f32_score_mask_apply(const f32_score_mask& mask, std::size_t i0, std::size_t rows, std::size_t n,
+                          float* scores, std::size_t ld) {
+  if (!mask.add && !mask.blocked && !mask.causal) return;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(i0 + r);
+    float* s = scores + r * ld;
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::ptrdiff_t jj = static_cast<std::ptrdiff_t>(j);
+      if (mask.add) s[j] += mask.add[i * mask.add_ld + jj];
+      if ((mask.blocked && mask.blocked[i * mask.blocked_ld + jj]) || (mask.causal && jj > i)) s[j] = mask.fill;
+    }
+  }
+}
+
+namespace scalar {
 
 void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
                  const float* A, std::size_t lda, const float* B, std::size_t ldb,
@@ -77,13 +93,9 @@ void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::s
       const float* kj = k + j * ldk;
       float acc = 0.0f;
       for (std::size_t c = 0; c < dk; ++c) acc += qi[c] * kj[c];
-      float sij = scale * acc;
-      if (mask.add) sij += mask.add[static_cast<std::ptrdiff_t>(i) * mask.add_ld + static_cast<std::ptrdiff_t>(j)];
-      const bool blocked =
-          (mask.blocked && mask.blocked[static_cast<std::ptrdiff_t>(i) * mask.blocked_ld + static_cast<std::ptrdiff_t>(j)]) ||
-          (mask.causal && j > i);
-      s[j] = blocked ? mask.fill : sij;
+      s[j] = scale * acc;
     }
+    f32_score_mask_apply(mask, i, 1, Skv, s.data(), Skv);
     softmax_row(Skv, s.data());
     float* oi = out + i * ldo;
     for (std::size_t c = 0; c < dv; ++c) oi[c] = 0.0f;
@@ -95,4 +107,5 @@ void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::s
   }
 }
 
-}  // namespace mha::kernels::scalar
+}  // namespace scalar
+}  // namespace mha::kernels
