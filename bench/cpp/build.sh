@@ -20,18 +20,25 @@ SRCS=("$ROOT"/core/src/kernels/dispatch.cpp "$ROOT"/core/src/kernels/f32_scalar.
       "$ROOT"/core/src/kernels/f32_wasmsimd.cpp "$HERE"/bench_kernels.cpp)
 EM_FLAGS=(-std=c++17 -O3 -I"$ROOT"/core/include -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1
           -sINITIAL_MEMORY=64MB)
+# stale BIN: BIN is missing or older than a source, the kernel header or this script (then it is rebuilt).
+stale() {
+  [[ -f "$1" ]] || return 0
+  local s
+  for s in "${SRCS[@]}" "$ROOT"/core/include/mha/kernels.hpp "$HERE"/build.sh; do [[ "$s" -nt "$1" ]] && return 0; done
+  return 1
+}
 for f in $FLAVOURS; do
   case "$f" in
     native)
       EIGEN=(); [ -d /usr/include/eigen3 ] && EIGEN=(-I/usr/include/eigen3)
-      g++ -std=c++17 -O3 -march=native -DNDEBUG -I"$ROOT"/core/include "${EIGEN[@]}" "${SRCS[@]}" \
-        -o "$OUT"/bench_native
+      stale "$OUT"/bench_native && g++ -std=c++17 -O3 -march=native -DNDEBUG -I"$ROOT"/core/include "${EIGEN[@]}" \
+        "${SRCS[@]}" -o "$OUT"/bench_native
       "$OUT"/bench_native "$MIN_SECONDS" "$TIMER" ;;
     wasm-simd)
-      em++ "${EM_FLAGS[@]}" -msimd128 "${SRCS[@]}" -o "$OUT"/bench_simd.js
+      stale "$OUT"/bench_simd.js && em++ "${EM_FLAGS[@]}" -msimd128 "${SRCS[@]}" -o "$OUT"/bench_simd.js
       node "$OUT"/bench_simd.js "$MIN_SECONDS" "$TIMER" ;;
     wasm-scalar)
-      em++ "${EM_FLAGS[@]}" "${SRCS[@]}" -o "$OUT"/bench_scalar.js
+      stale "$OUT"/bench_scalar.js && em++ "${EM_FLAGS[@]}" "${SRCS[@]}" -o "$OUT"/bench_scalar.js
       node "$OUT"/bench_scalar.js "$MIN_SECONDS" "$TIMER" ;;
     *) echo "unknown flavour: $f" >&2; exit 2 ;;
   esac

@@ -117,7 +117,7 @@ async function measurePage(dist, quick) {
   }
 }
 
-module.exports = { measurePage, VIEWS, SENTENCE_32 };
+module.exports = { measurePage };
 
 // `node bench/js/page.js [--quick] [--dist DIR]`: the page numbers alone.
 if (require.main === module) {

@@ -73,6 +73,12 @@ function maxAbsDiff(a, b) {
 }
 function log(...a) { process.stderr.write(a.join(' ') + '\n'); }
 
+// How many timed runs (or rounds) and how long: `bigMax` caps the runs of the slow (S > 512) shapes.
+function budget(big, bigMax, policy) {
+  return big ? { minRuns: policy.bigMinRuns, maxRuns: Math.max(policy.bigMinRuns, bigMax), target: policy.bigTargetMs }
+    : { minRuns: policy.minRuns, maxRuns: policy.maxRuns, target: policy.targetMs };
+}
+
 // Times fn (sync or async). Returns {median, min, runs, samples}.
 async function measure(fn, big, policy = POLICY) {
   let t = performance.now(), n = 0;
@@ -81,9 +87,7 @@ async function measure(fn, big, policy = POLICY) {
     if (big && n >= policy.warmRuns) break;
   }
   const samples = [];
-  const minRuns = big ? policy.bigMinRuns : policy.minRuns;
-  const maxRuns = big ? Math.max(policy.bigMinRuns, 20) : policy.maxRuns;
-  const target = big ? policy.bigTargetMs : policy.targetMs;
+  const { minRuns, maxRuns, target } = budget(big, 20, policy);
   let total = 0;
   const cpu0 = process.cpuUsage(), wall0 = performance.now();
   while (samples.length < minRuns || (samples.length < maxRuns && total < target)) {
@@ -105,9 +109,7 @@ async function measure(fn, big, policy = POLICY) {
 // Returns per contender (but the first, ours) the median over rounds of its time ÷ ours in the same
 // round: a ratio that stays put when absolute times do not.
 async function paired(contenders, big, policy = POLICY) {
-  const minRounds = big ? policy.bigMinRuns : policy.minRuns;
-  const maxRounds = big ? Math.max(policy.bigMinRuns, 15) : policy.maxRuns;
-  const target = big ? policy.bigTargetMs : policy.targetMs;
+  const { minRuns: minRounds, maxRuns: maxRounds, target } = budget(big, 15, policy);
   for (const c of contenders) await c.run();
   const times = contenders.map(() => []);
   let total = 0, r = 0;
@@ -229,10 +231,7 @@ async function main() {
     if (nat.available) {
       await guard('native', async () => {
         const r = native.run(nat, { B, S, D, H, seed: opts.seed, quick: opts.quick, big });
-        let d;
-        if (r.output) d = check('native', r.output);
-        record('native', { median: r.median, min: r.min, runs: r.runs }, d !== undefined ? { maxAbsDiff: d } : {});
-        if (d === undefined) row.impl.native.note = r.note || 'output not compared';
+        record('native', r, { maxAbsDiff: check('native', r.output) });
       });
     }
 
@@ -307,7 +306,7 @@ async function main() {
   const md = table(result);
   console.log(md);
 
-  const jsonPath = opts.json ? path.resolve(process.env.MHA_BENCH_CWD || process.cwd(), opts.json) : path.join(ROOT, 'bench', 'results', `bench-${env.date.replace(/[:.]/g, '-')}${opts.quick ? '-quick' : ''}.json`);
+  const jsonPath = opts.json ? path.resolve(opts.json) : path.join(ROOT, 'bench', 'results', `bench-${env.date.replace(/[:.]/g, '-')}${opts.quick ? '-quick' : ''}.json`);
   fs.mkdirSync(path.dirname(path.resolve(jsonPath)), { recursive: true });
   fs.writeFileSync(jsonPath, JSON.stringify({ ...result, markdown: md }, null, 1));
   log(`bench: wrote ${jsonPath} (${env.seconds.toFixed(0)} s)`);
@@ -367,7 +366,7 @@ function table({ rows, peak, page, notes, env }) {
   }
   if (page.available) {
     out.push('');
-    const views = page.views || [{ name: 'default', ...(page.defaultView || {}), totalMs: page.medianMs, forwardMs: page.computeMedianMs, where: page.where }];
+    const views = page.views;
     out.push(`Page recompute+redraw (${page.implementation || '?'}; headless Chromium ${page.browserVersion}, ${page.runs} runs per view; medians): ` +
       views.map((v) => `${v.name} (${v.tokens} tokens, D=${v.D}, H=${v.H}) ${f(v.totalMs)} ms [forward ${f(v.forwardMs)}, redraw ${f(v.redrawMs)}, +layout ${f(v.layoutMs)}; ${v.where}]`).join('; ') +
       `${page.target ? `. Target ≤ ${page.target.ms} ms at (S ≤ 32, 512, 8): ${page.target.met ? 'met' : 'NOT met'}` : ''}; first load to ready ${f(page.loadMs, 0)} ms. Method: ${page.method}.`);

@@ -48,13 +48,19 @@ export function startServer(extra = {}) {
 
 export const fileURL = (name = 'index.html') => pathToFileURL(join(DIST, name)).href;
 
+// Debian's Chromium, headless, with nothing talking to the network on its own.
+export const CHROMIUM = {
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--no-first-run', '--disable-quic'],
+};
+export { chromium };
+
 export async function launch() {
   const userDataDir = mkdtempSync(join(tmpdir(), 'mha-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
+    ...CHROMIUM,
     viewport: { width: 1360, height: 900 },
   });
   const close = async () => { await context.close(); rmSync(userDataDir, { recursive: true, force: true }); };

@@ -7,12 +7,11 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BUILDS, buildName, require } from './fixtures/reference.mjs';
+import { BUILDS, RANDN_SEED1, buildName } from './fixtures/reference.mjs';
+import { CHROMIUM, chromium } from '../browser/helpers.mjs';
 
-const { chromium } = require('/work/main/node_modules/playwright-core');
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'";
-const RANDN_SEED1 = [0.6614, 0.2669, 0.0617, 0.6213, -0.4519, -0.1661, -1.5228, 0.3817];
 
 const FILES = {
   '/': [join(FIXTURES, 'csp.html'), 'text/html; charset=utf-8'],
@@ -37,11 +36,7 @@ before(async () => {
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  browser = await chromium.launch(CHROMIUM);
   tmp = mkdtempSync(join(tmpdir(), 'mha-csp-'));
   for (const f of ['csp.html', 'csp-page.js']) copyFileSync(join(FIXTURES, f), join(tmp, f));
   for (const b of BUILDS) copyFileSync(b, join(tmp, buildName(b)));

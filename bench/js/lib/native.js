@@ -1,5 +1,5 @@
 'use strict';
-// Native forward timing (bench/js/native/bench_forward, built by bench/js/native/build.sh) and the
+// Native forward timing (bench/js/native/bench_forward.cpp, CMake target bench_forward) and the
 // SIMD128 peak microbenchmark of bench/cpp (owned by the C++ side; run, parsed, never edited).
 const fs = require('fs');
 const path = require('path');
@@ -15,8 +15,8 @@ function runJson(cmd, args, timeoutMs = 900000) {
 
 // bench_forward --shape B,S,D,H --runs N --seed N [--output FILE] → {"median_ms","min_ms","runs","kernels"}
 function probe(root) {
-  const bin = process.env.MHA_BENCH_FORWARD || path.join(root, 'build', 'bench', 'bench_forward');
-  if (!fs.existsSync(bin)) return { available: false, reason: `${path.relative(root, bin)} not built (bench/js/native/build.sh; needs g++)` };
+  const bin = process.env.MHA_BENCH_FORWARD || path.join(root, 'build', 'native', 'bench_forward');
+  if (!fs.existsSync(bin)) return { available: false, reason: `${path.relative(root, bin)} not built (cmake --build --preset native --target bench_forward)` };
   return { available: true, bin };
 }
 
@@ -40,9 +40,8 @@ function peak(root, quick) {
   const script = path.join(root, 'bench', 'cpp', 'build.sh');
   if (!fs.existsSync(script)) return { available: false, reason: 'bench/cpp/build.sh not present' };
   const out = path.join(root, 'build', 'bench', 'cpp');
-  const env = { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' };
   const text = execFileSync('bash', [script, out, 'wasm-simd', quick ? '0.02' : '0.25'],
-    { encoding: 'utf8', env, timeout: 900000, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
+    { encoding: 'utf8', timeout: 900000, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
   const m = text.match(/^\|\s*GFLOP\/s \(wasm simd128\)\s*\|(.*)\|\s*$/m);
   if (!m) throw new Error('bench/cpp/build.sh output has no "| GFLOP/s (wasm simd128) |" peak row');
   const values = m[1].split('|').map((v) => parseFloat(v)).filter((v) => isFinite(v));
