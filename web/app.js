@@ -195,7 +195,7 @@
     var simd = M.implementation === 'wasmsimd' ? 'WebAssembly SIMD' : 'WebAssembly (scalar, no SIMD)';
     return simd + ' · ' + lastCompute.ms.toFixed(1) + ' ms · ' + lastCompute.where;
   }
-  function setStatus(t) { var e = $('status'); if (e.textContent !== t) e.textContent = t; }
+  function setStatus(t) { setText('status', t); }
 
   function showMessages(msgs) {
     var box = $('messages'), key = msgs.join('\u0001');
@@ -282,7 +282,7 @@
   var headCards = null;             // {key, items: [{h, card, canvas}]}
   function drawHeads(wd) {
     var eff = current.eff, r = current.res, b = selB(), grid = $('heads');
-    var Sq = r.weights.shape[2], size = plotSize(Sq, r.H, (wd || measure()).heads);
+    var Sq = r.weights.shape[2], size = plotSize(Sq, r.H, wd.heads);
     var showLabels = Sq <= 16;
     var items = range(r.H).concat(r.H > 1 ? ['avg'] : []);
     var key = Sq + '|' + items.map(headName).join('\u0001');
@@ -304,12 +304,11 @@
         return { h: h, card: card, canvas: c };
       }) };
     }
-    var colors = W.themeColors();
     headCards.items.forEach(function (it) {
       var mat = headMat(b, it.h);
       it.canvas._mat = mat;
       W.drawHeatmap(it.canvas, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, size: size,
-        showLabels: showLabels, colors: colors });
+        showLabels: showLabels });
     });
     drawHeadsSelection();
   }
@@ -318,7 +317,7 @@
     var sel = current.eff.avg ? 'avg' : selH();
     headCards.items.forEach(function (it) {
       var on = it.h === sel;
-      if (it.card.classList.contains('selected') !== on) it.card.classList.toggle('selected', on);
+      it.card.classList.toggle('selected', on);
       setAttr(it.card, 'aria-pressed', String(on));
     });
   }
@@ -359,7 +358,7 @@
     if (cellSel[0] >= Sq || cellSel[1] >= Sq) cellSel = [0, 0];
     var oldW = c.style.width, oldH = c.style.height;
     W.drawHeatmap(c, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, size: Math.max(160, Math.min(avail, 480)),
-      showLabels: true, selected: document.activeElement === c ? cellSel : null, colors: W.themeColors() });
+      showLabels: true, selected: document.activeElement === c ? cellSel : null });
     setAttr(c, 'aria-label', headName(h) + ' enlarged heatmap; arrow keys move between cells.');
     c._mat = mat;
     // the line view's column shares the row with the heatmap: re-measure only if the heatmap changed size
@@ -396,10 +395,9 @@
   function highlightStep(i) {
     var rows = $('trace-body').querySelectorAll('tr');
     var stage = i == null ? null : rows[i] && rows[i].getAttribute('data-stage');
-    var mark = function (e, on) { if (e.classList.contains('current') !== on) e.classList.toggle('current', on); };
-    Array.prototype.forEach.call(rows, function (tr, k) { mark(tr, k === i); });
+    Array.prototype.forEach.call(rows, function (tr, k) { tr.classList.toggle('current', k === i); });
     Array.prototype.forEach.call($('pipeline').querySelectorAll('.stage'), function (s) {
-      mark(s, stage !== null && s.getAttribute('data-stage') === stage);
+      s.classList.toggle('current', stage !== null && s.getAttribute('data-stage') === stage);
     });
   }
 
@@ -422,21 +420,18 @@
   // formatted with the redraw for S <= LAZY_PRINT_S, otherwise on an idle callback after it (or at once
   // by getPrinted()).
   var LAZY_PRINT_S = 64;            // above this many tokens the printed S×S matrix is formatted lazily
-  var printed = {}, printedTodo = null, printedTimer = null, lessonCells = null, snippetCache = { key: null, text: '' };
-  function snippet(cfg) {
-    var key = JSON.stringify(cfg);
-    if (snippetCache.key !== key) snippetCache = { key: key, text: P.copySnippet(cfg) };
-    return snippetCache.text;
+  var printed = {}, printedTodo = null, printedTimer = null, lessonCells = null;
+  // A cell's printed text (outputs may be deferred as functions), recorded for getPrinted().
+  function printOf(c) {
+    var out = typeof c.output === 'function' ? c.output() : c.output;
+    printed[c.id] = out;
+    return out;
   }
   function flushPrinted() {
     if (printedTimer !== null) { (root.cancelIdleCallback || clearTimeout)(printedTimer); printedTimer = null; }
     var todo = printedTodo; printedTodo = null;
     if (!todo) return;
-    todo.forEach(function (c) {
-      var out = typeof c.output === 'function' ? c.output() : c.output;
-      printed[c.id] = out;
-      if (c.el) setText(c.el, out);
-    });
+    todo.forEach(function (c) { setText(c.el, printOf(c)); });
   }
   function schedulePrinted() {
     if (printedTimer !== null) return;
@@ -448,7 +443,7 @@
     if (eff.preset === 'lesson002') {
       setText('lesson-title', P.L002.title);
       setText('lesson-blurb', P.L002.blurb + ' Source: ' + P.L002.file + '.');
-      current.cells.forEach(function (c) { cells.push({ id: c.id, title: c.title, code: c.code, output: c.output }); });
+      cells = current.cells.slice();
     } else {
       var cfg = current.cfg, res = current.res;
       var mods = modified(eff);
@@ -463,7 +458,7 @@
         setText('lesson-blurb', 'The same computation as a PyTorch snippet: run it in a notebook and it prints the numbers below.');
       }
       cells.push({ id: 'page', title: 'Copy as PyTorch: the page\'s numbers (batch ' + cfg.b + ', head ' + cfg.h + ')',
-        code: snippet(cfg), output: function () { return P.moduleOutput(res, cfg); } });
+        code: P.copySnippet(cfg), output: function () { return P.moduleOutput(res, cfg); } });
     }
     var key = cells.map(function (c) { return c.id + '\u0001' + c.title; }).join('\u0002');
     var fresh = !lessonCells || lessonCells.key !== key || box.firstChild !== lessonCells.els[0];
@@ -471,11 +466,7 @@
       // a new set of cells: printed at once (no empty output on screen)
       printedTodo = null; printed = {};
       box.textContent = '';
-      lessonCells = { key: key, els: cells.map(function (c) {
-        var out = typeof c.output === 'function' ? c.output() : c.output;
-        printed[c.id] = out;
-        return box.appendChild(codeBlock(c.title, c.code, out, c.id));
-      }) };
+      lessonCells = { key: key, els: cells.map(function (c) { return box.appendChild(codeBlock(c.title, c.code, printOf(c), c.id)); }) };
       return;
     }
     printedTodo = cells.map(function (c, i) {
@@ -488,11 +479,12 @@
   }
 
   function renderEmpty(eff) {
-    current = null; headCards = null; lessonCells = null; printedTodo = null;
+    // the widgets' caches notice their emptied containers and rebuild on the next draw
+    current = null; printedTodo = null;
     $('heads').textContent = '';
     $('heads').appendChild(W.el('p', { class: 'empty' }, 'No tokens yet — type a sentence in the controls.'));
-    $('chips').textContent = ''; $('chips')._key = null;
-    $('trace-body').textContent = ''; $('trace-body')._key = null;
+    $('chips').textContent = '';
+    $('trace-body').textContent = '';
     $('cells').textContent = '';
     $('input-desc').textContent = '0 tokens.';
     setStatus(statusText());
@@ -660,7 +652,7 @@
       Array.prototype.forEach.call(document.querySelectorAll('[data-section="' + s + '"]'), function (n) { n.hidden = hide.indexOf(s) >= 0; });
     });
     document.body.classList.toggle('no-controls', hide.indexOf('controls') >= 0);
-    if (eff.embed) $('controls-box').open = root.innerWidth > 900 && hide.indexOf('controls') < 0 && false;
+    if (eff.embed) $('controls-box').open = false;   // an embed starts with its controls folded
   }
 
   // ---- URL, sharing, embedding -------------------------------------------------------------------------

@@ -242,7 +242,7 @@
     MAX_TOKENS: MAX_TOKENS, tokenize: tokenize, fnv1a32: fnv1a32, tokenSeed: tokenSeed,
     addSinusoidal: addSinusoidal, embedTokens: embedTokens, divisors: divisors, headsMessage: headsMessage,
     maskTensor: maskTensor, fillValue: fillValue, runModule: runModule, cost: cost, freeCache: freeCache,
-    torchStr: torchStr, torchFormatter: torchFormatter, fixed4: fixed4, sizeStr: sizeStr, commas: commas, headMatrix: headMatrix,
+    torchStr: torchStr, torchFormatter: torchFormatter, sizeStr: sizeStr, commas: commas, headMatrix: headMatrix,
     now: now
   };
 })(typeof self !== 'undefined' ? self : this);

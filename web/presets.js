@@ -215,7 +215,7 @@
   };
 
   function shapeTableText(trace) {
-    var rows = trace.map(function (t) { return [t.label || (typeof t.step === 'string' ? t.step : t.op) || '', '[' + t.shape.join(', ') + ']', t.expr || '']; });
+    var rows = trace.map(function (t) { return [t.label, '[' + t.shape.join(', ') + ']', t.expr || '']; });
     var w0 = Math.max.apply(null, rows.map(function (r) { return r[0].length; }).concat(['Operation'.length]));
     var w1 = Math.max.apply(null, rows.map(function (r) { return r[1].length; }).concat(['Shape'.length]));
     var pad = function (s, w) { return s + ' '.repeat(Math.max(0, w - s.length)); };
@@ -285,15 +285,13 @@
 
       // Head specialization
       var tokens = ['The', 'cat', 'sat', 'on', 'the', 'mat', 'because', 'it', 'was', 'soft'];
-      var hs = M.headSpecialization(tokens);
-      if (Array.isArray(hs)) hs = { tokens: tokens, heads: hs };   // the core answers the heads array
-      var tok = function (t) { return typeof t === 'number' ? tokens[t] : t; };
+      var hs = { heads: M.headSpecialization(tokens) };   // per head: {name, patterns: [{from, to, weight}], weights}
       var hsOut = ['Sentence: ' + tokens.join(' '), 'Tokens: ' + tokens.length];
       var hw = new Float32Array(hs.heads.length * 100);
       hs.heads.forEach(function (h, i) {
         hsOut.push('', 'HEAD ' + (i + 1) + ': ' + (h.name || ''), '', 'Key patterns in Head ' + (i + 1) + ':');
         h.patterns.forEach(function (p) {
-          hsOut.push("  '" + tok(p.from) + "' → '" + tok(p.to) + "' (" + num(p.weight).toFixed(2) + ')');
+          hsOut.push("  '" + tokens[p.from] + "' → '" + tokens[p.to] + "' (" + num(p.weight).toFixed(2) + ')');
         });
         hw.set(tensor(h.weights, [10, 10]).data, i * 100);
       });

@@ -57,7 +57,7 @@
   }
 
   // ---- Heatmap ---------------------------------------------------------------------------------
-  // mat: {S, data (S*S)}; opts: {labels, scale, norm, size (CSS px of the plot), showLabels, selected, colors}
+  // mat: {S, data (S*S)}; opts: {labels, scale, norm, size (CSS px of the plot), showLabels, selected}
   // Incremental: the frame (canvas size, axis labels) is redrawn only when its key changes; otherwise
   // a redraw is one putImageData into an S×S scratch canvas, one unsmoothed drawImage of it over the plot
   // area, the border and the selected cell.
@@ -88,7 +88,7 @@
     var S = mat.S, labels = opts.labels;
     var dpr = root.devicePixelRatio || 1;
     var showLabels = !!(opts.showLabels && labels && S <= 64);
-    var col = opts.colors || themeColors();
+    var col = themeColors();
     var font = Math.max(8, Math.min(13, Math.floor(opts.size / S * 0.55)));
     var plot = opts.size, cell = plot / S;
     var st = canvas._hm, ctx;
@@ -108,7 +108,6 @@
       if (canvas.width !== pw || canvas.height !== ph) { canvas.width = pw; canvas.height = ph; }
       if (canvas.style.width !== cssW + 'px') canvas.style.width = cssW + 'px';
       if (canvas.style.height !== cssH + 'px') canvas.style.height = cssH + 'px';
-      ctx = canvas.getContext('2d');
       ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.clearRect(0, 0, pw, ph);
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       // The labels are drawn in the context's default font (the measuring font above is lost when the
@@ -210,14 +209,14 @@
   }
   function traceTable(tbody, trace, onFocus) {
     var key = JSON.stringify(trace);
-    if (tbody._key === key && tbody._onFocus === onFocus && tbody.childNodes.length === trace.length) return false;   // unchanged
+    if (tbody._key === key && tbody._onFocus === onFocus && tbody.childNodes.length === trace.length) return;   // unchanged
     tbody._key = key; tbody._onFocus = onFocus;
     tbody.textContent = '';
     trace.forEach(function (t, i) {
       var tr = el('tr', { 'data-step': String(i), tabindex: '0', 'data-stage': String(stageOf(t, i)) });
       tr.appendChild(el('td', { class: 'num' }, i));
       var stepCell = el('td');
-      stepCell.appendChild(el('div', null, t.label || (typeof t.step === 'string' ? t.step : t.op) || ''));
+      stepCell.appendChild(el('div', null, t.label));
       if (t.description) stepCell.appendChild(el('small', { class: 'desc' }, t.description));
       tr.appendChild(stepCell);
       var code = el('td'); code.appendChild(el('code', null, t.expr || '')); tr.appendChild(code);
@@ -233,7 +232,6 @@
       });
       tbody.appendChild(tr);
     });
-    return true;
   }
   function pipeline(container) {
     container.textContent = '';
@@ -262,7 +260,7 @@
     var H = S * rowH + 30, colL = 110, colR = width - 110;
     var focus = opts.focus;
     var topK = S > 64 ? 3 : S;
-    var accent = opts.color || themeColors().line;
+    var accent = themeColors().line;
     var key = [S, width, focus, accent, rowH >= 12 ? labels.slice(0, S).join('\u0001') : ''].join('\u0002');
     var st = svg._lv;
     if (!st || st.key !== key) {
