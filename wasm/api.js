@@ -25,10 +25,12 @@ var createMhaModule = (function () {
     return typeof x;
   }
 
+  function isCount(x, min, max) {
+    return typeof x === 'number' && Number.isInteger(x) && x >= min && x <= max;
+  }
+
   function checkCount(x, name, min, max) {
-    if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) {
-      fail(`${name} must be a whole number from ${min} to ${max}, got ${describe(x)}`);
-    }
+    if (!isCount(x, min, max)) fail(`${name} must be a whole number from ${min} to ${max}, got ${describe(x)}`);
     return x;
   }
 
@@ -36,10 +38,10 @@ var createMhaModule = (function () {
     if (!Array.isArray(shape)) fail(`${name}: shape must be an array of sizes such as [2, 5, 32], got ${describe(shape)}`);
     if (shape.length > 8) fail(`${name}: at most 8 dimensions are supported, got ${shape.length}`);
     let n = 1;
-    shape.forEach((s, i) => {
-      checkCount(s, `${name}: size ${i} of the shape`, 1, MAX_DIM);
-      n *= s;
-    });
+    for (let i = 0; i < shape.length; i++) {
+      if (!isCount(shape[i], 1, MAX_DIM)) checkCount(shape[i], `${name}: size ${i} of the shape`, 1, MAX_DIM);
+      n *= shape[i];
+    }
     if (n > MAX_ELEMENTS) fail(`${name}: shape [${shape.join(', ')}] holds more than ${MAX_ELEMENTS} numbers (the 256 MiB cap)`);
     return n;
   }
@@ -147,30 +149,34 @@ var createMhaModule = (function () {
       return addr;
     }
 
+    // The result slot's summary (bindings.cpp): data addresses [0, 1], fully masked rows [2],
+    // then the output's and the weights' headers. The slot is static, so its address is fixed.
+    const summary = core.resultSummaryAddress() >> 2;
+
     // A copy of result tensor `which` (0 output, 1 weights) of the last raw call, or null.
     function readResult(which) {
-      const addr = core.resultDataAddress(which);
-      if (!addr) return null;
-      const h = (core.resultHeaderAddress() >> 2) + which * BLOCK_HEADER;
       const heap = core.HEAPU32;
+      const addr = heap[summary + which] >> 2;
+      if (!addr) return null;
+      const h = summary + 3 + which * BLOCK_HEADER;
       const shape = Array.from(heap.subarray(h + 1, h + 1 + heap[h]));
-      const n = shape.reduce((a, b) => a * b, 1);
-      return { shape, data: core.HEAPF32.slice(addr >> 2, (addr >> 2) + n) };
+      let n = 1;
+      for (let i = 0; i < shape.length; i++) n *= shape[i];
+      return { shape, data: core.HEAPF32.slice(addr, addr + n) };
     }
 
     // Stages the tensors (null stays 0; the same tensor is staged once), makes one core call,
     // and frees everything whatever happens. `call` gets the block addresses.
     function withStaged(tensors, call) {
-      const staged = new Map();
+      const addrs = tensors.map(() => 0);
+      const first = (i) => tensors.indexOf(tensors[i]) === i;
       try {
-        const addrs = tensors.map((t) => {
-          if (!t) return 0;
-          if (!staged.has(t)) staged.set(t, stage(t));
-          return staged.get(t);
-        });
+        for (let i = 0; i < tensors.length; i++) {
+          if (tensors[i]) addrs[i] = first(i) ? stage(tensors[i]) : addrs[tensors.indexOf(tensors[i])];
+        }
         return call(...addrs);
       } finally {
-        for (const addr of staged.values()) core._free(addr);
+        for (let i = 0; i < addrs.length; i++) if (addrs[i] && first(i)) core._free(addrs[i]);
       }
     }
 
@@ -178,9 +184,23 @@ var createMhaModule = (function () {
     function runRaw(tensors, call) {
       try {
         if (!withStaged(tensors, call)) fail(core.resultError());
-        return { output: readResult(0), weights: readResult(1), fullyMaskedRows: core.resultFullyMaskedRows() };
+        return { output: readResult(0), weights: readResult(1), fullyMaskedRows: core.HEAPU32[summary + 2] };
       } finally {
         core.releaseResult();
+      }
+    }
+
+    // What MultiHeadAttention.forward returns; the shape table is computed by the core when first read.
+    class ForwardResult {
+      constructor(raw, traceArgs) {
+        this.output = raw.output;
+        this.weights = raw.weights;
+        this.fullyMaskedRows = raw.fullyMaskedRows;
+        Object.defineProperty(this, 'traceArgs', { value: traceArgs });
+      }
+      get trace() {
+        if (!this.traceSteps) Object.defineProperty(this, 'traceSteps', { value: unwrap(core.shapeTrace(...this.traceArgs)) });
+        return this.traceSteps;
       }
     }
 
@@ -238,16 +258,9 @@ var createMhaModule = (function () {
         const tk = k === q ? tq : checkTensor(k, 'key');
         const tv = v === k ? tk : checkTensor(v, 'value');
         const [needWeights, causal, fill, mode] = optionArgs(o);
-        const result = runRaw([tq, tk, tv, o.mask, o.keyPaddingMask],
+        const raw = runRaw([tq, tk, tv, o.mask, o.keyPaddingMask],
           (qa, ka, va, ma, pa) => h.forward(qa, ka, va, needWeights, causal, fill, mode, ma, pa));
-        // The shape table of this forward, computed by the core when first read.
-        const { dModel, numHeads } = this;
-        let trace;
-        Object.defineProperty(result, 'trace', {
-          enumerable: true,
-          get: () => trace || (trace = unwrap(core.shapeTrace(tq.shape[0], tq.shape[1], dModel, numHeads, tk.shape[1]))),
-        });
-        return result;
+        return new ForwardResult(raw, [tq.shape[0], tq.shape[1], this.dModel, this.numHeads, tk.shape[1]]);
       }
       parameterCount() { return live(this, 'MultiHeadAttention').parameterCount(); }
       parameters() { return unwrap(live(this, 'MultiHeadAttention').parameters()); }

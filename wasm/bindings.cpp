@@ -6,7 +6,7 @@
 //
 // Tensors on the hot paths cross as blocks in wasm memory, written by api.js: uint32 rank,
 // uint32 dims[8], then the floats. Their results stay in one result slot until api.js has copied
-// them out and called releaseResult(). Each embind `val` property access is a JS call, so a forward
+// them out (reading the slot's summary from memory) and called releaseResult(). Each embind `val` property access is a JS call, so a forward
 // that read and built JS objects spent more time crossing than computing at small sizes.
 // Numbers arrive as double so that NaN, negatives and fractions are seen here and rejected,
 // instead of being silently coerced by embind's integer conversions.
@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <optional>
@@ -110,12 +111,23 @@ std::optional<mha::Tensor> optional_block(double address, const std::string& wha
   return tensor_from_block(address, what);
 }
 
-// The last tensor result: [0] output, [1] weights (absent when not asked for).
+// The last tensor result: [0] output, [1] weights (absent when not asked for), and a summary that
+// api.js reads straight from wasm memory (one read instead of an embind call per field):
+//   summary[0, 1]  data addresses of the output and the weights (0 when absent)
+//   summary[2]     fully masked query rows
+//   summary[3 + 9w, ...]  tensor w's header: rank, dims[8]
+constexpr std::size_t kSummaryWords = 3 + 2 * kBlockHeader;
 struct ResultSlot {
-  mha::Tensor tensors[2];
-  std::uint32_t headers[2][kBlockHeader] = {};
-  double fully_masked_rows = 0;
+  std::optional<mha::Tensor> tensors[2];
+  std::uint32_t summary[kSummaryWords] = {};
   std::string error;
+
+  void reset() {
+    tensors[0].reset();
+    tensors[1].reset();
+    std::fill(std::begin(summary), std::end(summary), 0u);
+    error.clear();
+  }
 };
 ResultSlot& result_slot() {
   static ResultSlot slot;
@@ -124,41 +136,39 @@ ResultSlot& result_slot() {
 
 void store(std::size_t which, const mha::Tensor& t) {
   ResultSlot& slot = result_slot();
-  slot.tensors[which] = t.contiguous();
-  slot.headers[which][0] = static_cast<std::uint32_t>(t.dim());
-  for (std::size_t d = 0; d < t.dim(); ++d) slot.headers[which][1 + d] = static_cast<std::uint32_t>(t.shape()[d]);
+  const mha::Tensor& c = *(slot.tensors[which] = t.contiguous());
+  slot.summary[which] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(c.data()));
+  std::uint32_t* header = slot.summary + 3 + which * kBlockHeader;
+  header[0] = static_cast<std::uint32_t>(c.dim());
+  for (std::size_t d = 0; d < c.dim(); ++d) header[1 + d] = static_cast<std::uint32_t>(c.shape()[d]);
 }
 
 void store_attention(const mha::Tensor& output, const mha::Tensor& weights, bool need_weights, std::size_t fully_masked_rows) {
   store(0, output);
   if (need_weights) store(1, weights);
-  result_slot().fully_masked_rows = static_cast<double>(fully_masked_rows);
+  result_slot().summary[2] = static_cast<std::uint32_t>(fully_masked_rows);
 }
 
 // Runs `compute` (which stores its tensors); false with the message in the slot on failure.
 template <class F>
 bool into_slot(F&& compute) {
-  result_slot() = ResultSlot{};
+  result_slot().reset();
   try {
     compute();
     return true;
   } catch (const std::bad_alloc&) {
+    result_slot().reset();
     result_slot().error = "out of memory: the browser could not give this tab enough memory for that size; try a smaller one";
   } catch (const std::exception& e) {
+    result_slot().reset();
     result_slot().error = e.what();
   }
   return false;
 }
 
-double result_data_address(double which) {
-  const ResultSlot& slot = result_slot();
-  const std::size_t i = which == 1 ? 1 : 0;
-  return slot.tensors[i].numel() == 0 ? 0.0 : static_cast<double>(reinterpret_cast<std::uintptr_t>(slot.tensors[i].data()));
-}
-double result_header_address() { return static_cast<double>(reinterpret_cast<std::uintptr_t>(&result_slot().headers[0][0])); }
-double result_fully_masked_rows() { return result_slot().fully_masked_rows; }
+double result_summary_address() { return static_cast<double>(reinterpret_cast<std::uintptr_t>(result_slot().summary)); }
 std::string result_error() { return result_slot().error; }
-void release_result() { result_slot() = ResultSlot{}; }
+void release_result() { result_slot().reset(); }
 
 mha::AttentionOptions raw_options(bool need_weights, bool causal, double fill, double mask_mode, double mask, double key_padding) {
   mha::AttentionOptions options;
@@ -423,9 +433,7 @@ EMSCRIPTEN_BINDINGS(mha_core) {
   function("viewError", &js_view_error);
   function("implementation", &js_implementation);
   function("memoryStats", &js_memory_stats);
-  function("resultDataAddress", &result_data_address);
-  function("resultHeaderAddress", &result_header_address);
-  function("resultFullyMaskedRows", &result_fully_masked_rows);
+  function("resultSummaryAddress", &result_summary_address);
   function("resultError", &result_error);
   function("releaseResult", &release_result);
 }
