@@ -61,7 +61,7 @@ std::uint64_t to_seed(double seed) {
 
 mha::Shape shape_from_js(const val& shape, const std::string& what) {
   if (!shape.isArray()) throw mha::Error(what + ": shape must be an array of sizes");
-  const std::size_t rank = to_count(shape["length"].as<double>(), what + ": the number of dimensions", 8);
+  const std::size_t rank = to_count(shape["length"].as<double>(), what + ": the number of dimensions", mha::kMaxDims);
   mha::Shape out(rank);
   for (std::size_t i = 0; i < rank; ++i) {
     const val entry = shape[i];
@@ -91,13 +91,13 @@ val tensor_to_js(const mha::Tensor& t) {
 
 // ---- Raw transfer ---------------------------------------------------------------------------
 
-constexpr std::size_t kBlockHeader = 9;  // rank + 8 dims, as uint32
+constexpr std::size_t kBlockHeader = 1 + mha::kMaxDims;  // rank + 8 dims, as uint32
 
 mha::Tensor tensor_from_block(double address, const std::string& what) {
   const std::size_t addr = to_count(address, what + ": buffer address", 4294967295.0);
   if (addr == 0 || addr % alignof(std::uint32_t) != 0) throw mha::Error(what + ": invalid buffer address");
   const auto* header = reinterpret_cast<const std::uint32_t*>(addr);
-  if (header[0] > 8) throw mha::Error(what + ": at most 8 dimensions are supported");
+  if (header[0] > mha::kMaxDims) throw mha::Error(what + ": at most 8 dimensions are supported");
   const mha::Shape shape(header + 1, header + 1 + header[0]);
   mha::check_shape(shape, what.c_str());
   const auto* data = reinterpret_cast<const float*>(header + kBlockHeader);

@@ -101,7 +101,7 @@ class SliceMasks {
       for (std::size_t d = 1; d < batch.size(); ++d) view_shape.push_back(1);
       view_shape.push_back(1);
       view_shape.push_back(Skv);
-      std::vector<std::int64_t> sizes(view_shape.begin(), view_shape.end());
+      Sizes sizes(view_shape.begin(), view_shape.end());
       if (batch.empty()) sizes.erase(sizes.begin());
       kpm_ = kpm.contiguous().view(sizes).expand(scores);
     }
@@ -442,7 +442,7 @@ ForwardResult MultiHeadAttention::forward(const Tensor& q, const Tensor& k, cons
   check_inputs(q, k, v);
   const std::size_t B = q.size(0), D = config_.d_model, H = config_.num_heads;
   const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
-  const std::vector<std::int64_t> split{i64(B), -1, i64(H), i64(d_k())};
+  const Sizes split{i64(B), -1, i64(H), i64(d_k())};
   // 1. Project and split: [B, S, D] → [B, S, H, d_k] → [B, H, S, d_k] (views, no copies)
   const Tensor Q = W_q(q).view(split).transpose(1, 2);
   const Tensor K = W_k(k).view(split).transpose(1, 2);

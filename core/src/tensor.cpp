@@ -51,8 +51,6 @@ Tensor from_expression(const Shape& shape, Expression&& expression) {
 
 }  // namespace
 
-std::string to_string(const Shape& shape) { return join(shape); }
-std::string to_string(const Strides& strides) { return join(strides); }
 
 std::size_t Layout::numel() const {
   // Saturates instead of wrapping (size_t is 32 bits in wasm32), so a too-large shape can never
@@ -105,7 +103,7 @@ void check_shape(const Shape& shape, const char* what) {
   }
 }
 
-Layout Layout::view(const std::vector<std::int64_t>& sizes) const {
+Layout Layout::view(const Sizes& sizes) const {
   const std::size_t total = numel();
   // Infer a single -1 the way torch's infer_size does.
   Shape target(sizes.size());
@@ -227,11 +225,11 @@ std::vector<float> Tensor::to_vector() const {
   return std::vector<float>(c.data(), c.data() + c.numel());
 }
 
-Tensor Tensor::view(const std::vector<std::int64_t>& sizes) const {
+Tensor Tensor::view(const Sizes& sizes) const {
   return Tensor(storage_, offset_, layout_.view(sizes));
 }
 
-Tensor Tensor::reshape(const std::vector<std::int64_t>& sizes) const {
+Tensor Tensor::reshape(const Sizes& sizes) const {
   try {
     return view(sizes);
   } catch (const Error&) {

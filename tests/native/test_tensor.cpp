@@ -117,3 +117,24 @@ TEST_CASE("absurd sizes are refused before allocating") {
   REQUIRE_ERROR_MENTIONS(check_shape({1u << 20, 1u << 20}, "x"), "memory cap");
   REQUIRE_ERROR_MENTIONS(arange({2, 3}).at({2, 0}), "out of bounds");
 }
+
+TEST_CASE("shapes are stored inline: the vector operations the core uses, and at most 8 dimensions") {
+  Shape s{2, 3};
+  s.insert(s.begin(), 1);
+  s.insert(s.end(), {4, 5});
+  CHECK(s == Shape{1, 2, 3, 4, 5});
+  s.erase(s.begin() + 2);
+  CHECK(s == Shape{1, 2, 4, 5});
+  CHECK(to_string(s) == "[1, 2, 4, 5]");
+  CHECK(to_string(Sizes{2, -1, 8}) == "[2, -1, 8]");
+  CHECK(Shape(std::vector<std::size_t>{7, 9}) == Shape{7, 9});
+  CHECK(Shape(3, 1) == Shape{1, 1, 1});
+
+  const Tensor x8 = arange({1, 1, 1, 1, 1, 1, 2, 3});
+  CHECK(x8.transpose(0, 7).shape() == Shape{3, 1, 1, 1, 1, 1, 2, 1});
+  REQUIRE_ERROR_MENTIONS(x8.unsqueeze(0), "at most 8 dimensions; this operation needs 9");
+  REQUIRE_ERROR_MENTIONS(x8.view({1, 1, 1, 1, 1, 1, 1, 2, 3}), "at most 8 dimensions");
+  Shape full(8, 2);
+  REQUIRE_ERROR_MENTIONS(full.push_back(2), "at most 8 dimensions");
+  CHECK(full.size() == 8);  // unchanged after the refused push
+}

@@ -15,7 +15,7 @@
 //
 // Contracts:
 // - Every invalid argument throws mha::Error with a message written for a student; nothing
-//   aborts. Sizes are capped (tensor.hpp: kMaxElements, kMaxDim; d_model <= 4096).
+//   aborts. Sizes are capped (tensor.hpp: kMaxElements, kMaxDim, kMaxDims; d_model <= 4096).
 // - A Generator reproduces torch.manual_seed's CPU stream; objects that draw (module init,
 //   dropout) draw in PyTorch's order.
 // - Kernels (kernels.hpp) are picked at compile time: SIMD128 under Emscripten with -msimd128,

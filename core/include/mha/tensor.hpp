@@ -5,11 +5,14 @@
 // and strides are in elements, as torch.Tensor.stride() reports them.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
@@ -18,8 +21,98 @@
 
 namespace mha {
 
-using Shape = std::vector<std::size_t>;
-using Strides = std::vector<std::ptrdiff_t>;
+// Most dimensions a tensor may have (the JS API's limit as well).
+constexpr std::size_t kMaxDims = 8;
+
+// A sequence of at most kMaxDims numbers stored inline: shapes, strides and view sizes are
+// copied in every view and result, and a std::vector there cost a heap allocation each time
+// (about a fifth of a small forward in wasm). The std::vector subset the core uses; growing past
+// kMaxDims throws mha::Error.
+template <class T>
+class Dims {
+ public:
+  using value_type = T;
+  using size_type = std::size_t;
+  using difference_type = std::ptrdiff_t;
+  using reference = T&;
+  using const_reference = const T&;
+  using iterator = T*;
+  using const_iterator = const T*;
+
+  Dims() = default;
+  explicit Dims(size_type n, const T& value = T()) { resize(n, value); }
+  Dims(std::initializer_list<T> values) { assign(values.begin(), values.end()); }
+  template <class It, class = std::enable_if_t<!std::is_integral<It>::value>>
+  Dims(It first, It last) { assign(first, last); }
+  template <class U>
+  Dims(const std::vector<U>& values) { assign(values.begin(), values.end()); }  // NOLINT: implicit on purpose
+
+  size_type size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  iterator begin() { return data_; }
+  iterator end() { return data_ + size_; }
+  const_iterator begin() const { return data_; }
+  const_iterator end() const { return data_ + size_; }
+  T& operator[](size_type i) { return data_[i]; }
+  const T& operator[](size_type i) const { return data_[i]; }
+  T& front() { return data_[0]; }
+  const T& front() const { return data_[0]; }
+  T& back() { return data_[size_ - 1]; }
+  const T& back() const { return data_[size_ - 1]; }
+
+  void push_back(const T& value) {
+    grow(1);
+    data_[size_++] = value;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+  void resize(size_type n, const T& value = T()) {
+    if (n > kMaxDims) too_many(n);
+    for (size_type i = size_; i < n; ++i) data_[i] = value;
+    size_ = static_cast<std::uint32_t>(n);
+  }
+  iterator insert(const_iterator pos, const T& value) { return insert(pos, &value, &value + 1); }
+  iterator insert(const_iterator pos, std::initializer_list<T> values) { return insert(pos, values.begin(), values.end()); }
+  iterator erase(const_iterator pos) {
+    T* at = data_ + (pos - data_);
+    std::copy(at + 1, end(), at);
+    --size_;
+    return at;
+  }
+
+  friend bool operator==(const Dims& a, const Dims& b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
+  friend bool operator!=(const Dims& a, const Dims& b) { return !(a == b); }
+
+ private:
+  template <class It>
+  void assign(It first, It last) {
+    for (; first != last; ++first) push_back(static_cast<T>(*first));
+  }
+  iterator insert(const_iterator pos, const T* first, const T* last) {
+    const size_type at = static_cast<size_type>(pos - data_), n = static_cast<size_type>(last - first);
+    grow(n);
+    std::copy_backward(data_ + at, end(), end() + n);
+    std::copy(first, last, data_ + at);
+    size_ += static_cast<std::uint32_t>(n);
+    return data_ + at;
+  }
+  void grow(size_type n) const {
+    if (size_ + n > kMaxDims) too_many(size_ + n);
+  }
+  [[noreturn]] static void too_many(size_type n) {
+    throw Error("a tensor can have at most " + std::to_string(kMaxDims) + " dimensions; this operation needs " +
+                std::to_string(n));
+  }
+
+  T data_[kMaxDims] = {};
+  std::uint32_t size_ = 0;
+};
+
+using Shape = Dims<std::size_t>;
+using Strides = Dims<std::ptrdiff_t>;
+using Sizes = Dims<std::int64_t>;  // view/reshape arguments: sizes with at most one -1
 
 // Largest tensor the core will allocate: 2^26 floats (256 MiB). WebAssembly has at most 2 GiB
 // and a page runs several such buffers at once, so larger requests fail early with a message.
@@ -37,12 +130,17 @@ struct Layout {
   static Layout contiguous(const Shape& shape);
   // The layouts PyTorch's view/transpose would give. view throws PyTorch's message when the
   // strides cannot express the new shape; -1 in sizes is inferred.
-  Layout view(const std::vector<std::int64_t>& sizes) const;
+  Layout view(const Sizes& sizes) const;
   Layout transpose(int dim0, int dim1) const;
 };
 
-std::string to_string(const Shape& shape);      // "[2, 10, 512]"
-std::string to_string(const Strides& strides);  // "[5120, 64, 512, 1]"
+// "[2, 10, 512]" (shapes), "[5120, 64, 512, 1]" (strides), "[2, -1, 4, 8]" (view sizes).
+template <class T>
+std::string to_string(const Dims<T>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
 
 class Tensor {
  public:
@@ -68,9 +166,9 @@ class Tensor {
   std::vector<float> to_vector() const;                   // row-major copy
 
   // PyTorch's view: no copy; throws when the strides cannot express the new shape.
-  Tensor view(const std::vector<std::int64_t>& sizes) const;
+  Tensor view(const Sizes& sizes) const;
   // PyTorch's reshape: a view when possible, else a contiguous copy.
-  Tensor reshape(const std::vector<std::int64_t>& sizes) const;
+  Tensor reshape(const Sizes& sizes) const;
   Tensor transpose(int dim0, int dim1) const;
   Tensor unsqueeze(int dim) const;
   // Broadcast to `shape` with stride 0 on expanded dimensions (torch.Tensor.expand).
