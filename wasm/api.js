@@ -12,6 +12,8 @@ var createMhaModule = (function () {
   const BLOCK_HEADER = 9; // a tensor block in wasm memory: uint32 rank, uint32 dims[8], then the floats
   const MAX_DIM = 1 << 24;
   const MAX_ELEMENTS = 1 << 26;
+  // dist/mha-relaxed.js reports 'wasmsimd-relaxed': wasm/relax.mjs rewrites this line.
+  const BUILD_SUFFIX = '';
 
   function fail(message) {
     throw new Error(message);
@@ -277,7 +279,7 @@ var createMhaModule = (function () {
     return {
       Generator,
       MultiHeadAttention,
-      implementation: core.implementation(),
+      implementation: core.implementation() + BUILD_SUFFIX,
       matmul: (a, b) => runRaw([checkTensor(a, 'matmul: a'), checkTensor(b, 'matmul: b')], (x, y) => core.matmul(x, y)).output,
       softmax: (t, dim = -1) => {
         checkCount(dim, 'softmax: dim', -8, 7);

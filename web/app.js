@@ -20,10 +20,15 @@
   // A 1-function module using v128 (i32x4.splat): valid only where WebAssembly SIMD is supported.
   var SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
     65, 0, 253, 15, 253, 98, 11]);
-  function simdSupported() {
-    try { return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE); } catch (e) { return false; }
+  // (f32x4.relaxed_madd 0 0 0): valid where relaxed SIMD is (Chrome/Edge 114+), whose FMA the
+  // mha-relaxed.js build uses for every multiply-add.
+  var ZERO_V128 = [253, 12].concat(new Array(16).fill(0));
+  var RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 61, 1, 59, 0]
+    .concat(ZERO_V128, ZERO_V128, ZERO_V128, [253, 133, 2, 11]));
+  function supports(probe) {
+    try { return typeof WebAssembly === 'object' && WebAssembly.validate(probe); } catch (e) { return false; }
   }
-  var coreScript = simdSupported() ? 'mha.js' : 'mha-nosimd.js';
+  var coreScript = supports(RELAXED_PROBE) ? 'mha-relaxed.js' : supports(SIMD_PROBE) ? 'mha.js' : 'mha-nosimd.js';
   function loadCore() {
     return new Promise(function (resolve, reject) {
       if (typeof root.createMhaModule === 'function') return resolve();
@@ -192,7 +197,8 @@
   function range(n) { var a = []; for (var i = 0; i < n; i++) a.push(i); return a; }
 
   function statusText() {
-    var simd = M.implementation === 'wasmsimd' ? 'WebAssembly SIMD' : 'WebAssembly (scalar, no SIMD)';
+    var simd = { wasmsimd: 'WebAssembly SIMD', 'wasmsimd-relaxed': 'WebAssembly SIMD + FMA (relaxed SIMD)' }[M.implementation] ||
+      'WebAssembly (scalar, no SIMD)';
     return simd + ' · ' + lastCompute.ms.toFixed(1) + ' ms · ' + lastCompute.where;
   }
   function setStatus(t) { setText('status', t); }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Copies the static page (web/) into dist/, next to the mha.js / mha-nosimd.js that scripts/build
+// Copies the static page (web/) into dist/, next to the mha.js / mha-relaxed.js / mha-nosimd.js that scripts/build
 // makes. No dependencies, no bundling step needed: every file is a classic script, so dist/index.html
 // also works when opened from file://.  Usage: node web/build.mjs [--out DIR]
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +17,6 @@ const FILES = ['index.html', 'style.css', 'state.js', 'model.js', 'presets.js', 
 mkdirSync(out, { recursive: true });
 for (const f of FILES) copyFileSync(join(here, f), join(out, f));
 
-const cores = ['mha.js', 'mha-nosimd.js'].filter((f) => existsSync(join(out, f)));
+const cores = ['mha.js', 'mha-relaxed.js', 'mha-nosimd.js'].filter((f) => existsSync(join(out, f)));
 console.log(`web/build.mjs: ${FILES.length} files -> ${out}` +
   (cores.length ? ` (core: ${cores.join(', ')})` : ' (warning: no mha.js yet; run scripts/build)'));

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { startServer, launch, guardedPage, openPage, ARTIFACTS } from './helpers.mjs';
+import { RELAXED_PROBE } from '../node/fixtures/reference.mjs';
 
 let srv, browser;
 const pages = [];
@@ -168,6 +169,9 @@ test('large inputs run in a Web Worker over http', async () => {
   await settle(page);
   const c = await page.evaluate(() => window.mhaExplorer.getCompute());
   assert.equal(c.where, 'Web Worker');
+  // the fastest build this browser runs: the FMA one where relaxed SIMD validates
+  const relaxed = await page.evaluate((probe) => WebAssembly.validate(new Uint8Array(probe)), Array.from(RELAXED_PROBE));
+  assert.equal(c.implementation, relaxed ? 'wasmsimd-relaxed' : 'wasmsimd');
   assert.deepEqual(await page.evaluate(() => window.mhaExplorer.getWeights().shape), [1, 8, 300, 300]);
 });
 

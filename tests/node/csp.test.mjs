@@ -7,7 +7,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BUILDS, RANDN_SEED1, buildName } from './fixtures/reference.mjs';
+import { BUILDS, IMPLEMENTATION, RANDN_SEED1, buildName } from './fixtures/reference.mjs';
 import { CHROMIUM, chromium } from '../browser/helpers.mjs';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -66,7 +66,7 @@ async function runPage(url) {
 
 function checkResult({ result, violations, errors }, build) {
   assert.equal(result.error, undefined, `the page failed: ${result.error}`);
-  assert.equal(result.implementation, build === 'mha.js' ? 'wasmsimd' : 'scalar');
+  assert.equal(result.implementation, IMPLEMENTATION[build]);
   assert.deepEqual(result.outputShape, [2, 5, 32]);
   assert.deepEqual(result.weightsShape, [2, 4, 5, 5]);
   assert.equal(result.traceSteps, 8);

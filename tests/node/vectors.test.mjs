@@ -1,7 +1,7 @@
 // Public PyTorch vectors (printed to 4 decimals) reproduced by the JS API, against both builds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUILDS, RANDN_SEED1, buildName, load, assertClose as close } from './fixtures/reference.mjs';
+import { BUILDS, IMPLEMENTATION, RANDN_SEED1, buildName, load, assertClose as close } from './fixtures/reference.mjs';
 
 const TOL = 5e-5;
 
@@ -9,7 +9,7 @@ for (const build of BUILDS) {
   const name = buildName(build);
   test(`public PyTorch vectors — ${name}`, async (t) => {
     const M = await load(build);
-    assert.equal(M.implementation, name === 'mha.js' ? 'wasmsimd' : 'scalar');
+    assert.equal(M.implementation, IMPLEMENTATION[name]);
 
     await t.test('manual_seed(1): randn(8), then randn(8, 8) from the same generator', () => {
       const g = new M.Generator(1);

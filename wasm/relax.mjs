@@ -1,0 +1,123 @@
+// Builds dist/mha-relaxed.js from dist/mha.js: every f32x4 multiply followed by an add becomes
+// one f32x4.relaxed_madd (relaxed SIMD), which V8 compiles to an FMA on CPUs that have one.
+//
+//   node wasm/relax.mjs dist/mha.js dist/mha-relaxed.js
+//
+// Why a post-link pass: base SIMD128 has no FMA, so every GEMM step is a mul then an add, and
+// Debian's clang 14 only knows the pre-standard relaxed-SIMD opcodes. Binaryen (npm) reads the
+// linked module, and the rewrite happens on its IR, so the encoding is the standard one.
+// Relaxed madd may round once (fused) or twice (unfused) depending on the hardware: results
+// differ from dist/mha.js in the last bits (tests hold every build to the same tolerances).
+import fs from 'node:fs';
+import binaryen from 'binaryen';
+
+const b = binaryen;
+const DATA_URI = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/;
+// api.js names the build; this build reports 'wasmsimd-relaxed'.
+const SUFFIX_LINE = "const BUILD_SUFFIX = '';";
+
+function main([input, output]) {
+  if (!input || !output) throw new Error('usage: node wasm/relax.mjs dist/mha.js dist/mha-relaxed.js');
+  const js = fs.readFileSync(input, 'utf8');
+  const embedded = js.match(DATA_URI);
+  if (!embedded) throw new Error(`${input}: no embedded wasm (the build must use -sSINGLE_FILE=1)`);
+  if (!js.includes(SUFFIX_LINE)) throw new Error(`${input}: api.js no longer contains ${SUFFIX_LINE}`);
+
+  const module = b.readBinary(new Uint8Array(Buffer.from(embedded[1], 'base64')));
+  const F = b.Features;
+  module.setFeatures(F.MVP | F.MutableGlobals | F.SignExt | F.NontrappingFPToInt | F.SIMD128 | F.BulkMemory |
+    F.BulkMemoryOpt | F.ExceptionHandling | F.RelaxedSIMD);
+  const fused = fuseMultiplyAdds(module);
+  if (!module.validate()) throw new Error('the rewritten module does not validate');
+  const bytes = module.emitBinary();
+  module.dispose();
+
+  const out = js.replace(DATA_URI, () => 'data:application/octet-stream;base64,' + Buffer.from(bytes).toString('base64'))
+    .replace(SUFFIX_LINE, () => "const BUILD_SUFFIX = '-relaxed';");
+  fs.writeFileSync(output, out);
+  console.log(`relax: ${output}: ${fused} f32x4 mul+add pairs fused into relaxed_madd`);
+}
+
+// Children of the expression kinds that can hold f32x4 arithmetic, as [getter, setter] names.
+const FIELDS = new Map([
+  [b.LoopId, [b.Loop, ['Body']]],
+  [b.IfId, [b.If, ['Condition', 'IfTrue', 'IfFalse']]],
+  [b.LocalSetId, [b.LocalSet, ['Value']]],
+  [b.GlobalSetId, [b.GlobalSet, ['Value']]],
+  [b.LoadId, [b.Load, ['Ptr']]],
+  [b.SIMDLoadId, [b.SIMDLoad, ['Ptr']]],
+  [b.StoreId, [b.Store, ['Ptr', 'Value']]],
+  [b.BinaryId, [b.Binary, ['Left', 'Right']]],
+  [b.UnaryId, [b.Unary, ['Value']]],
+  [b.DropId, [b.Drop, ['Value']]],
+  [b.SelectId, [b.Select, ['IfTrue', 'IfFalse', 'Condition']]],
+  [b.SIMDExtractId, [b.SIMDExtract, ['Vec']]],
+  [b.SIMDReplaceId, [b.SIMDReplace, ['Vec', 'Value']]],
+  [b.SIMDShuffleId, [b.SIMDShuffle, ['Left', 'Right']]],
+  [b.SIMDTernaryId, [b.SIMDTernary, ['A', 'B', 'C']]],
+  [b.SIMDShiftId, [b.SIMDShift, ['Vec', 'Shift']]],
+  [b.ReturnId, [b.Return, ['Value']]],
+  [b.BreakId, [b.Break, ['Condition', 'Value']]],
+]);
+
+// Visits the children of e (f maps each child to its replacement).
+function mapChildren(e, f) {
+  const id = b.getExpressionId(e);
+  if (id === b.BlockId) {
+    for (let i = 0; i < b.Block.getNumChildren(e); i++) b.Block.setChildAt(e, i, f(b.Block.getChildAt(e, i)));
+  } else if (id === b.TryId) {
+    b.Try.setBody(e, f(b.Try.getBody(e)));
+    for (let i = 0; i < b.Try.getNumCatchBodies(e); i++) b.Try.setCatchBodyAt(e, i, f(b.Try.getCatchBodyAt(e, i)));
+  } else if (id === b.CallId) {
+    for (let i = 0; i < b.Call.getNumOperands(e); i++) b.Call.setOperandAt(e, i, f(b.Call.getOperandAt(e, i)));
+  } else if (FIELDS.has(id)) {
+    const [kind, names] = FIELDS.get(id);
+    for (const name of names) {
+      const child = kind['get' + name](e);
+      if (child) kind['set' + name](e, f(child));
+    }
+  }
+}
+
+function fuseMultiplyAdds(module) {
+  const E = b.SideEffects;
+  const READS = E.ReadsLocal | E.ReadsGlobal | E.ReadsMemory | E.ImplicitTrap;
+  const effects = (e) => b.getSideEffects(e, module);
+  const isMul = (e) => b.getExpressionId(e) === b.BinaryId && b.Binary.getOp(e) === b.MulVecF32x4;
+  // Indices of the locals that e reads (LocalGetId) or writes (LocalSetId, tee included).
+  const locals = (e, id, out = new Set()) => {
+    if (b.getExpressionId(e) === id) out.add(id === b.LocalGetId ? b.LocalGet.getIndex(e) : b.LocalSet.getIndex(e));
+    mapChildren(e, (c) => { locals(c, id, out); return c; });
+    return out;
+  };
+  // add(c, mul(a, b)) evaluates c first; relaxed_madd(a, b, c) evaluates it last. That is the same
+  // program when c only reads, a·b at most write locals (local.tee of loaded operands), and c reads
+  // none of them. add(mul(a, b), c) keeps the order and is always rewritten.
+  const movable = (c, mul) => {
+    if (effects(c) & ~READS) return false;
+    if (effects(mul) & ~(READS | E.WritesLocal)) return false;
+    const written = locals(mul, b.LocalSetId);
+    for (const i of locals(c, b.LocalGetId)) if (written.has(i)) return false;
+    return true;
+  };
+  const madd = (mul, c) =>
+    b._BinaryenSIMDTernary(module.ptr, b.RelaxedMaddVecF32x4, b.Binary.getLeft(mul), b.Binary.getRight(mul), c);
+
+  let fused = 0;
+  const visit = (e) => {
+    mapChildren(e, visit);
+    if (b.getExpressionId(e) !== b.BinaryId || b.Binary.getOp(e) !== b.AddVecF32x4) return e;
+    const left = b.Binary.getLeft(e), right = b.Binary.getRight(e);
+    if (isMul(left)) { fused++; return madd(left, right); }
+    if (isMul(right) && movable(left, right)) { fused++; return madd(right, left); }
+    return e;
+  };
+  for (let i = 0; i < module.getNumFunctions(); i++) {
+    const fn = module.getFunctionByIndex(i);
+    const body = b.Function.getBody(fn);
+    if (body) b.Function.setBody(fn, visit(body));
+  }
+  return fused;
+}
+
+main(process.argv.slice(2));
