@@ -122,9 +122,14 @@ async function paired(contenders, big, policy = POLICY) {
       times[k].push(dt); total += dt;
     }
   }
+  const ratioOf = (a, b) => median(times[a].map((t, i) => t / times[b][i]));
   const ratio = {};
-  for (let k = 1; k < contenders.length; k++) ratio[contenders[k].name] = median(times[k].map((t, i) => t / times[0][i]));
-  return { rounds: r, ratio, medianMs: Object.fromEntries(contenders.map((c, k) => [c.name, median(times[k])])) };
+  for (let k = 1; k < contenders.length; k++) ratio[contenders[k].name] = ratioOf(k, 0);
+  // the peers against our relaxed-SIMD build too, when it is a contender
+  const fma = contenders.findIndex((c) => c.name === 'ours_relaxed');
+  const ratioFma = {};
+  if (fma > 0) contenders.forEach((c, k) => { if (k > 0 && k !== fma) ratioFma[c.name] = ratioOf(k, fma); });
+  return { rounds: r, ratio, ratioFma, medianMs: Object.fromEntries(contenders.map((c, k) => [c.name, median(times[k])])) };
 }
 
 // ---- our modules --------------------------------------------------------------------------------
@@ -162,6 +167,14 @@ async function main() {
   const simd = await loadOurs('mha.js');
   if (simd.missing) throw new Error(`ours (SIMD): ${simd.missing}`);
   if (simd.M.implementation !== 'wasmsimd') problems.push(`dist/mha.js reports implementation ${simd.M.implementation}, expected wasmsimd`);
+  // dist/mha-relaxed.js (FMA) needs relaxed SIMD: Node 20 has it behind --experimental-wasm-relaxed-simd
+  // (scripts/bench passes it); a browser from Chrome 114 on has it by default.
+  const zero = [253, 12, ...new Array(16).fill(0)];
+  const relaxedOk = WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10,
+    61, 1, 59, 0, ...zero, ...zero, ...zero, 253, 133, 2, 11]));
+  const relaxed = relaxedOk ? await loadOurs('mha-relaxed.js') : { missing: 'this Node has no relaxed SIMD (Node 20: --experimental-wasm-relaxed-simd)' };
+  if (relaxed.missing) notes.push(`ours relaxed SIMD (FMA): n/a (${relaxed.missing})`);
+  else if (relaxed.M.implementation !== 'wasmsimd-relaxed') problems.push(`dist/mha-relaxed.js reports implementation ${relaxed.M.implementation}, expected wasmsimd-relaxed`);
   const scalar = await loadOurs('mha-nosimd.js');
   if (scalar.missing) problems.push(`ours (scalar): ${scalar.missing}`);
   else if (scalar.M.implementation !== 'scalar') problems.push(`dist/mha-nosimd.js reports implementation ${scalar.M.implementation}, expected scalar`);
@@ -211,20 +224,33 @@ async function main() {
       record('ours_simd_weights', await measure(() => mha.forward(x, x, x, { needWeights: true }), big));
     });
 
+    // Another build of ours on the same seed: same weights and input (verified); the caller deletes it.
+    const twin = (name, build) => {
+      const gt = new build.M.Generator(opts.seed);
+      const mt = new build.M.MultiHeadAttention({ dModel: D, numHeads: H, bias: true, dropout: 0, generator: gt });
+      mt.eval();
+      const xt = gt.randn([B, S, D]);
+      if (!sameParams(paramsOf(mt), p) || maxAbsDiff(xt.data, x.data) !== 0) {
+        problems.push(`${name} ${label}: this build's Generator(${opts.seed}) gives different weights/inputs than the SIMD build`);
+      }
+      return { mha: mt, delete: () => { mt.delete(); gt.delete(); } };
+    };
+    let fma = null;   // the relaxed-SIMD twin, kept for the paired rounds
+    if (!relaxed.missing) {
+      await guard('ours_relaxed', async () => {
+        fma = twin('ours_relaxed', relaxed);
+        const d = check('ours_relaxed', fma.mha.forward(x, x, x, { needWeights: false }).output.data);
+        record('ours_relaxed', await measure(() => fma.mha.forward(x, x, x, { needWeights: false }), big), { maxAbsDiff: d });
+      });
+    }
+
     if (!scalar.missing) {
       await guard('ours_scalar', async () => {
-        const Ms = scalar.M;
-        const gs = new Ms.Generator(opts.seed);
-        const mhas = new Ms.MultiHeadAttention({ dModel: D, numHeads: H, bias: true, dropout: 0, generator: gs });
-        mhas.eval();
-        const xs = gs.randn([B, S, D]);
+        const t = twin('ours_scalar', scalar);
         try {
-          if (!sameParams(paramsOf(mhas), p) || maxAbsDiff(xs.data, x.data) !== 0) {
-            problems.push(`ours_scalar ${label}: the scalar build's Generator(${opts.seed}) gives different weights/inputs than the SIMD build`);
-          }
-          const d = check('ours_scalar', mhas.forward(x, x, x, { needWeights: false }).output.data);
-          record('ours_scalar', await measure(() => mhas.forward(x, x, x, { needWeights: false }), big), { maxAbsDiff: d });
-        } finally { mhas.delete(); gs.delete(); }
+          const d = check('ours_scalar', t.mha.forward(x, x, x, { needWeights: false }).output.data);
+          record('ours_scalar', await measure(() => t.mha.forward(x, x, x, { needWeights: false }), big), { maxAbsDiff: d });
+        } finally { t.delete(); }
       });
     }
 
@@ -261,10 +287,12 @@ async function main() {
         await guard('ort_web', () => pickAndMeasure('ort_web', ortPeer.variants, (v) => ortPeer.setup(p, B, S, D, H, v)));
         await guard('paired', async () => {
           const contenders = [{ name: 'ours_simd', run: () => mha.forward(x, x, x, { needWeights: false }) },
+            ...(fma ? [{ name: 'ours_relaxed', run: () => fma.mha.forward(x, x, x, { needWeights: false }) }] : []),
             ...winners.map((w) => ({ name: w.name, run: () => w.impl.run(x.data) }))];
           if (contenders.length < 2) return;
           row.paired = await paired(contenders, big);
           log(`  paired         ${Object.entries(row.paired.ratio).map(([k, v]) => `${k} ${v.toFixed(2)}x`).join(', ')}  (${row.paired.rounds} rounds)`);
+          if (fma) log(`  paired vs FMA  ${Object.entries(row.paired.ratioFma).map(([k, v]) => `${k} ${v.toFixed(2)}x`).join(', ')}`);
         });
       } finally {
         for (const w of winners) await w.impl.dispose();
@@ -274,6 +302,7 @@ async function main() {
         record('plain_js', await measure(() => plain.mhaForward(x.data, p, B, S, D, H), big), { maxAbsDiff: d });
       });
     }
+    if (fma) fma.delete();
     mha.delete(); g.delete();
   }
 
@@ -327,26 +356,31 @@ function table({ rows, peak, page, notes, env }) {
   const variant = (r, k) => (r.impl[k] && r.impl[k].variant ? ` (${r.impl[k].variant})` : '');
   const head = ['shape (B,S,D,H)', 'GFLOP', 'ours SIMD ms', 'GFLOP/s', 'ours SIMD +weights ms', 'ours scalar ms', 'SIMD/scalar speed-up',
     'native ms', 'TF.js-wasm ms', '×ours', 'ORT-web ms', '×ours', 'plain JS ms', '×ours', 'best peer ×ours', 'paired ×ours',
-    'max|diff| vs ours', 'runs'];
+    'ours FMA ms', 'FMA GFLOP/s', 'best peer ×FMA', 'paired ×FMA', 'max|diff| vs ours', 'runs'];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const r of rows) {
     const { B, S, D, H } = r.shape, o = r.impl.ours_simd || {};
-    const diffs = ['ours_scalar', 'native', 'tfjs_wasm', 'ort_web', 'plain_js']
+    const diffs = ['ours_relaxed', 'ours_scalar', 'native', 'tfjs_wasm', 'ort_web', 'plain_js']
       .map((k) => r.impl[k] && r.impl[k].maxAbsDiff)
       .filter((d) => d !== undefined);
     const peers = ['tfjs_wasm', 'ort_web'].map((k) => r.impl[k] && r.impl[k].ms).filter((v) => v);
     const bestPeer = peers.length && o.ms ? `${f(Math.min(...peers) / o.ms)}×` : 'n/a';
-    const pr = r.paired && Object.values(r.paired.ratio);
+    const pr = r.paired && Object.entries(r.paired.ratio).filter(([k]) => k !== 'ours_relaxed').map(([, v]) => v);
     const pairedBest = pr && pr.length ? `${f(Math.min(...pr))}×` : 'n/a';
+    const fm = r.impl.ours_relaxed || {};
+    const bestPeerFma = peers.length && fm.ms ? `${f(Math.min(...peers) / fm.ms)}×` : 'n/a';
+    const prf = r.paired && r.paired.ratioFma && Object.values(r.paired.ratioFma);
+    const pairedFma = prf && prf.length ? `${f(Math.min(...prf))}×` : 'n/a';
     const runs = ['ours_simd', 'ours_scalar', 'tfjs_wasm', 'ort_web', 'plain_js'].map((k) => (r.impl[k] && r.impl[k].runs) || '-').join('/');
     lines.push(`| ${[`(${B},${S},${D},${H})`, (r.flop / 1e9).toFixed(4), ms(r, 'ours_simd'), f(o.gflops, 1), ms(r, 'ours_simd_weights'),
       ms(r, 'ours_scalar'), r.impl.ours_scalar && o.ms ? `${f(r.impl.ours_scalar.ms / o.ms)}×` : 'n/a',
       ms(r, 'native'), ms(r, 'tfjs_wasm') + variant(r, 'tfjs_wasm'), ratio(r, 'tfjs_wasm'),
       ms(r, 'ort_web') + variant(r, 'ort_web'), ratio(r, 'ort_web'), ms(r, 'plain_js'), ratio(r, 'plain_js'), bestPeer, pairedBest,
+      ms(r, 'ours_relaxed'), f(fm.gflops, 1), bestPeerFma, pairedFma,
       diffs.length ? Math.max(...diffs).toExponential(1) : 'n/a', runs].join(' | ')} |`);
   }
   const out = [lines.join('\n'), ''];
-  out.push(`Median wall-clock ms per forward (Float32Array in → Float32Array out, including copies into/out of each runtime), ${env.quick ? 'QUICK run (tiny shapes, few runs: a smoke test, not a measurement)' : 'after warm-up'}; runs = timed runs for ours SIMD/ours scalar/TF.js/ORT/plain JS. ×ours = peer time ÷ ours SIMD time (>1: ours is faster). paired ×ours = the faster peer's ratio from paired rounds (ours, TF.js and ORT run once each per round, rotating order; median over rounds of peer ÷ ours within the round), robust to the machine's speed drifting between series. Ours with needWeights=false (peers do not return weights); "+weights" = needWeights=true. FLOP = ${'4·2·B·S·D² + 2·B·S²·D + 2·B·S²·D'} (softmax ignored). One thread everywhere${env.tfjs ? ` (TF.js ${env.tfjs.version} wasm${env.tfjs.simd ? ' SIMD' : ''}, onnxruntime-web ${env.ort.version} wasm)` : ''}. ${env.cpu}, ${env.cores} cores, Node ${env.node}.`);
+  out.push(`Median wall-clock ms per forward (Float32Array in → Float32Array out, including copies into/out of each runtime), ${env.quick ? 'QUICK run (tiny shapes, few runs: a smoke test, not a measurement)' : 'after warm-up'}; runs = timed runs for ours SIMD/ours scalar/TF.js/ORT/plain JS. ×ours = peer time ÷ ours SIMD time (>1: ours is faster). paired ×ours = the faster peer's ratio from paired rounds (ours, TF.js and ORT run once each per round, rotating order; median over rounds of peer ÷ ours within the round), robust to the machine's speed drifting between series. Ours FMA = dist/mha-relaxed.js, the same build with its f32x4 multiply-adds fused into relaxed_madd (what Chrome/Edge 114+ load; Node 20 needs --experimental-wasm-relaxed-simd); ×FMA columns divide the peers by it. Ours with needWeights=false (peers do not return weights); "+weights" = needWeights=true. FLOP = ${'4·2·B·S·D² + 2·B·S²·D + 2·B·S²·D'} (softmax ignored). One thread everywhere${env.tfjs ? ` (TF.js ${env.tfjs.version} wasm${env.tfjs.simd ? ' SIMD' : ''}, onnxruntime-web ${env.ort.version} wasm)` : ''}. ${env.cpu}, ${env.cores} cores, Node ${env.node}.`);
   const shares = rows.flatMap((r) => Object.entries(r.impl).filter(([, i]) => i.cpuShare !== undefined)
     .map(([k, i]) => ({ what: `${k} (${r.shape.B},${r.shape.S},${r.shape.D},${r.shape.H})`, share: i.cpuShare })));
   if (shares.length && !env.quick) {
