@@ -153,12 +153,12 @@ var createMhaModule = (function () {
 
     // The result slot's summary (bindings.cpp): data addresses [0, 1], fully masked rows [2],
     // then the output's and the weights' headers. The slot is static, so its address is fixed.
-    const summary = core.resultSummaryAddress() >> 2;
+    const summary = core.resultSummaryAddress() >>> 2;
 
     // A copy of result tensor `which` (0 output, 1 weights) of the last raw call, or null.
     function readResult(which) {
       const heap = core.HEAPU32;
-      const addr = heap[summary + which] >> 2;
+      const addr = heap[summary + which] >>> 2;
       if (!addr) return null;
       const h = summary + 3 + which * BLOCK_HEADER;
       const shape = Array.from(heap.subarray(h + 1, h + 1 + heap[h]));

@@ -6,8 +6,9 @@
 //
 // Tensors on the hot paths cross as blocks in wasm memory, written by api.js: uint32 rank,
 // uint32 dims[8], then the floats. Their results stay in one result slot until api.js has copied
-// them out (reading the slot's summary from memory) and called releaseResult(). Each embind `val` property access is a JS call, so a forward
-// that read and built JS objects spent more time crossing than computing at small sizes.
+// them out (reading the slot's summary from memory) and called releaseResult(). Each embind call
+// and `val` property access is a JS call, so a forward that read and built JS objects spent more
+// time crossing than computing at small sizes.
 // Numbers arrive as double so that NaN, negatives and fractions are seen here and rejected,
 // instead of being silently coerced by embind's integer conversions.
 #include <emscripten/bind.h>

@@ -45,7 +45,7 @@ class Dims {
   template <class It, class = std::enable_if_t<!std::is_integral<It>::value>>
   Dims(It first, It last) { assign(first, last); }
   template <class U>
-  Dims(const std::vector<U>& values) { assign(values.begin(), values.end()); }  // NOLINT: implicit on purpose
+  Dims(const std::vector<U>& values) { assign(values.begin(), values.end()); }  // implicit: a std::vector still works as a Shape
 
   size_type size() const { return size_; }
   bool empty() const { return size_ == 0; }
