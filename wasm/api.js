@@ -41,7 +41,7 @@ var createMhaModule = (function () {
     if (shape.length > 8) fail(`${name}: at most 8 dimensions are supported, got ${shape.length}`);
     let n = 1;
     for (let i = 0; i < shape.length; i++) {
-      if (!isCount(shape[i], 1, MAX_DIM)) checkCount(shape[i], `${name}: size ${i} of the shape`, 1, MAX_DIM);
+      if (!isCount(shape[i], 1, MAX_DIM)) fail(`${name}: size ${i} of the shape must be a whole number from 1 to ${MAX_DIM}, got ${describe(shape[i])}`);
       n *= shape[i];
     }
     if (n > MAX_ELEMENTS) fail(`${name}: shape [${shape.join(', ')}] holds more than ${MAX_ELEMENTS} numbers (the 256 MiB cap)`);
@@ -143,7 +143,7 @@ var createMhaModule = (function () {
     function stage(t) {
       const addr = core._malloc(4 * (BLOCK_HEADER + t.data.length));
       if (!addr) fail('out of memory: the browser could not give this tab enough memory for that size; try a smaller one');
-      const at = addr >> 2;
+      const at = addr >>> 2;
       const header = core.HEAPU32; // re-read after malloc: memory growth replaces the views
       header[at] = t.shape.length;
       for (let i = 0; i < t.shape.length; i++) header[at + 1 + i] = t.shape[i];
@@ -192,17 +192,20 @@ var createMhaModule = (function () {
       }
     }
 
-    // What MultiHeadAttention.forward returns; the shape table is computed by the core when first read.
+    // What MultiHeadAttention.forward returns: {output, weights, fullyMaskedRows} and `trace`, the
+    // shape table, computed by the core when first read (a getter: spread or structuredClone skip it).
     class ForwardResult {
+      #traceArgs;
+      #trace = null;
       constructor(raw, traceArgs) {
         this.output = raw.output;
         this.weights = raw.weights;
         this.fullyMaskedRows = raw.fullyMaskedRows;
-        Object.defineProperty(this, 'traceArgs', { value: traceArgs });
+        this.#traceArgs = traceArgs;
       }
       get trace() {
-        if (!this.traceSteps) Object.defineProperty(this, 'traceSteps', { value: unwrap(core.shapeTrace(...this.traceArgs)) });
-        return this.traceSteps;
+        if (!this.#trace) this.#trace = unwrap(core.shapeTrace(...this.#traceArgs));
+        return this.#trace;
       }
     }
 

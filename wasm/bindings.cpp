@@ -98,7 +98,7 @@ mha::Tensor tensor_from_block(double address, const std::string& what) {
   const std::size_t addr = to_count(address, what + ": buffer address", 4294967295.0);
   if (addr == 0 || addr % alignof(std::uint32_t) != 0) throw mha::Error(what + ": invalid buffer address");
   const auto* header = reinterpret_cast<const std::uint32_t*>(addr);
-  if (header[0] > mha::kMaxDims) throw mha::Error(what + ": at most 8 dimensions are supported");
+  if (header[0] > mha::kMaxDims) throw mha::Error(what + ": at most " + std::to_string(mha::kMaxDims) + " dimensions are supported");
   const mha::Shape shape(header + 1, header + 1 + header[0]);
   mha::check_shape(shape, what.c_str());
   const auto* data = reinterpret_cast<const float*>(header + kBlockHeader);

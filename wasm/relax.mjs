@@ -10,9 +10,11 @@
 // Relaxed madd may round once (fused) or twice (unfused) depending on the hardware: results
 // differ from dist/mha.js in the last bits (tests hold every build to the same tolerances).
 import fs from 'node:fs';
-import binaryen from 'binaryen';
 
-const b = binaryen;
+const b = await import('binaryen').then((m) => m.default, () => {
+  console.error('relax: the npm package binaryen is missing; run scripts/install-deps (npm ci)');
+  process.exit(1);
+});
 const DATA_URI = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/;
 // api.js names the build; this build reports 'wasmsimd-relaxed'.
 const SUFFIX_LINE = "const BUILD_SUFFIX = '';";
@@ -58,9 +60,18 @@ const FIELDS = new Map([
   [b.SIMDShuffleId, [b.SIMDShuffle, ['Left', 'Right']]],
   [b.SIMDTernaryId, [b.SIMDTernary, ['A', 'B', 'C']]],
   [b.SIMDShiftId, [b.SIMDShift, ['Vec', 'Shift']]],
+  [b.SIMDLoadStoreLaneId, [b.SIMDLoadStoreLane, ['Ptr', 'Vec']]],
   [b.ReturnId, [b.Return, ['Value']]],
   [b.BreakId, [b.Break, ['Condition', 'Value']]],
 ]);
+
+// Kinds without children.
+const LEAVES = new Set([b.ConstId, b.LocalGetId, b.GlobalGetId, b.NopId, b.UnreachableId, b.MemorySizeId]);
+// True when mapChildren reaches every child of e.
+const covered = (e) => {
+  const id = b.getExpressionId(e);
+  return LEAVES.has(id) || FIELDS.has(id) || id === b.BlockId || id === b.TryId || id === b.CallId;
+};
 
 // Visits the children of e (f maps each child to its replacement).
 function mapChildren(e, f) {
@@ -86,10 +97,12 @@ function fuseMultiplyAdds(module) {
   const READS = E.ReadsLocal | E.ReadsGlobal | E.ReadsMemory | E.ImplicitTrap;
   const effects = (e) => b.getSideEffects(e, module);
   const isMul = (e) => b.getExpressionId(e) === b.BinaryId && b.Binary.getOp(e) === b.MulVecF32x4;
-  // Indices of the locals that e reads (LocalGetId) or writes (LocalSetId, tee included).
+  // Indices of the locals that e reads (LocalGetId) or writes (LocalSetId, tee included); null when
+  // e holds an expression kind whose children this pass does not walk (then nothing is moved).
   const locals = (e, id, out = new Set()) => {
+    if (!out || !covered(e)) return null;
     if (b.getExpressionId(e) === id) out.add(id === b.LocalGetId ? b.LocalGet.getIndex(e) : b.LocalSet.getIndex(e));
-    mapChildren(e, (c) => { locals(c, id, out); return c; });
+    mapChildren(e, (c) => { out = locals(c, id, out); return c; });
     return out;
   };
   // add(c, mul(a, b)) evaluates c first; relaxed_madd(a, b, c) evaluates it last. That is the same
@@ -98,8 +111,9 @@ function fuseMultiplyAdds(module) {
   const movable = (c, mul) => {
     if (effects(c) & ~READS) return false;
     if (effects(mul) & ~(READS | E.WritesLocal)) return false;
-    const written = locals(mul, b.LocalSetId);
-    for (const i of locals(c, b.LocalGetId)) if (written.has(i)) return false;
+    const written = locals(mul, b.LocalSetId), read = locals(c, b.LocalGetId);
+    if (!written || !read) return false;
+    for (const i of read) if (written.has(i)) return false;
     return true;
   };
   const madd = (mul, c) =>

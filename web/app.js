@@ -28,16 +28,25 @@
   function supports(probe) {
     try { return typeof WebAssembly === 'object' && WebAssembly.validate(probe); } catch (e) { return false; }
   }
-  var coreScript = supports(RELAXED_PROBE) ? 'mha-relaxed.js' : supports(SIMD_PROBE) ? 'mha.js' : 'mha-nosimd.js';
+  // The builds this browser can run, fastest first; a host that lacks one falls back to the next.
+  var coreScripts = (supports(RELAXED_PROBE) ? ['mha-relaxed.js'] : []).concat(supports(SIMD_PROBE) ? ['mha.js'] : [], ['mha-nosimd.js']);
+  var coreScript = coreScripts[0];
   function loadCore() {
-    return new Promise(function (resolve, reject) {
-      if (typeof root.createMhaModule === 'function') return resolve();
-      var s = document.createElement('script');
-      s.src = coreScript;
-      s.onload = function () { resolve(); };
-      s.onerror = function () { reject(new Error('Could not load ' + coreScript + ' next to this page. Run scripts/build.')); };
-      document.head.appendChild(s);
-    }).then(function () { return root.createMhaModule(); });
+    var tryScript = function (i) {
+      return new Promise(function (resolve, reject) {
+        var s = document.createElement('script');
+        s.src = coreScripts[i];
+        s.onload = function () { coreScript = coreScripts[i]; resolve(); };
+        s.onerror = function () {
+          s.remove();
+          if (i + 1 < coreScripts.length) resolve(tryScript(i + 1));
+          else reject(new Error('Could not load ' + coreScripts.join(' or ') + ' next to this page. Run scripts/build.'));
+        };
+        document.head.appendChild(s);
+      });
+    };
+    return (typeof root.createMhaModule === 'function' ? Promise.resolve() : tryScript(0))
+      .then(function () { return root.createMhaModule(); });
   }
 
   // ---- Effective configuration -------------------------------------------------------------------

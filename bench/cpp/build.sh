@@ -3,6 +3,8 @@
 #   native       g++ -O3 -march=native            (scalar kernels; Eigen GEMMs/attention when found)
 #   wasm-simd    em++ -O3 -msimd128, run with node (the wasmsimd kernels)
 #   wasm-scalar  em++ -O3 without SIMD, run with node (the scalar twins; the 3x baseline)
+#   wasm-relaxed wasm-simd through wasm/relax.mjs (mul+add fused into relaxed_madd, the FMA build;
+#                its peak row measures FMA chains), run with node's relaxed-SIMD flag where needed
 # Usage: bench/cpp/build.sh [OUT_DIR=/tmp/mha-bench] [FLAVOURS="native wasm-simd wasm-scalar"] [MIN_SECONDS=0.25] [TIMER=cpu|wall]
 #   e.g. bench/cpp/build.sh /tmp/mha-bench "wasm-simd wasm-scalar" 0.5 wall
 # TIMER=cpu (default) times with process CPU time, robust on a shared machine; wall = steady_clock.
@@ -37,6 +39,14 @@ for f in $FLAVOURS; do
     wasm-simd)
       stale "$OUT"/bench_simd.js && em++ "${EM_FLAGS[@]}" -msimd128 "${SRCS[@]}" -o "$OUT"/bench_simd.js
       node "$OUT"/bench_simd.js "$MIN_SECONDS" "$TIMER" ;;
+    wasm-relaxed)
+      stale "$OUT"/bench_simd.js && em++ "${EM_FLAGS[@]}" -msimd128 "${SRCS[@]}" -o "$OUT"/bench_simd.js
+      if [[ ! -f "$OUT"/bench_relaxed.js || "$OUT"/bench_simd.js -nt "$OUT"/bench_relaxed.js || "$ROOT"/wasm/relax.mjs -nt "$OUT"/bench_relaxed.js ]]; then
+        node "$ROOT"/wasm/relax.mjs "$OUT"/bench_simd.js "$OUT"/bench_relaxed.js >&2
+      fi
+      flags=()
+      if flag=$(node "$ROOT"/wasm/relaxed-probe.mjs 2>/dev/null); then [[ -z "$flag" ]] || flags+=("$flag"); fi
+      node "${flags[@]}" "$OUT"/bench_relaxed.js "$MIN_SECONDS" "$TIMER" ;;
     wasm-scalar)
       stale "$OUT"/bench_scalar.js && em++ "${EM_FLAGS[@]}" "${SRCS[@]}" -o "$OUT"/bench_scalar.js
       node "$OUT"/bench_scalar.js "$MIN_SECONDS" "$TIMER" ;;

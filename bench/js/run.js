@@ -169,10 +169,8 @@ async function main() {
   if (simd.M.implementation !== 'wasmsimd') problems.push(`dist/mha.js reports implementation ${simd.M.implementation}, expected wasmsimd`);
   // dist/mha-relaxed.js (FMA) needs relaxed SIMD: Node 20 has it behind --experimental-wasm-relaxed-simd
   // (scripts/bench passes it); a browser from Chrome 114 on has it by default.
-  const zero = [253, 12, ...new Array(16).fill(0)];
-  const relaxedOk = WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10,
-    61, 1, 59, 0, ...zero, ...zero, ...zero, 253, 133, 2, 11]));
-  const relaxed = relaxedOk ? await loadOurs('mha-relaxed.js') : { missing: 'this Node has no relaxed SIMD (Node 20: --experimental-wasm-relaxed-simd)' };
+  const { relaxedSupported } = await import(path.join(ROOT, 'wasm', 'relaxed-probe.mjs'));
+  const relaxed = relaxedSupported() ? await loadOurs('mha-relaxed.js') : { missing: 'this Node has no relaxed SIMD (Node 20: --experimental-wasm-relaxed-simd)' };
   if (relaxed.missing) notes.push(`ours relaxed SIMD (FMA): n/a (${relaxed.missing})`);
   else if (relaxed.M.implementation !== 'wasmsimd-relaxed') problems.push(`dist/mha-relaxed.js reports implementation ${relaxed.M.implementation}, expected wasmsimd-relaxed`);
   const scalar = await loadOurs('mha-nosimd.js');
@@ -302,15 +300,19 @@ async function main() {
         record('plain_js', await measure(() => plain.mhaForward(x.data, p, B, S, D, H), big), { maxAbsDiff: d });
       });
     }
-    if (fma) fma.delete();
+    if (fma) fma.delete();   // every step above runs inside guard(), so this is always reached
     mha.delete(); g.delete();
   }
 
   // ---- peak -------------------------------------------------------------------------------------
   let peak = { available: false, reason: 'disabled (--no-peak)' };
+  let peakFma = { available: false, reason: relaxed.missing || 'disabled (--no-peak)' };
   if (opts.peak) {
     try { peak = native.peak(ROOT, opts.quick); } catch (e) { problems.push(`peak: ${e.message}`); peak = { available: false, reason: e.message }; }
     if (!peak.available) notes.push(`peak: n/a (${peak.reason})`);
+    if (!relaxed.missing) {
+      try { peakFma = native.peak(ROOT, opts.quick, 'wasm-relaxed'); } catch (e) { problems.push(`FMA peak: ${e.message}`); peakFma = { available: false, reason: e.message }; }
+    }
   }
 
   // ---- page -------------------------------------------------------------------------------------
@@ -325,13 +327,13 @@ async function main() {
     date: new Date().toISOString(), quick: opts.quick, seed: opts.seed,
     cpu: (os.cpus()[0] || {}).model, cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}`,
     tfjs: opts.peers ? tfPeer.info() : null, ort: opts.peers ? ortPeer.info() : null,
-    builds: [simd, scalar].filter((b) => b.file).map((b) => {
+    builds: [simd, relaxed, scalar].filter((b) => b.file).map((b) => {
       const st = fs.statSync(b.file);
       return { file: b.file, bytes: st.size, mtime: st.mtime.toISOString(), implementation: b.M.implementation };
     }),
     policy: POLICY, seconds: (Date.now() - started) / 1000, loadavgStart, loadavgEnd: os.loadavg(),
   };
-  const result = { env, flopConvention: 'projections 4·2·B·S·D² + QKᵀ 2·B·S²·D + weights·V 2·B·S²·D (softmax, bias and scaling not counted)', rows, peak, page, notes, problems };
+  const result = { env, flopConvention: 'projections 4·2·B·S·D² + QKᵀ 2·B·S²·D + weights·V 2·B·S²·D (softmax, bias and scaling not counted)', rows, peak, peakFma, page, notes, problems };
   const md = table(result);
   console.log(md);
 
@@ -346,7 +348,7 @@ async function main() {
 }
 
 // ---- markdown -------------------------------------------------------------------------------------
-function table({ rows, peak, page, notes, env }) {
+function table({ rows, peak, peakFma, page, notes, env }) {
   const f = (v, d = 2) => (v === undefined || v === null || !isFinite(v) ? 'n/a' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(d));
   const ms = (r, k) => (r.impl[k] && r.impl[k].ms !== undefined ? f(r.impl[k].ms) : (r.impl[k] && r.impl[k].error ? 'error' : 'n/a'));
   const ratio = (r, k) => {
@@ -380,7 +382,7 @@ function table({ rows, peak, page, notes, env }) {
       diffs.length ? Math.max(...diffs).toExponential(1) : 'n/a', runs].join(' | ')} |`);
   }
   const out = [lines.join('\n'), ''];
-  out.push(`Median wall-clock ms per forward (Float32Array in → Float32Array out, including copies into/out of each runtime), ${env.quick ? 'QUICK run (tiny shapes, few runs: a smoke test, not a measurement)' : 'after warm-up'}; runs = timed runs for ours SIMD/ours scalar/TF.js/ORT/plain JS. ×ours = peer time ÷ ours SIMD time (>1: ours is faster). paired ×ours = the faster peer's ratio from paired rounds (ours, TF.js and ORT run once each per round, rotating order; median over rounds of peer ÷ ours within the round), robust to the machine's speed drifting between series. Ours FMA = dist/mha-relaxed.js, the same build with its f32x4 multiply-adds fused into relaxed_madd (what Chrome/Edge 114+ load; Node 20 needs --experimental-wasm-relaxed-simd); ×FMA columns divide the peers by it. Ours with needWeights=false (peers do not return weights); "+weights" = needWeights=true. FLOP = ${'4·2·B·S·D² + 2·B·S²·D + 2·B·S²·D'} (softmax ignored). One thread everywhere${env.tfjs ? ` (TF.js ${env.tfjs.version} wasm${env.tfjs.simd ? ' SIMD' : ''}, onnxruntime-web ${env.ort.version} wasm)` : ''}. ${env.cpu}, ${env.cores} cores, Node ${env.node}.`);
+  out.push(`Median wall-clock ms per forward (Float32Array in → Float32Array out, including copies into/out of each runtime), ${env.quick ? 'QUICK run (tiny shapes, few runs: a smoke test, not a measurement)' : 'after warm-up'}; runs = timed runs for ours SIMD/ours scalar/TF.js/ORT/plain JS. ×ours = peer time ÷ ours SIMD time (>1: ours is faster). paired ×ours = the faster peer's ratio from paired rounds (ours, ours FMA, TF.js and ORT run once each per round, rotating order; median over rounds of peer ÷ ours within the round), robust to the machine's speed drifting between series. Ours FMA = dist/mha-relaxed.js, the same build with its f32x4 multiply-adds fused into relaxed_madd (what Chrome/Edge 114+ load; Node 20 needs --experimental-wasm-relaxed-simd); ×FMA columns divide the peers by it. Ours with needWeights=false (peers do not return weights); "+weights" = needWeights=true. FLOP = ${'4·2·B·S·D² + 2·B·S²·D + 2·B·S²·D'} (softmax ignored). One thread everywhere${env.tfjs ? ` (TF.js ${env.tfjs.version} wasm${env.tfjs.simd ? ' SIMD' : ''}, onnxruntime-web ${env.ort.version} wasm)` : ''}. ${env.cpu}, ${env.cores} cores, Node ${env.node}.`);
   const shares = rows.flatMap((r) => Object.entries(r.impl).filter(([, i]) => i.cpuShare !== undefined)
     .map(([k, i]) => ({ what: `${k} (${r.shape.B},${r.shape.S},${r.shape.D},${r.shape.H})`, share: i.cpuShare })));
   if (shares.length && !env.quick) {
@@ -396,6 +398,16 @@ function table({ rows, peak, page, notes, env }) {
     out.push(`Ours SIMD as % of peak: ${shares.join(', ')}.`);
     if (peak.kernelTable && peak.kernelTable.length) {
       out.push('', 'Kernels alone (bench/cpp, wasm simd128, Node):', '', '| kernel | shape | GFLOP/s |', '|---|---|---|', ...peak.kernelTable);
+    }
+  }
+  if (peakFma.available) {
+    out.push('');
+    out.push(`FMA peak (${peakFma.source}): ${f(peakFma.gflops, 1)} GFLOP/s${peakFma.detail ? ` — ${peakFma.detail}` : ''}.`);
+    const shares = rows.filter((r) => r.impl.ours_relaxed && r.impl.ours_relaxed.gflops)
+      .map((r) => `${`(${r.shape.B},${r.shape.S},${r.shape.D},${r.shape.H})`} ${f(100 * r.impl.ours_relaxed.gflops / peakFma.gflops, 1)}%`);
+    out.push(`Ours FMA as % of the FMA peak: ${shares.join(', ')}.`);
+    if (peakFma.kernelTable && peakFma.kernelTable.length) {
+      out.push('', 'Kernels alone, FMA build (bench/cpp through wasm/relax.mjs, Node):', '', '| kernel | shape | GFLOP/s |', '|---|---|---|', ...peakFma.kernelTable);
     }
   }
   if (page.available) {

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <sstream>
 
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
@@ -15,15 +14,6 @@
 
 namespace mha {
 namespace {
-
-template <class Seq>
-std::string join(const Seq& values) {
-  std::ostringstream out;
-  out << '[';
-  for (std::size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
-  out << ']';
-  return out.str();
-}
 
 Strides contiguous_strides(const Shape& shape) {
   Strides strides(shape.size());
@@ -50,7 +40,6 @@ Tensor from_expression(const Shape& shape, Expression&& expression) {
 }
 
 }  // namespace
-
 
 std::size_t Layout::numel() const {
   // Saturates instead of wrapping (size_t is 32 bits in wasm32), so a too-large shape can never
@@ -121,7 +110,7 @@ Layout Layout::view(const Sizes& sizes) const {
     }
   }
   auto invalid = [&] {
-    return Error("shape '" + join(sizes) + "' is invalid for input of size " + std::to_string(total));
+    return Error("shape '" + to_string(sizes) + "' is invalid for input of size " + std::to_string(total));
   };
   if (inferred) {
     if (known == 0 || total % known != 0) throw invalid();

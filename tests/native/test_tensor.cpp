@@ -129,6 +129,13 @@ TEST_CASE("shapes are stored inline: the vector operations the core uses, and at
   CHECK(to_string(Sizes{2, -1, 8}) == "[2, -1, 8]");
   CHECK(Shape(std::vector<std::size_t>{7, 9}) == Shape{7, 9});
   CHECK(Shape(3, 1) == Shape{1, 1, 1});
+  Shape grown{1, 2, 3};
+  grown.insert(grown.begin(), grown.back());  // an element of itself, as std::vector allows
+  CHECK(grown == Shape{3, 1, 2, 3});
+  grown.resize(6, 7);
+  CHECK(grown == Shape{3, 1, 2, 3, 7, 7});
+  grown.resize(2);
+  CHECK(grown == Shape{3, 1});
 
   const Tensor x8 = arange({1, 1, 1, 1, 1, 1, 2, 3});
   CHECK(x8.transpose(0, 7).shape() == Shape{3, 1, 1, 1, 1, 1, 2, 1});

@@ -1,9 +1,16 @@
-// Public PyTorch vectors (printed to 4 decimals) reproduced by the JS API, against both builds.
+// Public PyTorch vectors (printed to 4 decimals) reproduced by the JS API, against every build.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUILDS, IMPLEMENTATION, RANDN_SEED1, buildName, load, assertClose as close } from './fixtures/reference.mjs';
+import { BUILDS, IMPLEMENTATION, RANDN_SEED1, RELAXED_FLAG, RELAXED_SIMD, buildName, load, assertClose as close } from './fixtures/reference.mjs';
 
 const TOL = 5e-5;
+
+// The relaxed build is tested wherever this node can run it; say so when it cannot, and fail if
+// the flag that should enable it did not (a wrong probe would otherwise skip it silently).
+if (!RELAXED_SIMD) test.skip('dist/mha-relaxed.js — this node has no relaxed SIMD (Node 20: run with --experimental-wasm-relaxed-simd)');
+test('the relaxed-SIMD probe validates when node runs with the flag', { skip: !process.execArgv.includes(RELAXED_FLAG) }, () => {
+  assert.equal(RELAXED_SIMD, true);
+});
 
 for (const build of BUILDS) {
   const name = buildName(build);

@@ -44,8 +44,7 @@ class Dims {
   Dims(std::initializer_list<T> values) { assign(values.begin(), values.end()); }
   template <class It, class = std::enable_if_t<!std::is_integral<It>::value>>
   Dims(It first, It last) { assign(first, last); }
-  template <class U>
-  Dims(const std::vector<U>& values) { assign(values.begin(), values.end()); }  // implicit: a std::vector still works as a Shape
+  Dims(const std::vector<T>& values) { assign(values.begin(), values.end()); }  // implicit: a std::vector still works as a Shape
 
   size_type size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -73,7 +72,7 @@ class Dims {
     for (size_type i = size_; i < n; ++i) data_[i] = value;
     size_ = static_cast<std::uint32_t>(n);
   }
-  iterator insert(const_iterator pos, const T& value) { return insert(pos, &value, &value + 1); }
+  iterator insert(const_iterator pos, T value) { return insert(pos, &value, &value + 1); }  // by value: may alias
   iterator insert(const_iterator pos, std::initializer_list<T> values) { return insert(pos, values.begin(), values.end()); }
   iterator erase(const_iterator pos) {
     T* at = data_ + (pos - data_);
