@@ -154,13 +154,14 @@ var createMhaModule = (function () {
     // The result slot's summary (bindings.cpp): data addresses [0, 1], fully masked rows [2],
     // then the output's and the weights' headers. The slot is static, so its address is fixed.
     const summary = core.resultSummaryAddress() >>> 2;
+    const MASKED_ROWS = 2, HEADERS = 3;
 
     // A copy of result tensor `which` (0 output, 1 weights) of the last raw call, or null.
     function readResult(which) {
       const heap = core.HEAPU32;
       const addr = heap[summary + which] >>> 2;
       if (!addr) return null;
-      const h = summary + 3 + which * BLOCK_HEADER;
+      const h = summary + HEADERS + which * BLOCK_HEADER;
       const shape = Array.from(heap.subarray(h + 1, h + 1 + heap[h]));
       let n = 1;
       for (let i = 0; i < shape.length; i++) n *= shape[i];
@@ -186,7 +187,7 @@ var createMhaModule = (function () {
     function runRaw(tensors, call) {
       try {
         if (!withStaged(tensors, call)) fail(core.resultError());
-        return { output: readResult(0), weights: readResult(1), fullyMaskedRows: core.HEAPU32[summary + 2] };
+        return { output: readResult(0), weights: readResult(1), fullyMaskedRows: core.HEAPU32[summary + MASKED_ROWS] };
       } finally {
         core.releaseResult();
       }
