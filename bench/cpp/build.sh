@@ -8,7 +8,7 @@
 # Usage: bench/cpp/build.sh [OUT_DIR=/tmp/mha-bench] [FLAVOURS="native wasm-simd wasm-scalar"] [MIN_SECONDS=0.25] [TIMER=cpu|wall]
 #   e.g. bench/cpp/build.sh /tmp/mha-bench "wasm-simd wasm-scalar" 0.5 wall
 # TIMER=cpu (default) times with process CPU time, robust on a shared machine; wall = steady_clock.
-# Needs g++, em++ (Emscripten 3.1.x) and node; NODE_PATH defaults to /usr/share/nodejs.
+# Needs g++, em++ (Emscripten 3.1.x) and node (scripts/env.sh sets what this machine needs).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -16,19 +16,22 @@ OUT="${1:-/tmp/mha-bench}"
 FLAVOURS="${2:-native wasm-simd wasm-scalar}"
 MIN_SECONDS="${3:-0.25}"
 TIMER="${4:-cpu}"
-export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
+source "$ROOT"/scripts/env.sh
 mkdir -p "$OUT"
 SRCS=("$ROOT"/core/src/kernels/dispatch.cpp "$ROOT"/core/src/kernels/f32_scalar.cpp
       "$ROOT"/core/src/kernels/f32_wasmsimd.cpp "$HERE"/bench_kernels.cpp)
 EM_FLAGS=(-std=c++17 -O3 -I"$ROOT"/core/include -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1
           -sINITIAL_MEMORY=64MB)
-# stale BIN: BIN is missing or older than a source, the kernel header or this script (then it is rebuilt).
+# stale BIN [DEP...]: BIN is missing or older than a source, the kernel header, this script or a DEP
+# (then it is rebuilt).
 stale() {
   [[ -f "$1" ]] || return 0
-  local s
-  for s in "${SRCS[@]}" "$ROOT"/core/include/mha/kernels.hpp "$HERE"/build.sh; do [[ "$s" -nt "$1" ]] && return 0; done
+  local s bin="$1"
+  shift
+  for s in "${SRCS[@]}" "$ROOT"/core/include/mha/kernels.hpp "$HERE"/build.sh "$@"; do [[ "$s" -nt "$bin" ]] && return 0; done
   return 1
 }
+build_simd() { if stale "$OUT"/bench_simd.js; then em++ "${EM_FLAGS[@]}" -msimd128 "${SRCS[@]}" -o "$OUT"/bench_simd.js; fi; }
 for f in $FLAVOURS; do
   case "$f" in
     native)
@@ -37,16 +40,14 @@ for f in $FLAVOURS; do
         "${SRCS[@]}" -o "$OUT"/bench_native
       "$OUT"/bench_native "$MIN_SECONDS" "$TIMER" ;;
     wasm-simd)
-      stale "$OUT"/bench_simd.js && em++ "${EM_FLAGS[@]}" -msimd128 "${SRCS[@]}" -o "$OUT"/bench_simd.js
+      build_simd
       node "$OUT"/bench_simd.js "$MIN_SECONDS" "$TIMER" ;;
     wasm-relaxed)
-      stale "$OUT"/bench_simd.js && em++ "${EM_FLAGS[@]}" -msimd128 "${SRCS[@]}" -o "$OUT"/bench_simd.js
-      if [[ ! -f "$OUT"/bench_relaxed.js || "$OUT"/bench_simd.js -nt "$OUT"/bench_relaxed.js || "$ROOT"/wasm/relax.mjs -nt "$OUT"/bench_relaxed.js ]]; then
+      build_simd
+      stale "$OUT"/bench_relaxed.js "$OUT"/bench_simd.js "$ROOT"/wasm/relax.mjs &&
         node "$ROOT"/wasm/relax.mjs "$OUT"/bench_simd.js "$OUT"/bench_relaxed.js >&2
-      fi
-      flags=()
-      if flag=$(node "$ROOT"/wasm/relaxed-probe.mjs 2>/dev/null); then [[ -z "$flag" ]] || flags+=("$flag"); fi
-      node "${flags[@]}" "$OUT"/bench_relaxed.js "$MIN_SECONDS" "$TIMER" ;;
+      # shellcheck disable=SC2046  # the flags are one word or none
+      node $(relaxed_node_flags) "$OUT"/bench_relaxed.js "$MIN_SECONDS" "$TIMER" ;;
     wasm-scalar)
       stale "$OUT"/bench_scalar.js && em++ "${EM_FLAGS[@]}" "${SRCS[@]}" -o "$OUT"/bench_scalar.js
       node "$OUT"/bench_scalar.js "$MIN_SECONDS" "$TIMER" ;;
