@@ -9,7 +9,8 @@ var createMhaModule = (function () {
   'use strict';
 
   const MASK_MODES = ['keep', 'block', 'bool', 'additive'];
-  const BLOCK_HEADER = 9; // a tensor block in wasm memory: uint32 rank, uint32 dims[8], then the floats
+  const MAX_DIMS = 8;
+  const BLOCK_HEADER = 1 + MAX_DIMS; // a tensor block in wasm memory: uint32 rank, uint32 dims[8], then the floats
   const MAX_DIM = 1 << 24;
   const MAX_ELEMENTS = 1 << 26;
   // dist/mha-relaxed.js reports 'wasmsimd-relaxed': wasm/relax.mjs rewrites this line.
@@ -38,10 +39,10 @@ var createMhaModule = (function () {
 
   function checkShape(shape, name) {
     if (!Array.isArray(shape)) fail(`${name}: shape must be an array of sizes such as [2, 5, 32], got ${describe(shape)}`);
-    if (shape.length > 8) fail(`${name}: at most 8 dimensions are supported, got ${shape.length}`);
+    if (shape.length > MAX_DIMS) fail(`${name}: at most ${MAX_DIMS} dimensions are supported, got ${shape.length}`);
     let n = 1;
     for (let i = 0; i < shape.length; i++) {
-      if (!isCount(shape[i], 1, MAX_DIM)) fail(`${name}: size ${i} of the shape must be a whole number from 1 to ${MAX_DIM}, got ${describe(shape[i])}`);
+      if (!isCount(shape[i], 1, MAX_DIM)) checkCount(shape[i], `${name}: size ${i} of the shape`, 1, MAX_DIM);
       n *= shape[i];
     }
     if (n > MAX_ELEMENTS) fail(`${name}: shape [${shape.join(', ')}] holds more than ${MAX_ELEMENTS} numbers (the 256 MiB cap)`);
@@ -63,16 +64,18 @@ var createMhaModule = (function () {
     return { shape: t.shape.slice(), data };
   }
 
+  // Validated attention options with their defaults, in the form the core takes: needWeights,
+  // causal, fill, mode (index into MASK_MODES), and the mask tensors or null.
   function checkOptions(options) {
-    if (options === undefined || options === null) return {};
+    const out = { needWeights: true, causal: false, fill: -Infinity, mode: 0, mask: null, keyPaddingMask: null };
+    if (options === undefined || options === null) return out;
     checkConfig(options, 'options', ['mask', 'maskMode', 'fill', 'causal', 'keyPaddingMask', 'needWeights']);
-    const out = {};
     if (options.mask !== undefined && options.mask !== null) out.mask = checkTensor(options.mask, 'options.mask');
     if (options.maskMode !== undefined) {
-      if (!MASK_MODES.includes(options.maskMode)) {
+      out.mode = MASK_MODES.indexOf(options.maskMode);
+      if (out.mode < 0) {
         fail(`options.maskMode must be one of 'keep' (0 blocks), 'block' (1 blocks), 'bool' (true blocks), 'additive'; got ${describe(options.maskMode)}`);
       }
-      out.maskMode = options.maskMode;
     }
     if (options.fill !== undefined) {
       if (typeof options.fill !== 'number' || Number.isNaN(options.fill) || options.fill === Infinity) {
@@ -90,6 +93,14 @@ var createMhaModule = (function () {
       out.keyPaddingMask = checkTensor(options.keyPaddingMask, 'options.keyPaddingMask');
     }
     return out;
+  }
+
+  // q, k and v checked; an argument passed again is the same checked tensor, so it is staged once.
+  function checkQkv(q, k, v, names) {
+    const tq = checkTensor(q, names[0]);
+    const tk = k === q ? tq : checkTensor(k, names[1]);
+    const tv = v === q ? tq : v === k ? tk : checkTensor(v, names[2]);
+    return [tq, tk, tv];
   }
 
   // A plain options object with only the known keys.
@@ -210,12 +221,6 @@ var createMhaModule = (function () {
       }
     }
 
-    // The numeric form of validated options: needWeights, causal, fill, maskMode index.
-    function optionArgs(o) {
-      return [o.needWeights !== false, o.causal === true, o.fill === undefined ? -Infinity : o.fill,
-        MASK_MODES.indexOf(o.maskMode === undefined ? 'keep' : o.maskMode)];
-    }
-
     class Generator {
       constructor(seed = 67280421310721) {
         own(this, unwrap(core.generatorCreate(checkSeed(seed))));
@@ -260,12 +265,9 @@ var createMhaModule = (function () {
       forward(q, k = q, v = k, options = {}) {
         const h = live(this, 'MultiHeadAttention');
         const o = checkOptions(options);
-        const tq = checkTensor(q, 'query');
-        const tk = k === q ? tq : checkTensor(k, 'key');
-        const tv = v === k ? tk : checkTensor(v, 'value');
-        const [needWeights, causal, fill, mode] = optionArgs(o);
+        const [tq, tk, tv] = checkQkv(q, k, v, ['query', 'key', 'value']);
         const raw = runRaw([tq, tk, tv, o.mask, o.keyPaddingMask],
-          (qa, ka, va, ma, pa) => h.forward(qa, ka, va, needWeights, causal, fill, mode, ma, pa));
+          (qa, ka, va, ma, pa) => h.forward(qa, ka, va, o.needWeights, o.causal, o.fill, o.mode, ma, pa));
         return new ForwardResult(raw, [tq.shape[0], tq.shape[1], this.dModel, this.numHeads, tk.shape[1]]);
       }
       parameterCount() { return live(this, 'MultiHeadAttention').parameterCount(); }
@@ -296,9 +298,8 @@ var createMhaModule = (function () {
       mergeHeads: (t) => runRaw([checkTensor(t, 'mergeHeads: input')], (x) => core.mergeHeads(x)).output,
       scaledDotProductAttention: (q, k, v, options = {}) => {
         const o = checkOptions(options);
-        const [needWeights, causal, fill, mode] = optionArgs(o);
-        return runRaw([checkTensor(q, 'q'), checkTensor(k, 'k'), checkTensor(v, 'v'), o.mask, o.keyPaddingMask],
-          (qa, ka, va, ma, pa) => core.scaledDotProductAttention(qa, ka, va, needWeights, causal, fill, mode, ma, pa));
+        return runRaw([...checkQkv(q, k, v, ['q', 'k', 'v']), o.mask, o.keyPaddingMask],
+          (qa, ka, va, ma, pa) => core.scaledDotProductAttention(qa, ka, va, o.needWeights, o.causal, o.fill, o.mode, ma, pa));
       },
       shapeTrace: (config) => {
         checkConfig(config, 'shapeTrace', ['batch', 'seqLen', 'dModel', 'numHeads', 'kvLen']);
@@ -336,9 +337,8 @@ var createMhaModule = (function () {
         if (!(mha instanceof MultiHeadAttention)) fail(`loopVsVectorized expects a MultiHeadAttention, got ${describe(mha)}`);
         const h = live(mha, 'MultiHeadAttention');
         const o = checkOptions(options);
-        const [, causal, fill, mode] = optionArgs(o);
         return unwrap(withStaged([checkTensor(x, 'x'), o.mask, o.keyPaddingMask],
-          (xa, ma, pa) => h.loopVsVectorized(xa, causal, fill, mode, ma, pa)));
+          (xa, ma, pa) => h.loopVsVectorized(xa, o.causal, o.fill, o.mode, ma, pa)));
       },
       viewError: () => core.viewError(),
       memoryStats: () => core.memoryStats(),

@@ -112,6 +112,17 @@ std::optional<mha::Tensor> optional_block(double address, const std::string& wha
   return tensor_from_block(address, what);
 }
 
+// q, k and v from their blocks; a block passed again (self-attention) is read once.
+struct Qkv {
+  mha::Tensor q, k, v;
+};
+Qkv qkv_from_blocks(double q, double k, double v, const char* q_name, const char* k_name, const char* v_name) {
+  mha::Tensor tq = tensor_from_block(q, q_name);
+  mha::Tensor tk = k == q ? tq : tensor_from_block(k, k_name);
+  mha::Tensor tv = v == q ? tq : v == k ? tk : tensor_from_block(v, v_name);
+  return {std::move(tq), std::move(tk), std::move(tv)};
+}
+
 // The last tensor result: [0] output, [1] weights (absent when not asked for), and a summary that
 // api.js reads straight from wasm memory (one read instead of an embind call per field):
 //   summary[0, 1]  data addresses of the output and the weights (0 when absent)
@@ -258,8 +269,8 @@ bool js_sdpa(double q, double k, double v, bool need_weights, bool causal, doubl
              double key_padding) {
   return into_slot([&] {
     const mha::AttentionOptions options = raw_options(need_weights, causal, fill, mask_mode, mask, key_padding);
-    const mha::AttentionResult r = mha::scaled_dot_product_attention(tensor_from_block(q, "q"), tensor_from_block(k, "k"),
-                                                                     tensor_from_block(v, "v"), options);
+    const Qkv in = qkv_from_blocks(q, k, v, "q", "k", "v");
+    const mha::AttentionResult r = mha::scaled_dot_product_attention(in.q, in.k, in.v, options);
     store_attention(r.output, r.weights, need_weights, r.fully_masked_rows);
   });
 }
@@ -281,11 +292,8 @@ bool mha_forward(const mha::MultiHeadAttention& m, double q, double k, double v,
                  double mask_mode, double mask, double key_padding) {
   return into_slot([&] {
     const mha::AttentionOptions options = raw_options(need_weights, causal, fill, mask_mode, mask, key_padding);
-    // Self-attention passes one block three times: read it once.
-    const mha::Tensor query = tensor_from_block(q, "query");
-    const mha::Tensor key = k == q ? query : tensor_from_block(k, "key");
-    const mha::Tensor value = v == q ? query : v == k ? key : tensor_from_block(v, "value");
-    const mha::ForwardResult r = m.forward(query, key, value, options);
+    const Qkv in = qkv_from_blocks(q, k, v, "query", "key", "value");
+    const mha::ForwardResult r = m.forward(in.q, in.k, in.v, options);
     store_attention(r.output, r.weights, need_weights, r.fully_masked_rows);
   });
 }

@@ -52,12 +52,6 @@ Shape with_matrix(Shape batch, std::size_t rows, std::size_t cols) {
   return batch;
 }
 
-bool is_blocked(const kernels::f32_score_mask& m, std::size_t i, std::size_t j) {
-  if (m.causal && j > i) return true;
-  if (m.blocked && m.blocked[static_cast<std::ptrdiff_t>(i) * m.blocked_ld + static_cast<std::ptrdiff_t>(j)]) return true;
-  return false;
-}
-
 // Rows where no key survives: every key blocked, or every additive entry -inf.
 std::size_t count_fully_masked_rows(const kernels::f32_score_mask& m, std::size_t Sq, std::size_t Skv) {
   if (!m.add && !m.blocked) return 0;  // a causal mask alone always leaves key 0 open
@@ -65,9 +59,8 @@ std::size_t count_fully_masked_rows(const kernels::f32_score_mask& m, std::size_
   for (std::size_t i = 0; i < Sq; ++i) {
     bool any_open = false;
     for (std::size_t j = 0; j < Skv && !any_open; ++j) {
-      const bool additive_closed =
-          m.add && m.add[static_cast<std::ptrdiff_t>(i) * m.add_ld + static_cast<std::ptrdiff_t>(j)] == -std::numeric_limits<float>::infinity();
-      any_open = !is_blocked(m, i, j) && !additive_closed;
+      const auto ii = static_cast<std::ptrdiff_t>(i), jj = static_cast<std::ptrdiff_t>(j);
+      any_open = !m.blocks(ii, jj) && !(m.add && m.add[ii * m.add_ld + jj] == -std::numeric_limits<float>::infinity());
     }
     rows += any_open ? 0 : 1;
   }

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { startServer, launch, guardedPage, openPage, ARTIFACTS } from './helpers.mjs';
-import { RELAXED_PROBE } from '../node/fixtures/reference.mjs';
+import { RELAXED_PROBE } from '../../wasm/relaxed-probe.mjs';
 
 let srv, browser;
 const pages = [];

@@ -2,7 +2,7 @@
 // scaledDotProductAttention → mergeHeads → matmul) against a plain-JS double reference.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUILDS, buildName, load, matmul2, split, merge, attentionRef, mhaForwardRef, assertClose } from './fixtures/reference.mjs';
+import { BUILDS, buildName, load, matmul2, split, merge, attentionRef, mhaForwardRef, assertClose, rowSums } from './fixtures/reference.mjs';
 
 for (const build of BUILDS) {
   test(`README example of lesson 002 — ${buildName(build)}`, async (t) => {
@@ -44,10 +44,7 @@ for (const build of BUILDS) {
       const att = M.scaledDotProductAttention(qh, kh, vh);
       assert.deepEqual(att.weights.shape, [2, 2, 4, 4]);
       assert.deepEqual(att.output.shape, [2, 2, 4, 4]);
-      for (let r = 0; r < 16; r++) {
-        const s = att.weights.data.subarray(r * 4, r * 4 + 4).reduce((a, b) => a + b, 0);
-        assert.ok(Math.abs(s - 1) < 1e-6, `weights row ${r} sums to ${s}`);
-      }
+      rowSums(att.weights.data, 4).forEach((s, r) => assert.ok(Math.abs(s - 1) < 1e-6, `weights row ${r} sums to ${s}`));
       const concat = M.mergeHeads(att.output);
       assert.deepEqual(concat.shape, [2, 4, 8]);
       const y = M.matmul(concat, Wo);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BUILDS, buildName, load, mhaForwardRef, attentionRef, assertClose, assertRelClose, mulberry32, linear, split, merge,
+  BUILDS, buildName, load, mhaForwardRef, attentionRef, assertClose, assertRelClose, mulberry32, linear, split, merge, matmul2, rowSums,
 } from './fixtures/reference.mjs';
 
 const B = 2, H = 2, S = 4, D = 8, dk = D / H;
@@ -40,12 +40,6 @@ function scoreFor(mode, mask, fill) {
     const blocked = mode === 'keep' ? m === 0 : mode === 'block' ? m === 1 : m !== 0;
     return blocked ? fill : s;
   };
-}
-
-function rowSums(weights, cols) {
-  const out = [];
-  for (let r = 0; r < weights.length / cols; r++) out.push(weights.subarray(r * cols, r * cols + cols).reduce((a, b) => a + b, 0));
-  return out;
 }
 
 for (const build of BUILDS) {
@@ -199,11 +193,7 @@ for (const build of BUILDS) {
       const p = drop.parameters();
       const V = split(linear(xd.data, 12, 16, p.W_v.weight.data, p.W_v.bias.data), 2, 6, 2, 8);
       const att = new Float64Array(2 * 2 * 6 * 8);
-      for (let bh = 0; bh < 4; bh++) for (let i = 0; i < 6; i++) for (let d = 0; d < 8; d++) {
-        let s = 0;
-        for (let j = 0; j < 6; j++) s += w[(bh * 6 + i) * 6 + j] * V[(bh * 6 + j) * 8 + d];
-        att[(bh * 6 + i) * 8 + d] = s;
-      }
+      for (let bh = 0; bh < 4; bh++) att.set(matmul2(w.subarray(bh * 36, bh * 36 + 36), V.subarray(bh * 48, bh * 48 + 48), 6, 6, 8), bh * 48);
       const out = linear(merge(att, 2, 2, 6, 8), 12, 16, p.W_o.weight.data, p.W_o.bias.data);
       assertRelClose(tr.output.data, out, 1e-4, 'train output from the dropped weights');
       // train(false) is eval()

@@ -52,12 +52,21 @@ struct f32_score_mask {
   std::ptrdiff_t blocked_ld = 0;
   bool causal = false;
   float fill = -__builtin_inff();
+
+  // The rule for query i and key j: whether the score becomes `fill`, and the score it gives.
+  bool blocks(std::ptrdiff_t i, std::ptrdiff_t j) const {
+    return (blocked && blocked[i * blocked_ld + j]) || (causal && j > i);
+  }
+  float apply(std::ptrdiff_t i, std::ptrdiff_t j, float score) const {
+    if (add) score += add[i * add_ld + j];
+    return blocks(i, j) ? fill : score;
+  }
 };
 
-// Applies that rule in place to already scaled scores of query rows [i0, i0 + rows), each of n
-// keys (row stride ld). The one scalar statement of the rule: the reference kernels, the native
-// attention and the materialized-weights path call it; the SIMD kernel applies it in its own
-// transposed layout (queries in lanes).
+// Applies that rule (f32_score_mask::apply) in place to already scaled scores of query rows
+// [i0, i0 + rows), each of n keys (row stride ld): the reference kernels, the native attention and
+// the materialized-weights path call it; the SIMD kernel applies it in its own transposed layout
+// (queries in lanes).
 void f32_score_mask_apply(const f32_score_mask& mask, std::size_t i0, std::size_t rows, std::size_t n,
                           float* scores, std::size_t ld);
 

@@ -56,8 +56,6 @@ class Dims {
   const_iterator end() const { return data_ + size_; }
   T& operator[](size_type i) { return data_[i]; }
   const T& operator[](size_type i) const { return data_[i]; }
-  T& front() { return data_[0]; }
-  const T& front() const { return data_[0]; }
   T& back() { return data_[size_ - 1]; }
   const T& back() const { return data_[size_ - 1]; }
 
@@ -65,8 +63,6 @@ class Dims {
     grow(1);
     data_[size_++] = value;
   }
-  void pop_back() { --size_; }
-  void clear() { size_ = 0; }
   void resize(size_type n, const T& value = T()) {
     if (n > kMaxDims) too_many(n);
     for (size_type i = size_; i < n; ++i) data_[i] = value;

@@ -13,11 +13,7 @@ void f32_score_mask_apply(const f32_score_mask& mask, std::size_t i0, std::size_
   for (std::size_t r = 0; r < rows; ++r) {
     const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(i0 + r);
     float* s = scores + r * ld;
-    for (std::size_t j = 0; j < n; ++j) {
-      const std::ptrdiff_t jj = static_cast<std::ptrdiff_t>(j);
-      if (mask.add) s[j] += mask.add[i * mask.add_ld + jj];
-      if ((mask.blocked && mask.blocked[i * mask.blocked_ld + jj]) || (mask.causal && jj > i)) s[j] = mask.fill;
-    }
+    for (std::size_t j = 0; j < n; ++j) s[j] = mask.apply(i, static_cast<std::ptrdiff_t>(j), s[j]);
   }
 }
 

@@ -450,13 +450,7 @@ void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::siz
         for (std::size_t jj = 0; jj < nb; ++jj) {
           const std::size_t j = j0 + jj;
           float* s = st + jj * 8;
-          for (std::size_t l = 0; l < nq; ++l) {
-            const std::ptrdiff_t i = std::ptrdiff_t(q0 + l);
-            if (mask.add) s[l] += mask.add[i * mask.add_ld + std::ptrdiff_t(j)];
-            if ((mask.blocked && mask.blocked[i * mask.blocked_ld + std::ptrdiff_t(j)]) ||
-                (mask.causal && j > q0 + l))
-              s[l] = mask.fill;
-          }
+          for (std::size_t l = 0; l < nq; ++l) s[l] = mask.apply(std::ptrdiff_t(q0 + l), std::ptrdiff_t(j), s[l]);
         }
       }
 
