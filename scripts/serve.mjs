@@ -1,20 +1,40 @@
-// A static file server for dist/ on 127.0.0.1: node scripts/serve.mjs DIR [PORT]
+// The static file server of the demo, the browser tests and the page benchmark, on 127.0.0.1.
+//   node scripts/serve.mjs DIR [PORT]        serves DIR (default dist/) on PORT (default 8000)
+//   serve(dir, {port, extra})                the same from code; port 0 picks a free one; extra
+//                                            maps paths to HTML served besides dir (host pages)
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { extname, join, normalize, resolve } from 'node:path';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = resolve(process.argv[2] || 'dist');
-const port = Number(process.argv[3] || 8000);
-const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css', '.wasm': 'application/wasm', '.png': 'image/png', '.svg': 'image/svg+xml', '.json': 'application/json' };
 
-createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-  const file = join(root, path.endsWith('/') ? path + 'index.html' : path);
-  if (!file.startsWith(root)) return res.writeHead(403).end();
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, { 'Content-Type': types[extname(file)] || 'application/octet-stream' }).end(body);
-  } catch {
-    res.writeHead(404).end('not found');
-  }
-}).listen(port, '127.0.0.1', () => console.log(`MHA Explorer: http://127.0.0.1:${port}/`));
+export function serve(dir, { port = 0, extra = {} } = {}) {
+  const root = resolve(dir);
+  const server = createServer(async (req, res) => {
+    let path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+    if (extra[path] !== undefined) {
+      res.writeHead(200, { 'content-type': TYPES['.html'] }).end(extra[path]);
+      return;
+    }
+    if (path.endsWith('/')) path += 'index.html';
+    const file = normalize(join(root, path));
+    if (!file.startsWith(root + sep)) { res.writeHead(403).end(); return; }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' }).end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  return new Promise((ok) => server.listen(port, '127.0.0.1', () => {
+    const origin = `http://127.0.0.1:${server.address().port}`;
+    ok({ server, origin, close: () => new Promise((r) => server.close(r)) });
+  }));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { origin } = await serve(process.argv[2] || 'dist', { port: Number(process.argv[3] || 8000) });
+  console.log(`MHA Explorer: ${origin}/`);
+}

@@ -14,38 +14,19 @@
 //   d512-s10    index.html?dmodel=512&heads=8       the default sentence (10 tokens), D=512, H=8
 //   d512-s32    index.html?dmodel=512&heads=8&text= a 32-token sentence, D=512, H=8
 // The top-level fields (medianMs, frameMedianMs, computeMedianMs, where, defaultView) describe the
-// default view, as before; `views` has all three.
+// default view, for readers of earlier JSON results; `views` has all three.
 const fs = require('fs');
 const path = require('path');
-const http = require('http');
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
-  '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png' };
 
 // 32 tokens with the page's tokenizer (words and single punctuation marks).
 const SENTENCE_32 = 'The quick brown fox jumps over the lazy dog, and then it runs back home because the night is cold, ' +
   'dark and long; but the fox is happy.';
 const VIEWS = [
   { name: 'default', query: '', tokens: 10 },
-  { name: 'd512-s10', query: '?dmodel=512&heads=8', tokens: 10 },
-  { name: 'd512-s32', query: `?dmodel=512&heads=8&text=${encodeURIComponent(SENTENCE_32)}`, tokens: 32 },
+  { name: 'd512-s10', query: '?dmodel=512&heads=8', tokens: 10, target: true },
+  { name: 'd512-s32', query: `?dmodel=512&heads=8&text=${encodeURIComponent(SENTENCE_32)}`, tokens: 32, target: true },
 ];
 const TARGET_MS = 4;   // the speed issue: recompute+redraw <= 4 ms for S <= 32, d_model = 512, H = 8
-
-function serve(dir) {
-  const server = http.createServer((req, res) => {
-    const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
-    const file = path.resolve(dir, rel);
-    if (!file.startsWith(path.resolve(dir)) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
-      res.writeHead(404); res.end(); return;
-    }
-    res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-store' });
-    fs.createReadStream(file).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 async function measureView(browser, base, view, runs, warm) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -83,25 +64,26 @@ async function measureView(browser, base, view, runs, warm) {
 async function measurePage(dist, quick) {
   const root = path.resolve(__dirname, '..', '..');
   if (!fs.existsSync(path.join(dist, 'index.html'))) return { available: false, reason: 'dist/index.html not built' };
-  const exe = process.env.CHROMIUM || '/usr/bin/chromium';
-  if (!fs.existsSync(exe)) return { available: false, reason: `${exe} not found` };
+  const { CHROMIUM } = await import(path.join(root, 'scripts', 'chromium.mjs'));
+  const { serve } = await import(path.join(root, 'scripts', 'serve.mjs'));
+  if (!fs.existsSync(CHROMIUM.executablePath)) return { available: false, reason: `${CHROMIUM.executablePath} not found` };
   let chromium;
   try { ({ chromium } = require(require.resolve('playwright-core', { paths: [root] }))); }
   catch (e) { return { available: false, reason: 'playwright-core not installed in the repository root (npm ci)' }; }
 
   const server = await serve(dist);
-  const base = `http://127.0.0.1:${server.address().port}/index.html`;
-  const browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS, headless: true });
+  const base = `${server.origin}/index.html`;
+  const browser = await chromium.launch(CHROMIUM);
   try {
     const runs = quick ? 3 : 30, warm = quick ? 1 : 5;
     const views = [];
     for (const v of VIEWS) views.push(await measureView(browser, base, v, runs, warm));
     const dv = views[0];
-    const issue = views.filter((v) => v.D === 512 && v.H === 8 && v.tokens <= 32);
+    const issue = views.filter((v, i) => VIEWS[i].target);
     return {
       available: true, runs, loadMs: dv.loadMs, browserVersion: browser.version(),
-      // the default view, in the fields run.js has always printed
-      medianMs: dv.totalMs, frameMedianMs: dv.totalMs + dv.layoutMs, computeMedianMs: dv.forwardMs, redrawMedianMs: dv.redrawMs,
+      // the default view, in the fields of earlier JSON results
+      medianMs: dv.totalMs, frameMedianMs: dv.totalMs + dv.layoutMs, computeMedianMs: dv.forwardMs,
       where: dv.where, implementation: dv.implementation, samples: dv.samples,
       defaultView: { preset: dv.preset, view: dv.view, tokens: dv.tokens, D: dv.D, H: dv.H },
       views,
@@ -113,7 +95,7 @@ async function measurePage(dist, quick) {
     };
   } finally {
     await browser.close();
-    server.close();
+    await server.close();
   }
 }
 

@@ -1,11 +1,13 @@
-// Shared helpers of the browser tests: a tiny static server on 127.0.0.1 (port 0) over dist/,
-// headless Debian Chromium through playwright-core, and request/console guards.
-import { createServer } from 'node:http';
+// Shared helpers of the browser tests: the static server (scripts/serve.mjs) on a free port over
+// dist/, headless Debian Chromium through playwright-core, and request/console guards.
 import { createRequire } from 'node:module';
-import { mkdtempSync, readFileSync, statSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join, normalize, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { CHROMIUM } from '../../scripts/chromium.mjs';
+import { serve } from '../../scripts/serve.mjs';
 
 const require = createRequire(import.meta.url);
 const { chromium } = require('playwright-core');
@@ -16,46 +18,12 @@ export const DIST = resolve(process.env.MHA_DIST || join(repo, 'dist'));
 export const ARTIFACTS = join(here, 'artifacts');
 mkdirSync(ARTIFACTS, { recursive: true });
 
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css',
-  '.wasm': 'application/wasm', '.png': 'image/png', '.svg': 'image/svg+xml', '.json': 'application/json' };
-
 // extra: {'/path': 'html text'} served in addition to dist/ (host pages for the custom element).
-export function startServer(extra = {}) {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, 'http://127.0.0.1');
-    let path = decodeURIComponent(url.pathname);
-    if (extra[path] !== undefined) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(extra[path]);
-      return;
-    }
-    if (path.endsWith('/')) path += 'index.html';
-    const file = normalize(join(DIST, path));
-    if (!file.startsWith(DIST)) { res.writeHead(403); res.end(); return; }
-    try {
-      if (!statSync(file).isFile()) throw new Error('not a file');
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' });
-      res.end(readFileSync(file));
-    } catch {
-      res.writeHead(404); res.end('not found');
-    }
-  });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address();
-    ok({ server, origin: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) });
-  }));
-}
+export const startServer = (extra = {}) => serve(DIST, { extra });
 
 export const fileURL = (name = 'index.html') => pathToFileURL(join(DIST, name)).href;
 
-// Debian's Chromium, headless, with nothing talking to the network on its own.
-export const CHROMIUM = {
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run', '--disable-quic'],
-};
-export { chromium };
+export { CHROMIUM, chromium };
 
 export async function launch() {
   const userDataDir = mkdtempSync(join(tmpdir(), 'mha-chromium-'));
