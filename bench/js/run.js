@@ -106,9 +106,10 @@ async function measure(fn, big, policy = POLICY) {
 
 // Paired rounds: each round runs every contender once, in an order that rotates between rounds, so
 // a drift of the machine's speed (this VM's varies by up to 2x over minutes) hits all of them alike.
-// Returns per contender (but the first, ours) the median over rounds of its time ÷ ours in the same
-// round: a ratio that stays put when absolute times do not.
-async function paired(contenders, big, policy = POLICY) {
+// Returns, for each named baseline (our builds), every other contender's median over rounds of its
+// time ÷ the baseline's in the same round: ratios[baseline][name], which stay put when absolute
+// times do not.
+async function paired(contenders, baselines, big, policy = POLICY) {
   const { minRuns: minRounds, maxRuns: maxRounds, target } = budget(big, 15, policy);
   for (const c of contenders) await c.run();
   const times = contenders.map(() => []);
@@ -122,14 +123,13 @@ async function paired(contenders, big, policy = POLICY) {
       times[k].push(dt); total += dt;
     }
   }
-  const ratioOf = (a, b) => median(times[a].map((t, i) => t / times[b][i]));
-  const ratio = {};
-  for (let k = 1; k < contenders.length; k++) ratio[contenders[k].name] = ratioOf(k, 0);
-  // the peers against our relaxed-SIMD build too, when it is a contender
-  const fma = contenders.findIndex((c) => c.name === 'ours_relaxed');
-  const ratioFma = {};
-  if (fma > 0) contenders.forEach((c, k) => { if (k > 0 && k !== fma) ratioFma[c.name] = ratioOf(k, fma); });
-  return { rounds: r, ratio, ratioFma, medianMs: Object.fromEntries(contenders.map((c, k) => [c.name, median(times[k])])) };
+  const ratios = {};
+  contenders.forEach((base, b) => {
+    if (!baselines.includes(base.name)) return;
+    ratios[base.name] = {};
+    contenders.forEach((c, k) => { if (k !== b) ratios[base.name][c.name] = median(times[k].map((t, i) => t / times[b][i])); });
+  });
+  return { rounds: r, ratios, medianMs: Object.fromEntries(contenders.map((c, k) => [c.name, median(times[k])])) };
 }
 
 // ---- our modules --------------------------------------------------------------------------------
@@ -288,9 +288,10 @@ async function main() {
             ...(fma ? [{ name: 'ours_relaxed', run: () => fma.mha.forward(x, x, x, { needWeights: false }) }] : []),
             ...winners.map((w) => ({ name: w.name, run: () => w.impl.run(x.data) }))];
           if (contenders.length < 2) return;
-          row.paired = await paired(contenders, big);
-          log(`  paired         ${Object.entries(row.paired.ratio).map(([k, v]) => `${k} ${v.toFixed(2)}x`).join(', ')}  (${row.paired.rounds} rounds)`);
-          if (fma) log(`  paired vs FMA  ${Object.entries(row.paired.ratioFma).map(([k, v]) => `${k} ${v.toFixed(2)}x`).join(', ')}`);
+          row.paired = await paired(contenders, ['ours_simd', 'ours_relaxed'], big);
+          for (const [base, rs] of Object.entries(row.paired.ratios)) {
+            log(`  paired ÷ ${base.padEnd(12)} ${Object.entries(rs).map(([k, v]) => `${k} ${v.toFixed(2)}x`).join(', ')}  (${row.paired.rounds} rounds)`);
+          }
         });
       } finally {
         for (const w of winners) await w.impl.dispose();
@@ -365,14 +366,18 @@ function table({ rows, peak, peakFma, page, notes, env }) {
     const diffs = ['ours_relaxed', 'ours_scalar', 'native', 'tfjs_wasm', 'ort_web', 'plain_js']
       .map((k) => r.impl[k] && r.impl[k].maxAbsDiff)
       .filter((d) => d !== undefined);
-    const peers = ['tfjs_wasm', 'ort_web'].map((k) => r.impl[k] && r.impl[k].ms).filter((v) => v);
+    const PEERS = ['tfjs_wasm', 'ort_web'];
+    const peers = PEERS.map((k) => r.impl[k] && r.impl[k].ms).filter((v) => v);
     const bestPeer = peers.length && o.ms ? `${f(Math.min(...peers) / o.ms)}×` : 'n/a';
-    const pr = r.paired && Object.entries(r.paired.ratio).filter(([k]) => k !== 'ours_relaxed').map(([, v]) => v);
-    const pairedBest = pr && pr.length ? `${f(Math.min(...pr))}×` : 'n/a';
     const fm = r.impl.ours_relaxed || {};
     const bestPeerFma = peers.length && fm.ms ? `${f(Math.min(...peers) / fm.ms)}×` : 'n/a';
-    const prf = r.paired && r.paired.ratioFma && Object.values(r.paired.ratioFma);
-    const pairedFma = prf && prf.length ? `${f(Math.min(...prf))}×` : 'n/a';
+    // the faster peer's paired ratio against one of our builds
+    const pairedBy = (base) => {
+      const rs = r.paired && r.paired.ratios[base];
+      const v = rs ? PEERS.map((k) => rs[k]).filter((x) => x !== undefined) : [];
+      return v.length ? `${f(Math.min(...v))}×` : 'n/a';
+    };
+    const pairedBest = pairedBy('ours_simd'), pairedFma = pairedBy('ours_relaxed');
     const runs = ['ours_simd', 'ours_scalar', 'tfjs_wasm', 'ort_web', 'plain_js'].map((k) => (r.impl[k] && r.impl[k].runs) || '-').join('/');
     lines.push(`| ${[`(${B},${S},${D},${H})`, (r.flop / 1e9).toFixed(4), ms(r, 'ours_simd'), f(o.gflops, 1), ms(r, 'ours_simd_weights'),
       ms(r, 'ours_scalar'), r.impl.ours_scalar && o.ms ? `${f(r.impl.ours_scalar.ms / o.ms)}×` : 'n/a',
@@ -390,25 +395,17 @@ function table({ rows, peak, peakFma, page, notes, env }) {
     const bad = shares.filter((s) => s.share < 0.85).map((s) => `${s.what} ${s.share.toFixed(2)}`);
     out.push(`CPU share while timing: min ${lo.toFixed(2)} of one core (load average ${env.loadavgStart.map((v) => v.toFixed(1)).join('/')} at start)${bad.length ? ` — WARNING: another process competed for the CPU during ${bad.join(', ')}; those times are inflated. Re-run on an idle machine.` : '.'}`);
   }
-  if (peak.available) {
+  // Each peak, our build's share of it per shape, and that build's kernel table.
+  for (const [pk, impl, title, share, kernels] of [
+    [peak, 'ours_simd', 'SIMD128 peak', 'Ours SIMD as % of peak', 'Kernels alone (bench/cpp, wasm simd128, Node):'],
+    [peakFma, 'ours_relaxed', 'FMA peak', 'Ours FMA as % of the FMA peak', 'Kernels alone, FMA build (bench/cpp through wasm/relax.mjs, Node):']]) {
+    if (!pk.available) continue;
     out.push('');
-    out.push(`SIMD128 peak (${peak.source}): ${f(peak.gflops, 1)} GFLOP/s${peak.detail ? ` — ${peak.detail}` : ''}.`);
-    const shares = rows.filter((r) => r.impl.ours_simd && r.impl.ours_simd.gflops)
-      .map((r) => `${`(${r.shape.B},${r.shape.S},${r.shape.D},${r.shape.H})`} ${f(100 * r.impl.ours_simd.gflops / peak.gflops, 1)}%`);
-    out.push(`Ours SIMD as % of peak: ${shares.join(', ')}.`);
-    if (peak.kernelTable && peak.kernelTable.length) {
-      out.push('', 'Kernels alone (bench/cpp, wasm simd128, Node):', '', '| kernel | shape | GFLOP/s |', '|---|---|---|', ...peak.kernelTable);
-    }
-  }
-  if (peakFma.available) {
-    out.push('');
-    out.push(`FMA peak (${peakFma.source}): ${f(peakFma.gflops, 1)} GFLOP/s${peakFma.detail ? ` — ${peakFma.detail}` : ''}.`);
-    const shares = rows.filter((r) => r.impl.ours_relaxed && r.impl.ours_relaxed.gflops)
-      .map((r) => `${`(${r.shape.B},${r.shape.S},${r.shape.D},${r.shape.H})`} ${f(100 * r.impl.ours_relaxed.gflops / peakFma.gflops, 1)}%`);
-    out.push(`Ours FMA as % of the FMA peak: ${shares.join(', ')}.`);
-    if (peakFma.kernelTable && peakFma.kernelTable.length) {
-      out.push('', 'Kernels alone, FMA build (bench/cpp through wasm/relax.mjs, Node):', '', '| kernel | shape | GFLOP/s |', '|---|---|---|', ...peakFma.kernelTable);
-    }
+    out.push(`${title} (${pk.source}): ${f(pk.gflops, 1)} GFLOP/s${pk.detail ? ` — ${pk.detail}` : ''}.`);
+    const shares = rows.filter((r) => r.impl[impl] && r.impl[impl].gflops)
+      .map((r) => `${`(${r.shape.B},${r.shape.S},${r.shape.D},${r.shape.H})`} ${f(100 * r.impl[impl].gflops / pk.gflops, 1)}%`);
+    out.push(`${share}: ${shares.join(', ')}.`);
+    if (pk.kernelTable && pk.kernelTable.length) out.push('', kernels, '', '| kernel | shape | GFLOP/s |', '|---|---|---|', ...pk.kernelTable);
   }
   if (page.available) {
     out.push('');
