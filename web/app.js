@@ -243,7 +243,6 @@
 
   // Small DOM setters that write only when the value changes (no style/layout invalidation otherwise).
   function setText(e, t) { if (typeof e === 'string') e = $(e); if (e.textContent !== t) e.textContent = t; }
-  function setAttr(e, k, v) { if (e.getAttribute(k) !== v) e.setAttribute(k, v); }
   function setProp(e, k, v) { if (e[k] !== v) e[k] = v; }
   function setOptions(sel, values) {
     var key = values.join(',');
@@ -333,7 +332,7 @@
     headCards.items.forEach(function (it) {
       var on = it.h === sel;
       it.card.classList.toggle('selected', on);
-      setAttr(it.card, 'aria-pressed', String(on));
+      W.setAttr(it.card, 'aria-pressed', String(on));
     });
   }
 
@@ -374,7 +373,7 @@
     var oldW = c.style.width, oldH = c.style.height;
     W.drawHeatmap(c, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, size: Math.max(160, Math.min(avail, 480)),
       showLabels: true, selected: document.activeElement === c ? cellSel : null });
-    setAttr(c, 'aria-label', headName(h) + ' enlarged heatmap; arrow keys move between cells.');
+    W.setAttr(c, 'aria-label', headName(h) + ' enlarged heatmap; arrow keys move between cells.');
     c._mat = mat;
     // the line view's column shares the row with the heatmap: re-measure only if the heatmap changed size
     var linesW = wd && c.style.width === oldW && c.style.height === oldH ? wd.lines : $('lines').parentNode.clientWidth;
@@ -648,7 +647,7 @@
   function applyTheme(t) {
     if (t === 'auto' && !darkQuery && root.matchMedia) darkQuery = root.matchMedia('(prefers-color-scheme: dark)');
     var dark = t === 'dark' || (t === 'auto' && !!darkQuery && darkQuery.matches);
-    setAttr(document.documentElement, 'data-theme', dark ? 'dark' : 'light');
+    W.setAttr(document.documentElement, 'data-theme', dark ? 'dark' : 'light');
   }
   var layoutKey = null;
   function applyLayout(eff) {
@@ -657,7 +656,7 @@
     if (eff.embed) {
       var full = new URLSearchParams(S.toQuery(st)); full.delete('embed'); full.delete('hide');
       setProp($('open-full'), 'hidden', false);
-      setAttr($('open-full'), 'href', 'index.html' + (full.toString() ? '?' + full.toString() : ''));
+      W.setAttr($('open-full'), 'href', 'index.html' + (full.toString() ? '?' + full.toString() : ''));
     }
     var key = !!eff.embed + '|' + hide.join(',');
     if (key === layoutKey) return;   // sections and classes as they are

@@ -285,10 +285,10 @@
 
       // Head specialization
       var tokens = ['The', 'cat', 'sat', 'on', 'the', 'mat', 'because', 'it', 'was', 'soft'];
-      var hs = { heads: M.headSpecialization(tokens) };   // per head: {name, patterns: [{from, to, weight}], weights}
+      var heads = M.headSpecialization(tokens);   // per head: {name, patterns: [{from, to, weight}], weights}
       var hsOut = ['Sentence: ' + tokens.join(' '), 'Tokens: ' + tokens.length];
-      var hw = new Float32Array(hs.heads.length * 100);
-      hs.heads.forEach(function (h, i) {
+      var hw = new Float32Array(heads.length * 100);
+      heads.forEach(function (h, i) {
         hsOut.push('', 'HEAD ' + (i + 1) + ': ' + (h.name || ''), '', 'Key patterns in Head ' + (i + 1) + ':');
         h.patterns.forEach(function (p) {
           hsOut.push("  '" + tokens[p.from] + "' → '" + tokens[p.to] + "' (" + num(p.weight).toFixed(2) + ')');
@@ -302,9 +302,9 @@
           'head2_logits[tokens.index("sat"), tokens.index("cat")] = 8.0  # syntactic\n' +
           'head2_logits[tokens.index("cat"), tokens.index("sat")] = 6.0\n# others: 5.0 on the diagonal; softmax(dim=-1)',
         output: hsOut.join('\n') });
-      views.heads = { weights: { shape: [1, hs.heads.length, 10, 10], data: hw }, labels: tokens, B: 1,
-        H: hs.heads.length, S: 10, D: 0, headNames: hs.heads.map(function (h) { return h.name; }),
-        trace: M.shapeTrace({ batch: 1, seqLen: 10, dModel: 8, numHeads: hs.heads.length }),
+      views.heads = { weights: { shape: [1, heads.length, 10, 10], data: hw }, labels: tokens, B: 1,
+        H: heads.length, S: 10, D: 0, headNames: heads.map(function (h) { return h.name; }),
+        trace: M.shapeTrace({ batch: 1, seqLen: 10, dModel: 8, numHeads: heads.length }),
         note: 'Hand-built logits, not learned: head 1 semantic, head 2 syntactic (lesson 002, Part 3).' };
 
       // Shape table

@@ -61,15 +61,14 @@
   // Incremental: the frame (canvas size, axis labels) is redrawn only when its key changes; otherwise
   // a redraw is one putImageData into an S×S scratch canvas, one unsmoothed drawImage of it over the plot
   // area, the border and the selected cell.
-  var scratches = {}, nScratch = 0;
+  var scratches = {};   // by S, at most 6
   function scratchFor(S) {
     var s = scratches[S];
     if (!s) {
-      if (nScratch >= 6) { scratches = {}; nScratch = 0; }
+      if (Object.keys(scratches).length >= 6) scratches = {};
       var c = document.createElement('canvas'); c.width = S; c.height = S;
       var x = c.getContext('2d'), img = x.createImageData(S, S);
       s = scratches[S] = { canvas: c, ctx: x, img: img, px: new Uint32Array(img.data.buffer) };
-      nScratch++;
     }
     return s;
   }
@@ -254,7 +253,8 @@
   }
   // Incremental: the frame (size, column heads, token labels) is rebuilt only when its key changes; the
   // lines are a pool of <line> elements whose attributes are written only when their value changes.
-  function setA(e, k, v) { if (e['_' + k] !== v) { e['_' + k] = v; e.setAttribute(k, v); } }
+  // Writes attribute k only when v differs from what this function last wrote there (no DOM read).
+  function setAttr(e, k, v) { if (e['_' + k] !== v) { e['_' + k] = v; e.setAttribute(k, v); } }
   function lineView(svg, mat, labels, opts) {
     var S = mat.S, rowH = S <= 24 ? 22 : S <= 64 ? 14 : 6, width = opts.width || 360;
     var H = S * rowH + 30, colL = 110, colR = width - 110;
@@ -293,8 +293,8 @@
           ln = pool[n] = svgEl('line', { x1: colL, x2: colR, stroke: accent });
           g.appendChild(ln);
         }
-        setA(ln, 'y1', 26 + (i + 0.5) * rowH); setA(ln, 'y2', 26 + (j + 0.5) * rowH);
-        setA(ln, 'stroke-width', Math.max(0.5, Math.min(4, w * 5))); setA(ln, 'stroke-opacity', Math.min(1, w * 1.2));
+        setAttr(ln, 'y1', 26 + (i + 0.5) * rowH); setAttr(ln, 'y2', 26 + (j + 0.5) * rowH);
+        setAttr(ln, 'stroke-width', Math.max(0.5, Math.min(4, w * 5))); setAttr(ln, 'stroke-opacity', Math.min(1, w * 1.2));
         n++;
       }
     }
@@ -367,7 +367,7 @@
   }
 
   MHA.widgets = {
-    el: el, lut: lut, themeColors: themeColors, colorOf: colorOf, rangeOf: rangeOf, drawHeatmap: drawHeatmap, cellAt: cellAt, topKeys: topKeys,
+    el: el, setAttr: setAttr, lut: lut, colorOf: colorOf, rangeOf: rangeOf, drawHeatmap: drawHeatmap, cellAt: cellAt, topKeys: topKeys,
     legend: legend, chips: chips, traceTable: traceTable, pipeline: pipeline, lineView: lineView,
     matrixTable: matrixTable, exportSVG: exportSVG, exportPNG: exportPNG, download: download, shortLabel: shortLabel,
     STAGES: STAGES

@@ -1,5 +1,5 @@
 // Native timing of our MultiHeadAttention forward (the same C++ core the wasm builds compile),
-// for scripts/bench. Built by bench/js/native/build.sh with the native Release flags (-O3 -DNDEBUG).
+// for scripts/bench. Built as the CMake target bench_forward of the native preset (Release: -O3 -DNDEBUG).
 //   bench_forward --shape B,S,D,H [--runs N] [--warmup N] [--seed N] [--need-weights] [--output FILE]
 // Weights and input come from mha::Generator(seed) exactly as the JS API draws them
 // (new Generator(seed); new MultiHeadAttention({...generator}); g.randn([B,S,D])), so the output
@@ -57,10 +57,9 @@ int main(int argc, char** argv) {
       r = m.forward(x, x, x, opt);
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
-    std::vector<double> s = ms;
-    std::sort(s.begin(), s.end());
-    const std::size_t n = s.size();
-    const double median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    std::sort(ms.begin(), ms.end());
+    const std::size_t n = ms.size();
+    const double median = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
     if (output) {
       const mha::Tensor out = r.output.contiguous();
       std::FILE* f = std::fopen(output, "wb");
@@ -68,7 +67,7 @@ int main(int argc, char** argv) {
       std::fclose(f);
     }
     std::printf("{\"shape\":[%zu,%zu,%zu,%zu],\"median_ms\":%.6f,\"min_ms\":%.6f,\"runs\":%zu,\"need_weights\":%s,\"kernels\":\"%s\"}\n",
-                B, S, D, H, median, s[0], n, need_weights ? "true" : "false", mha::kernels::implementation());
+                B, S, D, H, median, ms[0], n, need_weights ? "true" : "false", mha::kernels::implementation());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_forward: %s\n", e.what());
     return 1;
