@@ -1,5 +1,5 @@
-// Builds dist/mha-relaxed.js from dist/mha.js: every f32x4 multiply followed by an add becomes
-// one f32x4.relaxed_madd (relaxed SIMD), which V8 compiles to an FMA on CPUs that have one.
+// Builds dist/mha-relaxed.js from dist/mha.js: every f32x4 multiply feeding an add (or subtracted)
+// becomes one f32x4.relaxed_madd (relaxed_nmadd), which V8 compiles to an FMA on CPUs that have one.
 //
 //   node wasm/relax.mjs dist/mha.js dist/mha-relaxed.js
 //   node wasm/relax.mjs test_attention.js test_attention-relaxed.js   (any -sSINGLE_FILE output)
@@ -39,7 +39,7 @@ function main([input, output]) {
   const out = js.replace(DATA_URI, () => 'data:application/octet-stream;base64,' + Buffer.from(bytes).toString('base64'))
     .replace(SUFFIX_LINE, () => "const BUILD_SUFFIX = '-relaxed';");
   fs.writeFileSync(output, out);
-  console.log(`relax: ${output}: ${fused} f32x4 mul+add pairs fused into relaxed_madd`);
+  console.log(`relax: ${output}: ${fused} f32x4 multiply-adds fused into relaxed_madd or relaxed_nmadd`);
 }
 
 // Children of the expression kinds that can hold f32x4 arithmetic, as [getter, setter] names.
@@ -65,15 +65,8 @@ const FIELDS = new Map([
   [b.BreakId, [b.Break, ['Condition', 'Value']]],
 ]);
 
-// Kinds without children.
-const LEAVES = new Set([b.ConstId, b.LocalGetId, b.GlobalGetId, b.NopId, b.UnreachableId, b.MemorySizeId]);
-// True when mapChildren reaches every child of e.
-const covered = (e) => {
-  const id = b.getExpressionId(e);
-  return LEAVES.has(id) || FIELDS.has(id) || id === b.BlockId || id === b.TryId || id === b.CallId;
-};
-
-// Visits the children of e (f maps each child to its replacement).
+// Visits the children of e (f maps each child to its replacement). Kinds not listed are not
+// walked: what they hold stays unfused, which is still correct.
 function mapChildren(e, f) {
   const id = b.getExpressionId(e);
   if (id === b.BlockId) {
@@ -93,45 +86,31 @@ function mapChildren(e, f) {
 }
 
 function fuseMultiplyAdds(module) {
-  const E = b.SideEffects;
-  const READS = E.ReadsLocal | E.ReadsGlobal | E.ReadsMemory | E.ImplicitTrap;
-  const effects = (e) => b.getSideEffects(e, module);
   const isMul = (e) => b.getExpressionId(e) === b.BinaryId && b.Binary.getOp(e) === b.MulVecF32x4;
-  // Indices of the locals that e reads (LocalGetId) or writes (LocalSetId, tee included); null when
-  // e holds an expression kind whose children this pass does not walk (then nothing is moved).
-  const locals = (e, id, out = new Set()) => {
-    if (!out || !covered(e)) return null;
-    if (b.getExpressionId(e) === id) out.add(id === b.LocalGetId ? b.LocalGet.getIndex(e) : b.LocalSet.getIndex(e));
-    mapChildren(e, (c) => { out = locals(c, id, out); return c; });
-    return out;
+  const ternary = (op, mul, c) =>
+    b._BinaryenSIMDTernary(module.ptr, op, b.Binary.getLeft(mul), b.Binary.getRight(mul), c);
+  // add(c, mul(a, b)) and sub(c, mul(a, b)) evaluate c first, a relaxed madd evaluates it last:
+  // c goes to a fresh local first, so every side effect (a local.tee, a load) keeps its order.
+  // (clang writes exp's x + n·(-ln2) as x - n·ln2, and reuses locals across such expressions.)
+  const cFirst = (fn, op, mul, c) => {
+    const t = b._BinaryenFunctionAddVar(fn, b.v128);
+    return module.block(null, [module.local.set(t, c), ternary(op, mul, module.local.get(t, b.v128))], b.v128);
   };
-  // add(c, mul(a, b)) evaluates c first; relaxed_madd(a, b, c) evaluates it last. That is the same
-  // program when c only reads, a·b at most write locals (local.tee of loaded operands), and c reads
-  // none of them. add(mul(a, b), c) keeps the order and is always rewritten.
-  const movable = (c, mul) => {
-    if (effects(c) & ~READS) return false;
-    if (effects(mul) & ~(READS | E.WritesLocal)) return false;
-    const written = locals(mul, b.LocalSetId), read = locals(c, b.LocalGetId);
-    if (!written || !read) return false;
-    for (const i of read) if (written.has(i)) return false;
-    return true;
-  };
-  const madd = (mul, c) =>
-    b._BinaryenSIMDTernary(module.ptr, b.RelaxedMaddVecF32x4, b.Binary.getLeft(mul), b.Binary.getRight(mul), c);
 
   let fused = 0;
-  const visit = (e) => {
-    mapChildren(e, visit);
-    if (b.getExpressionId(e) !== b.BinaryId || b.Binary.getOp(e) !== b.AddVecF32x4) return e;
-    const left = b.Binary.getLeft(e), right = b.Binary.getRight(e);
-    if (isMul(left)) { fused++; return madd(left, right); }
-    if (isMul(right) && movable(left, right)) { fused++; return madd(right, left); }
+  const visit = (fn, e) => {
+    mapChildren(e, (c) => visit(fn, c));
+    if (b.getExpressionId(e) !== b.BinaryId) return e;
+    const op = b.Binary.getOp(e), left = b.Binary.getLeft(e), right = b.Binary.getRight(e);
+    if (op === b.AddVecF32x4 && isMul(left)) { fused++; return ternary(b.RelaxedMaddVecF32x4, left, right); }
+    if (op === b.AddVecF32x4 && isMul(right)) { fused++; return cFirst(fn, b.RelaxedMaddVecF32x4, right, left); }
+    if (op === b.SubVecF32x4 && isMul(right)) { fused++; return cFirst(fn, b.RelaxedNmaddVecF32x4, right, left); }
     return e;
   };
   for (let i = 0; i < module.getNumFunctions(); i++) {
     const fn = module.getFunctionByIndex(i);
     const body = b.Function.getBody(fn);
-    if (body) b.Function.setBody(fn, visit(body));
+    if (body) b.Function.setBody(fn, visit(fn, body));
   }
   return fused;
 }
