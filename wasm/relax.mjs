@@ -1,4 +1,4 @@
-// Builds dist/mha-relaxed.js from dist/mha.js: a + b·c and c − a·b on f32x4 become one
+// Builds dist/mha-relaxed.js from dist/mha.js: a·b + c and c − a·b on f32x4 become one
 // f32x4.relaxed_madd / relaxed_nmadd, which V8 compiles to an FMA on CPUs that have one.
 //
 //   node wasm/relax.mjs dist/mha.js dist/mha-relaxed.js
