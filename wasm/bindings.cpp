@@ -30,13 +30,16 @@ using emscripten::val;
 
 namespace {
 
+constexpr const char* kOutOfMemory =
+    "out of memory: the browser could not give this tab enough memory for that size; try a smaller one";
+
 template <class F>
 val guarded(F&& compute) {
   val result = val::object();
   try {
     result.set("value", compute());
   } catch (const std::bad_alloc&) {
-    result.set("error", std::string("out of memory: the browser could not give this tab enough memory for that size; try a smaller one"));
+    result.set("error", std::string(kOutOfMemory));
   } catch (const std::exception& e) {
     result.set("error", std::string(e.what()));
   }
@@ -164,17 +167,19 @@ void store_attention(const mha::Tensor& output, const mha::Tensor& weights, bool
 // Runs `compute` (which stores its tensors); false with the message in the slot on failure.
 template <class F>
 bool into_slot(F&& compute) {
-  result_slot().reset();
+  ResultSlot& slot = result_slot();
+  slot.reset();
+  std::string error;
   try {
     compute();
     return true;
   } catch (const std::bad_alloc&) {
-    result_slot().reset();
-    result_slot().error = "out of memory: the browser could not give this tab enough memory for that size; try a smaller one";
+    error = kOutOfMemory;
   } catch (const std::exception& e) {
-    result_slot().reset();
-    result_slot().error = e.what();
+    error = e.what();
   }
+  slot.reset();  // drop what a failed call stored before it threw
+  slot.error = std::move(error);
   return false;
 }
 
