@@ -182,15 +182,16 @@ var createMhaModule = (function () {
     // Stages the tensors (null stays 0; the same tensor is staged once), makes one core call,
     // and frees everything whatever happens. `call` gets the block addresses.
     function withStaged(tensors, call) {
-      const addrs = tensors.map(() => 0);
-      const first = (i) => tensors.indexOf(tensors[i]) === i;
+      const staged = new Map();  // tensor → its block
       try {
-        for (let i = 0; i < tensors.length; i++) {
-          if (tensors[i]) addrs[i] = first(i) ? stage(tensors[i]) : addrs[tensors.indexOf(tensors[i])];
-        }
+        const addrs = tensors.map((t) => {
+          if (!t) return 0;
+          if (!staged.has(t)) staged.set(t, stage(t));
+          return staged.get(t);
+        });
         return call(...addrs);
       } finally {
-        for (let i = 0; i < addrs.length; i++) if (addrs[i] && first(i)) core._free(addrs[i]);
+        for (const addr of staged.values()) core._free(addr);
       }
     }
 
@@ -202,6 +203,12 @@ var createMhaModule = (function () {
       } finally {
         core.releaseResult();
       }
+    }
+
+    // An attention call of the core: q, k, v and the options' masks staged, then the core's argument order.
+    function runAttention(qkv, o, call) {
+      return runRaw([...qkv, o.mask, o.keyPaddingMask],
+        (qa, ka, va, ma, pa) => call(qa, ka, va, o.needWeights, o.causal, o.fill, o.mode, ma, pa));
     }
 
     // What MultiHeadAttention.forward returns: {output, weights, fullyMaskedRows} and `trace`, the
@@ -266,8 +273,7 @@ var createMhaModule = (function () {
         const h = live(this, 'MultiHeadAttention');
         const o = checkOptions(options);
         const [tq, tk, tv] = checkQkv(q, k, v, ['query', 'key', 'value']);
-        const raw = runRaw([tq, tk, tv, o.mask, o.keyPaddingMask],
-          (qa, ka, va, ma, pa) => h.forward(qa, ka, va, o.needWeights, o.causal, o.fill, o.mode, ma, pa));
+        const raw = runAttention([tq, tk, tv], o, (...args) => h.forward(...args));
         return new ForwardResult(raw, [tq.shape[0], tq.shape[1], this.dModel, this.numHeads, tk.shape[1]]);
       }
       parameterCount() { return live(this, 'MultiHeadAttention').parameterCount(); }
@@ -298,8 +304,7 @@ var createMhaModule = (function () {
       mergeHeads: (t) => runRaw([checkTensor(t, 'mergeHeads: input')], (x) => core.mergeHeads(x)).output,
       scaledDotProductAttention: (q, k, v, options = {}) => {
         const o = checkOptions(options);
-        return runRaw([...checkQkv(q, k, v, ['q', 'k', 'v']), o.mask, o.keyPaddingMask],
-          (qa, ka, va, ma, pa) => core.scaledDotProductAttention(qa, ka, va, o.needWeights, o.causal, o.fill, o.mode, ma, pa));
+        return runAttention(checkQkv(q, k, v, ['q', 'k', 'v']), o, core.scaledDotProductAttention);
       },
       shapeTrace: (config) => {
         checkConfig(config, 'shapeTrace', ['batch', 'seqLen', 'dModel', 'numHeads', 'kvLen']);
