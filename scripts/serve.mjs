@@ -4,7 +4,7 @@
 //                                            maps paths to HTML served besides dir (host pages)
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
@@ -19,7 +19,7 @@ export function serve(dir, { port = 0, extra = {} } = {}) {
       return;
     }
     if (path.endsWith('/')) path += 'index.html';
-    const file = normalize(join(root, path));
+    const file = join(root, path);  // join normalizes, so the check below sees any '..'
     if (!file.startsWith(root + sep)) { res.writeHead(403).end(); return; }
     try {
       const body = await readFile(file);
@@ -30,7 +30,7 @@ export function serve(dir, { port = 0, extra = {} } = {}) {
   });
   return new Promise((ok) => server.listen(port, '127.0.0.1', () => {
     const origin = `http://127.0.0.1:${server.address().port}`;
-    ok({ server, origin, close: () => new Promise((r) => server.close(r)) });
+    ok({ origin, close: () => new Promise((r) => server.close(r)) });
   }));
 }
 
