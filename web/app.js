@@ -457,7 +457,7 @@
     if (eff.preset === 'lesson002') {
       setText('lesson-title', P.L002.title);
       setText('lesson-blurb', P.L002.blurb + ' Source: ' + P.L002.file + '.');
-      cells = current.cells.slice();
+      cells = current.cells;
     } else {
       var cfg = current.cfg, res = current.res;
       var mods = modified(eff);

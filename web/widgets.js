@@ -49,7 +49,7 @@
   var colorCache = { theme: null, colors: null };
   function themeColors() {
     var t = document.documentElement.getAttribute('data-theme') || '';
-    if (colorCache.theme !== t || !colorCache.colors) {
+    if (colorCache.theme !== t) {
       colorCache = { theme: t, colors: { border: cssVar('--border'), fgMuted: cssVar('--fg-muted'), accent: cssVar('--accent'),
         line: cssVar('--line') } };
     }
@@ -61,16 +61,14 @@
   // Incremental: the frame (canvas size, axis labels) is redrawn only when its key changes; otherwise
   // a redraw is one putImageData into an S×S scratch canvas, one unsmoothed drawImage of it over the plot
   // area, the border and the selected cell.
-  var scratches = {};   // by S, at most 6
+  var scratch = null;   // every heatmap of one draw has the same S
   function scratchFor(S) {
-    var s = scratches[S];
-    if (!s) {
-      if (Object.keys(scratches).length >= 6) scratches = {};
+    if (!scratch || scratch.canvas.width !== S) {
       var c = document.createElement('canvas'); c.width = S; c.height = S;
       var x = c.getContext('2d'), img = x.createImageData(S, S);
-      s = scratches[S] = { canvas: c, ctx: x, img: img, px: new Uint32Array(img.data.buffer) };
+      scratch = { canvas: c, ctx: x, img: img, px: new Uint32Array(img.data.buffer) };
     }
-    return s;
+    return scratch;
   }
   var LUT32 = {};
   var LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -208,8 +206,8 @@
   }
   function traceTable(tbody, trace, onFocus) {
     var key = JSON.stringify(trace);
-    if (tbody._key === key && tbody._onFocus === onFocus && tbody.childNodes.length === trace.length) return;   // unchanged
-    tbody._key = key; tbody._onFocus = onFocus;
+    if (tbody._key === key && tbody.childNodes.length === trace.length) return;   // unchanged
+    tbody._key = key;
     tbody.textContent = '';
     trace.forEach(function (t, i) {
       var tr = el('tr', { 'data-step': String(i), tabindex: '0', 'data-stage': String(stageOf(t, i)) });
