@@ -285,12 +285,168 @@ var createMhaModule = (function () {
       }
       eval() { return this.train(false); }
       get training() { return live(this, 'MultiHeadAttention').training(); }
+      stateDict() { return unwrap(live(this, 'MultiHeadAttention').stateDict()); }
+      loadStateDict(state) {
+        loadState(live(this, 'MultiHeadAttention'), state);
+        return this;
+      }
+      toSafetensors() { return unwrap(live(this, 'MultiHeadAttention').toSafetensors()); }
       delete() { release(this, 'MultiHeadAttention'); }
+    }
+
+    // {name: tensor} (an object or a Map, as stateDict() and loadSafetensors() give) into a module.
+    function loadState(handle, state) {
+      const entries = state instanceof Map ? [...state.entries()]
+        : state !== null && typeof state === 'object' && !Array.isArray(state) ? Object.keys(state).map((k) => [k, state[k]])
+          : fail(`loadStateDict expects {name: {shape, data}} (as stateDict() or loadSafetensors() give), got ${describe(state)}`);
+      const names = entries.map(([name]) => String(name));
+      const tensors = entries.map(([name, t]) => checkTensor(t, `'${name}'`));
+      unwrap(withStaged(tensors, (...addrs) => handle.loadStateDict(names, addrs)));
+    }
+
+    const TASKS = ['two-offsets', 'first-and-previous', 'reverse', 'induction'];
+    const MODEL_OPTIONS = ['task', 'vocab', 'seqLen', 'dModel', 'numHeads', 'layers', 'causal', 'generator'];
+
+    // A tiny attention model that learns a task (the core's TinyAttentionModel): token and position
+    // embeddings, residual MultiHeadAttention layers, one linear readout per target.
+    class TinyAttentionModel {
+      constructor(config) {
+        checkConfig(config, 'TinyAttentionModel', MODEL_OPTIONS);
+        const task = config.task === undefined ? 'two-offsets' : config.task;
+        if (!TASKS.includes(task)) fail(`task must be one of ${TASKS.join(', ')}; got ${describe(task)}`);
+        const c = { ...unwrap(core.modelDefaults(task)), ...config };
+        checkCount(c.vocab, 'vocab', 2, 512);
+        checkCount(c.seqLen, 'seqLen', 2, 512);
+        checkCount(c.dModel, 'dModel', 1, 1024);
+        checkCount(c.numHeads, 'numHeads', 1, 1024);
+        checkCount(c.layers, 'layers', 1, 4);
+        if (typeof c.causal !== 'boolean') fail(`causal must be true or false, got ${describe(c.causal)}`);
+        const g = checkGenerator(c.generator, 'generator');
+        own(this, unwrap(core.modelCreate({ ...c, generator: undefined }, g)));
+        this.config = Object.freeze({ task, vocab: c.vocab, seqLen: c.seqLen, dModel: c.dModel, numHeads: c.numHeads, layers: c.layers, causal: c.causal });
+      }
+      trainStep(optimizer, options = {}) {
+        checkConfig(options, 'trainStep', ['batchSize']);
+        const { batchSize = 32 } = options;
+        checkCount(batchSize, 'batchSize', 1, 1024);
+        if (!(optimizer instanceof Optimizer)) fail(`trainStep expects an optimizer (new M.Adam(model, {lr})), got ${describe(optimizer)}`);
+        if (optimizer.model !== this) fail('this optimizer was made for another model');
+        return unwrap(live(this, 'TinyAttentionModel').trainStep(live(optimizer, 'optimizer'), batchSize));
+      }
+      #tokens(tokens) {
+        if (!Array.isArray(tokens) && !ArrayBuffer.isView(tokens)) fail(`tokens must be an array of token ids such as [0, 3, 1], got ${describe(tokens)}`);
+        const list = Array.from(tokens);
+        checkCount(list.length, 'the number of tokens', 1, this.config.seqLen);
+        list.forEach((t, i) => checkCount(t, `token ${i}`, 0, this.config.vocab - 1));
+        return list;
+      }
+      attention(tokens) { return unwrap(live(this, 'TinyAttentionModel').attention(this.#tokens(tokens))); }
+      predict(tokens) { return unwrap(live(this, 'TinyAttentionModel').predict(this.#tokens(tokens))); }
+      roleScores() { return unwrap(live(this, 'TinyAttentionModel').roleScores()); }
+      ablate(layer, head, on = true) {
+        checkCount(layer, 'layer', 0, this.config.layers - 1);
+        checkCount(head, 'head', 0, this.config.numHeads - 1);
+        if (typeof on !== 'boolean') fail(`ablate(layer, head, on) expects on to be true or false, got ${describe(on)}`);
+        unwrap(live(this, 'TinyAttentionModel').ablate(layer, head, on));
+        return this;
+      }
+      parameterCount() { return live(this, 'TinyAttentionModel').parameterCount(); }
+      zeroGrad() { live(this, 'TinyAttentionModel').zeroGrad(); return this; }
+      stateDict() { return unwrap(live(this, 'TinyAttentionModel').stateDict()); }
+      loadStateDict(state) {
+        loadState(live(this, 'TinyAttentionModel'), state);
+        return this;
+      }
+      toSafetensors() { return unwrap(live(this, 'TinyAttentionModel').toSafetensors()); }
+      toPyTorch(options = {}) {
+        checkConfig(options, 'toPyTorch', ['steps', 'batchSize', 'optimizer', 'lossDigits', ...OPTIMIZER_OPTIONS]);
+        const { steps = 200, batchSize = 32, optimizer = 'adam', lossDigits = 4, ...rest } = options;
+        checkCount(steps, 'steps', 1, 100000);
+        checkCount(batchSize, 'batchSize', 1, 1024);
+        checkCount(lossDigits, 'lossDigits', 1, 9);
+        const kind = optimizer instanceof Optimizer ? null : OPTIMIZERS[String(optimizer).toLowerCase()];
+        const settings = optimizer instanceof Optimizer ? optimizer.options
+          : kind ? optimizerSettings(kind, rest) : fail(`optimizer must be 'sgd', 'adam' or 'adamw' (or an optimizer), got ${describe(optimizer)}`);
+        return unwrap(live(this, 'TinyAttentionModel').toPyTorch(steps, batchSize, settings, lossDigits));
+      }
+      delete() { release(this, 'TinyAttentionModel'); }
+    }
+
+    // torch.optim's options, in camelCase; defaults as torch.optim's.
+    const OPTIMIZER_OPTIONS = ['lr', 'momentum', 'dampening', 'nesterov', 'betas', 'eps', 'weightDecay'];
+    const OPTIMIZERS = { sgd: 'SGD', adam: 'Adam', adamw: 'AdamW' };
+    function optimizerSettings(kind, options) {
+      checkConfig(options, kind, kind === 'SGD' ? ['lr', 'momentum', 'dampening', 'nesterov', 'weightDecay'] : ['lr', 'betas', 'eps', 'weightDecay']);
+      const number = (x, name, fallback) => {
+        if (x === undefined) return fallback;
+        if (typeof x !== 'number' || !Number.isFinite(x)) fail(`${kind}: ${name} must be a number, got ${describe(x)}`);
+        return x;
+      };
+      const betas = options.betas === undefined ? [0.9, 0.999] : options.betas;
+      if (!Array.isArray(betas) || betas.length !== 2) fail(`${kind}: betas must be two numbers such as [0.9, 0.999], got ${describe(betas)}`);
+      if (options.nesterov !== undefined && typeof options.nesterov !== 'boolean') fail(`${kind}: nesterov must be true or false`);
+      return {
+        kind,
+        lr: number(options.lr, 'lr', 1e-3),
+        momentum: number(options.momentum, 'momentum', 0),
+        dampening: number(options.dampening, 'dampening', 0),
+        nesterov: options.nesterov === true,
+        beta1: number(betas[0], 'betas[0]', 0.9),
+        beta2: number(betas[1], 'betas[1]', 0.999),
+        eps: number(options.eps, 'eps', 1e-8),
+        weightDecay: number(options.weightDecay, 'weightDecay', kind === 'AdamW' ? 1e-2 : 0),
+      };
+    }
+
+    class Optimizer {
+      constructor(kind, model, options) {
+        if (!(model instanceof TinyAttentionModel)) fail(`${kind} expects a TinyAttentionModel as its first argument, got ${describe(model)}`);
+        this.options = Object.freeze(optimizerSettings(kind, options === undefined ? {} : options));
+        this.model = model;
+        own(this, unwrap(core.optimizerCreate(live(model, 'TinyAttentionModel'), this.options)));
+      }
+      get steps() { return live(this, 'optimizer').steps(); }
+      zeroGrad() { this.model.zeroGrad(); return this; }
+      delete() { release(this, 'optimizer'); }
+    }
+    class SGD extends Optimizer { constructor(model, options) { super('SGD', model, options); } }
+    class Adam extends Optimizer { constructor(model, options) { super('Adam', model, options); } }
+    class AdamW extends Optimizer { constructor(model, options) { super('AdamW', model, options); } }
+
+    // A .safetensors file as {tensors: {name: {shape, data}}, metadata: {key: value}} (objects without a
+    // prototype, so any name is a plain key); a damaged file throws a message naming what is wrong.
+    function readSafetensors(bytes) {
+      if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+      if (!(bytes instanceof Uint8Array)) fail(`expected the file's bytes (a Uint8Array or ArrayBuffer), got ${describe(bytes)}`);
+      if (bytes.length > 0x7fffffff) fail('this file is larger than 2 GiB, more than a browser tab can load');
+      const addr = core._malloc(Math.max(1, bytes.length));
+      if (!addr) fail('out of memory: the browser could not give this tab enough memory for that file');
+      try {
+        core.HEAPU8.set(bytes, addr);
+        const file = unwrap(core.readSafetensors(addr, bytes.length));
+        const tensors = Object.create(null), metadata = Object.create(null);
+        file.names.forEach((name, i) => { tensors[name] = file.tensors[i]; });
+        for (const [key, value] of file.metadata) metadata[key] = value;
+        return { tensors, metadata };
+      } finally {
+        core._free(addr);
+      }
     }
 
     return {
       Generator,
       MultiHeadAttention,
+      TinyAttentionModel,
+      SGD,
+      Adam,
+      AdamW,
+      readSafetensors,
+      loadSafetensors: (bytes) => readSafetensors(bytes).tensors,
+      tasks: TASKS,
+      modelDefaults: (task) => {
+        if (!TASKS.includes(task)) fail(`task must be one of ${TASKS.join(', ')}; got ${describe(task)}`);
+        return unwrap(core.modelDefaults(task));
+      },
       implementation: core.implementation() + BUILD_SUFFIX,
       matmul: (a, b) => runRaw([checkTensor(a, 'matmul: a'), checkTensor(b, 'matmul: b')], (x, y) => core.matmul(x, y)).output,
       softmax: (t, dim = -1) => {

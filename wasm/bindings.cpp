@@ -309,17 +309,214 @@ val mha_parameters(const mha::MultiHeadAttention& m) {
     const std::pair<const char*, const mha::Linear*> layers[] = {{"W_q", &m.W_q}, {"W_k", &m.W_k}, {"W_v", &m.W_v}, {"W_o", &m.W_o}};
     for (const auto& [name, layer] : layers) {
       val entry = val::object();
-      entry.set("weight", tensor_to_js(layer->weight));
-      entry.set("bias", layer->bias ? tensor_to_js(*layer->bias) : val::null());
+      entry.set("weight", tensor_to_js(layer->weight()));
+      entry.set("bias", layer->bias() ? tensor_to_js(*layer->bias()) : val::null());
       out.set(name, entry);
     }
     return out;
   });
 }
 
-double mha_parameter_count(const mha::MultiHeadAttention& m) { return static_cast<double>(m.parameter_count()); }
 void mha_set_training(mha::MultiHeadAttention& m, bool on) { m.train(on); }
 bool mha_training(const mha::MultiHeadAttention& m) { return m.training(); }
+
+// ---- Parameters, state dicts and safetensors (shared by every module) ---------------------------
+
+// Bound per module class (embind takes `this` as the class itself).
+template <class M>
+val state_dict_to_js(const M& m) {
+  val out = val::object();
+  for (const mha::NamedTensor& t : m.state_dict()) out.set(t.name, tensor_to_js(t.value));
+  return out;
+}
+
+// names[i] with its tensor staged at addrs[i] (api.js validated both).
+std::vector<mha::NamedTensor> named_from_blocks(const val& names, const val& addrs) {
+  const std::size_t n = to_count(names["length"].as<double>(), "the number of tensors", 100000);
+  if (to_count(addrs["length"].as<double>(), "the number of tensors", 100000) != n) throw mha::Error("names and tensors differ in number");
+  std::vector<mha::NamedTensor> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string name = names[i].as<std::string>();
+    out.push_back({name, tensor_from_block(addrs[i].as<double>(), "'" + name + "'")});
+  }
+  return out;
+}
+
+template <class M>
+val module_load_state_dict(M& m, val names, val addrs) {
+  return guarded([&] {
+    m.load_state_dict(named_from_blocks(names, addrs));
+    return val::undefined();
+  });
+}
+
+val bytes_to_js(const std::vector<std::uint8_t>& bytes) {
+  return val::global("Uint8Array").new_(val(emscripten::typed_memory_view(bytes.size(), bytes.data())));
+}
+
+template <class M>
+val module_to_safetensors(const M& m) {
+  return guarded([&] { return bytes_to_js(mha::write_safetensors(m.state_dict(), {{"format", "pt"}})); });
+}
+
+// The bytes api.js copied to wasm memory at `address`.
+val js_read_safetensors(double address, double size) {
+  return guarded([&] {
+    const std::size_t n = to_count(size, "the file size", 2147483647.0);
+    const std::size_t addr = to_count(address, "buffer address", 4294967295.0);
+    if (n > 0 && addr == 0) throw mha::Error("invalid buffer address");
+    const mha::SafetensorsFile file = mha::read_safetensors(reinterpret_cast<const std::uint8_t*>(addr), n);
+    val names = val::array(), tensors = val::array(), metadata = val::array();
+    for (std::size_t i = 0; i < file.tensors.size(); ++i) {
+      names.set(i, file.tensors[i].name);
+      tensors.set(i, tensor_to_js(file.tensors[i].value));
+    }
+    for (std::size_t i = 0; i < file.metadata.size(); ++i) {
+      val pair = val::array();
+      pair.set(0, file.metadata[i].first);
+      pair.set(1, file.metadata[i].second);
+      metadata.set(i, pair);
+    }
+    val out = val::object();
+    out.set("names", names);
+    out.set("tensors", tensors);
+    out.set("metadata", metadata);
+    return out;
+  });
+}
+
+// ---- Training ----------------------------------------------------------------------------------
+
+mha::OptimizerOptions optimizer_from_js(const val& o) {
+  const std::string kind = o["kind"].as<std::string>();
+  mha::OptimizerOptions out = mha::optimizer_defaults(kind == "SGD" ? mha::OptimizerKind::SGD
+                                                      : kind == "AdamW" ? mha::OptimizerKind::AdamW
+                                                                        : mha::OptimizerKind::Adam);
+  out.lr = o["lr"].as<double>();
+  out.momentum = o["momentum"].as<double>();
+  out.dampening = o["dampening"].as<double>();
+  out.nesterov = o["nesterov"].as<bool>();
+  out.beta1 = o["beta1"].as<double>();
+  out.beta2 = o["beta2"].as<double>();
+  out.eps = o["eps"].as<double>();
+  out.weight_decay = o["weightDecay"].as<double>();
+  mha::check_optimizer_options(out);
+  return out;
+}
+
+val model_create(val config, std::shared_ptr<mha::Generator> gen) {
+  return guarded([&] {
+    mha::ModelConfig c = mha::model_defaults(mha::task_from_name(config["task"].as<std::string>()));
+    c.vocab = to_count(config["vocab"].as<double>(), "vocab", 4096);
+    c.seq_len = to_count(config["seqLen"].as<double>(), "seqLen", 4096);
+    c.d_model = to_count(config["dModel"].as<double>(), "dModel", 4096);
+    c.num_heads = to_count(config["numHeads"].as<double>(), "numHeads", 4096);
+    c.layers = to_count(config["layers"].as<double>(), "layers", 64);
+    c.causal = config["causal"].as<bool>();
+    return val(std::make_shared<mha::TinyAttentionModel>(c, std::move(gen)));
+  });
+}
+
+val model_defaults_js(std::string task) {
+  return guarded([&] {
+    const mha::ModelConfig c = mha::model_defaults(mha::task_from_name(task));
+    val out = val::object();
+    out.set("task", std::string(mha::task_name(c.task)));
+    out.set("vocab", static_cast<double>(c.vocab));
+    out.set("seqLen", static_cast<double>(c.seq_len));
+    out.set("dModel", static_cast<double>(c.d_model));
+    out.set("numHeads", static_cast<double>(c.num_heads));
+    out.set("layers", static_cast<double>(c.layers));
+    out.set("causal", c.causal);
+    return out;
+  });
+}
+
+val optimizer_create(std::shared_ptr<mha::TinyAttentionModel> model, val options) {
+  return guarded([&] { return val(std::make_shared<mha::Optimizer>(model, optimizer_from_js(options))); });
+}
+
+double optimizer_steps(const mha::Optimizer& o) { return static_cast<double>(o.steps()); }
+
+val model_train_step(mha::TinyAttentionModel& m, mha::Optimizer& opt, double batch_size) {
+  return guarded([&] {
+    const mha::StepResult r = m.train_step(opt, to_count(batch_size, "batchSize", 1024));
+    val out = val::object();
+    out.set("loss", r.loss);
+    out.set("accuracy", r.accuracy);
+    return out;
+  });
+}
+
+std::vector<std::int64_t> tokens_from_js(const val& tokens) {
+  const std::size_t n = to_count(tokens["length"].as<double>(), "the number of tokens", 4096);
+  std::vector<std::int64_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int64_t>(to_count(tokens[i].as<double>(), "a token", 1e9));
+  return out;
+}
+
+val model_attention(mha::TinyAttentionModel& m, val tokens) {
+  return guarded([&] {
+    val out = val::array();
+    const std::vector<mha::Tensor> layers = m.attention(tokens_from_js(tokens));
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      val entry = val::object();
+      entry.set("layer", static_cast<double>(l));
+      entry.set("weights", tensor_to_js(layers[l]));
+      out.set(l, entry);
+    }
+    return out;
+  });
+}
+
+val model_predict(mha::TinyAttentionModel& m, val tokens) {
+  return guarded([&] {
+    val out = val::array();
+    const std::vector<mha::Tensor> logits = m.predict(tokens_from_js(tokens));
+    for (std::size_t r = 0; r < logits.size(); ++r) out.set(r, tensor_to_js(logits[r]));
+    return out;
+  });
+}
+
+val model_role_scores(mha::TinyAttentionModel& m) {
+  return guarded([&] {
+    val out = val::array();
+    const std::vector<mha::RoleScore> scores = m.role_scores();
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+      val entry = val::object();
+      entry.set("layer", static_cast<double>(scores[i].layer));
+      entry.set("head", static_cast<double>(scores[i].head));
+      entry.set("role", scores[i].role);
+      entry.set("score", scores[i].score);
+      out.set(i, entry);
+    }
+    return out;
+  });
+}
+
+val model_ablate(mha::TinyAttentionModel& m, double layer, double head, bool on) {
+  return guarded([&] {
+    m.ablate(to_count(layer, "layer", 64), to_count(head, "head", 4096), on);
+    return val::undefined();
+  });
+}
+
+val model_to_pytorch(const mha::TinyAttentionModel& m, double steps, double batch_size, val optimizer, double digits) {
+  return guarded([&] {
+    mha::TrainingScript s;
+    s.steps = to_count(steps, "steps", 100000);
+    s.batch_size = to_count(batch_size, "batchSize", 1024);
+    s.optimizer = optimizer_from_js(optimizer);
+    s.loss_digits = static_cast<int>(to_count(digits, "lossDigits", 9));
+    return val(m.to_pytorch(s));
+  });
+}
+
+// Bound per module class (embind takes `this` as the class itself).
+template <class M>
+double module_parameter_count(const M& m) { return static_cast<double>(m.parameter_count()); }
+template <class M>
+void module_zero_grad(M& m) { m.zero_grad(); }
 
 // ---- Teaching pieces -------------------------------------------------------------------------
 
@@ -430,10 +627,33 @@ EMSCRIPTEN_BINDINGS(mha_core) {
       .smart_ptr<std::shared_ptr<mha::MultiHeadAttention>>("MultiHeadAttentionCorePtr")
       .function("forward", &mha_forward)
       .function("parameters", &mha_parameters)
-      .function("parameterCount", &mha_parameter_count)
+      .function("parameterCount", &module_parameter_count<mha::MultiHeadAttention>)
+      .function("stateDict", &state_dict_to_js<mha::MultiHeadAttention>)
+      .function("loadStateDict", &module_load_state_dict<mha::MultiHeadAttention>)
+      .function("toSafetensors", &module_to_safetensors<mha::MultiHeadAttention>)
       .function("setTraining", &mha_set_training)
       .function("training", &mha_training)
       .function("loopVsVectorized", &js_loop_vs_vectorized);
+  class_<mha::TinyAttentionModel>("TinyAttentionModelCore")
+      .smart_ptr<std::shared_ptr<mha::TinyAttentionModel>>("TinyAttentionModelCorePtr")
+      .function("trainStep", &model_train_step)
+      .function("attention", &model_attention)
+      .function("predict", &model_predict)
+      .function("roleScores", &model_role_scores)
+      .function("ablate", &model_ablate)
+      .function("toPyTorch", &model_to_pytorch)
+      .function("parameterCount", &module_parameter_count<mha::TinyAttentionModel>)
+      .function("zeroGrad", &module_zero_grad<mha::TinyAttentionModel>)
+      .function("stateDict", &state_dict_to_js<mha::TinyAttentionModel>)
+      .function("loadStateDict", &module_load_state_dict<mha::TinyAttentionModel>)
+      .function("toSafetensors", &module_to_safetensors<mha::TinyAttentionModel>);
+  class_<mha::Optimizer>("OptimizerCore")
+      .smart_ptr<std::shared_ptr<mha::Optimizer>>("OptimizerCorePtr")
+      .function("steps", &optimizer_steps);
+  function("modelCreate", &model_create);
+  function("modelDefaults", &model_defaults_js);
+  function("optimizerCreate", &optimizer_create);
+  function("readSafetensors", &js_read_safetensors);
   function("generatorCreate", &generator_create);
   function("mhaCreate", &mha_create);
   function("matmul", &js_matmul);

@@ -214,8 +214,11 @@ enum class OutputLayout {
                // merged in memory, so MultiHeadAttention's transpose(1, 2).contiguous() copies nothing
 };
 
+// probs and noise, when given, receive the softmax output before dropout and dropout's noise
+// (a training forward keeps them for backward); they force the weights to be formed.
 AttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const AttentionOptions& options,
-                       double dropout, Generator* generator, OutputLayout layout) {
+                       double dropout, Generator* generator, OutputLayout layout, Tensor* probs = nullptr,
+                       Tensor* noise = nullptr) {
   check_dropout(dropout);
   if (q_in.dim() < 2 || k_in.dim() < 2 || v_in.dim() < 2) {
     throw Error("attention needs q, k and v with at least 2 dimensions [..., seq, dim]; got " + to_string(q_in.shape()) +
@@ -237,7 +240,7 @@ AttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_i
     if (s == 0) throw Error("attention inputs must not be empty; got q " + to_string(q_in.shape()) + ", k " + to_string(k_in.shape()) + ", v " + to_string(v_in.shape()));
   }
   const bool use_dropout = dropout > 0.0 && generator != nullptr;
-  const bool materialize = options.need_weights || use_dropout;
+  const bool materialize = options.need_weights || use_dropout || probs != nullptr;
   const Shape out_shape = with_matrix(batch, Sq, dv);
   check_shape(out_shape, "the attention output");
   if (materialize) {
@@ -268,6 +271,8 @@ AttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_i
                       : result.output.data() + s * Sq * dv;
   };
   if (materialize) result.weights = Tensor::empty(with_matrix(batch, Sq, Skv));
+  if (probs) *probs = use_dropout ? Tensor::empty(with_matrix(batch, Sq, Skv)) : result.weights;
+  if (noise) *noise = use_dropout ? Tensor::empty(with_matrix(batch, Sq, Skv)) : Tensor();
 
   SliceMasks masks(options, batch, Sq, Skv);
   // Without weights to return: narrow heads (d_k <= 32) always stream, since the kernel measured up
@@ -300,11 +305,19 @@ AttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_i
     // 3. softmax over keys
     kernels::f32_softmax(Sq, Skv, w, Skv);
     // 4. dropout on the weights, drawn in row-major order as PyTorch draws for the whole tensor
-    if (use_dropout) dropout_inplace(w, Sq * Skv, dropout, *generator);
+    if (use_dropout && noise) {
+      float* ps = probs->data() + s * Sq * Skv;
+      float* ns = noise->data() + s * Sq * Skv;
+      std::copy(w, w + Sq * Skv, ps);
+      dropout_noise(ns, Sq * Skv, dropout, *generator);
+      for (std::size_t i = 0; i < Sq * Skv; ++i) w[i] = w[i] * ns[i];  // input * noise, as ATen
+    } else if (use_dropout) {
+      dropout_inplace(w, Sq * Skv, dropout, *generator);
+    }
     // 5. output = weights · v                 (Sq, dv)
     kernels::f32_gemm_nn(Sq, dv, Skv, w, Skv, vs, ldv, os, ldo);
   }
-  if (!options.need_weights) result.weights = Tensor();
+  if (!options.need_weights && !probs) result.weights = Tensor();
   return result;
 }
 
@@ -364,55 +377,34 @@ std::vector<TraceStep> shape_trace(std::size_t B, std::size_t S, std::size_t D, 
   return trace;
 }
 
-Tensor Linear::operator()(const Tensor& x_in) const {
-  const std::size_t in = weight.size(1), out = weight.size(0);
-  if (x_in.dim() == 0 || x_in.size(-1) != in) {
-    throw Error("mat1 and mat2 shapes cannot be multiplied: the input has shape " + to_string(x_in.shape()) +
-                " but this Linear layer expects its last dimension to be " + std::to_string(in));
-  }
-  const Tensor x = x_in.contiguous();
-  Shape shape = x.shape();
-  shape.back() = out;
-  Tensor y = Tensor::empty(shape);
-  const std::size_t rows = x.numel() / in;
-  const float* b = bias ? bias->data() : nullptr;
-  if (packed.N == out && packed.K == in && !packed.data.empty()) {
-    kernels::f32_gemm_nt_packed(rows, 1.0f, x.data(), in, packed, b, y.data(), out);
-  } else {
-    kernels::f32_gemm_nt(rows, out, in, 1.0f, x.data(), in, weight.data(), in, b, y.data(), out);
-  }
-  return y;
-}
-
-void Linear::pack() {
-  const Tensor w = weight.contiguous();
-  kernels::f32_pack_nt(w.size(0), w.size(1), w.data(), w.size(1), packed);
-}
-
-namespace {
-Linear make_linear(std::size_t in, std::size_t out, bool bias, Generator& gen) {
-  Linear layer{Tensor({out, in}), bias ? std::optional<Tensor>(Tensor({out})) : std::nullopt, {}};
-  linear_init(layer.weight.data(), bias ? layer.bias->data() : nullptr, in, out, gen);
-  layer.pack();
-  return layer;
-}
-}  // namespace
-
 MultiHeadAttention::MultiHeadAttention(const MhaConfig& config, std::shared_ptr<Generator> generator)
     : config_(config), generator_(std::move(generator)) {
   check_heads(config.d_model, config.num_heads);
   check_dropout(config.dropout);
   if (!generator_) throw Error("MultiHeadAttention needs a generator to draw its weights");
   const std::size_t D = config.d_model;
-  W_q = make_linear(D, D, config.bias, *generator_);
-  W_k = make_linear(D, D, config.bias, *generator_);
-  W_v = make_linear(D, D, config.bias, *generator_);
-  W_o = make_linear(D, D, config.bias, *generator_);
+  // Four nn.Linear(D, D), each drawn weight then bias, in the order the lesson's __init__ builds them.
+  Linear* layers[] = {&W_q, &W_k, &W_v, &W_o};
+  const char* names[] = {"W_q", "W_k", "W_v", "W_o"};
+  for (std::size_t l = 0; l < 4; ++l) {
+    const std::size_t w = register_parameter(std::string(names[l]) + ".weight", {D, D});
+    const std::size_t b = config.bias ? register_parameter(std::string(names[l]) + ".bias", {D}) : 0;
+    linear_init(param(w).value.data(), config.bias ? param(b).value.data() : nullptr, D, D, *generator_);
+    *layers[l] = Linear(param(w), config.bias ? &param(b) : nullptr);
+  }
+  ablated_.assign(config.num_heads, false);
 }
 
-std::size_t MultiHeadAttention::parameter_count() const {
-  const std::size_t D = config_.d_model;
-  return 4 * (D * D + (config_.bias ? D : 0));
+void MultiHeadAttention::parameters_changed() {
+  for (Linear* layer : {&W_q, &W_k, &W_v, &W_o}) layer->repack();
+}
+
+void MultiHeadAttention::ablate(std::size_t head, bool on) {
+  if (head >= config_.num_heads) {
+    throw Error("head " + std::to_string(head) + " does not exist: this module has " + std::to_string(config_.num_heads) +
+                " heads, numbered 0 to " + std::to_string(config_.num_heads - 1));
+  }
+  ablated_[head] = on;
 }
 
 void MultiHeadAttention::check_inputs(const Tensor& q, const Tensor& k, const Tensor& v) const {
@@ -431,27 +423,106 @@ void MultiHeadAttention::check_inputs(const Tensor& q, const Tensor& k, const Te
   }
 }
 
-ForwardResult MultiHeadAttention::forward(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) const {
+ForwardResult MultiHeadAttention::forward(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options,
+                                          MhaActivations* keep) const {
   check_inputs(q, k, v);
-  const std::size_t B = q.size(0), D = config_.d_model, H = config_.num_heads;
+  const std::size_t B = q.size(0), D = config_.d_model, H = config_.num_heads, dk = d_k();
   const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
-  const Sizes split{i64(B), -1, i64(H), i64(d_k())};
-  // 1. Project and split: [B, S, D] → [B, S, H, d_k] → [B, H, S, d_k] (views, no copies)
-  const Tensor Q = W_q(q).view(split).transpose(1, 2);
-  const Tensor K = W_k(k).view(split).transpose(1, 2);
-  const Tensor V = W_v(v).view(split).transpose(1, 2);
-  // 2. Attention per head: weights [B, H, Sq, Skv], output [B, H, Sq, d_k]
+  const Sizes split{i64(B), -1, i64(H), i64(dk)};
+  // 1. Project: [B, S, D] (a self-attention input is projected from one contiguous copy)
+  const Tensor qc = q.contiguous();
+  const Tensor kc = &k == &q ? qc : k.contiguous();
+  const Tensor vc = &v == &k ? kc : &v == &q ? qc : v.contiguous();
+  const Tensor Qp = W_q(qc), Kp = W_k(kc), Vp = W_v(vc);
+  // 2. Split: [B, S, D] → [B, S, H, d_k] → [B, H, S, d_k] (views, no copies); attention per head:
+  //    weights [B, H, Sq, Skv], output [B, H, Sq, d_k]
   const double p = training_ ? config_.dropout : 0.0;
-  AttentionResult attended = attend(Q, K, V, options, p, generator_.get(), OutputLayout::HeadsLast);
+  AttentionResult attended = attend(Qp.view(split).transpose(1, 2), Kp.view(split).transpose(1, 2), Vp.view(split).transpose(1, 2),
+                                    options, p, generator_.get(), OutputLayout::HeadsLast, keep ? &keep->probs : nullptr,
+                                    keep ? &keep->noise : nullptr);
   // 3. Concatenate: [B, H, Sq, d_k] → [B, Sq, H, d_k] → [B, Sq, D] (attend() already wrote the heads
   //    in [B, Sq, H, d_k] order, so contiguous() is free here)
-  const Tensor merged = attended.output.transpose(1, 2).contiguous().view({i64(B), -1, i64(D)});
+  Tensor merged = attended.output.transpose(1, 2).contiguous().view({i64(B), -1, i64(D)});
+  const std::size_t rows = merged.numel() / D;
+  for (std::size_t h = 0; h < H; ++h) {
+    if (!ablated_[h]) continue;
+    for (std::size_t r = 0; r < rows; ++r) std::fill_n(merged.data() + r * D + h * dk, dk, 0.0f);
+  }
   // 4. Final projection
   ForwardResult result;
   result.output = W_o(merged);
-  result.weights = std::move(attended.weights);
+  result.weights = options.need_weights ? std::move(attended.weights) : Tensor();
   result.fully_masked_rows = attended.fully_masked_rows;
+  if (keep) {
+    keep->query = qc;
+    keep->key = kc;
+    keep->value = vc;
+    keep->Q = Qp;
+    keep->K = Kp;
+    keep->V = Vp;
+    keep->merged = merged;
+    keep->options = options;
+  }
   return result;
+}
+
+MhaInputGrads MultiHeadAttention::backward(const MhaActivations& a, const Tensor& dout_in) {
+  const std::size_t B = a.query.size(0), Sq = a.query.size(1), Skv = a.key.size(1), D = config_.d_model, H = config_.num_heads;
+  const std::size_t dk = d_k();
+  if (a.probs.numel() == 0) throw Error("backward needs the activations of a training forward (forward with keep)");
+  if (dout_in.shape() != Shape{B, Sq, D}) {
+    throw Error("the output gradient has shape " + to_string(dout_in.shape()) + "; the forward's output had shape " +
+                to_string(Shape{B, Sq, D}));
+  }
+  const Tensor dout = dout_in.contiguous();
+  // 4. W_o: d_merged [B, Sq, D]; ablated heads passed nothing on, so they get no gradient.
+  Tensor dmerged = W_o.backward(a.merged, dout);
+  for (std::size_t h = 0; h < H; ++h) {
+    if (!ablated_[h]) continue;
+    for (std::size_t r = 0; r < B * Sq; ++r) std::fill_n(dmerged.data() + r * D + h * dk, dk, 0.0f);
+  }
+  // 2–3. Per (b, h): with A = probs·noise (dropout) the weights that multiplied V,
+  //   dA = dO·Vᵀ, dV = Aᵀ·dO, dP = dA·noise, dS = softmax_backward(P, dP), zero where masked_fill
+  //   wrote the fill, dS *= 1/sqrt(d_k), dQ = dS·K, dK = dSᵀ·Q.
+  Tensor dQ = Tensor::empty({B, Sq, D}), dK = Tensor::empty({B, Skv, D}), dV = Tensor::empty({B, Skv, D});
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+  SliceMasks masks(a.options, {B, H}, Sq, Skv);
+  std::vector<float> dS(Sq * Skv), weights(a.noise.numel() ? Sq * Skv : 0);
+  for (std::size_t b = 0; b < B; ++b) {
+    for (std::size_t h = 0; h < H; ++h) {
+      const std::size_t s = b * H + h;
+      const float* P = a.probs.data() + s * Sq * Skv;
+      const float* A = P;
+      if (!weights.empty()) {
+        const float* noise = a.noise.data() + s * Sq * Skv;
+        for (std::size_t i = 0; i < Sq * Skv; ++i) weights[i] = P[i] * noise[i];
+        A = weights.data();
+      }
+      const std::size_t q0 = b * Sq * D + h * dk, kv0 = b * Skv * D + h * dk;
+      const float* dO = dmerged.data() + q0;
+      kernels::f32_gemm_nt(Sq, Skv, dk, 1.0f, dO, D, a.V.data() + kv0, D, nullptr, dS.data(), Skv);
+      kernels::f32_gemm_tn(Skv, dk, Sq, A, Skv, dO, D, false, dV.data() + kv0, D);
+      if (!weights.empty()) {
+        const float* noise = a.noise.data() + s * Sq * Skv;
+        for (std::size_t i = 0; i < Sq * Skv; ++i) dS[i] *= noise[i];
+      }
+      kernels::f32_softmax_backward(Sq, Skv, P, Skv, dS.data(), Skv, dS.data(), Skv);
+      const kernels::f32_score_mask& mask = masks.for_slice(s);
+      for (std::size_t i = 0; i < Sq; ++i)
+        for (std::size_t j = 0; j < Skv; ++j) {
+          float& g = dS[i * Skv + j];
+          g = mask.blocks(static_cast<std::ptrdiff_t>(i), static_cast<std::ptrdiff_t>(j)) ? 0.0f : g * scale;
+        }
+      kernels::f32_gemm_nn(Sq, dk, Skv, dS.data(), Skv, a.K.data() + kv0, D, dQ.data() + q0, D);
+      kernels::f32_gemm_tn(Skv, dk, Sq, dS.data(), Skv, a.Q.data() + q0, D, false, dK.data() + kv0, D);
+    }
+  }
+  // 1. The projections.
+  MhaInputGrads grads;
+  grads.dquery = W_q.backward(a.query, dQ);
+  grads.dkey = W_k.backward(a.key, dK);
+  grads.dvalue = W_v.backward(a.value, dV);
+  return grads;
 }
 
 Tensor MultiHeadAttention::forward_loop(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) const {

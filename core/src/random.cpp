@@ -7,6 +7,7 @@
 // not depend on this file's own -ffp-contract setting or on the target having FMA (wasm).
 #include "mha/random.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -272,6 +273,18 @@ void linear_init(float* weight, float* bias, std::size_t in_features, std::size_
 
 // native/Dropout.cpp _dropout_impl on CPU: noise.bernoulli_(1 - p) (bernoulli_distribution<double>,
 // one random64 per element), noise.div_(1 - p) in float, then input * noise.
+void dropout_noise(float* noise, std::size_t n, double p, Generator& gen) {
+  if (!(p >= 0.0 && p < 1.0)) throw std::invalid_argument("dropout_noise: probability has to be in [0, 1), got " + std::to_string(p));
+  const double keep_probability = 1.0 - p;
+  const float kept_noise = 1.0f / static_cast<float>(keep_probability);
+  if (p == 0.0) {
+    std::fill(noise, noise + n, kept_noise);
+    return;
+  }
+  const float dropped_noise = 0.0f / static_cast<float>(keep_probability);
+  for (std::size_t i = 0; i < n; ++i) noise[i] = uniform_unit_double(gen.random64()) < keep_probability ? kept_noise : dropped_noise;
+}
+
 void dropout_inplace(float* data, std::size_t n, double p, Generator& gen) {
   if (!(p >= 0.0 && p <= 1.0)) {
     throw std::invalid_argument("dropout_inplace: probability has to be between 0 and 1, but got " +

@@ -151,8 +151,8 @@ TEST_CASE("key padding mask blocks keys per batch; need_weights=false gives the 
 
 TEST_CASE("nn.Linear init order: W_q of MultiHeadAttention(4, 1) is torch.manual_seed(0); nn.Linear(4, 4)") {
   MultiHeadAttention m({4, 1}, std::make_shared<Generator>(0));
-  mha_test::require_close(m.W_q.weight.select(0, 0).to_vector(), {-0.0037, 0.2682, -0.4115, -0.3680}, 2e-4);
-  mha_test::require_close(m.W_q.bias->to_vector(), {0.1977, 0.3000, -0.3390, -0.2177}, 2e-4);
+  mha_test::require_close(m.W_q.weight().select(0, 0).to_vector(), {-0.0037, 0.2682, -0.4115, -0.3680}, 2e-4);
+  mha_test::require_close(m.W_q.bias()->to_vector(), {0.1977, 0.3000, -0.3390, -0.2177}, 2e-4);
 }
 
 TEST_CASE("lesson 000: rand(1, 5, 64) then MultiHeadAttention(64, 8) gives [1, 5, 64] and [1, 8, 5, 5]") {
@@ -190,7 +190,7 @@ TEST_CASE("MultiHeadAttention equals the lesson's forward written with tensor op
   CHECK(m.parameter_count() == 4224);
   MultiHeadAttention no_bias({32, 4, false}, gen);
   CHECK(no_bias.parameter_count() == 4096);
-  CHECK_FALSE(no_bias.W_o.bias.has_value());
+  CHECK_FALSE(no_bias.W_o.bias().has_value());
 }
 
 TEST_CASE("cross-attention: query length differs from key length") {

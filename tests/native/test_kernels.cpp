@@ -491,3 +491,73 @@ TEST_CASE("f32_gemm_nt_packed equals f32_gemm_nt at tile boundaries, with and wi
     }
   }
 }
+
+// ---- Backward kernels --------------------------------------------------------------------------
+
+namespace {
+
+// C = Aᵀ·B (+ C0) in double, A [K, M] (lda), B [K, N] (ldb), with Σ|a·b| + |c0| per output.
+void check_gemm_tn(bool dispatched, std::size_t M, std::size_t N, std::size_t K, std::size_t pad, bool accumulate) {
+  const std::size_t lda = M + pad, ldb = N + pad, ldc = N + pad;
+  const auto A = random_vec(extent(K, M, lda), 11 + M * 7 + K);
+  const auto B = random_vec(extent(K, N, ldb), 13 + N * 5 + K);
+  const auto C0 = random_vec(extent(M, N, ldc), 17 + M + N);
+  std::vector<float> C = C0;
+  if (dispatched) k::f32_gemm_tn(M, N, K, A.data(), lda, B.data(), ldb, accumulate, C.data(), ldc);
+  else k::scalar::f32_gemm_tn(M, N, K, A.data(), lda, B.data(), ldb, accumulate, C.data(), ldc);
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      double s = accumulate ? C0[i * ldc + j] : 0.0, m = std::fabs(s);
+      for (std::size_t kk = 0; kk < K; ++kk) {
+        const double p = double(A[kk * lda + i]) * B[kk * ldb + j];
+        s += p;
+        m += std::fabs(p);
+      }
+      INFO("M " << M << " N " << N << " K " << K << " pad " << pad << " accumulate " << accumulate << " at " << i << "," << j);
+      REQUIRE_CHEAP(close(C[i * ldc + j], s, m));
+    }
+  // Padding between rows is never written.
+  for (std::size_t i = 0; i + 1 < M; ++i)
+    for (std::size_t j = N; j < ldc; ++j) REQUIRE_CHEAP(C[i * ldc + j] == C0[i * ldc + j]);
+}
+
+}  // namespace
+
+TEST_CASE("gemm_tn (dW = dYᵀ·X) at tile boundaries, with strides, overwriting and accumulating", "[kernels][gemm][backward]") {
+  for (bool dispatched : {false, true})
+    for (std::size_t M : {1, 3, 4, 5, 8, 9})
+      for (std::size_t N : {1, 7, 8, 9, 16, 17})
+        for (std::size_t K : {0, 1, 5, 32})
+          for (bool accumulate : {false, true}) check_gemm_tn(dispatched, M, N, K, M % 3, accumulate);
+  check_gemm_tn(true, 67, 130, 300, 1, true);  // several row blocks and panels
+}
+
+TEST_CASE("softmax_backward at tile boundaries, in place and with -inf-masked (zero) weights", "[kernels][softmax][backward]") {
+  for (bool dispatched : {false, true})
+    for (std::size_t n : {1, 2, 3, 4, 5, 7, 8, 9, 16, 33}) {
+      const std::size_t rows = 3, ld = n + 2;
+      auto y = random_vec(extent(rows, n, ld), 5 + n, 0.0f, 1.0f);
+      y[0] = 0.0f;  // a masked key: its weight is exactly 0, so its gradient is 0
+      const auto dy = random_vec(extent(rows, n, ld), 7 + n);
+      for (bool in_place : {false, true}) {
+        std::vector<float> dx = in_place ? dy : std::vector<float>(extent(rows, n, ld), 0.0f);
+        const float* g = in_place ? dx.data() : dy.data();
+        if (dispatched) k::f32_softmax_backward(rows, n, y.data(), ld, g, ld, dx.data(), ld);
+        else k::scalar::f32_softmax_backward(rows, n, y.data(), ld, g, ld, dx.data(), ld);
+        for (std::size_t r = 0; r < rows; ++r) {
+          double dot = 0.0, mag = 0.0;
+          for (std::size_t j = 0; j < n; ++j) {
+            dot += double(dy[r * ld + j]) * y[r * ld + j];
+            mag += std::fabs(double(dy[r * ld + j]) * y[r * ld + j]);
+          }
+          for (std::size_t j = 0; j < n; ++j) {
+            const double yj = y[r * ld + j];
+            const double ref = (dy[r * ld + j] - dot) * yj;
+            INFO("n " << n << " row " << r << " col " << j << " dispatched " << dispatched << " in place " << in_place);
+            REQUIRE_CHEAP(close(dx[r * ld + j], ref, (std::fabs(dy[r * ld + j]) + mag) * yj));
+          }
+        }
+        REQUIRE(dx[0] == 0.0f);
+      }
+    }
+}

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mha/kernels.hpp"
+#include "mha/module.hpp"
 #include "mha/random.hpp"
 #include "mha/tensor.hpp"
 
@@ -66,16 +67,6 @@ struct TraceStep {
 std::vector<TraceStep> shape_trace(std::size_t batch, std::size_t seq_len, std::size_t d_model,
                                    std::size_t num_heads, std::size_t kv_len = 0);
 
-// nn.Linear: weight [out, in], optional bias [out].
-struct Linear {
-  Tensor weight;
-  std::optional<Tensor> bias;
-  // The weight in the GEMM kernel's layout, packed once: call pack() after changing `weight`.
-  kernels::f32_packed_nt packed;
-  void pack();
-  Tensor operator()(const Tensor& x) const;  // x [..., in] → [..., out]
-};
-
 struct MhaConfig {
   std::size_t d_model = 0;
   std::size_t num_heads = 0;
@@ -91,14 +82,36 @@ struct ForwardResult {
   std::size_t fully_masked_rows = 0;
 };
 
+// What a training forward keeps for backward (an eval forward keeps none of it).
+struct MhaActivations {
+  Tensor query, key, value;  // the inputs, contiguous [B, Sq, D], [B, Skv, D] (shared when the same)
+  Tensor Q, K, V;            // projections [B, S, D]; head h is columns [h·d_k, (h+1)·d_k)
+  Tensor probs;              // softmax output [B, H, Sq, Skv], before dropout
+  Tensor noise;              // dropout's 0 or 1/(1-p) per weight, [B, H, Sq, Skv]; empty without dropout
+  Tensor merged;             // [B, Sq, D], the heads concatenated (ablated heads zeroed): W_o's input
+  AttentionOptions options;
+};
+
+// Gradients of the loss with respect to the three inputs; for self-attention (one tensor passed
+// as query, key and value) the input's gradient is dquery + dkey + dvalue.
+struct MhaInputGrads {
+  Tensor dquery, dkey, dvalue;
+};
+
 // The lessons' MultiHeadAttention(d_model, num_heads). The generator draws W_q, W_k, W_v, W_o
 // as four nn.Linear in that order, and later the dropout masks (as torch's global generator).
-class MultiHeadAttention {
+// Parameters (state_dict order): W_q.weight, W_q.bias, W_k.weight, …, W_o.bias.
+class MultiHeadAttention : public Module {
  public:
   MultiHeadAttention(const MhaConfig& config, std::shared_ptr<Generator> generator);
 
-  // q [B, Sq, D], k and v [B, Skv, D].
-  ForwardResult forward(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) const;
+  // q [B, Sq, D], k and v [B, Skv, D]. With `keep`, a training forward: it also fills what
+  // backward needs (and always forms the weights).
+  ForwardResult forward(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options,
+                        MhaActivations* keep = nullptr) const;
+  // Backward of that forward for dout [B, Sq, D]: accumulates every parameter's gradient and
+  // returns the inputs' gradients.
+  MhaInputGrads backward(const MhaActivations& acts, const Tensor& dout);
   // The loop-over-heads implementation of lesson 002, built from plain tensor ops, for comparison.
   Tensor forward_loop(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) const;
 
@@ -107,14 +120,20 @@ class MultiHeadAttention {
   bool training() const { return training_; }
   const MhaConfig& config() const { return config_; }
   std::size_t d_k() const { return config_.d_model / config_.num_heads; }
-  std::size_t parameter_count() const;
+  // Ablation: the head's output is zeroed before W_o (forward and backward) while on.
+  void ablate(std::size_t head, bool on);
+  bool ablated(std::size_t head) const { return head < ablated_.size() && ablated_[head]; }
+  // The generator dropout draws from (the one the weights came from).
+  Generator& generator() const { return *generator_; }
 
   Linear W_q, W_k, W_v, W_o;
 
  private:
   void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v) const;
+  void parameters_changed() override;
   MhaConfig config_;
   std::shared_ptr<Generator> generator_;
+  std::vector<bool> ablated_;
   bool training_ = true;  // nn.Module starts in training mode
 };
 

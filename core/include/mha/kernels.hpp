@@ -37,6 +37,19 @@ void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
                  const float* A, std::size_t lda, const float* B, std::size_t ldb,
                  float* C, std::size_t ldc);
 
+// C[M,N] = A[K,M]ᵀ · B[K,N] (+ C when accumulate). The weight gradient of nn.Linear
+// (dW = dYᵀ·X) and of attention (dV = Pᵀ·dO, dK = dSᵀ·Q); accumulate adds into C as
+// gradients accumulate until zero_grad.
+void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 bool accumulate, float* C, std::size_t ldc);
+
+// Softmax backward for `rows` rows of length n, as ATen's softmax_backward_data on the last dim:
+//   dx = (dy - Σ_j dy_j·y_j) · y
+// y is the softmax output (ldy), dy the incoming gradient (lddy), dx the result (lddx; may alias dy).
+void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
+                          const float* dy, std::size_t lddy, float* dx, std::size_t lddx);
+
 // In-place softmax of each of `rows` rows of length n (row stride ld), as torch.softmax(dim=-1):
 // y = exp(x - max) / sum(exp(x - max)). A row of all -inf becomes all NaN, as in PyTorch.
 void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld);
@@ -91,7 +104,12 @@ void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
 void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
                  const float* A, std::size_t lda, const float* B, std::size_t ldb,
                  float* C, std::size_t ldc);
+void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 bool accumulate, float* C, std::size_t ldc);
 void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld);
+void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
+                          const float* dy, std::size_t lddy, float* dx, std::size_t lddx);
 void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
                          float scale, const float* q, std::size_t ldq,
                          const float* k, std::size_t ldk, const float* v, std::size_t ldv,

@@ -26,5 +26,8 @@
 #include "mha/error.hpp"
 #include "mha/kernels.hpp"
 #include "mha/random.hpp"
+#include "mha/module.hpp"
+#include "mha/safetensors.hpp"
 #include "mha/teaching.hpp"
 #include "mha/tensor.hpp"
+#include "mha/train.hpp"

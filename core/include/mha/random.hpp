@@ -25,6 +25,9 @@ class Generator {
   // torch.manual_seed(seed): reseeds and forgets the cached normal.
   void manual_seed(std::uint64_t seed);
   std::uint64_t initial_seed() const { return seed_; }
+  // True until the first draw after seeding: then torch.manual_seed(initial_seed()) reproduces
+  // everything drawn from here on.
+  bool fresh() const { return next_ == 0 && !next_double_normal_sample; }
 
   std::uint32_t random();    // one 32-bit draw
   std::uint64_t random64();  // two draws combined as ATen does
@@ -56,5 +59,10 @@ void linear_init(float* weight, float* bias, std::size_t in_features, std::size_
 // uniform u; keep when u < 1 - p, kept values scaled by 1/(1 - p), others set to 0.
 // p == 0 draws nothing and changes nothing; p == 1 zeroes all (no draws). Requires 0 <= p <= 1.
 void dropout_inplace(float* data, std::size_t n, double p, Generator& gen);
+
+// The same draws as dropout_inplace, kept as the noise tensor backward needs: noise[i] is
+// 1/(1 - p) where element i is kept and 0 where it is dropped (dropout_inplace(x) = x · noise).
+// Requires 0 <= p < 1; p == 0 draws nothing.
+void dropout_noise(float* noise, std::size_t n, double p, Generator& gen);
 
 }  // namespace mha

@@ -29,7 +29,12 @@ void f32_pack_nt__wasmsimd_x8(std::size_t N, std::size_t K, const float* B, std:
 void f32_gemm_nt_packed__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha,
                                       const float* A, std::size_t lda, const float* packed,
                                       const float* bias, float* C, std::size_t ldc);
+void f32_gemm_tn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A,
+                               std::size_t lda, const float* B, std::size_t ldb, bool accumulate,
+                               float* C, std::size_t ldc);
 void f32_softmax__wasmsimd(std::size_t rows, std::size_t n, float* x, std::size_t ld);
+void f32_softmax_backward__wasmsimd(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
+                                    const float* dy, std::size_t lddy, float* dx, std::size_t lddx);
 void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
                                        std::size_t dv, float scale, const float* q,
                                        std::size_t ldq, const float* k, std::size_t ldk,
@@ -139,6 +144,40 @@ void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
   c.noalias() = a * b;
 #else
   scalar::f32_gemm_nn(M, N, K, A, lda, B, ldb, C, ldc);
+#endif
+}
+
+void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 bool accumulate, float* C, std::size_t ldc) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f32_gemm_tn__wasmsimd_4x8(M, N, K, A, lda, B, ldb, accumulate, C, ldc);
+#elif defined(MHA_KERNELS_EIGEN)
+  if (M == 0 || N == 0) return;
+  MutMap c(C, Index(M), Index(N), OStride(Index(ldc)));
+  if (K == 0) {
+    if (!accumulate) c.setZero();
+    return;
+  }
+  ConstMap a(A, Index(K), Index(M), OStride(Index(lda)));
+  ConstMap b(B, Index(K), Index(N), OStride(Index(ldb)));
+  if (accumulate) {
+    const RowMat fresh = a.transpose() * b;  // formed on its own, then added (as PyTorch accumulates)
+    c += fresh;
+  } else {
+    c.noalias() = a.transpose() * b;
+  }
+#else
+  scalar::f32_gemm_tn(M, N, K, A, lda, B, ldb, accumulate, C, ldc);
+#endif
+}
+
+void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
+                          const float* dy, std::size_t lddy, float* dx, std::size_t lddx) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f32_softmax_backward__wasmsimd(rows, n, y, ldy, dy, lddy, dx, lddx);
+#else
+  scalar::f32_softmax_backward(rows, n, y, ldy, dy, lddy, dx, lddx);
 #endif
 }
 

@@ -1,4 +1,5 @@
 // Portable scalar twins of the kernels: plain loops, the numerical reference for every fast path.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -46,6 +47,36 @@ void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
       const float* b = B + k * ldb;
       for (std::size_t j = 0; j < N; ++j) c[j] += a * b[j];
     }
+  }
+}
+
+void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K,
+                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
+                 bool accumulate, float* C, std::size_t ldc) {
+  // C[i,:] (+)= Σ_k A[k,i]·B[k,:]: the sum is formed on its own and then added, as PyTorch adds a
+  // fresh gradient to the accumulated one.
+  std::vector<float> row(N);
+  for (std::size_t i = 0; i < M; ++i) {
+    std::fill(row.begin(), row.end(), 0.0f);
+    for (std::size_t k = 0; k < K; ++k) {
+      const float a = A[k * lda + i];
+      const float* b = B + k * ldb;
+      for (std::size_t j = 0; j < N; ++j) row[j] += a * b[j];
+    }
+    float* c = C + i * ldc;
+    for (std::size_t j = 0; j < N; ++j) c[j] = accumulate ? c[j] + row[j] : row[j];
+  }
+}
+
+void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
+                          const float* dy, std::size_t lddy, float* dx, std::size_t lddx) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* yr = y + r * ldy;
+    const float* gr = dy + r * lddy;
+    float dot = 0.0f;
+    for (std::size_t j = 0; j < n; ++j) dot += gr[j] * yr[j];
+    float* xr = dx + r * lddx;
+    for (std::size_t j = 0; j < n; ++j) xr[j] = (gr[j] - dot) * yr[j];
   }
 }
 

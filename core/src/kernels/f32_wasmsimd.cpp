@@ -220,10 +220,22 @@ void pack_b(std::size_t N, std::size_t K, const float* B, std::size_t ldb, float
   }
 }
 
-// GEMM on packed B panels: per block of mc rows of A (packed as 4-row tiles [K][4], ~256 KiB,
-// L2-resident) sweep every panel.
+// Copying pack of columns [0, nr) of a row-major [K, ld] matrix into a [K][4] tile (the rows of
+// Aᵀ): columns past nr repeat column nr - 1, as pack_rows repeats rows.
+void pack_cols4(std::size_t K, std::size_t nr, const float* A, std::size_t lda, float* dst) {
+  if (nr == 4) {
+    for (std::size_t k = 0; k < K; ++k) wasm_v128_store(dst + k * 4, wasm_v128_load(A + k * lda));
+    return;
+  }
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t r = 0; r < 4; ++r) dst[k * 4 + r] = A[k * lda + std::min(r, nr - 1)];
+}
+
+// GEMM on packed B panels: per block of mc rows of op(A) (packed as 4-row tiles [K][4], ~256 KiB,
+// L2-resident) sweep every panel. op(A) = A [M, K], or Aᵀ of A [K, M] when a_transposed.
 void gemm_packed(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
-                 std::size_t lda, const float* w, const float* bias, float* C, std::size_t ldc) {
+                 std::size_t lda, const float* w, const float* bias, float* C, std::size_t ldc,
+                 bool a_transposed = false) {
   if (M == 0 || N == 0) return;
   const std::size_t panels = (N + kNR - 1) / kNR;
   float* b8 = nullptr;
@@ -237,8 +249,12 @@ void gemm_packed(std::size_t M, std::size_t N, std::size_t K, float alpha, const
   float* ap = scratch(t_apack, (std::min(mc, M) + kMR - 1) / kMR * kMR * K);
   for (std::size_t i0 = 0; i0 < M; i0 += mc) {
     const std::size_t i1 = std::min(M, i0 + mc);
-    for (std::size_t i = i0; i < i1; i += kMR)
-      pack_rows<kMR>(K, std::min(kMR, i1 - i), A + i * lda, lda, ap + (i - i0) * K);
+    for (std::size_t i = i0; i < i1; i += kMR) {
+      if (a_transposed)
+        pack_cols4(K, std::min(kMR, i1 - i), A + i, lda, ap + (i - i0) * K);
+      else
+        pack_rows<kMR>(K, std::min(kMR, i1 - i), A + i * lda, lda, ap + (i - i0) * K);
+    }
     for (std::size_t p = 0; p < panels; ++p) {
       const std::size_t nc = std::min(kNR, N - p * kNR);
       const float* wp = w + p * K * kNR;
@@ -297,6 +313,49 @@ void f32_gemm_nn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, cons
                                std::size_t lda, const float* B, std::size_t ldb, float* C,
                                std::size_t ldc) {
   gemm<false>(M, N, K, 1.0f, A, lda, B, ldb, nullptr, C, ldc);
+}
+
+MHA_SCRATCH_STORAGE std::vector<float> t_accumulate;  // f32_gemm_tn's fresh product before it is added
+
+void f32_gemm_tn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A,
+                               std::size_t lda, const float* B, std::size_t ldb, bool accumulate,
+                               float* C, std::size_t ldc) {
+  if (M == 0 || N == 0) return;
+  float* w = scratch(t_wpack, (N + kNR - 1) / kNR * K * kNR);
+  pack_b<false>(N, K, B, ldb, w);
+  if (!accumulate) {
+    gemm_packed(M, N, K, 1.0f, A, lda, w, nullptr, C, ldc, true);
+    return;
+  }
+  // The product is formed on its own and then added, as PyTorch adds a fresh gradient.
+  float* fresh = scratch(t_accumulate, M * N);
+  gemm_packed(M, N, K, 1.0f, A, lda, w, nullptr, fresh, N, true);
+  for (std::size_t i = 0; i < M; ++i) {
+    float* c = C + i * ldc;
+    const float* f = fresh + i * N;
+    std::size_t j = 0;
+    for (; j + 4 <= N; j += 4) wasm_v128_store(c + j, wasm_f32x4_add(wasm_v128_load(c + j), wasm_v128_load(f + j)));
+    for (; j < N; ++j) c[j] += f[j];
+  }
+}
+
+// dx = (dy - Σ dy·y) · y per row: one pass for the dot product (four lanes, then a tree), one for dx.
+void f32_softmax_backward__wasmsimd(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
+                                    const float* dy, std::size_t lddy, float* dx, std::size_t lddx) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* yr = y + r * ldy;
+    const float* gr = dy + r * lddy;
+    float* xr = dx + r * lddx;
+    v128_t vdot = wasm_f32x4_const_splat(0.0f);
+    std::size_t j = 0;
+    for (; j + 4 <= n; j += 4) vdot = wasm_f32x4_add(vdot, wasm_f32x4_mul(wasm_v128_load(gr + j), wasm_v128_load(yr + j)));
+    float dot = hsum(vdot);
+    for (std::size_t t = j; t < n; ++t) dot += gr[t] * yr[t];
+    const v128_t vd = wasm_f32x4_splat(dot);
+    for (j = 0; j + 4 <= n; j += 4)
+      wasm_v128_store(xr + j, wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(gr + j), vd), wasm_v128_load(yr + j)));
+    for (; j < n; ++j) xr[j] = (gr[j] - dot) * yr[j];
+  }
 }
 
 // Three passes per row: max, exp(x - max) stored with its sum, scale by 1/sum.
