@@ -552,7 +552,7 @@ std::string TinyAttentionModel::to_pytorch(const TrainingScript& s) const {
   const OptimizerOptions& o = s.optimizer;
   std::ostringstream py;
   py << "# MHA Explorer: the " << task_name(c.task) << " task, trained as the page trains it.\n"
-     << "# Same seed, same batches, same optimizer: prints the page's loss curve, one line per step.\n"
+     << "# Same seed, same batches, same optimizer: prints the page's loss and accuracy, one line per step.\n"
      << "import math\n\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\n"
      << "class MultiHeadAttention(nn.Module):  # the lessons' module\n"
      << "    def __init__(self, d_model, num_heads):\n"
@@ -641,7 +641,10 @@ std::string TinyAttentionModel::to_pytorch(const TrainingScript& s) const {
      << "    logits = model(x, mask)\n"
      << "    loss = sum(F.cross_entropy(l.reshape(-1, V), y.reshape(-1)) for l, y in zip(logits, targets))\n"
      << "    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n"
-     << "    print(f\"step {step} loss {loss.item():." << s.loss_digits << "f}\")\n";
+     << "    with torch.no_grad():  # accuracy: argmax (first maximum) = target, over targets that are not -100\n"
+     << "        correct = sum(((l.argmax(-1) == y) & (y != -100)).sum().item() for l, y in zip(logits, targets))\n"
+     << "        counted = sum((y != -100).sum().item() for y in targets)\n"
+     << "    print(f\"step {step} loss {loss.item():." << s.loss_digits << "f} accuracy {correct / counted:.4f}\")\n";
   return py.str();
 }
 

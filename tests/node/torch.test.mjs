@@ -1,0 +1,172 @@
+// Real PyTorch (Debian's python3-torch, /usr/bin/python3) as the oracle of the training API:
+// the same weights bit for bit, the same loss curve from the script toPyTorch() writes, dropout's
+// positions, and safetensors files that PyTorch's side reads and writes from the specification.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BUILDS, buildName, load } from './fixtures/reference.mjs';
+
+const PYTHON = '/usr/bin/python3';
+const ORACLE = fileURLToPath(new URL('../torch/oracle.py', import.meta.url));
+const SPEC = fileURLToPath(new URL('../torch/safetensors_spec.py', import.meta.url));
+const TASKS = ['two-offsets', 'first-and-previous', 'reverse', 'induction'];
+const OPTIMIZERS = [['sgd', { lr: 0.1, momentum: 0.9 }], ['adam', { lr: 1e-2 }], ['adamw', { lr: 1e-2 }]];
+const STEPS = 200;
+
+// One request to tests/torch/oracle.py. capability 'default' is ATen's plain C++ kernels (no FMA,
+// no Sleef): element-wise results then match ours bit for bit; 'native' is what the CPU picks (AVX2).
+function oracle(command, request, capability = 'default') {
+  const env = { ...process.env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1' };
+  if (capability === 'default') env.ATEN_CPU_CAPABILITY = 'default';
+  else delete env.ATEN_CPU_CAPABILITY;
+  const r = spawnSync(PYTHON, [ORACLE, command], { input: JSON.stringify(request), env, maxBuffer: 1 << 28, encoding: 'utf8' });
+  assert.equal(r.status, 0, `oracle ${command} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+const decode = (t) => ({ shape: t.shape, data: new Float32Array(new Uint8Array(Buffer.from(t.b64, 'base64')).buffer) });
+const bitsEqual = (a, b) => Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+
+// "step 1 loss 2.07944155 accuracy 0.1250" lines → [{loss, accuracy}]
+function curve(text) {
+  return text.trim().split('\n').map((line) => {
+    const m = /^step (\d+) loss (\S+) accuracy (\S+)$/.exec(line);
+    assert.ok(m, `unexpected line from the script: ${line}`);
+    return { loss: Number(m[2]), accuracy: Number(m[3]) };
+  });
+}
+
+test('PyTorch oracle is installed (scripts/install-deps installs python3-torch)', () => {
+  assert.ok(existsSync(PYTHON), `${PYTHON} is missing`);
+  const r = spawnSync(PYTHON, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `import torch failed: ${r.stderr}`);
+});
+
+for (const build of BUILDS) {
+  const name = buildName(build);
+
+  test(`model weights are PyTorch's bit for bit, for random configurations — ${name}`, async () => {
+    const M = await load(build);
+    const configs = [
+      { task: 'two-offsets', seed: 0 }, { task: 'first-and-previous', seed: 7, numHeads: 4 },
+      { task: 'reverse', seed: 123, dModel: 24, numHeads: 3 }, { task: 'induction', seed: 2 ** 32 + 5 },
+      { task: 'two-offsets', seed: 99, vocab: 5, seqLen: 11, dModel: 8, numHeads: 8, layers: 2 },
+    ];
+    for (const { seed, ...config } of configs) {
+      const g = new M.Generator(seed);
+      const model = new M.TinyAttentionModel({ ...config, generator: g });
+      const ours = model.stateDict();
+      const theirs = oracle('init-state', { script: model.toPyTorch({ steps: 1 }) }, 'native').state;
+      assert.deepEqual(Object.keys(ours), Object.keys(theirs), 'state_dict names and order');
+      for (const [key, t] of Object.entries(theirs)) {
+        const expected = decode(t);
+        assert.deepEqual(ours[key].shape, expected.shape, key);
+        assert.ok(bitsEqual(ours[key].data, expected.data), `${JSON.stringify(config)} seed ${seed}: ${key} differs from PyTorch`);
+      }
+      model.delete();
+      g.delete();
+    }
+  });
+
+  test(`dropout in train mode drops exactly the positions PyTorch drops — ${name}`, async () => {
+    const M = await load(build);
+    for (const [seed, dModel, numHeads, p, batch, seqLen] of [[0, 64, 4, 0.1, 2, 8], [1, 16, 2, 0.5, 1, 5], [3, 32, 8, 0.3, 3, 4], [42, 8, 1, 0.9, 2, 7]]) {
+      const pt = oracle('dropout-mha', { seed, d_model: dModel, num_heads: numHeads, p, batch, seq_len: seqLen }, 'native');
+      const g = new M.Generator(seed);
+      const mha = new M.MultiHeadAttention({ dModel, numHeads, dropout: p, generator: g });
+      const x = g.randn([batch, seqLen, dModel]);
+      assert.ok(bitsEqual(x.data, decode(pt.x).data), 'the same input');
+      const ours = mha.forward(x).weights.data;
+      const theirs = decode(pt.weights).data;
+      const dropped = (w) => Array.from(w, (v) => v === 0);
+      assert.deepEqual(dropped(ours), dropped(theirs), `seed ${seed}, p ${p}: dropped positions`);
+      for (let i = 0; i < ours.length; i++) assert.ok(Math.abs(ours[i] - theirs[i]) <= 1e-5 * (1 + Math.abs(theirs[i])));
+      mha.delete();
+      g.delete();
+    }
+  });
+
+  test(`every task trains as the PyTorch script toPyTorch() writes — ${STEPS} steps, SGD/Adam/AdamW — ${name}`, async () => {
+    const M = await load(build);
+    const runs = [];
+    for (const task of TASKS) {
+      for (const [optimizer, options] of OPTIMIZERS) {
+        const g = new M.Generator(0);
+        const model = new M.TinyAttentionModel({ task, generator: g });
+        const opt = new M[{ sgd: 'SGD', adam: 'Adam', adamw: 'AdamW' }[optimizer]](model, options);
+        const ours = [];
+        for (let s = 0; s < STEPS; s++) ours.push(model.trainStep(opt, { batchSize: 32 }));
+        runs.push({ task, optimizer, ours, script: model.toPyTorch({ steps: STEPS, batchSize: 32, optimizer, ...options, lossDigits: 9 }) });
+        opt.delete();
+        model.delete();
+        g.delete();
+      }
+    }
+    const scripts = runs.map((r) => r.script);
+    const exact = oracle('run-scripts', { scripts }).outputs.map(curve);
+    const native = oracle('run-scripts', { scripts }, 'native').outputs.map(curve);
+    runs.forEach((run, i) => {
+      // Past a matrix product the last bits differ between any two implementations, and training
+      // can amplify them (induction's two layers do, from about step 100, in PyTorch too: its AVX2
+      // and plain kernels disagree there). So each step must agree within 1e-4 relative, or within
+      // 4x the largest disagreement PyTorch has with itself (AVX2 vs plain kernels) up to that step.
+      let envelope = 0;
+      for (let s = 0; s < STEPS; s++) {
+        const pt = exact[i][s].loss;
+        envelope = Math.max(envelope, Math.abs(native[i][s].loss - pt));
+        const tol = Math.max(1e-4 * Math.abs(pt), 4 * envelope) + 5e-9;  // 5e-9: the script prints 9 decimals
+        const diff = Math.abs(run.ours[s].loss - pt);
+        assert.ok(diff <= tol, `${run.task} ${run.optimizer} step ${s + 1}: loss ${run.ours[s].loss} vs PyTorch ${pt} (|diff| ${diff} > ${tol})`);
+        if (diff <= 1e-4 * Math.abs(pt)) {
+          assert.equal(run.ours[s].accuracy.toFixed(4), exact[i][s].accuracy.toFixed(4), `${run.task} ${run.optimizer} step ${s + 1}: accuracy`);
+        }
+      }
+      // The first step's batch and weights are identical, so its loss agrees to float32 rounding.
+      assert.ok(Math.abs(run.ours[0].loss - exact[i][0].loss) <= 1e-6 * exact[i][0].loss, `${run.task} ${run.optimizer}: step 1`);
+    });
+  });
+
+  test(`safetensors: our files load into PyTorch through a reader written from the specification, and back — ${name}`, async () => {
+    const M = await load(build);
+    const dir = mkdtempSync(join(tmpdir(), 'mha-st-'));
+    try {
+      const g = new M.Generator(3);
+      const model = new M.TinyAttentionModel({ task: 'two-offsets', generator: g });
+      const file = join(dir, 'model.safetensors');
+      writeFileSync(file, model.toSafetensors());
+      // PyTorch side: the script's model loads our file (strict) and gives the same logits; then it
+      // writes its own state_dict (changed by one step of Adam) with the specification's writer.
+      const script = model.toPyTorch({ steps: 1 });
+      const py = `
+import sys, torch
+sys.path.insert(0, ${JSON.stringify(join(SPEC, '..'))})
+from safetensors_spec import load_file, save_file
+exec(compile(${JSON.stringify(script.slice(0, script.indexOf('\nfor step in range')))}, 'script', 'exec'))
+model.load_state_dict(load_file(${JSON.stringify(file)}))
+x = torch.tensor([[1, 2, 3, 4, 5, 6, 7, 0]])
+print(' '.join(repr(v) for v in model(x, mask)[0][0, 3].tolist()))
+with torch.no_grad():
+    for p in model.parameters(): p.mul_(0.5)
+save_file(model.state_dict(), ${JSON.stringify(join(dir, 'back.safetensors'))})
+`;
+      const r = spawnSync(PYTHON, ['-c', py], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      const theirs = r.stdout.trim().split(' ').map(Number);
+      const ours = model.predict([1, 2, 3, 4, 5, 6, 7, 0])[0].data.subarray(3 * 8, 4 * 8);
+      theirs.forEach((v, j) => assert.ok(Math.abs(ours[j] - v) <= 1e-5 * (1 + Math.abs(v)), `logit ${j}: ${ours[j]} vs ${v}`));
+      const before = model.stateDict();
+      model.loadStateDict(M.loadSafetensors(new Uint8Array(readFileSync(join(dir, 'back.safetensors')))));
+      for (const [key, t] of Object.entries(model.stateDict())) {
+        t.data.forEach((v, j) => assert.equal(v, Math.fround(before[key].data[j] * 0.5), key));
+      }
+      model.delete();
+      g.delete();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
