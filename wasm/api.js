@@ -314,7 +314,8 @@ var createMhaModule = (function () {
         checkConfig(config, 'TinyAttentionModel', MODEL_OPTIONS);
         const task = config.task === undefined ? 'two-offsets' : config.task;
         if (!TASKS.includes(task)) fail(`task must be one of ${TASKS.join(', ')}; got ${describe(task)}`);
-        const c = { ...unwrap(core.modelDefaults(task)), ...config };
+        const c = unwrap(core.modelDefaults(task));
+        for (const key of MODEL_OPTIONS) if (config[key] !== undefined) c[key] = config[key];
         checkCount(c.vocab, 'vocab', 2, 512);
         checkCount(c.seqLen, 'seqLen', 2, 512);
         checkCount(c.dModel, 'dModel', 1, 1024);

@@ -325,9 +325,11 @@ bool mha_training(const mha::MultiHeadAttention& m) { return m.training(); }
 // Bound per module class (embind takes `this` as the class itself).
 template <class M>
 val state_dict_to_js(const M& m) {
-  val out = val::object();
-  for (const mha::NamedTensor& t : m.state_dict()) out.set(t.name, tensor_to_js(t.value));
-  return out;
+  return guarded([&] {
+    val out = val::object();
+    for (const mha::NamedTensor& t : m.state_dict()) out.set(t.name, tensor_to_js(t.value));
+    return out;
+  });
 }
 
 // names[i] with its tensor staged at addrs[i] (api.js validated both).

@@ -16,6 +16,8 @@ const SPEC = fileURLToPath(new URL('../torch/safetensors_spec.py', import.meta.u
 const TASKS = ['two-offsets', 'first-and-previous', 'reverse', 'induction'];
 const OPTIMIZERS = [['sgd', { lr: 0.1, momentum: 0.9 }], ['adam', { lr: 1e-2 }], ['adamw', { lr: 1e-2 }]];
 const STEPS = 200;
+// The fewest targets a batch of 32 counts (T = 8, or 16 for induction whose period is at most 7).
+const MIN_COUNTED = { 'two-offsets': 32 * 13, 'first-and-previous': 32 * 15, reverse: 32 * 8, induction: 32 * 9 };
 
 // One request to tests/torch/oracle.py. capability 'default' is ATen's plain C++ kernels (no FMA,
 // no Sleef): element-wise results then match ours bit for bit; 'native' is what the CPU picks (AVX2).
@@ -122,7 +124,10 @@ for (const build of BUILDS) {
         const diff = Math.abs(run.ours[s].loss - pt);
         assert.ok(diff <= tol, `${run.task} ${run.optimizer} step ${s + 1}: loss ${run.ours[s].loss} vs PyTorch ${pt} (|diff| ${diff} > ${tol})`);
         if (diff <= 1e-4 * Math.abs(pt)) {
-          assert.equal(run.ours[s].accuracy.toFixed(4), exact[i][s].accuracy.toFixed(4), `${run.task} ${run.optimizer} step ${s + 1}: accuracy`);
+          // The script prints 4 decimals (Python rounds half to even: 0.15625 → 0.1562). Where a logit
+          // margin is smaller than the float32 differences one prediction may flip: at most one.
+          assert.ok(Math.abs(run.ours[s].accuracy - exact[i][s].accuracy) <= 1 / MIN_COUNTED[run.task] + 5e-5,
+            `${run.task} ${run.optimizer} step ${s + 1}: accuracy ${run.ours[s].accuracy} vs PyTorch ${exact[i][s].accuracy}`);
         }
       }
       // The first step's batch and weights are identical, so its loss agrees to float32 rounding.

@@ -114,10 +114,11 @@ def mha_case(index, rng):
     if kpm is not None:
         fixture["key_padding_mask"] = kpm
     for dtype, suffix in [(torch.float32, ""), (torch.float64, ".ref")]:
-        ps = {n: t.to(dtype).requires_grad_() for n, t in params.items()}
-        qq = q.to(dtype).requires_grad_()
-        kk = k.to(dtype).requires_grad_() if cross else qq
-        vv = v.to(dtype).requires_grad_() if cross else qq
+        leaf = lambda t: t.detach().to(dtype).clone().requires_grad_()
+        ps = {n: leaf(t) for n, t in params.items()}
+        qq = leaf(q)
+        kk = leaf(k) if cross else qq
+        vv = leaf(v) if cross else qq
         m = None if mask is None else mask.to(dtype)
         out = mha_forward(ps, qq, kk, vv, H, mode, m, kpm, causal, fill)
         out.backward(dout.to(dtype))
