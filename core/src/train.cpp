@@ -38,6 +38,15 @@ std::string py_float(double x) {
 
 }  // namespace
 
+namespace {
+// dst += src, both contiguous of the same shape.
+void add_into(Tensor& dst, const Tensor& src) {
+  float* d = dst.data();
+  const float* x = src.data();
+  for (std::size_t i = 0, n = dst.numel(); i < n; ++i) d[i] += x[i];
+}
+}  // namespace
+
 // ---- Cross-entropy ---------------------------------------------------------------------------
 
 CrossEntropyResult cross_entropy(const float* logits, std::size_t N, std::size_t C, const std::int64_t* targets,
@@ -52,7 +61,7 @@ CrossEntropyResult cross_entropy(const float* logits, std::size_t N, std::size_t
     ++r.counted;
   }
   // log_softmax per row: x - max - log(Σ exp(x - max)); nll: mean of -logp[target] (summed in double).
-  std::vector<float> logp(C);
+  std::vector<float> e(C);  // exp(x - max) of the current row
   double total = 0.0;
   const float g = r.counted ? -1.0f / static_cast<float>(r.counted) : 0.0f;
   for (std::size_t i = 0; i < N; ++i) {
@@ -72,14 +81,19 @@ CrossEntropyResult cross_entropy(const float* logits, std::size_t N, std::size_t
       }
     }
     float sum = 0.0f;
-    for (std::size_t j = 0; j < C; ++j) sum += std::exp(x[j] - m);
+    for (std::size_t j = 0; j < C; ++j) {
+      e[j] = std::exp(x[j] - m);
+      sum += e[j];
+    }
     const float log_sum = std::log(sum);
-    for (std::size_t j = 0; j < C; ++j) logp[j] = x[j] - m - log_sum;
-    total -= logp[t];
+    total -= x[t] - m - log_sum;
     if (argmax == t) ++r.correct;
-    // log_softmax backward with the nll gradient g at the target: Σ grad = g.
-    if (d)
-      for (std::size_t j = 0; j < C; ++j) d[j] = (j == t ? g : 0.0f) - std::exp(logp[j]) * g;
+    // log_softmax backward with the nll gradient g at the target (Σ grad = g): g·onehot - softmax·g,
+    // softmax = exp(log_softmax) formed as exp(x - max) / Σ (one exp per element; equal to rounding).
+    if (d) {
+      const float inv = 1.0f / sum;
+      for (std::size_t j = 0; j < C; ++j) d[j] = (j == t ? g : 0.0f) - (e[j] * inv) * g;
+    }
   }
   r.loss = r.counted ? static_cast<float>(total / static_cast<double>(r.counted)) : std::numeric_limits<float>::quiet_NaN();
   return r;
@@ -142,6 +156,9 @@ void Optimizer::step() {
       const std::size_t n = params[k].value.numel();
       if (o.kind == OptimizerKind::SGD) {
         const float momentum = static_cast<float>(o.momentum), keep = static_cast<float>(1.0 - o.dampening);
+        // Not vectorized: dist/mha-relaxed.js fuses f32x4 multiply-adds (wasm/relax.mjs), and these
+        // updates must round as ATen's plain kernels do (an update is O(parameters), never the cost).
+#pragma clang loop vectorize(disable)
         for (std::size_t i = 0; i < n; ++i) {
           float g = grad[i];
           if (o.weight_decay != 0.0) g = g + wd * p[i];  // grad.add(param, alpha=weight_decay)
@@ -163,6 +180,7 @@ void Optimizer::step() {
       const float b2 = static_cast<float>(o.beta2), w2 = static_cast<float>(1.0 - o.beta2);
       const float eps = static_cast<float>(o.eps);
       const bool adamw = o.kind == OptimizerKind::AdamW;
+#pragma clang loop vectorize(disable)
       for (std::size_t i = 0; i < n; ++i) {
         float g = grad[i];
         if (o.weight_decay != 0.0) {
@@ -389,7 +407,8 @@ void TinyAttentionModel::run(const std::vector<std::int64_t>& x, std::size_t B, 
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     // h = h + layer(h, h, h, mask)
     const ForwardResult r = layers_[l]->forward(h, h, h, options, keep ? &f.acts[l] : nullptr);
-    h = add(h, r.output);
+    h = h.clone();
+    add_into(h, r.output);
     f.h.push_back(h);
     f.weights.push_back(r.weights);
   }
@@ -414,14 +433,17 @@ StepResult TinyAttentionModel::evaluate(const Batch& batch, bool backward) {
     result.loss = r == 0 ? ce.loss : result.loss + ce.loss;  // sum(F.cross_entropy(...) for each readout)
     counted += ce.counted;
     correct += ce.correct;
-    if (backward) dh = add(dh, readouts_[r].backward(f.h.back(), dlogits));
+    if (backward) add_into(dh, readouts_[r].backward(f.h.back(), dlogits));
   }
   result.accuracy = counted ? static_cast<double>(correct) / static_cast<double>(counted) : 0.0;
   if (!backward) return result;
   for (std::size_t l = layers_.size(); l-- > 0;) {
     // h_{l+1} = h_l + layer(h_l): dh_l = dh_{l+1} + dquery + dkey + dvalue
     const MhaInputGrads g = layers_[l]->backward(f.acts[l], dh);
-    dh = add(dh, add(add(g.dquery, g.dkey), g.dvalue));
+    dh = dh.clone();
+    add_into(dh, g.dquery);
+    add_into(dh, g.dkey);
+    add_into(dh, g.dvalue);
   }
   // Embedding backward: scatter-add into the rows that were gathered.
   float* dtok = param(tok_).grad.data();

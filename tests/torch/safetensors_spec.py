@@ -64,7 +64,7 @@ def load(data):
         for s in info["shape"]:
             count *= s
         size = count * torch.tensor([], dtype=dtype).element_size()
-        if begin != at or end - begin != size:
+        if begin != at or end - begin != size or end > len(buffer):
             raise ValueError("tensor %r has data_offsets %r; expected [%d, %d]" % (name, info["data_offsets"], at, at + size))
         raw = bytearray(buffer[begin:end])
         out[name] = torch.frombuffer(raw, dtype=torch.uint8).view(dtype).reshape(info["shape"]).clone() if raw else torch.empty(info["shape"], dtype=dtype)

@@ -321,21 +321,38 @@ void f32_gemm_tn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, cons
                                std::size_t lda, const float* B, std::size_t ldb, bool accumulate,
                                float* C, std::size_t ldc) {
   if (M == 0 || N == 0) return;
-  float* w = scratch(t_wpack, (N + kNR - 1) / kNR * K * kNR);
-  pack_b<false>(N, K, B, ldb, w);
-  if (!accumulate) {
+  // K is the number of rows of a batch (B·T: thousands) for weight gradients: in blocks of kKc the
+  // B panels stay in L1 ([kKc][8] floats = 8 KiB) instead of streaming from L2 per microkernel call.
+  // Each block's product is formed on its own and added, as PyTorch adds a fresh gradient.
+  constexpr std::size_t kKc = 256;
+  if (K <= kKc && !accumulate) {
+    float* w = scratch(t_wpack, (N + kNR - 1) / kNR * K * kNR);
+    pack_b<false>(N, K, B, ldb, w);
     gemm_packed(M, N, K, 1.0f, A, lda, w, nullptr, C, ldc, true);
     return;
   }
-  // The product is formed on its own and then added, as PyTorch adds a fresh gradient.
-  float* fresh = scratch(t_accumulate, M * N);
-  gemm_packed(M, N, K, 1.0f, A, lda, w, nullptr, fresh, N, true);
+  float* fresh = scratch(t_accumulate, 2 * M * N);
+  float* sum = fresh + M * N;
+  std::fill(sum, sum + M * N, 0.0f);
+  for (std::size_t k0 = 0; k0 < K; k0 += kKc) {
+    const std::size_t kc = std::min(kKc, K - k0);
+    float* w = scratch(t_wpack, (N + kNR - 1) / kNR * kc * kNR);
+    pack_b<false>(N, kc, B + k0 * ldb, ldb, w);
+    gemm_packed(M, N, kc, 1.0f, A + k0 * lda, lda, w, nullptr, fresh, N, true);
+    std::size_t i = 0;
+    for (; i + 4 <= M * N; i += 4) wasm_v128_store(sum + i, wasm_f32x4_add(wasm_v128_load(sum + i), wasm_v128_load(fresh + i)));
+    for (; i < M * N; ++i) sum[i] += fresh[i];
+  }
   for (std::size_t i = 0; i < M; ++i) {
     float* c = C + i * ldc;
-    const float* f = fresh + i * N;
+    const float* f = sum + i * N;
     std::size_t j = 0;
-    for (; j + 4 <= N; j += 4) wasm_v128_store(c + j, wasm_f32x4_add(wasm_v128_load(c + j), wasm_v128_load(f + j)));
-    for (; j < N; ++j) c[j] += f[j];
+    if (accumulate) {
+      for (; j + 4 <= N; j += 4) wasm_v128_store(c + j, wasm_f32x4_add(wasm_v128_load(c + j), wasm_v128_load(f + j)));
+      for (; j < N; ++j) c[j] += f[j];
+    } else {
+      std::copy(f, f + N, c);
+    }
   }
 }
 
