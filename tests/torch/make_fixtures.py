@@ -7,7 +7,8 @@ returns the exact bits); its __metadata__ holds the configuration. A float64 val
 two float32 tensors NAME and NAME.lo with x = NAME + NAME.lo (exact to about 2^-48).
 
   mha_NN.safetensors     MultiHeadAttention forward and backward on a random configuration (every mask
-                         convention, self and cross attention, bias on and off, tile-boundary sizes):
+                         convention, self and cross attention, bias on and off, tile-boundary sizes;
+                         40 and 41: a query whose keys are all masked, with -1e9 and with -inf):
                          the parameters and inputs, PyTorch's float32 output and gradients, and a float64
                          run of the same parameters (.ref / .ref.lo).
   optim_NN.safetensors   three steps of SGD, Adam or AdamW in PyTorch 1.13, in a child process with
@@ -64,7 +65,7 @@ def mha_forward(params, q, k, v, H, mode, mask, kpm, causal, fill):
     return lin(out, "W_o")
 
 
-def mha_case(index, rng):
+def mha_case(index, rng, fully_masked_fill=None):
     H = rng.choice([1, 2, 3, 4])
     D = H * rng.choice([1, 3, 4, 5, 8])
     B = rng.choice([1, 2, 3])
@@ -96,7 +97,13 @@ def mha_case(index, rng):
             mask = (torch.rand(*shape) < 0.3).to(torch.float32)
             if mode == "keep":
                 mask = 1 - mask
-        if fill == float("-inf") and mode != "additive":
+        if fully_masked_fill is not None:
+            # query 0 sees no key: uniform weights with -1e9, NaN with -inf (as in PyTorch)
+            fill = fully_masked_fill
+            mask = torch.ones(Sq, Skv) if mode == "keep" else torch.zeros(Sq, Skv)
+            mask[0, :] = 0.0 if mode == "keep" else 1.0
+            causal = False
+        elif fill == float("-inf") and mode != "additive":
             # keep key 0 open so no row is fully masked (those are NaN, checked elsewhere)
             open_value = 1.0 if mode == "keep" else 0.0
             mask[..., 0] = open_value
@@ -210,6 +217,9 @@ def main(out_dir):
     rng = random.Random(20261122)
     for i in range(40):
         fixture, meta = mha_case(i, rng)
+        save_file(fixture, os.path.join(out_dir, "mha_%02d.safetensors" % i), metadata=meta)
+    for i, fill in [(40, -1e9), (41, float("-inf"))]:
+        fixture, meta = mha_case(41, rng, fully_masked_fill=fill)  # 41: the "keep" mask convention
         save_file(fixture, os.path.join(out_dir, "mha_%02d.safetensors" % i), metadata=meta)
     fixture, meta = draws()
     save_file(fixture, os.path.join(out_dir, "draws.safetensors"), metadata=meta)
