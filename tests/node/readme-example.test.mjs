@@ -28,3 +28,25 @@ test('README example prints lesson 002 numbers', () => {
   assert.equal(rows.length, 4);
   for (const r of rows) assert.ok(Math.abs(r.trim().split(' ').map(Number).reduce((a, b) => a + b) - 1) < 2e-4);
 });
+
+test("README training example runs, its heads specialize, and the script it prints gives PyTorch's same curve", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('TinyAttentionModel'));
+  assert.ok(block, 'README has a training example');
+  const dir = mkdtempSync(join(tmpdir(), 'mha-readme-'));
+  symlinkSync(join(root, 'dist'), join(dir, 'dist'));
+  writeFileSync(join(dir, 'train.js'), block);
+  const out = execFileSync(process.execPath, ['train.js'], { cwd: dir, encoding: 'utf8' });
+  const ours = out.match(/^step \d+ loss \S+ accuracy \S+$/gm);
+  assert.deepEqual(ours.map((l) => l.split(' ')[1]), ['50', '100', '150']);
+  assert.match(ours[2], /accuracy 1\.0000$/);
+  assert.match(out, /layer 0 head \d: 1 token back 0\.9\d/);
+  assert.match(out, /layer 0 head \d: 2 tokens back 0\.9\d/);
+  // The printed script, pasted into Python as it is, prints the same lines at those steps.
+  const script = out.slice(out.indexOf('# MHA Explorer'));
+  writeFileSync(join(dir, 'train.py'), script);
+  const py = execFileSync('/usr/bin/python3', ['train.py'], { cwd: dir, encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: '1' } });
+  const theirs = py.trim().split('\n');
+  assert.equal(theirs.length, 150);
+  for (const line of ours) assert.ok(theirs.includes(line), `PyTorch printed ${theirs[Number(line.split(' ')[1]) - 1]}, the page ${line}`);
+});
