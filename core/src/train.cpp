@@ -469,22 +469,27 @@ StepResult TinyAttentionModel::train_step(Optimizer& optimizer, std::size_t batc
   return r;
 }
 
+namespace {
+// Item 0 of each [1, ...] tensor, without the batch dimension.
+std::vector<Tensor> first_items(const std::vector<Tensor>& batched) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : batched) out.push_back(t.select(0, 0).clone());
+  return out;
+}
+}  // namespace
+
 std::vector<Tensor> TinyAttentionModel::predict(const std::vector<std::int64_t>& tokens) {
   check_tokens(tokens, 1, tokens.size());
   Forward f;
   run(tokens, 1, tokens.size(), f, false);
-  std::vector<Tensor> out;
-  for (const Tensor& l : f.logits) out.push_back(l.select(0, 0).clone());
-  return out;
+  return first_items(f.logits);
 }
 
 std::vector<Tensor> TinyAttentionModel::attention(const std::vector<std::int64_t>& tokens) {
   check_tokens(tokens, 1, tokens.size());
   Forward f;
   run(tokens, 1, tokens.size(), f, false);
-  std::vector<Tensor> out;
-  for (const Tensor& w : f.weights) out.push_back(w.select(0, 0).clone());
-  return out;
+  return first_items(f.weights);
 }
 
 std::vector<RoleScore> TinyAttentionModel::role_scores() {
