@@ -114,6 +114,24 @@ for (const build of BUILDS) {
       [opt, model, other, g].forEach((o) => o.delete());
     });
 
+    await t.test('training does not leak: 500 steps, role scores, attention and a state dict round trip keep the heap flat', () => {
+      const g = new M.Generator(4);
+      const model = new M.TinyAttentionModel({ task: 'first-and-previous', generator: g });
+      const opt = new M.AdamW(model, { lr: 1e-2 });
+      const cycle = () => {
+        for (let i = 0; i < 50; i++) model.trainStep(opt, { batchSize: 16 });
+        model.roleScores();
+        model.attention([1, 2, 3, 4]);
+        model.loadStateDict(M.loadSafetensors(model.toSafetensors()));
+        model.toPyTorch();
+      };
+      cycle();
+      const before = M.memoryStats().heapUsed;
+      for (let i = 0; i < 10; i++) cycle();
+      assert.ok(M.memoryStats().heapUsed - before < 64 * 1024, `heap grew by ${M.memoryStats().heapUsed - before} bytes`);
+      [opt, model, g].forEach((o) => o.delete());
+    });
+
     await t.test(`${FUZZ_FILES} mutated safetensors files: a model or an Error, never a crash, no leak`, () => {
       const g = new M.Generator(2);
       const model = new M.TinyAttentionModel({ task: 'two-offsets', generator: g });
