@@ -54,7 +54,7 @@ function show(v, depth = 0) {
 }
 
 function buildCases(M, ctx) {
-  const { g, mha, x, dead, deadMha } = ctx;
+  const { g, mha, x, dead, deadMha, model, opt } = ctx;
   const S = 4, D = 8;
   const ok = (shape) => T(shape);
   return {
@@ -178,6 +178,29 @@ function buildCases(M, ctx) {
         hole(['a', 'b', 'c']), Array(4097).fill('a'), new Set(['a']), [new String('a')], [Symbol('a')]]);
       return [`headSpecialization(${show(tokens)})`, () => M.headSpecialization(tokens)];
     },
+    'TinyAttentionModel ctor': (p) => {
+      const config = p([null, undefined, 5, 'two-offsets', [], { task: 'copy', generator: g }, { task: 'two-offsets' },
+        { task: 'two-offsets', generator: dead }, { task: 'two-offsets', generator: mha },
+        ...BAD_COUNTS.slice(0, 12).flatMap((v) => ['vocab', 'seqLen', 'dModel', 'numHeads', 'layers'].map((k) => ({ task: 'two-offsets', [k]: v, generator: g }))),
+        { task: 'two-offsets', dModel: 10, numHeads: 3, generator: g }, { task: 'two-offsets', vocab: 513, generator: g },
+        { task: 'two-offsets', seqLen: 513, generator: g }, { task: 'two-offsets', layers: 5, generator: g },
+        { task: 'reverse', causal: true, generator: g }, { task: 'induction', vocab: 6, generator: g },
+        { task: 'induction', seqLen: 13, generator: g }, { task: 'two-offsets', causal: 1, generator: g },
+        { task: 'two-offsets', heads: 2, generator: g }, { task: '__proto__', generator: g }]);
+      return [`new TinyAttentionModel(${show(config)})`, () => new M.TinyAttentionModel(config)];
+    },
+    'training calls': (p) => p([
+      ['trainStep(bad optimizer)', () => model.trainStep(p([null, {}, mha, g, opt.model]), {})],
+      ['trainStep(bad options)', () => model.trainStep(opt, p([5, 'x', { batchSize: 0 }, { batchSize: 1025 }, { batchSize: 1.5 }, { batchSize: NaN }, { batch: 2 }]))],
+      ['attention(bad tokens)', () => model.attention(p([null, 'abc', [], [8], [-1], [0.5], [NaN], new Array(9).fill(0), [0, '1'], { length: 2 }]))],
+      ['predict(bad tokens)', () => model.predict(p([[], [1, 2, 99], [Infinity]]))],
+      ['ablate', () => model.ablate(...p([[1, 0], [0, 2], [-1, 0], [0, 0, 'yes'], ['0', 0], [NaN, 0]]))],
+      ['loadStateDict', () => model.loadStateDict(p([null, 5, 'sd', [], { 'tok.weight': 5 }, { 'tok.weight': { shape: [8, 16], data: new Float32Array(3) } }, {}, new Map([['x', T([1])]])]))],
+      ['loadSafetensors', () => M.loadSafetensors(p([null, 'file', [1, 2, 3], new Uint16Array(8), new Uint8Array(3), new Uint8Array(16)]))],
+      ['optimizer options', () => new (p([M.SGD, M.Adam, M.AdamW]))(model, p([{ lr: -1 }, { lr: NaN }, { lr: '1' }, { betas: [2, 0.9] }, { betas: 0.9 }, { eps: -1 }, { weightDecay: -1 }, { lr: 1e-3, nesterov: 'yes' }, { rho: 1 }]))],
+      ['optimizer for no model', () => new (p([M.SGD, M.Adam, M.AdamW]))(p([null, mha, {}, 'model']), {})],
+      ['toPyTorch', () => model.toPyTorch(p([{ steps: 0 }, { steps: 1.5 }, { batchSize: 0 }, { optimizer: 'lbfgs' }, { lossDigits: 12 }, { optimizer: 'sgd', betas: [0.9, 0.99] }, { epochs: 3 }]))],
+    ]),
     loopVsVectorized: (p) => {
       const args = p([
         () => [p([null, undefined, {}, g, 'mha', { _handle: mha._handle }, Object.create(M.MultiHeadAttention.prototype)]), x],
@@ -220,7 +243,9 @@ for (const build of BUILDS) {
     dead.delete();
     const deadMha = new M.MultiHeadAttention({ dModel: 8, numHeads: 2, generator: g });
     deadMha.delete();
-    const cases = buildCases(M, { g, mha, x, dead, deadMha });
+    const model = new M.TinyAttentionModel({ task: 'two-offsets', generator: new M.Generator(0) });
+    const opt = new M.Adam(model, { lr: 1e-2 });
+    const cases = buildCases(M, { g, mha, x, dead, deadMha, model, opt });
     const names = Object.keys(cases);
     const rnd = mulberry32(0xC0FFEE);
     const pick = (arr) => arr[Math.floor(rnd() * arr.length)];
