@@ -1,0 +1,75 @@
+// MHA Explorer — the training worker: owns one TinyAttentionModel, its generator and its optimizer,
+// trains in slices of steps and answers the page's requests, so the page keeps drawing while it
+// trains. web/build.mjs appends this file to a core build (mha.js …) and wraps both in a string
+// (dist/trainer-*.js) that web/trainer.js starts as a Blob worker: that works from file:// too,
+// where Chromium refuses a worker script from a file path.
+// Protocol: {id, op, args} → {id, result} or {id, error}; only scalars, small tensors and the
+// weights file (transferred) cross.
+/* global createMhaModule */
+'use strict';
+var M = null, g = null, model = null, opt = null;
+var ready = createMhaModule().then(function (m) { M = m; });
+
+function dispose() {
+  [opt, model, g].forEach(function (o) { if (o) o.delete(); });
+  opt = model = g = null;
+}
+
+function needModel() {
+  if (!model) throw new Error('no model yet: reset({model, optimizer, seed}) first');
+  return model;
+}
+
+var OPTIMIZERS = { sgd: 'SGD', adam: 'Adam', adamw: 'AdamW' };
+
+var ops = {
+  // A fresh model and optimizer from `seed` (torch.manual_seed(seed) in the script).
+  reset: function (a) {
+    var kind = OPTIMIZERS[String(a.optimizer && a.optimizer.kind).toLowerCase()];
+    if (!kind) throw new Error("optimizer.kind must be 'sgd', 'adam' or 'adamw'");
+    var next = new M.Generator(a.seed);
+    var m = null;
+    try {
+      m = new M.TinyAttentionModel(Object.assign({}, a.model, { generator: next }));
+      var o = new M[kind](m, a.optimizer.options || {});
+      dispose();
+      g = next; model = m; opt = o;
+    } catch (err) {
+      if (m) m.delete();
+      next.delete();
+      throw err;
+    }
+    return { config: model.config, parameters: model.parameterCount(), implementation: M.implementation };
+  },
+  // `steps` training steps: [{step, loss, accuracy}] (the step count is the optimizer's).
+  train: function (a) {
+    var out = [];
+    for (var i = 0; i < a.steps; i++) {
+      var r = needModel().trainStep(opt, { batchSize: a.batchSize });
+      out.push({ step: opt.steps, loss: r.loss, accuracy: r.accuracy });
+    }
+    return out;
+  },
+  // Every layer's attention, the readouts' logits for `tokens`, and each head's role.
+  inspect: function (a) {
+    var m = needModel();
+    return { attention: m.attention(a.tokens), logits: m.predict(a.tokens), roles: m.roleScores() };
+  },
+  ablate: function (a) { needModel().ablate(a.layer, a.head, a.on); return true; },
+  script: function (a) { return needModel().toPyTorch(Object.assign({ optimizer: opt }, a)); },
+  save: function () { return needModel().toSafetensors(); },
+  load: function (a) { needModel().loadStateDict(M.loadSafetensors(a.bytes)); return true; },
+  stateDict: function () { return needModel().stateDict(); },
+};
+
+self.onmessage = function (e) {
+  var id = e.data.id, op = e.data.op, args = e.data.args || {};
+  ready.then(function () {
+    if (!Object.prototype.hasOwnProperty.call(ops, op)) throw new Error('unknown request ' + op);
+    return ops[op](args);
+  }).then(function (result) {
+    self.postMessage({ id: id, result: result }, result instanceof Uint8Array ? [result.buffer] : []);
+  }, function (err) {
+    self.postMessage({ id: id, error: String((err && err.message) || err) });
+  });
+};
