@@ -341,6 +341,13 @@ var createMhaModule = (function () {
         list.forEach((t, i) => checkCount(t, `token ${i}`, 0, this.config.vocab - 1));
         return list;
       }
+      // Loss and accuracy on a fresh batch from its own Generator(seed): the training stream is untouched.
+      evaluate(options = {}) {
+        checkConfig(options, 'evaluate', ['batchSize', 'seed']);
+        const { batchSize = 256, seed = 1 } = options;
+        checkCount(batchSize, 'batchSize', 1, 1024);
+        return unwrap(live(this, 'TinyAttentionModel').evaluate(batchSize, checkSeed(seed)));
+      }
       attention(tokens) { return unwrap(live(this, 'TinyAttentionModel').attention(this.#tokens(tokens))); }
       predict(tokens) { return unwrap(live(this, 'TinyAttentionModel').predict(this.#tokens(tokens))); }
       roleScores() { return unwrap(live(this, 'TinyAttentionModel').roleScores()); }

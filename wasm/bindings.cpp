@@ -450,6 +450,18 @@ val model_train_step(mha::TinyAttentionModel& m, mha::Optimizer& opt, double bat
   });
 }
 
+// Loss and accuracy on a batch drawn from its own generator (the training stream is not touched).
+val model_evaluate(mha::TinyAttentionModel& m, double batch_size, double seed) {
+  return guarded([&] {
+    mha::Generator gen(to_seed(seed));
+    const mha::StepResult r = m.evaluate(mha::draw_batch(m.config(), to_count(batch_size, "batchSize", 1024), gen));
+    val out = val::object();
+    out.set("loss", r.loss);
+    out.set("accuracy", r.accuracy);
+    return out;
+  });
+}
+
 std::vector<std::int64_t> tokens_from_js(const val& tokens) {
   const std::size_t n = to_count(tokens["length"].as<double>(), "the number of tokens", 4096);
   std::vector<std::int64_t> out(n);
@@ -639,6 +651,7 @@ EMSCRIPTEN_BINDINGS(mha_core) {
   class_<mha::TinyAttentionModel>("TinyAttentionModelCore")
       .smart_ptr<std::shared_ptr<mha::TinyAttentionModel>>("TinyAttentionModelCorePtr")
       .function("trainStep", &model_train_step)
+      .function("evaluate", &model_evaluate)
       .function("attention", &model_attention)
       .function("predict", &model_predict)
       .function("roleScores", &model_role_scores)

@@ -56,6 +56,8 @@ var ops = {
     return { attention: m.attention(a.tokens), logits: m.predict(a.tokens), roles: m.roleScores() };
   },
   ablate: function (a) { needModel().ablate(a.layer, a.head, a.on); return true; },
+  // Loss and accuracy on a held-out batch (its own generator), e.g. with and without a head.
+  evaluate: function (a) { return needModel().evaluate(a); },
   script: function (a) { return needModel().toPyTorch(Object.assign({ optimizer: opt }, a)); },
   save: function () { return needModel().toSafetensors(); },
   load: function (a) { needModel().loadStateDict(M.loadSafetensors(a.bytes)); return true; },

@@ -70,7 +70,7 @@ var MhaTrainer = (function () {
       });
     };
   }
-  ['reset', 'train', 'inspect', 'ablate', 'script', 'save', 'stateDict'].forEach(function (op) {
+  ['reset', 'train', 'inspect', 'ablate', 'evaluate', 'script', 'save', 'stateDict'].forEach(function (op) {
     Trainer.prototype[op] = function (args) { return this.request(op, args); };
   });
   // bytes: a Uint8Array or ArrayBuffer of a .safetensors file (copied, so the caller keeps it).

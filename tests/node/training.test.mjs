@@ -42,10 +42,13 @@ for (const build of BUILDS) {
       // readout 0 predicts x[t-1]: at t = 5 the answer is x[4] = 5
       const row = logits[0].data.subarray(5 * 8, 6 * 8);
       assert.equal(row.indexOf(Math.max(...row)), 5);
+      const full = model.evaluate({ batchSize: 256, seed: 9 });
+      assert.ok(full.accuracy >= 0.99, `held-out accuracy ${full.accuracy}`);
       model.ablate(0, 0, true);
-      const ablated = model.roleScores();
-      assert.ok(ablated.length === 2);
+      const without = model.evaluate({ batchSize: 256, seed: 9 });
+      assert.ok(without.accuracy < full.accuracy - 0.2, `without head 0: ${without.accuracy}`);
       model.ablate(0, 0, false);
+      assert.deepEqual(model.evaluate({ batchSize: 256, seed: 9 }), full, 'evaluate draws nothing from the training stream');
       opt.delete();
       model.delete();
       g.delete();
