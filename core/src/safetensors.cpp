@@ -119,7 +119,7 @@ class Parser {
   // The object at the cursor (at('{') is true): on_member(key) is called with the cursor at each
   // member's value, and must consume it.
   template <class OnMember>
-  void object(int depth, OnMember&& on_member) {
+  void object(OnMember&& on_member) {
     ++p_;
     std::set<std::string> seen;
     if (at('}')) {
@@ -161,7 +161,7 @@ class Parser {
     switch (*p_) {
       case '{':
         v.kind = Json::Object;
-        object(depth, [&](const std::string& key) { v.members.emplace_back(key, value(depth + 1)); });
+        object([&](const std::string& key) { v.members.emplace_back(key, value(depth + 1)); });
         return v;
       case '[':
         ++p_;
@@ -465,7 +465,7 @@ void read_metadata(Parser& json, std::vector<std::pair<std::string, std::string>
     json.limit(kMaxEntryValues, "__metadata__");
     bad("__metadata__ is " + kind_name(json.value(1)) + "; it must be an object of strings");
   }
-  json.object(1, [&](const std::string& key) {
+  json.object([&](const std::string& key) {
     json.limit(kMaxEntryValues, "__metadata__ " + quoted(key));
     Json v = json.value(2);
     if (v.kind != Json::String) bad("__metadata__ " + quoted(key) + " is " + kind_name(v) + "; metadata values must be strings");
@@ -484,15 +484,16 @@ SafetensorsFile read_safetensors(const std::uint8_t* bytes, std::size_t size) {
     bad("the header says its length is " + std::to_string(n) + " bytes but the file has only " + std::to_string(size - 8) +
         " bytes after the first 8 (is it cut short?)");
   }
-  if (!valid_utf8(bytes + 8, n)) bad("its header is not valid UTF-8 text");
-  const std::uint8_t* data = bytes + 8 + n;
-  const std::uint64_t buffer = size - 8 - n;
+  const std::size_t header_size = static_cast<std::size_t>(n);  // fits: n <= size - 8
+  if (!valid_utf8(bytes + 8, header_size)) bad("its header is not valid UTF-8 text");
+  const std::uint8_t* data = bytes + 8 + header_size;
+  const std::uint64_t buffer = size - 8 - header_size;
 
   SafetensorsFile file;
   std::vector<Entry> entries;
-  Parser json(reinterpret_cast<const char*>(bytes + 8), n);
+  Parser json(reinterpret_cast<const char*>(bytes + 8), header_size);
   if (!json.at('{')) bad("its header is not a JSON object (it must start with '{')");
-  json.object(0, [&](const std::string& key) {
+  json.object([&](const std::string& key) {
     if (key == "__metadata__") {
       read_metadata(json, file.metadata);
     } else {
