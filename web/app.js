@@ -1,6 +1,11 @@
 // MHA Explorer — controller: loads the core, owns the state, one render(). Defines window.mhaExplorer.
 (function (root) {
   'use strict';
+  // The training lab has a page of its own: ?preset=train-… opens it with the same parameters.
+  if (/^train-/.test(new URLSearchParams(root.location.search).get('preset') || '')) {
+    root.location.replace('lab.html' + root.location.search);
+    return;
+  }
   var MHA = root.MHA, S = MHA.state, model = MHA.model, P = MHA.presets, W = MHA.widgets;
   var $ = function (id) { return document.getElementById(id); };
 

@@ -23,6 +23,8 @@ function needModel() {
 var OPTIMIZERS = { sgd: 'SGD', adam: 'Adam', adamw: 'AdamW' };
 
 var ops = {
+  // The core's settings for a task (vocab, seqLen, dModel, numHeads, layers, causal).
+  defaults: function (a) { return M.modelDefaults(a.task); },
   // A fresh model and optimizer from `seed` (torch.manual_seed(seed) in the script).
   reset: function (a) {
     var kind = OPTIMIZERS[String(a.optimizer && a.optimizer.kind).toLowerCase()];

@@ -1,0 +1,131 @@
+// The training lab (lab.html) in headless Chromium, over http and from file://: from the URL preset it
+// trains two offsets to 99 % with two heads that take different offsets; one head does not get
+// there; ablating a specialized head lowers held-out accuracy; reset returns the initial weights bit
+// for bit; pausing and resuming gives the same curve; downloaded weights load back (and into real
+// PyTorch through the specification's reader); a damaged file gives a message; no console errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { ARTIFACTS, fileURL, guardedPage, launch, repo, startServer } from './helpers.mjs';
+
+const SPEC_DIR = join(repo, 'tests', 'torch');
+
+async function open(context, url, shot) {
+  const g = await guardedPage(context, () => true);
+  await g.page.goto(url);
+  await g.page.evaluate(() => window.mhaExplorer.ready);
+  if (shot) await g.page.screenshot({ path: join(ARTIFACTS, shot), fullPage: true });
+  return g;
+}
+
+test('training lab over http and from file://', async (t) => {
+  const server = await startServer();
+  const { context, close } = await launch();
+  const dir = mkdtempSync(join(tmpdir(), 'mha-lab-'));
+  try {
+    for (const [where, base] of [['http', `${server.origin}/lab.html`], ['file', fileURL('lab.html')]]) {
+      const { page, errors } = await open(context, `${base}?preset=train-two-offsets`, `lab-two-offsets-${where}-before.png`);
+      const initial = await page.evaluate(() => window.mhaExplorer.stateDict());
+      const r = await page.evaluate(() => window.mhaExplorer.train({ steps: 150 }));
+      await page.screenshot({ path: join(ARTIFACTS, `lab-two-offsets-${where}-after.png`), fullPage: true });
+      assert.equal(r.step, 150);
+      assert.ok(r.accuracy >= 0.99, `${where}: accuracy ${r.accuracy}`);
+      assert.deepEqual(r.roles.map((x) => x.role).sort(), ['1 token back', '2 tokens back']);
+      r.roles.forEach((x) => assert.ok(x.score >= 0.85, `${x.role} ${x.score}`));
+      assert.match(await page.textContent('#heads'), /1 token back · 0\.9\d/);
+
+      // Ablation: held-out accuracy with and without head 0.
+      const full = await page.evaluate(() => window.mhaExplorer.evaluate());
+      await page.click('.lab-head[data-head="0"]');
+      await page.waitForFunction(() => /Accuracy on 256 held-out sequences/.test(document.getElementById('ablation-note').textContent));
+      const without = await page.evaluate(() => window.mhaExplorer.evaluate());
+      assert.ok(without.accuracy < full.accuracy - 0.2, `ablating head 0: ${full.accuracy} → ${without.accuracy}`);
+      await page.click('.lab-head[data-head="0"]');
+
+      // Download, then load into PyTorch's model from the lab's own script, and back into the lab.
+      const bytes = Buffer.from(await page.evaluate(async () => Array.from(await window.mhaExplorer.save())));
+      const file = join(dir, `${where}.safetensors`);
+      writeFileSync(file, bytes);
+      const script = await page.evaluate(() => window.mhaExplorer.script({ steps: 1 }));
+      const py = spawnSync('/usr/bin/python3', ['-c', `
+import sys, torch
+sys.path.insert(0, ${JSON.stringify(SPEC_DIR)})
+from safetensors_spec import load_file
+exec(compile(${JSON.stringify(script.slice(0, script.indexOf('\nfor step in range')))}, 'script', 'exec'))
+model.load_state_dict(load_file(${JSON.stringify(file)}))
+print(model.layers[0].W_q.weight[0, :3].tolist())`], { encoding: 'utf8' });
+      assert.equal(py.status, 0, py.stderr);
+      const trained = await page.evaluate(() => window.mhaExplorer.stateDict());
+      JSON.parse(py.stdout).forEach((v, j) => assert.equal(Math.fround(v), trained['layers.0.W_q.weight'].data[j]));
+
+      // Reset: the initial weights, bit for bit; then 40 + 110 steps give the uninterrupted curve.
+      await page.click('#reset');
+      await page.waitForFunction(() => window.mhaExplorer.getTraining().step === 0);
+      const again = await page.evaluate(() => window.mhaExplorer.stateDict());
+      for (const k of Object.keys(initial)) assert.deepEqual(again[k].data, initial[k].data, `reset: ${k}`);
+      await page.evaluate(() => window.mhaExplorer.train({ steps: 40 }));
+      const resumed = await page.evaluate(() => window.mhaExplorer.train({ steps: 110 }));
+      assert.deepEqual(resumed.curve.map((p) => p.loss), r.curve.map((p) => p.loss), 'pause and resume');
+
+      // Loading the downloaded file back; a damaged file gets a message and changes nothing.
+      await page.setInputFiles('#load-file', { name: 'trained.safetensors', mimeType: 'application/octet-stream', buffer: bytes });
+      await page.waitForFunction(() => /Loaded trained\.safetensors/.test(document.getElementById('messages').textContent));
+      const loaded = await page.evaluate(() => window.mhaExplorer.stateDict());
+      assert.deepEqual(loaded['layers.0.W_q.weight'].data, trained['layers.0.W_q.weight'].data);
+      const damaged = Buffer.from(bytes);
+      damaged.writeUInt32LE(0xffffff, 0);
+      await page.setInputFiles('#load-file', { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: damaged });
+      await page.waitForFunction(() => /Could not load broken\.safetensors: this is not a valid \.safetensors file/.test(document.getElementById('messages').textContent));
+      const after = await page.evaluate(() => window.mhaExplorer.stateDict());
+      assert.deepEqual(after['layers.0.W_q.weight'].data, trained['layers.0.W_q.weight'].data);
+
+      // Play: frames keep coming while the worker trains.
+      const fps = await page.evaluate(() => new Promise((resolve) => {
+        window.mhaExplorer.play();
+        let frames = 0;
+        const t0 = performance.now();
+        const count = () => { frames++; if (performance.now() - t0 < 1000) requestAnimationFrame(count); else { window.mhaExplorer.pause(); resolve(frames * 1000 / (performance.now() - t0)); } };
+        requestAnimationFrame(count);
+      }));
+      t.diagnostic(`${where}: ${fps.toFixed(0)} frames/s while training`);
+      assert.ok(fps >= 30, `${where}: ${fps} frames per second while training`);
+      assert.deepEqual(errors, [], `${where}: console errors`);
+      await page.close();
+    }
+
+    // One head cannot do both offsets.
+    const one = await open(context, `${server.origin}/lab.html?preset=train-two-offsets&heads=1`);
+    const r1 = await one.page.evaluate(() => window.mhaExplorer.train({ steps: 150 }));
+    await one.page.screenshot({ path: join(ARTIFACTS, 'lab-two-offsets-one-head-after.png'), fullPage: true });
+    assert.ok(r1.accuracy < 0.9, `one head: accuracy ${r1.accuracy}`);
+    await one.page.close();
+
+    // Every task opens from its preset and trains; the main page forwards train-… presets here.
+    for (const task of ['first-and-previous', 'reverse', 'induction']) {
+      const lab = await open(context, `${server.origin}/index.html?preset=train-${task}`, `lab-${task}-before.png`);
+      assert.match(lab.page.url(), new RegExp(`/lab\\.html\\?preset=train-${task}$`));
+      const rt = await lab.page.evaluate((steps) => window.mhaExplorer.train({ steps }), task === 'induction' ? 200 : 150);
+      await lab.page.screenshot({ path: join(ARTIFACTS, `lab-${task}-after.png`), fullPage: true });
+      assert.ok(rt.accuracy > 0.9, `${task}: accuracy ${rt.accuracy}`);
+      assert.deepEqual(lab.errors, [], `${task}: console errors`);
+      await lab.page.close();
+    }
+
+    // A bad URL value gets a message and the default.
+    const bad = await open(context, `${server.origin}/lab.html?preset=train-nope&heads=3&lr=abc`);
+    const text = await bad.page.textContent('#messages');
+    assert.match(text, /Unknown preset "train-nope"/);
+    assert.match(text, /heads must be one of 1, 2, 4, 8; using the default/);
+    assert.match(text, /lr must be a number/);
+    await bad.page.close();
+  } finally {
+    await close();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
