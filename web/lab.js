@@ -26,14 +26,20 @@
     { name: 'lr', kind: 'num', min: 1e-6, max: 10, def: 1e-2 },
     { name: 'seed', kind: 'int', min: 0, max: 4294967295, def: 0 },
     { name: 'speed', kind: 'enum', values: [1, 2, 5, 10, 25], def: 5 },
+    { name: 'compare', kind: 'bool', def: false },
     { name: 'autoplay', kind: 'bool', def: false },
     { name: 'embed', kind: 'bool', def: false },
+    { name: 'hide', kind: 'list', values: ['header', 'controls', 'progress', 'heads', 'pytorch'], def: [] },
     { name: 'theme', kind: 'enum', values: ['auto', 'light', 'dark'], def: 'auto' },
   ];
   var OPTIMIZER_NAMES = { sgd: 'SGD', adam: 'Adam', adamw: 'AdamW' };
   var values = {}, explicit = {}, messages = [];
 
   function parse(p, raw) {
+    if (p.kind === 'list') {
+      var items = raw.split(',').filter(Boolean);
+      return items.every(function (i) { return p.values.indexOf(i) >= 0; }) ? items : undefined;
+    }
     if (p.kind === 'bool') return raw === '1' || raw === 'true' ? true : raw === '0' || raw === 'false' ? false : undefined;
     if (p.kind === 'enum') {
       var v = p.values.find(function (x) { return String(x) === raw; });
@@ -44,7 +50,7 @@
     return n;
   }
   function describe(p) {
-    return p.kind === 'enum' ? 'one of ' + p.values.join(', ') : p.kind === 'bool' ? '0 or 1' : (p.kind === 'int' ? 'a whole number' : 'a number') + ' from ' + p.min + ' to ' + p.max;
+    return p.kind === 'list' ? 'a comma list of ' + p.values.join(', ') : p.kind === 'enum' ? 'one of ' + p.values.join(', ') : p.kind === 'bool' ? '0 or 1' : (p.kind === 'int' ? 'a whole number' : 'a number') + ' from ' + p.min + ' to ' + p.max;
   }
   function readURL() {
     var q = new URLSearchParams(root.location.search);
@@ -67,7 +73,7 @@
     PROPS.forEach(function (p) {
       if (p.name === 'task' || values[p.name] === undefined) return;
       if (!explicit[p.name] && (p.def !== undefined || p.model)) return;
-      q.set(p.name, p.kind === 'bool' ? (values[p.name] ? '1' : '0') : String(values[p.name]));
+      q.set(p.name, p.kind === 'bool' ? (values[p.name] ? '1' : '0') : p.kind === 'list' ? values[p.name].join(',') : String(values[p.name]));
     });
     try { root.history.replaceState(null, '', '?' + q.toString()); } catch (e) { /* file:// in some browsers */ }
   }
@@ -75,6 +81,11 @@
   // ---- The model ----------------------------------------------------------------------------------
   var trainer = null, defaults = null, modelConfig = null;
   var curve = [], inspected = null, playing = false, busy = false, held = null, ablated = {};
+  // Kept views of the heads for the replay slider ({step, attention, roles, logits}), thinned to at most
+  // MAX_SNAPSHOTS; replay is the index shown, or null for the live view.
+  var snapshots = [], replay = null, MAX_SNAPSHOTS = 150;
+  // The one-head model trained beside this one (its own worker), when compare is on.
+  var twin = null, twinCurve = [], twinInspected = null;
   var rate = { steps: 0, since: 0, value: 0 };
   var probe = [];
 
@@ -113,35 +124,60 @@
       return trainer.reset({ model: cfg, optimizer: { kind: values.optimizer, options: { lr: values.lr } }, seed: values.seed })
         .then(function (info) {
           modelConfig = info.config;
-          curve = []; held = null; ablated = {};
+          curve = []; held = null; ablated = {}; snapshots = []; replay = null;
+          twinCurve = []; twinInspected = null;
           if (probe.length === 0 || probe.length > modelConfig.seqLen || probe.some(function (t) { return t >= modelConfig.vocab; })) probe = defaultProbe(modelConfig);
           $('c-probe').value = probe.join(' ');
           status(info.parameters.toLocaleString('en-US') + ' parameters · ' + info.implementation);
           messages = messages.filter(function (m) { return !/^(Could not|This model)/.test(m); });
           showMessages();
-          return inspect();
+          return resetTwin(cfg).then(inspect);
         });
     }).catch(function (err) { say('This model cannot be built: ' + err.message); })
       .then(function () { syncControls(); writeURL(); draw(); });
   }
 
   function inspect() {
-    return trainer.inspect({ tokens: probe }).then(function (r) { inspected = r; });
+    return Promise.all([trainer.inspect({ tokens: probe }), twin ? twin.inspect({ tokens: probe }) : null]).then(function (r) {
+      inspected = r[0];
+      twinInspected = r[1];
+    });
+  }
+
+  // The one-head twin: the same settings and seed with num_heads = 1, restarted with this model.
+  function resetTwin(cfg) {
+    if (!values.compare) {
+      if (twin) { twin.terminate(); twin = null; }
+      return Promise.resolve();
+    }
+    var ready = twin ? Promise.resolve(twin) : MhaTrainer.start().then(function (t) { twin = t; return t; });
+    return ready.then(function (t) {
+      return t.reset({ model: Object.assign({}, cfg, { numHeads: 1 }), optimizer: { kind: values.optimizer, options: { lr: values.lr } }, seed: values.seed });
+    });
+  }
+
+  function keepSnapshot() {
+    var last = curve[curve.length - 1];
+    snapshots.push({ step: last ? last.step : 0, attention: inspected.attention, roles: inspected.roles, logits: inspected.logits });
+    if (snapshots.length > MAX_SNAPSHOTS) snapshots = snapshots.filter(function (_, i) { return i % 2 === 0 || i === snapshots.length - 1; });
   }
 
   function trainSteps(n) {
     busy = true;
-    return trainer.train({ steps: n, batchSize: values.batch }).then(function (points) {
-      curve = curve.concat(points);
-      rate.steps += points.length;
+    var args = { steps: n, batchSize: values.batch };
+    return Promise.all([trainer.train(args), twin ? twin.train(args) : []]).then(function (r) {
+      curve = curve.concat(r[0]);
+      twinCurve = twinCurve.concat(r[1]);
+      rate.steps += r[0].length;
       held = null;
       return inspect();
-    }).then(function () { busy = false; draw(); }, function (err) { busy = false; pause(); say('Training stopped: ' + err.message); });
+    }).then(function () { keepSnapshot(); replay = null; busy = false; draw(); }, function (err) { busy = false; pause(); say('Training stopped: ' + err.message); });
   }
 
   function play() {
     if (!modelConfig) return;
     playing = true;
+    replay = null;
     rate.steps = 0; rate.since = performance.now();
     $('play').textContent = '⏸ Pause';
     $('play').setAttribute('aria-pressed', 'true');
@@ -204,9 +240,19 @@
     };
     line(css('--line'), function (p) { return y(p.loss); });
     line(css('--ok'), function (p) { return ya(p.accuracy); });
+    if (twinCurve.length) {
+      var main = curve;
+      curve = twinCurve;
+      g.setLineDash([4, 3]);
+      line(css('--line'), function (p) { return y(p.loss); });
+      line(css('--ok'), function (p) { return ya(p.accuracy); });
+      g.setLineDash([]);
+      curve = main;
+    }
     g.textAlign = 'left';
     g.fillStyle = css('--line'); g.fillText('loss', left + 6, top + 14);
     g.fillStyle = css('--ok'); g.fillText('accuracy', left + 40, top + 14);
+    if (twinCurve.length) { g.fillStyle = css('--fg-muted'); g.fillText('dashed: one head', left + 100, top + 14); }
   }
 
   // Blues, as the lessons' heatmaps: 0 → near white, 1 → dark blue (one shared 0..1 scale).
@@ -216,9 +262,27 @@
   }
 
   function drawHeads() {
-    var box = $('heads');
-    if (!inspected || !modelConfig) { box.textContent = ''; return; }
-    var T = probe.length, H = modelConfig.numHeads;
+    var view = replay === null ? inspected : snapshots[replay];
+    drawHeadCards($('heads'), view, modelConfig && modelConfig.numHeads, true);
+    var compare = $('compare-heads');
+    compare.hidden = !twinInspected || replay !== null;
+    if (!compare.hidden) drawHeadCards(compare, twinInspected, 1, false);
+    var slider = $('c-replay');
+    slider.max = String(Math.max(0, snapshots.length - 1));
+    slider.value = String(replay === null ? Math.max(0, snapshots.length - 1) : replay);
+    $('replay-step').textContent = String(replay !== null ? snapshots[replay].step : (curve.length ? curve[curve.length - 1].step : 0));
+    var note = curve.length
+      ? 'Rows are query positions t, columns the keys they attend to. Click a head to switch it off (ablate it) and see what it contributed.'
+      : 'These heads are untrained (random initial weights), so they look alike. Press Play and watch them specialize as the loss falls.';
+    if (replay !== null) note = 'Replaying step ' + snapshots[replay].step + ' of ' + curve[curve.length - 1].step + '. Press Play to go on training.';
+    else if (held) note = 'Accuracy on 256 held-out sequences: ' + held.full.toFixed(3) + ' with every head on, ' + held.now.toFixed(3) + ' as shown.';
+    $('ablation-note').textContent = note;
+  }
+
+  // The cards of one model's heads; interactive cards switch a head off and on.
+  function drawHeadCards(box, inspected, H, interactive) {
+    if (!inspected || !H) { box.textContent = ''; return; }
+    var T = probe.length;
     var cards = box.querySelectorAll('.lab-head');
     if (cards.length !== inspected.attention.length * H || box.dataset.t !== String(T)) {
       box.textContent = '';
@@ -229,11 +293,11 @@
           b.type = 'button'; b.className = 'lab-head';
           b.dataset.layer = String(layer.layer); b.dataset.head = String(h);
           var title = document.createElement('span'); title.className = 'head-title';
-          title.textContent = 'Layer ' + layer.layer + ' · head ' + h;
+          title.textContent = (interactive ? '' : 'One-head model: ') + 'Layer ' + layer.layer + ' · head ' + h;
           var canvas = document.createElement('canvas'); canvas.width = T; canvas.height = T;
           var role = document.createElement('span'); role.className = 'role';
           b.appendChild(title); b.appendChild(canvas); b.appendChild(role);
-          b.addEventListener('click', onAblate);
+          if (interactive) b.addEventListener('click', onAblate); else b.disabled = true;
           box.appendChild(b);
         }
       });
@@ -248,7 +312,7 @@
       }
       card.querySelector('canvas').getContext('2d').putImageData(img, 0, 0);
       var r = inspected.roles.find(function (x) { return x.layer === l && x.head === h; });
-      var key = l + ':' + h, off = !!ablated[key];
+      var key = l + ':' + h, off = interactive && !!ablated[key];
       card.classList.toggle('ablated', off);
       card.setAttribute('aria-pressed', off ? 'true' : 'false');
       var role = card.querySelector('.role');
@@ -256,14 +320,10 @@
       var strong = document.createElement('strong'); strong.textContent = r ? r.role : '';
       role.appendChild(strong);
       role.appendChild(document.createTextNode(r ? ' · ' + r.score.toFixed(2) + (off ? ' · switched off' : '') : ''));
-      card.setAttribute('aria-label', 'Layer ' + l + ' head ' + h + ': ' + (r ? r.role + ' ' + r.score.toFixed(2) : '') + (off ? ', switched off' : '') + '. Click to ' + (off ? 'switch it back on' : 'switch it off') + '.');
-      card.title = 'Rows: query position t; columns: key position. Click to ' + (off ? 'switch this head back on' : 'switch this head off (ablate it)');
+      card.setAttribute('aria-label', (interactive ? '' : 'One-head model, ') + 'layer ' + l + ' head ' + h + ': ' + (r ? r.role + ' ' + r.score.toFixed(2) : '') +
+        (off ? ', switched off' : '') + (interactive ? '. Click to ' + (off ? 'switch it back on' : 'switch it off') + '.' : ''));
+      card.title = 'Rows: query position t; columns: key position.' + (interactive ? ' Click to ' + (off ? 'switch this head back on' : 'switch this head off (ablate it)') : '');
     });
-    var note = curve.length
-      ? 'Rows are query positions t, columns the keys they attend to. Click a head to switch it off (ablate it) and see what it contributed.'
-      : 'These heads are untrained (random initial weights), so they look alike. Press Play and watch them specialize as the loss falls.';
-    if (held) note = 'Accuracy on 256 held-out sequences: ' + held.full.toFixed(3) + ' with every head on, ' + held.now.toFixed(3) + ' as shown.';
-    $('ablation-note').textContent = note;
   }
 
   // The first position where readout r has a target (the task's -100 rule). Induction: once the
@@ -276,14 +336,15 @@
 
   function drawPredictions() {
     var box = $('predictions');
-    if (!inspected || !modelConfig) { box.textContent = ''; return; }
+    var view = replay === null ? inspected : snapshots[replay];
+    if (!view || !modelConfig) { box.textContent = ''; return; }
     var names = TASK_TEXT[modelConfig.task].readouts, V = modelConfig.vocab, T = probe.length;
     var pad = function (s, n) { s = String(s); while (s.length < n) s = ' ' + s; return s; };
     var width = Math.max(3, String(V - 1).length + 1);
     var label = Math.max.apply(null, names.map(function (n) { return n.length; }).concat([10]));
     var lines = [pad('position t', label) + ' ' + probe.map(function (_, t) { return pad(t, width); }).join(''),
       pad('token x[t]', label) + ' ' + probe.map(function (v) { return pad(v, width); }).join('')];
-    inspected.logits.forEach(function (l, r) {
+    view.logits.forEach(function (l, r) {
       var row = [];
       for (var t = 0; t < T; t++) {
         if (t < firstTarget(r)) { row.push(pad('·', width)); continue; }  // no target there
@@ -318,7 +379,7 @@
     $('c-task').value = values.task; $('c-heads').value = String(values.heads); $('c-layers').value = String(values.layers);
     $('c-optimizer').value = values.optimizer; $('c-speed').value = String(values.speed);
     $('c-dmodel').value = values.dmodel; $('c-seqlen').value = values.seqlen; $('c-vocab').value = values.vocab;
-    $('c-batch').value = values.batch; $('c-lr').value = String(values.lr); $('c-seed').value = values.seed;
+    $('c-batch').value = values.batch; $('c-lr').value = String(values.lr); $('c-seed').value = values.seed; $('c-compare').checked = !!values.compare;
     $('task-hint').textContent = TASK_TEXT[values.task].hint;
   }
 
@@ -355,6 +416,7 @@
     }
     messages = []; showMessages();
     probe = toks;
+    snapshots = []; replay = null;  // kept views were of the old sequence
     inspect().then(draw, function (err) { say(err.message); });
   }
 
@@ -401,6 +463,13 @@
     $('reset').addEventListener('click', reset);
     $('new-seed').addEventListener('click', function () { values.seed = Math.floor(Math.random() * 1e6); explicit.seed = true; reset(); });
     $('c-probe').addEventListener('change', onProbe);
+    $('c-replay').addEventListener('input', function (e) {
+      pause();
+      var i = Number(e.target.value);
+      replay = i >= snapshots.length - 1 ? null : i;
+      drawHeads(); drawPredictions();
+    });
+    $('c-compare').addEventListener('change', function (e) { values.compare = e.target.checked; explicit.compare = true; reset(); });
     $('copy-script').addEventListener('click', copyScript);
     $('download').addEventListener('click', download);
     $('load-file').addEventListener('change', function (e) { loadFile(e.target.files[0]); e.target.value = ''; });
@@ -435,7 +504,9 @@
     train: function (o) { return trainFor((o && o.steps) || 1); },
     getTraining: function () {
       var last = curve[curve.length - 1] || { step: 0, loss: NaN, accuracy: NaN };
-      return { step: last.step, loss: last.loss, accuracy: last.accuracy, curve: curve.slice(), roles: inspected ? inspected.roles.slice() : [] };
+      var one = twinCurve[twinCurve.length - 1];
+      return { step: last.step, loss: last.loss, accuracy: last.accuracy, curve: curve.slice(), roles: inspected ? inspected.roles.slice() : [],
+        oneHead: one ? { step: one.step, loss: one.loss, accuracy: one.accuracy, roles: twinInspected ? twinInspected.roles.slice() : [] } : null };
     },
     getWeights: function () { return inspected ? inspected.attention : null; },
     getProbe: function () { return probe.slice(); },
@@ -465,6 +536,8 @@
   readURL();
   applyTheme();
   if (values.embed) document.body.classList.add('embed');
+  values.hide.forEach(function (name) { document.querySelector('[data-section="' + name + '"]').hidden = true; });
+  document.body.classList.toggle('no-controls', values.hide.indexOf('controls') >= 0);
   showMessages();
   wire();
   api.ready = MhaTrainer.start().then(function (t) {

@@ -11,8 +11,10 @@
   if (typeof window === 'undefined' || !window.customElements || window.customElements.get('mha-explorer')) return;
   var script = document.currentScript;
   var BASE = script && script.src ? script.src.replace(/[^/]*$/, '') : '';
+  // The page's URL parameters, then the training lab's (preset=train-… opens the lab).
   var PARAMS = ['preset', 'view', 'text', 'dmodel', 'heads', 'causal', 'fill', 'dropout', 'train', 'seed', 'pos',
-    'head', 'avg', 'batch', 'scale', 'norm', 'theme', 'hide'];
+    'head', 'avg', 'batch', 'scale', 'norm', 'theme', 'hide',
+    'layers', 'seqlen', 'vocab', 'optimizer', 'lr', 'speed', 'compare', 'autoplay'];
 
   function MhaExplorer() { return Reflect.construct(HTMLElement, [], MhaExplorer); }
   MhaExplorer.prototype = Object.create(HTMLElement.prototype);

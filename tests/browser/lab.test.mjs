@@ -98,10 +98,20 @@ print(model.layers[0].W_q.weight[0, :3].tolist())`], { encoding: 'utf8' });
       await page.close();
     }
 
-    // One head cannot do both offsets.
+    // One head cannot do both offsets: trained beside the two-head model, and alone from the URL.
+    const both = await open(context, `${server.origin}/lab.html?preset=train-two-offsets&compare=1`);
+    const rb = await both.page.evaluate(() => window.mhaExplorer.train({ steps: 150 }));
+    await both.page.screenshot({ path: join(ARTIFACTS, 'lab-two-offsets-compare-after.png'), fullPage: true });
+    assert.ok(rb.accuracy >= 0.99 && rb.oneHead.accuracy < 0.9, `two heads ${rb.accuracy}, one head ${rb.oneHead.accuracy}`);
+    assert.equal(rb.oneHead.step, 150);
+    assert.equal(await both.page.isVisible('#compare-heads .lab-head'), true);
+    // The replay slider shows kept snapshots: the first one is nearly untrained.
+    await both.page.fill('#c-replay', '0');
+    await both.page.dispatchEvent('#c-replay', 'input');
+    assert.match(await both.page.textContent('#ablation-note'), /Replaying step 50 of 150/);
+    await both.page.close();
     const one = await open(context, `${server.origin}/lab.html?preset=train-two-offsets&heads=1`);
     const r1 = await one.page.evaluate(() => window.mhaExplorer.train({ steps: 150 }));
-    await one.page.screenshot({ path: join(ARTIFACTS, 'lab-two-offsets-one-head-after.png'), fullPage: true });
     assert.ok(r1.accuracy < 0.9, `one head: accuracy ${r1.accuracy}`);
     await one.page.close();
 
