@@ -21,20 +21,9 @@
   var lastCompute = { ms: 0, where: 'main thread' };
   var hoverQuery = null, cellSel = [0, 0];
 
-  // ---- Loading the core (SIMD feature detection) ----------------------------------------------
-  // A 1-function module using v128 (i32x4.splat): valid only where WebAssembly SIMD is supported.
-  var SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
-    65, 0, 253, 15, 253, 98, 11]);
-  // (f32x4.relaxed_madd 0 0 0): valid where relaxed SIMD is (Chrome/Edge 114+), whose FMA the
-  // mha-relaxed.js build uses for every multiply-add.
-  var ZERO_V128 = [253, 12].concat(new Array(16).fill(0));
-  var RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 61, 1, 59, 0]
-    .concat(ZERO_V128, ZERO_V128, ZERO_V128, [253, 133, 2, 11]));
-  function supports(probe) {
-    try { return typeof WebAssembly === 'object' && WebAssembly.validate(probe); } catch (e) { return false; }
-  }
-  // The builds this browser can run, fastest first; a host that lacks one falls back to the next.
-  var coreScripts = (supports(RELAXED_PROBE) ? ['mha-relaxed.js'] : []).concat(supports(SIMD_PROBE) ? ['mha.js'] : [], ['mha-nosimd.js']);
+  // ---- Loading the core ------------------------------------------------------------------------
+  // The builds this browser can run, fastest first (wasm-features.js); a host that lacks one falls back to the next.
+  var coreScripts = root.MhaWasmBuilds.map(function (b) { return b + '.js'; });
   var coreScript = coreScripts[0];
   function loadCore() {
     var tryScript = function (i) {

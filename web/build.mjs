@@ -12,7 +12,7 @@ const outIdx = args.indexOf('--out');
 const out = resolve(outIdx >= 0 ? args[outIdx + 1] : join(here, '..', 'dist'));
 
 const FILES = ['index.html', 'style.css', 'state.js', 'model.js', 'presets.js', 'widgets.js', 'app.js', 'worker.js',
-  'mha-explorer-element.js', 'element-demo.html', 'trainer.js', 'lab.html', 'lab.js', 'lab.css'];
+  'mha-explorer-element.js', 'element-demo.html', 'trainer.js', 'lab.html', 'lab.js', 'lab.css', 'wasm-features.js'];
 
 mkdirSync(out, { recursive: true });
 for (const f of FILES) copyFileSync(join(here, f), join(out, f));

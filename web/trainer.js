@@ -11,18 +11,9 @@
 // file://: the worker is a Blob built from dist/trainer-<build>.js, which holds the core and the
 // worker code as one string.
 /* exported MhaTrainer */
-var MhaTrainer = (function () {
+var MhaTrainer = (function (root) {
   'use strict';
-  // The same probes as the page (app.js): SIMD128 (i32x4.splat) and relaxed SIMD (f32x4.relaxed_madd).
-  var SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
-    65, 0, 253, 15, 253, 98, 11]);
-  var ZERO_V128 = [253, 12].concat(new Array(16).fill(0));
-  var RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 61, 1, 59, 0]
-    .concat(ZERO_V128, ZERO_V128, ZERO_V128, [253, 133, 2, 11]));
-  function supports(probe) {
-    try { return typeof WebAssembly === 'object' && WebAssembly.validate(probe); } catch (e) { return false; }
-  }
-  var BUILDS = (supports(RELAXED_PROBE) ? ['mha-relaxed'] : []).concat(supports(SIMD_PROBE) ? ['mha'] : [], ['mha-nosimd']);
+  var BUILDS = root.MhaWasmBuilds;  // wasm-features.js: the builds this browser runs, fastest first
   var sources = {};  // build → worker source text, loaded once
 
   function here() {
@@ -102,4 +93,4 @@ var MhaTrainer = (function () {
   }
 
   return { start: start, builds: BUILDS };
-})();
+})(window);
