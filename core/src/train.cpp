@@ -9,6 +9,13 @@
 
 #include "mha/kernels.hpp"
 
+// Keeps clang (the wasm builds) from vectorizing a loop; GCC never fuses the scalar updates here.
+#if defined(__clang__)
+#define MHA_NO_VECTORIZE _Pragma("clang loop vectorize(disable)")
+#else
+#define MHA_NO_VECTORIZE
+#endif
+
 namespace mha {
 namespace {
 
@@ -158,7 +165,7 @@ void Optimizer::step() {
         const float momentum = static_cast<float>(o.momentum), keep = static_cast<float>(1.0 - o.dampening);
         // Not vectorized: dist/mha-relaxed.js fuses f32x4 multiply-adds (wasm/relax.mjs), and these
         // updates must round as ATen's plain kernels do (an update is O(parameters), never the cost).
-#pragma clang loop vectorize(disable)
+        MHA_NO_VECTORIZE
         for (std::size_t i = 0; i < n; ++i) {
           float g = grad[i];
           if (o.weight_decay != 0.0) g = g + wd * p[i];  // grad.add(param, alpha=weight_decay)
@@ -180,7 +187,7 @@ void Optimizer::step() {
       const float b2 = static_cast<float>(o.beta2), w2 = static_cast<float>(1.0 - o.beta2);
       const float eps = static_cast<float>(o.eps);
       const bool adamw = o.kind == OptimizerKind::AdamW;
-#pragma clang loop vectorize(disable)
+      MHA_NO_VECTORIZE
       for (std::size_t i = 0; i < n; ++i) {
         float g = grad[i];
         if (o.weight_decay != 0.0) {
