@@ -86,6 +86,9 @@
   var snapshots = [], replay = null, MAX_SNAPSHOTS = 150;
   // The one-head model trained beside this one (its own worker), when compare is on.
   var twin = null, twinCurve = [], twinInspected = null;
+  // The last step the PyTorch script reproduces: set when training goes on with a head switched off,
+  // or when weights are loaded from a file (null: the whole run is the script's).
+  var scriptUntil = null;
   var rate = { steps: 0, since: 0, value: 0 };
   var probe = [];
 
@@ -124,7 +127,7 @@
       return trainer.reset({ model: cfg, optimizer: { kind: values.optimizer, options: { lr: values.lr } }, seed: values.seed })
         .then(function (info) {
           modelConfig = info.config;
-          curve = []; held = null; ablated = {}; snapshots = []; replay = null;
+          curve = []; held = null; ablated = {}; snapshots = []; replay = null; scriptUntil = null;
           twinCurve = []; twinInspected = null;
           if (probe.length === 0 || probe.length > modelConfig.seqLen || probe.some(function (t) { return t >= modelConfig.vocab; })) probe = defaultProbe(modelConfig);
           $('c-probe').value = probe.join(' ');
@@ -162,8 +165,12 @@
     if (snapshots.length > MAX_SNAPSHOTS) snapshots = snapshots.filter(function (_, i) { return i % 2 === 0 || i === snapshots.length - 1; });
   }
 
+  function currentStep() { return curve.length ? curve[curve.length - 1].step : 0; }
+
   function trainSteps(n) {
     busy = true;
+    var anyOff = Object.keys(ablated).some(function (k) { return ablated[k]; });
+    if (anyOff && scriptUntil === null) scriptUntil = currentStep();
     var args = { steps: n, batchSize: values.batch };
     return Promise.all([trainer.train(args), twin ? twin.train(args) : []]).then(function (r) {
       curve = curve.concat(r[0]);
@@ -421,7 +428,9 @@
   }
 
   function copyScript() {
-    var step = curve.length ? curve[curve.length - 1].step : 200;
+    var step = scriptUntil || currentStep() || 200;
+    if (scriptUntil === 0) say('The script trains from this run\'s initial weights but reproduces none of its steps: you switched a head off or loaded weights before the first step, which the script does not do.');
+    else if (scriptUntil !== null) say('The script reproduces steps 1 to ' + scriptUntil + ' of this run: after that you switched a head off or loaded weights, which the script does not do.');
     trainer.script({ steps: Math.max(step, 1), batchSize: values.batch }).then(function (text) {
       var out = $('script-out');
       out.hidden = false; out.value = text;
@@ -447,7 +456,12 @@
     if (!file) return;
     pause();
     file.arrayBuffer().then(function (buf) { return trainer.load(new Uint8Array(buf)); })
-      .then(function () { messages = []; say('Loaded ' + file.name + ': the heads and predictions below use its weights.'); return inspect(); })
+      .then(function () {
+        if (scriptUntil === null) scriptUntil = currentStep();
+        messages = [];
+        say('Loaded ' + file.name + ': the heads and predictions below use its weights.');
+        return inspect();
+      })
       .then(draw, function (err) { say('Could not load ' + file.name + ': ' + err.message); });
   }
 
@@ -517,7 +531,9 @@
     },
     stateDict: function () { return trainer.stateDict(); },
     save: function () { return trainer.save(); },
-    load: function (bytes) { return trainer.load(bytes).then(inspect).then(draw); },
+    load: function (bytes) {
+      return trainer.load(bytes).then(function () { if (scriptUntil === null) scriptUntil = currentStep(); }).then(inspect).then(draw);
+    },
     script: function (o) { return trainer.script(o || {}); },
     reset: function () { return reset(); },
     set: function (changes) {

@@ -83,6 +83,11 @@ print(model.layers[0].W_q.weight[0, :3].tolist())`], { encoding: 'utf8' });
       await page.waitForFunction(() => /Could not load broken\.safetensors: this is not a valid \.safetensors file/.test(document.getElementById('messages').textContent));
       const after = await page.evaluate(() => window.mhaExplorer.stateDict());
       assert.deepEqual(after['layers.0.W_q.weight'].data, trained['layers.0.W_q.weight'].data);
+      // After loading weights the script no longer reproduces the page's run, and the page says how far it does.
+      await page.click('#copy-script');
+      await page.waitForFunction(() => /The script reproduces steps 1 to 150 of this run/.test(document.getElementById('messages').textContent));
+      assert.match(await page.inputValue('#script-out'), /^# MHA Explorer: the two-offsets task/);
+      assert.match(await page.inputValue('#script-out'), /BATCH, STEPS = 32, 150/);
 
       // Play: frames keep coming while the worker trains.
       const fps = await page.evaluate(() => new Promise((resolve) => {
