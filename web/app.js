@@ -409,15 +409,18 @@
     });
   }
 
-  function codeBlock(title, code, output, id) {
+  function codeBlock(cell, output) {
+    var title = cell.title, id = cell.id;
     var wrap = W.el('article', { class: 'cell', 'data-cell': id });
     var head = W.el('div', { class: 'cell-head' });
     head.appendChild(W.el('h3', null, title));
-    var copy = W.el('button', { type: 'button', class: 'btn small' }, 'Copy code');
-    copy.addEventListener('click', function () { copyText(wrap._code.textContent, copy); });
+    var copy = W.el('button', { type: 'button', class: 'btn small' }, cell.setup ? 'Copy code + setup' : 'Copy code');
+    copy.addEventListener('click', function () { copyText(P.copyOf(wrap._cell), copy); });
     head.appendChild(copy);
     wrap.appendChild(head);
-    wrap._code = wrap.appendChild(W.el('pre', { class: 'code', tabindex: '0', 'aria-label': title + ': code' }, code));
+    wrap._cell = cell;
+    if (cell.note) wrap.appendChild(W.el('p', { class: 'cell-note' }, cell.note));
+    wrap._code = wrap.appendChild(W.el('pre', { class: 'code', tabindex: '0', 'aria-label': title + ': code' }, cell.code));
     wrap.appendChild(W.el('div', { class: 'out-label' }, 'Printed (computed live on this page)'));
     wrap._out = wrap.appendChild(W.el('pre', { class: 'out', 'data-out': id, tabindex: '0', 'aria-label': title + ': printed output' }, output));
     return wrap;
@@ -456,8 +459,8 @@
       var cfg = current.cfg, res = current.res;
       var mods = modified(eff);
       if (pr) {
-        setText('lesson-title', pr.title);
-        setText('lesson-blurb', pr.blurb + (mods.length ? ' You changed: ' + mods.join(', ') +
+        setText('lesson-title', pr.title(eff));
+        setText('lesson-blurb', pr.blurb(eff) + (mods.length ? ' You changed: ' + mods.join(', ') +
           ' — the numbers below follow your values.' : '') + ' Source: ' + pr.file + '.');
         cells.push({ id: 'lesson', title: 'The lesson\'s example', code: pr.lessonCode(eff),
           output: function () { return pr.lessonOutput(res); } });
@@ -474,12 +477,13 @@
       // a new set of cells: printed at once (no empty output on screen)
       printedTodo = null; printed = {};
       box.textContent = '';
-      lessonCells = { key: key, els: cells.map(function (c) { return box.appendChild(codeBlock(c.title, c.code, printOf(c), c.id)); }) };
+      lessonCells = { key: key, els: cells.map(function (c) { return box.appendChild(codeBlock(c, printOf(c))); }) };
       return;
     }
     printedTodo = cells.map(function (c, i) {
       var wrap = lessonCells.els[i];
       setText(wrap._code, c.code);
+      wrap._cell = c;
       return { id: c.id, output: c.output, el: wrap._out };
     });
     // small matrices print in well under a millisecond: at once (never a stale panel); large ones when idle
@@ -574,11 +578,7 @@
     });
     on('copy-link', 'click', function () { copyText(shareURL(false), $('copy-link')); });
     on('copy-embed', 'click', function () { copyText(embedCode(), $('copy-embed')); });
-    on('copy-py', 'click', function () {
-      var out = current && current.cfg ? P.copySnippet(current.cfg) : (current && current.cells ?
-        current.cells.map(function (c) { return '# ' + c.title + '\n' + c.code; }).join('\n\n') : '');
-      copyText(out, $('copy-py'));
-    });
+    on('copy-py', 'click', function () { copyText(pageSnippet().code, $('copy-py')); });
     // detail canvas: keyboard cell reading
     var dc = $('detail-canvas');
     attachHover(dc, function () { return dc._mat; });
@@ -725,6 +725,26 @@
     try { root.parent.postMessage({ type: 'mha-explorer:height', height: h }, '*'); } catch (e) { /* ignore */ }
   }
 
+  // "Copy as PyTorch": the whole page as one script, and what it prints (the page's printed panels).
+  function pageSnippet() {
+    if (!current) return { code: '', printed: '' };
+    flushPrinted();
+    if (current.cells) {
+      return { code: P.copyAll(current.cells),
+        printed: current.cells.map(function (c) { return printed[c.id]; }).filter(Boolean).join('\n') };
+    }
+    return { code: P.copySnippet(current.cfg), printed: printed.page };
+  }
+  // Every snippet the page offers with the text it shows as printed: each cell's "Copy code" and "Copy as PyTorch".
+  function snippets() {
+    if (!current) return [];
+    var all = pageSnippet(), els = lessonCells ? lessonCells.els : [];
+    return els.map(function (wrap) {
+      var c = wrap._cell;
+      return { id: c.id, title: c.title, code: P.copyOf(c), printed: printed[c.id] };
+    }).concat([{ id: 'copy-as-pytorch', title: 'Copy as PyTorch', code: all.code, printed: all.printed }]);
+  }
+
   // ---- Benchmark hook -----------------------------------------------------------------------------------
   // n full recompute+redraw cycles of the current state: each runs the forward (never a cached result)
   // and the redraw, one per frame (rAF + setTimeout(0) between cycles, as interactions come). Per cycle:
@@ -777,6 +797,7 @@
     getTrace: function () { return current && current.res.trace ? JSON.parse(JSON.stringify(current.res.trace)) : []; },
     getLabels: function () { return current ? current.labels.slice() : []; },
     getPrinted: function () { flushPrinted(); return JSON.parse(JSON.stringify(printed)); },
+    getSnippets: function () { flushPrinted(); return snippets(); },
     getState: function () { return effective(); },
     getCompute: function () { return { ms: lastCompute.ms, where: lastCompute.where, implementation: M && M.implementation }; },
     set: function (values) {

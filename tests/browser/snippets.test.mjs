@@ -1,0 +1,103 @@
+// Every snippet the page offers (each cell's "Copy code" and "Copy as PyTorch") runs as pasted into a
+// fresh notebook with real PyTorch (Debian's python3-torch, /usr/bin/python3) and prints exactly the
+// text the page shows as printed — lesson presets, every lesson 002 example, changed seeds, dropout,
+// masks, long texts (PyTorch's summarized printing) and non-ASCII text.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { startServer, launch, guardedPage, openPage, repo } from './helpers.mjs';
+
+const PYTHON = '/usr/bin/python3';
+const CASES = [
+  'preset=lesson000', 'preset=lesson000&seed=7&heads=4', 'preset=lesson000&causal=1',
+  'preset=lesson001', 'preset=lesson001&seed=3',
+  'preset=lesson002', 'preset=lesson002&view=pipeline',
+  'preset=lesson003', 'preset=lesson003&train=0', 'preset=lesson003&seed=5&heads=8&dropout=0.3',
+  'preset=lesson004', 'preset=lesson004&dmodel=64&heads=2&seed=9',
+  '', 'seed=7&dmodel=32&heads=4', 'causal=1&fill=-1e9&dmodel=16&heads=2', 'pos=0&dmodel=8&heads=2&head=1',
+  'dropout=0.2&train=1&dmodel=32&heads=4&causal=1',
+  'text=' + encodeURIComponent('नमस्ते दुनिया, didn\'t café naïve ＡＢＣ 東京タワー 🙂 e\u0301t\u00e9 wo\uFEFFrd') + '&dmodel=32&heads=4',
+  'text=' + encodeURIComponent(Array.from({ length: 40 }, (_, i) => 'word' + (i % 13)).join(' ')) + '&dmodel=16&heads=2&head=1',
+  'text=' + encodeURIComponent(Array.from({ length: 240 }, (_, i) => 'tok' + (i % 57)).join(' ')) + '&dmodel=32&heads=4&causal=1',
+];
+
+let srv, browser;
+const guards = [];
+before(async () => { srv = await startServer(); browser = await launch(); });
+after(async () => {
+  for (const g of guards) assert.deepEqual(g.errors, [], 'console errors on ' + g.page.url());
+  await browser.close(); await srv.close();
+});
+
+// Text equal except numbers downstream of a matrix multiply, which may differ by one unit in the last
+// printed digit (PyTorch's and our float32 sums round differently); anything else is a failure.
+const NUM = /-?\d+\.\d+(?:e[+-]\d+)?/g;
+function compare(got, want) {
+  const gs = got.split(NUM), ws = want.split(NUM);
+  if (gs.length !== ws.length || gs.some((t, i) => t !== ws[i])) return { text: firstDifference(got, want), roundings: [] };
+  const gn = got.match(NUM) || [], wn = want.match(NUM) || [], roundings = [];
+  for (let i = 0; i < gn.length; i++) {
+    if (gn[i] === wn[i]) continue;
+    const [gm, ge = '0'] = gn[i].split('e'), [wm, we = '0'] = wn[i].split('e');
+    const places = (gm.split('.')[1] || '').length;
+    const units = Math.abs(Number(gm) - Number(wm)) * 10 ** places;
+    if (ge !== we || (gm.split('.')[1] || '').length !== (wm.split('.')[1] || '').length || units > 1 + 1e-6) {
+      return { text: `number ${i}: PyTorch ${gn[i]}, page ${wn[i]}`, roundings: [] };
+    }
+    roundings.push(`${gn[i]} vs ${wn[i]}`);
+  }
+  return { text: '', roundings };
+}
+function firstDifference(a, b) {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return `text differs at character ${i}: PyTorch …${JSON.stringify(a.slice(Math.max(0, i - 30), i + 30))}, page …${JSON.stringify(b.slice(Math.max(0, i - 30), i + 30))}`;
+}
+
+async function snippetsOf(query) {
+  const g = await guardedPage(browser.context, () => true);
+  guards.push(g);
+  await openPage(g.page, srv.origin + '/index.html?' + query);
+  const out = [];
+  const views = query === 'preset=lesson002' ? ['heads', 'module'] : [null];
+  for (const view of views) {
+    if (view && view !== 'heads') {
+      await g.page.selectOption('#c-view', view);
+      await g.page.waitForFunction((v) => window.mhaExplorer.getState().view === v, view);
+    }
+    out.push(...await g.page.evaluate(() => window.mhaExplorer.getSnippets()));
+  }
+  await g.page.close();
+  return out;
+}
+
+test('every snippet runs in PyTorch and prints what the page prints', { timeout: 600000 }, async () => {
+  const all = [];
+  for (const q of CASES) {
+    for (const s of await snippetsOf(q)) all.push({ ...s, id: (q || 'default') + ' · ' + s.id });
+  }
+  assert.ok(all.length >= CASES.length * 2, 'each case offers its snippets');
+  let results;
+  try {
+    results = JSON.parse(execFileSync(PYTHON, [join(repo, 'tests', 'torch', 'run_snippets.py')], {
+      input: JSON.stringify(all.map(({ id, code }) => ({ id, code }))), maxBuffer: 1 << 28,
+      env: { ...process.env, ATEN_CPU_CAPABILITY: 'default', OMP_NUM_THREADS: '1' },
+    }));
+  } catch (e) {
+    assert.fail(`${PYTHON} with torch is needed (scripts/test installs Debian's python3-torch): ${e.message}`);
+  }
+  const failures = [], roundings = [];
+  results.forEach((r, i) => {
+    const want = all[i].printed;
+    if (r.error) failures.push(`${r.id}: raised\n${r.error}`);
+    else {
+      const diff = compare(r.stdout.replace(/\n$/, ''), want);
+      if (diff.text) failures.push(`${r.id}: ${diff.text}\n--- PyTorch printed ---\n${r.stdout}\n--- the page shows ---\n${want}`);
+      roundings.push(...diff.roundings.map((d) => `${r.id}: ${d}`));
+    }
+  });
+  if (roundings.length) console.log(`# ${roundings.length} printed numbers differ in the last digit (float32 matmul rounding):\n# ` +
+    roundings.slice(0, 20).join('\n# '));
+  assert.deepEqual(failures, [], failures.join('\n\n'));
+});
