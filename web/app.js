@@ -10,7 +10,7 @@
   var $ = function (id) { return document.getElementById(id); };
 
   var DMODELS = [4, 8, 16, 32, 48, 64, 96, 128, 256, 384, 512, 768, 1024];
-  var WORKER_COST = 4e7;           // multiply-adds above which the forward runs in a Worker
+  var WORKER_COST = 3e8;           // multiply-adds above which the forward runs in a Worker (~50 ms inline)
 
   var M = null;                     // the WebAssembly API
   var st = S.fromQuery(root.location.search);
@@ -42,6 +42,29 @@
     return (typeof root.createMhaModule === 'function' ? Promise.resolve() : tryScript(0))
       .then(function () { return root.createMhaModule(); });
   }
+
+  // ---- Long texts ---------------------------------------------------------------------------------
+  // A text is cut after at most MAX_TOKENS tokens, at a token boundary, and so that its share link stays
+  // within what web servers accept (8 KiB request lines for nginx and Apache; Node answers 431 from 16 KiB).
+  var TEXT_LINK_BUDGET = 6000;      // characters of the URL-encoded text in a link
+  function fitText(text) {
+    var t = model.tokenEnds(text), ends = t.ends;
+    var fits = function (k) { return encodeURIComponent(t.text.slice(0, ends[k - 1])).length <= TEXT_LINK_BUDGET; };
+    if (ends.length <= model.MAX_TOKENS && fits(ends.length || 1)) return { text: text, message: null };
+    var lo = 1, hi = Math.min(ends.length, model.MAX_TOKENS);
+    while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (fits(mid)) lo = mid; else hi = mid - 1; }
+    var cut = t.text.slice(0, ends[lo - 1]);
+    return { text: cut, message: 'Your text has ' + model.commas(ends.length) + ' tokens (' + model.commas(text.length) +
+      ' characters): the page keeps the first ' + model.commas(lo) + ' tokens, up to “' + model.tokenize(cut).pop() + '”' +
+      (lo < Math.min(ends.length, model.MAX_TOKENS) ? ', so that a share link stays short enough for web servers.' :
+        ' (it draws at most ' + model.MAX_TOKENS + ').') };
+  }
+  function applyFitText() {
+    var f = fitText(st.values.text);
+    if (f.message) { st.values.text = f.text; loadMessages.push(f.message); }
+    return f;
+  }
+  if (st.explicit.text) applyFitText();
 
   // ---- Effective configuration -------------------------------------------------------------------
   function presetOf(v) { return v.preset ? (P.PRESETS[v.preset] || (v.preset === 'lesson002' ? P.L002 : null)) : null; }
@@ -174,6 +197,7 @@
         var cfg = { seed: eff.seed, D: eff.dmodel, H: eff.heads, dropout: eff.dropout, train: eff.train,
           causal: eff.causal, maskStyle: b.spec.maskStyle, fill: eff.fill, input: b.spec.input, order: b.spec.order,
           b: Math.min(eff.batch, res.B - 1), h: Math.min(eff.head, res.H - 1), seedNote: pr && pr.seedNote };
+        res.causal = eff.causal; res.dropout = eff.dropout; res.train = eff.train;
         return { res: res, labels: b.labels, cfg: cfg };
       });
     }
@@ -181,6 +205,7 @@
     pending = job.then(function (out) {
       if (myId !== renderId) return;   // a newer render superseded this one
       var tD0 = model.now();
+      ['export-png', 'export-svg', 'show-table', 'copy-py'].forEach(function (id) { setProp($(id), 'disabled', false); });
       current = { res: out.res, labels: out.labels, cfg: out.cfg, cells: out.cells, eff: eff };
       if (eff.batch >= out.res.B) { msgs.push('batch=' + eff.batch + ' is out of range for B=' + out.res.B + '; showing 0.'); }
       if (eff.head >= out.res.H) { msgs.push('head=' + eff.head + ' is out of range for ' + out.res.H + ' heads; showing 0.'); }
@@ -232,7 +257,7 @@
   function headName(h) {
     var names = current.res.headNames;
     if (h === 'avg') return 'Average of ' + current.res.H + ' heads';
-    return 'Head ' + h + (names && names[h] ? ' · ' + names[h] : '');
+    return names && names[h] ? 'HEAD ' + (h + 1) + ' · ' + names[h] : 'Head ' + h;
   }
 
   // Small DOM setters that write only when the value changes (no style/layout invalidation otherwise).
@@ -251,8 +276,49 @@
       lines: $('lines').parentNode.clientWidth };
   }
 
+  // The colour range: one scale for every head of the batch item (default), each head's own max, or 0..1.
+  function colourMax(eff, b) {
+    if (eff.norm === 'one') return 1;
+    if (eff.norm === 'max') return 0;   // per heatmap
+    var w = current.res.weights, n = w.shape[1] * w.shape[2] * w.shape[3], d = w.data, mx = 0;
+    for (var i = b * n, e = i + n; i < e; i++) if (d[i] > mx) mx = d[i];
+    return mx > 0 ? mx : 1;
+  }
+  function fmtMax(v) { return v >= 0.1 ? v.toFixed(2) : v.toPrecision(2); }
+
+  // What the student is looking at, in words: untrained or hand-built heads, what a row sums to, dropout, masks.
+  function headsNote(eff, r) {
+    var box = $('heads-note'), key = [eff.preset, eff.view, eff.seed, eff.train, eff.dropout, eff.causal, eff.norm, r.vmax].join('|');
+    if (box._key === key) return;
+    box._key = key;
+    box.textContent = '';
+    var add = function (t) { box.appendChild(document.createTextNode(t)); };
+    if (r.headNames) {
+      add('Hand-built logits, not learned: the lesson writes them to show what trained heads can do. ');
+    } else {
+      add('These heads are untrained: random initial weights (' + (r.origin || 'nn.Linear\'s init after torch.manual_seed(' + eff.seed + ')') +
+        '). Untrained heads spread their attention almost evenly and look alike; training is what makes heads ' +
+        'specialize — see the hand-built heads of lesson 002, or watch heads learn their roles in the ');
+      box.appendChild(W.el('a', { href: 'lab.html?preset=train-two-offsets' }, 'training lab'));
+      add('. ');
+    }
+    add('Rows are queries, columns are keys. ');
+    if (r.dropout > 0 && r.train) {
+      add('train() with dropout p = ' + r.dropout + ': each weight was zeroed with probability p and the rest scaled by 1/(1 − p), ' +
+        'so a row no longer sums to 1 (PyTorch does the same). ');
+    } else {
+      add('Each row sums to 1. ');
+      if (r.dropout > 0) add('Dropout p = ' + r.dropout + ' does nothing in eval() mode: choose train() to see it act. ');
+    }
+    if (r.causal) add('Causal mask: a query sees only itself and earlier keys; the masked cells are exactly 0. ');
+    add(eff.norm === 'shared' ? 'Colours: one scale, 0 to ' + fmtMax(r.vmax) + ', for every head (legend above).'
+      : eff.norm === 'max' ? 'Colours: each heatmap from 0 to its own max (printed on its card): heads cannot be compared by colour.'
+        : 'Colours: 0 to 1 for every head.');
+  }
+
   function draw() {
     var eff = current.eff, r = current.res, b = selB();
+    r.vmax = colourMax(eff, b);
     var wd = measure();
     // input
     var pr = presetOf(eff);
@@ -271,8 +337,8 @@
     drawDetail(wd);
     drawTrace();
     drawLesson();
-    var vmax = eff.norm === 'one' ? '1' : 'max';
-    W.legend($('legend'), eff.scale, vmax);
+    W.legend($('legend'), eff.scale, eff.norm === 'max' ? 'each head\'s max' : fmtMax(r.vmax));
+    headsNote(eff, r);
     var ms = M.memoryStats ? M.memoryStats() : null;
     setText('mem', ms ? 'WebAssembly heap: ' + (ms.heapUsed / 1048576).toFixed(1) + ' MiB used of ' +
       (ms.heapSize / 1048576).toFixed(1) + ' MiB.' : '');
@@ -315,8 +381,12 @@
     headCards.items.forEach(function (it) {
       var mat = headMat(b, it.h);
       it.canvas._mat = mat;
-      W.drawHeatmap(it.canvas, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, size: size,
+      W.drawHeatmap(it.canvas, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, vmax: r.vmax, size: size,
         showLabels: showLabels });
+      if (!it.maxEl) it.maxEl = it.card.insertBefore(W.el('span', { class: 'head-max' }), it.canvas);
+      var mx = 0;
+      if (eff.norm === 'max') for (var i = 0; i < mat.data.length; i++) if (mat.data[i] > mx) mx = mat.data[i];
+      setText(it.maxEl, eff.norm === 'max' ? 'colours 0 – ' + fmtMax(mx) : '');
     });
     drawHeadsSelection();
   }
@@ -349,11 +419,23 @@
   function fillTip(tip, mat, q, k) {
     var L = current.labels, Sq = mat.S;
     tip.appendChild(W.el('div', { class: 'tip-main' }, '“' + L[q] + '” (' + q + ') → “' + L[k] + '” (' + k + ')'));
-    tip.appendChild(W.el('div', { class: 'tip-val' }, 'weight ' + mat.data[q * Sq + k].toFixed(6)));
-    var top = W.topKeys(mat, q, 3);
-    tip.appendChild(W.el('div', { class: 'tip-top' }, 'top keys for “' + L[q] + '”: ' + top.map(function (j) {
-      return L[j] + ' ' + mat.data[q * Sq + j].toFixed(3);
-    }).join(', ')));
+    tip.appendChild(W.el('div', { class: 'tip-val' }, 'weight ' + weightText(mat, q, k)));
+    tip.appendChild(W.el('div', { class: 'tip-top' }, 'top keys for “' + L[q] + '”: ' + topKeysText(mat, q)));
+  }
+  // A weight as the student should read it: masked and dropped cells say so, tiny weights are not "0.000000".
+  function weightText(mat, q, k) {
+    var r = current.res, v = mat.data[q * mat.S + k];
+    if (r.causal && k > q) return '0 (masked: a later key)';
+    if (v === 0 && r.train && r.dropout > 0) return '0 (dropped by dropout)';
+    return v !== 0 && Math.abs(v) < 1e-4 ? v.toExponential(2) : v.toFixed(6);
+  }
+  // The three largest weights of a row, leaving out masked and dropped keys.
+  function topKeysText(mat, q) {
+    var L = current.labels, Sq = mat.S;
+    return W.topKeys(mat, q, 3).filter(function (j) { return mat.data[q * Sq + j] > 0; }).map(function (j) {
+      var v = mat.data[q * Sq + j];
+      return L[j] + ' ' + (v < 1e-3 ? v.toExponential(1) : v.toFixed(3));
+    }).join(', ');
   }
 
   // wd: widths measured before the redraw's writes (draw()); without it (event handlers) read them here.
@@ -365,22 +447,26 @@
     var avail = Math.min(480, ((wd ? wd.detail : c.parentNode.parentNode.clientWidth) || 700) - 120);
     if (cellSel[0] >= Sq || cellSel[1] >= Sq) cellSel = [0, 0];
     var oldW = c.style.width, oldH = c.style.height;
-    W.drawHeatmap(c, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, size: Math.max(160, Math.min(avail, 480)),
+    W.drawHeatmap(c, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, vmax: current.res.vmax, size: Math.max(160, Math.min(avail, 480)),
       showLabels: true, selected: document.activeElement === c ? cellSel : null });
     W.setAttr(c, 'aria-label', headName(h) + ' enlarged heatmap; arrow keys move between cells.');
     c._mat = mat;
     // the line view's column shares the row with the heatmap: re-measure only if the heatmap changed size
     var linesW = wd && c.style.width === oldW && c.style.height === oldH ? wd.lines : $('lines').parentNode.clientWidth;
     var lw = Math.min(420, Math.max(260, (linesW || 360)));
-    W.lineView($('lines'), mat, current.labels, { focus: hoverQuery != null && hoverQuery < Sq ? hoverQuery : null, width: lw });
+    setText('lines-note', Sq > W.LINE_ROWS
+      ? 'Line view of one query (' + Sq + ' tokens are too many to draw at once): its ' + W.LINE_TOP + ' strongest keys. ' +
+        'Click a cell of the heatmap, or use the arrow keys on it, to pick the query.'
+      : 'Line view (as BertViz\'s head view): a line from each query to each key, thicker for more weight. Hover a query token to isolate it.');
+    W.lineView($('lines'), mat, current.labels, { focus: hoverQuery != null && hoverQuery < Sq ? hoverQuery : null,
+      query: cellSel[0], width: lw });
     if (!$('table-box').hidden) drawTable();
   }
   function readCell() {
     var c = $('detail-canvas'), mat = c._mat; if (!mat) return;
-    var q = cellSel[0], k = cellSel[1], L = current.labels, Sq = mat.S;
-    var top = W.topKeys(mat, q, 3).map(function (j) { return L[j] + ' ' + mat.data[q * Sq + j].toFixed(3); }).join(', ');
+    var q = cellSel[0], k = cellSel[1], L = current.labels;
     $('cell-readout').textContent = 'query “' + L[q] + '” (' + q + ') → key “' + L[k] + '” (' + k + '): ' +
-      mat.data[q * Sq + k].toFixed(6) + ' · top keys: ' + top;
+      weightText(mat, q, k) + ' · top keys: ' + topKeysText(mat, q);
   }
   function drawTable() {
     var box = $('table-box'), h = current.eff.avg ? 'avg' : selH(), mat = headMat(selB(), h);
@@ -395,8 +481,9 @@
   function drawTrace() {
     var r = current.res, eff = current.eff;
     var trace = r.trace || [];
-    setText('trace-note', 'Live for B=' + r.B + ', S=' + r.S + ', D=' + (r.D || eff.dmodel) + ', H=' + r.H +
-      ' (d_k=' + ((r.D || eff.dmodel) / r.H) + '). Hover or focus a row (↑/↓ move) to highlight its pipeline stage.');
+    setText('trace-note', !trace.length ? 'Hand-built weights: there is no forward pass here, so no shapes to trace. ' +
+      'Pick another example of the lesson to see its trace.' : 'Live for B=' + r.B + ', S=' + r.S + ', D=' + r.D + ', H=' + r.H +
+      ' (d_k=' + (r.D / r.H) + '). Hover or focus a row (↑/↓ move) to highlight its pipeline stage.');
     W.traceTable($('trace-body'), trace, highlightStep);   // rebuilds the rows only when the trace changed
     highlightStep(null);
   }
@@ -499,6 +586,8 @@
     $('trace-body').textContent = '';
     $('cells').textContent = '';
     $('input-desc').textContent = '0 tokens.';
+    ['export-png', 'export-svg', 'show-table', 'copy-py'].forEach(function (id) { $(id).disabled = true; });
+    $('table-box').hidden = true;
     setStatus(statusText());
     postHeight();
   }
@@ -523,7 +612,11 @@
     var tdeb = null;
     on('c-text', 'input', function () {
       clearTimeout(tdeb);
-      tdeb = setTimeout(function () { S.set(st, 'text', $('c-text').value); loadMessages = []; render(); }, 120);
+      tdeb = setTimeout(function () {
+        S.set(st, 'text', $('c-text').value); loadMessages = [];
+        if (applyFitText().message) $('c-text').value = st.values.text;
+        render();
+      }, 120);
     });
     on('c-dmodel', 'change', function () {
       var D = +$('c-dmodel').value, H = effective().heads;
@@ -532,19 +625,19 @@
       render();
     });
     on('c-heads', 'change', function () { S.set(st, 'heads', +$('c-heads').value); S.set(st, 'head', 0); render(); });
-    on('c-seed', 'change', function () {
-      var r = S.parseValue(S.BY_NAME.seed, $('c-seed').value);
-      if (r.ok) { S.set(st, 'seed', r.value); loadMessages = []; } else loadMessages = ['Seed: ' + r.message.replace(/^URL parameter /, '')];
+    // A typed value that is not valid keeps the value in use, and says so; the control shows it again.
+    var typed = function (name, label) {
+      var r = S.parseValue(S.BY_NAME[name], $('c-' + name).value);
+      if (r.ok) { S.set(st, name, r.value); loadMessages = []; } else {
+        loadMessages = [label + ': ' + r.message.replace(/^URL parameter \w+=/, '').replace(/; using [^;]*$/, '; keeping ' + effective()[name] + '.')];
+      }
       render();
-    });
+    };
+    on('c-seed', 'change', function () { typed('seed', 'Seed'); });
     on('c-fill', 'change', function () { S.set(st, 'fill', $('c-fill').value); render(); });
     on('c-causal', 'change', function () { S.set(st, 'causal', $('c-causal').checked); render(); });
     on('c-pos', 'change', function () { S.set(st, 'pos', $('c-pos').checked); render(); });
-    on('c-dropout', 'change', function () {
-      var r = S.parseValue(S.BY_NAME.dropout, $('c-dropout').value);
-      if (r.ok) { S.set(st, 'dropout', r.value); loadMessages = []; } else loadMessages = ['Dropout: ' + r.message.replace(/^URL parameter /, '')];
-      render();
-    });
+    on('c-dropout', 'change', function () { typed('dropout', 'Dropout'); });
     on('c-train', 'change', function () { S.set(st, 'train', $('c-train').value === '1'); render(); });
     on('c-scale', 'change', function () { S.set(st, 'scale', $('c-scale').value); redraw(); });
     on('c-norm', 'change', function () { S.set(st, 'norm', $('c-norm').value); redraw(); });
@@ -560,6 +653,7 @@
       render();
     });
     on('show-table', 'click', function () {
+      if (!current) return;
       var box = $('table-box'), open = box.hidden;
       box.hidden = !open; $('show-table').setAttribute('aria-expanded', String(open));
       $('show-table').textContent = open ? 'Hide table' : 'Show as table';
@@ -567,13 +661,15 @@
       postHeight();
     });
     on('export-png', 'click', function () {
+      if (!current) return;
       var cs = Array.prototype.slice.call($('heads').querySelectorAll('canvas'));
       var names = cs.map(function (c) { return c.hasAttribute('data-avg') ? 'Average' : 'Head ' + c.getAttribute('data-head'); });
-      W.exportPNG(cs, names).toBlob(function (blob) { W.download('mha-heads.png', blob); });
+      W.exportPNG(cs, names, exportInfo()).toBlob(function (blob) { W.download('mha-heads.png', blob); });
     });
     on('export-svg', 'click', function () {
-      var r = current.res, b = selB(), mats = range(r.H).map(function (h) { return headMat(b, h); });
-      var svg = W.exportSVG(mats, current.labels, range(r.H).map(headName), current.eff.scale, current.eff.norm);
+      if (!current) return;
+      var r = current.res, b = selB(), items = range(r.H).concat(r.H > 1 ? ['avg'] : []);
+      var svg = W.exportSVG(items.map(function (h) { return headMat(b, h); }), current.labels, items.map(headName), exportInfo());
       W.download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
     });
     on('copy-link', 'click', function () { copyText(shareURL(false), $('copy-link')); });
@@ -592,7 +688,7 @@
     });
     dc.addEventListener('focus', function () { drawDetail(); readCell(); });
     dc.addEventListener('blur', function () { if (current) drawDetail(); });
-    dc.addEventListener('click', function (e) { var c = W.cellAt(dc, e); if (c) { cellSel = c; readCell(); } });
+    dc.addEventListener('click', function (e) { var c = W.cellAt(dc, e); if (c) { cellSel = c; drawDetail(); readCell(); } });
     var lines = $('lines');
     lines.addEventListener('mouseover', function (e) {
       var q = e.target.getAttribute && e.target.getAttribute('data-q');
@@ -607,6 +703,10 @@
 
   function syncControls(eff) {
     var pr = presetOf(eff), fixed = pr && pr.fixed;
+    // a fixed example (lesson 002) shows the values it uses, or no model at all for the hand-built heads
+    var shown = fixed && M ? (P.lesson002(M).views[eff.view || 'heads'] || {}).shown : null;
+    setProp($('model-fields'), 'hidden', !!fixed && !shown);
+    if (shown) eff = Object.assign({}, eff, shown);
     setProp($('c-preset'), 'value', eff.preset);
     setProp($('f-view'), 'hidden', eff.preset !== 'lesson002');
     setProp($('c-view'), 'value', eff.view || 'heads');
@@ -623,8 +723,8 @@
     var dk = eff.dmodel / eff.heads;
     setText('dk-note', 'd_k = ' + eff.dmodel + ' / ' + eff.heads + ' = ' + dk + ' per head. ' +
       (eff.heads === 1 ? 'One head: a single attention pattern over all ' + eff.dmodel + ' dims.'
-        : dk < 8 ? 'Many small heads: more patterns, but each query·key has only ' + dk + ' dims to compare with.'
-          : 'More heads give more distinct patterns; fewer give each head more dims (same parameter count).'));
+        : 'Each head compares queries and keys in its own ' + dk + ' dims; the parameter count is the same for any ' +
+          'number of heads. Untrained heads look alike whatever their number: training is what makes them differ.'));
     setProp($('c-seed'), 'value', String(eff.seed));
     setProp($('c-fill'), 'value', eff.fill);
     setProp($('c-causal'), 'checked', !!eff.causal);
@@ -660,7 +760,8 @@
       Array.prototype.forEach.call(document.querySelectorAll('[data-section="' + s + '"]'), function (n) { n.hidden = hide.indexOf(s) >= 0; });
     });
     document.body.classList.toggle('no-controls', hide.indexOf('controls') >= 0);
-    if (eff.embed) $('controls-box').open = false;   // an embed starts with its controls folded
+    // an embed, and a phone, start with the controls folded: the heatmaps come first on a narrow screen
+    if (eff.embed || (root.matchMedia && root.matchMedia('(max-width: 720px)').matches)) $('controls-box').open = false;
   }
 
   // ---- URL, sharing, embedding -------------------------------------------------------------------------
@@ -723,6 +824,16 @@
     if (root.parent === root) return;
     var h = Math.ceil(document.body.getBoundingClientRect().height);
     try { root.parent.postMessage({ type: 'mha-explorer:height', height: h }, '*'); } catch (e) { /* ignore */ }
+  }
+
+  // What an exported image says about itself: the configuration, the batch item and the colour range.
+  function exportInfo() {
+    var eff = current.eff, r = current.res, pr = presetOf(eff);
+    var what = pr ? (typeof pr.title === 'function' ? pr.title(eff) : pr.title) + (r.note ? ' — ' + r.note : '')
+      : 'MultiHeadAttention(d_model=' + eff.dmodel + ', num_heads=' + eff.heads + '), torch.manual_seed(' + eff.seed + ')' +
+        (eff.causal ? ', causal' : '') + (eff.train && eff.dropout ? ', train() dropout ' + eff.dropout : '');
+    return { caption: 'MHA Explorer · ' + what + (r.B > 1 ? ' · batch item ' + selB() : '') + ' · ' + r.S + ' tokens',
+      scale: eff.scale, norm: eff.norm, vmax: r.vmax };
   }
 
   // "Copy as PyTorch": the whole page as one script, and what it prints (the page's printed panels).

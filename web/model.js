@@ -7,12 +7,20 @@
   var MAX_TOKENS = 512;
 
   // ---- Tokenizer -------------------------------------------------------------------------
-  // Documented rule (same as Python's re.findall(r"\w+(?:'\w+)*|[^\w\s]", text)):
-  // a token is a run of letters/digits/underscores (with inner apostrophes, as in "didn't"),
-  // or any single other non-space character (punctuation). Case is kept.
-  var TOKEN_RE = /[\p{L}\p{M}\p{N}_]+(?:'[\p{L}\p{M}\p{N}_]+)*|[^\s\p{L}\p{M}\p{N}_]/gu;
+  // One rule, written the same way in the Python snippets (presets.js, PY_TOKENS) and tested on every
+  // Unicode code point against it: the text is NFC-normalized; a token is a run of letters, marks, digits
+  // and "_" (inner apostrophes kept, as in "didn't"), or one punctuation mark or symbol (general categories
+  // P*, S*); everything else (spaces, control and format characters such as U+FEFF) separates tokens.
+  var TOKEN_RE = /[\p{L}\p{M}\p{N}_]+(?:'[\p{L}\p{M}\p{N}_]+)*|[\p{P}\p{S}]/gu;
+  function normalize(text) { return String(text || '').normalize('NFC'); }
   function tokenize(text) {
-    return String(text || '').match(TOKEN_RE) || [];
+    return normalize(text).match(TOKEN_RE) || [];
+  }
+  // Where each token ends in the normalized text (for cutting a long text at a token boundary).
+  function tokenEnds(text) {
+    var s = normalize(text), re = new RegExp(TOKEN_RE.source, 'gu'), ends = [], m;
+    while ((m = re.exec(s))) ends.push(m.index + m[0].length);
+    return { text: s, ends: ends };
   }
 
   // ---- Token embeddings ------------------------------------------------------------------
@@ -137,13 +145,10 @@
     try {
       if (spec.train) mha.train(); else mha.eval();
       var S = x.shape[1];
-      var options = {};
-      if (spec.causal) {
-        var style = spec.maskStyle || 'tril-keep';
-        options.mask = maskTensor(S, style);
-        options.maskMode = style === 'triu-block' ? 'block' : 'keep';
-        options.fill = fillValue(spec.fill);
-      }
+      // Both lesson mask styles (tril keep-mask, triu block-mask) mask exactly the later keys: the core's
+      // causal flag does the same without an S×S mask tensor. -inf and -1e9 give the same weights (a causal
+      // row always keeps its diagonal, and exp(-1e9 - max) is 0 in float32).
+      var options = spec.causal ? { causal: true, fill: fillValue(spec.fill) } : {};
       var t1 = now();
       var r = mha.forward(x, x, x, options);
       var t2 = now();
@@ -168,63 +173,175 @@
   }
 
   // ---- Torch-style printing ----------------------------------------------------------------
-  // Mirrors torch's _Formatter at precision 4: int mode when every value is whole, scientific
-  // when max/min of the non-zero magnitudes exceeds 1000 (or min < 1e-4, max > 1e8), else fixed.
-  // v.toFixed(4), faster: the scaled magnitude is rounded directly unless it lies within 1e-6 of a tie,
-  // where the multiplication's rounding could matter (then toFixed decides).
+  // PyTorch 1.13's print(t) for a float32 tensor at the default print options (torch/_tensor_str.py:
+  // precision 4, threshold 1000, edgeitems 3, linewidth 80, sci_mode None), for 0-D, 1-D and 2-D tensors.
+  // Past `threshold` elements only the corners are printed (edgeitems per end of each dimension, '...'
+  // between), and the _Formatter sees only those corners. The formatter looks at the non-zero finite values:
+  // int mode when all are whole, scientific when max/min > 1000, max > 1e8 or (not int mode) min < 1e-4;
+  // its width is the longest of *their* strings (at least 1), so nan/inf/-0 may stick out unpadded.
+  var PRECISION = 4, THRESHOLD = 1000, EDGEITEMS = 3, LINEWIDTH = 80;
   var PAD4 = ['0000', '000', '00', '0', ''];
+  var TWO53 = 9007199254740992;
+  function negative(v) { return v < 0 || (v === 0 && 1 / v < 0); }
+  function nonFinite(v) { return v !== v ? 'nan' : v > 0 ? 'inf' : '-inf'; }
+  // Python's '{:.4f}'.format(v) for finite v: the exact decimal value rounded half to even (JS toFixed
+  // rounds exact ties away from zero). A float32 times 1e4 is exact in a double (24 + 10 bits), so for
+  // float32 values the rounding is done directly; other doubles go through toFixed with the tie fixed.
   function fixed4(v) {
-    var a = v < 0 ? -v : v;
-    if (!(a < 1e9)) return v.toFixed(4);
-    var y = a * 1e4, f = y - Math.floor(y);
-    if (f > 0.499999 && f < 0.500001) return v.toFixed(4);
-    var k = Math.round(y), ip = Math.floor(k / 1e4), fp = String(k - ip * 1e4);
-    return (v < 0 ? '-' : '') + ip + '.' + PAD4[fp.length] + fp;
+    var a = v < 0 ? -v : v, k;
+    if (a < 1e9 && Math.fround(a) === a) {
+      var y = a * 1e4;
+      k = Math.floor(y);
+      var f = y - k;
+      if (f > 0.5 || (f === 0.5 && k % 2 === 1)) k++;
+    } else {
+      // an exact tie at the 4th decimal is an odd multiple of 1/32 (a = j / 32, a * 1e4 = j * 312.5),
+      // where toFixed took the upper neighbour; Python takes the even one
+      var s = a.toFixed(PRECISION), j = a * 32;
+      if (!(j % 2 === 1 && j * 312.5 < TWO53)) return (negative(v) ? '-' : '') + s;
+      k = Math.floor(j * 312.5);
+      if (k % 2 === 1) k++;
+    }
+    var ip = Math.floor(k / 1e4), fp = String(k - ip * 1e4);
+    return (negative(v) ? '-' : '') + ip + '.' + PAD4[fp.length] + fp;
   }
-  function torchFormatter(values) {
-    var n = values.length, allInt = true, nfin = 0, mn = Infinity, mx = 0, i, v;
+  // Python's '{:.4e}'.format(v) for finite v (exponent at least two digits, ties to even).
+  function sci4(v) {
+    var sign = negative(v) ? '-' : '', a = v < 0 ? -v : v;
+    if (a === 0) return sign + '0.0000e+00';
+    var s = a.toExponential(PRECISION), ei = s.indexOf('e');
+    var m = +(s.charAt(0) + s.substring(2, ei)), e = +s.substring(ei + 1);
+    // toExponential rounds an exact tie up: then m is the upper neighbour, and when m is odd the even
+    // one (m - 1) is Python's. A tie is a = (2m - 1) / 2 * 10^(e - 4) exactly.
+    if (m % 2 === 1 && isTie(a, 2 * m - 1, e - PRECISION)) {
+      m -= 1;
+      var ms = String(m);
+      s = ms.charAt(0) + '.' + ms.substring(1) + s.substring(ei);
+      ei = s.indexOf('e');
+    }
+    var es = s.substring(ei + 2);
+    return sign + s.substring(0, ei) + 'e' + s.charAt(ei + 1) + (es.length < 2 ? '0' + es : es);
+  }
+  // Is a exactly odd / 2 * 10^p (odd < 2e5)?
+  function isTie(a, odd, p) {
+    if (p >= 0) {
+      var J = 2 * a;
+      if (J !== Math.floor(J)) return false;
+      var P = odd * Math.pow(10, p);  // exact below 2^53
+      if (P < TWO53) return J === P;
+      return typeof BigInt === 'function' && BigInt(J) === BigInt(odd) * BigInt(10) ** BigInt(p);
+    }
+    var q = -p;                        // a * 2^(q+1) * 5^q === odd
+    if (q > 7) return false;           // 5^8 > 2e5
+    var j = a * Math.pow(2, q + 1);
+    return j === Math.floor(j) && j * Math.pow(5, q) === odd;
+  }
+  // torch's _Formatter over `values` (the printed, i.e. possibly summarized, elements).
+  function makeFormatter(values) {
+    var n = values.length, intMode = true, nz = 0, mn = Infinity, mx = 0, i, v, a;
     for (i = 0; i < n; i++) {
       v = values[i];
-      if (isFinite(v)) {
-        if (v !== 0) { var a = Math.abs(v); nfin++; if (a < mn) mn = a; if (a > mx) mx = a; }
-        if (Math.ceil(v) !== v) allInt = false;
-      }
+      if (v === 0 || v !== v || v === Infinity || v === -Infinity) continue;
+      a = v < 0 ? -v : v;
+      nz++;
+      if (a < mn) mn = a;
+      if (a > mx) mx = a;
+      if (intMode && Math.ceil(v) !== v) intMode = false;
     }
-    if (!nfin) mn = 0;
-    var fmt;
-    if (allInt) {
-      fmt = mx > 1e8 ? sci : function (v) { return isFinite(v) ? v.toFixed(0) + '.' : nonFinite(v); };
-    } else {
-      var useSci = nfin && (mx / mn > 1000 || mx > 1e8 || mn < 1e-4);
-      fmt = useSci ? sci : function (v) { return isFinite(v) ? fixed4(v) : nonFinite(v); };
+    var sciMode = nz > 0 && (mx / mn > 1000 || mx > 1e8 || (!intMode && mn < 1e-4));
+    var raw = sciMode ? function (v) { return v === v && v !== Infinity && v !== -Infinity ? sci4(v) : nonFinite(v); }
+      : intMode ? function (v) { return v === v && v !== Infinity && v !== -Infinity ? (negative(v) ? '-' : '') + (v < 0 ? -v : v).toFixed(0) + '.' : nonFinite(v); }
+      : function (v) { return v === v && v !== Infinity && v !== -Infinity ? fixed4(v) : nonFinite(v); };
+    var width = 1;
+    for (i = 0; i < n; i++) {
+      v = values[i];
+      if (v === 0 || v !== v || v === Infinity || v === -Infinity) continue;
+      var len = raw(v).length;
+      if (len > width) width = len;
     }
-    var strs = new Array(n), width = 0;
-    for (i = 0; i < n; i++) { var s = strs[i] = fmt(values[i]); if (s.length > width) width = s.length; }
-    for (i = 0; i < n; i++) if (strs[i].length < width) strs[i] = ' '.repeat(width - strs[i].length) + strs[i];
-    return strs;
-    function nonFinite(v) { return isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf'; }
-    function sci(v) {
-      if (!isFinite(v)) return nonFinite(v);
-      var s = v.toExponential(4).replace(/e([+-])(\d)$/, 'e$10$2');
-      return s;
-    }
+    return {
+      width: width,
+      format: function (v) { var s = raw(v); return s.length < width ? ' '.repeat(width - s.length) + s : s; }
+    };
   }
+  // The formatted strings of `values`, all formatted by one _Formatter over them.
+  function torchFormatter(values) {
+    var f = makeFormatter(values), out = new Array(values.length);
+    for (var i = 0; i < values.length; i++) out[i] = f.format(values[i]);
+    return out;
+  }
+  // Indices printed along a dimension of size n: all, or the first and last EDGEITEMS.
+  function shownIndices(n, summarize) {
+    var idx = [], i;
+    if (summarize && n > 2 * EDGEITEMS) {
+      for (i = 0; i < EDGEITEMS; i++) idx.push(i);
+      for (i = n - EDGEITEMS; i < n; i++) idx.push(i);
+    } else {
+      for (i = 0; i < n; i++) idx.push(i);
+    }
+    return idx;
+  }
+  // _vector_str: `cells` are the formatted elements, ' ...' already in place when summarized.
+  function vectorStr(cells, width, indent) {
+    var perLine = Math.max(1, Math.floor((LINEWIDTH - indent) / (width + 2)));
+    if (cells.length <= perLine) return '[' + cells.join(', ') + ']';
+    var lines = [];
+    for (var i = 0; i < cells.length; i += perLine) lines.push(cells.slice(i, i + perLine).join(', '));
+    return '[' + lines.join(',\n' + ' '.repeat(indent + 1)) + ']';
+  }
+  // t = {shape: [] | [n] | [r, c], data: Float32Array}. opts.suffix: ', name=value' (e.g. ', grad_fn=<...>'),
+  // placed before the closing paren as torch's _add_suffixes does (on its own line past linewidth).
   function torchStr(t, opts) {
     opts = opts || {};
-    var cells = torchFormatter(t.data);
-    var shape = t.shape;
-    var prefix = 'tensor(';
-    var body;
-    if (shape.length === 1) {
-      body = '[' + cells.join(', ') + ']';
-    } else if (shape.length === 2) {
-      var rows = [];
-      for (var r = 0; r < shape[0]; r++) rows.push('[' + cells.slice(r * shape[1], (r + 1) * shape[1]).join(', ') + ']');
-      body = '[' + rows.join(',\n' + ' '.repeat(prefix.length + 1)) + ']';
-    } else {
+    var shape = t.shape, data = t.data, dim = shape.length;
+    var prefix = 'tensor(', indent = prefix.length, body, suffixes = [];
+    var numel = 1;
+    for (var d = 0; d < dim; d++) numel *= shape[d];
+    if (dim > 2) {
       body = '[…]';
+    } else if (numel === 0) {
+      body = '[]';
+      if (dim !== 1) suffixes.push('size=(' + shape.join(', ') + ')');
+    } else if (dim === 0) {
+      body = makeFormatter([data[0]]).format(data[0]);
+    } else {
+      var summarize = numel > THRESHOLD;
+      var R = dim === 2 ? shape[0] : 1, C = shape[dim - 1];
+      var rows = dim === 2 ? shownIndices(R, summarize) : [0], cols = shownIndices(C, summarize);
+      var nr = rows.length, nc = cols.length, r, c, vals = new Array(nr * nc);
+      for (r = 0; r < nr; r++) for (c = 0; c < nc; c++) vals[r * nc + c] = data[rows[r] * C + cols[c]];
+      var f = makeFormatter(vals), gap = nc < C;
+      var rowStr = function (r, ind) {
+        var cells = [];
+        for (var c = 0; c < nc; c++) {
+          if (gap && c === EDGEITEMS) cells.push(' ...');
+          cells.push(f.format(vals[r * nc + c]));
+        }
+        return vectorStr(cells, f.width, ind);
+      };
+      if (dim === 1) {
+        body = rowStr(0, indent);
+      } else {
+        var slices = [];
+        for (r = 0; r < nr; r++) {
+          if (nr < R && r === EDGEITEMS) slices.push('...');
+          slices.push(rowStr(r, indent + 1));
+        }
+        body = '[' + slices.join(',\n' + ' '.repeat(indent + 1)) + ']';
+      }
     }
-    return prefix + body + (opts.suffix || '') + ')';
+    if (opts.suffix) suffixes.push(String(opts.suffix).replace(/^,\s*/, ''));
+    return addSuffixes(prefix + body, suffixes, indent);
+  }
+  // _add_suffixes (force_newline false), including its line-length arithmetic.
+  function addSuffixes(s, suffixes, indent) {
+    var out = s, last = s.length - s.lastIndexOf('\n') + 1;
+    for (var i = 0; i < suffixes.length; i++) {
+      var sx = suffixes[i];
+      if (last + sx.length + 2 > LINEWIDTH) { out += ',\n' + ' '.repeat(indent) + sx; last = indent + sx.length; }
+      else { out += ', ' + sx; last += sx.length + 2; }
+    }
+    return out + ')';
   }
   function sizeStr(shape) { return 'torch.Size([' + shape.join(', ') + '])'; }
   // One formatter: toLocaleString builds a new Intl.NumberFormat on every call (~0.1 ms per render).
@@ -239,7 +356,7 @@
   }
 
   MHA.model = {
-    MAX_TOKENS: MAX_TOKENS, tokenize: tokenize, fnv1a32: fnv1a32, tokenSeed: tokenSeed,
+    MAX_TOKENS: MAX_TOKENS, tokenize: tokenize, tokenEnds: tokenEnds, normalize: normalize, fnv1a32: fnv1a32, tokenSeed: tokenSeed,
     addSinusoidal: addSinusoidal, embedTokens: embedTokens, divisors: divisors, headsMessage: headsMessage,
     maskTensor: maskTensor, fillValue: fillValue, runModule: runModule, cost: cost, freeCache: freeCache,
     torchStr: torchStr, torchFormatter: torchFormatter, sizeStr: sizeStr, commas: commas, headMatrix: headMatrix,

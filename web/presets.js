@@ -526,6 +526,8 @@
           '  Final output: ' + m.sizeStr(y.shape) + ' = [B, S, D]'].join('\n') });
       views.pipeline = { weights: att.weights, output: y, x: x, labels: null, B: 2, H: 2, S: 4, D: 8,
         trace: M.shapeTrace({ batch: 2, seqLen: 4, dModel: 8, numHeads: 2 }),
+        origin: 'torch.randn(8, 8) matrices, no bias, continuing torch.manual_seed(1)',
+        shown: { dmodel: 8, heads: 2, seed: 1, causal: false, fill: '-inf', dropout: 0, train: false },
         note: 'Plain x @ W matmuls, no bias (lesson 002, Part 2).' };
 
       // Head specialization
@@ -562,8 +564,7 @@
           '            print(f"  \'{token}\' → \'{tokens[max_attn_idx]}\' ({max_attn_val:.2f})")'].join('\n'),
         output: hsOut.join('\n') });
       views.heads = { weights: { shape: [1, heads.length, 10, 10], data: hw }, labels: tokens, B: 1,
-        H: heads.length, S: 10, D: 0, headNames: heads.map(function (h) { return h.name; }),
-        trace: M.shapeTrace({ batch: 1, seqLen: 10, dModel: 8, numHeads: heads.length }),
+        H: heads.length, S: 10, D: 0, headNames: heads.map(function (h) { return h.name; }), trace: [],
         note: 'Hand-built logits, not learned: head 1 semantic, head 2 syntactic (lesson 002, Part 3).' };
 
       // Shape table
@@ -599,6 +600,8 @@
           '✓ Output differs from input (mean abs diff: ' + diff.toFixed(4) + ')',
           '✓ Total parameters: ' + m.commas(mt.parameterCount())].join('\n') });
       views.module = { weights: fy.weights, output: fy.output, x: xin, B: 2, H: 4, S: 5, D: 32, trace: fy.trace,
+        origin: 'nn.Linear\'s init after torch.manual_seed(0)',
+        shown: { dmodel: 32, heads: 4, seed: 0, causal: false, fill: '-inf', dropout: 0, train: false },
         note: 'torch.manual_seed(0); MultiHeadAttention(32, 4) then x = torch.randn(2, 5, 32).' };
 
       // Loop vs vectorized: manual_seed(123); MHA(32, 4); x = randn(2, 6, 32)
@@ -618,6 +621,8 @@
           '  Mean absolute diff: ' + num(lv.meanAbsDiff).toFixed(10),
           '  Results match: ' + (num(lv.maxAbsDiff) <= 1e-6 ? 'True' : 'False')].join('\n') });
       views.loop = { weights: fl.weights, output: fl.output, x: xl, B: 2, H: 4, S: 6, D: 32, trace: fl.trace,
+        origin: 'nn.Linear\'s init after torch.manual_seed(123)',
+        shown: { dmodel: 32, heads: 4, seed: 123, causal: false, fill: '-inf', dropout: 0, train: false },
         note: 'torch.manual_seed(123); MultiHeadAttention(32, 4); x = torch.randn(2, 6, 32).' };
 
       // Causal: the SAME generator continues (no reseed): MHA(32, 4); x = randn(2, 6, 32)
@@ -642,7 +647,9 @@
           'tensor([[1, 0, 0, 0],\n        [1, 1, 0, 0],\n        [1, 1, 1, 0],\n        [1, 1, 1, 1]], dtype=torch.int32)',
           '', 'Masked output: ' + m.sizeStr(ym.output.shape), 'Unmasked output: ' + m.sizeStr(yu.output.shape), '',
           'Mean absolute difference: ' + meanAbsDiff(ym.output.data, yu.output.data).toFixed(4)].join('\n') });
-      views.causal = { weights: ym.weights, output: ym.output, x: xc, B: 2, H: 4, S: 6, D: 32, trace: ym.trace,
+      views.causal = { weights: ym.weights, output: ym.output, x: xc, B: 2, H: 4, S: 6, D: 32, trace: ym.trace, causal: true,
+        origin: 'nn.Linear\'s init, continuing the torch.manual_seed(123) stream',
+        shown: { dmodel: 32, heads: 4, seed: 123, causal: true, fill: '-1e9', dropout: 0, train: false },
         note: 'Causal keep-mask torch.tril(ones(6, 6)), fill -1e9; the generator continues after the loop example.' };
     } finally {
       R.forEach(function (o) { try { o.delete(); } catch (e) { /* already freed */ } });
@@ -671,7 +678,7 @@
   MHA.presets = {
     PRESETS: PRESETS, L002: L002, lesson002: lesson002, copySnippet: copySnippet, moduleExample: moduleExample,
     copyOf: copyOf, copyAll: copyAll,
-    moduleOutput: moduleOutput, shapeTableText: shapeTableText, PY_CLASS: PY_CLASS, meanAbsDiff: meanAbsDiff,
+    moduleOutput: moduleOutput, shapeTableText: shapeTableText, PY_CLASS: PY_CLASS, PY_TOKENS: PY_TOKENS, meanAbsDiff: meanAbsDiff,
     list: [['', 'Your sentence'], ['lesson000', '000 · Chapter 2.3 (64, 8)'], ['lesson001', '001 · Self-attention (8, 2)'],
       ['lesson002', '002 · Committee of Experts'], ['lesson003', '003 · Dropout + triu mask (64, 4)'],
       ['lesson004', '004 · Shape table (512, 8)']]

@@ -81,35 +81,36 @@
     }
     return (LUT32[name] = out);
   }
+  var LABEL_FONT = '10px sans-serif';
   function drawHeatmap(canvas, mat, opts) {
     var S = mat.S, labels = opts.labels;
     var dpr = root.devicePixelRatio || 1;
     var showLabels = !!(opts.showLabels && labels && S <= 64);
     var col = themeColors();
-    var font = Math.max(8, Math.min(13, Math.floor(opts.size / S * 0.55)));
     var plot = opts.size, cell = plot / S;
     var st = canvas._hm, ctx;
-    var key = S + '|' + plot + '|' + dpr + '|' + font + '|' + col.border + '|' + col.fgMuted + '|' +
+    var key = S + '|' + plot + '|' + dpr + '|' + col.border + '|' + col.fgMuted + '|' +
       (showLabels ? labels.slice(0, S).join('\u0001') : '-');
     if (!st || st.key !== key) {
       ctx = canvas.getContext('2d');
-      ctx.font = font + 'px system-ui, sans-serif';
-      var marginL = 0, marginT = 0;
+      ctx.font = LABEL_FONT;
+      // margins from the labels as drawn: row labels on the left, column labels rotated 45° up and to the
+      // right (the last ones reach past the plot's right edge by about 0.71 of their width)
+      var marginL = 0, marginT = 0, marginR = 0;
       if (showLabels) {
         var w = 0;
         for (var i = 0; i < S; i++) w = Math.max(w, ctx.measureText(shortLabel(labels[i], 10)).width);
-        marginL = Math.ceil(w) + 6; marginT = Math.ceil(Math.min(w, 70) * 0.75) + 8;
+        marginL = Math.ceil(w) + 6; marginT = Math.ceil(w * 0.71) + 12;
+        marginR = Math.max(0, Math.ceil(w * 0.71 + 6 - cell / 2));
       }
-      var cssW = marginL + plot + 2, cssH = marginT + plot + 2;
+      var cssW = marginL + plot + 2 + marginR, cssH = marginT + plot + 2;
       var pw = Math.round(cssW * dpr), ph = Math.round(cssH * dpr);
       if (canvas.width !== pw || canvas.height !== ph) { canvas.width = pw; canvas.height = ph; }
       if (canvas.style.width !== cssW + 'px') canvas.style.width = cssW + 'px';
       if (canvas.style.height !== cssH + 'px') canvas.style.height = cssH + 'px';
       ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.clearRect(0, 0, pw, ph);
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      // The labels are drawn in the context's default font (the measuring font above is lost when the
-      // canvas is resized): kept as it always looked.
-      ctx.font = '10px sans-serif';
+      ctx.font = LABEL_FONT;   // set again: resizing the canvas resets the context
       if (showLabels) {
         ctx.fillStyle = col.fgMuted;
         ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
@@ -129,9 +130,11 @@
     ctx = st.ctx;
     var mL = st.marginL, mT = st.marginT;
     // pixels: one ImageData texel per cell, scaled without smoothing (opaque: covers the previous plot)
-    var sc = scratchFor(S), px = sc.px, L = lut32(opts.scale), data = mat.data, vmax = rangeOf(data, opts.norm);
+    var sc = scratchFor(S), px = sc.px, L = lut32(opts.scale), data = mat.data, vmax = opts.vmax || rangeOf(data, opts.norm);
+    var k = 255 / vmax;
     for (var p = 0, n = S * S; p < n; p++) {
-      var v = data[p] / vmax; px[p] = L[v > 0 ? Math.min(255, Math.round(v * 255)) : 0];
+      var t = (data[p] * k + 0.5) | 0;   // round to the nearest of 256 colours; NaN gives 0
+      px[p] = L[t > 255 ? 255 : t < 0 ? 0 : t];
     }
     sc.ctx.putImageData(sc.img, 0, 0);
     ctx.imageSmoothingEnabled = false;
@@ -154,11 +157,18 @@
     if (col < 0 || row < 0 || col >= g.S || row >= g.S) return null;
     return [row, col];
   }
+  // The k largest weights of a row, largest first: one pass with a small sorted list (S log S sorting of
+  // every row cost ~100 ms at S = 512).
   function topKeys(mat, row, k) {
-    var S = mat.S, idx = [];
-    for (var j = 0; j < S; j++) idx.push(j);
-    idx.sort(function (a, b) { return mat.data[row * S + b] - mat.data[row * S + a]; });
-    return idx.slice(0, k);
+    var S = mat.S, d = mat.data, off = row * S, idx = [], val = [];
+    for (var j = 0; j < S; j++) {
+      var v = d[off + j];
+      if (idx.length === k && !(v > val[k - 1])) continue;
+      var p = Math.min(idx.length, k - 1);
+      while (p > 0 && v > val[p - 1]) { if (p < k) { idx[p] = idx[p - 1]; val[p] = val[p - 1]; } p--; }
+      idx[p] = j; val[p] = v;
+    }
+    return idx;
   }
 
   // ---- Colour legend ----------------------------------------------------------------------------
@@ -211,16 +221,16 @@
     tbody.textContent = '';
     trace.forEach(function (t, i) {
       var tr = el('tr', { 'data-step': String(i), tabindex: '0', 'data-stage': String(stageOf(t, i)) });
-      tr.appendChild(el('td', { class: 'num' }, i));
-      var stepCell = el('td');
+      tr.appendChild(el('td', { class: 'num', 'data-label': '#' }, i));
+      var stepCell = el('td', { 'data-label': 'Step' });
       stepCell.appendChild(el('div', null, t.label));
       if (t.description) stepCell.appendChild(el('small', { class: 'desc' }, t.description));
       tr.appendChild(stepCell);
-      var code = el('td'); code.appendChild(el('code', null, t.expr || '')); tr.appendChild(code);
-      tr.appendChild(el('td', { class: 'mono' }, '[' + (t.shape || []).join(', ') + ']'));
-      tr.appendChild(el('td', { class: 'mono' }, t.strides ? '(' + t.strides.join(', ') + ')' : ''));
+      var code = el('td', { 'data-label': 'PyTorch' }); code.appendChild(el('code', null, t.expr || '')); tr.appendChild(code);
+      tr.appendChild(el('td', { class: 'mono', 'data-label': 'Shape' }, '[' + (t.shape || []).join(', ') + ']'));
+      tr.appendChild(el('td', { class: 'mono', 'data-label': 'Strides' }, t.strides ? '(' + t.strides.join(', ') + ')' : ''));
       var ok = t.contiguous;
-      tr.appendChild(el('td', { class: ok ? 'yes' : 'no' }, ok ? 'yes' : 'no'));
+      tr.appendChild(el('td', { class: ok ? 'yes' : 'no', 'data-label': 'Contiguous' }, ok ? 'yes' : 'no'));
       tr.addEventListener('mouseenter', function () { onFocus(i); });
       tr.addEventListener('focus', function () { onFocus(i); });
       tr.addEventListener('keydown', function (e) {
@@ -253,54 +263,66 @@
   // lines are a pool of <line> elements whose attributes are written only when their value changes.
   // Writes attribute k only when v differs from what this function last wrote there (no DOM read).
   function setAttr(e, k, v) { if (e['_' + k] !== v) { e['_' + k] = v; e.setAttribute(k, v); } }
+  // Lines from each query to its keys. Up to LINE_ROWS tokens every query is drawn with its keys; above
+  // that the view shows one query (opts.query: the selected or hovered row) and its LINE_TOP strongest keys,
+  // labelled, so it stays readable and small at any S.
+  var LINE_ROWS = 48, LINE_TOP = 8;
   function lineView(svg, mat, labels, opts) {
-    var S = mat.S, rowH = S <= 24 ? 22 : S <= 64 ? 14 : 6, width = opts.width || 360;
-    var H = S * rowH + 30, colL = 110, colR = width - 110;
-    var focus = opts.focus;
-    var topK = S > 64 ? 3 : S;
-    var accent = themeColors().line;
-    var key = [S, width, focus, accent, rowH >= 12 ? labels.slice(0, S).join('\u0001') : ''].join('\u0002');
+    var S = mat.S, width = opts.width || 360, accent = themeColors().line, colL = 110, colR = width - 110;
+    var compact = S > LINE_ROWS;
+    var q = compact ? Math.max(0, Math.min(S - 1, opts.focus != null ? opts.focus : opts.query || 0)) : null;
+    var keys = compact ? topKeys(mat, q, LINE_TOP).filter(function (j) { return mat.data[q * S + j] > 0; }) : null;
+    var rowH = compact ? 22 : S <= 24 ? 22 : 14, rows = compact ? LINE_TOP : S, H = rows * rowH + 30;
+    var focus = compact ? null : opts.focus;
+    var key = [S, width, focus, accent, compact ? q + ':' + keys.join(',') : labels.slice(0, S).join('\u0001')].join('\u0002');
     var st = svg._lv;
     if (!st || st.key !== key) {
       while (svg.firstChild) svg.removeChild(svg.firstChild);
       svg.setAttribute('viewBox', '0 0 ' + width + ' ' + H);
       svg.setAttribute('width', width); svg.setAttribute('height', H);
       svg.appendChild(svgEl('text', { x: colL - 8, y: 14, 'text-anchor': 'end', class: 'lv-head' }, 'query'));
-      svg.appendChild(svgEl('text', { x: colR + 8, y: 14, class: 'lv-head' }, 'key'));
+      svg.appendChild(svgEl('text', { x: colR + 8, y: 14, class: 'lv-head' }, compact ? 'its ' + keys.length + ' strongest keys (of ' + S + ')' : 'key'));
       var g0 = svgEl('g', {});
       svg.appendChild(g0);
-      if (rowH >= 12) {
+      var y = function (r) { return 26 + (r + 0.5) * rowH + 4; };
+      if (compact) {
+        svg.appendChild(svgEl('text', { x: colL - 8, y: y((rows - 1) / 2), 'text-anchor': 'end', class: 'lv-tok on', 'data-q': q },
+          shortLabel(labels[q], 14) + ' (' + q + ')'));
+        keys.forEach(function (j, r) {
+          svg.appendChild(svgEl('text', { x: colR + 8, y: y(r), class: 'lv-tok' }, shortLabel(labels[j], 10) + ' (' + j + ') ' +
+            mat.data[q * S + j].toFixed(3)));
+        });
+      } else {
         for (var r = 0; r < S; r++) {
-          var tl = svgEl('text', { x: colL - 8, y: 26 + (r + 0.5) * rowH + 4, 'text-anchor': 'end',
-            class: 'lv-tok' + (focus === r ? ' on' : ''), 'data-q': r, tabindex: '-1' }, shortLabel(labels[r], 14));
-          svg.appendChild(tl);
-          svg.appendChild(svgEl('text', { x: colR + 8, y: 26 + (r + 0.5) * rowH + 4, class: 'lv-tok' }, shortLabel(labels[r], 14)));
+          svg.appendChild(svgEl('text', { x: colL - 8, y: y(r), 'text-anchor': 'end',
+            class: 'lv-tok' + (focus === r ? ' on' : ''), 'data-q': r, tabindex: '-1' }, shortLabel(labels[r], 14)));
+          svg.appendChild(svgEl('text', { x: colR + 8, y: y(r), class: 'lv-tok' }, shortLabel(labels[r], 14)));
         }
       }
       st = svg._lv = { key: key, g: g0, pool: [] };
     }
     var g = st.g, pool = st.pool, n = 0, data = mat.data;
-    for (var i = 0; i < S; i++) {
-      if (focus != null && focus !== i) continue;
-      var keys = topK < S ? topKeys(mat, i, topK) : null;
-      for (var jj = 0; jj < (keys ? keys.length : S); jj++) {
-        var j = keys ? keys[jj] : jj, w = data[i * S + j];
-        if (w < 0.01) continue;
-        var ln = pool[n];
-        if (!ln) {
-          ln = pool[n] = svgEl('line', { x1: colL, x2: colR, stroke: accent });
-          g.appendChild(ln);
+    var line = function (yq, yk, w) {
+      var ln = pool[n];
+      if (!ln) { ln = pool[n] = svgEl('line', { x1: colL, x2: colR, stroke: accent }); g.appendChild(ln); }
+      setAttr(ln, 'y1', yq); setAttr(ln, 'y2', yk);
+      setAttr(ln, 'stroke-width', Math.max(0.5, Math.min(4, w * 5))); setAttr(ln, 'stroke-opacity', Math.min(1, 0.2 + w * 1.2));
+      n++;
+    };
+    if (compact) {
+      keys.forEach(function (j, r) { line(26 + rows / 2 * rowH, 26 + (r + 0.5) * rowH, data[q * S + j]); });
+    } else {
+      for (var i = 0; i < S; i++) {
+        if (focus != null && focus !== i) continue;
+        for (var j = 0; j < S; j++) {
+          var w = data[i * S + j];
+          if (w >= 0.01) line(26 + (i + 0.5) * rowH, 26 + (j + 0.5) * rowH, w);
         }
-        setAttr(ln, 'y1', 26 + (i + 0.5) * rowH); setAttr(ln, 'y2', 26 + (j + 0.5) * rowH);
-        setAttr(ln, 'stroke-width', Math.max(0.5, Math.min(4, w * 5))); setAttr(ln, 'stroke-opacity', Math.min(1, w * 1.2));
-        n++;
       }
     }
     for (var k = pool.length - 1; k >= n; k--) g.removeChild(pool[k]);
     pool.length = n;
   }
-
-  // ---- Table alternative ------------------------------------------------------------------------
   function matrixTable(mat, labels, caption) {
     var S = mat.S, t = el('table', { class: 'matrix' });
     t.appendChild(el('caption', null, caption));
@@ -318,19 +340,31 @@
   }
 
   // ---- Export --------------------------------------------------------------------------------------
-  function exportSVG(mats, labels, names, scale, norm) {
+  // Exports carry what a reader needs to interpret them: every heatmap shown (the average too), a colour
+  // legend with its numbers, and the configuration (info: {caption, scale, norm, vmax}).
+  function legendStops(scale) { var st = []; for (var i = 0; i <= 8; i++) st.push(colorOf(scale, i / 8)); return st; }
+  function legendHi(info) { return info.norm === 'max' ? 'each heatmap\'s max' : info.vmax >= 0.1 ? info.vmax.toFixed(2) : info.vmax.toPrecision(2); }
+  function exportSVG(mats, labels, names, info) {
     var S = mats[0].S, cell = S <= 32 ? 16 : S <= 128 ? 4 : 1, plot = S * cell, lab = S <= 32 ? 70 : 0;
     var cols = Math.min(4, mats.length), rows = Math.ceil(mats.length / cols);
-    var pw = lab + plot + 20, ph = lab + plot + 40;
-    var out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + cols * pw + '" height="' + rows * ph +
-      '" font-family="sans-serif" font-size="10"><rect width="100%" height="100%" fill="#fff"/>'];
+    var pw = lab + plot + 20, ph = lab + plot + 40, top = 56;
+    var W = Math.max(cols * pw, 420);
     var esc = function (s) { return String(s).replace(/[&<>"']/g, function (c) { return '&#' + c.charCodeAt(0) + ';'; }); };
+    var out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + W + '" height="' + (top + rows * ph) +
+      '" font-family="sans-serif" font-size="10"><rect width="100%" height="100%" fill="#fff"/>'];
+    out.push('<text x="8" y="18" font-size="12">' + esc(info.caption) + '</text>');
+    out.push('<defs><linearGradient id="legend">' + legendStops(info.scale).map(function (c, i) {
+      return '<stop offset="' + (i / 8) + '" stop-color="' + c + '"/>';
+    }).join('') + '</linearGradient></defs>');
+    out.push('<text x="8" y="42">0</text><rect x="20" y="32" width="140" height="12" fill="url(#legend)" stroke="#999"/>' +
+      '<text x="166" y="42">' + esc(legendHi(info)) + '</text>');
     mats.forEach(function (m, h) {
-      var ox = (h % cols) * pw + lab, oy = Math.floor(h / cols) * ph + lab + 20, vmax = rangeOf(m.data, norm);
-      out.push('<text x="' + ox + '" y="' + (oy - lab - 6 + (lab ? 0 : 0) + 2) + '" font-size="13" font-weight="bold">' + esc(names[h]) + '</text>');
+      var ox = (h % cols) * pw + lab, oy = top + Math.floor(h / cols) * ph + lab + 20;
+      var vmax = info.norm === 'shared' ? info.vmax : rangeOf(m.data, info.norm);
+      out.push('<text x="' + ox + '" y="' + (oy - lab - 4) + '" font-size="13" font-weight="bold">' + esc(names[h]) + '</text>');
       for (var i = 0; i < S; i++) for (var j = 0; j < S; j++) {
         out.push('<rect x="' + (ox + j * cell) + '" y="' + (oy + i * cell) + '" width="' + cell + '" height="' + cell +
-          '" fill="' + colorOf(scale, m.data[i * S + j] / vmax) + '"><title>' + esc(labels[i]) + ' → ' + esc(labels[j]) + ': ' +
+          '" fill="' + colorOf(info.scale, m.data[i * S + j] / vmax) + '"><title>' + esc(labels[i]) + ' → ' + esc(labels[j]) + ': ' +
           m.data[i * S + j].toFixed(4) + '</title></rect>');
       }
       if (lab) for (i = 0; i < S; i++) {
@@ -341,17 +375,24 @@
     out.push('</svg>');
     return out.join('');
   }
-  function exportPNG(canvases, names) {
-    var pad = 12, title = 20, cols = Math.min(4, canvases.length), cw = 0, ch = 0;
+  function exportPNG(canvases, names, info) {
+    var pad = 12, title = 20, top = 58, cols = Math.min(4, canvases.length), cw = 0, ch = 0;
     canvases.forEach(function (c) { cw = Math.max(cw, c.width); ch = Math.max(ch, c.height); });
     var rows = Math.ceil(canvases.length / cols);
     var out = document.createElement('canvas');
-    out.width = cols * (cw + pad) + pad; out.height = rows * (ch + title + pad) + pad;
+    out.width = Math.max(cols * (cw + pad) + pad, 480); out.height = top + rows * (ch + title + pad) + pad;
     var ctx = out.getContext('2d');
     ctx.fillStyle = cssVar('--bg-card'); ctx.fillRect(0, 0, out.width, out.height);
-    ctx.fillStyle = cssVar('--fg'); ctx.font = 'bold 14px system-ui, sans-serif';
+    ctx.fillStyle = cssVar('--fg'); ctx.font = '13px system-ui, sans-serif';
+    ctx.fillText(info.caption, pad, pad + 12);
+    var grad = ctx.createLinearGradient(pad + 14, 0, pad + 154, 0);
+    legendStops(info.scale).forEach(function (c, i) { grad.addColorStop(i / 8, c); });
+    ctx.fillText('0', pad, pad + 38);
+    ctx.fillStyle = grad; ctx.fillRect(pad + 14, pad + 27, 140, 12);
+    ctx.fillStyle = cssVar('--fg'); ctx.fillText(legendHi(info), pad + 160, pad + 38);
+    ctx.font = 'bold 14px system-ui, sans-serif';
     canvases.forEach(function (c, i) {
-      var x = pad + (i % cols) * (cw + pad), y = pad + Math.floor(i / cols) * (ch + title + pad);
+      var x = pad + (i % cols) * (cw + pad), y = top + Math.floor(i / cols) * (ch + title + pad);
       ctx.fillText(names[i], x, y + 14);
       ctx.drawImage(c, x, y + title);
     });
@@ -368,6 +409,6 @@
     el: el, setAttr: setAttr, lut: lut, colorOf: colorOf, rangeOf: rangeOf, drawHeatmap: drawHeatmap, cellAt: cellAt, topKeys: topKeys,
     legend: legend, chips: chips, traceTable: traceTable, pipeline: pipeline, lineView: lineView,
     matrixTable: matrixTable, exportSVG: exportSVG, exportPNG: exportPNG, download: download, shortLabel: shortLabel,
-    STAGES: STAGES
+    STAGES: STAGES, LINE_ROWS: LINE_ROWS, LINE_TOP: LINE_TOP
   };
 })(typeof self !== 'undefined' ? self : this);

@@ -21,12 +21,17 @@ const path = require('path');
 // 32 tokens with the page's tokenizer (words and single punctuation marks).
 const SENTENCE_32 = 'The quick brown fox jumps over the lazy dog, and then it runs back home because the night is cold, ' +
   'dark and long; but the fox is happy.';
+// 512 distinct-looking tokens (the page's maximum): real sizes for the page issue's targets.
+const TEXT_512 = encodeURIComponent(Array.from({ length: 512 }, (_, i) => 'w' + (i % 97)).join(' '));
+// target: median recompute + redraw (ms) the issues ask for; `file` also measures it from file://.
 const VIEWS = [
   { name: 'default', query: '', tokens: 10 },
-  { name: 'd512-s10', query: '?dmodel=512&heads=8', tokens: 10, target: true },
-  { name: 'd512-s32', query: `?dmodel=512&heads=8&text=${encodeURIComponent(SENTENCE_32)}`, tokens: 32, target: true },
+  { name: 'd512-s10', query: '?dmodel=512&heads=8', tokens: 10, target: 4 },
+  { name: 'd512-s32', query: `?dmodel=512&heads=8&text=${encodeURIComponent(SENTENCE_32)}`, tokens: 32, target: 4 },
+  { name: 'd64-s512', query: `?dmodel=64&heads=4&text=${TEXT_512}`, tokens: 512, target: 30, file: true },
+  { name: 'd64-s512-causal', query: `?dmodel=64&heads=4&causal=1&text=${TEXT_512}`, tokens: 512, target: 30, file: true },
+  { name: 'd512-s512', query: `?dmodel=512&heads=8&text=${TEXT_512}`, tokens: 512, target: 80, file: true },
 ];
-const TARGET_MS = 4;   // the speed issue: recompute+redraw <= 4 ms for S <= 32, d_model = 512, H = 8
 
 async function measureView(browser, base, view, runs, warm) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -77,9 +82,15 @@ async function measurePage(dist, quick) {
   try {
     const runs = quick ? 3 : 30, warm = quick ? 1 : 5;
     const views = [];
-    for (const v of VIEWS) views.push(await measureView(browser, base, v, runs, warm));
+    for (const v of VIEWS) {
+      views.push({ ...await measureView(browser, base, v, runs, warm), origin: 'http', target: v.target });
+      if (v.file) {
+        const fileBase = require('url').pathToFileURL(path.join(dist, 'index.html')).href;
+        views.push({ ...await measureView(browser, fileBase, v, runs, warm), origin: 'file', target: v.target });
+      }
+    }
     const dv = views[0];
-    const issue = views.filter((v, i) => VIEWS[i].target);
+    const issue = views.filter((v) => v.target);
     return {
       available: true, runs, loadMs: dv.loadMs, browserVersion: browser.version(),
       // the default view, in the fields of earlier JSON results
@@ -87,8 +98,9 @@ async function measurePage(dist, quick) {
       where: dv.where, implementation: dv.implementation, samples: dv.samples,
       defaultView: { preset: dv.preset, view: dv.view, tokens: dv.tokens, D: dv.D, H: dv.H },
       views,
-      target: { ms: TARGET_MS, what: 'median totalMs at S <= 32, d_model = 512, H = 8',
-        met: issue.length > 0 && issue.every((v) => v.totalMs <= TARGET_MS) },
+      target: { what: 'median totalMs within each view\'s target (S <= 32, D = 512: 4 ms; S = 512: 30 ms at D = 64, 80 ms at D = 512)',
+        met: issue.length > 0 && issue.every((v) => v.totalMs <= v.target),
+        missed: issue.filter((v) => v.totalMs > v.target).map((v) => `${v.name} (${v.origin}): ${v.totalMs.toFixed(1)} ms > ${v.target} ms`) },
       method: `window.mhaExplorer.benchmarkRecompute(${runs}) after ${warm} warm-up cycles, per view: forced forward + redraw, ` +
         'one cycle per frame, performance.now() in the page; total = render() start to end of redraw; ' +
         '+layout = style + layout forced right after',
@@ -111,11 +123,11 @@ if (require.main === module) {
     if (!r.available) { console.log(`page: n/a (${r.reason})`); return; }
     const f = (v) => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
     console.log(`headless Chromium ${r.browserVersion}, ${r.implementation}, ${r.runs} runs per view (medians, ms)`);
-    console.log('view       tokens    D  H  forward  redraw  total  +layout  where');
+    console.log('view            origin tokens    D  H  forward  redraw  total  +layout  target  where');
     for (const v of r.views) {
-      console.log(`${v.name.padEnd(10)} ${String(v.tokens).padStart(6)} ${String(v.D).padStart(4)} ${String(v.H).padStart(2)} ` +
-        `${f(v.forwardMs).padStart(8)} ${f(v.redrawMs).padStart(7)} ${f(v.totalMs).padStart(6)} ${f(v.layoutMs).padStart(8)}  ${v.where}`);
+      console.log(`${v.name.padEnd(15)} ${v.origin.padEnd(6)} ${String(v.tokens).padStart(6)} ${String(v.D).padStart(4)} ${String(v.H).padStart(2)} ` +
+        `${f(v.forwardMs).padStart(8)} ${f(v.redrawMs).padStart(7)} ${f(v.totalMs).padStart(6)} ${f(v.layoutMs).padStart(8)} ${String(v.target || '').padStart(7)}  ${v.where}`);
     }
-    console.log(`target: total <= ${r.target.ms} ms at (S <= 32, 512, 8): ${r.target.met ? 'met' : 'NOT met'}`);
+    console.log(`targets: ${r.target.met ? 'met' : 'NOT met: ' + r.target.missed.join('; ')}`);
   }).catch((e) => { console.error(`page: ${e && e.stack || e}`); process.exit(1); });
 }
