@@ -346,7 +346,7 @@
 
   function plotSize(Sq, H, width) {
     var w = width || 800;
-    var cols = H <= 2 ? H + 1 : H <= 4 ? Math.min(H + 1, w < 700 ? 2 : 3) : w < 700 ? 2 : 4;
+    var cols = w < 500 ? 1 : H <= 2 ? H + 1 : H <= 4 ? Math.min(H + 1, w < 700 ? 2 : 3) : w < 700 ? 2 : 4;
     var size = Math.floor(w / Math.max(1, cols)) - (Sq <= 16 ? 90 : 36);
     return Math.max(96, Math.min(Sq <= 16 ? 220 : 260, size));
   }
@@ -507,9 +507,9 @@
     wrap.appendChild(head);
     wrap._cell = cell;
     if (cell.note) wrap.appendChild(W.el('p', { class: 'cell-note' }, cell.note));
-    wrap._code = wrap.appendChild(W.el('pre', { class: 'code', tabindex: '0', 'aria-label': title + ': code' }, cell.code));
+    wrap._code = wrap.appendChild(W.el('pre', { class: 'code', tabindex: '0', role: 'region', 'aria-label': title + ': code' }, cell.code));
     wrap.appendChild(W.el('div', { class: 'out-label' }, 'Printed (computed live on this page)'));
-    wrap._out = wrap.appendChild(W.el('pre', { class: 'out', 'data-out': id, tabindex: '0', 'aria-label': title + ': printed output' }, output));
+    wrap._out = wrap.appendChild(W.el('pre', { class: 'out', 'data-out': id, tabindex: '0', role: 'region', 'aria-label': title + ': printed output' }, output));
     return wrap;
   }
 

@@ -327,8 +327,7 @@
       var strong = document.createElement('strong'); strong.textContent = r ? r.role : '';
       role.appendChild(strong);
       role.appendChild(document.createTextNode(r ? ' · ' + r.score.toFixed(2) + (off ? ' · switched off' : '') : ''));
-      card.setAttribute('aria-label', (interactive ? '' : 'One-head model, ') + 'layer ' + l + ' head ' + h + ': ' + (r ? r.role + ' ' + r.score.toFixed(2) : '') +
-        (off ? ', switched off' : '') + (interactive ? '. Click to ' + (off ? 'switch it back on' : 'switch it off') + '.' : ''));
+      // the accessible name is the visible text (title, role, score); the action is in aria-pressed and the tooltip
       card.title = 'Rows: query position t; columns: key position.' + (interactive ? ' Click to ' + (off ? 'switch this head back on' : 'switch this head off (ablate it)') : '');
     });
   }

@@ -222,7 +222,7 @@
     trace.forEach(function (t, i) {
       var tr = el('tr', { 'data-step': String(i), tabindex: '0', 'data-stage': String(stageOf(t, i)) });
       tr.appendChild(el('td', { class: 'num', 'data-label': '#' }, i));
-      var stepCell = el('td', { 'data-label': 'Step' });
+      var stepCell = el('td', { 'data-label': 'Operation' });
       stepCell.appendChild(el('div', null, t.label));
       if (t.description) stepCell.appendChild(el('small', { class: 'desc' }, t.description));
       tr.appendChild(stepCell);

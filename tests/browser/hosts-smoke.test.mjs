@@ -1,0 +1,124 @@
+// The embed in the three places an instructor puts it — a Sphinx/MyST page, an nbconvert-exported
+// Jupyter notebook, a plain HTML page — each with the iframe snippet and the <mha-explorer> element,
+// the page over http (host pages on another origin) and over file://. Asserts only that every host
+// builds and every embedded page loads (mhaExplorer.ready === true); prints what it measures: the
+// iframe's height in the host against the height of the page inside it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { serve } from '../../scripts/serve.mjs';
+import { startServer, launch, guardedPage, fileURL, ARTIFACTS } from './helpers.mjs';
+import { buildHosts } from './hosts.mjs';
+
+const QUERY = 'preset=lesson000&embed=1';
+const HOSTS = ['sphinx', 'notebook', 'plain'];
+const MODES = ['http', 'file'];
+
+// The snippets the page's own "Embed" offers (embedCode in web/app.js), with DIST at `base`
+// (an http origin, or `{DIST}`: hosts.mjs makes it the relative path to dist/).
+function snippets(iframeSrc, base) {
+  const amp = iframeSrc.replace(/&/g, '&amp;');
+  const iframe = `<iframe src="${amp}" width="100%" height="720" style="border:0" loading="lazy" title="MHA Explorer"></iframe>`;
+  const element = `<script src="${base}/mha-explorer-element.js"></script>\n<mha-explorer preset="lesson000"></mha-explorer>`;
+  return {
+    myst: `## The iframe\n\n\`\`\`{raw} html\n${iframe}\n\`\`\`\n\n## The element\n\n${element}\n\nText after the element.\n`,
+    notebookCells: [
+      `from IPython.display import IFrame\nIFrame("${iframeSrc}", width="100%", height=720)`,
+      `from IPython.display import HTML\nHTML('''${element}''')`,
+    ],
+    html: `<h2>The iframe</h2>\n${iframe}\n<h2>The element</h2>\n${element}\n<p>Text after the element.</p>`,
+  };
+}
+
+let srv, hostSrv, browser, work;
+const built = {}, rows = [];
+before(async () => {
+  srv = await startServer();
+  browser = await launch();
+  work = mkdtempSync(join(tmpdir(), 'mha-hosts-'));
+  const [http, file] = await Promise.all([
+    buildHosts({ outDir: join(work, 'http'), ...snippets(`${srv.origin}/index.html?${QUERY}`, srv.origin) }),
+    buildHosts({ outDir: join(work, 'file'), ...snippets(`${fileURL('index.html')}?${QUERY}`, '{DIST}') }),
+  ]);
+  built.http = http; built.file = file;
+  // http: the host pages come from a second server, so the explorer is cross-origin as on a course site
+  // (with a favicon: Chromium asks each new origin for /favicon.ico, a 404 would read as a console error)
+  hostSrv = await serve(work, { extra: { '/favicon.ico': '' } });
+  for (const mode of MODES) {
+    for (const h of HOSTS) console.log(`# built ${mode} ${h} in ${built[mode].builds[h].ms} ms` +
+      (built[mode].builds[h].warnings.length ? `; warnings: ${built[mode].builds[h].warnings.join(' | ')}` : ''));
+  }
+});
+after(async () => {
+  if (rows.length) {
+    console.log('# host      mode  embed    iframe w×h (px)  content(px)  body(px)  iframe-content  errors');
+    for (const r of rows) {
+      console.log(`# ${r.host.padEnd(9)} ${r.mode.padEnd(5)} ${r.embed.padEnd(8)} ${(r.iframeWidth + '×' + r.iframeHeight).padStart(15)}  ` +
+        `${String(r.contentHeight).padStart(11)}  ${String(r.bodyHeight).padStart(8)}  ${String(r.iframeHeight - r.contentHeight).padStart(14)}  ${r.errors.length ? JSON.stringify(r.errors) : 0}`);
+    }
+    writeFileSync(join(ARTIFACTS, 'hosts-heights.json'), JSON.stringify(rows, null, 1));
+  }
+  await browser?.close(); await srv?.close(); await hostSrv?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const hostURL = (mode, file) => mode === 'http'
+  ? hostSrv.origin + '/' + file.slice(work.length + 1).split('\\').join('/')
+  : pathToFileURL(file).href;
+
+// Heights once the embed has loaded and stopped resizing (the element resizes on the page's message).
+// find: in the host page, returns the embed's <iframe> (light DOM, or the element's shadow root).
+async function measure(page, find) {
+  await page.waitForFunction(find, null, { timeout: 20000 });
+  const el = (await page.evaluateHandle(find)).asElement();
+  await el.scrollIntoViewIfNeeded();  // both snippets lazy-load the iframe
+  const frame = await el.contentFrame();
+  await frame.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 30000 });
+  const ready = await frame.evaluate(() => window.mhaExplorer.ready);
+  let last = -1, same = 0;
+  for (let i = 0; i < 40 && same < 4; i++) {  // stable for 4 × 150 ms, at most 6 s
+    await page.waitForTimeout(150);
+    const h = await el.evaluate((f) => f.getBoundingClientRect().height);
+    same = h === last ? same + 1 : 0; last = h;
+  }
+  const box = await el.evaluate((f) => { const r = f.getBoundingClientRect(); return { height: r.height, width: r.width }; });
+  const inner = await frame.evaluate(() => ({
+    scrollHeight: document.documentElement.scrollHeight,
+    body: Math.ceil(document.body.getBoundingClientRect().height),
+    embed: document.body.classList.contains('embed'),
+  }));
+  return { ready, iframeHeight: Math.round(box.height), iframeWidth: Math.round(box.width),
+    contentHeight: inner.scrollHeight, bodyHeight: inner.body, embedClass: inner.embed };
+}
+
+for (const mode of MODES) {
+  for (const host of HOSTS) {
+    test(`${host} over ${mode}: iframe and <mha-explorer> load`, async () => {
+      const file = built[mode][host];
+      assert.ok(file && existsSync(file), `${host} built`);
+      const g = await guardedPage(browser.context, () => true);
+      const failed = [];
+      g.page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+      g.page.on('requestfailed', (r) => failed.push(`${r.failure()?.errorText} ${r.url()}`));
+      await g.page.goto(hostURL(mode, file));
+      const foreignReq = () => g.requests.filter((u) => !/^(data|blob|file):/.test(u) &&
+        !u.startsWith(srv.origin + '/') && !u.startsWith(hostSrv.origin + '/'));
+      for (const [embed, find] of [['iframe', () => document.querySelector('iframe')],
+        ['element', () => { const e = document.querySelector('mha-explorer'); return e && e.shadowRoot && e.shadowRoot.querySelector('iframe'); }]]) {
+        const errorsBefore = g.errors.length;
+        const m = await measure(g.page, find);
+        rows.push({ host, mode, embed, ...m, errors: g.errors.slice(errorsBefore) });
+        assert.equal(m.ready, true, `${embed} in ${host} over ${mode}: mhaExplorer.ready`);
+      }
+      await g.page.screenshot({ path: join(ARTIFACTS, `hosts-${host}-${mode}.png`), fullPage: true });
+      const elemInHost = await g.page.evaluate(() => { const e = document.querySelector('mha-explorer'); return e ? { parent: e.parentElement.tagName, defined: !!customElements.get('mha-explorer') } : null; });
+      console.log(`# ${host} ${mode}: <mha-explorer> parent=${elemInHost && elemInHost.parent} defined=${elemInHost && elemInHost.defined}; ` +
+        `errors=${JSON.stringify(g.errors)}; foreign requests=${JSON.stringify(foreignReq())}; failed=${JSON.stringify(failed)}`);
+      await g.page.close();
+    });
+  }
+}
