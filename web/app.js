@@ -346,7 +346,7 @@
 
   function plotSize(Sq, H, width) {
     var w = width || 800;
-    var cols = w < 500 ? 1 : H <= 2 ? H + 1 : H <= 4 ? Math.min(H + 1, w < 700 ? 2 : 3) : w < 700 ? 2 : 4;
+    var cols = w < 500 ? 1 : H <= 2 ? H + 1 : H <= 4 ? Math.min(H + 1, w < 700 ? 2 : 3) : w < 700 ? 3 : 4;
     var size = Math.floor(w / Math.max(1, cols)) - (Sq <= 16 ? 90 : 36);
     return Math.max(96, Math.min(Sq <= 16 ? 220 : 260, size));
   }
@@ -673,7 +673,7 @@
       W.download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
     });
     on('copy-link', 'click', function () { copyText(shareURL(false), $('copy-link')); });
-    on('copy-embed', 'click', function () { copyText(embedCode(), $('copy-embed')); });
+    on('copy-embed', 'click', function () { copyText(embedCode($('embed-host').value), $('copy-embed')); });
     on('copy-py', 'click', function () { copyText(pageSnippet().code, $('copy-py')); });
     // detail canvas: keyboard cell reading
     var dc = $('detail-canvas');
@@ -743,10 +743,13 @@
     var dark = t === 'dark' || (t === 'auto' && !!darkQuery && darkQuery.matches);
     W.setAttr(document.documentElement, 'data-theme', dark ? 'dark' : 'light');
   }
+  var EMBED_HIDE = ['controls', 'input', 'detail', 'trace', 'lesson'];
   var layoutKey = null;
   function applyLayout(eff) {
+    // An embed is focused: the heatmaps of every head (and the header's "Open full page") unless hide= says
+    // otherwise; the share panel and heap statistics never show inside an embed.
     var hide = eff.hide.slice();
-    if (eff.embed && !st.explicit.hide) hide = ['share'];
+    if (eff.embed) hide = (st.explicit.hide ? hide : EMBED_HIDE.slice()).concat(hide.indexOf('share') < 0 ? ['share'] : []);
     if (eff.embed) {
       var full = new URLSearchParams(S.toQuery(st)); full.delete('embed'); full.delete('hide');
       setProp($('open-full'), 'hidden', false);
@@ -784,22 +787,32 @@
     var base = root.location.protocol === 'file:' ? 'index.html' : root.location.href.split(/[?#]/)[0];
     return base + (q.toString() ? '?' + q.toString() : '');
   }
-  function embedCode() {
+  // One snippet per host, each an iframe of the focused embed that takes the height the page posts
+  // (a few lines of script; without it the iframe keeps its first height). host: 'myst' (Jupyter Book,
+  // Sphinx + myst-parser), 'notebook' (Jupyter), 'html' (any page), 'element' (<mha-explorer>).
+  var EMBED_HOSTS = ['myst', 'notebook', 'html', 'element'];
+  function embedCode(host) {
+    host = EMBED_HOSTS.indexOf(host) >= 0 ? host : 'html';
     var web = root.location.protocol !== 'file:';
     var base = web ? pageBase() : 'https://YOUR-SITE/mha-explorer/';
     var q = new URLSearchParams(S.toQuery(st)); q.delete('embed'); q.set('embed', '1');
-    var attrs = [];
-    new URLSearchParams(S.toQuery(st)).forEach(function (v, k) {
-      if (k !== 'embed') attrs.push(k + '="' + v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;') + '"');
-    });
-    return '<!-- iframe (MyST, Jupyter Book, plain HTML) -->\n' +
-      '<iframe src="' + base + 'index.html?' + q.toString().replace(/&/g, '&amp;') +
-      '" width="100%" height="720" style="border:0" loading="lazy" title="MHA Explorer"></iframe>\n\n' +
-      '<!-- custom element: one script tag, then the element anywhere -->\n' +
-      '<script src="' + base + 'mha-explorer-element.js"></script>\n' +
-      '<mha-explorer ' + attrs.join(' ') + '></mha-explorer>\n\n' +
-      '# Jupyter notebook\nfrom IPython.display import IFrame\n' +
-      'IFrame("' + base + 'index.html?' + q.toString() + '", width="100%", height=720)\n';
+    var src = base + 'index.html?' + q.toString();
+    var esc = function (v) { return v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;'); };
+    if (host === 'element') {
+      var attrs = [];
+      new URLSearchParams(S.toQuery(st)).forEach(function (v, k) { if (k !== 'embed') attrs.push(k + '="' + esc(v) + '"'); });
+      return '<script src="' + base + 'mha-explorer-element.js"></script>\n<mha-explorer ' + attrs.join(' ') + '></mha-explorer>\n';
+    }
+    var heads = document.querySelector('[data-section="heads"]');
+    var h = Math.max(320, Math.ceil((heads ? heads.getBoundingClientRect().height : 600) + 90));
+    var html = '<iframe src="' + esc(src) + '" data-mha-explorer width="100%" height="' + h + '" style="border:0;width:100%" ' +
+      'title="MHA Explorer: multi-head attention"></iframe>\n' +
+      '<script>addEventListener("message", function (e) { var d = e.data; if (!d || d.type !== "mha-explorer:height") return; ' +
+      'document.querySelectorAll("iframe[data-mha-explorer]").forEach(function (f) { ' +
+      'if (f.contentWindow === e.source) f.style.height = Math.min(20000, Math.ceil(d.height)) + "px"; }); });</script>\n';
+    if (host === 'myst') return '```{raw} html\n' + html + '```\n';
+    if (host === 'notebook') return 'from IPython.display import HTML\nHTML(\'\'\'' + html + '\'\'\')\n';
+    return html;
   }
   function copyText(text, btn) {
     var out = $('share-out');

@@ -1,8 +1,7 @@
 // The embed in the three places an instructor puts it — a Sphinx/MyST page, an nbconvert-exported
 // Jupyter notebook, a plain HTML page — each with the iframe snippet and the <mha-explorer> element,
-// the page over http (host pages on another origin) and over file://. Asserts only that every host
-// builds and every embedded page loads (mhaExplorer.ready === true); prints what it measures: the
-// iframe's height in the host against the height of the page inside it.
+// the page over http (host pages on another origin) and over file://. The snippets are the ones the
+// page offers; each embed loads, shows the focused layout and takes its content's height.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,19 +17,24 @@ const QUERY = 'preset=lesson000&embed=1';
 const HOSTS = ['sphinx', 'notebook', 'plain'];
 const MODES = ['http', 'file'];
 
-// The snippets the page's own "Embed" offers (embedCode in web/app.js), with DIST at `base`
-// (an http origin, or `{DIST}`: hosts.mjs makes it the relative path to dist/).
-function snippets(iframeSrc, base) {
-  const amp = iframeSrc.replace(/&/g, '&amp;');
-  const iframe = `<iframe src="${amp}" width="100%" height="720" style="border:0" loading="lazy" title="MHA Explorer"></iframe>`;
-  const element = `<script src="${base}/mha-explorer-element.js"></script>\n<mha-explorer preset="lesson000"></mha-explorer>`;
+// The snippets the page's own "Embed in …" offers (embedCode in web/app.js), one per host, taken from the
+// page itself; `base` replaces the page's folder (an http origin, or {DIST}: hosts.mjs makes it the
+// relative path to dist/).
+let offered;
+async function pageSnippets() {
+  const g = await guardedPage(browser.context, () => true);
+  await g.page.goto(srv.origin + '/index.html?' + QUERY.replace('&embed=1', ''));
+  await g.page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.getWeights());
+  const out = await g.page.evaluate(() => Object.fromEntries(['myst', 'notebook', 'html', 'element'].map((h) => [h, window.mhaExplorer.embedCode(h)])));
+  await g.page.close();
+  return out;
+}
+function snippets(base) {
+  const at = (t) => t.split(srv.origin + '/').join(base + '/');
   return {
-    myst: `## The iframe\n\n\`\`\`{raw} html\n${iframe}\n\`\`\`\n\n## The element\n\n${element}\n\nText after the element.\n`,
-    notebookCells: [
-      `from IPython.display import IFrame\nIFrame("${iframeSrc}", width="100%", height=720)`,
-      `from IPython.display import HTML\nHTML('''${element}''')`,
-    ],
-    html: `<h2>The iframe</h2>\n${iframe}\n<h2>The element</h2>\n${element}\n<p>Text after the element.</p>`,
+    myst: `## The iframe\n\n${at(offered.myst)}\n## The element\n\n${at(offered.element)}\nText after the element.\n`,
+    notebookCells: [at(offered.notebook), `from IPython.display import HTML\nHTML('''${at(offered.element)}''')`],
+    html: `<h2>The iframe</h2>\n${at(offered.html)}\n<h2>The element</h2>\n${at(offered.element)}\n<p>Text after the element.</p>`,
   };
 }
 
@@ -39,10 +43,11 @@ const built = {}, rows = [];
 before(async () => {
   srv = await startServer();
   browser = await launch();
+  offered = await pageSnippets();
   work = mkdtempSync(join(tmpdir(), 'mha-hosts-'));
   const [http, file] = await Promise.all([
-    buildHosts({ outDir: join(work, 'http'), ...snippets(`${srv.origin}/index.html?${QUERY}`, srv.origin) }),
-    buildHosts({ outDir: join(work, 'file'), ...snippets(`${fileURL('index.html')}?${QUERY}`, '{DIST}') }),
+    buildHosts({ outDir: join(work, 'http'), ...snippets(srv.origin) }),
+    buildHosts({ outDir: join(work, 'file'), ...snippets(fileURL('index.html').replace(/\/index\.html$/, '')) }),
   ]);
   built.http = http; built.file = file;
   // http: the host pages come from a second server, so the explorer is cross-origin as on a course site
@@ -113,6 +118,10 @@ for (const mode of MODES) {
         const m = await measure(g.page, find);
         rows.push({ host, mode, embed, ...m, errors: g.errors.slice(errorsBefore) });
         assert.equal(m.ready, true, `${embed} in ${host} over ${mode}: mhaExplorer.ready`);
+        assert.ok(m.embedClass, 'the focused embed layout');
+        assert.ok(Math.abs(m.iframeHeight - m.contentHeight) <= 2,
+          `${embed} in ${host} over ${mode}: iframe ${m.iframeHeight}px for ${m.contentHeight}px of content`);
+        assert.ok(m.contentHeight < 2000, `${embed} in ${host} over ${mode}: a focused embed, ${m.contentHeight}px tall`);
       }
       await g.page.screenshot({ path: join(ARTIFACTS, `hosts-${host}-${mode}.png`), fullPage: true });
       const elemInHost = await g.page.evaluate(() => { const e = document.querySelector('mha-explorer'); return e ? { parent: e.parentElement.tagName, defined: !!customElements.get('mha-explorer') } : null; });
