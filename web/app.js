@@ -1,12 +1,17 @@
 // MHA Explorer — controller: loads the core, owns the state, one render(). Defines window.mhaExplorer.
+// The page's entry module: web/build.mjs bundles it and its imports into dist/app.js, a classic script.
+import state from './state.js';
+import model from './model.js';
+import presets from './presets.js';
+import widgets from './widgets.js';
+
 (function (root) {
-  'use strict';
   // The training lab has a page of its own: ?preset=train-… opens it with the same parameters.
   if (/^train-/.test(new URLSearchParams(root.location.search).get('preset') || '')) {
     root.location.replace('lab.html' + root.location.search);
     return;
   }
-  var MHA = root.MHA, S = MHA.state, model = MHA.model, P = MHA.presets, W = MHA.widgets;
+  var S = state, P = presets, W = widgets;
   var $ = function (id) { return document.getElementById(id); };
 
   var DMODELS = [4, 8, 16, 32, 48, 64, 96, 128, 256, 384, 512, 768, 1024];

@@ -6,15 +6,15 @@
 // from the host, works from file:// too, and sizes itself from the height the page posts.
 // Every URL parameter of the page is accepted as an attribute (text, dmodel, heads, causal, fill,
 // dropout, train, seed, pos, preset, view, head, batch, scale, norm, theme, hide); `height` fixes the height.
+import state from './state.js';
+
 (function () {
-  'use strict';
   if (typeof window === 'undefined' || !window.customElements || window.customElements.get('mha-explorer')) return;
-  var script = document.currentScript;
+  var script = document.currentScript;   // still this script: the bundle is a classic script
   var BASE = script && script.src ? script.src.replace(/[^/]*$/, '') : '';
-  // The page's URL parameters, then the training lab's (preset=train-… opens the lab).
-  var PARAMS = ['preset', 'view', 'text', 'dmodel', 'heads', 'causal', 'fill', 'dropout', 'train', 'seed', 'pos',
-    'head', 'avg', 'batch', 'scale', 'norm', 'theme', 'hide',
-    'layers', 'seqlen', 'vocab', 'optimizer', 'lr', 'speed', 'compare', 'autoplay'];
+  // The page's URL parameters (its one property list, state.js), then the training lab's (preset=train-… opens the lab).
+  var PARAMS = state.PROPS.map(function (p) { return p.name; }).filter(function (n) { return n !== 'embed'; })
+    .concat(['layers', 'seqlen', 'vocab', 'optimizer', 'lr', 'speed', 'compare', 'autoplay']);
 
   function MhaExplorer() { return Reflect.construct(HTMLElement, [], MhaExplorer); }
   MhaExplorer.prototype = Object.create(HTMLElement.prototype);

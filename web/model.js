@@ -1,8 +1,6 @@
 // MHA Explorer — model layer: everything that calls the WebAssembly API (createMhaModule).
-// Runs unchanged on the page and inside the Web Worker (importScripts). Defines MHA.model.
-(function (root) {
-  'use strict';
-  var MHA = (root.MHA = root.MHA || {});
+// Runs unchanged on the page and inside the Web Worker (importScripts). An ES module, bundled by web/build.mjs (esbuild) into a classic script: file:// keeps working.
+const root = typeof self !== 'undefined' ? self : globalThis;
 
   var MAX_TOKENS = 512;
 
@@ -355,11 +353,11 @@
     return { shape: [S, S], data: w.data.subarray(off, off + S * S) };
   }
 
-  MHA.model = {
+  const model = {
     MAX_TOKENS: MAX_TOKENS, tokenize: tokenize, tokenEnds: tokenEnds, normalize: normalize, fnv1a32: fnv1a32, tokenSeed: tokenSeed,
     addSinusoidal: addSinusoidal, embedTokens: embedTokens, divisors: divisors, headsMessage: headsMessage,
     maskTensor: maskTensor, fillValue: fillValue, runModule: runModule, cost: cost, freeCache: freeCache,
     torchStr: torchStr, torchFormatter: torchFormatter, sizeStr: sizeStr, commas: commas, headMatrix: headMatrix,
     now: now
   };
-})(typeof self !== 'undefined' ? self : this);
+export default model;

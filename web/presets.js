@@ -1,9 +1,9 @@
 // MHA Explorer — the lessons as presets. Each preset reproduces its notebook's example, shows the
-// equivalent PyTorch code and the numbers the notebook prints, computed live. Defines MHA.presets.
-(function (root) {
-  'use strict';
-  var MHA = (root.MHA = root.MHA || {});
-  var m = MHA.model;
+// equivalent PyTorch code and the numbers the notebook prints, computed live. An ES module, bundled by web/build.mjs (esbuild) into a classic script: file:// keeps working.
+import model from './model.js';
+import widgets from './widgets.js';
+const root = typeof self !== 'undefined' ? self : globalThis;
+  var m = model;
 
   // The class used by every "Copy as PyTorch" snippet: lessons 000/003 merged (returns weights,
   // optional dropout on the weights, keep-mask (mask == 0 filled) or block-mask (mask == 1 filled)).
@@ -443,7 +443,8 @@
   };
 
   function shapeTableText(trace) {
-    var rows = trace.map(function (t) { return [t.label, '[' + t.shape.join(', ') + ']']; });
+    var words = widgets.traceWords(trace);
+    var rows = trace.map(function (t, i) { return [words[i].label, '[' + t.shape.join(', ') + ']']; });
     var w0 = Math.max.apply(null, rows.map(function (r) { return r[0].length; }).concat(['Operation'.length]));
     var pad = function (s, w) { return s + ' '.repeat(Math.max(0, w - s.length)); };
     return [pad('Operation', w0) + '  Shape'].concat(rows.map(function (r) { return pad(r[0], w0) + '  ' + r[1]; })).join('\n');
@@ -675,7 +676,7 @@
     fixed: true
   };
 
-  MHA.presets = {
+  const presets = {
     PRESETS: PRESETS, L002: L002, lesson002: lesson002, copySnippet: copySnippet, moduleExample: moduleExample,
     copyOf: copyOf, copyAll: copyAll,
     moduleOutput: moduleOutput, shapeTableText: shapeTableText, PY_CLASS: PY_CLASS, PY_TOKENS: PY_TOKENS, meanAbsDiff: meanAbsDiff,
@@ -683,4 +684,4 @@
       ['lesson002', '002 · Committee of Experts'], ['lesson003', '003 · Dropout + triu mask (64, 4)'],
       ['lesson004', '004 · Shape table (512, 8)']]
   };
-})(typeof self !== 'undefined' ? self : this);
+export default presets;

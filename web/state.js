@@ -1,9 +1,7 @@
 // MHA Explorer — page state. ONE declarative list of properties drives the URL query, the
 // validation of hostile or out-of-range input, and the defaults (TensorFlow Playground style).
-// Classic script: defines window.MHA.state (no ES modules: they are blocked on file://).
-(function (root) {
-  'use strict';
-  var MHA = (root.MHA = root.MHA || {});
+// An ES module, bundled by web/build.mjs (esbuild) into a classic script: file:// keeps working.
+const root = typeof self !== 'undefined' ? self : globalThis;
 
   var DEFAULT_TEXT = 'The cat sat on the mat because it was soft';
   var SECTIONS = ['header', 'input', 'controls', 'heads', 'detail', 'trace', 'lesson', 'share'];
@@ -140,9 +138,9 @@
     state.explicit[name] = true;
   }
 
-  MHA.state = {
+  const state = {
     PROPS: PROPS, BY_NAME: BY_NAME, SECTIONS: SECTIONS, DEFAULT_TEXT: DEFAULT_TEXT,
     parseValue: parseValue, serializeValue: serializeValue, defaults: defaults,
     fromQuery: fromQuery, fromAttributes: fromAttributes, toQuery: toQuery, set: set
   };
-})(typeof self !== 'undefined' ? self : this);
+export default state;

@@ -1,9 +1,7 @@
 // MHA Explorer — widgets: canvas heatmaps (ImageData, scales to 512 tokens), colour scales,
 // token chips, the shape-trace table, the pipeline diagram, the BertViz-style line view, exports.
-// Defines MHA.widgets. Everything user-provided is written with textContent, never innerHTML.
-(function (root) {
-  'use strict';
-  var MHA = (root.MHA = root.MHA || {});
+// An ES module, bundled by web/build.mjs (esbuild) into a classic script: file:// keeps working. Everything user-provided is written with textContent, never innerHTML.
+const root = typeof self !== 'undefined' ? self : globalThis;
 
   // ---- Colour scales -------------------------------------------------------------------------
   var ANCHORS = {
@@ -205,28 +203,55 @@
   var STAGE_HELP = ['W_q, W_k, W_v: each output dim mixes all D inputs', 'view + transpose into [B, H, S, d_k]',
     'softmax(QKᵀ/√d_k)·V per head, in parallel', 'transpose back + contiguous().view to [B, S, D]',
     'W_o blends the heads'];
-  function stageOf(t, i) {
-    var e = String((t.expr || '') + ' ' + (t.op || '') + ' ' + (t.label || '')).toLowerCase();
-    if (/w_o/.test(e)) return 4;
-    if (/w_q|w_k|w_v|linear|input/.test(e) && i <= 1) return 0;
-    if (/attention|softmax|attend/.test(e)) return 2;
-    if (/contiguous|concat|merge/.test(e)) return 3;
-    if (/view|transpose|split/.test(e)) return i < 4 ? 1 : 3;
-    return Math.min(4, Math.floor(i / 2));
+  // The trace's wording lives here: the core gives each step's op, shape and strides; the page names it.
+  // Each row: {stage (0 Mix, 1 Split, 2 Attend, 3 Concat, 4 Mix), label, expr, description}.
+  function traceWords(trace) {
+    var input = trace[0] && trace[0].shape || [], B = input[0], S = input[1], D = input[2], attended = false;
+    return trace.map(function (t) {
+      var sh = t.shape || [], H = sh.length === 4 ? (t.op === 'view' ? sh[2] : sh[1]) : 0, dk = sh[3];
+      switch (t.op) {
+        case 'input':
+          return { stage: 0, label: 'Input x', expr: 'x', description: 'Raw input: ' + B + ' sequence' + (B === 1 ? '' : 's') +
+            ' of ' + S + ' token' + (S === 1 ? '' : 's') + ', each a ' + D + '-dim embedding' };
+        case 'linear':
+          return attended ? { stage: 4, label: 'After W_o(x)', expr: 'self.W_o(attn_output)', description: 'Final projection: mixes the heads\' outputs' }
+            : { stage: 0, label: 'After W_q(x)', expr: 'Q = self.W_q(x)', description: 'Linear projection (still flat): every output dim mixes all ' + D + ' input dims' };
+        case 'view':
+          return { stage: 1, label: 'After .view(' + sh.join(', ') + ')', expr: 'Q.view(' + sh.join(', ') + ')',
+            description: 'Reshape: split ' + D + ' dims into ' + H + ' heads × ' + dk + ' dims each (no copy)' };
+        case 'transpose':
+          return attended ? { stage: 3, label: 'After .transpose(1, 2)', expr: 'attn_output.transpose(1, 2)',
+            description: 'Swap back: prepare for concatenation (not contiguous)' }
+            : { stage: 1, label: 'After .transpose(1, 2)', expr: 'Q.view(' + [B, S, sh[1], dk].join(', ') + ').transpose(1, 2)',
+              description: 'Swap seq and heads: now ' + H + ' parallel attention mechanisms (strides change, no copy)' };
+        case 'attention':
+          attended = true;
+          return { stage: 2, label: 'Attention computation', expr: 'torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(' + dk + '), dim=-1) @ V',
+            description: 'Each head computes attention independently; weights are [' + [B, H, S, S].join(', ') + ']' };
+        case 'contiguous_view':
+          return { stage: 3, label: 'After .contiguous().view(' + sh.join(', ') + ')', expr: 'attn_output.transpose(1, 2).contiguous().view(' + sh.join(', ') + ')',
+            description: 'Flatten: merge the heads back into one ' + sh[2] + '-dim vector (copies)' };
+        default:
+          return { stage: attended ? 3 : 1, label: String(t.op), expr: '', description: '' };
+      }
+    });
   }
+
   function traceTable(tbody, trace, onFocus) {
     var key = JSON.stringify(trace);
     if (tbody._key === key && tbody.childNodes.length === trace.length) return;   // unchanged
     tbody._key = key;
     tbody.textContent = '';
+    var words = traceWords(trace);
     trace.forEach(function (t, i) {
-      var tr = el('tr', { 'data-step': String(i), tabindex: '0', 'data-stage': String(stageOf(t, i)) });
+      var w = words[i];
+      var tr = el('tr', { 'data-step': String(i), tabindex: '0', 'data-stage': String(w.stage) });
       tr.appendChild(el('td', { class: 'num', 'data-label': '#' }, i));
       var stepCell = el('td', { 'data-label': 'Operation' });
-      stepCell.appendChild(el('div', null, t.label));
-      if (t.description) stepCell.appendChild(el('small', { class: 'desc' }, t.description));
+      stepCell.appendChild(el('div', null, w.label));
+      if (w.description) stepCell.appendChild(el('small', { class: 'desc' }, w.description));
       tr.appendChild(stepCell);
-      var code = el('td', { 'data-label': 'PyTorch' }); code.appendChild(el('code', null, t.expr || '')); tr.appendChild(code);
+      var code = el('td', { 'data-label': 'PyTorch' }); code.appendChild(el('code', null, w.expr)); tr.appendChild(code);
       tr.appendChild(el('td', { class: 'mono', 'data-label': 'Shape' }, '[' + (t.shape || []).join(', ') + ']'));
       tr.appendChild(el('td', { class: 'mono', 'data-label': 'Strides' }, t.strides ? '(' + t.strides.join(', ') + ')' : ''));
       var ok = t.contiguous;
@@ -405,10 +430,10 @@
     setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
   }
 
-  MHA.widgets = {
+  const widgets = {
     el: el, setAttr: setAttr, lut: lut, colorOf: colorOf, rangeOf: rangeOf, drawHeatmap: drawHeatmap, cellAt: cellAt, topKeys: topKeys,
     legend: legend, chips: chips, traceTable: traceTable, pipeline: pipeline, lineView: lineView,
     matrixTable: matrixTable, exportSVG: exportSVG, exportPNG: exportPNG, download: download, shortLabel: shortLabel,
-    STAGES: STAGES, LINE_ROWS: LINE_ROWS, LINE_TOP: LINE_TOP
+    STAGES: STAGES, traceWords: traceWords, LINE_ROWS: LINE_ROWS, LINE_TOP: LINE_TOP
   };
-})(typeof self !== 'undefined' ? self : this);
+export default widgets;

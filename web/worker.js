@@ -1,12 +1,14 @@
 // MHA Explorer — Web Worker: runs large forward passes off the main thread.
 // Started by app.js only over http(s) (Chromium blocks workers from file://; the page then computes inline).
+// Bundled by web/build.mjs with the model module into dist/worker.js; the core comes by importScripts.
 /* global importScripts, createMhaModule */
-'use strict';
+import model from './model.js';
+
 var M = null, queue = [], loading = null;
 self.onmessage = function (e) {
   var msg = e.data;
   if (msg.init) {
-    importScripts(msg.init, 'state.js', 'model.js');
+    importScripts(msg.init);
     loading = createMhaModule().then(function (mod) { M = mod; queue.splice(0).forEach(run); });
     return;
   }
@@ -14,7 +16,7 @@ self.onmessage = function (e) {
 };
 function run(msg) {
   try {
-    var r = self.MHA.model.runModule(M, msg.spec);
+    var r = model.runModule(M, msg.spec);
     var transfer = new Set([r.weights.data.buffer, r.output.data.buffer, r.x.data.buffer]);
     self.postMessage({ id: msg.id, result: r }, Array.from(transfer));
   } catch (err) {

@@ -66,6 +66,36 @@ async function measureView(browser, base, view, runs, warm) {
   }
 }
 
+// The training lab while it trains: frames painted per second on the page (requestAnimationFrame
+// callbacks over a window) and training steps per second (the worker's), from file:// and over http.
+async function measureLab(browser, url, seconds) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  try {
+    await page.goto(url, { waitUntil: 'load' });
+    await page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 30000 });
+    await page.evaluate(() => window.mhaExplorer.ready);
+    return await page.evaluate(async (ms) => {
+      const X = window.mhaExplorer, frames = [];
+      const step0 = X.getTraining().step;
+      X.play();
+      await new Promise((r) => setTimeout(r, 300));   // past the first batch
+      const s0 = X.getTraining().step, t0 = performance.now();
+      await new Promise((done) => {
+        const tick = (t) => { frames.push(t); if (t - t0 < ms) requestAnimationFrame(tick); else done(); };
+        requestAnimationFrame(tick);
+      });
+      const t1 = performance.now(), s1 = X.getTraining().step;
+      X.pause();
+      const gaps = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b);
+      return { fps: (frames.length - 1) / ((frames[frames.length - 1] - frames[0]) / 1000),
+        worstFrameMs: gaps[gaps.length - 1], p95FrameMs: gaps[Math.floor(gaps.length * 0.95)],
+        stepsPerSecond: (s1 - s0) / ((t1 - t0) / 1000), trained: s1 > step0 };
+    }, seconds * 1000);
+  } finally {
+    await page.close();
+  }
+}
+
 async function measurePage(dist, quick) {
   const root = path.resolve(__dirname, '..', '..');
   if (!fs.existsSync(path.join(dist, 'index.html'))) return { available: false, reason: 'dist/index.html not built' };
@@ -89,6 +119,11 @@ async function measurePage(dist, quick) {
         views.push({ ...await measureView(browser, fileBase, v, runs, warm), origin: 'file', target: v.target });
       }
     }
+    const lab = [];
+    for (const [origin, url] of [['http', `${server.origin}/lab.html?preset=train-two-offsets`],
+      ['file', require('url').pathToFileURL(path.join(dist, 'lab.html')).href + '?preset=train-two-offsets']]) {
+      lab.push({ origin, ...await measureLab(browser, url, quick ? 1 : 4) });
+    }
     const dv = views[0];
     const issue = views.filter((v) => v.target);
     return {
@@ -97,7 +132,7 @@ async function measurePage(dist, quick) {
       medianMs: dv.totalMs, frameMedianMs: dv.totalMs + dv.layoutMs, computeMedianMs: dv.forwardMs,
       where: dv.where, implementation: dv.implementation, samples: dv.samples,
       defaultView: { preset: dv.preset, view: dv.view, tokens: dv.tokens, D: dv.D, H: dv.H },
-      views,
+      views, lab,
       target: { what: 'median totalMs within each view\'s target (S <= 32, D = 512: 4 ms; S = 512: 30 ms at D = 64, 80 ms at D = 512)',
         met: issue.length > 0 && issue.every((v) => v.totalMs <= v.target),
         missed: issue.filter((v) => v.totalMs > v.target).map((v) => `${v.name} (${v.origin}): ${v.totalMs.toFixed(1)} ms > ${v.target} ms`) },
@@ -127,6 +162,10 @@ if (require.main === module) {
     for (const v of r.views) {
       console.log(`${v.name.padEnd(15)} ${v.origin.padEnd(6)} ${String(v.tokens).padStart(6)} ${String(v.D).padStart(4)} ${String(v.H).padStart(2)} ` +
         `${f(v.forwardMs).padStart(8)} ${f(v.redrawMs).padStart(7)} ${f(v.totalMs).padStart(6)} ${f(v.layoutMs).padStart(8)} ${String(v.target || '').padStart(7)}  ${v.where}`);
+    }
+    for (const l of r.lab) {
+      console.log(`lab (two offsets, playing) ${l.origin}: ${f(l.fps)} frames/s (p95 frame ${f(l.p95FrameMs)} ms, worst ${f(l.worstFrameMs)} ms), ` +
+        `${f(l.stepsPerSecond)} training steps/s`);
     }
     console.log(`targets: ${r.target.met ? 'met' : 'NOT met: ' + r.target.missed.join('; ')}`);
   }).catch((e) => { console.error(`page: ${e && e.stack || e}`); process.exit(1); });

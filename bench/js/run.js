@@ -411,8 +411,12 @@ function table({ rows, peak, peakFma, page, notes, env }) {
     out.push('');
     const views = page.views;
     out.push(`Page recompute+redraw (${page.implementation || '?'}; headless Chromium ${page.browserVersion}, ${page.runs} runs per view; medians): ` +
-      views.map((v) => `${v.name} (${v.tokens} tokens, D=${v.D}, H=${v.H}) ${f(v.totalMs)} ms [forward ${f(v.forwardMs)}, redraw ${f(v.redrawMs)}, +layout ${f(v.layoutMs)}; ${v.where}]`).join('; ') +
-      `${page.target ? `. Target ≤ ${page.target.ms} ms at (S ≤ 32, 512, 8): ${page.target.met ? 'met' : 'NOT met'}` : ''}; first load to ready ${f(page.loadMs, 0)} ms. Method: ${page.method}.`);
+      views.map((v) => `${v.name}${v.origin === 'file' ? ' from file://' : ''} (${v.tokens} tokens, D=${v.D}, H=${v.H}) ${f(v.totalMs)} ms [forward ${f(v.forwardMs)}, redraw ${f(v.redrawMs)}, +layout ${f(v.layoutMs)}; ${v.where}]`).join('; ') +
+      `${page.target ? `. Targets: ${page.target.met ? 'met' : 'NOT met (' + page.target.missed.join('; ') + ')'}` : ''}; first load to ready ${f(page.loadMs, 0)} ms. Method: ${page.method}.`);
+    if (page.lab) {
+      out.push('', 'Training lab while playing (two offsets): ' + page.lab.map((l) => `${l.origin}: ${f(l.fps)} frames/s ` +
+        `(p95 frame ${f(l.p95FrameMs)} ms, worst ${f(l.worstFrameMs)} ms), ${f(l.stepsPerSecond)} steps/s`).join('; ') + '.');
+    }
   }
   if (notes.length) { out.push(''); for (const n of notes) out.push(`- ${n}`); }
   return out.join('\n');

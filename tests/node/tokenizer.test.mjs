@@ -4,21 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
+import model from '../../web/model.js';
+import presets from '../../web/presets.js';
 
-function loadWeb(...names) {
-  const sandbox = { TextEncoder, Intl, performance, console };
-  sandbox.self = sandbox;
-  vm.createContext(sandbox);
-  for (const name of names) {
-    const file = fileURLToPath(new URL('../../web/' + name, import.meta.url));
-    vm.runInContext(readFileSync(file, 'utf8'), sandbox, { filename: file });
-  }
-  return sandbox.MHA;
-}
-const MHA = loadWeb('model.js', 'presets.js');
+const MHA = { model, presets };
 
 const SENTENCES = [
   'नमस्ते दुनिया', "didn't won't rock'n'roll 'quoted'", 'café cafe\u0301 naïve e\u0301t\u00e9', 'wo\uFEFFrd zero\u200Bwidth',

@@ -7,22 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
 
 const PYTHON = '/usr/bin/python3';
 const SEP = '\n<<<--torch-print-separator-->>>\n';
 
-// web/model.js is a classic script that defines self.MHA.model.
-function loadModel() {
-  const file = fileURLToPath(new URL('../../web/model.js', import.meta.url));
-  const sandbox = { TextEncoder, Intl, performance, console };
-  sandbox.self = sandbox;
-  vm.createContext(sandbox);
-  vm.runInContext(readFileSync(file, 'utf8'), sandbox, { filename: file });
-  return sandbox.MHA.model;
-}
-const model = loadModel();
+import model from '../../web/model.js';
 
 // ---- Deterministic tensors ----------------------------------------------------------------
 function mulberry32(seed) {
