@@ -8,11 +8,15 @@
 var createMhaModule = (function () {
   'use strict';
 
-  const MASK_MODES = ['keep', 'block', 'bool', 'additive'];
-  const MAX_DIMS = 8;
-  const BLOCK_HEADER = 1 + MAX_DIMS; // a tensor block in wasm memory: uint32 rank, uint32 dims[8], then the floats
-  const MAX_DIM = 1 << 24;
-  const MAX_ELEMENTS = 1 << 26;
+  // The protocol's numbers come from the core (bindings.cpp, protocol()) when the first module starts:
+  // mask modes by index, size limits, the tensor block header (uint32 rank, uint32 dims[maxDims], then the
+  // floats) and the result summary's slots.
+  let MASK_MODES, MAX_DIMS, BLOCK_HEADER, MAX_DIM, MAX_ELEMENTS, MASKED_ROWS, HEADERS;
+  function readProtocol(core) {
+    const p = core.protocol();
+    MASK_MODES = p.maskModes; MAX_DIMS = p.maxDims; BLOCK_HEADER = p.blockHeader; MAX_DIM = p.maxDim;
+    MAX_ELEMENTS = p.maxElements; MASKED_ROWS = p.summaryMaskedRows; HEADERS = p.summaryHeaders;
+  }
   // dist/mha-relaxed.js reports 'wasmsimd-relaxed': wasm/relax.mjs rewrites this line.
   const BUILD_SUFFIX = '';
 
@@ -165,7 +169,6 @@ var createMhaModule = (function () {
     // The result slot's summary (bindings.cpp): data addresses [0, 1], fully masked rows [2],
     // then the output's and the weights' headers. The slot is static, so its address is fixed.
     const summary = core.resultSummaryAddress() >>> 2;
-    const MASKED_ROWS = 2, HEADERS = 3;
 
     // A copy of result tensor `which` (0 output, 1 weights) of the last raw call, or null.
     function readResult(which) {
@@ -515,7 +518,9 @@ var createMhaModule = (function () {
   }
 
   return async function createMhaModule(moduleOverrides) {
-    return wrap(await createMhaCore(moduleOverrides || {}));
+    const core = await createMhaCore(moduleOverrides || {});
+    readProtocol(core);
+    return wrap(core);
   };
 })();
 

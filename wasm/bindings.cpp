@@ -131,7 +131,8 @@ Qkv qkv_from_blocks(double q, double k, double v, const char* q_name, const char
 //   summary[0, 1]  data addresses of the output and the weights (0 when absent)
 //   summary[2]     fully masked query rows
 //   summary[3 + 9w, ...]  tensor w's header: rank, dims[8]
-constexpr std::size_t kSummaryWords = 3 + 2 * kBlockHeader;
+constexpr std::size_t kSummaryMaskedRows = 2, kSummaryHeaders = 3;
+constexpr std::size_t kSummaryWords = kSummaryHeaders + 2 * kBlockHeader;
 struct ResultSlot {
   std::optional<mha::Tensor> tensors[2];
   std::uint32_t summary[kSummaryWords] = {};
@@ -153,7 +154,7 @@ void store(std::size_t which, const mha::Tensor& t) {
   ResultSlot& slot = result_slot();
   const mha::Tensor& c = *(slot.tensors[which] = t.contiguous());
   slot.summary[which] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(c.data()));
-  std::uint32_t* header = slot.summary + 3 + which * kBlockHeader;
+  std::uint32_t* header = slot.summary + kSummaryHeaders + which * kBlockHeader;
   header[0] = static_cast<std::uint32_t>(c.dim());
   for (std::size_t d = 0; d < c.dim(); ++d) header[1 + d] = static_cast<std::uint32_t>(c.shape()[d]);
 }
@@ -161,7 +162,7 @@ void store(std::size_t which, const mha::Tensor& t) {
 void store_attention(const mha::Tensor& output, const mha::Tensor& weights, bool need_weights, std::size_t fully_masked_rows) {
   store(0, output);
   if (need_weights) store(1, weights);
-  result_slot().summary[2] = static_cast<std::uint32_t>(fully_masked_rows);
+  result_slot().summary[kSummaryMaskedRows] = static_cast<std::uint32_t>(fully_masked_rows);
 }
 
 // Runs `compute` (which stores its tensors); false with the message in the slot on failure.
@@ -187,14 +188,37 @@ double result_summary_address() { return static_cast<double>(reinterpret_cast<st
 std::string result_error() { return result_slot().error; }
 void release_result() { result_slot().reset(); }
 
+// The mask modes by the index api.js sends, with their JS names.
+struct NamedMaskMode {
+  const char* name;
+  mha::MaskMode mode;
+};
+constexpr NamedMaskMode kMaskModes[] = {
+    {"keep", mha::MaskMode::Keep}, {"block", mha::MaskMode::Block}, {"bool", mha::MaskMode::Bool}, {"additive", mha::MaskMode::Additive}};
+
+// The C++↔JS protocol, defined here once: api.js reads it when a module starts (size limits, the tensor block
+// layout, the result summary's slots, the mask modes' order) instead of mirroring the numbers.
+val protocol() {
+  val p = val::object();
+  p.set("maxDims", static_cast<double>(mha::kMaxDims));
+  p.set("maxDim", static_cast<double>(mha::kMaxDim));
+  p.set("maxElements", static_cast<double>(mha::kMaxElements));
+  p.set("blockHeader", static_cast<double>(kBlockHeader));
+  p.set("summaryMaskedRows", static_cast<double>(kSummaryMaskedRows));
+  p.set("summaryHeaders", static_cast<double>(kSummaryHeaders));
+  val modes = val::array();
+  for (const NamedMaskMode& m : kMaskModes) modes.call<void>("push", std::string(m.name));
+  p.set("maskModes", modes);
+  return p;
+}
+
 mha::AttentionOptions raw_options(bool need_weights, bool causal, double fill, double mask_mode, double mask, double key_padding) {
   mha::AttentionOptions options;
   options.need_weights = need_weights;
   options.causal = causal;
   if (std::isnan(fill) || fill == INFINITY) throw mha::Error("options.fill must be a number such as -Infinity or -1e9");
   options.fill = static_cast<float>(fill);
-  const mha::MaskMode modes[] = {mha::MaskMode::Keep, mha::MaskMode::Block, mha::MaskMode::Bool, mha::MaskMode::Additive};
-  options.mask_mode = modes[to_count(mask_mode, "options.maskMode", 3)];
+  options.mask_mode = kMaskModes[to_count(mask_mode, "options.maskMode", std::size(kMaskModes) - 1)].mode;
   options.mask = optional_block(mask, "options.mask");
   options.key_padding_mask = optional_block(key_padding, "options.keyPaddingMask");
   return options;
@@ -630,6 +654,7 @@ val js_memory_stats() {
 
 EMSCRIPTEN_BINDINGS(mha_core) {
   using namespace emscripten;
+  function("protocol", &protocol);
   class_<mha::Generator>("GeneratorCore")
       .smart_ptr<std::shared_ptr<mha::Generator>>("GeneratorCorePtr")
       .function("manualSeed", &generator_manual_seed)
