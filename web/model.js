@@ -1,6 +1,5 @@
 // MHA Explorer — model layer: everything that calls the WebAssembly API (createMhaModule).
 // Runs unchanged on the page and inside the Web Worker (importScripts). An ES module, bundled by web/build.mjs (esbuild) into a classic script: file:// keeps working.
-const root = typeof self !== 'undefined' ? self : globalThis;
 
   var MAX_TOKENS = 512;
 

@@ -2,7 +2,6 @@
 // equivalent PyTorch code and the numbers the notebook prints, computed live. An ES module, bundled by web/build.mjs (esbuild) into a classic script: file:// keeps working.
 import model from './model.js';
 import widgets from './widgets.js';
-const root = typeof self !== 'undefined' ? self : globalThis;
   var m = model;
 
   // The class used by every "Copy as PyTorch" snippet: lessons 000/003 merged (returns weights,
@@ -86,6 +85,21 @@ const root = typeof self !== 'undefined' ? self : globalThis;
   // a cell's "Copy code" copies these definitions with it) ------------------------------------------
   var PY_IMPORTS = 'import math\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n';
 
+  // The constructor lessons 000, 002 and 004 write alike (four nn.Linear in the order W_q, W_k, W_v, W_o).
+  var PY_MHA_INIT = [
+    'class MultiHeadAttention(nn.Module):',
+    '    def __init__(self, d_model, num_heads):',
+    '        super().__init__()',
+    '        assert d_model % num_heads == 0, "d_model must be divisible by num_heads"',
+    '        self.d_model = d_model',
+    '        self.num_heads = num_heads',
+    '        self.d_k = d_model // num_heads',
+    '        self.W_q = nn.Linear(d_model, d_model)',
+    '        self.W_k = nn.Linear(d_model, d_model)',
+    '        self.W_v = nn.Linear(d_model, d_model)',
+    '        self.W_o = nn.Linear(d_model, d_model)'
+  ].join('\n');
+
   var L000_DEFS = PY_IMPORTS + [
     '',
     'def scaled_dot_product_attention(Q, K, V, mask=None):',
@@ -97,17 +111,7 @@ const root = typeof self !== 'undefined' ? self : globalThis;
     '    output = torch.matmul(attn, V)',
     '    return output, attn',
     '',
-    'class MultiHeadAttention(nn.Module):',
-    '    def __init__(self, d_model, num_heads):',
-    '        super().__init__()',
-    '        assert d_model % num_heads == 0, "d_model must be divisible by num_heads"',
-    '        self.d_model = d_model',
-    '        self.num_heads = num_heads',
-    '        self.d_k = d_model // num_heads',
-    '        self.W_q = nn.Linear(d_model, d_model)',
-    '        self.W_k = nn.Linear(d_model, d_model)',
-    '        self.W_v = nn.Linear(d_model, d_model)',
-    '        self.W_o = nn.Linear(d_model, d_model)',
+    PY_MHA_INIT,
     '',
     '    def forward(self, Q, K, V, mask=None):',
     '        batch_size = Q.size(0)',
@@ -205,17 +209,7 @@ const root = typeof self !== 'undefined' ? self : globalThis;
     '    out = attn @ vh  # [B,H,S,d_k]',
     '    return out, attn',
     '',
-    'class MultiHeadAttention(nn.Module):',
-    '    def __init__(self, d_model, num_heads):',
-    '        super().__init__()',
-    '        assert d_model % num_heads == 0, "d_model must be divisible by num_heads"',
-    '        self.d_model = d_model',
-    '        self.num_heads = num_heads',
-    '        self.d_k = d_model // num_heads',
-    '        self.W_q = nn.Linear(d_model, d_model)',
-    '        self.W_k = nn.Linear(d_model, d_model)',
-    '        self.W_v = nn.Linear(d_model, d_model)',
-    '        self.W_o = nn.Linear(d_model, d_model)',
+    PY_MHA_INIT,
     '',
     '    def forward(self, q, k, v, mask=None):',
     '        batch_size = q.size(0)',

@@ -1,7 +1,6 @@
 // MHA Explorer — page state. ONE declarative list of properties drives the URL query, the
 // validation of hostile or out-of-range input, and the defaults (TensorFlow Playground style).
 // An ES module, bundled by web/build.mjs (esbuild) into a classic script: file:// keeps working.
-const root = typeof self !== 'undefined' ? self : globalThis;
 
   var DEFAULT_TEXT = 'The cat sat on the mat because it was soft';
   var SECTIONS = ['header', 'input', 'controls', 'heads', 'detail', 'trace', 'lesson', 'share'];

@@ -12,18 +12,9 @@ const PYTHON = '/usr/bin/python3';
 const SEP = '\n<<<--torch-print-separator-->>>\n';
 
 import model from '../../web/model.js';
+import { mulberry32 } from './fixtures/reference.mjs';
 
 // ---- Deterministic tensors ----------------------------------------------------------------
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function randn(rand) {
   const u = 1 - rand(), v = rand();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
