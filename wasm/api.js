@@ -354,6 +354,10 @@ var createMhaModule = (function () {
       attention(tokens) { return unwrap(live(this, 'TinyAttentionModel').attention(this.#tokens(tokens))); }
       predict(tokens) { return unwrap(live(this, 'TinyAttentionModel').predict(this.#tokens(tokens))); }
       roleScores() { return unwrap(live(this, 'TinyAttentionModel').roleScores()); }
+      shapeTrace(seqLen = this.config.seqLen) {
+        checkCount(seqLen, 'seqLen', 1, this.config.seqLen);
+        return unwrap(live(this, 'TinyAttentionModel').shapeTrace(seqLen));
+      }
       ablate(layer, head, on = true) {
         checkCount(layer, 'layer', 0, this.config.layers - 1);
         checkCount(head, 'head', 0, this.config.numHeads - 1);

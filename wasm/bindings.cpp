@@ -230,13 +230,12 @@ val trace_to_js(const std::vector<mha::TraceStep>& trace) {
     const mha::TraceStep& s = trace[i];
     val step = val::object();
     step.set("step", static_cast<double>(i));
-    step.set("label", s.label);
     step.set("op", s.op);
-    step.set("expr", s.expr);
-    step.set("description", s.description);
     step.set("shape", array_from(s.layout.shape));
     step.set("strides", array_from(s.layout.strides));
     step.set("contiguous", s.layout.is_contiguous());
+    if (!s.weights.empty()) step.set("weights", array_from(s.weights));
+    if (s.layer >= 0) step.set("layer", s.layer);
     out.set(i, step);
   }
   return out;
@@ -507,6 +506,10 @@ val model_attention(mha::TinyAttentionModel& m, val tokens) {
   });
 }
 
+val model_shape_trace(const mha::TinyAttentionModel& m, double seq_len) {
+  return guarded([&] { return trace_to_js(m.shape_trace(to_count(seq_len, "seqLen", mha::kMaxDim))); });
+}
+
 val model_predict(mha::TinyAttentionModel& m, val tokens) {
   return guarded([&] {
     val out = val::array();
@@ -679,6 +682,7 @@ EMSCRIPTEN_BINDINGS(mha_core) {
       .function("evaluate", &model_evaluate)
       .function("attention", &model_attention)
       .function("predict", &model_predict)
+      .function("shapeTrace", &model_shape_trace)
       .function("roleScores", &model_role_scores)
       .function("ablate", &model_ablate)
       .function("toPyTorch", &model_to_pytorch)

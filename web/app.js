@@ -4,6 +4,8 @@ import state from './state.js';
 import model from './model.js';
 import presets from './presets.js';
 import widgets from './widgets.js';
+import BUILDS from './wasm-features.js';
+import { attentionWeights } from './weights.js';
 
 (function (root) {
   // The training lab has a page of its own: ?preset=train-… opens it with the same parameters.
@@ -25,10 +27,13 @@ import widgets from './widgets.js';
   var worker = null, workerFailed = false, workerJobs = {};
   var lastCompute = { ms: 0, where: 'main thread' };
   var hoverQuery = null, cellSel = [0, 0];
+  // Weights loaded from a .safetensors file (not in share links: a link cannot carry a file):
+  // {id, file, tensors (the whole file), state (the module's entries), dModel, kind: 'module' | 'model', layer, layers}.
+  var loaded = null, weightsSeq = 0;
 
   // ---- Loading the core ------------------------------------------------------------------------
   // The builds this browser can run, fastest first (wasm-features.js); a host that lacks one falls back to the next.
-  var coreScripts = root.MhaWasmBuilds.map(function (b) { return b + '.js'; });
+  var coreScripts = BUILDS.map(function (b) { return b + '.js'; });
   var coreScript = coreScripts[0];
   function loadCore() {
     var tryScript = function (i) {
@@ -80,6 +85,7 @@ import widgets from './widgets.js';
       if (pr && pr.defaults && p.model && !st.explicit[p.name] && pr.defaults[p.name] !== undefined) val = pr.defaults[p.name];
       eff[p.name] = Array.isArray(val) ? val.slice() : val;
     });
+    if (loaded) eff.dmodel = loaded.dModel;   // the file's d_model
     return eff;
   }
   function modified(eff) {
@@ -121,6 +127,7 @@ import widgets from './widgets.js';
       spec.input = { type: 'text', tokens: tokens, pos: eff.pos, text: eff.text, truncated: truncated };
       labels = tokens;
     }
+    if (loaded) { spec.weights = loaded.state; spec.weightsId = String(loaded.id); }
     return { spec: spec, labels: labels };
   }
 
@@ -201,7 +208,8 @@ import widgets from './widgets.js';
         if (!tF1) tF1 = model.now();
         var cfg = { seed: eff.seed, D: eff.dmodel, H: eff.heads, dropout: eff.dropout, train: eff.train,
           causal: eff.causal, maskStyle: b.spec.maskStyle, fill: eff.fill, input: b.spec.input, order: b.spec.order,
-          b: Math.min(eff.batch, res.B - 1), h: Math.min(eff.head, res.H - 1), seedNote: pr && pr.seedNote };
+          b: Math.min(eff.batch, res.B - 1), h: Math.min(eff.head, res.H - 1), seedNote: pr && pr.seedNote,
+          weights: loaded ? { file: loaded.file, layer: loaded.layer } : null };
         res.causal = eff.causal; res.dropout = eff.dropout; res.train = eff.train;
         return { res: res, labels: b.labels, cfg: cfg };
       });
@@ -293,13 +301,18 @@ import widgets from './widgets.js';
 
   // What the student is looking at, in words: untrained or hand-built heads, what a row sums to, dropout, masks.
   function headsNote(eff, r) {
-    var box = $('heads-note'), key = [eff.preset, eff.view, eff.seed, eff.train, eff.dropout, eff.causal, eff.norm, r.vmax].join('|');
+    var box = $('heads-note'), key = [eff.preset, eff.view, eff.seed, eff.train, eff.dropout, eff.causal, eff.norm, r.vmax,
+      loaded ? loaded.id + ':' + loaded.layer : ''].join('|');
     if (box._key === key) return;
     box._key = key;
     box.textContent = '';
     var add = function (t) { box.appendChild(document.createTextNode(t)); };
     if (r.headNames) {
       add('Hand-built logits, not learned: the lesson writes them to show what trained heads can do. ');
+    } else if (loaded) {
+      add('These heads use the weights loaded from ' + loaded.file + (loaded.kind === 'model' ? ' (layer ' + loaded.layer +
+        ' of the training lab\'s model, which learned them on token ids with its own embeddings: on your sentence\'s ' +
+        'embeddings their patterns need not be the roles the lab showed)' : '') + '. ');
     } else {
       add('These heads are untrained: random initial weights (' + (r.origin || 'nn.Linear\'s init after torch.manual_seed(' + eff.seed + ')') +
         '). Untrained heads spread their attention almost evenly and look alike; training is what makes heads ' +
@@ -597,6 +610,48 @@ import widgets from './widgets.js';
     postHeight();
   }
 
+  // ---- Loaded weights ------------------------------------------------------------------------------------
+  // A file's attention weights become the module's state_dict (weights.js picks them; the core checks every
+  // shape on a trial module first, so a bad file is refused here with its message, never half-loaded).
+  function useWeights(file, tensors, layer) {
+    var w;
+    try {
+      w = attentionWeights(tensors, layer, S.BY_NAME.dmodel.max);
+      var gen = new M.Generator(0), trial = new M.MultiHeadAttention({ dModel: w.dModel, numHeads: 1, generator: gen });
+      try { trial.loadStateDict(w.state); } finally { trial.delete(); gen.delete(); }
+    } catch (err) {
+      loadMessages = ['Could not load ' + file + ': ' + String(err && err.message || err)];
+      render();
+      return false;
+    }
+    freeWeights();
+    loaded = Object.assign({ id: ++weightsSeq, file: file, tensors: tensors }, w);
+    if (st.values.preset) S.set(st, 'preset', '');   // the weights run on the page's sentence
+    var H = effective().heads;
+    if (w.dModel % H) S.set(st, 'heads', nearestDivisor(w.dModel, H));
+    S.set(st, 'head', 0);
+    loadMessages = [];
+    render();
+    return true;
+  }
+  // The module cache holds the old weights: drop it so that they are freed now.
+  function freeWeights() { model.freeCache(); }
+  function loadBytes(bytes, file, layer) {
+    var tensors;
+    try { tensors = M.loadSafetensors(bytes); } catch (err) {
+      loadMessages = ['Could not load ' + file + ': ' + String(err && err.message || err)];
+      render();
+      return false;
+    }
+    return useWeights(file, tensors, layer);
+  }
+  function loadFile(f) {
+    if (!M) return;
+    if (f.size > 1 << 30) { loadMessages = ['Could not load ' + f.name + ': it has ' + model.commas(f.size) + ' bytes; attention weights for d_model up to 1024 take about 17 MB.']; render(); return; }
+    f.arrayBuffer().then(function (buf) { loadBytes(new Uint8Array(buf), f.name, 0); },
+      function (err) { loadMessages = ['Could not read ' + f.name + ': ' + err.message]; render(); });
+  }
+
   // ---- Controls ----------------------------------------------------------------------------------------
   function buildControls() {
     var ps = $('c-preset');
@@ -611,6 +666,7 @@ import widgets from './widgets.js';
       if (!v) { ['dmodel', 'heads'].forEach(function (k) { st.values[k] = S.BY_NAME[k].def; }); }
       S.set(st, 'preset', v);
       loadMessages = [];
+      if (v && loaded) { loaded = null; freeWeights(); }   // a lesson's example uses the lesson's weights
       render();
     });
     on('c-view', 'change', function () { S.set(st, 'view', $('c-view').value); S.set(st, 'head', 0); S.set(st, 'batch', 0); render(); });
@@ -700,6 +756,24 @@ import widgets from './widgets.js';
       if (q != null && +q !== hoverQuery) { hoverQuery = +q; drawDetail(); }
     });
     lines.addEventListener('mouseleave', function () { if (hoverQuery != null) { hoverQuery = null; drawDetail(); } });
+    on('load-weights', 'change', function (e) {
+      var f = e.target.files[0];
+      e.target.value = '';
+      if (f) loadFile(f);
+    });
+    on('random-weights', 'click', function () { loaded = null; freeWeights(); loadMessages = []; render(); });
+    on('c-layer', 'change', function () { useWeights(loaded.file, loaded.tensors, +$('c-layer').value); });
+    document.addEventListener('dragover', function (e) {
+      if (!e.dataTransfer || Array.prototype.indexOf.call(e.dataTransfer.types || [], 'Files') < 0) return;
+      e.preventDefault(); document.body.classList.add('dropping');
+    });
+    document.addEventListener('dragleave', function (e) { if (!e.relatedTarget) document.body.classList.remove('dropping'); });
+    document.addEventListener('drop', function (e) {
+      document.body.classList.remove('dropping');
+      if (!e.dataTransfer || !e.dataTransfer.files.length) return;
+      e.preventDefault();
+      loadFile(e.dataTransfer.files[0]);
+    });
     W.pipeline($('pipeline'));
     var rt = null;
     root.addEventListener('resize', function () { clearTimeout(rt); rt = setTimeout(redraw, 150); });
@@ -722,6 +796,18 @@ import widgets from './widgets.js';
     if (list.indexOf(eff.dmodel) < 0) { list.push(eff.dmodel); list.sort(function (a, b) { return a - b; }); }
     setOptions(dm, list);
     setProp(dm, 'value', String(eff.dmodel));
+    setProp(dm, 'disabled', !!loaded);
+    setProp(dm, 'title', loaded ? 'd_model comes from the loaded weights' : '');
+    setText('weights-note', loaded ? 'Loaded from ' + loaded.file + (loaded.kind === 'model' ? ', layer ' + loaded.layer + ' of the lab\'s model' : '') +
+      ' (d_model ' + loaded.dModel + '). Share links do not carry files: a link opens random weights.'
+      : 'Random: nn.Linear\'s init after torch.manual_seed(' + eff.seed + '). Load a .safetensors state_dict of the lessons\' ' +
+        'MultiHeadAttention or of the training lab\'s model to see its heads (or drop the file on the page).');
+    setProp($('random-weights'), 'hidden', !loaded);
+    setProp($('f-layer'), 'hidden', !(loaded && loaded.layers.length > 1));
+    if (loaded && loaded.layers.length > 1) {
+      setOptions($('c-layer'), loaded.layers);
+      setProp($('c-layer'), 'value', String(loaded.layer));
+    }
     var hs = $('c-heads');
     setOptions(hs, model.divisors(eff.dmodel));
     setProp(hs, 'value', String(eff.heads));
@@ -848,7 +934,8 @@ import widgets from './widgets.js';
   function exportInfo() {
     var eff = current.eff, r = current.res, pr = presetOf(eff);
     var what = pr ? (typeof pr.title === 'function' ? pr.title(eff) : pr.title) + (r.note ? ' — ' + r.note : '')
-      : 'MultiHeadAttention(d_model=' + eff.dmodel + ', num_heads=' + eff.heads + '), torch.manual_seed(' + eff.seed + ')' +
+      : 'MultiHeadAttention(d_model=' + eff.dmodel + ', num_heads=' + eff.heads + '), ' +
+        (loaded ? 'weights from ' + loaded.file + (loaded.kind === 'model' ? ' layer ' + loaded.layer : '') : 'torch.manual_seed(' + eff.seed + ')') +
         (eff.causal ? ', causal' : '') + (eff.train && eff.dropout ? ', train() dropout ' + eff.dropout : '');
     return { caption: 'MHA Explorer · ' + what + (r.B > 1 ? ' · batch item ' + selB() : '') + ' · ' + r.S + ' tokens',
       scale: eff.scale, norm: eff.norm, vmax: r.vmax };
@@ -923,6 +1010,15 @@ import widgets from './widgets.js';
       var w = current.res.weights;
       return { shape: w.shape.slice(), data: new Float32Array(w.data) };
     },
+    // bytes: a .safetensors file (Uint8Array or ArrayBuffer); resolves true when the page shows its heads,
+    // false when it was refused (the page's message says why).
+    loadWeights: function (bytes, name, layer) {
+      return ready.then(function () {
+        var ok = loadBytes(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes, name || 'weights.safetensors', layer || 0);
+        return pending.then(function () { return ok; });
+      });
+    },
+    randomWeights: function () { loaded = null; freeWeights(); loadMessages = []; return render(); },
     getTrace: function () { return current && current.res.trace ? JSON.parse(JSON.stringify(current.res.trace)) : []; },
     getLabels: function () { return current ? current.labels.slice() : []; },
     getPrinted: function () { flushPrinted(); return JSON.parse(JSON.stringify(printed)); },

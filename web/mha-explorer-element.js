@@ -7,14 +7,15 @@
 // Every URL parameter of the page is accepted as an attribute (text, dmodel, heads, causal, fill,
 // dropout, train, seed, pos, preset, view, head, batch, scale, norm, theme, hide); `height` fixes the height.
 import state from './state.js';
+import { PROPS as LAB_PROPS } from './lab-state.js';
 
 (function () {
   if (typeof window === 'undefined' || !window.customElements || window.customElements.get('mha-explorer')) return;
   var script = document.currentScript;   // still this script: the bundle is a classic script
   var BASE = script && script.src ? script.src.replace(/[^/]*$/, '') : '';
   // The page's URL parameters (its one property list, state.js), then the training lab's (preset=train-… opens the lab).
-  var PARAMS = state.PROPS.map(function (p) { return p.name; }).filter(function (n) { return n !== 'embed'; })
-    .concat(['layers', 'seqlen', 'vocab', 'optimizer', 'lr', 'speed', 'compare', 'autoplay']);
+  var PARAMS = state.PROPS.concat(LAB_PROPS).map(function (p) { return p.name; })
+    .filter(function (n, i, all) { return n !== 'embed' && all.indexOf(n) === i; });
 
   function MhaExplorer() { return Reflect.construct(HTMLElement, [], MhaExplorer); }
   MhaExplorer.prototype = Object.create(HTMLElement.prototype);

@@ -103,11 +103,18 @@
   // ---- The module run: one nn.Module-style forward, in the lesson's draw order ------------
   // spec: {dModel, numHeads, seed, bias, dropout, train, causal, maskStyle, fill,
   //        input: {type: 'text', tokens, pos} | {type: 'rand' | 'randn', batch, seqLen},
-  //        order: 'input-first' | 'module-first'}
+  //        order: 'input-first' | 'module-first', weights?: {name: {shape, data}} (a state_dict loaded after
+  //        the init), weightsId?: the weights' identity, part of the module cache's key}
   var moduleCache = null;
   function freeCache() {
     if (moduleCache) { try { moduleCache.mha.delete(); moduleCache.gen.delete(); } catch (e) { /* gone */ } }
     moduleCache = null;
+  }
+
+  // mha.load_state_dict(weights), after the module drew its initial weights (so the generator's stream, and the
+  // input drawn after it, are the snippet's); a file the core refuses frees the module before the error goes on.
+  function loadWeights(mha, gen, weights) {
+    try { mha.loadStateDict(weights); } catch (err) { mha.delete(); gen.delete(); throw err; }
   }
 
   function runModule(M, spec) {
@@ -117,7 +124,7 @@
     var stochastic = spec.train && spec.dropout > 0;
     var inp = spec.input;
     var x, mha, gen, cached = false;
-    var key = [D, H, spec.seed, spec.bias !== false, spec.dropout].join('/');
+    var key = [D, H, spec.seed, spec.bias !== false, spec.dropout, spec.weightsId || ''].join('/');
     if (inp.type === 'text') {
       // torch.manual_seed(seed); mha = MultiHeadAttention(...); x = embeddings (own generators)
       if (!stochastic && moduleCache && moduleCache.key === key) {
@@ -127,6 +134,7 @@
         gen = new M.Generator(spec.seed);
         mha = new M.MultiHeadAttention({ dModel: D, numHeads: H, bias: spec.bias !== false,
           dropout: spec.dropout, generator: gen });
+        if (spec.weights) loadWeights(mha, gen, spec.weights);
         if (!stochastic) { moduleCache = { key: key, mha: mha, gen: gen }; cached = true; }
       }
       x = embedTokens(M, inp.tokens, D, spec.seed, inp.pos);
@@ -137,6 +145,7 @@
       if (spec.order === 'input-first') x = draw();
       mha = new M.MultiHeadAttention({ dModel: D, numHeads: H, bias: spec.bias !== false,
         dropout: spec.dropout, generator: gen });
+      if (spec.weights) loadWeights(mha, gen, spec.weights);
       if (spec.order !== 'input-first') x = draw();
     }
     try {

@@ -2,6 +2,7 @@
 // equivalent PyTorch code and the numbers the notebook prints, computed live. An ES module, bundled by web/build.mjs (esbuild) into a classic script: file:// keeps working.
 import model from './model.js';
 import widgets from './widgets.js';
+import { PY_LOAD_FILE, pyLoadLines } from './weights.js';
   var m = model;
 
   // The class used by every "Copy as PyTorch" snippet: lessons 000/003 merged (returns weights,
@@ -272,7 +273,7 @@ import widgets from './widgets.js';
   function fillPy(fill) { return fill === '-1e9' ? '-1e9' : 'float("-inf")'; }
 
   // cfg: {seed, D, H, dropout, train, causal, maskStyle, fill, input: {type, batch, seqLen} | {type:'text', text, pos},
-  //       order, b, h, seedNote}
+  //       order, b, h, seedNote, weights: {file, layer} (loaded from a file) | null}
   function moduleExample(cfg) {
     var L = [];
     var S = cfg.input.type === 'text' ? 'len(tokens)' : cfg.input.seqLen;
@@ -287,11 +288,13 @@ import widgets from './widgets.js';
       L.push('text = ' + pyStr(cfg.input.text));
       L.push('tokens = tokenize(text)' + (cfg.input.truncated ? '[:' + m.MAX_TOKENS + ']' : ''));
       L.push(mk);
+      if (cfg.weights) L.push.apply(L, pyLoadLines(cfg.weights));
       xin = 'x = embed(tokens, ' + cfg.seed + ', ' + cfg.D + ', positions=' + (cfg.input.pos ? 'True' : 'False') + ')';
       L.push(xin);
     } else {
       xin = 'x = torch.' + cfg.input.type + '(' + cfg.input.batch + ', ' + cfg.input.seqLen + ', ' + cfg.D + ')';
       if (cfg.order === 'input-first') { L.push(xin); L.push(mk); } else { L.push(mk); L.push(xin); }
+      if (cfg.weights) L.push.apply(L, pyLoadLines(cfg.weights));
     }
     L.push(cfg.train ? 'mha.train()  # dropout active' : 'mha.eval()');
     if (cfg.causal) {
@@ -333,7 +336,7 @@ import widgets from './widgets.js';
     return cells.map(function (c) { return '# ---- ' + c.title + '\n' + c.code + '\n'; }).join('\n');
   }
   function copySnippet(cfg) {
-    return PY_CLASS + '\n' + (cfg.input.type === 'text' ? PY_TOKENS + '\n' : '') +
+    return PY_CLASS + '\n' + (cfg.weights ? PY_LOAD_FILE + '\n\n' : '') + (cfg.input.type === 'text' ? PY_TOKENS + '\n' : '') +
       moduleExample(cfg) + '\n\n' + modulePrints(cfg) + '\n';
   }
 

@@ -52,17 +52,25 @@ var ops = {
     }
     return out;
   },
-  // Every layer's attention, the readouts' logits for `tokens`, and each head's role.
+  // Every layer's attention, the readouts' logits for `tokens`, each head's role, and the forward's shapes.
   inspect: function (a) {
     var m = needModel();
-    return { attention: m.attention(a.tokens), logits: m.predict(a.tokens), roles: m.roleScores() };
+    return { attention: m.attention(a.tokens), logits: m.predict(a.tokens), roles: m.roleScores(), trace: m.shapeTrace(a.tokens.length) };
   },
   ablate: function (a) { needModel().ablate(a.layer, a.head, a.on); return true; },
   // Loss and accuracy on a held-out batch (its own generator), e.g. with and without a head.
   evaluate: function (a) { return needModel().evaluate(a); },
   script: function (a) { return needModel().toPyTorch(Object.assign({ optimizer: opt }, a)); },
   save: function () { return needModel().toSafetensors(); },
-  load: function (a) { needModel().loadStateDict(M.loadSafetensors(a.bytes)); return true; },
+  load: function (a) {
+    var state = M.loadSafetensors(a.bytes);
+    if (state['W_q.weight'] && !state['tok.weight']) {
+      throw new Error('it holds one MultiHeadAttention (the lessons\' module: W_q, W_k, W_v, W_o), not this lab\'s model ' +
+        '(tok, pos, layers.0.W_q, …, readouts). Open it on the main page with "Load weights" to see its heads on your text.');
+    }
+    needModel().loadStateDict(state);
+    return true;
+  },
   stateDict: function () { return needModel().stateDict(); },
 };
 

@@ -1,96 +1,92 @@
 // MHA Explorer — the page side of the training worker (web/trainer-worker.js).
 //
-//   MhaTrainer.start().then(function (t) {            // picks the fastest build this browser runs
+//   import { start } from './trainer.js';
+//   start().then(function (t) {                       // picks the fastest build this browser runs
 //     return t.reset({ model: { task: 'two-offsets' }, optimizer: { kind: 'adam', options: { lr: 1e-2 } }, seed: 0 })
 //       .then(function () { return t.train({ steps: 50, batchSize: 32 }); })   // [{step, loss, accuracy}]
 //       .then(function () { return t.inspect({ tokens: [1, 2, 3, 4] }); });    // {attention, logits, roles}
 //   });
 //
 // Every method returns a promise; requests run in order in the worker; a failed request rejects with
-// the core's message and the worker keeps working. Classic script (no modules), so it works from
-// file://: the worker is a Blob built from dist/trainer-<build>.js, which holds the core and the
-// worker code as one string.
-/* exported MhaTrainer */
-var MhaTrainer = (function (root) {
-  'use strict';
-  var BUILDS = root.MhaWasmBuilds;  // wasm-features.js: the builds this browser runs, fastest first
-  var sources = {};  // build → worker source text, loaded once
+// the core's message and the worker keeps working. Works from file://: the worker is a Blob built from
+// dist/trainer-<build>.js, which holds the core and the worker code as one string. web/build.mjs bundles
+// this module into lab.js, and alone into dist/trainer.js (window.MhaTrainer, for scripts and tests).
+import BUILDS from './wasm-features.js';
 
-  function here() {
-    var s = document.currentScript || document.querySelector('script[src$="trainer.js"]');
-    return s ? s.src.replace(/[^/]*$/, '') : '';
-  }
-  var base = here();
+var sources = {};  // build → worker source text, loaded once
 
-  // Loads dist/trainer-<build>.js (a classic script: it sets MHA_TRAINER_SOURCE) and keeps the text.
-  function load(build) {
-    if (sources[build]) return Promise.resolve(sources[build]);
-    return new Promise(function (resolve, reject) {
-      var s = document.createElement('script');
-      s.src = base + 'trainer-' + build + '.js';
-      s.onload = function () {
-        sources[build] = window.MHA_TRAINER_SOURCE;
-        window.MHA_TRAINER_SOURCE = undefined;
-        s.remove();
-        resolve(sources[build]);
-      };
-      s.onerror = function () { s.remove(); reject(new Error('could not load ' + s.src + ' (run scripts/build)')); };
-      document.head.appendChild(s);
-    });
-  }
+// The folder of the script this module is bundled into (read while that script runs), where dist/trainer-*.js are.
+var base = document.currentScript ? document.currentScript.src.replace(/[^/]*$/, '') : '';
 
-  function Trainer(worker, build) {
-    var pending = {}, next = 1, self = this;
-    this.build = build;
-    this.worker = worker;
-    worker.onmessage = function (e) {
-      var p = pending[e.data.id];
-      delete pending[e.data.id];
-      if (!p) return;
-      if (e.data.error !== undefined) p.reject(new Error(e.data.error)); else p.resolve(e.data.result);
+// Loads dist/trainer-<build>.js (a classic script: it sets MHA_TRAINER_SOURCE) and keeps the text.
+function load(build) {
+  if (sources[build]) return Promise.resolve(sources[build]);
+  return new Promise(function (resolve, reject) {
+    var s = document.createElement('script');
+    s.src = base + 'trainer-' + build + '.js';
+    s.onload = function () {
+      sources[build] = window.MHA_TRAINER_SOURCE;
+      window.MHA_TRAINER_SOURCE = undefined;
+      s.remove();
+      resolve(sources[build]);
     };
-    worker.onerror = function (e) {
-      var error = new Error('the training worker stopped: ' + (e.message || 'unknown error'));
-      Object.keys(pending).forEach(function (id) { pending[id].reject(error); delete pending[id]; });
-    };
-    this.request = function (op, args, transfer) {
-      return new Promise(function (resolve, reject) {
-        var id = next++;
-        pending[id] = { resolve: resolve, reject: reject };
-        self.worker.postMessage({ id: id, op: op, args: args }, transfer || []);
-      });
-    };
-  }
-  ['reset', 'train', 'inspect', 'ablate', 'evaluate', 'script', 'save', 'stateDict'].forEach(function (op) {
-    Trainer.prototype[op] = function (args) { return this.request(op, args); };
+    s.onerror = function () { s.remove(); reject(new Error('could not load ' + s.src + ' (run scripts/build)')); };
+    document.head.appendChild(s);
   });
-  // bytes: a Uint8Array or ArrayBuffer of a .safetensors file (copied, so the caller keeps it).
-  Trainer.prototype.load = function (bytes) {
-    var copy = new Uint8Array(bytes instanceof ArrayBuffer ? bytes : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-    return this.request('load', { bytes: copy }, [copy.buffer]);
+}
+
+function Trainer(worker, build) {
+  var pending = {}, next = 1, self = this;
+  this.build = build;
+  this.worker = worker;
+  worker.onmessage = function (e) {
+    var p = pending[e.data.id];
+    delete pending[e.data.id];
+    if (!p) return;
+    if (e.data.error !== undefined) p.reject(new Error(e.data.error)); else p.resolve(e.data.result);
   };
-  Trainer.prototype.terminate = function () { this.worker.terminate(); };
+  worker.onerror = function (e) {
+    var error = new Error('the training worker stopped: ' + (e.message || 'unknown error'));
+    Object.keys(pending).forEach(function (id) { pending[id].reject(error); delete pending[id]; });
+  };
+  this.request = function (op, args, transfer) {
+    return new Promise(function (resolve, reject) {
+      var id = next++;
+      pending[id] = { resolve: resolve, reject: reject };
+      self.worker.postMessage({ id: id, op: op, args: args }, transfer || []);
+    });
+  };
+}
+['reset', 'train', 'inspect', 'ablate', 'evaluate', 'script', 'save', 'stateDict'].forEach(function (op) {
+  Trainer.prototype[op] = function (args) { return this.request(op, args); };
+});
+// bytes: a Uint8Array or ArrayBuffer of a .safetensors file (copied, so the caller keeps it).
+Trainer.prototype.load = function (bytes) {
+  var copy = new Uint8Array(bytes instanceof ArrayBuffer ? bytes : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  return this.request('load', { bytes: copy }, [copy.buffer]);
+};
+Trainer.prototype.terminate = function () { this.worker.terminate(); };
 
-  // The fastest build whose worker starts; builds: override the order (tests).
-  function start(options) {
-    var order = (options && options.builds) || BUILDS;
-    var attempt = function (i) {
-      return load(order[i]).then(function (text) {
-        var url = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
-        var t = new Trainer(new Worker(url), order[i]);
-        // The first answer says whether this build's core started ("no model yet" means it did).
-        return t.request('stateDict').then(function () { return t; }, function (err) {
-          if (/no model yet/.test(err.message)) return t;
-          t.terminate();
-          throw err;
-        }).finally(function () { URL.revokeObjectURL(url); });
-      }).catch(function (err) {
-        if (i + 1 < order.length) return attempt(i + 1);
+// The fastest build whose worker starts; builds: override the order (tests).
+export function start(options) {
+  var order = (options && options.builds) || BUILDS;
+  var attempt = function (i) {
+    return load(order[i]).then(function (text) {
+      var url = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+      var t = new Trainer(new Worker(url), order[i]);
+      // The first answer says whether this build's core started ("no model yet" means it did).
+      return t.request('stateDict').then(function () { return t; }, function (err) {
+        if (/no model yet/.test(err.message)) return t;
+        t.terminate();
         throw err;
-      });
-    };
-    return attempt(0);
-  }
+      }).finally(function () { URL.revokeObjectURL(url); });
+    }).catch(function (err) {
+      if (i + 1 < order.length) return attempt(i + 1);
+      throw err;
+    });
+  };
+  return attempt(0);
+}
 
-  return { start: start, builds: BUILDS };
-})(window);
+
+export const builds = BUILDS;

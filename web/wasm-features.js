@@ -2,16 +2,13 @@
 // A 1-function module using v128 (i32x4.splat) validates only where WebAssembly SIMD is supported;
 // (f32x4.relaxed_madd 0 0 0) only where relaxed SIMD is (Chrome/Edge 114+), whose FMA the
 // mha-relaxed.js build uses for every multiply-add.
-/* exported MhaWasmBuilds */
-var MhaWasmBuilds = (function () {
-  'use strict';
-  var SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
-    65, 0, 253, 15, 253, 98, 11]);
-  var ZERO_V128 = [253, 12].concat(new Array(16).fill(0));
-  var RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 61, 1, 59, 0]
-    .concat(ZERO_V128, ZERO_V128, ZERO_V128, [253, 133, 2, 11]));
-  function supports(probe) {
-    try { return typeof WebAssembly === 'object' && WebAssembly.validate(probe); } catch (e) { return false; }
-  }
-  return (supports(RELAXED_PROBE) ? ['mha-relaxed'] : []).concat(supports(SIMD_PROBE) ? ['mha'] : [], ['mha-nosimd']);
-})();
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
+  65, 0, 253, 15, 253, 98, 11]);
+const ZERO_V128 = [253, 12].concat(new Array(16).fill(0));
+const RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 61, 1, 59, 0]
+  .concat(ZERO_V128, ZERO_V128, ZERO_V128, [253, 133, 2, 11]));
+function supports(probe) {
+  try { return typeof WebAssembly === 'object' && WebAssembly.validate(probe); } catch (e) { return false; }
+}
+const BUILDS = (supports(RELAXED_PROBE) ? ['mha-relaxed'] : []).concat(supports(SIMD_PROBE) ? ['mha'] : [], ['mha-nosimd']);
+export default BUILDS;

@@ -204,37 +204,56 @@ const root = typeof self !== 'undefined' ? self : globalThis;
     'softmax(QKᵀ/√d_k)·V per head, in parallel', 'transpose back + contiguous().view to [B, S, D]',
     'W_o blends the heads'];
   // The trace's wording lives here: the core gives each step's op, shape and strides; the page names it.
-  // Each row: {stage (0 Mix, 1 Split, 2 Attend, 3 Concat, 4 Mix), label, expr, description}.
+  // Each row: {stage (0 Mix, 1 Split, 2 Attend, 3 Concat, 4 Mix), label, expr, description}. A model's trace
+  // (the training lab) adds tokens, embedding, residual and readout rows, and tags each layer's steps.
   function traceWords(trace) {
-    var input = trace[0] && trace[0].shape || [], B = input[0], S = input[1], D = input[2], attended = false;
+    var first = trace[0] && trace[0].shape || [], B = first[0], S = first[1], D = first[2], attended = false;
+    var modelTrace = trace.some(function (t) { return t.layer !== undefined; }), readout = 0;
     return trace.map(function (t) {
+      var w = stepWords(t);
+      if (t.layer !== undefined) w.label = 'Layer ' + t.layer + ': ' + w.label;
+      return w;
+    });
+    function stepWords(t) {
       var sh = t.shape || [], H = sh.length === 4 ? (t.op === 'view' ? sh[2] : sh[1]) : 0, dk = sh[3];
+      var src = modelTrace ? 'h' : 'x';
       switch (t.op) {
+        case 'tokens':
+          S = sh[1];
+          return { stage: 0, label: 'Input tokens', expr: 'x', description: 'One sequence of ' + S + ' token ids' };
+        case 'embedding':
+          D = sh[2];
+          return { stage: 0, label: 'Token + position embedding', expr: 'h = self.tok(x) + self.pos(torch.arange(' + S + '))',
+            description: 'Each token becomes a ' + D + '-dim vector: its token row plus its position row' };
         case 'input':
           return { stage: 0, label: 'Input x', expr: 'x', description: 'Raw input: ' + B + ' sequence' + (B === 1 ? '' : 's') +
             ' of ' + S + ' token' + (S === 1 ? '' : 's') + ', each a ' + D + '-dim embedding' };
         case 'linear':
-          return attended ? { stage: 4, label: 'After W_o(x)', expr: 'self.W_o(attn_output)', description: 'Final projection: mixes the heads\' outputs' }
-            : { stage: 0, label: 'After W_q(x)', expr: 'Q = self.W_q(x)', description: 'Linear projection (still flat): every output dim mixes all ' + D + ' input dims' };
+          if (attended) { attended = false; return { stage: 4, label: 'After W_o(x)', expr: 'self.W_o(attn_output)', description: 'Final projection: mixes the heads\' outputs' }; }
+          return { stage: 0, label: 'After W_q(x)', expr: 'Q = self.W_q(' + src + ')', description: 'Linear projection (still flat): every output dim mixes all ' + (sh[2] || D) + ' input dims' };
         case 'view':
           return { stage: 1, label: 'After .view(' + sh.join(', ') + ')', expr: 'Q.view(' + sh.join(', ') + ')',
-            description: 'Reshape: split ' + D + ' dims into ' + H + ' heads × ' + dk + ' dims each (no copy)' };
+            description: 'Reshape: split ' + (H * dk) + ' dims into ' + H + ' heads × ' + dk + ' dims each (no copy)' };
         case 'transpose':
           return attended ? { stage: 3, label: 'After .transpose(1, 2)', expr: 'attn_output.transpose(1, 2)',
             description: 'Swap back: prepare for concatenation (not contiguous)' }
-            : { stage: 1, label: 'After .transpose(1, 2)', expr: 'Q.view(' + [B, S, sh[1], dk].join(', ') + ').transpose(1, 2)',
+            : { stage: 1, label: 'After .transpose(1, 2)', expr: 'Q.view(' + [sh[0], sh[2], sh[1], dk].join(', ') + ').transpose(1, 2)',
               description: 'Swap seq and heads: now ' + H + ' parallel attention mechanisms (strides change, no copy)' };
         case 'attention':
           attended = true;
           return { stage: 2, label: 'Attention computation', expr: 'torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(' + dk + '), dim=-1) @ V',
-            description: 'Each head computes attention independently; weights are [' + [B, H, S, S].join(', ') + ']' };
+            description: 'Each head computes attention independently; weights are [' + (t.weights || [sh[0], H, sh[2], sh[2]]).join(', ') + ']' };
         case 'contiguous_view':
           return { stage: 3, label: 'After .contiguous().view(' + sh.join(', ') + ')', expr: 'attn_output.transpose(1, 2).contiguous().view(' + sh.join(', ') + ')',
             description: 'Flatten: merge the heads back into one ' + sh[2] + '-dim vector (copies)' };
+        case 'residual':
+          return { stage: 4, label: 'Residual add', expr: 'h = h + layer(h, h, h, mask)', description: 'The layer\'s output is added to its input' };
+        case 'readout':
+          return { stage: 4, label: 'Readout ' + readout, expr: 'self.readouts[' + (readout++) + '](h)', description: 'Scores for each of the ' + sh[2] + ' tokens of the vocabulary, at every position' };
         default:
           return { stage: attended ? 3 : 1, label: String(t.op), expr: '', description: '' };
       }
-    });
+    }
   }
 
   function traceTable(tbody, trace, onFocus) {

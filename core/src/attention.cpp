@@ -186,12 +186,6 @@ void check_dropout(double p) {
   }
 }
 
-std::string dims(const std::vector<std::size_t>& values) {
-  std::ostringstream out;
-  for (std::size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
-  return out.str();
-}
-
 }  // namespace
 
 void check_heads(std::size_t d_model, std::size_t num_heads) {
@@ -356,24 +350,14 @@ std::vector<TraceStep> shape_trace(std::size_t B, std::size_t S, std::size_t D, 
   const Layout swapped = attended.transpose(1, 2);
   const Layout merged = Layout::contiguous(swapped.shape).view({i64(B), i64(S), i64(D)});
   const Layout output = merged;
-  const std::string view4 = ".view(" + dims({B, S, H, dk}) + ")";
-  const std::string view3 = ".contiguous().view(" + dims({B, S, D}) + ")";
-  trace.push_back({"Input x", "input", "x", "Raw input: " + std::to_string(B) + " sequence(s) of " + std::to_string(S) +
-                   " tokens, each a " + std::to_string(D) + "-dim embedding", x});
-  trace.push_back({"After W_q(x)", "linear", "Q = self.W_q(x)", "Linear projection (still flat): every output dim mixes all " +
-                   std::to_string(D) + " input dims", projected});
-  trace.push_back({"After " + view4, "view", "Q" + view4, "Reshape: split " + std::to_string(D) + " dims into " +
-                   std::to_string(H) + " heads × " + std::to_string(dk) + " dims each (no copy)", split});
-  trace.push_back({"After .transpose(1, 2)", "transpose", "Q" + view4 + ".transpose(1, 2)",
-                   "Swap seq and heads: now " + std::to_string(H) + " parallel attention mechanisms (strides change, no copy)", heads});
-  trace.push_back({"Attention computation", "attention",
-                   "torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(" + std::to_string(dk) + "), dim=-1) @ V",
-                   "Each head computes attention independently; weights are [" + dims({B, H, S, kv_len}) + "]", attended});
-  trace.push_back({"After .transpose(1, 2)", "transpose", "attn_output.transpose(1, 2)",
-                   "Swap back: prepare for concatenation (not contiguous)", swapped});
-  trace.push_back({"After " + view3, "contiguous_view", "attn_output.transpose(1, 2)" + view3,
-                   "Flatten: merge " + std::to_string(H) + " heads back into one " + std::to_string(D) + "-dim vector (copies)", merged});
-  trace.push_back({"After W_o(x)", "linear", "self.W_o(attn_output)", "Final projection: mixes the heads' outputs", output});
+  trace.push_back({"input", x});
+  trace.push_back({"linear", projected});
+  trace.push_back({"view", split});
+  trace.push_back({"transpose", heads});
+  trace.push_back({"attention", attended, {B, H, S, kv_len}});
+  trace.push_back({"transpose", swapped});
+  trace.push_back({"contiguous_view", merged});
+  trace.push_back({"linear", output});
   return trace;
 }
 

@@ -499,6 +499,24 @@ std::vector<Tensor> TinyAttentionModel::attention(const std::vector<std::int64_t
   return first_items(f.weights);
 }
 
+std::vector<TraceStep> TinyAttentionModel::shape_trace(std::size_t T) const {
+  if (T < 1 || T > config_.seq_len) {
+    throw Error("a sequence for this model has 1 to " + std::to_string(config_.seq_len) + " tokens, got " + std::to_string(T));
+  }
+  const std::size_t D = config_.d_model;
+  std::vector<TraceStep> trace{{"tokens", Layout::contiguous({1, T})}, {"embedding", Layout::contiguous({1, T, D})}};
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    const std::vector<TraceStep> steps = mha::shape_trace(1, T, D, config_.num_heads);
+    for (std::size_t i = 1; i < steps.size(); ++i) {  // its input is the previous step's output
+      trace.push_back(steps[i]);
+      trace.back().layer = static_cast<int>(l);
+    }
+    trace.push_back({"residual", Layout::contiguous({1, T, D}), {}, static_cast<int>(l)});
+  }
+  for (std::size_t r = 0; r < readouts_.size(); ++r) trace.push_back({"readout", Layout::contiguous({1, T, config_.vocab})});
+  return trace;
+}
+
 std::vector<RoleScore> TinyAttentionModel::role_scores() {
   const std::size_t B = probe_.batch, T = probe_.seq_len, H = config_.num_heads;
   Forward f;

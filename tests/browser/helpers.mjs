@@ -1,5 +1,6 @@
 // Shared helpers of the browser tests: the static server (scripts/serve.mjs) on a free port over
 // dist/, headless Debian Chromium through playwright-core, and request/console guards.
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,3 +55,42 @@ export async function openPage(page, url) {
   await page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.getWeights && window.mhaExplorer.getWeights() !== null,
     null, { timeout: 20000 });
 }
+
+// Snippets run as pasted into fresh notebooks by real PyTorch (Debian's python3-torch, /usr/bin/python3,
+// element-wise kernels without FMA, one thread): items [{id, code, cwd?}] → [{id, stdout, error}].
+export function runInPyTorch(items) {
+  try {
+    return JSON.parse(execFileSync('/usr/bin/python3', [join(repo, 'tests', 'torch', 'run_snippets.py')], {
+      input: JSON.stringify(items.map(({ id, code, cwd }) => ({ id, code, cwd }))), maxBuffer: 1 << 28,
+      env: { ...process.env, ATEN_CPU_CAPABILITY: 'default', OMP_NUM_THREADS: '1' },
+    }));
+  } catch (e) {
+    throw new Error(`/usr/bin/python3 with torch is needed (scripts/test installs Debian's python3-torch): ${e.message}`);
+  }
+}
+
+// Text equal except numbers downstream of a matrix multiply, which may differ by one unit in the last
+// printed digit (PyTorch's and our float32 sums round differently); anything else is a failure.
+const NUM = /-?\d+\.\d+(?:e[+-]\d+)?/g;
+export function comparePrinted(got, want) {
+  const gs = got.split(NUM), ws = want.split(NUM);
+  if (gs.length !== ws.length || gs.some((t, i) => t !== ws[i])) return { text: firstDifference(got, want), roundings: [] };
+  const gn = got.match(NUM) || [], wn = want.match(NUM) || [], roundings = [];
+  for (let i = 0; i < gn.length; i++) {
+    if (gn[i] === wn[i]) continue;
+    const [gm, ge = '0'] = gn[i].split('e'), [wm, we = '0'] = wn[i].split('e');
+    const places = (gm.split('.')[1] || '').length;
+    const units = Math.abs(Number(gm) - Number(wm)) * 10 ** places;
+    if (ge !== we || (gm.split('.')[1] || '').length !== (wm.split('.')[1] || '').length || units > 1 + 1e-6) {
+      return { text: `number ${i}: PyTorch ${gn[i]}, page ${wn[i]}`, roundings: [] };
+    }
+    roundings.push(`${gn[i]} vs ${wn[i]}`);
+  }
+  return { text: '', roundings };
+}
+function firstDifference(a, b) {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return `text differs at character ${i}: PyTorch …${JSON.stringify(a.slice(Math.max(0, i - 30), i + 30))}, page …${JSON.stringify(b.slice(Math.max(0, i - 30), i + 30))}`;
+}
+

@@ -4,11 +4,8 @@
 // masks, long texts (PyTorch's summarized printing) and non-ASCII text.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { startServer, launch, guardedPage, openPage, repo } from './helpers.mjs';
+import { startServer, launch, guardedPage, openPage, runInPyTorch, comparePrinted as compare } from './helpers.mjs';
 
-const PYTHON = '/usr/bin/python3';
 const CASES = [
   'preset=lesson000', 'preset=lesson000&seed=7&heads=4', 'preset=lesson000&causal=1',
   'preset=lesson001', 'preset=lesson001&seed=3',
@@ -29,31 +26,6 @@ after(async () => {
   for (const g of guards) assert.deepEqual(g.errors, [], 'console errors on ' + g.page.url());
   await browser.close(); await srv.close();
 });
-
-// Text equal except numbers downstream of a matrix multiply, which may differ by one unit in the last
-// printed digit (PyTorch's and our float32 sums round differently); anything else is a failure.
-const NUM = /-?\d+\.\d+(?:e[+-]\d+)?/g;
-function compare(got, want) {
-  const gs = got.split(NUM), ws = want.split(NUM);
-  if (gs.length !== ws.length || gs.some((t, i) => t !== ws[i])) return { text: firstDifference(got, want), roundings: [] };
-  const gn = got.match(NUM) || [], wn = want.match(NUM) || [], roundings = [];
-  for (let i = 0; i < gn.length; i++) {
-    if (gn[i] === wn[i]) continue;
-    const [gm, ge = '0'] = gn[i].split('e'), [wm, we = '0'] = wn[i].split('e');
-    const places = (gm.split('.')[1] || '').length;
-    const units = Math.abs(Number(gm) - Number(wm)) * 10 ** places;
-    if (ge !== we || (gm.split('.')[1] || '').length !== (wm.split('.')[1] || '').length || units > 1 + 1e-6) {
-      return { text: `number ${i}: PyTorch ${gn[i]}, page ${wn[i]}`, roundings: [] };
-    }
-    roundings.push(`${gn[i]} vs ${wn[i]}`);
-  }
-  return { text: '', roundings };
-}
-function firstDifference(a, b) {
-  let i = 0;
-  while (i < a.length && a[i] === b[i]) i++;
-  return `text differs at character ${i}: PyTorch …${JSON.stringify(a.slice(Math.max(0, i - 30), i + 30))}, page …${JSON.stringify(b.slice(Math.max(0, i - 30), i + 30))}`;
-}
 
 async function snippetsOf(query) {
   const g = await guardedPage(browser.context, () => true);
@@ -78,15 +50,7 @@ test('every snippet runs in PyTorch and prints what the page prints', { timeout:
     for (const s of await snippetsOf(q)) all.push({ ...s, id: (q || 'default') + ' · ' + s.id });
   }
   assert.ok(all.length >= CASES.length * 2, 'each case offers its snippets');
-  let results;
-  try {
-    results = JSON.parse(execFileSync(PYTHON, [join(repo, 'tests', 'torch', 'run_snippets.py')], {
-      input: JSON.stringify(all.map(({ id, code }) => ({ id, code }))), maxBuffer: 1 << 28,
-      env: { ...process.env, ATEN_CPU_CAPABILITY: 'default', OMP_NUM_THREADS: '1' },
-    }));
-  } catch (e) {
-    assert.fail(`${PYTHON} with torch is needed (scripts/test installs Debian's python3-torch): ${e.message}`);
-  }
+  const results = runInPyTorch(all);
   const failures = [], roundings = [];
   results.forEach((r, i) => {
     const want = all[i].printed;

@@ -201,7 +201,7 @@ TEST_CASE("cross-attention: query length differs from key length") {
   const ForwardResult r = m.forward(q, kv, kv, {});
   CHECK(r.output.shape() == Shape{2, 3, 16});
   CHECK(r.weights.shape() == Shape{2, 4, 3, 7});
-  CHECK(shape_trace(2, 3, 16, 4, 7)[4].description.find("[2, 4, 3, 7]") != std::string::npos);
+  CHECK(shape_trace(2, 3, 16, 4, 7)[4].weights == Shape{2, 4, 3, 7});
   REQUIRE_ERROR_MENTIONS(m.forward(q, kv, mha_test::randn({2, 6, 16}, *gen), {}), "[2, 7, 16]", "[2, 6, 16]");
 }
 
@@ -229,12 +229,12 @@ TEST_CASE("shape trace at B=2, S=10, D=512, H=8 is lesson 004's table") {
   const std::vector<Shape> shapes{{2, 10, 512}, {2, 10, 512}, {2, 10, 8, 64}, {2, 8, 10, 64},
                                   {2, 8, 10, 64}, {2, 10, 8, 64}, {2, 10, 512}, {2, 10, 512}};
   for (std::size_t i = 0; i < 8; ++i) CHECK(trace[i].layout.shape == shapes[i]);
-  CHECK(trace[2].label == "After .view(2, 10, 8, 64)");
+  CHECK(trace[2].op == "view");
   CHECK(trace[3].layout.strides == Strides{5120, 64, 512, 1});
   CHECK_FALSE(trace[3].layout.is_contiguous());
   CHECK(trace[5].layout.strides == Strides{5120, 64, 640, 1});
   CHECK_FALSE(trace[5].layout.is_contiguous());
-  CHECK(trace[6].label == "After .contiguous().view(2, 10, 512)");
+  CHECK(trace[6].op == "contiguous_view");
   CHECK(trace[6].layout.is_contiguous());
   // The trace describes what the module's own tensors do.
   const Tensor heads = Tensor({2, 10, 512}).view({2, -1, 8, 64}).transpose(1, 2);

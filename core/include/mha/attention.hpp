@@ -53,13 +53,13 @@ AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
 Tensor split_heads(const Tensor& t, std::size_t num_heads);  // [B, S, D] → [B, H, S, d_k]
 Tensor merge_heads(const Tensor& t);                          // [B, H, S, d_k] → [B, S, D]
 
-// One row of the lesson 004 shape table, for the current configuration.
+// One row of the lesson 004 shape table: structured data; the page words it.
 struct TraceStep {
-  std::string label;        // the table's Operation column: "After .view(2, 10, 8, 64)"
-  std::string op;           // input | linear | view | transpose | attention | contiguous_view
-  std::string expr;         // the PyTorch expression: "self.W_q(x).view(2, 10, 8, 64)"
-  std::string description;  // what it means: "Split 512 dims into 8 heads × 64 dims each"
-  Layout layout;            // shape, strides, contiguity of the step's result
+  std::string op;      // input | linear | view | transpose | attention | contiguous_view;
+                       // a model's trace adds embedding | residual | readout
+  Layout layout;       // shape, strides, contiguity of the step's result
+  Shape weights = {};  // attention: the weights' shape [B, H, Sq, Skv]; empty otherwise
+  int layer = -1;      // a model's trace: the attention layer the step belongs to (-1: none)
 };
 
 // The shape trace of one forward pass at (B, Sq, D, H), Skv keys; computed with the same Layout

@@ -145,6 +145,10 @@ class TinyAttentionModel : public Module {
   std::vector<Tensor> predict(const std::vector<std::int64_t>& tokens);
   // Every layer's attention [H, T, T] for one token sequence.
   std::vector<Tensor> attention(const std::vector<std::int64_t>& tokens);
+  // The shapes of a forward on one sequence of seq_len tokens: tokens [1, T], the embedding sum
+  // [1, T, D], each layer's attention steps (shape_trace's, tagged with the layer) and its residual
+  // add, then one readout [1, T, V] per target.
+  std::vector<TraceStep> shape_trace(std::size_t seq_len) const;
   // Each head's best role for the task on a fixed probe batch (drawn from its own generator).
   std::vector<RoleScore> role_scores();
   void ablate(std::size_t layer, std::size_t head, bool on);

@@ -1,0 +1,152 @@
+// MHA Explorer — the training lab's views: the loss and accuracy chart, the head cards, the model's
+// predictions, and the closer look at one head (the main page's heatmap and shape-trace widgets on
+// the trained layers). Each draws from the data it is given; the controller (lab.js) owns the state.
+import widgets from './widgets.js';
+import { TASK_TEXT, firstTarget } from './lab-state.js';
+
+const W = widgets;
+
+function css(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
+
+// Loss (log scale, left axis) and accuracy (right axis) per step; the one-head twin dashed.
+export function drawChart(c, curve, twinCurve) {
+  var dpr = window.devicePixelRatio || 1;
+  var w = c.clientWidth || 900, h = c.clientHeight || 240;
+  if (c.width !== Math.round(w * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
+  var g = c.getContext('2d');
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, w, h);
+  var left = 44, right = 40, top = 10, bottom = 22, pw = w - left - right, ph = h - top - bottom;
+  g.strokeStyle = css('--border'); g.fillStyle = css('--fg-muted'); g.font = '11px system-ui, sans-serif';
+  g.strokeRect(left, top, pw, ph);
+  var n = Math.max(curve.length, 10);
+  var losses = curve.map(function (p) { return Math.max(p.loss, 1e-6); });
+  var hi = Math.ceil(Math.log10(Math.max.apply(null, losses.concat([3])))), lo = Math.floor(Math.log10(Math.min.apply(null, losses.concat([0.01]))));
+  var y = function (v) { return top + ph * (hi - Math.log10(Math.max(v, 1e-6))) / (hi - lo); };
+  var ya = function (a) { return top + ph * (1 - a); };
+  var x = function (i) { return left + pw * i / (n - 1); };
+  g.textAlign = 'right';
+  for (var e = lo; e <= hi; e++) g.fillText(String(Math.pow(10, e) >= 1 ? Math.pow(10, e) : Math.pow(10, e).toPrecision(1)), left - 4, y(Math.pow(10, e)) + 4);
+  g.textAlign = 'left';
+  [0, 0.5, 1].forEach(function (a) { g.fillText(a.toFixed(1), w - right + 4, ya(a) + 4); });
+  g.textAlign = 'center';
+  g.fillText('step ' + (curve.length ? curve[curve.length - 1].step : 0), left + pw / 2, h - 6);
+  var line = function (points, color, f) {
+    g.strokeStyle = color; g.lineWidth = 1.5; g.beginPath();
+    points.forEach(function (p, i) { var px = x(i), py = f(p); if (i) g.lineTo(px, py); else g.moveTo(px, py); });
+    g.stroke();
+  };
+  var lossY = function (p) { return y(p.loss); }, accY = function (p) { return ya(p.accuracy); };
+  line(curve, css('--line'), lossY);
+  line(curve, css('--ok'), accY);
+  if (twinCurve.length) {
+    g.setLineDash([4, 3]);
+    line(twinCurve, css('--line'), lossY);
+    line(twinCurve, css('--ok'), accY);
+    g.setLineDash([]);
+  }
+  g.textAlign = 'left';
+  g.fillStyle = css('--line'); g.fillText('loss', left + 6, top + 14);
+  g.fillStyle = css('--ok'); g.fillText('accuracy', left + 40, top + 14);
+  if (twinCurve.length) { g.fillStyle = css('--fg-muted'); g.fillText('dashed: one head', left + 100, top + 14); }
+}
+
+// Blues, as the lessons' heatmaps, on one shared 0..1 scale.
+var BLUES = W.lut('blues');
+
+// The cards of one model's heads (view: {attention: [{layer, weights [H, T, T]}], roles}); interactive
+// cards are toggle buttons that switch a head off and on (onAblate(event)), ablated: {"l:h": true}.
+export function drawHeadCards(box, view, H, T, opts) {
+  if (!view || !H) { box.textContent = ''; return; }
+  var interactive = !!opts.onAblate;
+  var cards = box.querySelectorAll('.lab-head');
+  if (cards.length !== view.attention.length * H || box.dataset.t !== String(T)) {
+    box.textContent = '';
+    box.dataset.t = String(T);
+    view.attention.forEach(function (layer) {
+      for (var h = 0; h < H; h++) {
+        var b = W.el('button', { type: 'button', class: 'lab-head', 'data-layer': String(layer.layer), 'data-head': String(h) });
+        b.appendChild(W.el('span', { class: 'head-title' }, (interactive ? '' : 'One-head model: ') + 'Layer ' + layer.layer + ' · head ' + h));
+        var canvas = W.el('canvas'); canvas.width = T; canvas.height = T;
+        b.appendChild(canvas);
+        b.appendChild(W.el('span', { class: 'role' }));
+        if (interactive) b.addEventListener('click', opts.onAblate); else b.disabled = true;
+        box.appendChild(b);
+      }
+    });
+    cards = box.querySelectorAll('.lab-head');
+  }
+  Array.prototype.forEach.call(cards, function (card) {
+    var l = Number(card.dataset.layer), h = Number(card.dataset.head);
+    var w = view.attention[l].weights.data, img = new ImageData(T, T);
+    for (var i = 0; i < T * T; i++) {
+      var k = Math.max(0, Math.min(255, Math.round(w[h * T * T + i] * 255))) * 3;
+      img.data[4 * i] = BLUES[k]; img.data[4 * i + 1] = BLUES[k + 1]; img.data[4 * i + 2] = BLUES[k + 2]; img.data[4 * i + 3] = 255;
+    }
+    card.querySelector('canvas').getContext('2d').putImageData(img, 0, 0);
+    var r = view.roles.find(function (x) { return x.layer === l && x.head === h; });
+    var off = interactive && !!opts.ablated[l + ':' + h];
+    card.classList.toggle('ablated', off);
+    card.setAttribute('aria-pressed', off ? 'true' : 'false');
+    var role = card.querySelector('.role');
+    role.textContent = '';
+    role.appendChild(W.el('strong', null, r ? r.role : ''));
+    role.appendChild(document.createTextNode(r ? ' · ' + r.score.toFixed(2) + (off ? ' · switched off' : '') : ''));
+    // the accessible name is the visible text (title, role, score); the action is in aria-pressed and the tooltip
+    card.title = 'Rows: query position t; columns: key position.' + (interactive ? ' Click to ' + (off ? 'switch this head back on' : 'switch this head off (ablate it)') : '');
+  });
+}
+
+// The argmax of each readout at each position, as a small table of text (· where there is no target).
+export function predictionsText(view, cfg, probe) {
+  var names = TASK_TEXT[cfg.task].readouts, V = cfg.vocab, T = probe.length;
+  var pad = function (s, n) { s = String(s); while (s.length < n) s = ' ' + s; return s; };
+  var width = Math.max(3, String(V - 1).length + 1);
+  var label = Math.max.apply(null, names.map(function (n) { return n.length; }).concat([10]));
+  var lines = [pad('position t', label) + ' ' + probe.map(function (_, t) { return pad(t, width); }).join(''),
+    pad('token x[t]', label) + ' ' + probe.map(function (v) { return pad(v, width); }).join('')];
+  view.logits.forEach(function (l, r) {
+    var row = [], from = firstTarget(cfg.task, probe, r);
+    for (var t = 0; t < T; t++) {
+      if (t < from) { row.push(pad('·', width)); continue; }
+      var best = 0;
+      for (var v = 1; v < V; v++) if (l.data[t * V + v] > l.data[t * V + best]) best = v;
+      row.push(pad(best, width));
+    }
+    lines.push(pad('→ ' + names[r], label) + ' ' + row.join(''));
+  });
+  return 'The model\'s predictions for this sequence (argmax of each readout; · where there is nothing to predict):\n' + lines.join('\n');
+}
+
+// A weight as a student reads it: tiny weights are not "0.000".
+function weightText(v) { return v === 0 ? '0' : v < 0.001 ? '< 0.001' : v.toFixed(3); }
+
+// The closer look: one head enlarged with its tokens as labels (the main page's heatmap), what the
+// selected query attends to, and the shape trace of the model's forward on the probe sequence.
+// els: {select, canvas, legend, readout, traceBody}; sel: {layer, head, query}.
+export function drawCloser(els, view, cfg, probe, sel) {
+  var T = probe.length, H = cfg.numHeads;
+  var key = view.attention.length + '|' + H;
+  if (els.select._key !== key) {
+    els.select._key = key;
+    els.select.textContent = '';
+    view.attention.forEach(function (layer) {
+      for (var h = 0; h < H; h++) els.select.appendChild(W.el('option', { value: layer.layer + ':' + h }, 'Layer ' + layer.layer + ' · head ' + h));
+    });
+  }
+  els.select.value = sel.layer + ':' + sel.head;
+  var w = view.attention[sel.layer].weights.data, off = sel.head * T * T;
+  var mat = { S: T, data: w.subarray(off, off + T * T) };
+  var labels = probe.map(function (tok, t) { return t + ':' + tok; });
+  var q = Math.min(sel.query, T - 1), r = view.roles.find(function (x) { return x.layer === sel.layer && x.head === sel.head; });
+  var top = W.topKeys(mat, q, 3).filter(function (j) { return !(cfg.causal && j > q); });
+  var size = Math.max(160, Math.min(els.canvas.parentNode.clientWidth - 60 || 360, 16 * T, 420));
+  W.drawHeatmap(els.canvas, mat, { labels: labels, showLabels: true, scale: 'blues', norm: 'one', vmax: 1, size: size, selected: [q, top[0]] });
+  W.legend(els.legend, 'blues', '1');
+  els.readout.textContent = 'Layer ' + sel.layer + ' · head ' + sel.head + (r ? ' (' + r.role + ' · ' + r.score.toFixed(2) + ')' : '') +
+    ': query t=' + q + ' (token ' + probe[q] + ') attends most to ' + top.map(function (j) {
+    return 't=' + j + ' (token ' + probe[j] + ') ' + weightText(mat.data[q * T + j]);
+  }).join(', ') + (cfg.causal ? '. Keys after t=' + q + ' are masked (causal).' : '.') + ' Click a cell, or use the arrow keys, to pick a query.';
+  els.canvas.setAttribute('aria-label', 'Attention weights of layer ' + sel.layer + ', head ' + sel.head + ': rows are queries, columns keys. ' + els.readout.textContent);
+  W.traceTable(els.traceBody, view.trace, function () {});
+}
