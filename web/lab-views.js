@@ -140,7 +140,7 @@ export function drawCloser(els, view, cfg, probe, sel) {
   var labels = probe.map(function (tok, t) { return t + ':' + tok; });
   var q = Math.min(sel.query, T - 1), r = view.roles.find(function (x) { return x.layer === sel.layer && x.head === sel.head; });
   var top = W.topKeys(mat, q, 3).filter(function (j) { return !(cfg.causal && j > q); });
-  var size = Math.max(160, Math.min(els.canvas.parentNode.clientWidth - 60 || 360, 16 * T, 420));
+  var size = Math.max(200, Math.min(els.canvas.parentNode.parentNode.clientWidth - 120 || 360, 28 * T, 420));
   W.drawHeatmap(els.canvas, mat, { labels: labels, showLabels: true, scale: 'blues', norm: 'one', vmax: 1, size: size, selected: [q, top[0]] });
   W.legend(els.legend, 'blues', '1');
   els.readout.textContent = 'Layer ' + sel.layer + ' · head ' + sel.head + (r ? ' (' + r.role + ' · ' + r.score.toFixed(2) + ')' : '') +

@@ -30,7 +30,7 @@ import { start as startTrainer } from './trainer.js';
   var scriptUntil = null;
   var rate = { steps: 0, since: 0, value: 0 };
   var probe = [];
-  var closer = { layer: 0, head: 0, query: 0 };   // the head and query the closer look shows
+  var closer = { layer: 0, head: 0, query: Infinity };   // the head and query the closer look shows (the last query first)
 
   function showMessages() {
     var box = $('messages');

@@ -39,6 +39,22 @@ test('training lab over http and from file://', async (t) => {
       r.roles.forEach((x) => assert.ok(x.score >= 0.85, `${x.role} ${x.score}`));
       assert.match(await page.textContent('#heads'), /1 token back · 0\.9\d/);
 
+      // The closer look: a trained head enlarged (its role in words, its top key) and the model's shape trace.
+      const roleOf = (h) => r.roles.find((x) => x.head === h).role;
+      await page.selectOption('#c-closer', '0:1');
+      const closer = await page.evaluate(() => ({ readout: document.getElementById('closer-readout').textContent,
+        rows: Array.from(document.querySelectorAll('#closer-trace tr')).map((tr) => [tr.cells[1].firstChild.textContent, tr.cells[3].textContent]) }));
+      assert.match(closer.readout, new RegExp('^Layer 0 · head 1 \\(' + roleOf(1)));
+      const back = roleOf(1) === '1 token back' ? 1 : 2;   // the last query (t=7) attends most to t=7-back
+      assert.match(closer.readout, new RegExp('query t=7 \\(token 0\\) attends most to t=' + (7 - back) + ' '));
+      assert.deepEqual(closer.rows.map((x) => x[1]), ['[1, 8]', '[1, 8, 16]', '[1, 8, 16]', '[1, 8, 2, 8]', '[1, 2, 8, 8]', '[1, 2, 8, 8]',
+        '[1, 8, 2, 8]', '[1, 8, 16]', '[1, 8, 16]', '[1, 8, 16]', '[1, 8, 8]', '[1, 8, 8]']);
+      assert.equal(closer.rows[5][0], 'Layer 0: Attention computation');
+      assert.equal(closer.rows[10][0], 'Readout 0');
+      await page.focus('#closer-map');
+      await page.keyboard.press('ArrowUp');
+      assert.match(await page.textContent('#closer-readout'), /query t=6 /);
+
       // Ablation: held-out accuracy with and without head 0.
       const full = await page.evaluate(() => window.mhaExplorer.evaluate());
       await page.click('.lab-head[data-head="0"]');

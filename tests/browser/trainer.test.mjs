@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { DIST, guardedPage, launch, startServer } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
-const HOST = '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>trainer</title><script src="wasm-features.js"></script><script src="trainer.js"></script>';
+const HOST = '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>trainer</title><script src="trainer.js"></script>';
 
 // Runs in the page: the numbers the tests compare.
 async function session(builds) {
@@ -68,7 +68,7 @@ function check(r, reference) {
 
 test('training worker over http and from file://', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mha-trainer-'));
-  for (const f of readdirSync(DIST).filter((n) => n.startsWith('trainer') || n === 'wasm-features.js')) symlinkSync(join(DIST, f), join(dir, f));
+  for (const f of readdirSync(DIST).filter((n) => n.startsWith('trainer'))) symlinkSync(join(DIST, f), join(dir, f));
   writeFileSync(join(dir, 'host.html'), HOST);
   const server = await startServer({ '/trainer-host.html': HOST });
   const { context, close } = await launch();
