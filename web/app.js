@@ -77,7 +77,7 @@ import { attentionWeights } from './weights.js';
   if (st.explicit.text) applyFitText();
 
   // ---- Effective configuration -------------------------------------------------------------------
-  function presetOf(v) { return v.preset ? (P.PRESETS[v.preset] || (v.preset === 'lesson002' ? P.L002 : null)) : null; }
+  function presetOf(v) { return v.preset ? P.PRESETS[v.preset] || null : null; }
   function effective() {
     var v = st.values, pr = presetOf(v), eff = {};
     S.PROPS.forEach(function (p) {
@@ -170,6 +170,41 @@ import { attentionWeights } from './weights.js';
     return true;
   }
 
+  // ---- compute(): every preset's result in one shape ------------------------------------------------------
+  // → {promise of {res, labels, cells, cfg, copyAll}, t0, t1 (0 while the forward runs elsewhere)}, or null when
+  // there is nothing to compute. res: {weights [B, H, Sq, Skv], output, x, B, H, S, D, trace, causal, dropout,
+  // train, headNames?, origin?, note?}; cells: the lesson panel's code cells ({id, title, code, output(), setup?});
+  // copyAll: "Copy as PyTorch" is every cell (a fixed lesson) rather than the page's own cell.
+  function compute(eff, pr, msgs) {
+    if (pr && pr.compute) {   // a fixed lesson computes itself
+      var t = model.now(), fixed;
+      try { fixed = Promise.resolve(Object.assign({ cfg: null, copyAll: true }, pr.compute(M, eff))); } catch (err) { fixed = Promise.reject(err); }
+      lastCompute = { ms: 0, where: 'main thread' };
+      return { promise: fixed, t0: t, t1: t };
+    }
+    var b = buildSpec(eff, msgs);
+    if (b.spec.input.type === 'text' && b.spec.input.tokens.length === 0) {
+      msgs.push('Type a sentence above: there are no tokens to attend over yet.');
+      showMessages(msgs);
+      renderEmpty(eff);
+      return null;
+    }
+    var t0 = model.now(), job;
+    try { job = computeModule(b.spec); } catch (err) { job = Promise.reject(err); computedSync = true; }
+    var t1 = computedSync ? model.now() : 0;
+    return { t0: t0, t1: t1, promise: job.then(function (res) {
+      var cfg = { seed: eff.seed, D: eff.dmodel, H: eff.heads, dropout: eff.dropout, train: eff.train,
+        causal: eff.causal, maskStyle: b.spec.maskStyle, fill: eff.fill, input: b.spec.input, order: b.spec.order,
+        b: Math.min(eff.batch, res.B - 1), h: Math.min(eff.head, res.H - 1), seedNote: pr && pr.seedNote,
+        weights: loaded ? { file: loaded.file, layer: loaded.layer } : null };
+      res.causal = eff.causal; res.dropout = eff.dropout; res.train = eff.train;
+      var cells = pr ? [{ id: 'lesson', title: 'The lesson\'s example', code: pr.lessonCode(eff), output: function () { return pr.lessonOutput(res); } }] : [];
+      cells.push({ id: 'page', title: 'Copy as PyTorch: the page\'s numbers (batch ' + cfg.b + ', head ' + cfg.h + ')',
+        code: P.copySnippet(cfg), output: function () { return P.moduleOutput(res, cfg); } });
+      return { res: res, labels: b.labels, cfg: cfg, cells: cells, copyAll: false };
+    }) };
+  }
+
   // ---- render() ---------------------------------------------------------------------------------------
   var pending = null;
   var lastTiming = null;            // {forwardMs, redrawMs, totalMs} of the last completed render()
@@ -185,41 +220,17 @@ import { attentionWeights } from './weights.js';
     syncControls(eff);
     updateURL();
     var pr = presetOf(eff);
-    var job;
-    var l002 = eff.preset === 'lesson002';
-    if (l002) {
-      var L = P.lesson002(M), view = eff.view || 'heads', vr = L.views[view] || L.views.heads;
-      var labels = vr.labels || range(vr.S).map(function (i) { return 't' + i; });
-      lastCompute = { ms: 0, where: 'main thread' };
-      tF0 = tF1 = model.now();
-      job = Promise.resolve({ res: vr, labels: labels, cells: L.cells, cfg: null });
-    } else {
-      var b = buildSpec(eff, msgs);
-      if (b.spec.input.type === 'text' && b.spec.input.tokens.length === 0) {
-        msgs.push('Type a sentence above: there are no tokens to attend over yet.');
-        showMessages(msgs);
-        renderEmpty(eff);
-        return Promise.resolve();
-      }
-      tF0 = model.now();
-      job = computeModule(b.spec);
-      if (computedSync) tF1 = model.now();   // the forward ran on the main thread, already done
-      job = job.then(function (res) {
-        if (!tF1) tF1 = model.now();
-        var cfg = { seed: eff.seed, D: eff.dmodel, H: eff.heads, dropout: eff.dropout, train: eff.train,
-          causal: eff.causal, maskStyle: b.spec.maskStyle, fill: eff.fill, input: b.spec.input, order: b.spec.order,
-          b: Math.min(eff.batch, res.B - 1), h: Math.min(eff.head, res.H - 1), seedNote: pr && pr.seedNote,
-          weights: loaded ? { file: loaded.file, layer: loaded.layer } : null };
-        res.causal = eff.causal; res.dropout = eff.dropout; res.train = eff.train;
-        return { res: res, labels: b.labels, cfg: cfg };
-      });
-    }
+    var run = compute(eff, pr, msgs);
+    if (run === null) return Promise.resolve();   // nothing to compute (no tokens): the page says so
+    tF0 = run.t0; tF1 = run.t1;
+    var job = run.promise;
     if (!tF1) setStatus('Computing…');   // only when the forward is asynchronous (Web Worker)
     pending = job.then(function (out) {
       if (myId !== renderId) return;   // a newer render superseded this one
       var tD0 = model.now();
       ['export-png', 'export-svg', 'show-table', 'copy-py'].forEach(function (id) { setProp($(id), 'disabled', false); });
-      current = { res: out.res, labels: out.labels, cfg: out.cfg, cells: out.cells, eff: eff };
+      if (!tF1) tF1 = tD0;
+      current = { res: out.res, labels: out.labels, cfg: out.cfg, cells: out.cells, copyAll: out.copyAll, eff: eff };
       if (eff.batch >= out.res.B) { msgs.push('batch=' + eff.batch + ' is out of range for B=' + out.res.B + '; showing 0.'); }
       if (eff.head >= out.res.H) { msgs.push('head=' + eff.head + ' is out of range for ' + out.res.H + ' heads; showing 0.'); }
       showMessages(msgs);
@@ -555,26 +566,15 @@ import { attentionWeights } from './weights.js';
       : setTimeout(function () { printedTimer = null; flushPrinted(); }, 30);
   }
   function drawLesson() {
-    var eff = current.eff, pr = presetOf(eff), box = $('cells'), cells = [];
-    if (eff.preset === 'lesson002') {
-      setText('lesson-title', P.L002.title);
-      setText('lesson-blurb', P.L002.blurb + ' Source: ' + P.L002.file + '.');
-      cells = current.cells;
-    } else {
-      var cfg = current.cfg, res = current.res;
+    var eff = current.eff, pr = presetOf(eff), box = $('cells'), cells = current.cells;
+    if (pr) {
       var mods = modified(eff);
-      if (pr) {
-        setText('lesson-title', pr.title(eff));
-        setText('lesson-blurb', pr.blurb(eff) + (mods.length ? ' You changed: ' + mods.join(', ') +
-          ' — the numbers below follow your values.' : '') + ' Source: ' + pr.file + '.');
-        cells.push({ id: 'lesson', title: 'The lesson\'s example', code: pr.lessonCode(eff),
-          output: function () { return pr.lessonOutput(res); } });
-      } else {
-        setText('lesson-title', 'Your sentence in PyTorch');
-        setText('lesson-blurb', 'The same computation as a PyTorch snippet: run it in a notebook and it prints the numbers below.');
-      }
-      cells.push({ id: 'page', title: 'Copy as PyTorch: the page\'s numbers (batch ' + cfg.b + ', head ' + cfg.h + ')',
-        code: P.copySnippet(cfg), output: function () { return P.moduleOutput(res, cfg); } });
+      setText('lesson-title', pr.title(eff));
+      setText('lesson-blurb', pr.blurb(eff) + (mods.length ? ' You changed: ' + mods.join(', ') +
+        ' — the numbers below follow your values.' : '') + ' Source: ' + pr.file + '.');
+    } else {
+      setText('lesson-title', 'Your sentence in PyTorch');
+      setText('lesson-blurb', 'The same computation as a PyTorch snippet: run it in a notebook and it prints the numbers below.');
     }
     var key = cells.map(function (c) { return c.id + '\u0001' + c.title; }).join('\u0002');
     var fresh = !lessonCells || lessonCells.key !== key || box.firstChild !== lessonCells.els[0];
@@ -656,8 +656,6 @@ import { attentionWeights } from './weights.js';
   function buildControls() {
     var ps = $('c-preset');
     P.list.forEach(function (p) { ps.appendChild(new Option(p[1], p[0])); });
-    var vs = $('c-view');
-    P.L002.views.forEach(function (v) { vs.appendChild(new Option(v[1], v[0])); });
     var on = function (id, ev, fn) { $(id).addEventListener(ev, fn); };
     on('c-preset', 'change', function () {
       var v = $('c-preset').value;
@@ -783,12 +781,16 @@ import { attentionWeights } from './weights.js';
   function syncControls(eff) {
     var pr = presetOf(eff), fixed = pr && pr.fixed;
     // a fixed example (lesson 002) shows the values it uses, or no model at all for the hand-built heads
-    var shown = fixed && M ? (P.lesson002(M).views[eff.view || 'heads'] || {}).shown : null;
+    var shown = pr && pr.shown && M ? pr.shown(M, eff) : null;
     setProp($('model-fields'), 'hidden', !!fixed && !shown);
     if (shown) eff = Object.assign({}, eff, shown);
     setProp($('c-preset'), 'value', eff.preset);
-    setProp($('f-view'), 'hidden', eff.preset !== 'lesson002');
-    setProp($('c-view'), 'value', eff.view || 'heads');
+    setProp($('f-view'), 'hidden', !(pr && pr.views));
+    if (pr && pr.views) {
+      var vs = $('c-view'), vkey = pr.views.join('|');
+      if (vs._key !== vkey) { vs._key = vkey; vs.textContent = ''; pr.views.forEach(function (v) { vs.appendChild(new Option(v[1], v[0])); }); }
+      setProp(vs, 'value', eff.view || pr.views[0][0]);
+    }
     setProp($('f-text'), 'hidden', !!pr);
     setProp($('f-pos'), 'hidden', !!pr);
     if ($('c-text').value !== eff.text && document.activeElement !== $('c-text')) $('c-text').value = eff.text;
@@ -933,7 +935,7 @@ import { attentionWeights } from './weights.js';
   // What an exported image says about itself: the configuration, the batch item and the colour range.
   function exportInfo() {
     var eff = current.eff, r = current.res, pr = presetOf(eff);
-    var what = pr ? (typeof pr.title === 'function' ? pr.title(eff) : pr.title) + (r.note ? ' — ' + r.note : '')
+    var what = pr ? pr.title(eff) + (r.note ? ' — ' + r.note : '')
       : 'MultiHeadAttention(d_model=' + eff.dmodel + ', num_heads=' + eff.heads + '), ' +
         (loaded ? 'weights from ' + loaded.file + (loaded.kind === 'model' ? ' layer ' + loaded.layer : '') : 'torch.manual_seed(' + eff.seed + ')') +
         (eff.causal ? ', causal' : '') + (eff.train && eff.dropout ? ', train() dropout ' + eff.dropout : '');
@@ -945,7 +947,7 @@ import { attentionWeights } from './weights.js';
   function pageSnippet() {
     if (!current) return { code: '', printed: '' };
     flushPrinted();
-    if (current.cells) {
+    if (current.copyAll) {
       return { code: P.copyAll(current.cells),
         printed: current.cells.map(function (c) { return printed[c.id]; }).filter(Boolean).join('\n') };
     }

@@ -662,19 +662,33 @@ import { PY_LOAD_FILE, pyLoadLines } from './weights.js';
     return s / a.length;
   }
 
+  // Every preset answers the controller the same way: title(eff), blurb(eff), file; a module preset gives
+  // defaults, input, order, maskStyle, lessonCode and lessonOutput (the controller runs its forward); a fixed
+  // preset (lesson 002) computes itself: compute(M, eff) → {res, labels, cells}, views (the examples that can
+  // feed the heatmaps) and shown(M, eff) (the values the selected example uses, for the greyed controls).
   var L002 = {
-    title: 'Lessons 002/004 — L04 "Committee of Experts": every printed cell',
+    title: function () { return 'Lessons 002/004 — L04 "Committee of Experts": every printed cell'; },
     file: '002_ad8fa6190e00e90b.txt',
-    blurb: 'Every example of the lesson, computed live: parameter counts, mix-then-split, the 4-step pipeline, ' +
-      'head specialization, the shape table, contiguous(), the module test, loop vs vectorized and the causal mask. ' +
-      'Pick which example feeds the heatmaps.',
+    blurb: function () {
+      return 'Every example of the lesson, computed live: parameter counts, mix-then-split, the 4-step pipeline, ' +
+        'head specialization, the shape table, contiguous(), the module test, loop vs vectorized and the causal mask. ' +
+        'Pick which example feeds the heatmaps.';
+    },
     views: [['heads', 'Head specialization'], ['pipeline', '4-step pipeline'], ['module', 'Module test'],
       ['loop', 'Loop vs vectorized'], ['causal', 'Causal mask']],
-    fixed: true
+    fixed: true,
+    view: function (M, eff) { var L = lesson002(M); return L.views[eff.view] || L.views.heads; },
+    compute: function (M, eff) {
+      var vr = L002.view(M, eff), labels = vr.labels || [];
+      if (!vr.labels) for (var i = 0; i < vr.S; i++) labels.push('t' + i);
+      return { res: vr, labels: labels, cells: lesson002(M).cells };
+    },
+    shown: function (M, eff) { return L002.view(M, eff).shown || null; }
   };
+  PRESETS.lesson002 = L002;
 
   const presets = {
-    PRESETS: PRESETS, L002: L002, lesson002: lesson002, copySnippet: copySnippet, moduleExample: moduleExample,
+    PRESETS: PRESETS, lesson002: lesson002, copySnippet: copySnippet, moduleExample: moduleExample,
     copyOf: copyOf, copyAll: copyAll,
     moduleOutput: moduleOutput, shapeTableText: shapeTableText, PY_CLASS: PY_CLASS, PY_TOKENS: PY_TOKENS, meanAbsDiff: meanAbsDiff,
     list: [['', 'Your sentence'], ['lesson000', '000 · Chapter 2.3 (64, 8)'], ['lesson001', '001 · Self-attention (8, 2)'],
