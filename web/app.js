@@ -1,11 +1,22 @@
-// MHA Explorer — controller: loads the core, owns the state, one render(). Defines window.mhaExplorer.
-// The page's entry module: web/build.mjs bundles it and its imports into dist/app.js, a classic script.
+// MHA Explorer — the page's controller: owns the state (state.js), computes every preset's result in one
+// shape (compute()), and redraws the views from it (render() → draw()); loaded weights, the controls,
+// theme and layout, and window.mhaExplorer. The page's entry module: web/build.mjs bundles it and its
+// imports into dist/app.js, a classic script. Its jobs live in modules, TensorFlow Playground style:
+// page-core (loading the core, the forward worker), page-heads, page-detail, page-trace, page-lesson (the
+// views), page-read (reading weights), page-share (URL, links, embeds), page-dom (DOM setters).
 import state from './state.js';
 import model from './model.js';
 import presets from './presets.js';
 import widgets from './widgets.js';
-import BUILDS from './wasm-features.js';
 import { attentionWeights } from './weights.js';
+import { $, setText, setProp, setOptions, range } from './page-dom.js';
+import { loadCore, runForward, noForward, lastCompute } from './page-core.js';
+import { selB, headMat, headName, colourMax, fmtMax } from './page-read.js';
+import { drawHeads, drawHeadsSelection, headsNote } from './page-heads.js';
+import { drawDetail, drawTable, wireDetail } from './page-detail.js';
+import { drawTrace } from './page-trace.js';
+import { drawLesson, clearLesson, getPrinted, snippets, pageSnippet } from './page-lesson.js';
+import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-share.js';
 
 (function (root) {
   // The training lab has a page of its own: ?preset=train-… opens it with the same parameters.
@@ -14,44 +25,18 @@ import { attentionWeights } from './weights.js';
     return;
   }
   var S = state, P = presets, W = widgets;
-  var $ = function (id) { return document.getElementById(id); };
 
   var DMODELS = [4, 8, 16, 32, 48, 64, 96, 128, 256, 384, 512, 768, 1024];
-  var WORKER_COST = 3e8;           // multiply-adds above which the forward runs in a Worker (~50 ms inline)
 
   var M = null;                     // the WebAssembly API
   var st = S.fromQuery(root.location.search);
   var loadMessages = st.messages.slice();
-  var current = null;               // {res, labels, cfg, eff}
-  var renderId = 0, jobSeq = 0;
-  var worker = null, workerFailed = false, workerJobs = {};
-  var lastCompute = { ms: 0, where: 'main thread' };
-  var hoverQuery = null, cellSel = [0, 0];
+  var current = null;               // {res, labels, cfg, cells, copyAll, eff}: what the views draw
+  var getCur = function () { return current; };
+  var renderId = 0;
   // Weights loaded from a .safetensors file (not in share links: a link cannot carry a file):
   // {id, file, tensors (the whole file), state (the module's entries), dModel, kind: 'module' | 'model', layer, layers}.
   var loaded = null, weightsSeq = 0;
-
-  // ---- Loading the core ------------------------------------------------------------------------
-  // The builds this browser can run, fastest first (wasm-features.js); a host that lacks one falls back to the next.
-  var coreScripts = BUILDS.map(function (b) { return b + '.js'; });
-  var coreScript = coreScripts[0];
-  function loadCore() {
-    var tryScript = function (i) {
-      return new Promise(function (resolve, reject) {
-        var s = document.createElement('script');
-        s.src = coreScripts[i];
-        s.onload = function () { coreScript = coreScripts[i]; resolve(); };
-        s.onerror = function () {
-          s.remove();
-          if (i + 1 < coreScripts.length) resolve(tryScript(i + 1));
-          else reject(new Error('Could not load ' + coreScripts.join(' or ') + ' next to this page. Run scripts/build.'));
-        };
-        document.head.appendChild(s);
-      });
-    };
-    return (typeof root.createMhaModule === 'function' ? Promise.resolve() : tryScript(0))
-      .then(function () { return root.createMhaModule(); });
-  }
 
   // ---- Long texts ---------------------------------------------------------------------------------
   // A text is cut after at most MAX_TOKENS tokens, at a token boundary, and so that its share link stays
@@ -131,45 +116,6 @@ import { attentionWeights } from './weights.js';
     return { spec: spec, labels: labels };
   }
 
-  var computedSync = false;         // did the last computeModule() run synchronously on the main thread?
-  function computeModule(spec) {
-    var useWorker = model.cost(spec) > WORKER_COST && !workerFailed;
-    computedSync = false;
-    if (useWorker && ensureWorker()) {
-      return new Promise(function (resolve, reject) {
-        var id = ++jobSeq;
-        workerJobs[id] = { resolve: resolve, reject: reject, spec: spec };
-        worker.postMessage({ id: id, spec: spec });
-      }).then(function (r) { lastCompute = { ms: r.ms, where: 'Web Worker' }; return r; });
-    }
-    var r = model.runModule(M, spec);
-    lastCompute = { ms: r.ms, where: 'main thread' };
-    computedSync = true;
-    return Promise.resolve(r);
-  }
-  function ensureWorker() {
-    if (worker) return true;
-    try {
-      worker = new Worker('worker.js');
-    } catch (e) { workerFailed = true; return false; }   // file:// in Chromium: run on the main thread
-    worker.postMessage({ init: coreScript });
-    worker.onmessage = function (e) {
-      var job = workerJobs[e.data.id]; if (!job) return;
-      delete workerJobs[e.data.id];
-      if (e.data.error) job.reject(new Error(e.data.error)); else job.resolve(e.data.result);
-    };
-    worker.onerror = function (e) {
-      if (e && e.preventDefault) e.preventDefault();
-      workerFailed = true; worker = null;
-      Object.keys(workerJobs).forEach(function (id) {
-        var job = workerJobs[id]; delete workerJobs[id];
-        try { var r = model.runModule(M, job.spec); lastCompute = { ms: r.ms, where: 'main thread' }; job.resolve(r); }
-        catch (err) { job.reject(err); }
-      });
-    };
-    return true;
-  }
-
   // ---- compute(): every preset's result in one shape ------------------------------------------------------
   // → {promise of {res, labels, cells, cfg, copyAll}, t0, t1 (0 while the forward runs elsewhere)}, or null when
   // there is nothing to compute. res: {weights [B, H, Sq, Skv], output, x, B, H, S, D, trace, causal, dropout,
@@ -179,7 +125,7 @@ import { attentionWeights } from './weights.js';
     if (pr && pr.compute) {   // a fixed lesson computes itself
       var t = model.now(), fixed;
       try { fixed = Promise.resolve(Object.assign({ cfg: null, copyAll: true }, pr.compute(M, eff))); } catch (err) { fixed = Promise.reject(err); }
-      lastCompute = { ms: 0, where: 'main thread' };
+      noForward();
       return { promise: fixed, t0: t, t1: t };
     }
     var b = buildSpec(eff, msgs);
@@ -189,10 +135,8 @@ import { attentionWeights } from './weights.js';
       renderEmpty(eff);
       return null;
     }
-    var t0 = model.now(), job;
-    try { job = computeModule(b.spec); } catch (err) { job = Promise.reject(err); computedSync = true; }
-    var t1 = computedSync ? model.now() : 0;
-    return { t0: t0, t1: t1, promise: job.then(function (res) {
+    var t0 = model.now(), job = runForward(b.spec), t1 = job.sync ? model.now() : 0;
+    return { t0: t0, t1: t1, promise: job.promise.then(function (res) {
       var cfg = { seed: eff.seed, D: eff.dmodel, H: eff.heads, dropout: eff.dropout, train: eff.train,
         causal: eff.causal, maskStyle: b.spec.maskStyle, fill: eff.fill, input: b.spec.input, order: b.spec.order,
         b: Math.min(eff.batch, res.B - 1), h: Math.min(eff.head, res.H - 1), seedNote: pr && pr.seedNote,
@@ -218,7 +162,7 @@ import { attentionWeights } from './weights.js';
     applyLayout(eff);
     validate(eff, msgs);
     syncControls(eff);
-    updateURL();
+    updateURL(st);
     var pr = presetOf(eff);
     var run = compute(eff, pr, msgs);
     if (run === null) return Promise.resolve();   // nothing to compute (no tokens): the page says so
@@ -246,8 +190,6 @@ import { attentionWeights } from './weights.js';
     });
     return pending;
   }
-  function range(n) { var a = []; for (var i = 0; i < n; i++) a.push(i); return a; }
-
   function statusText() {
     var simd = { wasmsimd: 'WebAssembly SIMD', 'wasmsimd-relaxed': 'WebAssembly SIMD + FMA (relaxed SIMD)' }[M.implementation] ||
       'WebAssembly (scalar, no SIMD)';
@@ -263,91 +205,16 @@ import { attentionWeights } from './weights.js';
     msgs.forEach(function (m) { box.appendChild(W.el('p', { class: 'msg', role: 'alert' }, m)); });
   }
 
-  // ---- Drawing -----------------------------------------------------------------------------------------
-  function selB() { return Math.min(current.eff.batch, current.res.B - 1); }
-  function selH() { return Math.min(current.eff.head, current.res.H - 1); }
-  function headMat(b, h) {
-    var r = current.res, Sq = r.weights.shape[2];
-    if (h === 'avg') {
-      var acc = new Float32Array(Sq * Sq);
-      for (var k = 0; k < r.H; k++) {
-        var m = model.headMatrix(r.weights, b, k).data;
-        for (var i = 0; i < acc.length; i++) acc[i] += m[i] / r.H;
-      }
-      return { S: Sq, data: acc };
-    }
-    return { S: Sq, data: model.headMatrix(r.weights, b, h).data };
-  }
-  function headName(h) {
-    var names = current.res.headNames;
-    if (h === 'avg') return 'Average of ' + current.res.H + ' heads';
-    return names && names[h] ? 'HEAD ' + (h + 1) + ' · ' + names[h] : 'Head ' + h;
-  }
-
-  // Small DOM setters that write only when the value changes (no style/layout invalidation otherwise).
-  function setText(e, t) { if (typeof e === 'string') e = $(e); if (e.textContent !== t) e.textContent = t; }
-  function setProp(e, k, v) { if (e[k] !== v) e[k] = v; }
-  function setOptions(sel, values) {
-    var key = values.join(',');
-    if (sel._key === key && sel.options.length === values.length) return;
-    sel._key = key; sel.textContent = '';
-    values.forEach(function (v) { sel.appendChild(new Option(String(v), String(v))); });
-  }
-
+  // ---- Drawing ----------------------------------------------------------------------------------------
   // Layout reads, done before any write of a redraw (no forced synchronous layout in between).
   function measure() {
     return { heads: $('heads').clientWidth, detail: $('detail-canvas').parentNode.parentNode.clientWidth,
       lines: $('lines').parentNode.clientWidth };
   }
 
-  // The colour range: one scale for every head of the batch item (default), each head's own max, or 0..1.
-  function colourMax(eff, b) {
-    if (eff.norm === 'one') return 1;
-    if (eff.norm === 'max') return 0;   // per heatmap
-    var w = current.res.weights, n = w.shape[1] * w.shape[2] * w.shape[3], d = w.data, mx = 0;
-    for (var i = b * n, e = i + n; i < e; i++) if (d[i] > mx) mx = d[i];
-    return mx > 0 ? mx : 1;
-  }
-  function fmtMax(v) { return v >= 0.1 ? v.toFixed(2) : v.toPrecision(2); }
-
-  // What the student is looking at, in words: untrained or hand-built heads, what a row sums to, dropout, masks.
-  function headsNote(eff, r) {
-    var box = $('heads-note'), key = [eff.preset, eff.view, eff.seed, eff.train, eff.dropout, eff.causal, eff.norm, r.vmax,
-      loaded ? loaded.id + ':' + loaded.layer : ''].join('|');
-    if (box._key === key) return;
-    box._key = key;
-    box.textContent = '';
-    var add = function (t) { box.appendChild(document.createTextNode(t)); };
-    if (r.headNames) {
-      add('Hand-built logits, not learned: the lesson writes them to show what trained heads can do. ');
-    } else if (loaded) {
-      add('These heads use the weights loaded from ' + loaded.file + (loaded.kind === 'model' ? ' (layer ' + loaded.layer +
-        ' of the training lab\'s model, which learned them on token ids with its own embeddings: on your sentence\'s ' +
-        'embeddings their patterns need not be the roles the lab showed)' : '') + '. ');
-    } else {
-      add('These heads are untrained: random initial weights (' + (r.origin || 'nn.Linear\'s init after torch.manual_seed(' + eff.seed + ')') +
-        '). Untrained heads spread their attention almost evenly and look alike; training is what makes heads ' +
-        'specialize — see the hand-built heads of lesson 002, or watch heads learn their roles in the ');
-      box.appendChild(W.el('a', { href: 'lab.html?preset=train-two-offsets' }, 'training lab'));
-      add('. ');
-    }
-    add('Rows are queries, columns are keys. ');
-    if (r.dropout > 0 && r.train) {
-      add('train() with dropout p = ' + r.dropout + ': each weight was zeroed with probability p and the rest scaled by 1/(1 − p), ' +
-        'so a row no longer sums to 1 (PyTorch does the same). ');
-    } else {
-      add('Each row sums to 1. ');
-      if (r.dropout > 0) add('Dropout p = ' + r.dropout + ' does nothing in eval() mode: choose train() to see it act. ');
-    }
-    if (r.causal) add('Causal mask: a query sees only itself and earlier keys; the masked cells are exactly 0. ');
-    add(eff.norm === 'shared' ? 'Colours: one scale, 0 to ' + fmtMax(r.vmax) + ', for every head (legend above).'
-      : eff.norm === 'max' ? 'Colours: each heatmap from 0 to its own max (printed on its card): heads cannot be compared by colour.'
-        : 'Colours: 0 to 1 for every head.');
-  }
-
   function draw() {
-    var eff = current.eff, r = current.res, b = selB();
-    r.vmax = colourMax(eff, b);
+    var eff = current.eff, r = current.res, b = selB(current);
+    r.vmax = colourMax(current, b);
     var wd = measure();
     // input
     var pr = presetOf(eff);
@@ -362,247 +229,42 @@ import { attentionWeights } from './weights.js';
     var bs = $('c-batch');
     setOptions(bs, range(r.B));
     setProp(bs, 'value', String(b));
-    drawHeads(wd);
-    drawDetail(wd);
-    drawTrace();
-    drawLesson();
+    drawHeads(current, wd, getCur, pickHead);
+    drawDetail(current, wd);
+    drawTrace(current);
+    drawLessonPanel();
     W.legend($('legend'), eff.scale, eff.norm === 'max' ? 'each head\'s max' : fmtMax(r.vmax));
-    headsNote(eff, r);
+    headsNote(current, loaded);
     var ms = M.memoryStats ? M.memoryStats() : null;
     setText('mem', ms ? 'WebAssembly heap: ' + (ms.heapUsed / 1048576).toFixed(1) + ' MiB used of ' +
       (ms.heapSize / 1048576).toFixed(1) + ' MiB.' : '');
   }
 
-  function plotSize(Sq, H, width) {
-    var w = width || 800;
-    var cols = w < 500 ? 1 : H <= 2 ? H + 1 : H <= 4 ? Math.min(H + 1, w < 700 ? 2 : 3) : w < 700 ? 3 : 4;
-    var size = Math.floor(w / Math.max(1, cols)) - (Sq <= 16 ? 90 : 36);
-    return Math.max(96, Math.min(Sq <= 16 ? 220 : 260, size));
+  // A head card was clicked: it becomes the enlarged head (h: a head index or 'avg').
+  function pickHead(h) {
+    if (h === 'avg') { S.set(st, 'avg', true); } else { S.set(st, 'avg', false); S.set(st, 'head', h); }
+    updateURL(st); current.eff = effective(); drawHeadsSelection(current); drawDetail(current); drawLessonPanel();
   }
-
-  // The head cards are kept while the heads (count, names, S) stay the same; a redraw repaints their
-  // canvases and updates the selection.
-  var headCards = null;             // {key, items: [{h, card, canvas}]}
-  function drawHeads(wd) {
-    var eff = current.eff, r = current.res, b = selB(), grid = $('heads');
-    var Sq = r.weights.shape[2], size = plotSize(Sq, r.H, wd.heads);
-    var showLabels = Sq <= 16;
-    var items = range(r.H).concat(r.H > 1 ? ['avg'] : []);
-    var key = Sq + '|' + items.map(headName).join('\u0001');
-    if (!headCards || headCards.key !== key || grid.firstChild !== headCards.items[0].card) {
-      grid.textContent = '';
-      headCards = { key: key, items: items.map(function (h) {
-        var card = W.el('button', { type: 'button', class: 'head-card', 'aria-label': headName(h) + ': enlarge' });
-        card.appendChild(W.el('span', { class: 'head-title' }, headName(h)));
-        var c = W.el('canvas', h === 'avg' ? { 'data-avg': '1', role: 'img' } : { 'data-head': String(h), role: 'img' });
-        c.setAttribute('aria-label', headName(h) + ' attention heatmap, ' + Sq + ' by ' + Sq + '. Use "Show as table" for the numbers.');
-        card.appendChild(c);
-        attachHover(c, function () { return c._mat; });
-        card.addEventListener('click', function () {
-          if (h === 'avg') { S.set(st, 'avg', true); }
-          else { S.set(st, 'avg', false); S.set(st, 'head', h); }
-          updateURL(); current.eff = effective(); drawHeadsSelection(); drawDetail(); drawLesson();
-        });
-        grid.appendChild(card);
-        return { h: h, card: card, canvas: c };
-      }) };
-    }
-    headCards.items.forEach(function (it) {
-      var mat = headMat(b, it.h);
-      it.canvas._mat = mat;
-      W.drawHeatmap(it.canvas, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, vmax: r.vmax, size: size,
-        showLabels: showLabels });
-      if (!it.maxEl) it.maxEl = it.card.insertBefore(W.el('span', { class: 'head-max' }), it.canvas);
-      var mx = 0;
-      if (eff.norm === 'max') for (var i = 0; i < mat.data.length; i++) if (mat.data[i] > mx) mx = mat.data[i];
-      setText(it.maxEl, eff.norm === 'max' ? 'colours 0 – ' + fmtMax(mx) : '');
-    });
-    drawHeadsSelection();
-  }
-  function drawHeadsSelection() {
-    if (!headCards) return;
-    var sel = current.eff.avg ? 'avg' : selH();
-    headCards.items.forEach(function (it) {
-      var on = it.h === sel;
-      it.card.classList.toggle('selected', on);
-      W.setAttr(it.card, 'aria-pressed', String(on));
-    });
-  }
-
-  function attachHover(canvas, getMat) {
-    var tip = $('tooltip');
-    canvas.addEventListener('mousemove', function (e) {
-      var cell = W.cellAt(canvas, e);
-      if (!cell) { tip.hidden = true; return; }
-      tip.textContent = '';
-      fillTip(tip, getMat(), cell[0], cell[1]);
-      tip.hidden = false;
-      var x = e.clientX + 14, y = e.clientY + 14;
-      var tw = tip.offsetWidth, th = tip.offsetHeight;
-      if (x + tw > root.innerWidth - 8) x = e.clientX - tw - 14;
-      if (y + th > root.innerHeight - 8) y = e.clientY - th - 14;
-      tip.style.left = x + 'px'; tip.style.top = y + 'px';
-    });
-    canvas.addEventListener('mouseleave', function () { tip.hidden = true; });
-  }
-  function fillTip(tip, mat, q, k) {
-    var L = current.labels, Sq = mat.S;
-    tip.appendChild(W.el('div', { class: 'tip-main' }, '“' + L[q] + '” (' + q + ') → “' + L[k] + '” (' + k + ')'));
-    tip.appendChild(W.el('div', { class: 'tip-val' }, 'weight ' + weightText(mat, q, k)));
-    tip.appendChild(W.el('div', { class: 'tip-top' }, 'top keys for “' + L[q] + '”: ' + topKeysText(mat, q)));
-  }
-  // A weight as the student should read it: masked and dropped cells say so, tiny weights are not "0.000000".
-  function weightText(mat, q, k) {
-    var r = current.res, v = mat.data[q * mat.S + k];
-    if (r.causal && k > q) return '0 (masked: a later key)';
-    if (v === 0 && r.train && r.dropout > 0) return '0 (dropped by dropout)';
-    return v !== 0 && Math.abs(v) < 1e-4 ? v.toExponential(2) : v.toFixed(6);
-  }
-  // The three largest weights of a row, leaving out masked and dropped keys.
-  function topKeysText(mat, q) {
-    var L = current.labels, Sq = mat.S;
-    return W.topKeys(mat, q, 3).filter(function (j) { return mat.data[q * Sq + j] > 0; }).map(function (j) {
-      var v = mat.data[q * Sq + j];
-      return L[j] + ' ' + (v < 1e-3 ? v.toExponential(1) : v.toFixed(3));
-    }).join(', ');
-  }
-
-  // wd: widths measured before the redraw's writes (draw()); without it (event handlers) read them here.
-  function drawDetail(wd) {
-    var eff = current.eff, b = selB(), h = eff.avg ? 'avg' : selH();
-    var mat = headMat(b, h), Sq = mat.S;
-    setText('detail-title', headName(h) + (current.res.B > 1 ? ' · batch item ' + b : ''));
-    var c = $('detail-canvas');
-    var avail = Math.min(480, ((wd ? wd.detail : c.parentNode.parentNode.clientWidth) || 700) - 120);
-    if (cellSel[0] >= Sq || cellSel[1] >= Sq) cellSel = [0, 0];
-    var oldW = c.style.width, oldH = c.style.height;
-    W.drawHeatmap(c, mat, { labels: current.labels, scale: eff.scale, norm: eff.norm, vmax: current.res.vmax, size: Math.max(160, Math.min(avail, 480)),
-      showLabels: true, selected: document.activeElement === c ? cellSel : null });
-    W.setAttr(c, 'aria-label', headName(h) + ' enlarged heatmap; arrow keys move between cells.');
-    c._mat = mat;
-    // the line view's column shares the row with the heatmap: re-measure only if the heatmap changed size
-    var linesW = wd && c.style.width === oldW && c.style.height === oldH ? wd.lines : $('lines').parentNode.clientWidth;
-    var lw = Math.min(420, Math.max(260, (linesW || 360)));
-    setText('lines-note', Sq > W.LINE_ROWS
-      ? 'Line view of one query (' + Sq + ' tokens are too many to draw at once): its ' + W.LINE_TOP + ' strongest keys. ' +
-        'Click a cell of the heatmap, or use the arrow keys on it, to pick the query.'
-      : 'Line view (as BertViz\'s head view): a line from each query to each key, thicker for more weight. Hover a query token to isolate it.');
-    W.lineView($('lines'), mat, current.labels, { focus: hoverQuery != null && hoverQuery < Sq ? hoverQuery : null,
-      query: cellSel[0], width: lw });
-    if (!$('table-box').hidden) drawTable();
-  }
-  function readCell() {
-    var c = $('detail-canvas'), mat = c._mat; if (!mat) return;
-    var q = cellSel[0], k = cellSel[1], L = current.labels;
-    $('cell-readout').textContent = 'query “' + L[q] + '” (' + q + ') → key “' + L[k] + '” (' + k + '): ' +
-      weightText(mat, q, k) + ' · top keys: ' + topKeysText(mat, q);
-  }
-  function drawTable() {
-    var box = $('table-box'), h = current.eff.avg ? 'avg' : selH(), mat = headMat(selB(), h);
-    box.textContent = '';
-    var n = Math.min(mat.S, 64);
-    var sub = { S: n, data: new Float32Array(n * n) };
-    for (var i = 0; i < n; i++) for (var j = 0; j < n; j++) sub.data[i * n + j] = mat.data[i * mat.S + j];
-    box.appendChild(W.matrixTable(sub, current.labels.slice(0, n), headName(h) + ': attention weights (rows: queries, columns: keys)' +
-      (mat.S > n ? ' — first 64 of ' + mat.S + ' tokens' : '')));
-  }
-
-  function drawTrace() {
-    var r = current.res, eff = current.eff;
-    var trace = r.trace || [];
-    setText('trace-note', !trace.length ? 'Hand-built weights: there is no forward pass here, so no shapes to trace. ' +
-      'Pick another example of the lesson to see its trace.' : 'Live for B=' + r.B + ', S=' + r.S + ', D=' + r.D + ', H=' + r.H +
-      ' (d_k=' + (r.D / r.H) + '). Hover or focus a row (↑/↓ move) to highlight its pipeline stage.');
-    W.traceTable($('trace-body'), trace, highlightStep);   // rebuilds the rows only when the trace changed
-    highlightStep(null);
-  }
-  function highlightStep(i) {
-    var rows = $('trace-body').querySelectorAll('tr');
-    var stage = i == null ? null : rows[i] && rows[i].getAttribute('data-stage');
-    Array.prototype.forEach.call(rows, function (tr, k) { tr.classList.toggle('current', k === i); });
-    Array.prototype.forEach.call($('pipeline').querySelectorAll('.stage'), function (s) {
-      s.classList.toggle('current', stage !== null && s.getAttribute('data-stage') === stage);
-    });
-  }
-
-  function codeBlock(cell, output) {
-    var title = cell.title, id = cell.id;
-    var wrap = W.el('article', { class: 'cell', 'data-cell': id });
-    var head = W.el('div', { class: 'cell-head' });
-    head.appendChild(W.el('h3', null, title));
-    var copy = W.el('button', { type: 'button', class: 'btn small' }, cell.setup ? 'Copy code + setup' : 'Copy code');
-    copy.addEventListener('click', function () { copyText(P.copyOf(wrap._cell), copy); });
-    head.appendChild(copy);
-    wrap.appendChild(head);
-    wrap._cell = cell;
-    if (cell.note) wrap.appendChild(W.el('p', { class: 'cell-note' }, cell.note));
-    wrap._code = wrap.appendChild(W.el('pre', { class: 'code', tabindex: '0', role: 'region', 'aria-label': title + ': code' }, cell.code));
-    wrap.appendChild(W.el('div', { class: 'out-label' }, 'Printed (computed live on this page)'));
-    wrap._out = wrap.appendChild(W.el('pre', { class: 'out', 'data-out': id, tabindex: '0', role: 'region', 'aria-label': title + ': printed output' }, output));
-    return wrap;
-  }
-
-  // The code cells are rebuilt only when their set (ids, titles) changes; otherwise the code text is
-  // replaced in place when it changed. The printed outputs (torch-style printing of the S×S weights) are
-  // formatted with the redraw for S <= LAZY_PRINT_S, otherwise on an idle callback after it (or at once
-  // by getPrinted()).
-  var LAZY_PRINT_S = 64;            // above this many tokens the printed S×S matrix is formatted lazily
-  var printed = {}, printedTodo = null, printedTimer = null, lessonCells = null;
-  // A cell's printed text (outputs may be deferred as functions), recorded for getPrinted().
-  function printOf(c) {
-    var out = typeof c.output === 'function' ? c.output() : c.output;
-    printed[c.id] = out;
-    return out;
-  }
-  function flushPrinted() {
-    if (printedTimer !== null) { (root.cancelIdleCallback || clearTimeout)(printedTimer); printedTimer = null; }
-    var todo = printedTodo; printedTodo = null;
-    if (!todo) return;
-    todo.forEach(function (c) { setText(c.el, printOf(c)); });
-  }
-  function schedulePrinted() {
-    if (printedTimer !== null) return;
-    printedTimer = root.requestIdleCallback ? root.requestIdleCallback(function () { printedTimer = null; flushPrinted(); }, { timeout: 150 })
-      : setTimeout(function () { printedTimer = null; flushPrinted(); }, 30);
-  }
-  function drawLesson() {
-    var eff = current.eff, pr = presetOf(eff), box = $('cells'), cells = current.cells;
+  // The lesson panel: the preset's title and introduction (or the page's own) over the result's code cells.
+  function drawLessonPanel() {
+    var eff = current.eff, pr = presetOf(eff);
     if (pr) {
       var mods = modified(eff);
-      setText('lesson-title', pr.title(eff));
-      setText('lesson-blurb', pr.blurb(eff) + (mods.length ? ' You changed: ' + mods.join(', ') +
+      drawLesson(current, pr.title(eff), pr.blurb(eff) + (mods.length ? ' You changed: ' + mods.join(', ') +
         ' — the numbers below follow your values.' : '') + ' Source: ' + pr.file + '.');
     } else {
-      setText('lesson-title', 'Your sentence in PyTorch');
-      setText('lesson-blurb', 'The same computation as a PyTorch snippet: run it in a notebook and it prints the numbers below.');
+      drawLesson(current, 'Your sentence in PyTorch', 'The same computation as a PyTorch snippet: run it in a notebook and it prints the numbers below.');
     }
-    var key = cells.map(function (c) { return c.id + '\u0001' + c.title; }).join('\u0002');
-    var fresh = !lessonCells || lessonCells.key !== key || box.firstChild !== lessonCells.els[0];
-    if (fresh) {
-      // a new set of cells: printed at once (no empty output on screen)
-      printedTodo = null; printed = {};
-      box.textContent = '';
-      lessonCells = { key: key, els: cells.map(function (c) { return box.appendChild(codeBlock(c, printOf(c))); }) };
-      return;
-    }
-    printedTodo = cells.map(function (c, i) {
-      var wrap = lessonCells.els[i];
-      setText(wrap._code, c.code);
-      wrap._cell = c;
-      return { id: c.id, output: c.output, el: wrap._out };
-    });
-    // small matrices print in well under a millisecond: at once (never a stale panel); large ones when idle
-    if (current.res.weights.shape[2] <= LAZY_PRINT_S) flushPrinted(); else schedulePrinted();
   }
 
   function renderEmpty(eff) {
     // the widgets' caches notice their emptied containers and rebuild on the next draw
-    current = null; printedTodo = null;
+    current = null;
+    clearLesson();
     $('heads').textContent = '';
     $('heads').appendChild(W.el('p', { class: 'empty' }, 'No tokens yet — type a sentence in the controls.'));
     $('chips').textContent = '';
     $('trace-body').textContent = '';
-    $('cells').textContent = '';
     $('input-desc').textContent = '0 tokens.';
     ['export-png', 'export-svg', 'show-table', 'copy-py'].forEach(function (id) { $(id).disabled = true; });
     $('table-box').hidden = true;
@@ -700,12 +362,12 @@ import { attentionWeights } from './weights.js';
     on('c-train', 'change', function () { S.set(st, 'train', $('c-train').value === '1'); render(); });
     on('c-scale', 'change', function () { S.set(st, 'scale', $('c-scale').value); redraw(); });
     on('c-norm', 'change', function () { S.set(st, 'norm', $('c-norm').value); redraw(); });
-    on('c-theme', 'change', function () { S.set(st, 'theme', $('c-theme').value); applyTheme(st.values.theme); updateURL(); redraw(); });
+    on('c-theme', 'change', function () { S.set(st, 'theme', $('c-theme').value); applyTheme(st.values.theme); updateURL(st); redraw(); });
     on('c-batch', 'change', function () { S.set(st, 'batch', +$('c-batch').value); redraw(); });
     on('theme-toggle', 'click', function () {
       var cur = document.documentElement.getAttribute('data-theme');
       S.set(st, 'theme', cur === 'dark' ? 'light' : 'dark');
-      applyTheme(st.values.theme); updateURL(); redraw();
+      applyTheme(st.values.theme); updateURL(st); redraw();
     });
     on('reset-preset', 'click', function () {
       ['dmodel', 'heads', 'causal', 'fill', 'dropout', 'train', 'seed'].forEach(function (k) { delete st.explicit[k]; });
@@ -716,7 +378,7 @@ import { attentionWeights } from './weights.js';
       var box = $('table-box'), open = box.hidden;
       box.hidden = !open; $('show-table').setAttribute('aria-expanded', String(open));
       $('show-table').textContent = open ? 'Hide table' : 'Show as table';
-      if (open) drawTable();
+      if (open) drawTable(current);
       postHeight();
     });
     on('export-png', 'click', function () {
@@ -727,33 +389,15 @@ import { attentionWeights } from './weights.js';
     });
     on('export-svg', 'click', function () {
       if (!current) return;
-      var r = current.res, b = selB(), items = range(r.H).concat(r.H > 1 ? ['avg'] : []);
-      var svg = W.exportSVG(items.map(function (h) { return headMat(b, h); }), current.labels, items.map(headName), exportInfo());
+      var r = current.res, b = selB(current), items = range(r.H).concat(r.H > 1 ? ['avg'] : []);
+      var svg = W.exportSVG(items.map(function (h) { return headMat(current, b, h); }), current.labels,
+        items.map(function (h) { return headName(current, h); }), exportInfo());
       W.download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
     });
-    on('copy-link', 'click', function () { copyText(shareURL(false), $('copy-link')); });
-    on('copy-embed', 'click', function () { copyText(embedCode($('embed-host').value), $('copy-embed')); });
-    on('copy-py', 'click', function () { copyText(pageSnippet().code, $('copy-py')); });
-    // detail canvas: keyboard cell reading
-    var dc = $('detail-canvas');
-    attachHover(dc, function () { return dc._mat; });
-    dc.addEventListener('keydown', function (e) {
-      var mat = dc._mat; if (!mat) return;
-      var d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
-      if (!d) return;
-      e.preventDefault();
-      cellSel = [Math.max(0, Math.min(mat.S - 1, cellSel[0] + d[0])), Math.max(0, Math.min(mat.S - 1, cellSel[1] + d[1]))];
-      drawDetail(); readCell();
-    });
-    dc.addEventListener('focus', function () { drawDetail(); readCell(); });
-    dc.addEventListener('blur', function () { if (current) drawDetail(); });
-    dc.addEventListener('click', function (e) { var c = W.cellAt(dc, e); if (c) { cellSel = c; drawDetail(); readCell(); } });
-    var lines = $('lines');
-    lines.addEventListener('mouseover', function (e) {
-      var q = e.target.getAttribute && e.target.getAttribute('data-q');
-      if (q != null && +q !== hoverQuery) { hoverQuery = +q; drawDetail(); }
-    });
-    lines.addEventListener('mouseleave', function () { if (hoverQuery != null) { hoverQuery = null; drawDetail(); } });
+    on('copy-link', 'click', function () { copyText(shareURL(st, false), $('copy-link')); });
+    on('copy-embed', 'click', function () { copyText(embedCode(st, $('embed-host').value), $('copy-embed')); });
+    on('copy-py', 'click', function () { copyText(pageSnippet(current).code, $('copy-py')); });
+    wireDetail(getCur);
     on('load-weights', 'change', function (e) {
       var f = e.target.files[0];
       e.target.value = '';
@@ -776,7 +420,7 @@ import { attentionWeights } from './weights.js';
     var rt = null;
     root.addEventListener('resize', function () { clearTimeout(rt); rt = setTimeout(redraw, 150); });
   }
-  function redraw() { if (current) { current.eff = effective(); draw(); postHeight(); } updateURL(); }
+  function redraw() { if (current) { current.eff = effective(); draw(); postHeight(); } updateURL(st); }
 
   function syncControls(eff) {
     var pr = presetOf(eff), fixed = pr && pr.fixed;
@@ -860,78 +504,6 @@ import { attentionWeights } from './weights.js';
     if (eff.embed || (root.matchMedia && root.matchMedia('(max-width: 720px)').matches)) $('controls-box').open = false;
   }
 
-  // ---- URL, sharing, embedding -------------------------------------------------------------------------
-  // history.replaceState is slow in Chromium (and rate-limited): called only when the query changed.
-  var lastURL = null;
-  function updateURL() {
-    var q = S.toQuery(st);
-    var url = root.location.pathname + (q ? '?' + q : '') + root.location.hash;
-    if (url === lastURL) return;
-    lastURL = url;
-    try { root.history.replaceState(null, '', url); } catch (e) { /* sandboxed frames */ }
-  }
-  function pageBase() {
-    var href = root.location.href.split(/[?#]/)[0];
-    return href.replace(/[^/]*$/, '');
-  }
-  function shareURL(embed) {
-    var q = new URLSearchParams(S.toQuery(st));
-    if (embed) { q.set('embed', '1'); } else { q.delete('embed'); }
-    var base = root.location.protocol === 'file:' ? 'index.html' : root.location.href.split(/[?#]/)[0];
-    return base + (q.toString() ? '?' + q.toString() : '');
-  }
-  // One snippet per host, each an iframe of the focused embed that takes the height the page posts
-  // (a few lines of script; without it the iframe keeps its first height). host: 'myst' (Jupyter Book,
-  // Sphinx + myst-parser), 'notebook' (Jupyter), 'html' (any page), 'element' (<mha-explorer>).
-  var EMBED_HOSTS = ['myst', 'notebook', 'html', 'element'];
-  function embedCode(host) {
-    host = EMBED_HOSTS.indexOf(host) >= 0 ? host : 'html';
-    var web = root.location.protocol !== 'file:';
-    var base = web ? pageBase() : 'https://YOUR-SITE/mha-explorer/';
-    var q = new URLSearchParams(S.toQuery(st)); q.delete('embed'); q.set('embed', '1');
-    var src = base + 'index.html?' + q.toString();
-    var esc = function (v) { return v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;'); };
-    if (host === 'element') {
-      var attrs = [];
-      new URLSearchParams(S.toQuery(st)).forEach(function (v, k) { if (k !== 'embed') attrs.push(k + '="' + esc(v) + '"'); });
-      return '<script src="' + base + 'mha-explorer-element.js"></script>\n<mha-explorer ' + attrs.join(' ') + '></mha-explorer>\n';
-    }
-    var heads = document.querySelector('[data-section="heads"]');
-    var h = Math.max(320, Math.ceil((heads ? heads.getBoundingClientRect().height : 600) + 90));
-    var html = '<iframe src="' + esc(src) + '" data-mha-explorer width="100%" height="' + h + '" style="border:0;width:100%" ' +
-      'title="MHA Explorer: multi-head attention"></iframe>\n' +
-      '<script>addEventListener("message", function (e) { var d = e.data; if (!d || d.type !== "mha-explorer:height") return; ' +
-      'document.querySelectorAll("iframe[data-mha-explorer]").forEach(function (f) { ' +
-      'if (f.contentWindow === e.source) f.style.height = Math.min(20000, Math.ceil(d.height)) + "px"; }); });</script>\n';
-    if (host === 'myst') return '```{raw} html\n' + html + '```\n';
-    if (host === 'notebook') return 'from IPython.display import HTML\nHTML(\'\'\'' + html + '\'\'\')\n';
-    return html;
-  }
-  function copyText(text, btn) {
-    var out = $('share-out');
-    out.value = text;
-    var done = function (ok) {
-      if (!btn) return;
-      var old = btn.getAttribute('data-label') || btn.textContent;
-      btn.setAttribute('data-label', old);
-      btn.textContent = ok ? 'Copied ✓' : 'Select and copy below';
-      setTimeout(function () { btn.textContent = old; }, 1500);
-    };
-    var fallback = function () {
-      try { out.hidden = false; out.focus(); out.select(); done(document.execCommand('copy')); } catch (e) { done(false); }
-    };
-    if (navigator.clipboard && root.isSecureContext) {
-      navigator.clipboard.writeText(text).then(function () { done(true); }, fallback);
-    } else fallback();
-  }
-
-  // The embedding page learns our height (iframe auto-size); origin-agnostic, the payload is a number.
-  function postHeight() {
-    if (root.parent === root) return;
-    var h = Math.ceil(document.body.getBoundingClientRect().height);
-    try { root.parent.postMessage({ type: 'mha-explorer:height', height: h }, '*'); } catch (e) { /* ignore */ }
-  }
-
   // What an exported image says about itself: the configuration, the batch item and the colour range.
   function exportInfo() {
     var eff = current.eff, r = current.res, pr = presetOf(eff);
@@ -939,28 +511,8 @@ import { attentionWeights } from './weights.js';
       : 'MultiHeadAttention(d_model=' + eff.dmodel + ', num_heads=' + eff.heads + '), ' +
         (loaded ? 'weights from ' + loaded.file + (loaded.kind === 'model' ? ' layer ' + loaded.layer : '') : 'torch.manual_seed(' + eff.seed + ')') +
         (eff.causal ? ', causal' : '') + (eff.train && eff.dropout ? ', train() dropout ' + eff.dropout : '');
-    return { caption: 'MHA Explorer · ' + what + (r.B > 1 ? ' · batch item ' + selB() : '') + ' · ' + r.S + ' tokens',
+    return { caption: 'MHA Explorer · ' + what + (r.B > 1 ? ' · batch item ' + selB(current) : '') + ' · ' + r.S + ' tokens',
       scale: eff.scale, norm: eff.norm, vmax: r.vmax };
-  }
-
-  // "Copy as PyTorch": the whole page as one script, and what it prints (the page's printed panels).
-  function pageSnippet() {
-    if (!current) return { code: '', printed: '' };
-    flushPrinted();
-    if (current.copyAll) {
-      return { code: P.copyAll(current.cells),
-        printed: current.cells.map(function (c) { return printed[c.id]; }).filter(Boolean).join('\n') };
-    }
-    return { code: P.copySnippet(current.cfg), printed: printed.page };
-  }
-  // Every snippet the page offers with the text it shows as printed: each cell's "Copy code" and "Copy as PyTorch".
-  function snippets() {
-    if (!current) return [];
-    var all = pageSnippet(), els = lessonCells ? lessonCells.els : [];
-    return els.map(function (wrap) {
-      var c = wrap._cell;
-      return { id: c.id, title: c.title, code: P.copyOf(c), printed: printed[c.id] };
-    }).concat([{ id: 'copy-as-pytorch', title: 'Copy as PyTorch', code: all.code, printed: all.printed }]);
   }
 
   // ---- Benchmark hook -----------------------------------------------------------------------------------
@@ -1023,8 +575,8 @@ import { attentionWeights } from './weights.js';
     randomWeights: function () { loaded = null; freeWeights(); loadMessages = []; return render(); },
     getTrace: function () { return current && current.res.trace ? JSON.parse(JSON.stringify(current.res.trace)) : []; },
     getLabels: function () { return current ? current.labels.slice() : []; },
-    getPrinted: function () { flushPrinted(); return JSON.parse(JSON.stringify(printed)); },
-    getSnippets: function () { flushPrinted(); return snippets(); },
+    getPrinted: getPrinted,
+    getSnippets: function () { return snippets(current); },
     getState: function () { return effective(); },
     getCompute: function () { return { ms: lastCompute.ms, where: lastCompute.where, implementation: M && M.implementation }; },
     set: function (values) {
@@ -1038,8 +590,8 @@ import { attentionWeights } from './weights.js';
     },
     render: function () { return render(); },
     benchmarkRecompute: benchmarkRecompute,
-    embedCode: embedCode,
-    shareURL: function () { return shareURL(false); },
+    embedCode: function (host) { return embedCode(st, host); },
+    shareURL: function () { return shareURL(st, false); },
     get module() { return M; }
   };
 

@@ -1,0 +1,23 @@
+// MHA Explorer — the shape trace of the forward pass (lesson 004's table, worded by widgets.traceWords)
+// beside the Mix → Split → Attend → Concat → Mix diagram; a hovered or focused row lights its stage.
+import widgets from './widgets.js';
+import { $, setText } from './page-dom.js';
+
+const W = widgets;
+
+export function drawTrace(cur) {
+  var r = cur.res, trace = r.trace || [];
+  setText('trace-note', !trace.length ? 'Hand-built weights: there is no forward pass here, so no shapes to trace. ' +
+    'Pick another example of the lesson to see its trace.' : 'Live for B=' + r.B + ', S=' + r.S + ', D=' + r.D + ', H=' + r.H +
+    ' (d_k=' + (r.D / r.H) + '). Hover or focus a row (↑/↓ move) to highlight its pipeline stage.');
+  W.traceTable($('trace-body'), trace, highlightStep);   // rebuilds the rows only when the trace changed
+  highlightStep(null);
+}
+function highlightStep(i) {
+  var rows = $('trace-body').querySelectorAll('tr');
+  var stage = i == null ? null : rows[i] && rows[i].getAttribute('data-stage');
+  Array.prototype.forEach.call(rows, function (tr, k) { tr.classList.toggle('current', k === i); });
+  Array.prototype.forEach.call($('pipeline').querySelectorAll('.stage'), function (s) {
+    s.classList.toggle('current', stage !== null && s.getAttribute('data-stage') === stage);
+  });
+}
