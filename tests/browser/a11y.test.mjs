@@ -2,13 +2,13 @@
 // its embed mode and the training lab, over http, at a desktop and a phone width, in the light and the
 // dark theme; every case must have zero violations. A full-page screenshot of each case goes to
 // tests/browser/artifacts/a11y/<page>-<desktop|phone>-<light|dark>.png.
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { ARTIFACTS, guardedPage, launch, openPage, startServer } from './helpers.mjs';
+import { ARTIFACTS, guardedPage, openPage, suite } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
@@ -31,13 +31,9 @@ const PAGES = [
   ['lab-two-offsets', '/lab.html?preset=train-two-offsets'],
 ];
 
-let srv, browser;
-before(async () => { srv = await startServer(); browser = await launch(); });
+const env = suite();
 const report = {};   // label → violations, written to artifacts/a11y/violations.json
-after(async () => {
-  writeFileSync(join(SHOTS, 'violations.json'), JSON.stringify(report, null, 1) + '\n');
-  await browser.close(); await srv.close();
-});
+after(() => { writeFileSync(join(SHOTS, 'violations.json'), JSON.stringify(report, null, 1) + '\n'); });
 
 const withTheme = (path, theme) => path + (path.includes('?') ? '&' : '?') + 'theme=' + theme;
 
@@ -72,11 +68,12 @@ for (const [name, path] of PAGES) for (const [wname, size] of Object.entries(WID
 
 test('axe-core: zero WCAG 2.1 A/AA violations', { concurrency: 2 }, async (t) => {
   await Promise.all(cases.map((c) => t.test(c.label, async (st) => {
-    const g = await guardedPage(browser.context, () => true);
+    // not in the suite's end check: console errors go to the diagnostics, axe's violations are the assertion
+    const g = await guardedPage(env.browser.context, () => true);
     const { page } = g;
     try {
       await page.setViewportSize(c.size);
-      await ready(page, srv.origin + withTheme(c.path, c.theme));
+      await ready(page, env.srv.origin + withTheme(c.path, c.theme));
       assert.equal(await page.evaluate(() => document.documentElement.getAttribute('data-theme')), c.theme, 'theme applied');
       await page.screenshot({ path: join(SHOTS, `${c.name}-${c.wname}-${c.theme}.png`), fullPage: true });
       await page.addScriptTag({ path: AXE });

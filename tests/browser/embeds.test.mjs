@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
-import { startServer, launch, guardedPage, fileURL, ARTIFACTS } from './helpers.mjs';
+import { suite, guardedPage, fileURL, ARTIFACTS } from './helpers.mjs';
 import { buildHosts } from './hosts.mjs';
 
 const QUERY = 'preset=lesson000&embed=1';
@@ -20,17 +20,18 @@ const MODES = ['http', 'file'];
 // The snippets the page's own "Embed in …" offers (embedCode in web/app.js), one per host, taken from the
 // page itself; `base` replaces the page's folder (an http origin, or {DIST}: hosts.mjs makes it the
 // relative path to dist/).
+const env = suite();
 let offered;
 async function pageSnippets() {
-  const g = await guardedPage(browser.context, () => true);
-  await g.page.goto(srv.origin + '/index.html?' + QUERY.replace('&embed=1', ''));
+  const g = await guardedPage(env.browser.context, () => true);
+  await g.page.goto(env.srv.origin + '/index.html?' + QUERY.replace('&embed=1', ''));
   await g.page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.getWeights());
   const out = await g.page.evaluate(() => Object.fromEntries(['myst', 'notebook', 'html', 'element'].map((h) => [h, window.mhaExplorer.embedCode(h)])));
   await g.page.close();
   return out;
 }
 function snippets(base) {
-  const at = (t) => t.split(srv.origin + '/').join(base + '/');
+  const at = (t) => t.split(env.srv.origin + '/').join(base + '/');
   return {
     myst: `## The iframe\n\n${at(offered.myst)}\n## The element\n\n${at(offered.element)}\nText after the element.\n`,
     notebookCells: [at(offered.notebook), `from IPython.display import HTML\nHTML('''${at(offered.element)}''')`],
@@ -38,15 +39,14 @@ function snippets(base) {
   };
 }
 
-let srv, hostSrv, browser, work;
+let hostSrv, work;
 const built = {}, rows = [];
 before(async () => {
-  srv = await startServer();
-  browser = await launch();
+  await env.ready;
   offered = await pageSnippets();
   work = mkdtempSync(join(tmpdir(), 'mha-hosts-'));
   const [http, file] = await Promise.all([
-    buildHosts({ outDir: join(work, 'http'), ...snippets(srv.origin) }),
+    buildHosts({ outDir: join(work, 'http'), ...snippets(env.srv.origin) }),
     buildHosts({ outDir: join(work, 'file'), ...snippets(fileURL('index.html').replace(/\/index\.html$/, '')) }),
   ]);
   built.http = http; built.file = file;
@@ -67,7 +67,7 @@ after(async () => {
     }
     writeFileSync(join(ARTIFACTS, 'hosts-heights.json'), JSON.stringify(rows, null, 1));
   }
-  await browser?.close(); await srv?.close(); await hostSrv?.close();
+  await hostSrv?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -105,13 +105,14 @@ for (const mode of MODES) {
     test(`${host} over ${mode}: iframe and <mha-explorer> load`, async () => {
       const file = built[mode][host];
       assert.ok(file && existsSync(file), `${host} built`);
-      const g = await guardedPage(browser.context, () => true);
+      // not in the suite's end check: each host's errors are logged and kept in the heights table
+      const g = await guardedPage(env.browser.context, () => true);
       const failed = [];
       g.page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
       g.page.on('requestfailed', (r) => failed.push(`${r.failure()?.errorText} ${r.url()}`));
       await g.page.goto(hostURL(mode, file));
       const foreignReq = () => g.requests.filter((u) => !/^(data|blob|file):/.test(u) &&
-        !u.startsWith(srv.origin + '/') && !u.startsWith(hostSrv.origin + '/'));
+        !u.startsWith(env.srv.origin + '/') && !u.startsWith(hostSrv.origin + '/'));
       for (const [embed, find] of [['iframe', () => document.querySelector('iframe')],
         ['element', () => { const e = document.querySelector('mha-explorer'); return e && e.shadowRoot && e.shadowRoot.querySelector('iframe'); }]]) {
         const errorsBefore = g.errors.length;

@@ -1,25 +1,20 @@
 // dist/index.html opened directly from file:// (no server, classic scripts, no Worker), and the
 // <mha-explorer> custom element on a plain host page.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startServer, launch, guardedPage, openPage, fileURL, ARTIFACTS, DIST } from './helpers.mjs';
+import { suite, openPage, fileURL, ARTIFACTS, DIST } from './helpers.mjs';
 import { pathToFileURL } from 'node:url';
 
-let srv, browser;
-before(async () => {
-  srv = await startServer({
-    '/host/plain.html': '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Course page</title></head><body>' +
-      '<h1>Lesson 003</h1><script src="/mha-explorer-element.js"></script>' +
-      '<mha-explorer preset="lesson003" heads="4" hide="lesson,share"></mha-explorer></body></html>',
-  });
-  browser = await launch();
-});
-after(async () => { await browser.close(); await srv.close(); });
+const env = suite({ extra: {
+  '/host/plain.html': '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Course page</title></head><body>' +
+    '<h1>Lesson 003</h1><script src="/mha-explorer-element.js"></script>' +
+    '<mha-explorer preset="lesson003" heads="4" hide="lesson,share"></mha-explorer></body></html>',
+} });
 
 test('file:// — the page works without a server', async () => {
   const distURL = pathToFileURL(DIST).href;
-  const g = await guardedPage(browser.context, (u) => u.startsWith(distURL) || u.startsWith('data:') || u.startsWith('blob:'));
+  const g = await env.page((u) => u.startsWith(distURL) || u.startsWith('data:') || u.startsWith('blob:'));
   // large enough to ask for a Worker: Chromium refuses it on file://, the page computes inline
   const text = Array.from({ length: 200 }, (_, i) => 'word' + (i % 50)).join(' ');
   await openPage(g.page, fileURL() + '?dmodel=512&heads=8&causal=1&text=' + encodeURIComponent(text));
@@ -34,8 +29,8 @@ test('file:// — the page works without a server', async () => {
 });
 
 test('custom element on a plain host page', async () => {
-  const g = await guardedPage(browser.context, (u) => u.startsWith(srv.origin + '/') || u.startsWith('data:') || u.startsWith('blob:'));
-  await g.page.goto(srv.origin + '/host/plain.html');
+  const g = await env.page(env.own);
+  await g.page.goto(env.srv.origin + '/host/plain.html');
   const frameEl = await g.page.waitForSelector('mha-explorer >> iframe');
   const frame = await frameEl.contentFrame();
   await frame.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.getWeights() !== null, null, { timeout: 20000 });

@@ -1,5 +1,7 @@
 // Shared helpers of the browser tests: the static server (scripts/serve.mjs) on a free port over
 // dist/, headless Debian Chromium through playwright-core, and request/console guards.
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
@@ -48,6 +50,37 @@ export async function guardedPage(context, allowed) {
     if (!allowed(u)) foreign.push(u);
   });
   return { page, errors, requests, foreign };
+}
+
+// One server and one browser for a test file's tests, closed after them. Pages from page()/open() are
+// checked after the tests too: no console errors, no request that their `allowed` refuses.
+// extra: as for startServer. own: the server's files, data: and blob: URLs. A file's own before()
+// that needs srv or browser awaits `ready`: Node 20 starts the next top-level hook without waiting.
+export function suite({ extra } = {}) {
+  const s = { srv: null, browser: null, guards: [], ready: null };
+  before(() => (s.ready = (async () => { s.srv = await startServer(extra); s.browser = await launch(); })()));
+  after(async () => {
+    try {
+      for (const g of s.guards) {
+        assert.deepEqual(g.errors, [], 'console errors on ' + g.page.url());
+        assert.deepEqual(g.foreign, [], 'requests beyond the page\'s own files on ' + g.page.url());
+      }
+    } finally {
+      await s.browser?.close(); await s.srv?.close();
+    }
+  });
+  s.own = (u) => u.startsWith(s.srv.origin + '/') || u.startsWith('data:') || u.startsWith('blob:');
+  s.page = async (allowed = () => true) => {
+    const g = await guardedPage(s.browser.context, allowed);
+    s.guards.push(g);
+    return g;
+  };
+  s.open = async (url, allowed) => {
+    const g = await s.page(allowed);
+    await openPage(g.page, url);
+    return g;
+  };
+  return s;
 }
 
 export async function openPage(page, url) {

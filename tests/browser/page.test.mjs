@@ -1,27 +1,16 @@
 // End-to-end: the page over http://127.0.0.1 — typing, heatmaps, weights, URL round trip, embed mode,
 // bad input, keyboard reach, themes; no console errors and no request beyond the page's own files.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startServer, launch, guardedPage, openPage, ARTIFACTS } from './helpers.mjs';
+import { suite, guardedPage, openPage, ARTIFACTS } from './helpers.mjs';
 import { RELAXED_PROBE } from '../../wasm/relaxed-probe.mjs';
 
-let srv, browser;
-const pages = [];
-before(async () => { srv = await startServer(); browser = await launch(); });
-after(async () => {
-  for (const g of pages) {
-    assert.deepEqual(g.errors, [], 'console errors on ' + g.page.url());
-    assert.deepEqual(g.foreign, [], 'requests beyond the page\'s own files');
-  }
-  await browser.close(); await srv.close();
-});
-const own = (u) => u.startsWith(srv.origin + '/') || u.startsWith('data:') || u.startsWith('blob:');
+const env = suite();
 async function open(query = '', opts = {}) {
-  const g = await guardedPage(browser.context, own);
-  pages.push(g);
+  const g = await env.page(env.own);
   if (opts.width) await g.page.setViewportSize({ width: opts.width, height: 900 });
-  await openPage(g.page, srv.origin + '/index.html' + query);
+  await openPage(g.page, env.srv.origin + '/index.html' + query);
   return g;
 }
 const weights = (page) => page.evaluate(() => { const w = window.mhaExplorer.getWeights(); return { shape: w.shape, data: Array.from(w.data) }; });
@@ -177,9 +166,10 @@ test('large inputs run in a Web Worker over http', async () => {
 });
 
 test('a host without mha-relaxed.js falls back to mha.js', async () => {
-  const g = await guardedPage(browser.context, own);
+  // not in the suite's end check: the 404 below logs a console error
+  const g = await guardedPage(env.browser.context, env.own);
   await g.page.route('**/mha-relaxed.js', (route) => route.fulfill({ status: 404, body: 'not found' }));
-  await openPage(g.page, srv.origin + '/index.html');
+  await openPage(g.page, env.srv.origin + '/index.html');
   assert.equal(await g.page.evaluate(() => window.mhaExplorer.getCompute().implementation), 'wasmsimd');
   assert.equal((await weights(g.page)).shape.length, 4);
   await g.page.close();

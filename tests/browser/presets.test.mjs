@@ -1,21 +1,13 @@
 // Each lesson preset prints the numbers PyTorch prints (public vectors from the lessons), and a
 // screenshot per preset is kept in tests/browser/artifacts/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startServer, launch, guardedPage, openPage, ARTIFACTS } from './helpers.mjs';
+import { suite, ARTIFACTS } from './helpers.mjs';
 
-let srv, browser;
-const guards = [];
-before(async () => { srv = await startServer(); browser = await launch(); });
-after(async () => {
-  for (const g of guards) { assert.deepEqual(g.errors, []); assert.deepEqual(g.foreign, []); }
-  await browser.close(); await srv.close();
-});
+const env = suite();
 async function preset(q, shot) {
-  const g = await guardedPage(browser.context, (u) => u.startsWith(srv.origin + '/') || u.startsWith('data:') || u.startsWith('blob:'));
-  guards.push(g);
-  await openPage(g.page, srv.origin + '/index.html?' + q);
+  const g = await env.open(env.srv.origin + '/index.html?' + q, env.own);
   await g.page.screenshot({ path: join(ARTIFACTS, `preset-${shot}.png`), fullPage: true });
   const printed = await g.page.evaluate(() => window.mhaExplorer.getPrinted());
   const shape = await g.page.evaluate(() => window.mhaExplorer.getWeights().shape);

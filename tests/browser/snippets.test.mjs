@@ -2,9 +2,9 @@
 // fresh notebook with real PyTorch (Debian's python3-torch, /usr/bin/python3) and prints exactly the
 // text the page shows as printed — lesson presets, every lesson 002 example, changed seeds, dropout,
 // masks, long texts (PyTorch's summarized printing) and non-ASCII text.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, guardedPage, openPage, runInPyTorch, comparePrinted as compare } from './helpers.mjs';
+import { suite, runInPyTorch, comparePrinted as compare } from './helpers.mjs';
 
 const CASES = [
   'preset=lesson000', 'preset=lesson000&seed=7&heads=4', 'preset=lesson000&causal=1',
@@ -19,18 +19,10 @@ const CASES = [
   'text=' + encodeURIComponent(Array.from({ length: 240 }, (_, i) => 'tok' + (i % 57)).join(' ')) + '&dmodel=32&heads=4&causal=1',
 ];
 
-let srv, browser;
-const guards = [];
-before(async () => { srv = await startServer(); browser = await launch(); });
-after(async () => {
-  for (const g of guards) assert.deepEqual(g.errors, [], 'console errors on ' + g.page.url());
-  await browser.close(); await srv.close();
-});
+const env = suite();
 
 async function snippetsOf(query) {
-  const g = await guardedPage(browser.context, () => true);
-  guards.push(g);
-  await openPage(g.page, srv.origin + '/index.html?' + query);
+  const g = await env.open(env.srv.origin + '/index.html?' + query);
   const out = [];
   const views = query === 'preset=lesson002' ? ['heads', 'module'] : [null];
   for (const view of views) {

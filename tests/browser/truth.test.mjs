@@ -3,27 +3,20 @@
 // the example shown, masked cells read as masked, layout without overlaps or clipped labels, bad
 // input that keeps the value in use, long texts cut at a token boundary with short links, a compact
 // line view at 512 tokens, exports with legend and configuration.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startServer, launch, guardedPage, openPage } from './helpers.mjs';
+import { openPage, suite } from './helpers.mjs';
 
-let srv, browser;
-const guards = [];
-before(async () => { srv = await startServer(); browser = await launch(); });
-after(async () => {
-  for (const g of guards) assert.deepEqual(g.errors, [], 'console errors on ' + g.page.url());
-  await browser.close(); await srv.close();
-});
+const env = suite();
 async function open(query = '', width = 1360) {
-  const g = await guardedPage(browser.context, () => true);
-  guards.push(g);
+  const g = await env.page();
   await g.page.setViewportSize({ width, height: 900 });
   if (/[?&]text=(&|$)/.test(query)) {   // no tokens: the page is ready without weights
-    await g.page.goto(srv.origin + '/index.html' + query);
+    await g.page.goto(env.srv.origin + '/index.html' + query);
     await g.page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready);
     await g.page.evaluate(() => window.mhaExplorer.ready);
-  } else await openPage(g.page, srv.origin + '/index.html' + query);
+  } else await openPage(g.page, env.srv.origin + '/index.html' + query);
   return g.page;
 }
 const pageBox = (page, sel) => page.evaluate((s) => { const r = document.querySelector(s).getBoundingClientRect();

@@ -9,29 +9,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, launch, guardedPage, openPage, fileURL, repo, runInPyTorch, comparePrinted } from './helpers.mjs';
+import { suite, fileURL, repo, runInPyTorch, comparePrinted } from './helpers.mjs';
 
 const DIR = mkdtempSync(join(tmpdir(), 'mha-weights-'));
-let srv, browser;
-const guards = [];
-before(async () => {
-  execFileSync('/usr/bin/python3', [join(repo, 'tests', 'torch', 'make_weight_files.py'), DIR]);
-  srv = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  for (const g of guards) assert.deepEqual(g.errors, [], 'console errors on ' + g.page.url());
-  await browser.close(); await srv.close();
-  rmSync(DIR, { recursive: true, force: true });
-});
+before(() => { execFileSync('/usr/bin/python3', [join(repo, 'tests', 'torch', 'make_weight_files.py'), DIR]); });
+const env = suite();
+after(() => { rmSync(DIR, { recursive: true, force: true }); });
 
 const bytesOf = (name) => Array.from(readFileSync(join(DIR, name)));
-async function open(url) {
-  const g = await guardedPage(browser.context, () => true);
-  guards.push(g);
-  await openPage(g.page, url);
-  return g.page;
-}
+const open = async (url) => (await env.open(url)).page;
 const load = (page, name, layer) => page.evaluate(([b, n, l]) => window.mhaExplorer.loadWeights(new Uint8Array(b), n, l),
   [bytesOf(name), name, layer]);
 const shown = (page) => page.evaluate(() => ({
@@ -42,7 +28,7 @@ const shown = (page) => page.evaluate(() => ({
 }));
 
 test('a lessons\' module file and a lab layer: the page\'s snippet loads them in PyTorch and prints what the page prints', { timeout: 300000 }, async () => {
-  const page = await open(srv.origin + '/index.html?dmodel=64&heads=8&causal=1');
+  const page = await open(env.srv.origin + '/index.html?dmodel=64&heads=8&causal=1');
   assert.equal(await load(page, 'lessons_mha.safetensors'), true);
   const a = await shown(page);
   assert.equal(a.state.dmodel, 32, 'd_model comes from the file');
@@ -93,7 +79,7 @@ test('a lessons\' module file and a lab layer: the page\'s snippet loads them in
 });
 
 test('bad files get a message naming what is wrong; the page keeps its heads', { timeout: 120000 }, async () => {
-  const page = await open(srv.origin + '/index.html?dmodel=32&heads=4');
+  const page = await open(env.srv.origin + '/index.html?dmodel=32&heads=4');
   const before = await shown(page);
   const CASES = {
     'zip.safetensors': /Could not load zip\.safetensors: this is not a valid \.safetensors file/,
@@ -113,7 +99,7 @@ test('bad files get a message naming what is wrong; the page keeps its heads', {
 });
 
 test('the file button and drag-and-drop, from file:// as over http; a lesson example puts the lesson\'s weights back', { timeout: 120000 }, async () => {
-  for (const url of [fileURL('index.html'), srv.origin + '/index.html']) {
+  for (const url of [fileURL('index.html'), env.srv.origin + '/index.html']) {
     const page = await open(url);
     await page.setInputFiles('#load-weights', join(DIR, 'lessons_mha.safetensors'));
     await page.waitForFunction(() => /Loaded from lessons_mha/.test(document.getElementById('weights-note').textContent));
@@ -134,9 +120,8 @@ test('the file button and drag-and-drop, from file:// as over http; a lesson exa
 });
 
 test('the lab refuses a lessons\' module file with a message that says where it belongs', { timeout: 120000 }, async () => {
-  const g = await guardedPage(browser.context, () => true);
-  guards.push(g);
-  await g.page.goto(srv.origin + '/lab.html?preset=train-two-offsets');
+  const g = await env.page();
+  await g.page.goto(env.srv.origin + '/lab.html?preset=train-two-offsets');
   await g.page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready);
   await g.page.evaluate(() => window.mhaExplorer.ready);
   await g.page.setInputFiles('#load-file', join(DIR, 'lessons_mha.safetensors'));
