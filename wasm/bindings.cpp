@@ -379,9 +379,22 @@ val bytes_to_js(const std::vector<std::uint8_t>& bytes) {
   return val::global("Uint8Array").new_(val(emscripten::typed_memory_view(bytes.size(), bytes.data())));
 }
 
+// What a state_dict cannot say (num_heads has no tensor of its own), kept in the file's __metadata__ so that
+// the page and the lab can rebuild the module; "format": "pt" as safetensors.torch.save_file writes.
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+Metadata metadata_of(const mha::MultiHeadAttention& m) {
+  return {{"format", "pt"}, {"d_model", std::to_string(m.config().d_model)}, {"num_heads", std::to_string(m.config().num_heads)}};
+}
+Metadata metadata_of(const mha::TinyAttentionModel& m) {
+  const mha::ModelConfig& c = m.config();
+  return {{"format", "pt"}, {"task", mha::task_name(c.task)}, {"vocab", std::to_string(c.vocab)},
+          {"seq_len", std::to_string(c.seq_len)}, {"d_model", std::to_string(c.d_model)},
+          {"num_heads", std::to_string(c.num_heads)}, {"layers", std::to_string(c.layers)}};
+}
+
 template <class M>
 val module_to_safetensors(const M& m) {
-  return guarded([&] { return bytes_to_js(mha::write_safetensors(m.state_dict(), {{"format", "pt"}})); });
+  return guarded([&] { return bytes_to_js(mha::write_safetensors(m.state_dict(), metadata_of(m))); });
 }
 
 // The bytes api.js copied to wasm memory at `address`.

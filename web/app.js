@@ -36,7 +36,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
   var renderId = 0;
   // Weights loaded from a .safetensors file (not in share links: a link cannot carry a file):
   // {id, file, tensors (the whole file), state (the module's entries), dModel, kind: 'module' | 'model', layer, layers}.
-  var loaded = null, weightsSeq = 0;
+  var loaded = null, weightsSeq = 0, weightsError = '';
 
   // ---- Long texts ---------------------------------------------------------------------------------
   // A text is cut after at most MAX_TOKENS tokens, at a token boundary, and so that its share link stays
@@ -275,43 +275,47 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
   // ---- Loaded weights ------------------------------------------------------------------------------------
   // A file's attention weights become the module's state_dict (weights.js picks them; the core checks every
   // shape on a trial module first, so a bad file is refused here with its message, never half-loaded).
-  function useWeights(file, tensors, layer) {
+  // A refused file: said next to the button that loads files (and in the controls, opened if folded).
+  function refuse(file, err) {
+    weightsError = 'Could not load ' + file + ': ' + String(err && err.message || err);
+    $('controls-box').open = true;
+    render().then(function () { $('weights-msg').scrollIntoView({ block: 'nearest' }); });
+    return false;
+  }
+  // metadata: the file's __metadata__ (the lab writes num_heads there; a state_dict has no tensor for it).
+  function useWeights(file, tensors, layer, metadata) {
     var w;
     try {
       w = attentionWeights(tensors, layer, S.BY_NAME.dmodel.max);
       var gen = new M.Generator(0), trial = new M.MultiHeadAttention({ dModel: w.dModel, numHeads: 1, generator: gen });
       try { trial.loadStateDict(w.state); } finally { trial.delete(); gen.delete(); }
     } catch (err) {
-      loadMessages = ['Could not load ' + file + ': ' + String(err && err.message || err)];
-      render();
-      return false;
+      return refuse(file, err);
     }
     freeWeights();
-    loaded = Object.assign({ id: ++weightsSeq, file: file, tensors: tensors }, w);
+    var heads = metadata && /^[1-9]\d{0,3}$/.test(metadata.num_heads || '') ? Number(metadata.num_heads) : null;
+    if (heads !== null && w.dModel % heads) heads = null;
+    loaded = Object.assign({ id: ++weightsSeq, file: file, tensors: tensors, metadata: metadata || {}, heads: heads }, w);
     if (st.values.preset) S.set(st, 'preset', '');   // the weights run on the page's sentence
-    var H = effective().heads;
-    if (w.dModel % H) S.set(st, 'heads', nearestDivisor(w.dModel, H));
+    var H = heads || effective().heads;
+    S.set(st, 'heads', w.dModel % H ? nearestDivisor(w.dModel, H) : H);
     S.set(st, 'head', 0);
-    loadMessages = [];
-    render();
+    weightsError = '';
+    render().then(function () { if (loaded && loaded.layers.length > 1) $('f-layer').scrollIntoView({ block: 'nearest' }); });
     return true;
   }
   // The module cache holds the old weights: drop it so that they are freed now.
   function freeWeights() { model.freeCache(); }
   function loadBytes(bytes, file, layer) {
-    var tensors;
-    try { tensors = M.loadSafetensors(bytes); } catch (err) {
-      loadMessages = ['Could not load ' + file + ': ' + String(err && err.message || err)];
-      render();
-      return false;
-    }
-    return useWeights(file, tensors, layer);
+    var f;
+    try { f = M.readSafetensors(bytes); } catch (err) { return refuse(file, err); }
+    return useWeights(file, f.tensors, layer, f.metadata);
   }
   function loadFile(f) {
     if (!M) return;
-    if (f.size > 1 << 30) { loadMessages = ['Could not load ' + f.name + ': it has ' + model.commas(f.size) + ' bytes; attention weights for d_model up to 1024 take about 17 MB.']; render(); return; }
+    if (f.size > 1 << 30) { refuse(f.name, 'it has ' + model.commas(f.size) + ' bytes; attention weights for d_model up to 1024 take about 17 MB.'); return; }
     f.arrayBuffer().then(function (buf) { loadBytes(new Uint8Array(buf), f.name, 0); },
-      function (err) { loadMessages = ['Could not read ' + f.name + ': ' + err.message]; render(); });
+      function (err) { refuse(f.name, 'the browser could not read it (' + err.message + ')'); });
   }
 
   // ---- Controls ----------------------------------------------------------------------------------------
@@ -327,6 +331,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
       S.set(st, 'preset', v);
       loadMessages = [];
       if (v && loaded) { loaded = null; freeWeights(); }   // a lesson's example uses the lesson's weights
+      weightsError = '';
       render();
     });
     on('c-view', 'change', function () { S.set(st, 'view', $('c-view').value); S.set(st, 'head', 0); S.set(st, 'batch', 0); render(); });
@@ -403,8 +408,8 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
       e.target.value = '';
       if (f) loadFile(f);
     });
-    on('random-weights', 'click', function () { loaded = null; freeWeights(); loadMessages = []; render(); });
-    on('c-layer', 'change', function () { useWeights(loaded.file, loaded.tensors, +$('c-layer').value); });
+    on('random-weights', 'click', function () { loaded = null; weightsError = ''; freeWeights(); render(); });
+    on('c-layer', 'change', function () { useWeights(loaded.file, loaded.tensors, +$('c-layer').value, loaded.metadata); });
     document.addEventListener('dragover', function (e) {
       if (!e.dataTransfer || Array.prototype.indexOf.call(e.dataTransfer.types || [], 'Files') < 0) return;
       e.preventDefault(); document.body.classList.add('dropping');
@@ -445,10 +450,14 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     setProp(dm, 'disabled', !!loaded);
     setProp(dm, 'title', loaded ? 'd_model comes from the loaded weights' : '');
     setText('weights-note', loaded ? 'Loaded from ' + loaded.file + (loaded.kind === 'model' ? ', layer ' + loaded.layer + ' of the lab\'s model' : '') +
-      ' (d_model ' + loaded.dModel + '). Share links do not carry files: a link opens random weights.'
+      ' (d_model ' + loaded.dModel + (loaded.heads ? ', ' + loaded.heads + ' heads, as the file says' : '') + '). ' +
+      (loaded.heads ? '' : 'A state_dict does not say how many heads the module had: choose its num_heads above. ') +
+      'Share links do not carry files: a link opens random weights.'
       : 'Random: nn.Linear\'s init after torch.manual_seed(' + eff.seed + '). Load a .safetensors state_dict of the lessons\' ' +
         'MultiHeadAttention or of the training lab\'s model to see its heads (or drop the file on the page).');
     setProp($('random-weights'), 'hidden', !loaded);
+    setText('weights-msg', weightsError);
+    setProp($('weights-msg'), 'hidden', !weightsError);
     setProp($('f-layer'), 'hidden', !(loaded && loaded.layers.length > 1));
     if (loaded && loaded.layers.length > 1) {
       setOptions($('c-layer'), loaded.layers);
@@ -461,7 +470,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     setText('dk-note', 'd_k = ' + eff.dmodel + ' / ' + eff.heads + ' = ' + dk + ' per head. ' +
       (eff.heads === 1 ? 'One head: a single attention pattern over all ' + eff.dmodel + ' dims.'
         : 'Each head compares queries and keys in its own ' + dk + ' dims; the parameter count is the same for any ' +
-          'number of heads. Untrained heads look alike whatever their number: training is what makes them differ.'));
+          'number of heads.' + (loaded ? '' : ' Untrained heads look alike whatever their number: training is what makes them differ.')));
     setProp($('c-seed'), 'value', String(eff.seed));
     setProp($('c-fill'), 'value', eff.fill);
     setProp($('c-causal'), 'checked', !!eff.causal);
@@ -572,7 +581,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
         return pending.then(function () { return ok; });
       });
     },
-    randomWeights: function () { loaded = null; freeWeights(); loadMessages = []; return render(); },
+    randomWeights: function () { loaded = null; weightsError = ''; freeWeights(); return render(); },
     getTrace: function () { return current && current.res.trace ? JSON.parse(JSON.stringify(current.res.trace)) : []; },
     getLabels: function () { return current ? current.labels.slice() : []; },
     getPrinted: getPrinted,

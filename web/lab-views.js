@@ -29,8 +29,14 @@ export function drawChart(c, curve, twinCurve) {
   for (var e = lo; e <= hi; e++) g.fillText(String(Math.pow(10, e) >= 1 ? Math.pow(10, e) : Math.pow(10, e).toPrecision(1)), left - 4, y(Math.pow(10, e)) + 4);
   g.textAlign = 'left';
   [0, 0.5, 1].forEach(function (a) { g.fillText(a.toFixed(1), w - right + 4, ya(a) + 4); });
+  // steps along the bottom: the first, round steps in between, the last (the curve's steps are consecutive)
   g.textAlign = 'center';
-  g.fillText('step ' + (curve.length ? curve[curve.length - 1].step : 0), left + pw / 2, h - 6);
+  if (curve.length) {
+    var first = curve[0].step, lastStep = curve[curve.length - 1].step;
+    [first].concat(roundSteps(first, lastStep), curve.length > 1 ? [lastStep] : [])
+      .forEach(function (st) { g.fillText(String(st), x(st - first), h - 6); });
+  }
+  if (!curve.length) g.fillText('step 0', left + pw / 2, h - 6);
   var line = function (points, color, f) {
     g.strokeStyle = color; g.lineWidth = 1.5; g.beginPath();
     points.forEach(function (p, i) { var px = x(i), py = f(p); if (i) g.lineTo(px, py); else g.moveTo(px, py); });
@@ -45,10 +51,16 @@ export function drawChart(c, curve, twinCurve) {
     line(twinCurve, css('--ok'), accY);
     g.setLineDash([]);
   }
-  g.textAlign = 'left';
-  g.fillStyle = css('--line'); g.fillText('loss', left + 6, top + 14);
-  g.fillStyle = css('--ok'); g.fillText('accuracy', left + 40, top + 14);
-  if (twinCurve.length) { g.fillStyle = css('--fg-muted'); g.fillText('dashed: one head', left + 100, top + 14); }
+}
+// About four round step numbers strictly between first and last, far enough from both to be read.
+function roundSteps(first, last) {
+  var span = last - first;
+  if (span < 4) return [];
+  var raw = span / 4, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  var size = [1, 2, 5, 10].map(function (k) { return k * mag; }).find(function (k) { return k >= raw; });
+  var out = [];
+  for (var st = Math.ceil((first + size / 2) / size) * size; st <= last - size / 2; st += size) out.push(st);
+  return out;
 }
 
 // Blues, as the lessons' heatmaps, on one shared 0..1 scale.
@@ -90,19 +102,23 @@ export function drawHeadCards(box, view, H, T, opts) {
     card.setAttribute('aria-pressed', off ? 'true' : 'false');
     var role = card.querySelector('.role');
     role.textContent = '';
-    role.appendChild(W.el('strong', null, r ? r.role : ''));
+    role.appendChild(W.el('strong', null, r ? roleName(r) : ''));
     role.appendChild(document.createTextNode(r ? ' · ' + r.score.toFixed(2) + (off ? ' · switched off' : '') : ''));
     // the accessible name is the visible text (title, role, score); the action is in aria-pressed and the tooltip
     card.title = 'Rows: query position t; columns: key position.' + (interactive ? ' Click to ' + (off ? 'switch this head back on' : 'switch this head off (ablate it)') : '');
   });
 }
 
+// A head's role as the cards name it: a score below CLEAR_ROLE is only the closest role, not one the head has.
+export const CLEAR_ROLE = 0.6;
+export function roleName(r) { return r.score >= CLEAR_ROLE ? r.role : 'no clear role (closest: ' + r.role + ')'; }
+
 // The argmax of each readout at each position, as a small table of text (· where there is no target).
 export function predictionsText(view, cfg, probe) {
   var names = TASK_TEXT[cfg.task].readouts, V = cfg.vocab, T = probe.length;
   var pad = function (s, n) { s = String(s); while (s.length < n) s = ' ' + s; return s; };
   var width = Math.max(3, String(V - 1).length + 1);
-  var label = Math.max.apply(null, names.map(function (n) { return n.length; }).concat([10]));
+  var label = Math.max.apply(null, names.map(function (n) { return n.length + 2; }).concat([10]));   // '→ ' + name
   var lines = [pad('position t', label) + ' ' + probe.map(function (_, t) { return pad(t, width); }).join(''),
     pad('token x[t]', label) + ' ' + probe.map(function (v) { return pad(v, width); }).join('')];
   view.logits.forEach(function (l, r) {
@@ -123,7 +139,7 @@ function weightText(v) { return v === 0 ? '0' : v < 0.001 ? '< 0.001' : v.toFixe
 
 // The closer look: one head enlarged with its tokens as labels (the main page's heatmap), what the
 // selected query attends to, and the shape trace of the model's forward on the probe sequence.
-// els: {select, canvas, legend, readout, traceBody}; sel: {layer, head, query}.
+// els: {select, canvas, legend, readout, traceBody}; sel: {layer, head, query, key (null: the query's top key)}.
 export function drawCloser(els, view, cfg, probe, sel) {
   var T = probe.length, H = cfg.numHeads;
   var key = view.attention.length + '|' + H;
@@ -140,13 +156,18 @@ export function drawCloser(els, view, cfg, probe, sel) {
   var labels = probe.map(function (tok, t) { return t + ':' + tok; });
   var q = Math.min(sel.query, T - 1), r = view.roles.find(function (x) { return x.layer === sel.layer && x.head === sel.head; });
   var top = W.topKeys(mat, q, 3).filter(function (j) { return !(cfg.causal && j > q); });
+  var k = sel.key === null || sel.key === undefined ? top[0] : Math.min(sel.key, T - 1);
+  sel.shown = k;   // the highlighted key, where the arrow keys move from
   var size = Math.max(200, Math.min(els.canvas.parentNode.parentNode.clientWidth - 120 || 360, 28 * T, 420));
-  W.drawHeatmap(els.canvas, mat, { labels: labels, showLabels: true, scale: 'blues', norm: 'one', vmax: 1, size: size, selected: [q, top[0]] });
+  W.drawHeatmap(els.canvas, mat, { labels: labels, showLabels: true, scale: 'blues', norm: 'one', vmax: 1, size: size, selected: [q, k] });
   W.legend(els.legend, 'blues', '1');
-  els.readout.textContent = 'Layer ' + sel.layer + ' · head ' + sel.head + (r ? ' (' + r.role + ' · ' + r.score.toFixed(2) + ')' : '') +
-    ': query t=' + q + ' (token ' + probe[q] + ') attends most to ' + top.map(function (j) {
-    return 't=' + j + ' (token ' + probe[j] + ') ' + weightText(mat.data[q * T + j]);
-  }).join(', ') + (cfg.causal ? '. Keys after t=' + q + ' are masked (causal).' : '.') + ' Click a cell, or use the arrow keys, to pick a query.';
+  var masked = cfg.causal && k > q;
+  els.readout.textContent = 'Layer ' + sel.layer + ' · head ' + sel.head + (r ? ' (' + roleName(r) + ' · ' + r.score.toFixed(2) + ')' : '') +
+    ': query t=' + q + ' (token ' + probe[q] + ') → key t=' + k + ' (token ' + probe[k] + '): ' +
+    (masked ? '0 (masked: a later key)' : weightText(mat.data[q * T + k])) + '. It attends most to ' + top.map(function (j) {
+      return 't=' + j + ' (token ' + probe[j] + ') ' + weightText(mat.data[q * T + j]);
+    }).join(', ') + (cfg.causal && q < T - 1 ? '; keys after t=' + q + ' are masked (causal).' : '.') +
+    ' Click a cell, or use the arrow keys, to pick a query (↑↓) and a key (←→).';
   els.canvas.setAttribute('aria-label', 'Attention weights of layer ' + sel.layer + ', head ' + sel.head + ': rows are queries, columns keys. ' + els.readout.textContent);
-  W.traceTable(els.traceBody, view.trace, function () {});
+  W.traceTable(els.traceBody, view.trace, null, cfg.causal ? 'mask == 0, -1e9' : '');
 }

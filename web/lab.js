@@ -30,7 +30,8 @@ import { start as startTrainer } from './trainer.js';
   var scriptUntil = null;
   var rate = { steps: 0, since: 0, value: 0 };
   var probe = [];
-  var closer = { layer: 0, head: 0, query: Infinity };   // the head and query the closer look shows (the last query first)
+  var loadedName = null;   // the file the weights came from, until the next reset
+  var closer = { layer: 0, head: 0, query: Infinity, key: null };   // the head and query the closer look shows (the last query first)
 
   function showMessages() {
     var box = $('messages');
@@ -39,6 +40,15 @@ import { start as startTrainer } from './trainer.js';
   }
   function say(m) { messages = [m]; showMessages(); }
   function status(text) { $('status').textContent = text; }
+  // What the PyTorch section's buttons (copy, download, load) did, said next to them; error: a refusal.
+  function tell(text, error) {
+    var box = $('pytorch-msg');
+    box.textContent = text;
+    box.classList.toggle('error', !!error);
+    box.hidden = !text;
+    if (text && box.scrollIntoView) box.scrollIntoView({ block: 'nearest' });
+  }
+  var IMPLEMENTATIONS = { 'wasmsimd-relaxed': 'WebAssembly SIMD + FMA (relaxed SIMD)', wasmsimd: 'WebAssembly SIMD' };
 
   // The model settings: the task's defaults (from the core), overridden by what the URL or the controls set.
   function modelSettings() {
@@ -53,19 +63,25 @@ import { start as startTrainer } from './trainer.js';
     return trainer.request('defaults', { task: values.task }).then(function (d) {
       defaults = d;
       var cfg = modelSettings();
+      if (cfg.dModel % cfg.numHeads !== 0) {
+        var fits = L.prop('heads').values.filter(function (h) { return cfg.dModel % h === 0; });
+        throw new Error('d_model ' + cfg.dModel + ' does not split into ' + cfg.numHeads + ' heads of equal size (d_model must be a ' +
+          'multiple of num_heads); with d_model ' + cfg.dModel + ' the heads can be ' + fits.join(', ') + ', or pick a d_model that is a ' +
+          'multiple of ' + cfg.numHeads + '. The model shown is still the last one built.');
+      }
       return trainer.reset({ model: cfg, optimizer: { kind: values.optimizer, options: { lr: values.lr } }, seed: values.seed })
         .then(function (info) {
           modelConfig = info.config;
-          curve = []; held = null; ablated = {}; snapshots = []; replay = null; scriptUntil = null;
+          curve = []; held = null; ablated = {}; snapshots = []; replay = null; scriptUntil = null; loadedName = null;
           twinCurve = []; twinInspected = null;
           if (probe.length === 0 || probe.length > modelConfig.seqLen || probe.some(function (t) { return t >= modelConfig.vocab; })) probe = L.defaultProbe(modelConfig);
           $('c-probe').value = probe.join(' ');
-          status(info.parameters.toLocaleString('en-US') + ' parameters · ' + info.implementation);
+          status(info.parameters.toLocaleString('en-US') + ' parameters · ' + (IMPLEMENTATIONS[info.implementation] || 'WebAssembly (scalar, no SIMD)'));
           messages = messages.filter(function (m) { return !/^(Could not|This model)/.test(m); });
           showMessages();
-          return resetTwin(cfg).then(inspect);
+          return resetTwin(cfg).then(inspect).then(keepSnapshot);   // step 0 is the replay's first frame
         });
-    }).catch(function (err) { say('This model cannot be built: ' + err.message); })
+    }).catch(function (err) { say('This model cannot be built: ' + err.message); syncControls(); })
       .then(function () { syncControls(); writeURL(); draw(); });
   }
 
@@ -142,6 +158,7 @@ import { start as startTrainer } from './trainer.js';
     if (last) text += ' · loss ' + last.loss.toFixed(4) + ' · accuracy ' + last.accuracy.toFixed(4);
     if (playing) text += ' · ' + Math.round(rate.value) + ' steps/s';
     $('stats').textContent = text;
+    $('legend-twin').hidden = !twinCurve.length;
   }
   function drawChart() { V.drawChart($('chart'), curve, twinCurve); }
   function shownView() { return replay === null ? inspected : snapshots[replay]; }
@@ -156,11 +173,12 @@ import { start as startTrainer } from './trainer.js';
     slider.max = String(Math.max(0, snapshots.length - 1));
     slider.value = String(replay === null ? Math.max(0, snapshots.length - 1) : replay);
     $('replay-step').textContent = String(replay !== null ? snapshots[replay].step : currentStep());
-    var note = curve.length
-      ? 'Rows are query positions t, columns the keys they attend to. Click a head to switch it off (ablate it) and see what it contributed.'
-      : 'These heads are untrained (random initial weights), so they look alike. Press Play and watch them specialize as the loss falls.';
+    var how = 'Rows are query positions t, columns the keys they attend to. Click a head to switch it off (ablate it) and see what it contributed.';
+    var note = curve.length ? how
+      : loadedName ? 'These heads use the weights loaded from ' + loadedName + '. ' + how
+        : 'These heads are untrained (random initial weights), so they look alike. Press Play and watch them specialize as the loss falls.';
     if (replay !== null) note = 'Replaying step ' + snapshots[replay].step + ' of ' + currentStep() + '. Press Play to go on training.';
-    else if (held) note = 'Accuracy on 256 held-out sequences: ' + held.full.toFixed(3) + ' with every head on, ' + held.now.toFixed(3) + ' as shown.';
+    else if (held) note = 'Accuracy on 256 held-out sequences: ' + held.full.toFixed(3) + ' with every head on, ' + held.now.toFixed(3) + ' as shown. ' + how;
     $('ablation-note').textContent = note;
   }
 
@@ -175,6 +193,7 @@ import { start as startTrainer } from './trainer.js';
     closer.layer = Math.min(closer.layer, view.attention.length - 1);
     closer.head = Math.min(closer.head, modelConfig.numHeads - 1);
     closer.query = Math.min(closer.query, probe.length - 1);
+    if (closer.key !== null) closer.key = Math.min(closer.key, probe.length - 1);
     V.drawCloser({ select: $('c-closer'), canvas: $('closer-map'), legend: $('closer-legend'), readout: $('closer-readout'),
       traceBody: $('closer-trace') }, Object.assign({ trace: inspected.trace }, view), modelConfig, probe, closer);
   }
@@ -220,6 +239,7 @@ import { start as startTrainer } from './trainer.js';
   function onAblate(e) {
     var card = e.currentTarget, l = Number(card.dataset.layer), h = Number(card.dataset.head), key = l + ':' + h;
     var on = !ablated[key];
+    replay = null;   // a head is switched off in the model as it is now, not in a replayed snapshot
     var full = null;
     var allOn = Object.keys(ablated).every(function (k) { return !ablated[k]; });
     (allOn ? trainer.evaluate({ batchSize: 256, seed: 1 }) : Promise.resolve(held ? { accuracy: held.full } : null))
@@ -238,22 +258,27 @@ import { start as startTrainer } from './trainer.js';
     }
     messages = []; showMessages();
     probe = toks;
+    var had = snapshots.length > 1;
     snapshots = []; replay = null;  // kept views were of the old sequence
-    inspect().then(draw, function (err) { say(err.message); });
+    inspect().then(function () {
+      keepSnapshot();
+      draw();
+      if (had) $('ablation-note').textContent = 'The replay starts again from here: the kept snapshots showed the old sequence.';
+    }, function (err) { say(err.message); });
   }
 
   function copyScript() {
     var step = scriptUntil || currentStep() || 200;
-    if (scriptUntil === 0) say('The script trains from this run\'s initial weights but reproduces none of its steps: you switched a head off or loaded weights before the first step, which the script does not do.');
-    else if (scriptUntil !== null) say('The script reproduces steps 1 to ' + scriptUntil + ' of this run: after that you switched a head off or loaded weights, which the script does not do.');
+    var caveat = scriptUntil === 0 ? 'It trains from this run\'s initial weights but reproduces none of its steps: you switched a head off or loaded weights before the first step, which the script does not do.'
+      : scriptUntil !== null ? 'The script reproduces steps 1 to ' + scriptUntil + ' of this run: after that you switched a head off or loaded weights, which the script does not do.' : '';
     trainer.script({ steps: Math.max(step, 1), batchSize: values.batch }).then(function (text) {
       var out = $('script-out');
       out.hidden = false; out.value = text;
       out.select();
-      var done = function () { status('PyTorch script copied: paste it into a notebook'); };
-      if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, function () { status('Select the script below and copy it'); });
-      else status('Select the script below and copy it');
-    }, function (err) { say(err.message); });
+      var done = function (copied) { tell((copied ? 'Copied: paste it into a notebook. ' : 'Select the script below and copy it. ') + caveat); };
+      if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(false); });
+      else done(false);
+    }, function (err) { tell(err.message, true); });
   }
 
   function download() {
@@ -264,20 +289,45 @@ import { start as startTrainer } from './trainer.js';
       a.download = 'mha-lab-' + values.task + '-seed' + values.seed + '-step' + step + '.safetensors';
       document.body.appendChild(a); a.click(); a.remove();
       setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
-    }, function (err) { say(err.message); });
+      tell('Saved ' + a.download + ' (the state_dict, with the task and sizes in its metadata).');
+    }, function (err) { tell(err.message, true); });
   }
 
+  // A file's settings (its metadata: the lab writes task, num_heads and the sizes) as lab values, the ones that
+  // pass the lab's own validation; {} for a file without them.
+  function settingsOf(metadata) {
+    var out = {}, names = { task: 'task', num_heads: 'heads', layers: 'layers', d_model: 'dmodel', seq_len: 'seqlen', vocab: 'vocab' };
+    Object.keys(names).forEach(function (k) {
+      if (typeof metadata[k] !== 'string') return;
+      var v = L.parse(L.prop(names[k]), metadata[k]);
+      if (v !== undefined) out[names[k]] = v;
+    });
+    return out;
+  }
+  // Loads a .safetensors file: a file saved by the lab carries its settings, which the lab takes first (a
+  // fresh model of that shape), so that the weights fit; then the weights.
+  function loadBytes(bytes, name) {
+    pause();
+    return trainer.request('peek', { bytes: bytes.slice() }).then(function (info) {
+      var want = settingsOf(info.metadata), changed = Object.keys(want).filter(function (k) { return want[k] !== values[k]; });
+      if (!changed.length) return null;
+      if (want.task && want.task !== values.task) L.PROPS.forEach(function (q) { if (q.model) delete explicit[q.name]; });
+      Object.keys(want).forEach(function (k) { values[k] = want[k]; explicit[k] = true; });
+      return reset().then(function () { return changed; });
+    }).then(function (changed) {
+      return trainer.load(bytes).then(function () {
+        if (scriptUntil === null) scriptUntil = currentStep();
+        loadedName = name;
+        messages = []; showMessages();
+        tell('Loaded ' + name + (changed ? ' (the lab\'s settings now match the file: ' + changed.map(function (k) { return k + ' ' + values[k]; }).join(', ') + ')' : '') +
+          ': the heads and predictions above use its weights.');
+        return inspect();
+      });
+    }).then(function () { snapshots = []; replay = null; keepSnapshot(); draw(); }, function (err) { tell('Could not load ' + name + ': ' + err.message, true); });
+  }
   function loadFile(file) {
     if (!file) return;
-    pause();
-    file.arrayBuffer().then(function (buf) { return trainer.load(new Uint8Array(buf)); })
-      .then(function () {
-        if (scriptUntil === null) scriptUntil = currentStep();
-        messages = [];
-        say('Loaded ' + file.name + ': the heads and predictions below use its weights.');
-        return inspect();
-      })
-      .then(draw, function (err) { say('Could not load ' + file.name + ': ' + err.message); });
+    file.arrayBuffer().then(function (buf) { return loadBytes(new Uint8Array(buf), file.name); });
   }
 
   function applyTheme() {
@@ -306,13 +356,15 @@ import { start as startTrainer } from './trainer.js';
     var map = $('closer-map');
     map.addEventListener('click', function (e) {
       var cell = W.cellAt(map, e);
-      if (cell) { closer.query = cell[0]; drawCloser(); }
+      if (cell) { closer.query = cell[0]; closer.key = cell[1]; drawCloser(); }
     });
     map.addEventListener('keydown', function (e) {
-      var d = { ArrowUp: -1, ArrowDown: 1, ArrowLeft: -1, ArrowRight: 1 }[e.key];
+      var d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
       if (!d) return;
       e.preventDefault();
-      closer.query = Math.max(0, Math.min(probe.length - 1, closer.query + d));
+      var T = probe.length, q = Math.min(closer.query, T - 1);
+      closer.query = Math.max(0, Math.min(T - 1, q + d[0]));
+      closer.key = d[1] ? Math.max(0, Math.min(T - 1, (closer.key === null ? closer.shown : closer.key) + d[1])) : closer.key;
       drawCloser();
     });
     $('c-compare').addEventListener('change', function (e) { values.compare = e.target.checked; explicit.compare = true; reset(); });
@@ -363,9 +415,7 @@ import { start as startTrainer } from './trainer.js';
     },
     stateDict: function () { return trainer.stateDict(); },
     save: function () { return trainer.save(); },
-    load: function (bytes) {
-      return trainer.load(bytes).then(function () { if (scriptUntil === null) scriptUntil = currentStep(); }).then(inspect).then(draw);
-    },
+    load: function (bytes, name) { return loadBytes(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes, name || 'weights.safetensors'); },
     script: function (o) { return trainer.script(o || {}); },
     reset: function () { return reset(); },
     set: function (changes) {

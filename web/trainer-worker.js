@@ -22,6 +22,27 @@ function needModel() {
 
 var OPTIMIZERS = { sgd: 'SGD', adam: 'Adam', adamw: 'AdamW' };
 
+// A lessons' MultiHeadAttention file belongs on the main page, which shows its heads on a sentence.
+function refuseModule(state) {
+  if (state['W_q.weight'] && !state['tok.weight']) {
+    throw new Error('it holds one MultiHeadAttention (the lessons\' module: W_q, W_k, W_v, W_o), not this lab\'s model ' +
+      '(tok, pos, layers.0.W_q, …, readouts). Open it on the main page with "Load weights" to see its heads on your text.');
+  }
+}
+// A lab model's sizes as its tensors give them (num_heads and the task are not in a state_dict), or null.
+function shapesOf(state) {
+  var tok = state['tok.weight'], pos = state['pos.weight'];
+  if (!tok || !pos || tok.shape.length !== 2 || pos.shape.length !== 2) return null;
+  var count = function (re) { return Object.keys(state).filter(function (k) { return re.test(k); }).length; };
+  return { vocab: tok.shape[0], seqLen: pos.shape[0], dModel: tok.shape[1], layers: count(/^layers\.\d+\.W_q\.weight$/),
+    readouts: count(/^readouts\.\d+\.weight$/) };
+}
+function describe(s) {
+  var n = function (k, one, many) { return k + ' ' + (k === 1 ? one : many); };
+  return n(s.layers, 'layer', 'layers') + ', d_model ' + s.dModel + ', vocabulary ' + s.vocab + ', length ' + s.seqLen +
+    ' and ' + n(s.readouts, 'readout', 'readouts');
+}
+
 var ops = {
   // The core's settings for a task (vocab, seqLen, dModel, numHeads, layers, causal).
   defaults: function (a) { return M.modelDefaults(a.task); },
@@ -62,13 +83,24 @@ var ops = {
   evaluate: function (a) { return needModel().evaluate(a); },
   script: function (a) { return needModel().toPyTorch(Object.assign({ optimizer: opt }, a)); },
   save: function () { return needModel().toSafetensors(); },
+  // What a file holds, before loading it: {metadata, shapes: {vocab, seqLen, dModel, layers, readouts}}.
+  peek: function (a) {
+    var file = M.readSafetensors(a.bytes);
+    refuseModule(file.tensors);
+    return { metadata: Object.assign({}, file.metadata), shapes: shapesOf(file.tensors) };
+  },
   load: function (a) {
-    var state = M.loadSafetensors(a.bytes);
-    if (state['W_q.weight'] && !state['tok.weight']) {
-      throw new Error('it holds one MultiHeadAttention (the lessons\' module: W_q, W_k, W_v, W_o), not this lab\'s model ' +
-        '(tok, pos, layers.0.W_q, …, readouts). Open it on the main page with "Load weights" to see its heads on your text.');
+    var state = M.loadSafetensors(a.bytes), m = needModel();
+    refuseModule(state);
+    try {
+      m.loadStateDict(state);
+    } catch (err) {
+      var f = shapesOf(state), mine = shapesOf(m.stateDict());
+      if (!f) throw err;
+      if (describe(f) === describe(mine)) throw err;
+      throw new Error('this file is a model with ' + describe(f) + '; the lab\'s model has ' + describe(mine) +
+        '. Set the lab to the file\'s values (and the task and number of heads it was trained with), then load it again.');
     }
-    needModel().loadStateDict(state);
     return true;
   },
   stateDict: function () { return needModel().stateDict(); },

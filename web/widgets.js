@@ -206,7 +206,8 @@ const root = typeof self !== 'undefined' ? self : globalThis;
   // The trace's wording lives here: the core gives each step's op, shape and strides; the page names it.
   // Each row: {stage (0 Mix, 1 Split, 2 Attend, 3 Concat, 4 Mix), label, expr, description}. A model's trace
   // (the training lab) adds tokens, embedding, residual and readout rows, and tags each layer's steps.
-  function traceWords(trace) {
+  // mask: the masked_fill arguments of a masked forward ("mask == 0, -1e9"), or none.
+  function traceWords(trace, mask) {
     var first = trace[0] && trace[0].shape || [], B = first[0], S = first[1], D = first[2], attended = false;
     var modelTrace = trace.some(function (t) { return t.layer !== undefined; }), readout = 0;
     return trace.map(function (t) {
@@ -230,7 +231,7 @@ const root = typeof self !== 'undefined' ? self : globalThis;
             ' of ' + S + ' token' + (S === 1 ? '' : 's') + ', each a ' + D + '-dim embedding' };
         case 'linear':
           if (attended) { attended = false; return { stage: 4, label: 'After W_o(x)', expr: 'self.W_o(attn_output)', description: 'Final projection: mixes the heads\' outputs' }; }
-          return { stage: 0, label: 'After W_q(x)', expr: 'Q = self.W_q(' + src + ')', description: 'Linear projection (still flat): every output dim mixes all ' + (sh[2] || D) + ' input dims' };
+          return { stage: 0, label: 'After W_q(' + src + ')', expr: 'Q = self.W_q(' + src + ')', description: 'Linear projection (still flat): every output dim mixes all ' + (sh[2] || D) + ' input dims' };
         case 'view':
           return { stage: 1, label: 'After .view(' + sh.join(', ') + ')', expr: 'Q.view(' + sh.join(', ') + ')',
             description: 'Reshape: split ' + (H * dk) + ' dims into ' + H + ' heads × ' + dk + ' dims each (no copy)' };
@@ -241,7 +242,9 @@ const root = typeof self !== 'undefined' ? self : globalThis;
               description: 'Swap seq and heads: now ' + H + ' parallel attention mechanisms (strides change, no copy)' };
         case 'attention':
           attended = true;
-          return { stage: 2, label: 'Attention computation', expr: 'torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(' + dk + '), dim=-1) @ V',
+          var scores = 'Q @ K.transpose(-2, -1) / math.sqrt(' + dk + ')';
+          return { stage: 2, label: 'Attention computation',
+            expr: 'torch.softmax(' + (mask ? '(' + scores + ').masked_fill(' + mask + ')' : scores) + ', dim=-1) @ V',
             description: 'Each head computes attention independently; weights are [' + (t.weights || [sh[0], H, sh[2], sh[2]]).join(', ') + ']' };
         case 'contiguous_view':
           return { stage: 3, label: 'After .contiguous().view(' + sh.join(', ') + ')', expr: 'attn_output.transpose(1, 2).contiguous().view(' + sh.join(', ') + ')',
@@ -256,15 +259,16 @@ const root = typeof self !== 'undefined' ? self : globalThis;
     }
   }
 
-  function traceTable(tbody, trace, onFocus) {
-    var key = JSON.stringify(trace);
+  // onFocus(i): a row was hovered or focused (rows are focusable only then); mask: as traceWords'.
+  function traceTable(tbody, trace, onFocus, mask) {
+    var key = JSON.stringify(trace) + '|' + (mask || '');
     if (tbody._key === key && tbody.childNodes.length === trace.length) return;   // unchanged
     tbody._key = key;
     tbody.textContent = '';
-    var words = traceWords(trace);
+    var words = traceWords(trace, mask);
     trace.forEach(function (t, i) {
       var w = words[i];
-      var tr = el('tr', { 'data-step': String(i), tabindex: '0', 'data-stage': String(w.stage) });
+      var tr = el('tr', onFocus ? { 'data-step': String(i), tabindex: '0', 'data-stage': String(w.stage) } : { 'data-step': String(i), 'data-stage': String(w.stage) });
       tr.appendChild(el('td', { class: 'num', 'data-label': '#' }, i));
       var stepCell = el('td', { 'data-label': 'Operation' });
       stepCell.appendChild(el('div', null, w.label));
@@ -275,12 +279,14 @@ const root = typeof self !== 'undefined' ? self : globalThis;
       tr.appendChild(el('td', { class: 'mono', 'data-label': 'Strides' }, t.strides ? '(' + t.strides.join(', ') + ')' : ''));
       var ok = t.contiguous;
       tr.appendChild(el('td', { class: ok ? 'yes' : 'no', 'data-label': 'Contiguous' }, ok ? 'yes' : 'no'));
-      tr.addEventListener('mouseenter', function () { onFocus(i); });
-      tr.addEventListener('focus', function () { onFocus(i); });
-      tr.addEventListener('keydown', function (e) {
-        if (e.key === 'ArrowDown' && tr.nextSibling) { e.preventDefault(); tr.nextSibling.focus(); }
-        if (e.key === 'ArrowUp' && tr.previousSibling) { e.preventDefault(); tr.previousSibling.focus(); }
-      });
+      if (onFocus) {
+        tr.addEventListener('mouseenter', function () { onFocus(i); });
+        tr.addEventListener('focus', function () { onFocus(i); });
+        tr.addEventListener('keydown', function (e) {
+          if (e.key === 'ArrowDown' && tr.nextSibling) { e.preventDefault(); tr.nextSibling.focus(); }
+          if (e.key === 'ArrowUp' && tr.previousSibling) { e.preventDefault(); tr.previousSibling.focus(); }
+        });
+      }
       tbody.appendChild(tr);
     });
   }

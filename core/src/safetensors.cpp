@@ -473,12 +473,41 @@ void read_metadata(Parser& json, std::vector<std::pair<std::string, std::string>
   });
 }
 
+// The files students most often take for .safetensors, named by their first bytes.
+const char* other_format(const std::uint8_t* bytes, std::size_t size) {
+  const auto starts = [&](const char* magic, std::size_t n) { return size >= n && std::memcmp(bytes, magic, n) == 0; };
+  if (starts("PK\x03\x04", 4)) {
+    return "it is a zip archive, as torch.save writes (.pt, .pth); save the weights with "
+           "safetensors.torch.save_file(model.state_dict(), \"model.safetensors\") instead";
+  }
+  if (size >= 2 && bytes[0] == 0x80 && bytes[1] >= 2 && bytes[1] <= 5) {
+    return "it is a Python pickle, as torch.save's legacy format writes; save the weights with "
+           "safetensors.torch.save_file(model.state_dict(), \"model.safetensors\") instead";
+  }
+  if (starts("\x93NUMPY", 6)) return "it is a NumPy .npy file, not a .safetensors file";
+  if (starts("\x89HDF", 4)) return "it is an HDF5 file (Keras .h5), not a .safetensors file";
+  return nullptr;
+}
+
+// A header length made of text characters ("{\n  \"cel"…): a text file, not a .safetensors file.
+bool text_length(const std::uint8_t* bytes) {
+  for (int k = 0; k < 8; ++k) {
+    if (bytes[k] < 0x09 || (bytes[k] > 0x0d && bytes[k] < 0x20) || bytes[k] > 0x7e) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 SafetensorsFile read_safetensors(const std::uint8_t* bytes, std::size_t size) {
+  if (const char* other = other_format(bytes, size)) bad(other);
   if (size < 8) bad("it has " + std::to_string(size) + " bytes, fewer than the 8 that give the header's length");
   std::uint64_t n = 0;
   for (int k = 7; k >= 0; --k) n = n << 8 | bytes[k];
+  if (n > size - 8 && text_length(bytes)) {
+    bad("it starts with text (\"" + std::string(reinterpret_cast<const char*>(bytes), 8) + "…\") where a .safetensors "
+        "file has the header's length in 8 bytes: it is a text file, not a .safetensors file");
+  }
   if (n > kMaxHeader) bad("the header says its length is " + std::to_string(n) + " bytes, more than the 100,000,000 allowed");
   if (n > size - 8) {
     bad("the header says its length is " + std::to_string(n) + " bytes but the file has only " + std::to_string(size - 8) +

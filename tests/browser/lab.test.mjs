@@ -31,6 +31,7 @@ test('training lab over http and from file://', async (t) => {
     for (const [where, base] of [['http', `${server.origin}/lab.html`], ['file', fileURL('lab.html')]]) {
       const { page, errors } = await open(context, `${base}?preset=train-two-offsets`, `lab-two-offsets-${where}-before.png`);
       const initial = await page.evaluate(() => window.mhaExplorer.stateDict());
+      assert.match(await page.textContent('#heads'), /no clear role \(closest: /, 'untrained heads have no role yet');
       const r = await page.evaluate(() => window.mhaExplorer.train({ steps: 150 }));
       await page.screenshot({ path: join(ARTIFACTS, `lab-two-offsets-${where}-after.png`), fullPage: true });
       assert.equal(r.step, 150);
@@ -46,14 +47,16 @@ test('training lab over http and from file://', async (t) => {
         rows: Array.from(document.querySelectorAll('#closer-trace tr')).map((tr) => [tr.cells[1].firstChild.textContent, tr.cells[3].textContent]) }));
       assert.match(closer.readout, new RegExp('^Layer 0 · head 1 \\(' + roleOf(1)));
       const back = roleOf(1) === '1 token back' ? 1 : 2;   // the last query (t=7) attends most to t=7-back
-      assert.match(closer.readout, new RegExp('query t=7 \\(token 0\\) attends most to t=' + (7 - back) + ' '));
+      assert.match(closer.readout, new RegExp('query t=7 \\(token 0\\) → key t=' + (7 - back) + ' .*It attends most to t=' + (7 - back) + ' '));
       assert.deepEqual(closer.rows.map((x) => x[1]), ['[1, 8]', '[1, 8, 16]', '[1, 8, 16]', '[1, 8, 2, 8]', '[1, 2, 8, 8]', '[1, 2, 8, 8]',
         '[1, 8, 2, 8]', '[1, 8, 16]', '[1, 8, 16]', '[1, 8, 16]', '[1, 8, 8]', '[1, 8, 8]']);
       assert.equal(closer.rows[5][0], 'Layer 0: Attention computation');
       assert.equal(closer.rows[10][0], 'Readout 0');
       await page.focus('#closer-map');
       await page.keyboard.press('ArrowUp');
-      assert.match(await page.textContent('#closer-readout'), /query t=6 /);
+      assert.match(await page.textContent('#closer-readout'), /query t=6 \(token 7\) → key t=/);
+      await page.keyboard.press('ArrowLeft');
+      assert.match(await page.textContent('#closer-readout'), new RegExp('query t=6 \\(token 7\\) → key t=' + (5 - back) + ' '), 'left of the top key');
 
       // Ablation: held-out accuracy with and without head 0.
       const full = await page.evaluate(() => window.mhaExplorer.evaluate());
@@ -90,20 +93,27 @@ print(model.layers[0].W_q.weight[0, :3].tolist())`], { encoding: 'utf8' });
 
       // Loading the downloaded file back; a damaged file gets a message and changes nothing.
       await page.setInputFiles('#load-file', { name: 'trained.safetensors', mimeType: 'application/octet-stream', buffer: bytes });
-      await page.waitForFunction(() => /Loaded trained\.safetensors/.test(document.getElementById('messages').textContent));
+      await page.waitForFunction(() => /Loaded trained\.safetensors/.test(document.getElementById('pytorch-msg').textContent));
       const loaded = await page.evaluate(() => window.mhaExplorer.stateDict());
       assert.deepEqual(loaded['layers.0.W_q.weight'].data, trained['layers.0.W_q.weight'].data);
       const damaged = Buffer.from(bytes);
       damaged.writeUInt32LE(0xffffff, 0);
       await page.setInputFiles('#load-file', { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: damaged });
-      await page.waitForFunction(() => /Could not load broken\.safetensors: this is not a valid \.safetensors file/.test(document.getElementById('messages').textContent));
+      await page.waitForFunction(() => /Could not load broken\.safetensors: this is not a valid \.safetensors file/.test(document.getElementById('pytorch-msg').textContent));
       const after = await page.evaluate(() => window.mhaExplorer.stateDict());
       assert.deepEqual(after['layers.0.W_q.weight'].data, trained['layers.0.W_q.weight'].data);
       // After loading weights the script no longer reproduces the page's run, and the page says how far it does.
       await page.click('#copy-script');
-      await page.waitForFunction(() => /The script reproduces steps 1 to 150 of this run/.test(document.getElementById('messages').textContent));
+      await page.waitForFunction(() => /The script reproduces steps 1 to 150 of this run/.test(document.getElementById('pytorch-msg').textContent));
       assert.match(await page.inputValue('#script-out'), /^# MHA Explorer: the two-offsets task/);
       assert.match(await page.inputValue('#script-out'), /BATCH, STEPS = 32, 150/);
+      // A file the lab saved carries its settings: loaded into a 4-head model, the lab goes back to 2 heads first.
+      await page.evaluate(() => window.mhaExplorer.set({ heads: 4 }));
+      await page.setInputFiles('#load-file', { name: 'trained.safetensors', mimeType: 'application/octet-stream', buffer: bytes });
+      await page.waitForFunction(() => /settings now match the file: heads 2/.test(document.getElementById('pytorch-msg').textContent));
+      const back2 = await page.evaluate(() => window.mhaExplorer.stateDict());
+      assert.deepEqual(back2['layers.0.W_q.weight'].data, trained['layers.0.W_q.weight'].data);
+      assert.match(await page.textContent('#ablation-note'), /weights loaded from trained\.safetensors/);
 
       // Play: frames keep coming while the worker trains.
       const fps = await page.evaluate(() => new Promise((resolve) => {
@@ -126,10 +136,16 @@ print(model.layers[0].W_q.weight[0, :3].tolist())`], { encoding: 'utf8' });
     assert.ok(rb.accuracy >= 0.99 && rb.oneHead.accuracy < 0.9, `two heads ${rb.accuracy}, one head ${rb.oneHead.accuracy}`);
     assert.equal(rb.oneHead.step, 150);
     assert.equal(await both.page.isVisible('#compare-heads .lab-head'), true);
-    // The replay slider shows kept snapshots: the first one is nearly untrained.
+    // The replay slider shows kept snapshots: from the untrained model at step 0, then every slice of training.
     await both.page.fill('#c-replay', '0');
     await both.page.dispatchEvent('#c-replay', 'input');
+    assert.match(await both.page.textContent('#ablation-note'), /Replaying step 0 of 150/);
+    await both.page.fill('#c-replay', '1');
+    await both.page.dispatchEvent('#c-replay', 'input');
     assert.match(await both.page.textContent('#ablation-note'), /Replaying step 50 of 150/);
+    // Switching a head off while replaying leaves the replay: the cards and predictions are the model's as it is.
+    await both.page.click('#heads .lab-head[data-head="0"]');
+    await both.page.waitForFunction(() => /Accuracy on 256 held-out sequences/.test(document.getElementById('ablation-note').textContent));
     await both.page.close();
     const one = await open(context, `${server.origin}/lab.html?preset=train-two-offsets&heads=1`);
     const r1 = await one.page.evaluate(() => window.mhaExplorer.train({ steps: 150 }));

@@ -22,7 +22,7 @@ const load = (page, name, layer) => page.evaluate(([b, n, l]) => window.mhaExplo
   [bytesOf(name), name, layer]);
 const shown = (page) => page.evaluate(() => ({
   state: window.mhaExplorer.getState(), note: document.getElementById('weights-note').textContent,
-  heads: document.getElementById('heads-note').textContent, messages: document.getElementById('messages').textContent,
+  heads: document.getElementById('heads-note').textContent, messages: document.getElementById('weights-msg').textContent,
   snippet: window.mhaExplorer.getSnippets().find((s) => s.id === 'copy-as-pytorch'),
   weights: window.mhaExplorer.getWeights(),
 }));
@@ -53,6 +53,20 @@ test('a lessons\' module file and a lab layer: the page\'s snippet loads them in
   const d = await shown(page);
   assert.notDeepEqual(Array.from(d.weights.data), Array.from(c.weights.data), 'another layer, other heads');
 
+  assert.match(c.note, /does not say how many heads/, 'a state_dict has no num_heads');
+  // A file the lab saves says its num_heads: the page takes it.
+  const labSaved = await page.evaluate(() => {
+    const M = window.mhaExplorer.module, g = new M.Generator(4);
+    const m = new M.TinyAttentionModel({ task: 'two-offsets', dModel: 16, numHeads: 4, generator: g });
+    const bytes = Array.from(m.toSafetensors());
+    m.delete(); g.delete();
+    return bytes;
+  });
+  assert.equal(await page.evaluate((b) => window.mhaExplorer.loadWeights(new Uint8Array(b), 'lab-saved.safetensors'), labSaved), true);
+  const saved = await shown(page);
+  assert.equal(saved.state.heads, 4);
+  assert.match(saved.note, /16, 4 heads, as the file says/);
+
   assert.equal(await load(page, 'half.safetensors'), true);
   const e = await shown(page);
   assert.equal(e.state.dmodel, 8);
@@ -82,7 +96,8 @@ test('bad files get a message naming what is wrong; the page keeps its heads', {
   const page = await open(env.srv.origin + '/index.html?dmodel=32&heads=4');
   const before = await shown(page);
   const CASES = {
-    'zip.safetensors': /Could not load zip\.safetensors: this is not a valid \.safetensors file/,
+    'zip.safetensors': /Could not load zip\.safetensors: this is not a valid \.safetensors file: it is a zip archive, as torch\.save writes/,
+    'notes.safetensors': /it starts with text .*it is a text file, not a \.safetensors file/,
     'no_attention.safetensors': /holds no attention weights.*this file has tok\.weight/,
     'not_square.safetensors': /W_q\.weight has shape \[32, 16\]; the lessons' MultiHeadAttention has square/,
     'no_bias.safetensors': /it has no W_o\.bias/,
@@ -125,7 +140,7 @@ test('the lab refuses a lessons\' module file with a message that says where it 
   await g.page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready);
   await g.page.evaluate(() => window.mhaExplorer.ready);
   await g.page.setInputFiles('#load-file', join(DIR, 'lessons_mha.safetensors'));
-  await g.page.waitForFunction(() => /Could not load/.test(document.getElementById('messages').textContent));
-  assert.match(await g.page.textContent('#messages'), /one MultiHeadAttention \(the lessons' module.*main page with "Load weights"/);
+  await g.page.waitForFunction(() => /Could not load/.test(document.getElementById('pytorch-msg').textContent));
+  assert.match(await g.page.textContent('#pytorch-msg'), /one MultiHeadAttention \(the lessons' module.*main page with "Load weights"/);
   await g.page.close();
 });

@@ -308,6 +308,22 @@ TEST_CASE("reader rule: at least 8 bytes") {
   for (std::size_t size = 0; size < 8; ++size) REQUIRE_ERROR_MENTIONS(read(Bytes(size, 0)), "has " + std::to_string(size) + " bytes, fewer than the 8");
 }
 
+TEST_CASE("files often taken for .safetensors are named") {
+  const auto bytes = [](const std::string& s) { return Bytes(s.begin(), s.end()); };
+  REQUIRE_ERROR_MENTIONS(read(bytes(std::string("PK\x03\x04", 4) + std::string(60, '\0'))), "zip archive, as torch.save writes",
+                         "safetensors.torch.save_file(model.state_dict()");
+  REQUIRE_ERROR_MENTIONS(read(bytes(std::string("\x80\x02\x8a\x0a", 4) + std::string(40, '\0'))), "Python pickle");
+  REQUIRE_ERROR_MENTIONS(read(bytes("\x93NUMPY\x01\x00v")), "NumPy .npy file");
+  REQUIRE_ERROR_MENTIONS(read(bytes("{\n  \"cells\": [],\n  \"metadata\": {}\n}\n")), "starts with text (\"{\n  \"cel",
+                         "it is a text file, not a .safetensors file");
+  // A header length that happens to be text but fits the file is read as a length (the format allows it).
+  Bytes fits;
+  put_u64(fits, 2);
+  fits.push_back('{');
+  fits.push_back('}');
+  REQUIRE(read(fits).tensors.empty());
+}
+
 TEST_CASE("reader rule: the header length is at most 100,000,000") {
   Bytes b;
   put_u64(b, 100'000'001);

@@ -9,6 +9,7 @@ usage: /usr/bin/python3 tests/torch/make_weight_files.py DIR
   no_bias.safetensors       the lessons' module without W_o.bias
   wrong_shape.safetensors   W_k.weight of shape [16, 16] beside a d_model 32 W_q
   zip.safetensors           a torch.save file renamed (a zip archive, not safetensors)
+  notes.safetensors         a text file renamed
 Files go through tests/torch/safetensors_spec.py, the writer that follows the format's specification.
 """
 import os
@@ -55,6 +56,8 @@ def main(out):
     save(dict(lessons, **{"W_k.weight": torch.zeros(16, 16)}), "wrong_shape.safetensors")
     with open(os.path.join(out, "zip.safetensors"), "wb") as f:
         f.write(b"PK\x03\x04" + bytes(60))
+    with open(os.path.join(out, "notes.safetensors"), "w") as f:
+        f.write("W_q: the query projection\n")
 
 
 if __name__ == "__main__":
