@@ -8,10 +8,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { suite, fileURL, repo, runInPyTorch, comparePrinted } from './helpers.mjs';
 
 const DIR = mkdtempSync(join(tmpdir(), 'mha-weights-'));
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];   // as tests/browser/a11y.test.mjs
 before(() => { execFileSync('/usr/bin/python3', [join(repo, 'tests', 'torch', 'make_weight_files.py'), DIR]); });
 const env = suite();
 after(() => { rmSync(DIR, { recursive: true, force: true }); });
@@ -143,4 +146,22 @@ test('the lab refuses a lessons\' module file with a message that says where it 
   await g.page.waitForFunction(() => /Could not load/.test(document.getElementById('pytorch-msg').textContent));
   assert.match(await g.page.textContent('#pytorch-msg'), /one MultiHeadAttention \(the lessons' module.*main page with "Load weights"/);
   await g.page.close();
+});
+
+test('the weights controls pass the axe-core audit: a lab file with its layer picker, and a refused file', { timeout: 120000 }, async () => {
+  for (const [size, theme] of [[{ width: 1360, height: 900 }, 'light'], [{ width: 390, height: 844 }, 'dark']]) {
+    const page = await open(env.srv.origin + '/index.html?theme=' + theme);
+    await page.setViewportSize(size);
+    const audit = async (what) => {
+      await page.evaluate(() => { document.getElementById('controls-box').open = true; });
+      if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: AXE });
+      const v = await page.evaluate((values) => window.axe.run(document, { runOnly: { type: 'tag', values } }), TAGS);
+      assert.deepEqual(v.violations.map((x) => x.id + ': ' + x.nodes.map((n) => n.target.join(' ')).join(', ')), [], `${what} · ${theme}`);
+    };
+    assert.equal(await load(page, 'lab_model.safetensors', 1), true);
+    await audit('lab file loaded');
+    assert.equal(await load(page, 'zip.safetensors'), false);
+    await audit('file refused');
+    await page.close();
+  }
 });
