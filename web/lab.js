@@ -433,8 +433,11 @@ import { start as startTrainer } from './trainer.js';
 
   applyTheme();
   if (values.embed) document.body.classList.add('embed');
-  // a phone starts with the model's trace folded (one card per step): the heads come first
-  if (root.matchMedia && root.matchMedia('(max-width: 720px)').matches) $('closer-trace-box').open = false;
+  // a phone starts with the settings and the model's trace (one card per step) folded: the chart and heads come first
+  if (root.matchMedia && root.matchMedia('(max-width: 720px)').matches) {
+    $('closer-trace-box').open = false;
+    $('lab-settings').open = false;   // Play, Step and Reset stay in view; the settings unfold on demand
+  }
   values.hide.forEach(function (name) { document.querySelector('[data-section="' + name + '"]').hidden = true; });
   document.body.classList.toggle('no-controls', values.hide.indexOf('controls') >= 0);
   showMessages();
