@@ -8,12 +8,13 @@ import state from './state.js';
 import model from './model.js';
 import presets from './presets.js';
 import widgets from './widgets.js';
-import { attentionWeights } from './weights.js';
-import { $, setText, setProp, setOptions, range } from './page-dom.js';
+import { attentionWeights, headsFromMetadata } from './weights.js';
+import { implementationName } from './wasm-features.js';
+import { $, setText, setProp, setOptions, range, wireFileDrop } from './page-dom.js';
 import { loadCore, runForward, noForward, lastCompute } from './page-core.js';
 import { selB, headMat, headName, colourMax, fmtMax } from './page-read.js';
 import { drawHeads, drawHeadsSelection, headsNote } from './page-heads.js';
-import { drawDetail, drawTable, wireDetail } from './page-detail.js';
+import { drawDetail, drawTable, clearDetail, wireDetail } from './page-detail.js';
 import { drawTrace } from './page-trace.js';
 import { drawLesson, clearLesson, getPrinted, snippets, pageSnippet } from './page-lesson.js';
 import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-share.js';
@@ -35,7 +36,8 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
   var getCur = function () { return current; };
   var renderId = 0;
   // Weights loaded from a .safetensors file (not in share links: a link cannot carry a file):
-  // {id, file, tensors (the whole file), state (the module's entries), dModel, kind: 'module' | 'model', layer, layers}.
+  // {id, file, tensors (the whole file), metadata, heads (the file's num_heads, or null), saidHeads (its raw value),
+  //  state (the module's entries), dModel, kind: 'module' | 'model', layer, layers}.
   var loaded = null, weightsSeq = 0, weightsError = '';
 
   // ---- Long texts ---------------------------------------------------------------------------------
@@ -132,7 +134,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     if (b.spec.input.type === 'text' && b.spec.input.tokens.length === 0) {
       msgs.push('Type a sentence above: there are no tokens to attend over yet.');
       showMessages(msgs);
-      renderEmpty(eff);
+      renderEmpty();
       return null;
     }
     var t0 = model.now(), job = runForward(b.spec), t1 = job.sync ? model.now() : 0;
@@ -140,7 +142,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
       var cfg = { seed: eff.seed, D: eff.dmodel, H: eff.heads, dropout: eff.dropout, train: eff.train,
         causal: eff.causal, maskStyle: b.spec.maskStyle, fill: eff.fill, input: b.spec.input, order: b.spec.order,
         b: Math.min(eff.batch, res.B - 1), h: Math.min(eff.head, res.H - 1), seedNote: pr && pr.seedNote,
-        weights: loaded ? { file: loaded.file, layer: loaded.layer } : null };
+        weights: loaded ? { file: loaded.file, layer: loaded.layer, kind: loaded.kind } : null };
       res.causal = eff.causal; res.dropout = eff.dropout; res.train = eff.train;
       var cells = pr ? [{ id: 'lesson', title: 'The lesson\'s example', code: pr.lessonCode(eff), output: function () { return pr.lessonOutput(res); } }] : [];
       cells.push({ id: 'page', title: 'Copy as PyTorch: the page\'s numbers (batch ' + cfg.b + ', head ' + cfg.h + ')',
@@ -150,7 +152,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
   }
 
   // ---- render() ---------------------------------------------------------------------------------------
-  var pending = null;
+  var pending = Promise.resolve();   // the last render()'s promise
   var lastTiming = null;            // {forwardMs, redrawMs, totalMs} of the last completed render()
   function render() {
     if (!M) return Promise.resolve();
@@ -165,14 +167,14 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     updateURL(st);
     var pr = presetOf(eff);
     var run = compute(eff, pr, msgs);
-    if (run === null) return Promise.resolve();   // nothing to compute (no tokens): the page says so
+    if (run === null) return (pending = Promise.resolve());   // nothing to compute (no tokens): the page says so
     tF0 = run.t0; tF1 = run.t1;
     var job = run.promise;
     if (!tF1) setStatus('Computing…');   // only when the forward is asynchronous (Web Worker)
     pending = job.then(function (out) {
       if (myId !== renderId) return;   // a newer render superseded this one
       var tD0 = model.now();
-      ['export-png', 'export-svg', 'show-table', 'copy-py'].forEach(function (id) { setProp($(id), 'disabled', false); });
+      RESULT_BUTTONS.forEach(function (id) { setProp($(id), 'disabled', false); });
       if (!tF1) tF1 = tD0;
       current = { res: out.res, labels: out.labels, cfg: out.cfg, cells: out.cells, copyAll: out.copyAll, eff: eff };
       if (eff.batch >= out.res.B) { msgs.push('batch=' + eff.batch + ' is out of range for B=' + out.res.B + '; showing 0.'); }
@@ -191,9 +193,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     return pending;
   }
   function statusText() {
-    var simd = { wasmsimd: 'WebAssembly SIMD', 'wasmsimd-relaxed': 'WebAssembly SIMD + FMA (relaxed SIMD)' }[M.implementation] ||
-      'WebAssembly (scalar, no SIMD)';
-    return simd + ' · ' + lastCompute.ms.toFixed(1) + ' ms · ' + lastCompute.where;
+    return implementationName(M.implementation) + ' · ' + lastCompute.ms.toFixed(1) + ' ms · ' + lastCompute.where;
   }
   function setStatus(t) { setText('status', t); }
 
@@ -234,7 +234,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     drawTrace(current);
     drawLessonPanel();
     W.legend($('legend'), eff.scale, eff.norm === 'max' ? 'each head\'s max' : fmtMax(r.vmax));
-    headsNote(current, loaded);
+    headsNote(current);
     var ms = M.memoryStats ? M.memoryStats() : null;
     setText('mem', ms ? 'WebAssembly heap: ' + (ms.heapUsed / 1048576).toFixed(1) + ' MiB used of ' +
       (ms.heapSize / 1048576).toFixed(1) + ' MiB.' : '');
@@ -257,24 +257,29 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     }
   }
 
-  function renderEmpty(eff) {
-    // the widgets' caches notice their emptied containers and rebuild on the next draw
+  var RESULT_BUTTONS = ['export-png', 'export-svg', 'show-table', 'copy-py'];   // need a result to act on
+  // No tokens: every view says so or is empty (the widgets' caches notice their emptied containers and
+  // rebuild on the next draw).
+  function renderEmpty() {
     current = null;
     clearLesson();
+    clearDetail();
     $('heads').textContent = '';
     $('heads').appendChild(W.el('p', { class: 'empty' }, 'No tokens yet — type a sentence in the controls.'));
-    $('chips').textContent = '';
-    $('trace-body').textContent = '';
+    ['chips', 'trace-body', 'heads-note', 'legend', 'lesson-title', 'lesson-blurb'].forEach(function (id) { $(id).textContent = ''; $(id)._key = null; });
+    setText('trace-note', 'No tokens, so no forward pass to trace.');
     $('input-desc').textContent = '0 tokens.';
-    ['export-png', 'export-svg', 'show-table', 'copy-py'].forEach(function (id) { $(id).disabled = true; });
+    RESULT_BUTTONS.forEach(function (id) { $(id).disabled = true; });
     $('table-box').hidden = true;
-    setStatus(statusText());
+    setStatus('Ready · no tokens to compute');
     postHeight();
   }
 
   // ---- Loaded weights ------------------------------------------------------------------------------------
   // A file's attention weights become the module's state_dict (weights.js picks them; the core checks every
   // shape on a trial module first, so a bad file is refused here with its message, never half-loaded).
+  var MAX_FILE = 64 << 20;          // bytes: attention weights for d_model 1024 take about 17 MB
+  var fileSeq = 0;                  // the latest file asked for: a slower, older read is dropped
   // A refused file: said next to the button that loads files (and in the controls, opened if folded).
   function refuse(file, err) {
     weightsError = 'Could not load ' + file + ': ' + String(err && err.message || err);
@@ -287,35 +292,43 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     var w;
     try {
       w = attentionWeights(tensors, layer, S.BY_NAME.dmodel.max);
-      var gen = new M.Generator(0), trial = new M.MultiHeadAttention({ dModel: w.dModel, numHeads: 1, generator: gen });
-      try { trial.loadStateDict(w.state); } finally { trial.delete(); gen.delete(); }
+      var gen = null, trial = null;
+      try {
+        gen = new M.Generator(0);
+        trial = new M.MultiHeadAttention({ dModel: w.dModel, numHeads: 1, generator: gen });
+        trial.loadStateDict(w.state);
+      } finally { if (trial) trial.delete(); if (gen) gen.delete(); }
     } catch (err) {
       return refuse(file, err);
     }
-    freeWeights();
-    var heads = metadata && /^[1-9]\d{0,3}$/.test(metadata.num_heads || '') ? Number(metadata.num_heads) : null;
-    if (heads !== null && w.dModel % heads) heads = null;
-    loaded = Object.assign({ id: ++weightsSeq, file: file, tensors: tensors, metadata: metadata || {}, heads: heads }, w);
+    model.freeCache();   // the module cache holds the old weights: freed now
+    var said = headsFromMetadata(metadata, w.dModel);
+    loaded = Object.assign({ id: ++weightsSeq, file: file, tensors: tensors, metadata: metadata || {}, heads: said.heads, saidHeads: said.said }, w);
     if (st.values.preset) S.set(st, 'preset', '');   // the weights run on the page's sentence
-    var H = heads || effective().heads;
+    var H = said.heads || effective().heads;
     S.set(st, 'heads', w.dModel % H ? nearestDivisor(w.dModel, H) : H);
     S.set(st, 'head', 0);
     weightsError = '';
     render().then(function () { if (loaded && loaded.layers.length > 1) $('f-layer').scrollIntoView({ block: 'nearest' }); });
     return true;
   }
-  // The module cache holds the old weights: drop it so that they are freed now.
-  function freeWeights() { model.freeCache(); }
+  // Back to the seed's random weights (a lesson's example always uses its own).
+  function dropWeights() {
+    if (loaded) model.freeCache();
+    loaded = null; weightsError = '';
+  }
   function loadBytes(bytes, file, layer) {
     var f;
+    if (bytes.length > MAX_FILE) return refuse(file, 'it has ' + model.commas(bytes.length) + ' bytes, more than the ' + (MAX_FILE >> 20) + ' MB the page reads; attention weights for d_model 1024 take about 17 MB.');
     try { f = M.readSafetensors(bytes); } catch (err) { return refuse(file, err); }
     return useWeights(file, f.tensors, layer, f.metadata);
   }
   function loadFile(f) {
     if (!M) return;
-    if (f.size > 1 << 30) { refuse(f.name, 'it has ' + model.commas(f.size) + ' bytes; attention weights for d_model up to 1024 take about 17 MB.'); return; }
-    f.arrayBuffer().then(function (buf) { loadBytes(new Uint8Array(buf), f.name, 0); },
-      function (err) { refuse(f.name, 'the browser could not read it (' + err.message + ')'); });
+    var mine = ++fileSeq;
+    if (f.size > MAX_FILE) { loadBytes({ length: f.size }, f.name, 0); return; }
+    f.arrayBuffer().then(function (buf) { if (mine === fileSeq) loadBytes(new Uint8Array(buf), f.name, 0); },
+      function (err) { if (mine === fileSeq) refuse(f.name, 'the browser could not read it (' + err.message + ')'); });
   }
 
   // ---- Controls ----------------------------------------------------------------------------------------
@@ -330,8 +343,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
       if (!v) { ['dmodel', 'heads'].forEach(function (k) { st.values[k] = S.BY_NAME[k].def; }); }
       S.set(st, 'preset', v);
       loadMessages = [];
-      if (v && loaded) { loaded = null; freeWeights(); }   // a lesson's example uses the lesson's weights
-      weightsError = '';
+      if (v) dropWeights(); else weightsError = '';
       render();
     });
     on('c-view', 'change', function () { S.set(st, 'view', $('c-view').value); S.set(st, 'head', 0); S.set(st, 'batch', 0); render(); });
@@ -408,19 +420,9 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
       e.target.value = '';
       if (f) loadFile(f);
     });
-    on('random-weights', 'click', function () { loaded = null; weightsError = ''; freeWeights(); render(); });
-    on('c-layer', 'change', function () { useWeights(loaded.file, loaded.tensors, +$('c-layer').value, loaded.metadata); });
-    document.addEventListener('dragover', function (e) {
-      if (!e.dataTransfer || Array.prototype.indexOf.call(e.dataTransfer.types || [], 'Files') < 0) return;
-      e.preventDefault(); document.body.classList.add('dropping');
-    });
-    document.addEventListener('dragleave', function (e) { if (!e.relatedTarget) document.body.classList.remove('dropping'); });
-    document.addEventListener('drop', function (e) {
-      document.body.classList.remove('dropping');
-      if (!e.dataTransfer || !e.dataTransfer.files.length) return;
-      e.preventDefault();
-      loadFile(e.dataTransfer.files[0]);
-    });
+    on('random-weights', 'click', function () { dropWeights(); render(); });
+    on('c-layer', 'change', function () { if (loaded) useWeights(loaded.file, loaded.tensors, +$('c-layer').value, loaded.metadata); });
+    wireFileDrop(loadFile);
     W.pipeline($('pipeline'));
     var rt = null;
     root.addEventListener('resize', function () { clearTimeout(rt); rt = setTimeout(redraw, 150); });
@@ -451,7 +453,9 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     setProp(dm, 'title', loaded ? 'd_model comes from the loaded weights' : '');
     setText('weights-note', loaded ? 'Loaded from ' + loaded.file + (loaded.kind === 'model' ? ', layer ' + loaded.layer + ' of the lab\'s model' : '') +
       ' (d_model ' + loaded.dModel + (loaded.heads ? ', ' + loaded.heads + ' heads, as the file says' : '') + '). ' +
-      (loaded.heads ? '' : 'A state_dict does not say how many heads the module had: choose its num_heads above. ') +
+      (loaded.heads ? (eff.heads !== loaded.heads ? 'The page now splits it into ' + eff.heads + ' heads, as you chose. ' : '')
+        : loaded.saidHeads !== null ? 'The file says num_heads "' + loaded.saidHeads.slice(0, 20) + '", which does not split d_model ' + loaded.dModel + ': choose num_heads above. '
+          : 'A state_dict does not say how many heads the module had: choose its num_heads above. ') +
       'Share links do not carry files: a link opens random weights.'
       : 'Random: nn.Linear\'s init after torch.manual_seed(' + eff.seed + '). Load a .safetensors state_dict of the lessons\' ' +
         'MultiHeadAttention or of the training lab\'s model to see its heads (or drop the file on the page).');
@@ -518,7 +522,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     var eff = current.eff, r = current.res, pr = presetOf(eff);
     var what = pr ? pr.title(eff) + (r.note ? ' — ' + r.note : '')
       : 'MultiHeadAttention(d_model=' + eff.dmodel + ', num_heads=' + eff.heads + '), ' +
-        (loaded ? 'weights from ' + loaded.file + (loaded.kind === 'model' ? ' layer ' + loaded.layer : '') : 'torch.manual_seed(' + eff.seed + ')') +
+        (current.cfg && current.cfg.weights ? 'weights from ' + current.cfg.weights.file + (current.cfg.weights.kind === 'model' ? ' layer ' + current.cfg.weights.layer : '') : 'torch.manual_seed(' + eff.seed + ')') +
         (eff.causal ? ', causal' : '') + (eff.train && eff.dropout ? ', train() dropout ' + eff.dropout : '');
     return { caption: 'MHA Explorer · ' + what + (r.B > 1 ? ' · batch item ' + selB(current) : '') + ' · ' + r.S + ' tokens',
       scale: eff.scale, norm: eff.norm, vmax: r.vmax };
@@ -581,7 +585,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
         return pending.then(function () { return ok; });
       });
     },
-    randomWeights: function () { loaded = null; weightsError = ''; freeWeights(); return render(); },
+    randomWeights: function () { dropWeights(); return render(); },
     getTrace: function () { return current && current.res.trace ? JSON.parse(JSON.stringify(current.res.trace)) : []; },
     getLabels: function () { return current ? current.labels.slice() : []; },
     getPrinted: getPrinted,
@@ -593,6 +597,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
         var p = S.BY_NAME[k]; if (!p) throw new Error('unknown property ' + k);
         var r = S.parseValue(p, Array.isArray(values[k]) ? values[k].join(',') : values[k]);
         if (!r.ok) throw new Error(r.message);
+        if (k === 'preset' && r.value) dropWeights();   // a lesson's example uses the lesson's weights
         S.set(st, k, r.value);
       });
       return render();

@@ -71,10 +71,10 @@ var BLUES = W.lut('blues');
 export function drawHeadCards(box, view, H, T, opts) {
   if (!view || !H) { box.textContent = ''; return; }
   var interactive = !!opts.onAblate;
-  var cards = box.querySelectorAll('.lab-head');
-  if (cards.length !== view.attention.length * H || box.dataset.t !== String(T)) {
+  var cards = box.querySelectorAll('.lab-head'), key = view.attention.length + '|' + H + '|' + T;
+  if (box.dataset.key !== key) {   // layers, heads or the sequence length changed: new cards
     box.textContent = '';
-    box.dataset.t = String(T);
+    box.dataset.key = key;
     view.attention.forEach(function (layer) {
       for (var h = 0; h < H; h++) {
         var b = W.el('button', { type: 'button', class: 'lab-head', 'data-layer': String(layer.layer), 'data-head': String(h) });
@@ -110,7 +110,7 @@ export function drawHeadCards(box, view, H, T, opts) {
 }
 
 // A head's role as the cards name it: a score below CLEAR_ROLE is only the closest role, not one the head has.
-export const CLEAR_ROLE = 0.6;
+const CLEAR_ROLE = 0.6;
 export function roleName(r) { return r.score >= CLEAR_ROLE ? r.role : 'no clear role (closest: ' + r.role + ')'; }
 
 // The argmax of each readout at each position, as a small table of text (· where there is no target).

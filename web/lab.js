@@ -5,7 +5,9 @@
 import * as L from './lab-state.js';
 import * as V from './lab-views.js';
 import widgets from './widgets.js';
+import { wireFileDrop } from './page-dom.js';
 import { start as startTrainer } from './trainer.js';
+import { implementationName } from './wasm-features.js';
 
 (function (root) {
   var $ = function (id) { return document.getElementById(id); };
@@ -30,7 +32,7 @@ import { start as startTrainer } from './trainer.js';
   var scriptUntil = null;
   var rate = { steps: 0, since: 0, value: 0 };
   var probe = [];
-  var loadedName = null;   // the file the weights came from, until the next reset
+  var loadedName = null, loadedAt = 0;   // the file the weights came from (until the next reset), and the step then
   var closer = { layer: 0, head: 0, query: Infinity, key: null };   // the head and query the closer look shows (the last query first)
 
   function showMessages() {
@@ -48,7 +50,7 @@ import { start as startTrainer } from './trainer.js';
     box.hidden = !text;
     if (text && box.scrollIntoView) box.scrollIntoView({ block: 'nearest' });
   }
-  var IMPLEMENTATIONS = { 'wasmsimd-relaxed': 'WebAssembly SIMD + FMA (relaxed SIMD)', wasmsimd: 'WebAssembly SIMD' };
+  
 
   // The model settings: the task's defaults (from the core), overridden by what the URL or the controls set.
   function modelSettings() {
@@ -58,9 +60,13 @@ import { start as startTrainer } from './trainer.js';
     return cfg;
   }
 
+  // A fresh model from the settings; resolves true when it was built (false: the old model stays, and the
+  // messages say why).
   function reset() {
     pause();
-    return trainer.request('defaults', { task: values.task }).then(function (d) {
+    if (!trainer) return Promise.resolve(false);
+    var built = false;
+    return trainer.defaults({ task: values.task }).then(function (d) {
       defaults = d;
       var cfg = modelSettings();
       if (cfg.dModel % cfg.numHeads !== 0) {
@@ -74,15 +80,18 @@ import { start as startTrainer } from './trainer.js';
           modelConfig = info.config;
           curve = []; held = null; ablated = {}; snapshots = []; replay = null; scriptUntil = null; loadedName = null;
           twinCurve = []; twinInspected = null;
+          closer.query = Infinity; closer.key = null;
+          built = true;
+          tell('');
           if (probe.length === 0 || probe.length > modelConfig.seqLen || probe.some(function (t) { return t >= modelConfig.vocab; })) probe = L.defaultProbe(modelConfig);
           $('c-probe').value = probe.join(' ');
-          status(info.parameters.toLocaleString('en-US') + ' parameters · ' + (IMPLEMENTATIONS[info.implementation] || 'WebAssembly (scalar, no SIMD)'));
+          status(info.parameters.toLocaleString('en-US') + ' parameters · ' + implementationName(info.implementation));
           messages = messages.filter(function (m) { return !/^(Could not|This model)/.test(m); });
           showMessages();
           return resetTwin(cfg).then(inspect).then(keepSnapshot);   // step 0 is the replay's first frame
         });
-    }).catch(function (err) { say('This model cannot be built: ' + err.message); syncControls(); })
-      .then(function () { syncControls(); writeURL(); draw(); });
+    }).catch(function (err) { say('This model cannot be built: ' + err.message); })
+      .then(function () { syncControls(); writeURL(); draw(); return built; });
   }
 
   function inspect() {
@@ -174,8 +183,8 @@ import { start as startTrainer } from './trainer.js';
     slider.value = String(replay === null ? Math.max(0, snapshots.length - 1) : replay);
     $('replay-step').textContent = String(replay !== null ? snapshots[replay].step : currentStep());
     var how = 'Rows are query positions t, columns the keys they attend to. Click a head to switch it off (ablate it) and see what it contributed.';
-    var note = curve.length ? how
-      : loadedName ? 'These heads use the weights loaded from ' + loadedName + '. ' + how
+    var note = loadedName ? 'These heads use the weights loaded from ' + loadedName + (currentStep() > loadedAt ? ', trained ' + (currentStep() - loadedAt) + ' more steps here' : '') + '. ' + how
+      : curve.length ? how
         : 'These heads are untrained (random initial weights), so they look alike. Press Play and watch them specialize as the loss falls.';
     if (replay !== null) note = 'Replaying step ' + snapshots[replay].step + ' of ' + currentStep() + '. Press Play to go on training.';
     else if (held) note = 'Accuracy on 256 held-out sequences: ' + held.full.toFixed(3) + ' with every head on, ' + held.now.toFixed(3) + ' as shown. ' + how;
@@ -304,30 +313,63 @@ import { start as startTrainer } from './trainer.js';
     });
     return out;
   }
+  // Where a file's metadata disagrees with its own tensors (then the lab keeps its settings): a message, or ''.
+  var READOUTS = { 'two-offsets': 2, 'first-and-previous': 2, reverse: 1, induction: 1 };
+  function disagreement(want, shapes) {
+    if (!shapes) return '';
+    var said = { dmodel: shapes.dModel, vocab: shapes.vocab, seqlen: shapes.seqLen, layers: shapes.layers };
+    var off = Object.keys(said).filter(function (k) { return want[k] !== undefined && want[k] !== said[k]; });
+    if (want.task && READOUTS[want.task] !== shapes.readouts) off.push('task');
+    return off.length ? 'its metadata and its tensors disagree (' + off.map(function (k) {
+      return k === 'task' ? 'task ' + want.task + ' has ' + READOUTS[want.task] + ' readout(s), the tensors ' + shapes.readouts
+        : k + ' ' + want[k] + ' in the metadata, ' + said[k] + ' in the tensors';
+    }).join('; ') + '): the lab keeps its settings.' : '';
+  }
   // Loads a .safetensors file: a file saved by the lab carries its settings, which the lab takes first (a
-  // fresh model of that shape), so that the weights fit; then the weights.
+  // fresh model of that shape), so that the weights fit; then the weights. Only the latest file counts.
+  var MAX_FILE = 64 << 20, fileSeq = 0;
   function loadBytes(bytes, name) {
+    if (!trainer) return Promise.resolve(false);
+    var mine = ++fileSeq, changed = [];
+    var current = function () { if (mine !== fileSeq) throw new Error('another file was chosen'); };
     pause();
-    return trainer.request('peek', { bytes: bytes.slice() }).then(function (info) {
-      var want = settingsOf(info.metadata), changed = Object.keys(want).filter(function (k) { return want[k] !== values[k]; });
-      if (!changed.length) return null;
+    if (bytes.length > MAX_FILE) {
+      tell('Could not load ' + name + ': it has ' + bytes.length.toLocaleString('en-US') + ' bytes, more than the ' + (MAX_FILE >> 20) + ' MB the lab reads.', true);
+      return Promise.resolve(false);
+    }
+    return trainer.peek(bytes).then(function (info) {
+      current();
+      var want = settingsOf(info.metadata), why = disagreement(want, info.shapes);
+      if (why) throw new Error(why);
+      changed = Object.keys(want).filter(function (k) { return want[k] !== values[k]; });
+      if (!changed.length) return true;
       if (want.task && want.task !== values.task) L.PROPS.forEach(function (q) { if (q.model) delete explicit[q.name]; });
       Object.keys(want).forEach(function (k) { values[k] = want[k]; explicit[k] = true; });
-      return reset().then(function () { return changed; });
-    }).then(function (changed) {
-      return trainer.load(bytes).then(function () {
-        if (scriptUntil === null) scriptUntil = currentStep();
-        loadedName = name;
-        messages = []; showMessages();
-        tell('Loaded ' + name + (changed ? ' (the lab\'s settings now match the file: ' + changed.map(function (k) { return k + ' ' + values[k]; }).join(', ') + ')' : '') +
-          ': the heads and predictions above use its weights.');
-        return inspect();
-      });
-    }).then(function () { snapshots = []; replay = null; keepSnapshot(); draw(); }, function (err) { tell('Could not load ' + name + ': ' + err.message, true); });
+      return reset();
+    }).then(function (built) {
+      current();
+      if (!built) throw new Error('the lab cannot build the model its metadata describes (' + changed.map(function (k) { return k + ' ' + values[k]; }).join(', ') + ').');
+      return trainer.load(bytes);
+    }).then(function () {
+      current();
+      if (scriptUntil === null) scriptUntil = currentStep();
+      loadedName = name; loadedAt = currentStep(); held = null;
+      messages = []; showMessages();
+      tell('Loaded ' + name + (changed.length ? ' (the lab\'s settings now match the file: ' + changed.map(function (k) { return k + ' ' + values[k]; }).join(', ') + ')' : '') +
+        ': the heads and predictions above use its weights.');
+      return inspect();
+    }).then(function () {
+      snapshots = []; replay = null; keepSnapshot(); draw();
+      return true;
+    }).catch(function (err) {
+      if (mine === fileSeq) tell('Could not load ' + name + ': ' + err.message, true);
+      return false;
+    });
   }
   function loadFile(file) {
     if (!file) return;
-    file.arrayBuffer().then(function (buf) { return loadBytes(new Uint8Array(buf), file.name); });
+    file.arrayBuffer().then(function (buf) { return loadBytes(new Uint8Array(buf), file.name); },
+      function (err) { tell('Could not read ' + file.name + ': ' + err.message, true); });
   }
 
   function applyTheme() {
@@ -335,13 +377,16 @@ import { start as startTrainer } from './trainer.js';
     document.documentElement.setAttribute('data-theme', dark ? 'dark' : 'light');
   }
 
+  // A control that needs the model: ignored until the worker has built one (it may still be starting, or have failed).
+  function whenReady(fn) { return function (e) { if (trainer && modelConfig) fn(e); }; }
+
   function wire() {
     $('controls').addEventListener('change', onControl);
     $('play').addEventListener('click', function () { if (playing) pause(); else play(); });
-    $('step').addEventListener('click', function () { pause(); if (!busy) trainSteps(1); });
-    $('reset').addEventListener('click', reset);
-    $('new-seed').addEventListener('click', function () { values.seed = Math.floor(Math.random() * 1e6); explicit.seed = true; reset(); });
-    $('c-probe').addEventListener('change', onProbe);
+    $('step').addEventListener('click', whenReady(function () { pause(); if (!busy) trainSteps(1); }));
+    $('reset').addEventListener('click', whenReady(reset));
+    $('new-seed').addEventListener('click', whenReady(function () { values.seed = Math.floor(Math.random() * 1e6); explicit.seed = true; reset(); }));
+    $('c-probe').addEventListener('change', whenReady(onProbe));
     $('c-replay').addEventListener('input', function (e) {
       pause();
       var i = Number(e.target.value);
@@ -368,19 +413,14 @@ import { start as startTrainer } from './trainer.js';
       drawCloser();
     });
     $('c-compare').addEventListener('change', function (e) { values.compare = e.target.checked; explicit.compare = true; reset(); });
-    $('copy-script').addEventListener('click', copyScript);
-    $('download').addEventListener('click', download);
+    $('copy-script').addEventListener('click', whenReady(copyScript));
+    $('download').addEventListener('click', whenReady(download));
     $('load-file').addEventListener('change', function (e) { loadFile(e.target.files[0]); e.target.value = ''; });
     $('theme-toggle').addEventListener('click', function () {
       values.theme = document.documentElement.getAttribute('data-theme') === 'dark' ? 'light' : 'dark';
       explicit.theme = true; applyTheme(); writeURL(); draw();
     });
-    document.addEventListener('dragover', function (e) { e.preventDefault(); document.body.classList.add('dropping'); });
-    document.addEventListener('dragleave', function () { document.body.classList.remove('dropping'); });
-    document.addEventListener('drop', function (e) {
-      e.preventDefault(); document.body.classList.remove('dropping');
-      if (e.dataTransfer && e.dataTransfer.files.length) loadFile(e.dataTransfer.files[0]);
-    });
+    wireFileDrop(loadFile);
     document.addEventListener('visibilitychange', function () { if (document.hidden) pause(); });
     root.addEventListener('resize', drawChart);
   }

@@ -33,6 +33,16 @@ export function drawDetail(cur, wd) {
     query: cellSel[0], width: lw });
   if (!$('table-box').hidden) drawTable(cur);
 }
+// No result (no tokens): the enlarged head, its line view and readout are emptied, not left from before.
+export function clearDetail() {
+  var c = $('detail-canvas');
+  c._mat = null; c._geom = null; c._hm = null;
+  c.width = 0; c.height = 0; c.style.width = '0px'; c.style.height = '0px';
+  $('lines').textContent = ''; $('lines')._lv = null;
+  setText('detail-title', 'Head');
+  setText('lines-note', '');
+  setText('cell-readout', 'Use the arrow keys on the heatmap to read cells.');
+}
 function readCell(cur) {
   var c = $('detail-canvas'), mat = c._mat; if (!mat) return;
   var q = cellSel[0], k = cellSel[1], L = cur.labels;

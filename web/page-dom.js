@@ -10,3 +10,19 @@ export function setOptions(sel, values) {
   values.forEach(function (v) { sel.appendChild(new Option(String(v), String(v))); });
 }
 export function range(n) { var a = []; for (var i = 0; i < n; i++) a.push(i); return a; }
+
+// A file dropped anywhere on the page goes to onFile(file); other drags (text into a field) are left alone.
+export function wireFileDrop(onFile) {
+  var hasFiles = function (e) { return !!e.dataTransfer && Array.prototype.indexOf.call(e.dataTransfer.types || [], 'Files') >= 0; };
+  document.addEventListener('dragover', function (e) {
+    if (!hasFiles(e)) return;
+    e.preventDefault(); document.body.classList.add('dropping');
+  });
+  document.addEventListener('dragleave', function (e) { if (!e.relatedTarget) document.body.classList.remove('dropping'); });
+  document.addEventListener('drop', function (e) {
+    document.body.classList.remove('dropping');
+    if (!e.dataTransfer || !e.dataTransfer.files.length) return;
+    e.preventDefault();
+    onFile(e.dataTransfer.files[0]);
+  });
+}

@@ -60,11 +60,12 @@ export function drawHeadsSelection(cur) {
   });
 }
 
-// What the student is looking at, in words. loaded: the weights loaded from a file (app.js), or null.
-export function headsNote(cur, loaded) {
-  var eff = cur.eff, r = cur.res;
+// What the student is looking at, in words. The result says whether its weights came from a file
+// (cur.cfg.weights: {file, layer, kind}).
+export function headsNote(cur) {
+  var eff = cur.eff, r = cur.res, loaded = cur.cfg && cur.cfg.weights;
   var box = $('heads-note'), key = [eff.preset, eff.view, eff.seed, eff.train, eff.dropout, eff.causal, eff.norm, r.vmax,
-    loaded ? loaded.id + ':' + loaded.layer : ''].join('|');
+    loaded ? loaded.file + ':' + loaded.layer : ''].join('|');
   if (box._key === key) return;
   box._key = key;
   box.textContent = '';

@@ -38,7 +38,7 @@ function printOf(c) {
   printed[c.id] = out;
   return out;
 }
-export function flushPrinted() {
+function flushPrinted() {
   if (printedTimer !== null) { (root.cancelIdleCallback || clearTimeout)(printedTimer); printedTimer = null; }
   var todo = printedTodo; printedTodo = null;
   if (!todo) return;
@@ -72,7 +72,11 @@ export function drawLesson(cur, title, blurb) {
   // small matrices print in well under a millisecond: at once (never a stale panel); large ones when idle
   if (cur.res.weights.shape[2] <= LAZY_PRINT_S) flushPrinted(); else schedulePrinted();
 }
-export function clearLesson() { printedTodo = null; $('cells').textContent = ''; }
+export function clearLesson() {
+  if (printedTimer !== null) { (root.cancelIdleCallback || clearTimeout)(printedTimer); printedTimer = null; }
+  printedTodo = null; printed = {}; lessonCells = null;
+  $('cells').textContent = '';
+}
 
 // What each cell prints, by cell id.
 export function getPrinted() { flushPrinted(); return JSON.parse(JSON.stringify(printed)); }

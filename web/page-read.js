@@ -60,9 +60,9 @@ export function topKeysText(cur, mat, q) {
 export function attachHover(canvas, getMat, getCur) {
   var tip = $('tooltip');
   canvas.addEventListener('mousemove', function (e) {
-    var cell = W.cellAt(canvas, e);
-    if (!cell) { tip.hidden = true; return; }
-    var cur = getCur(), mat = getMat(), L = cur.labels, q = cell[0], k = cell[1];
+    var cell = W.cellAt(canvas, e), cur = getCur(), mat = getMat();
+    if (!cell || !cur || !mat || cell[0] >= mat.S || cell[1] >= mat.S) { tip.hidden = true; return; }
+    var L = cur.labels, q = cell[0], k = cell[1];
     tip.textContent = '';
     tip.appendChild(W.el('div', { class: 'tip-main' }, '“' + L[q] + '” (' + q + ') → “' + L[k] + '” (' + k + ')'));
     tip.appendChild(W.el('div', { class: 'tip-val' }, 'weight ' + weightText(cur, mat, q, k)));

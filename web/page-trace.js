@@ -10,9 +10,10 @@ export function drawTrace(cur) {
   setText('trace-note', !trace.length ? 'Hand-built weights: there is no forward pass here, so no shapes to trace. ' +
     'Pick another example of the lesson to see its trace.' : 'Live for B=' + r.B + ', S=' + r.S + ', D=' + r.D + ', H=' + r.H +
     ' (d_k=' + (r.D / r.H) + '). Hover or focus a row (↑/↓ move) to highlight its pipeline stage.');
-  var e = cur.eff, masked = r.causal && !r.headNames;
-  var mask = masked ? (cur.cfg && cur.cfg.maskStyle === 'triu-block' ? 'mask == 1, ' : 'mask == 0, ') +
-    (e.fill === '-1e9' || !cur.cfg ? '-1e9' : 'float("-inf")') : '';
+  // the mask as the forward applied it: a fixed lesson's result says its own fill (r.shown), the page's is eff's
+  var fill = r.shown ? r.shown.fill : cur.eff.fill, style = cur.cfg ? cur.cfg.maskStyle : 'tril-keep';
+  var mask = r.causal && trace.length ? (style === 'triu-block' ? 'mask == 1, ' : 'mask == 0, ') +
+    (fill === '-1e9' ? '-1e9' : 'float("-inf")') : '';
   W.traceTable($('trace-body'), trace, highlightStep, mask);   // rebuilds the rows only when the trace changed
   highlightStep(null);
 }

@@ -4,7 +4,7 @@
 //   start().then(function (t) {                       // picks the fastest build this browser runs
 //     return t.reset({ model: { task: 'two-offsets' }, optimizer: { kind: 'adam', options: { lr: 1e-2 } }, seed: 0 })
 //       .then(function () { return t.train({ steps: 50, batchSize: 32 }); })   // [{step, loss, accuracy}]
-//       .then(function () { return t.inspect({ tokens: [1, 2, 3, 4] }); });    // {attention, logits, roles}
+//       .then(function () { return t.inspect({ tokens: [1, 2, 3, 4] }); });    // {attention, logits, roles, trace}
 //   });
 //
 // Every method returns a promise; requests run in order in the worker; a failed request rejects with
@@ -57,14 +57,16 @@ function Trainer(worker, build) {
     });
   };
 }
-['reset', 'train', 'inspect', 'ablate', 'evaluate', 'script', 'save', 'stateDict'].forEach(function (op) {
+['defaults', 'reset', 'train', 'inspect', 'ablate', 'evaluate', 'script', 'save', 'stateDict'].forEach(function (op) {
   Trainer.prototype[op] = function (args) { return this.request(op, args); };
 });
 // bytes: a Uint8Array or ArrayBuffer of a .safetensors file (copied, so the caller keeps it).
-Trainer.prototype.load = function (bytes) {
-  var copy = new Uint8Array(bytes instanceof ArrayBuffer ? bytes : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-  return this.request('load', { bytes: copy }, [copy.buffer]);
-};
+function copyOf(bytes) {
+  return new Uint8Array(bytes instanceof ArrayBuffer ? bytes.slice(0) : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+}
+// What a file holds before loading it: {metadata, shapes} (trainer-worker.js's peek).
+Trainer.prototype.peek = function (bytes) { var copy = copyOf(bytes); return this.request('peek', { bytes: copy }, [copy.buffer]); };
+Trainer.prototype.load = function (bytes) { var copy = copyOf(bytes); return this.request('load', { bytes: copy }, [copy.buffer]); };
 Trainer.prototype.terminate = function () { this.worker.terminate(); };
 
 // The fastest build whose worker starts; builds: override the order (tests).
@@ -87,6 +89,5 @@ export function start(options) {
   };
   return attempt(0);
 }
-
 
 export const builds = BUILDS;

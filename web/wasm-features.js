@@ -12,3 +12,8 @@ function supports(probe) {
 }
 const BUILDS = (supports(RELAXED_PROBE) ? ['mha-relaxed'] : []).concat(supports(SIMD_PROBE) ? ['mha'] : [], ['mha-nosimd']);
 export default BUILDS;
+
+// What the core's `implementation` means, in the page's words.
+export function implementationName(impl) {
+  return { 'wasmsimd-relaxed': 'WebAssembly SIMD + FMA (relaxed SIMD)', wasmsimd: 'WebAssembly SIMD' }[impl] || 'WebAssembly (scalar, no SIMD)';
+}

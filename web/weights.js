@@ -16,9 +16,10 @@ function listNames(names) {
 // message completes "Could not load <file>: …".
 export function attentionWeights(tensors, layer, maxDModel) {
   var names = Object.keys(tensors);
+  // the lab's layers as its state_dict names them: layers.<l>, l written as PyTorch writes it (no leading 0)
   var layers = [];
   names.forEach(function (n) {
-    var m = /^layers\.(\d+)\.W_q\.weight$/.exec(n);
+    var m = /^layers\.(0|[1-9]\d{0,5})\.W_q\.weight$/.exec(n);
     if (m) layers.push(Number(m[1]));
   });
   layers.sort(function (a, b) { return a - b; });
@@ -29,7 +30,10 @@ export function attentionWeights(tensors, layer, maxDModel) {
         'W_o.bias) or the training lab\'s model (layers.0.W_q.weight, …); this file has ' + listNames(names) + '.');
     }
     kind = 'model';
-    layer = layers.indexOf(layer) >= 0 ? layer : layers[0];
+    if (layers.indexOf(layer) < 0) {
+      if (layer !== 0) throw new Error('it has no layer ' + layer + ': its layers are ' + layers.join(', ') + '.');
+      layer = layers[0];
+    }
     prefix = 'layers.' + layer + '.';
   }
   var q = tensors[prefix + 'W_q.weight'];
@@ -48,6 +52,14 @@ export function attentionWeights(tensors, layer, maxDModel) {
     state[k] = tensors[prefix + k];
   });
   return { state: state, dModel: D, kind: kind, layer: kind === 'model' ? layer : null, layers: layers };
+}
+
+// The number of heads a file's metadata gives (the lab writes num_heads; a state_dict has no tensor for it):
+// {heads: a whole number that divides d_model, or null; said: the raw value, when the file gave one}.
+export function headsFromMetadata(metadata, dModel) {
+  var raw = metadata && typeof metadata.num_heads === 'string' ? metadata.num_heads : null;
+  var n = raw !== null && /^[1-9]\d{0,3}$/.test(raw) ? Number(raw) : null;
+  return { heads: n !== null && dModel % n === 0 ? n : null, said: raw };
 }
 
 // The Python that loads the file into the snippet's `mha`: safetensors' load_file, or, without the package, a

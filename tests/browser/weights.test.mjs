@@ -165,3 +165,44 @@ test('the weights controls pass the axe-core audit: a lab file with its layer pi
     await page.close();
   }
 });
+
+test('odd requests: a layer the file lacks, a num_heads that cannot split d_model, a lesson chosen by script, no tokens', { timeout: 120000 }, async () => {
+  const { page } = await env.page();
+  await page.goto(env.srv.origin + '/index.html?text=');
+  await page.evaluate(() => window.mhaExplorer.ready);
+  assert.equal(await load(page, 'lessons_mha.safetensors'), true, 'no tokens yet: the weights wait for a sentence');
+  await page.evaluate(() => window.mhaExplorer.set({ text: 'the cat sat' }));
+  assert.match((await shown(page)).heads, /weights loaded from lessons_mha\.safetensors/);
+  assert.equal(await load(page, 'lab_model.safetensors', 5), false);
+  assert.match((await shown(page)).messages, /it has no layer 5: its layers are 0, 1\./);
+  assert.equal(await load(page, 'bad_heads.safetensors'), true);
+  assert.match((await shown(page)).note, /The file says num_heads "3", which does not split d_model 32/);
+  await page.evaluate(() => window.mhaExplorer.set({ preset: 'lesson001' }));
+  const lesson = await shown(page);
+  assert.match(lesson.note, /^Random/, 'a lesson chosen by script uses its own weights');
+  assert.equal(lesson.state.dmodel, 8);
+  // Hovering the enlarged head after the tokens are gone: nothing to read, no error (the suite checks the console).
+  await page.evaluate(() => window.mhaExplorer.set({ preset: '', text: '' }));
+  const box = await page.locator('#detail-canvas').boundingBox();
+  if (box && box.width > 4) await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  assert.equal(await page.textContent('#detail-title'), 'Head');
+  await page.close();
+});
+
+test('the lab keeps its settings when a file\'s metadata disagrees with its tensors', { timeout: 120000 }, async () => {
+  const g = await env.page();
+  await g.page.goto(env.srv.origin + '/lab.html?preset=train-two-offsets');
+  await g.page.evaluate(() => window.mhaExplorer.ready);
+  await g.page.evaluate(() => window.mhaExplorer.train({ steps: 20 }));
+  await g.page.setInputFiles('#load-file', join(DIR, 'mislabelled.safetensors'));
+  await g.page.waitForFunction(() => /Could not load/.test(document.getElementById('pytorch-msg').textContent));
+  assert.match(await g.page.textContent('#pytorch-msg'), /metadata and its tensors disagree \(task reverse has 1 readout\(s\), the tensors 2\): the lab keeps its settings/);
+  const t = await g.page.evaluate(() => window.mhaExplorer.getTraining());
+  assert.equal(t.step, 20, 'the run is kept');
+  assert.match(await g.page.evaluate(() => location.search), /preset=train-two-offsets/);
+  // Two layers of two heads, then one layer of four: the cards follow.
+  await g.page.evaluate(() => window.mhaExplorer.set({ layers: 2 }));
+  await g.page.evaluate(() => window.mhaExplorer.set({ heads: 4, layers: 1 }));
+  assert.equal(await g.page.locator('#heads .lab-head').count(), 4);
+  await g.page.close();
+});

@@ -10,6 +10,8 @@ usage: /usr/bin/python3 tests/torch/make_weight_files.py DIR
   wrong_shape.safetensors   W_k.weight of shape [16, 16] beside a d_model 32 W_q
   zip.safetensors           a torch.save file renamed (a zip archive, not safetensors)
   notes.safetensors         a text file renamed
+  mislabelled.safetensors   a two-offsets lab model (2 readouts) whose metadata says task reverse (1 readout)
+  bad_heads.safetensors     the lessons' module (d_model 32) whose metadata says num_heads 3
 Files go through tests/torch/safetensors_spec.py, the writer that follows the format's specification.
 """
 import os
@@ -48,6 +50,11 @@ def main(out):
     save(lessons, "lessons_mha.safetensors")
     torch.manual_seed(5)
     save(TinyAttentionModel(12, 10, 16, 2, 2, 1).state_dict(), "lab_model.safetensors")
+    torch.manual_seed(6)
+    safetensors_spec.save_file(TinyAttentionModel(8, 8, 16, 2, 1, 2).state_dict(), os.path.join(out, "mislabelled.safetensors"),
+                               {"format": "pt", "task": "reverse", "num_heads": "2", "layers": "1", "d_model": "16",
+                                "seq_len": "8", "vocab": "8"})
+    safetensors_spec.save_file(lessons, os.path.join(out, "bad_heads.safetensors"), {"format": "pt", "num_heads": "3"})
     torch.manual_seed(7)
     save({k: v.half() for k, v in MultiHeadAttention(8, 2).state_dict().items()}, "half.safetensors")
     save({"tok.weight": torch.zeros(4, 8)}, "no_attention.safetensors")
