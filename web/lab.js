@@ -231,6 +231,7 @@ import { implementationName } from './wasm-features.js';
     $('c-dmodel').value = values.dmodel; $('c-seqlen').value = values.seqlen; $('c-vocab').value = values.vocab;
     $('c-batch').value = values.batch; $('c-lr').value = String(values.lr); $('c-seed').value = values.seed; $('c-compare').checked = !!values.compare;
     $('task-hint').textContent = L.TASK_TEXT[values.task].hint;
+    $('task-brief').textContent = L.TASK_TEXT[values.task].title + ': ' + L.TASK_TEXT[values.task].hint;
   }
 
   function onControl(e) {
