@@ -9,14 +9,15 @@ export const TASK_TEXT = {
   'reverse': { title: 'Reverse', hint: 'Predict the sequence backwards, x[T−1−t]: the head learns the anti-diagonal (no causal mask here).', readouts: ['x[T−1−t]'], from: [0] },
   'induction': { title: 'Induction', hint: 'A random motif of 3–7 tokens repeats; predict the next token. Layer 0 learns "one token back", layer 1 an induction head (Olsson et al.).', readouts: ['next token'], from: [0] },
 };
-// model: the core's model-config field the property sets (its default then comes from the task's defaults).
+// model: the core's model-config field the property sets (its default then comes from the task's defaults);
+// meta: the key of a saved file's __metadata__ that records it (wasm/bindings.cpp's metadata_of).
 export const PROPS = [
-  { name: 'task', kind: 'enum', values: TASKS, def: 'two-offsets' },
-  { name: 'heads', kind: 'enum', values: [1, 2, 4, 8], model: 'numHeads' },
-  { name: 'layers', kind: 'enum', values: [1, 2], model: 'layers' },
-  { name: 'dmodel', kind: 'int', min: 1, max: 256, model: 'dModel' },
-  { name: 'seqlen', kind: 'int', min: 2, max: 64, model: 'seqLen' },
-  { name: 'vocab', kind: 'int', min: 2, max: 128, model: 'vocab' },
+  { name: 'task', meta: 'task', kind: 'enum', values: TASKS, def: 'two-offsets' },
+  { name: 'heads', meta: 'num_heads', kind: 'enum', values: [1, 2, 4, 8], model: 'numHeads' },
+  { name: 'layers', meta: 'layers', kind: 'enum', values: [1, 2], model: 'layers' },
+  { name: 'dmodel', meta: 'd_model', kind: 'int', min: 1, max: 256, model: 'dModel' },
+  { name: 'seqlen', meta: 'seq_len', kind: 'int', min: 2, max: 64, model: 'seqLen' },
+  { name: 'vocab', meta: 'vocab', kind: 'int', min: 2, max: 128, model: 'vocab' },
   { name: 'batch', kind: 'int', min: 1, max: 256, def: 32 },
   { name: 'optimizer', kind: 'enum', values: ['sgd', 'adam', 'adamw'], def: 'adam' },
   { name: 'lr', kind: 'num', min: 1e-6, max: 10, def: 1e-2 },

@@ -5,7 +5,7 @@
 import * as L from './lab-state.js';
 import * as V from './lab-views.js';
 import widgets from './widgets.js';
-import { wireFileDrop } from './page-dom.js';
+import { wireFileDrop, arrowStep } from './page-dom.js';
 import { start as startTrainer } from './trainer.js';
 import { implementationName } from './wasm-features.js';
 
@@ -306,23 +306,23 @@ import { implementationName } from './wasm-features.js';
   // A file's settings (its metadata: the lab writes task, num_heads and the sizes) as lab values, the ones that
   // pass the lab's own validation; {} for a file without them.
   function settingsOf(metadata) {
-    var out = {}, names = { task: 'task', num_heads: 'heads', layers: 'layers', d_model: 'dmodel', seq_len: 'seqlen', vocab: 'vocab' };
-    Object.keys(names).forEach(function (k) {
-      if (typeof metadata[k] !== 'string') return;
-      var v = L.parse(L.prop(names[k]), metadata[k]);
-      if (v !== undefined) out[names[k]] = v;
+    var out = {};
+    L.PROPS.forEach(function (p) {
+      if (!p.meta || typeof metadata[p.meta] !== 'string') return;
+      var v = L.parse(p, metadata[p.meta]);
+      if (v !== undefined) out[p.name] = v;
     });
     return out;
   }
   // Where a file's metadata disagrees with its own tensors (then the lab keeps its settings): a message, or ''.
-  var READOUTS = { 'two-offsets': 2, 'first-and-previous': 2, reverse: 1, induction: 1 };
   function disagreement(want, shapes) {
     if (!shapes) return '';
     var said = { dmodel: shapes.dModel, vocab: shapes.vocab, seqlen: shapes.seqLen, layers: shapes.layers };
     var off = Object.keys(said).filter(function (k) { return want[k] !== undefined && want[k] !== said[k]; });
-    if (want.task && READOUTS[want.task] !== shapes.readouts) off.push('task');
+    var readouts = want.task ? L.TASK_TEXT[want.task].readouts.length : 0;
+    if (want.task && readouts !== shapes.readouts) off.push('task');
     return off.length ? 'its metadata and its tensors disagree (' + off.map(function (k) {
-      return k === 'task' ? 'task ' + want.task + ' has ' + READOUTS[want.task] + ' readout(s), the tensors ' + shapes.readouts
+      return k === 'task' ? 'task ' + want.task + ' has ' + readouts + ' readout(s), the tensors ' + shapes.readouts
         : k + ' ' + want[k] + ' in the metadata, ' + said[k] + ' in the tensors';
     }).join('; ') + '): the lab keeps its settings.' : '';
   }
@@ -332,14 +332,14 @@ import { implementationName } from './wasm-features.js';
   function loadBytes(bytes, name) {
     if (!trainer) return Promise.resolve(false);
     var mine = ++fileSeq, changed = [];
-    var current = function () { if (mine !== fileSeq) throw new Error('another file was chosen'); };
+    var stillLatest = function () { if (mine !== fileSeq) throw new Error('another file was chosen'); };
     pause();
     if (bytes.length > MAX_FILE) {
       tell('Could not load ' + name + ': it has ' + bytes.length.toLocaleString('en-US') + ' bytes, more than the ' + (MAX_FILE >> 20) + ' MB the lab reads.', true);
       return Promise.resolve(false);
     }
     return trainer.peek(bytes).then(function (info) {
-      current();
+      stillLatest();
       var want = settingsOf(info.metadata), why = disagreement(want, info.shapes);
       if (why) throw new Error(why);
       changed = Object.keys(want).filter(function (k) { return want[k] !== values[k]; });
@@ -348,11 +348,11 @@ import { implementationName } from './wasm-features.js';
       Object.keys(want).forEach(function (k) { values[k] = want[k]; explicit[k] = true; });
       return reset();
     }).then(function (built) {
-      current();
+      stillLatest();
       if (!built) throw new Error('the lab cannot build the model its metadata describes (' + changed.map(function (k) { return k + ' ' + values[k]; }).join(', ') + ').');
       return trainer.load(bytes);
     }).then(function () {
-      current();
+      stillLatest();
       if (scriptUntil === null) scriptUntil = currentStep();
       loadedName = name; loadedAt = currentStep(); held = null;
       messages = []; showMessages();
@@ -405,7 +405,7 @@ import { implementationName } from './wasm-features.js';
       if (cell) { closer.query = cell[0]; closer.key = cell[1]; drawCloser(); }
     });
     map.addEventListener('keydown', function (e) {
-      var d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
+      var d = arrowStep(e.key);
       if (!d) return;
       e.preventDefault();
       var T = probe.length, q = Math.min(closer.query, T - 1);

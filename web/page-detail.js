@@ -1,7 +1,7 @@
 // MHA Explorer — the enlarged head: its heatmap (arrow keys and clicks pick a cell, read aloud), the
 // line view (as BertViz's head view) and "Show as table". cur: the controller's current result.
 import widgets from './widgets.js';
-import { $, setText } from './page-dom.js';
+import { $, setText, arrowStep } from './page-dom.js';
 import { selB, selH, headMat, headName, weightText, topKeysText, attachHover } from './page-read.js';
 
 const W = widgets;
@@ -66,7 +66,7 @@ export function wireDetail(getCur) {
   attachHover(dc, function () { return dc._mat; }, getCur);
   dc.addEventListener('keydown', function (e) {
     var mat = dc._mat; if (!mat) return;
-    var d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
+    var d = arrowStep(e.key);
     if (!d) return;
     e.preventDefault();
     cellSel = [Math.max(0, Math.min(mat.S - 1, cellSel[0] + d[0])), Math.max(0, Math.min(mat.S - 1, cellSel[1] + d[1]))];

@@ -26,3 +26,8 @@ export function wireFileDrop(onFile) {
     onFile(e.dataTransfer.files[0]);
   });
 }
+
+// The cell step an arrow key asks for in a heatmap: [rows, columns], or null for another key.
+export function arrowStep(key) {
+  return { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[key] || null;
+}

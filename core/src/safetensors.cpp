@@ -502,13 +502,12 @@ bool text_length(const std::uint8_t* bytes) {
 SafetensorsFile read_safetensors(const std::uint8_t* bytes, std::size_t size) {
   // Another format is named only where these bytes cannot be a header length that fits the file (a valid
   // file's length can start with a pickle's or zip's first bytes: a 640-byte header is 0x80 0x02 …).
-  const char* other = other_format(bytes, size);
-  if (size < 8 && other) bad(other);
-  if (size < 8) bad("it has " + std::to_string(size) + " bytes, fewer than the 8 that give the header's length");
   std::uint64_t n = 0;
-  for (int k = 7; k >= 0; --k) n = n << 8 | bytes[k];
-  if (n > size - 8 && other) bad(other);
-  if (n > size - 8 && text_length(bytes)) {
+  for (int k = size >= 8 ? 7 : -1; k >= 0; --k) n = n << 8 | bytes[k];
+  const bool fits = size >= 8 && n <= size - 8;
+  if (const char* other = fits ? nullptr : other_format(bytes, size)) bad(other);
+  if (size < 8) bad("it has " + std::to_string(size) + " bytes, fewer than the 8 that give the header's length");
+  if (!fits && text_length(bytes)) {
     bad("it starts with text (\"" + std::string(reinterpret_cast<const char*>(bytes), 8) + "…\") where a .safetensors "
         "file has the header's length in 8 bytes: it is a text file, not a .safetensors file");
   }

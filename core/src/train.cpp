@@ -505,8 +505,8 @@ std::vector<TraceStep> TinyAttentionModel::shape_trace(std::size_t T) const {
   }
   const std::size_t D = config_.d_model;
   std::vector<TraceStep> trace{{"tokens", Layout::contiguous({1, T})}, {"embedding", Layout::contiguous({1, T, D})}};
+  const std::vector<TraceStep> steps = mha::shape_trace(1, T, D, config_.num_heads);  // the same in every layer
   for (std::size_t l = 0; l < layers_.size(); ++l) {
-    const std::vector<TraceStep> steps = mha::shape_trace(1, T, D, config_.num_heads);
     for (std::size_t i = 1; i < steps.size(); ++i) {  // its input is the previous step's output
       trace.push_back(steps[i]);
       trace.back().layer = static_cast<int>(l);
