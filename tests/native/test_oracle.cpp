@@ -1,14 +1,20 @@
 // Differential tests against real PyTorch: fixtures that tests/torch/make_fixtures.py writes with
 // Debian's PyTorch before this suite runs (CTest fixture torch.fixtures).
 //
-// - MultiHeadAttention forward and backward on 40 random configurations: every output and gradient
-//   within 4x PyTorch's own float32 error, both measured against a float64 run of the same parameters
-//   (max-norm per tensor, plus a floor of 4 float32 ulps of the tensor's largest value).
+// - MultiHeadAttention forward and backward on 40 random configurations (200 in scripts/test --stress),
+//   once per CPU path PyTorch can take on this machine (its own pick, plain C++, AVX2, AVX-512): every
+//   output and gradient, element by element, within a bound on the rounding error of any float32
+//   implementation, which make_fixtures.py derives from the magnitudes that flow into each value
+//   (running error analysis of the float64 run). The bound never comes from the value itself, so
+//   quantities that are zero in exact arithmetic (the key bias's gradient, masked rows) are checked
+//   as |value| <= bound. PyTorch's own float32 result must meet the same bound: that keeps the bound
+//   honest on every CPU path.
 // - SGD, Adam and AdamW: three steps bit for bit as PyTorch 1.13 computes them (Adam's first moment in
 //   1.13's mul/add form), and within a few ulps with the 2.x lerp form the core follows.
 // - torch.randint / torch.randperm streams and the induction task's batch, bit for bit.
 #include <catch2/catch.hpp>
 
+#include <cfloat>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -50,45 +56,69 @@ Fixture load(const std::string& file) {
   return out;
 }
 
-// max |a - ref| with ref = hi + lo in double; NaN where either is NaN counts as agreement only when both are.
-double max_error(const Tensor& a, const Tensor& hi, const Tensor& lo) {
-  double m = 0.0;
-  for (std::size_t i = 0; i < a.numel(); ++i) {
-    const double ref = double(hi.data()[i]) + double(lo.data()[i]);
-    if (std::isnan(ref) || std::isnan(a.data()[i])) {
-      if (std::isnan(ref) != std::isnan(a.data()[i])) return INFINITY;
+constexpr double kUnitRoundoff = 0x1p-24;
+
+struct Agreement {
+  double error = 0.0;        // max |x - ref|
+  double worst_ratio = 0.0;  // max |x - ref| / bound: at most 1 when x is within the bound everywhere
+  bool nan_mismatch = false; // NaN in one of x and ref but not in the other
+};
+
+// x against ref = hi + lo (double) with bound[i] * 2^-24 allowed at element i.
+Agreement agreement(const Tensor& x, const Tensor& hi, const Tensor& lo, const Tensor& bound) {
+  Agreement a;
+  for (std::size_t i = 0; i < x.numel(); ++i) {
+    const double ref = double(hi.data()[i]) + double(lo.data()[i]), v = x.data()[i];
+    if (std::isnan(ref) || std::isnan(v)) {
+      a.nan_mismatch = a.nan_mismatch || std::isnan(ref) != std::isnan(v);
       continue;
     }
-    m = std::max(m, std::fabs(double(a.data()[i]) - ref));
+    const double error = std::fabs(v - ref), allowed = double(bound.data()[i]) * kUnitRoundoff;
+    a.error = std::max(a.error, error);
+    // The smallest normal float is the floor: below it float32 has no relative precision.
+    a.worst_ratio = std::max(a.worst_ratio, error / std::max(allowed, double(FLT_MIN)));
   }
-  return m;
-}
-
-double max_abs(const Tensor& t) {
-  double m = 0.0;
-  for (std::size_t i = 0; i < t.numel(); ++i)
-    if (std::isfinite(t.data()[i])) m = std::max(m, std::fabs(double(t.data()[i])));
-  return m;
+  return a;
 }
 
 void check_against_torch(const Fixture& f, const std::string& name, const Tensor& ours) {
   const Tensor& theirs = f.at(name);
   const Tensor& hi = f.at(name + ".ref");
   const Tensor& lo = f.at(name + ".ref.lo");
+  const Tensor& bound = f.at(name + ".bound");
   REQUIRE(ours.shape() == theirs.shape());
-  const Tensor c = ours.contiguous();
-  const double our_error = max_error(c, hi, lo), their_error = max_error(theirs, hi, lo);
-  const double floor = 4.0 * std::ldexp(max_abs(hi), -23);
-  INFO(name << ": our error " << our_error << ", PyTorch's " << their_error << " (float64 reference, max-norm)");
-  REQUIRE(our_error <= 4.0 * their_error + floor);
+  const Agreement us = agreement(ours.contiguous(), hi, lo, bound), them = agreement(theirs, hi, lo, bound);
+  INFO(name << ": our error " << us.error << ", PyTorch's " << them.error << " (float64 reference, max-norm); "
+            << "worst error / bound: ours " << us.worst_ratio << ", PyTorch's " << them.worst_ratio);
+  CHECK_FALSE(them.nan_mismatch);
+  CHECK(them.worst_ratio <= 1.0);
+  REQUIRE_FALSE(us.nan_mismatch);
+  REQUIRE(us.worst_ratio <= 1.0);
+}
+
+// "<path>/mha_NNN.safetensors" for every CPU path and case that make_fixtures.py lists in paths.txt.
+std::vector<std::string> mha_case_files() {
+  std::ifstream in(std::string(MHA_TORCH_FIXTURES) + "/paths.txt");
+  INFO("reading paths.txt (written by tests/torch/make_fixtures.py)");
+  REQUIRE(in.good());
+  std::vector<std::string> files;
+  std::string path;
+  int count = 0, paths = 0;
+  for (; in >> path >> count; ++paths) {
+    for (int i = 0; i < count; ++i) {
+      char file[32];
+      std::snprintf(file, sizeof file, "/mha_%03d.safetensors", i);
+      files.push_back(path + file);
+    }
+  }
+  REQUIRE(paths >= 2);  // PyTorch's own pick and the plain kernels, at least
+  return files;
 }
 
 }  // namespace
 
-TEST_CASE("MultiHeadAttention forward and backward against PyTorch on 40 random configurations and 2 fully masked ones", "[oracle][torch]") {
-  for (int i = 0; i < 42; ++i) {
-    char file[32];
-    std::snprintf(file, sizeof file, "mha_%02d.safetensors", i);
+TEST_CASE("MultiHeadAttention forward and backward against PyTorch on random configurations and 2 fully masked ones, on every CPU path", "[oracle][torch]") {
+  for (const std::string& file : mha_case_files()) {
     const Fixture f = load(file);
     const std::size_t D = std::stoul(f.meta.at("d_model")), H = std::stoul(f.meta.at("num_heads"));
     const bool bias = f.meta.at("bias") == "1", cross = f.meta.at("cross") == "1";

@@ -6,11 +6,16 @@ Each fixture is a .safetensors file written by safetensors_spec.py (float32 only
 returns the exact bits); its __metadata__ holds the configuration. A float64 value x is stored as
 two float32 tensors NAME and NAME.lo with x = NAME + NAME.lo (exact to about 2^-48).
 
-  mha_NN.safetensors     MultiHeadAttention forward and backward on a random configuration (every mask
-                         convention, self and cross attention, bias on and off, tile-boundary sizes;
-                         40 and 41: a query whose keys are all masked, with -1e9 and with -inf):
-                         the parameters and inputs, PyTorch's float32 output and gradients, and a float64
-                         run of the same parameters (.ref / .ref.lo).
+  PATH/mha_NNN.safetensors
+                         MultiHeadAttention forward and backward on random configurations (every mask
+                         convention, self and cross attention, bias on and off, tile-boundary sizes; the
+                         last two: a query whose keys are all masked, with -1e9 and with -inf): the
+                         parameters and inputs, PyTorch's float32 output and gradients, a float64 run of
+                         the same parameters (.ref / .ref.lo) and a bound on any float32 implementation's
+                         rounding error (.bound, in units of 2^-24: error_bounds below). Written once per
+                         CPU path PyTorch can take here (PATH: native, default, avx2, avx512; paths.txt
+                         lists them with their file counts); MHA_ORACLE_CONFIGS sets the number of random
+                         configurations (40; scripts/test --stress: 200).
   optim_NN.safetensors   three steps of SGD, Adam or AdamW in PyTorch 1.13, in a child process with
                          ATEN_CPU_CAPABILITY=default (ATen's plain kernels: bit-exact there).
   vectors.safetensors    rand, randn (both paths), nn.Linear and nn.Embedding draws at full precision.
@@ -63,6 +68,120 @@ def mha_forward(params, q, k, v, H, mode, mask, kpm, causal, fill):
     w = torch.softmax(scores, dim=-1)
     out = torch.matmul(w, V).transpose(1, 2).contiguous().view(B, Sq, D)
     return lin(out, "W_o")
+
+
+def error_bounds(params, q, k, v, dout, H, mode, mask, kpm, causal, fill, cross):
+    """First-order bounds on the float32 rounding error of every fixture result, in units of u = 2^-24.
+
+    For each value x the float64 run computes, E(x) >= 0 bounds |fl32(x) - x| / u for ANY float32
+    implementation of the lessons' forward and backward, whatever its summation order, blocking or
+    fused multiply-adds (running error analysis: a dot product of n terms adds n * sum|a||b|; an
+    element-wise op adds |result|; errors carried in propagate through |operands|). The bound comes
+    from the magnitudes that flow into a value, never from the value itself, so it stays meaningful
+    where the exact result is zero (the key bias's gradient, masked rows). Returns {name: E} for
+    "out", "grad.*" as make the fixture, in float64."""
+    f64 = torch.float64
+    P = {n: t.to(f64) for n, t in params.items()}
+    B, Sq, D = q.shape
+    Skv = k.shape[1]
+    dk = D // H
+    scale = 1.0 / math.sqrt(dk)
+
+    def mm(a, Ea, b, Eb):
+        """c = a @ b over the last axis of a and the second-last of b, with its bound."""
+        n = a.shape[-1]
+        c = a @ b
+        return c, Ea @ b.abs() + a.abs() @ Eb + n * (a.abs() @ b.abs())
+
+    def linear(x, Ex, name):
+        W = P[name + ".weight"]
+        y, Ey = mm(x, Ex, W.T, torch.zeros_like(W.T))
+        if name + ".bias" in P:
+            y = y + P[name + ".bias"]
+            Ey = Ey + y.abs()
+        return y, Ey
+
+    def heads(t):
+        return t.view(t.shape[0], t.shape[1], H, dk).transpose(1, 2)
+
+    xq, xk, xv = (t.to(f64) for t in (q, k, v))
+    zero = lambda t: torch.zeros_like(t)
+    Q, EQ = (heads(t) for t in linear(xq, zero(xq), "W_q"))
+    K, EK = (heads(t) for t in linear(xk, zero(xk), "W_k"))
+    V, EV = (heads(t) for t in linear(xv, zero(xv), "W_v"))
+    S, ES = mm(Q, EQ, K.transpose(-2, -1), EK.transpose(-2, -1))
+    S, ES = S * scale, ES * scale + 2 * (S * scale).abs()  # the scale itself is rounded too
+    blocked = torch.zeros(B, H, Sq, Skv, dtype=torch.bool)
+    m = None if mask is None else mask.to(f64)
+    if mode == "keep":
+        blocked = blocked | (m == 0)
+    elif mode == "block":
+        blocked = blocked | (m == 1)
+    elif mode == "bool":
+        blocked = blocked | (m != 0)
+    elif mode == "additive":
+        S = S + m
+        ES = ES + S.abs()
+    if causal:
+        blocked = blocked | torch.triu(torch.ones(Sq, Skv, dtype=torch.bool), 1)
+    if kpm is not None:
+        blocked = blocked | (kpm[:, None, None, :] != 0)
+    S = S.masked_fill(blocked, fill)
+    ES = ES.masked_fill(blocked, 0.0)  # a masked score is the fill constant, exactly
+    Pw = torch.softmax(S, dim=-1)
+    live = Pw > 0
+    gap = torch.where(live, (S - S.amax(-1, keepdim=True)).abs(), zero(S))  # rounding of z - max
+    spread = torch.where(live, ES + gap, zero(S))
+    EP = Pw * (spread + (Pw * spread).sum(-1, keepdim=True) + Skv + 8)  # + sum of Skv exps, exp, divide
+    O, EO = mm(Pw, EP, V, EV)
+    merge = lambda t: t.transpose(1, 2).reshape(B, t.shape[2], D)
+    concat, Econcat = merge(O), merge(EO)
+    out, Eout = linear(concat, Econcat, "W_o")
+
+    g = dout.to(f64)
+    bounds = {"out": Eout}
+    rows = B * Sq
+
+    def param_grads(name, dy, Edy, x, Ex):
+        """grad of W (dy^T x summed over every row) and of b (sum of dy)."""
+        n = dy.shape[0] * dy.shape[1]
+        dy2, Edy2 = dy.reshape(n, -1), Edy.reshape(n, -1)
+        x2, Ex2 = x.reshape(n, -1), Ex.reshape(n, -1)
+        bounds["grad." + name + ".weight"] = Edy2.T @ x2.abs() + dy2.abs().T @ Ex2 + n * (dy2.abs().T @ x2.abs())
+        if name + ".bias" in P:
+            bounds["grad." + name + ".bias"] = Edy2.sum(0) + n * dy2.abs().sum(0)
+
+    def input_grad(name, dy, Edy):
+        W = P[name + ".weight"]
+        return mm(dy, Edy, W, zero(W))
+
+    param_grads("W_o", g, zero(g), concat, Econcat)
+    dconcat, Edconcat = input_grad("W_o", g, zero(g))
+    dO, EdO = heads(dconcat), heads(Edconcat)
+    dP, EdP = mm(dO, EdO, V.transpose(-2, -1), EV.transpose(-2, -1))
+    dV, EdV = mm(Pw.transpose(-2, -1), EP.transpose(-2, -1), dO, EdO)
+    r = (Pw * dP).sum(-1, keepdim=True)
+    Er = (EP * dP.abs() + Pw * EdP).sum(-1, keepdim=True) + Skv * (Pw * dP.abs()).sum(-1, keepdim=True)
+    dZ = Pw * (dP - r)
+    EdZ = EP * (dP - r).abs() + Pw * (EdP + Er) + 2 * dZ.abs()
+    # masked_fill passes no gradient to a filled score: exactly 0 there, even in an all -inf (NaN) row
+    dZ, EdZ = dZ.masked_fill(blocked, 0.0), EdZ.masked_fill(blocked, 0.0)
+    dS, EdS = dZ * scale, EdZ * scale + 2 * (dZ * scale).abs()
+    dQ, EdQ = mm(dS, EdS, K, EK)
+    dK, EdK = mm(dS.transpose(-2, -1), EdS.transpose(-2, -1), Q, EQ)
+    grads = {}
+    for name, dy, Edy, x in [("W_q", dQ, EdQ, xq), ("W_k", dK, EdK, xk), ("W_v", dV, EdV, xv)]:
+        dy, Edy = merge(dy), merge(Edy)
+        param_grads(name, dy, Edy, x, zero(x))
+        grads[name] = input_grad(name, dy, Edy)
+    if cross:
+        for key, name in [("grad.q", "W_q"), ("grad.k", "W_k"), ("grad.v", "W_v")]:
+            bounds[key] = grads[name][1]
+    else:
+        total = grads["W_q"][0] + grads["W_k"][0] + grads["W_v"][0]
+        bounds["grad.q"] = grads["W_q"][1] + grads["W_k"][1] + grads["W_v"][1] + 2 * total.abs()
+    # A query whose keys are all -inf is NaN downstream (checked as NaN, not by a bound).
+    return {n: torch.nan_to_num(t, nan=0.0, posinf=0.0) for n, t in bounds.items()}
 
 
 def mha_case(index, rng, fully_masked_fill=None):
@@ -138,6 +257,8 @@ def mha_case(index, rng, fully_masked_fill=None):
                 fixture[name] = t.detach()
             else:
                 fixture.update(split64(name + suffix, t.detach()))
+    for name, E in error_bounds(params, q, k, v, dout, H, mode, mask, kpm, causal, fill, cross).items():
+        fixture[name + ".bound"] = E.to(torch.float32)
     meta = {"d_model": str(D), "num_heads": str(H), "bias": str(int(bias)), "cross": str(int(cross)),
             "mask_mode": mode, "causal": str(int(causal)), "fill": "-inf" if fill == float("-inf") else "-1e9"}
     return fixture, meta
@@ -207,6 +328,41 @@ def rng_vectors():
     return f, {"torch": torch.__version__}
 
 
+def cpu_paths():
+    """The ATen CPU kernels this machine can run: what PyTorch picks by itself ("native"), the plain C++
+    kernels, AVX2 and AVX-512 where the CPU has them. Forcing a path the CPU lacks would crash."""
+    flags = set()
+    with open("/proc/cpuinfo") as cpuinfo:
+        for line in cpuinfo:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    paths = ["native", "default"]
+    if {"avx2", "fma"} <= flags:
+        paths.append("avx2")
+    if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
+        paths.append("avx512")
+    return paths
+
+
+def write_mha_cases(out_dir, count):
+    rng = random.Random(20261122)
+    for i in range(count):
+        fixture, meta = mha_case(i, rng)
+        save_file(fixture, os.path.join(out_dir, "mha_%03d.safetensors" % i), metadata=meta)
+    for i, fill in [(count, -1e9), (count + 1, float("-inf"))]:
+        fixture, meta = mha_case(41, rng, fully_masked_fill=fill)  # 41: the "keep" mask convention
+        save_file(fixture, os.path.join(out_dir, "mha_%03d.safetensors" % i), metadata=meta)
+
+
+def run_child(out_dir, args, capability):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    env.pop("ATEN_CPU_CAPABILITY", None)
+    if capability != "native":
+        env["ATEN_CPU_CAPABILITY"] = capability
+    subprocess.run([sys.executable, os.path.abspath(__file__), out_dir] + args, env=env, check=True)
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     if "--optim" in sys.argv:
@@ -214,20 +370,23 @@ def main(out_dir):
             fixture, meta = optim_case(i)
             save_file(fixture, os.path.join(out_dir, "optim_%02d.safetensors" % i), metadata=meta)
         return
-    rng = random.Random(20261122)
-    for i in range(40):
-        fixture, meta = mha_case(i, rng)
-        save_file(fixture, os.path.join(out_dir, "mha_%02d.safetensors" % i), metadata=meta)
-    for i, fill in [(40, -1e9), (41, float("-inf"))]:
-        fixture, meta = mha_case(41, rng, fully_masked_fill=fill)  # 41: the "keep" mask convention
-        save_file(fixture, os.path.join(out_dir, "mha_%02d.safetensors" % i), metadata=meta)
+    if "--mha" in sys.argv:
+        write_mha_cases(out_dir, int(sys.argv[sys.argv.index("--mha") + 1]))
+        return
+    # MultiHeadAttention cases once per CPU path (each in its own process: ATen reads the variable once),
+    # listed in paths.txt as "<path> <number of files>" for test_oracle.cpp.
+    count = int(os.environ.get("MHA_ORACLE_CONFIGS", "40"))
+    paths = cpu_paths()
+    for path in paths:
+        run_child(os.path.join(out_dir, path), ["--mha", str(count)], path)
+    with open(os.path.join(out_dir, "paths.txt"), "w") as index:
+        index.writelines("%s %d\n" % (path, count + 2) for path in paths)
     fixture, meta = draws()
     save_file(fixture, os.path.join(out_dir, "draws.safetensors"), metadata=meta)
     fixture, meta = rng_vectors()
     save_file(fixture, os.path.join(out_dir, "vectors.safetensors"), metadata=meta)
-    # The optimizers in a process of their own with ATen's plain kernels (no FMA): bit-exact there.
-    env = dict(os.environ, ATEN_CPU_CAPABILITY="default", OMP_NUM_THREADS="1")
-    subprocess.run([sys.executable, os.path.abspath(__file__), out_dir, "--optim"], env=env, check=True)
+    # The optimizers with ATen's plain kernels (no FMA): bit-exact there.
+    run_child(out_dir, ["--optim"], "default")
 
 
 if __name__ == "__main__":
