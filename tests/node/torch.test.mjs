@@ -18,13 +18,32 @@ const OPTIMIZERS = [['sgd', { lr: 0.1, momentum: 0.9 }], ['adam', { lr: 1e-2 }],
 const STEPS = 200;
 // The fewest targets a batch of 32 counts (T = 8, or 16 for induction whose period is at most 7).
 const MIN_COUNTED = { 'two-offsets': 32 * 13, 'first-and-previous': 32 * 15, reverse: 32 * 8, induction: 32 * 9 };
+// Training amplifies last-bit differences: measured over 36 runs (seeds 0-2, every task and optimizer),
+// PyTorch's own CPU paths (plain, AVX2, AVX-512) differ by at most 1.1e-6 of the loss up to step 20 and
+// 5.6e-6 up to step 50, then drift apart exponentially on induction (2.5e-4 at step 100, 2.5e-2 at 150,
+// 56 % at 200; the other tasks stay within 3e-4). So the curves are compared step by step while
+// PyTorch agrees with itself (WELL_CONDITIONED, relative), and past that only in the run's tail.
+const EARLY_STEPS = 50, EARLY_TOLERANCE = 2e-5, WELL_CONDITIONED = 1e-3;
+// Accuracy is discrete: near-ties flip tokens long before the loss differs. Measured: at most 3.7
+// tokens apart while PyTorch's paths agree to 1e-3, 1.2 among PyTorch's own paths.
+const ACCURACY_TOKENS = 4;
 
-// One request to tests/torch/oracle.py. capability 'default' is ATen's plain C++ kernels (no FMA,
-// no Sleef): element-wise results then match ours bit for bit; 'native' is what the CPU picks (AVX2).
+// The ATen CPU paths this machine can run: PyTorch's own pick ('native'), its plain C++ kernels
+// ('default': element-wise results then match ours bit for bit), AVX2 and AVX-512 where the CPU has
+// them (forcing a path the CPU lacks would crash). They stand in for the CPUs CI may run on.
+const CPU_PATHS = (() => {
+  const flags = new Set((/^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8')) || ['', ''])[1].trim().split(/\s+/));
+  const paths = ['default', 'native'];
+  if (flags.has('avx2') && flags.has('fma')) paths.push('avx2');
+  if (['avx512f', 'avx512bw', 'avx512vl', 'avx512dq'].every((f) => flags.has(f))) paths.push('avx512');
+  return paths;
+})();
+
+// One request to tests/torch/oracle.py on one CPU path, one thread.
 function oracle(command, request, capability = 'default') {
   const env = { ...process.env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1' };
-  if (capability === 'default') env.ATEN_CPU_CAPABILITY = 'default';
-  else delete env.ATEN_CPU_CAPABILITY;
+  if (capability === 'native') delete env.ATEN_CPU_CAPABILITY;
+  else env.ATEN_CPU_CAPABILITY = capability;
   const r = spawnSync(PYTHON, [ORACLE, command], { input: JSON.stringify(request), env, maxBuffer: 1 << 28, encoding: 'utf8' });
   assert.equal(r.status, 0, `oracle ${command} failed: ${r.stderr}`);
   return JSON.parse(r.stdout);
@@ -40,6 +59,17 @@ function curve(text) {
     assert.ok(m, `unexpected line from the script: ${line}`);
     return { loss: Number(m[2]), accuracy: Number(m[3]) };
   });
+}
+
+// PyTorch's curves for these scripts on every CPU path ({path: [[{loss, accuracy}], ...]}), run once
+// for all builds (the scripts do not depend on the build).
+const curvesCache = new Map();
+function pytorchCurves(scripts) {
+  const key = JSON.stringify(scripts);
+  if (!curvesCache.has(key)) {
+    curvesCache.set(key, Object.fromEntries(CPU_PATHS.map((p) => [p, oracle('run-scripts', { scripts }, p).outputs.map(curve)])));
+  }
+  return curvesCache.get(key);
 }
 
 test('PyTorch oracle is installed (scripts/install-deps installs python3-torch)', () => {
@@ -108,30 +138,38 @@ for (const build of BUILDS) {
         g.delete();
       }
     }
-    const scripts = runs.map((r) => r.script);
-    const exact = oracle('run-scripts', { scripts }).outputs.map(curve);
-    const native = oracle('run-scripts', { scripts }, 'native').outputs.map(curve);
+    const curves = pytorchCurves(runs.map((r) => r.script));
     runs.forEach((run, i) => {
-      // Past a matrix product the last bits differ between any two implementations, and training
-      // can amplify them (induction's two layers do, from about step 100, in PyTorch too: its AVX2
-      // and plain kernels disagree there). So each step must agree within 1e-4 relative, or within
-      // 4x the largest disagreement PyTorch has with itself (AVX2 vs plain kernels) up to that step.
-      let envelope = 0;
-      for (let s = 0; s < STEPS; s++) {
-        const pt = exact[i][s].loss;
-        envelope = Math.max(envelope, Math.abs(native[i][s].loss - pt));
-        const tol = Math.max(1e-4 * Math.abs(pt), 4 * envelope) + 5e-9;  // 5e-9: the script prints 9 decimals
-        const diff = Math.abs(run.ours[s].loss - pt);
-        assert.ok(diff <= tol, `${run.task} ${run.optimizer} step ${s + 1}: loss ${run.ours[s].loss} vs PyTorch ${pt} (|diff| ${diff} > ${tol})`);
-        if (diff <= 1e-4 * Math.abs(pt)) {
-          // The script prints 4 decimals (Python rounds half to even: 0.15625 → 0.1562). Where a logit
-          // margin is smaller than the float32 differences one prediction may flip: at most one.
-          assert.ok(Math.abs(run.ours[s].accuracy - exact[i][s].accuracy) <= 1 / MIN_COUNTED[run.task] + 5e-5,
-            `${run.task} ${run.optimizer} step ${s + 1}: accuracy ${run.ours[s].accuracy} vs PyTorch ${exact[i][s].accuracy}`);
-        }
-      }
+      const label = `${run.task} ${run.optimizer}`;
+      const exact = curves.default[i];
       // The first step's batch and weights are identical, so its loss agrees to float32 rounding.
-      assert.ok(Math.abs(run.ours[0].loss - exact[i][0].loss) <= 1e-6 * exact[i][0].loss, `${run.task} ${run.optimizer}: step 1`);
+      assert.ok(Math.abs(run.ours[0].loss - exact[0].loss) <= 1e-6 * exact[0].loss, `${label}: step 1`);
+      let envelope = 0;  // the largest relative disagreement among PyTorch's paths up to this step
+      let chaoticFrom = null;
+      for (let s = 0; s < STEPS; s++) {
+        const pt = exact[s].loss;
+        const losses = CPU_PATHS.map((p) => curves[p][i][s].loss);
+        envelope = Math.max(envelope, (Math.max(...losses) - Math.min(...losses)) / Math.abs(pt));
+        if (envelope > WELL_CONDITIONED) { chaoticFrom = s + 1; break; }
+        const relative = Math.abs(run.ours[s].loss - pt) / Math.abs(pt);
+        const tol = (s < EARLY_STEPS ? EARLY_TOLERANCE : Math.max(1e-4, 8 * envelope)) + 5e-9 / Math.abs(pt);  // 9 printed decimals
+        assert.ok(relative <= tol, `${label} step ${s + 1}: loss ${run.ours[s].loss} vs PyTorch ${pt} (relative ${relative} > ${tol}; PyTorch's paths ${CPU_PATHS.join('/')} ${losses.join(' ')})`);
+        // Accuracy: within ACCURACY_TOKENS of the fewest targets a batch counts, plus PyTorch's own spread.
+        const accuracies = CPU_PATHS.map((p) => curves[p][i][s].accuracy);
+        const allowed = ACCURACY_TOKENS / MIN_COUNTED[run.task] + (Math.max(...accuracies) - Math.min(...accuracies)) + 5e-5;  // 4 printed decimals
+        assert.ok(Math.abs(run.ours[s].accuracy - exact[s].accuracy) <= allowed,
+          `${label} step ${s + 1}: accuracy ${run.ours[s].accuracy} vs PyTorch ${exact[s].accuracy} (paths: ${accuracies.join(' ')})`);
+      }
+      assert.ok(chaoticFrom === null || chaoticFrom > EARLY_STEPS, `${label}: PyTorch's own CPU paths disagree by more than ${WELL_CONDITIONED} of the loss from step ${chaoticFrom}`);
+      if (chaoticFrom !== null) {
+        // Past that step the curve depends on last bits; the run must still learn as PyTorch's does:
+        // its mean loss over the last 20 steps within a factor 2 of the range PyTorch's paths span.
+        const tail = (c) => c.slice(-20).reduce((a, x) => a + x.loss, 0) / 20;
+        const theirs = CPU_PATHS.map((p) => tail(curves[p][i]));
+        const ours = tail(run.ours);
+        assert.ok(ours >= Math.min(...theirs) / 2 && ours <= Math.max(...theirs) * 2,
+          `${label}: mean loss of the last 20 steps ${ours} vs PyTorch's ${theirs.join(' ')}`);
+      }
     });
   });
 
