@@ -353,3 +353,25 @@ test('axe-core: zero WCAG 2.1 A/AA violations on a view, light and dark (the opt
     assert.deepEqual(v, [], label);
   }
 });
+
+test('styles stay scoped: one stylesheet per document or shadow root, none of it on the host\'s elements', async () => {
+  const { page } = await hostPage(true);
+  const r = await page.evaluate(() => {
+    const w = window.softmaxWeights([1, 1, 2, 3, 3]), o = { weights: w, shape: [1, 1, 2, 3, 3] };
+    const a = window.mhaView.mountAttention(document.querySelector('.here'), o);
+    const b = window.mhaView.mountAttention(document.querySelector('.there'), o);
+    const host = document.createElement('div'); document.body.appendChild(host);
+    const shadow = host.attachShadow({ mode: 'open' }), inner = document.createElement('div'); shadow.appendChild(inner);
+    const c = window.mhaView.mountAttention(inner, o);
+    const btn = document.createElement('button'); btn.className = 'head-card'; document.body.appendChild(btn);
+    return { docSheets: document.querySelectorAll('style[data-mha-explorer-view-style]').length,
+      shadowSheets: shadow.querySelectorAll('style[data-mha-explorer-view-style]').length,
+      radius: [a.root, b.root, c.root].map((x) => getComputedStyle(x).borderTopLeftRadius),
+      hostButton: getComputedStyle(btn).borderTopLeftRadius, h1: getComputedStyle(document.querySelector('h1')).fontFamily };
+  });
+  assert.equal(r.docSheets, 1);
+  assert.equal(r.shadowSheets, 1);
+  assert.deepEqual(r.radius, ['12px', '12px', '12px']);
+  assert.notEqual(r.hostButton, '10px', 'a host element of the same class name keeps its own style');
+  assert.match(r.h1, /system-ui/);
+});

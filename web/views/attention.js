@@ -240,8 +240,10 @@ export function mountAttention(element, options) {
     const cell = cursor.fit(m);
     c._mat = m;
     const width = root.clientWidth - 34;
+    const size = Math.max(160, Math.min(width - 120, 420));
+    // token labels where a cell is tall enough for their 10 px text
     drawHeatmap(c, m, { labels: input.labels, rowLabels: input.rowLabels, scale: opts.scale, norm: 'shared', vmax: vmaxOf(),
-      size: Math.max(160, Math.min(width - 120, 420)), showLabels: true, selected: cursor.shown(), colors: colors() });
+      size, showLabels: size / N >= 10, selected: cursor.shown(), colors: colors() });
     setAttr(c, 'aria-label', name(sel.head) + where() + ', enlarged heatmap of ' + m.T + ' queries by ' + m.S +
       ' keys; arrow keys move between cells, "Show as table" gives the numbers.');
     E.linesNote.textContent = N > LINE_ROWS

@@ -26,7 +26,9 @@ export function lineView(svg, mat, labels, opts) {
     svg.setAttribute('viewBox', '0 0 ' + width + ' ' + H);
     svg.setAttribute('width', width); svg.setAttribute('height', H);
     svg.appendChild(svgEl('text', { x: colL - 8, y: 14, 'text-anchor': 'end', class: 'lv-head' }, 'query'));
-    svg.appendChild(svgEl('text', { x: colR + 8, y: 14, class: 'lv-head' }, compact ? 'its ' + keys.length + ' strongest keys (of ' + S + ')' : 'key'));
+    // the compact header is longer than the key column is wide: it ends at the right edge instead
+    svg.appendChild(svgEl('text', compact ? { x: width - 4, y: 14, 'text-anchor': 'end', class: 'lv-head' } : { x: colR + 8, y: 14, class: 'lv-head' },
+      compact ? 'its ' + keys.length + ' strongest keys (of ' + S + ')' : 'key'));
     const g0 = svgEl('g', {});
     svg.appendChild(g0);
     const y = (r) => 26 + (r + 0.5) * rowH + 4;
