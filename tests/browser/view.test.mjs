@@ -323,6 +323,7 @@ test('L=3, B=2, H=8, T=S=64: renders, the pickers switch layer and batch, the ex
   const [dl2] = await Promise.all([page.waitForEvent('download'), root.locator('button:has-text("Save as PNG")').click()]);
   assert.equal(dl2.suggestedFilename(), 'attention-heads.png');
   assert.deepEqual([...readFileSync(await dl2.path()).subarray(1, 4)].map((c) => String.fromCharCode(c)).join(''), 'PNG');
+  await dl2.saveAs(join(SHOTS, 'export-large.png'));
   await page.evaluate(() => window.vbig.update({ theme: 'dark' }));
   await root.locator('.mhav-map canvas').focus();
   await page.keyboard.press('ArrowDown');
