@@ -1,11 +1,13 @@
 // MHA Explorer — the enlarged head: its heatmap (arrow keys and clicks pick a cell, read aloud), the
 // line view (as BertViz's head view) and "Show as table". cur: the controller's current result.
 import widgets from './widgets.js';
-import { $, setText, arrowStep } from './page-dom.js';
+import { $, setText } from './page-dom.js';
 import { selB, selH, headMat, headName, weightText, topKeysText, attachHover } from './page-read.js';
+import { CellCursor } from './widgets/heatmap.js';
+import { wireLineHover, corner } from './widgets/lines.js';
 
 const W = widgets;
-var cellSel = [0, 0], hoverQuery = null;
+var cursor = null, hoverQuery = null;
 
 function shownHead(cur) { return cur.eff.avg ? 'avg' : selH(cur); }
 
@@ -16,10 +18,10 @@ export function drawDetail(cur, wd) {
   setText('detail-title', headName(cur, h) + (cur.res.B > 1 ? ' · batch item ' + b : ''));
   var c = $('detail-canvas');
   var avail = Math.min(480, ((wd ? wd.detail : c.parentNode.parentNode.clientWidth) || 700) - 120);
-  if (cellSel[0] >= Sq || cellSel[1] >= Sq) cellSel = [0, 0];
+  var cell = cursor.fit(mat);
   var oldW = c.style.width, oldH = c.style.height;
   W.drawHeatmap(c, mat, { labels: cur.labels, scale: eff.scale, norm: eff.norm, vmax: cur.res.vmax, size: Math.max(160, Math.min(avail, 480)),
-    showLabels: true, selected: document.activeElement === c ? cellSel : null });
+    showLabels: true, selected: cursor.shown() });
   W.setAttr(c, 'aria-label', headName(cur, h) + ' enlarged heatmap; arrow keys move between cells.');
   c._mat = mat;
   // the line view's column shares the row with the heatmap: re-measure only if the heatmap changed size
@@ -30,7 +32,7 @@ export function drawDetail(cur, wd) {
       'Click a cell of the heatmap, or use the arrow keys on it, to pick the query.'
     : 'Line view (as BertViz\'s head view): a line from each query to each key, thicker for more weight. Hover a query token to isolate it.');
   W.lineView($('lines'), mat, cur.labels, { focus: hoverQuery != null && hoverQuery < Sq ? hoverQuery : null,
-    query: cellSel[0], width: lw });
+    query: cell[0], width: lw });
   if (!$('table-box').hidden) drawTable(cur);
 }
 // No result (no tokens): the enlarged head, its line view and readout are emptied, not left from before.
@@ -45,18 +47,15 @@ export function clearDetail() {
 }
 function readCell(cur) {
   var c = $('detail-canvas'), mat = c._mat; if (!mat) return;
-  var q = cellSel[0], k = cellSel[1], L = cur.labels;
+  var q = cursor.cell[0], k = cursor.cell[1], L = cur.labels;
   $('cell-readout').textContent = 'query “' + L[q] + '” (' + q + ') → key “' + L[k] + '” (' + k + '): ' +
     weightText(cur, mat, q, k) + ' · top keys: ' + topKeysText(cur, mat, q);
 }
 export function drawTable(cur) {
   var box = $('table-box'), h = shownHead(cur), mat = headMat(cur, selB(cur), h);
   box.textContent = '';
-  var n = Math.min(mat.S, 64);
-  var sub = { S: n, data: new Float32Array(n * n) };
-  for (var i = 0; i < n; i++) for (var j = 0; j < n; j++) sub.data[i * n + j] = mat.data[i * mat.S + j];
-  box.appendChild(W.matrixTable(sub, cur.labels.slice(0, n), headName(cur, h) + ': attention weights (rows: queries, columns: keys)' +
-    (mat.S > n ? ' — first 64 of ' + mat.S + ' tokens' : '')));
+  box.appendChild(W.matrixTable(corner(mat, 64), cur.labels.slice(0, 64), headName(cur, h) + ': attention weights (rows: queries, columns: keys)' +
+    (mat.S > 64 ? ' — first 64 of ' + mat.S + ' tokens' : '')));
 }
 
 // The detail canvas and the line view's events; getCur() → the current result (null while there is none).
@@ -64,21 +63,6 @@ export function wireDetail(getCur) {
   var dc = $('detail-canvas');
   var redraw = function (read) { var cur = getCur(); if (!cur) return; drawDetail(cur); if (read) readCell(cur); };
   attachHover(dc, function () { return dc._mat; }, getCur);
-  dc.addEventListener('keydown', function (e) {
-    var mat = dc._mat; if (!mat) return;
-    var d = arrowStep(e.key);
-    if (!d) return;
-    e.preventDefault();
-    cellSel = [Math.max(0, Math.min(mat.S - 1, cellSel[0] + d[0])), Math.max(0, Math.min(mat.S - 1, cellSel[1] + d[1]))];
-    redraw(true);
-  });
-  dc.addEventListener('focus', function () { redraw(true); });
-  dc.addEventListener('blur', function () { redraw(false); });
-  dc.addEventListener('click', function (e) { var c = W.cellAt(dc, e); if (c) { cellSel = c; redraw(true); } });
-  var lines = $('lines');
-  lines.addEventListener('mouseover', function (e) {
-    var q = e.target.getAttribute && e.target.getAttribute('data-q');
-    if (q != null && +q !== hoverQuery) { hoverQuery = +q; redraw(false); }
-  });
-  lines.addEventListener('mouseleave', function () { if (hoverQuery != null) { hoverQuery = null; redraw(false); } });
+  cursor = new CellCursor(dc, function () { return dc._mat; }, redraw);
+  wireLineHover($('lines'), function (q) { hoverQuery = q; redraw(false); });
 }

@@ -27,7 +27,5 @@ export function wireFileDrop(onFile) {
   });
 }
 
-// The cell step an arrow key asks for in a heatmap: [rows, columns], or null for another key.
-export function arrowStep(key) {
-  return { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[key] || null;
-}
+// The cell step an arrow key asks for in a heatmap (widgets/dom.js; the lab imports it from here).
+export { arrowStep } from './widgets/dom.js';

@@ -2,62 +2,28 @@
 // note that says what the student is looking at (untrained, loaded or hand-built heads, row sums, dropout,
 // masks, colours). cur: the controller's current result {res, labels, eff, …}.
 import widgets from './widgets.js';
-import { $, setText, range } from './page-dom.js';
-import { selB, selH, headMat, headName, fmtMax, attachHover } from './page-read.js';
+import { $, range } from './page-dom.js';
+import { selB, selH, headMat, headName, fmtMax, hoverWords } from './page-read.js';
+import { HeadCards, plotSize } from './widgets/heads.js';
+import { rangeOf } from './widgets/colors.js';
 
 const W = widgets;
 
-function plotSize(Sq, H, width) {
-  var w = width || 800;
-  var cols = w < 500 ? 1 : H <= 2 ? H + 1 : H <= 4 ? Math.min(H + 1, w < 700 ? 2 : 3) : w < 700 ? 3 : 4;
-  var size = Math.floor(w / Math.max(1, cols)) - (Sq <= 16 ? 90 : 36);
-  return Math.max(96, Math.min(Sq <= 16 ? 220 : 260, size));
-}
-
-// The head cards are kept while the heads (count, names, S) stay the same; a redraw repaints their
-// canvases and updates the selection. onPick(h): a card was clicked (h a head index or 'avg').
-var headCards = null;             // {key, items: [{h, card, canvas}]}
+// The head cards (widgets/heads.js) are kept while the heads (count, names, S) stay the same; a redraw
+// repaints their canvases and updates the selection. onPick(h): a card was clicked (h a head index or 'avg').
+var cards = null;
 export function drawHeads(cur, wd, getCur, onPick) {
-  var eff = cur.eff, r = cur.res, b = selB(cur), grid = $('heads');
-  var Sq = r.weights.shape[2], size = plotSize(Sq, r.H, wd.heads);
-  var showLabels = Sq <= 16;
-  var items = range(r.H).concat(r.H > 1 ? ['avg'] : []);
-  var name = function (h) { return headName(cur, h); };
-  var key = Sq + '|' + items.map(name).join('\u0001');
-  if (!headCards || headCards.key !== key || grid.firstChild !== headCards.items[0].card) {
-    grid.textContent = '';
-    headCards = { key: key, items: items.map(function (h) {
-      var card = W.el('button', { type: 'button', class: 'head-card', 'aria-label': name(h) + ': enlarge' });
-      card.appendChild(W.el('span', { class: 'head-title' }, name(h)));
-      var c = W.el('canvas', h === 'avg' ? { 'data-avg': '1', role: 'img' } : { 'data-head': String(h), role: 'img' });
-      c.setAttribute('aria-label', name(h) + ' attention heatmap, ' + Sq + ' by ' + Sq + '. Use "Show as table" for the numbers.');
-      card.appendChild(c);
-      attachHover(c, function () { return c._mat; }, getCur);
-      card.addEventListener('click', function () { onPick(h); });
-      grid.appendChild(card);
-      return { h: h, card: card, canvas: c };
-    }) };
-  }
-  headCards.items.forEach(function (it) {
-    var mat = headMat(cur, b, it.h);
-    it.canvas._mat = mat;
-    W.drawHeatmap(it.canvas, mat, { labels: cur.labels, scale: eff.scale, norm: eff.norm, vmax: r.vmax, size: size,
-      showLabels: showLabels });
-    if (!it.maxEl) it.maxEl = it.card.insertBefore(W.el('span', { class: 'head-max' }), it.canvas);
-    var mx = 0;
-    if (eff.norm === 'max') for (var i = 0; i < mat.data.length; i++) if (mat.data[i] > mx) mx = mat.data[i];
-    setText(it.maxEl, eff.norm === 'max' ? 'colours 0 – ' + fmtMax(mx) : '');
-  });
+  var eff = cur.eff, r = cur.res, b = selB(cur);
+  var Sq = r.weights.shape[2];
+  if (!cards) cards = new HeadCards($('heads'), $('tooltip'), hoverWords(getCur), function (h) { onPick(h); });
+  cards.draw(range(r.H).concat(r.H > 1 ? ['avg'] : []), { name: function (h) { return headName(cur, h); },
+    mat: function (h) { return headMat(cur, b, h); }, labels: cur.labels, scale: eff.scale, norm: eff.norm, vmax: r.vmax,
+    size: plotSize(Sq, r.H, wd.heads), showLabels: Sq <= 16,
+    maxText: function (mat) { return eff.norm === 'max' ? 'colours 0 – ' + fmtMax(rangeOf(mat.data, 'max')) : ''; } });
   drawHeadsSelection(cur);
 }
 export function drawHeadsSelection(cur) {
-  if (!headCards) return;
-  var sel = cur.eff.avg ? 'avg' : selH(cur);
-  headCards.items.forEach(function (it) {
-    var on = it.h === sel;
-    it.card.classList.toggle('selected', on);
-    W.setAttr(it.card, 'aria-pressed', String(on));
-  });
+  if (cards) cards.select(cur.eff.avg ? 'avg' : selH(cur));
 }
 
 // What the student is looking at, in words. The result says whether its weights came from a file

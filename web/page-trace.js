@@ -1,9 +1,7 @@
-// MHA Explorer — the shape trace of the forward pass (lesson 004's table, worded by widgets.traceWords)
+// MHA Explorer — the shape trace of the forward pass (lesson 004's table, worded by widgets/trace.js)
 // beside the Mix → Split → Attend → Concat → Mix diagram; a hovered or focused row lights its stage.
-import widgets from './widgets.js';
 import { $, setText } from './page-dom.js';
-
-const W = widgets;
+import { traceTable, highlightStep } from './widgets/trace.js';
 
 export function drawTrace(cur) {
   var r = cur.res, trace = r.trace || [];
@@ -14,14 +12,7 @@ export function drawTrace(cur) {
   var fill = r.shown ? r.shown.fill : cur.eff.fill, style = cur.cfg ? cur.cfg.maskStyle : 'tril-keep';
   var mask = r.causal && trace.length ? (style === 'triu-block' ? 'mask == 1, ' : 'mask == 0, ') +
     (fill === '-1e9' ? '-1e9' : 'float("-inf")') : '';
-  W.traceTable($('trace-body'), trace, highlightStep, mask);   // rebuilds the rows only when the trace changed
-  highlightStep(null);
+  traceTable($('trace-body'), trace, highlight, mask);   // rebuilds the rows only when the trace changed
+  highlight(null);
 }
-function highlightStep(i) {
-  var rows = $('trace-body').querySelectorAll('tr');
-  var stage = i == null ? null : rows[i] && rows[i].getAttribute('data-stage');
-  Array.prototype.forEach.call(rows, function (tr, k) { tr.classList.toggle('current', k === i); });
-  Array.prototype.forEach.call($('pipeline').querySelectorAll('.stage'), function (s) {
-    s.classList.toggle('current', stage !== null && s.getAttribute('data-stage') === stage);
-  });
-}
+function highlight(i) { highlightStep($('trace-body'), $('pipeline'), i); }

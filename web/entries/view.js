@@ -1,0 +1,52 @@
+// MHA Explorer — dist/mha-explorer-view.js: one ES module with no imports (web/build.mjs bundles it with
+// esbuild, format esm). It exports mountAttention (web/views/attention.js) and, as its default export, an
+// anywidget front end: render({model, el}) reads the model's weights (base64 of little-endian float32, a
+// DataView or ArrayBuffer from a binary trait, or a plain, possibly nested, array of numbers), shape, tokens,
+// query_tokens, trace, title, theme and scale, redraws on their change:… events and returns the cleanup.
+// Hosts' models differ (Jupyter's anywidget, Jupyter Book 2's static {anywidget} directive): a method a model
+// lacks or that throws is passed over.
+import { mountAttention } from '../views/attention.js';
+
+export { mountAttention };
+
+const TRAITS = ['weights', 'shape', 'tokens', 'query_tokens', 'queryTokens', 'trace', 'title', 'theme', 'scale'];
+
+// base64 → Float32Array (the bytes of a little-endian float32 array, as numpy's tobytes() writes them).
+export function decodeWeights(w) {
+  if (typeof w !== 'string') return w;
+  let bin;
+  try { bin = atob(w.replace(/\s+/g, '')); } catch (e) { return w; }   // not base64: the view names the problem
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const n = bytes.length >> 2, out = new Float32Array(n), dv = new DataView(bytes.buffer);
+  for (let i = 0; i < n; i++) out[i] = dv.getFloat32(i * 4, true);
+  return out;
+}
+
+function attempt(fn) { try { return fn(); } catch (e) { return undefined; } }
+
+// The model's traits as mountAttention's options (absent ones left out, so the view's defaults apply).
+function optionsOf(model) {
+  const get = (k) => attempt(() => model.get(k));
+  const o = {};
+  const w = get('weights');
+  if (w != null) o.weights = decodeWeights(w);
+  const shape = get('shape'), tokens = get('tokens'), q = get('query_tokens') ?? get('queryTokens');
+  o.shape = shape ?? undefined; o.tokens = tokens ?? undefined; o.queryTokens = q ?? undefined;
+  o.trace = get('trace') ?? undefined;
+  for (const k of ['title', 'theme', 'scale']) { const v = get(k); if (v != null && v !== '') o[k] = v; }
+  return o;
+}
+
+function render({ model, el }) {
+  const view = mountAttention(el, optionsOf(model));
+  const redraw = () => view.update(optionsOf(model));
+  const events = TRAITS.map((k) => 'change:' + k);
+  for (const e of events) attempt(() => model.on(e, redraw));
+  return () => {
+    for (const e of events) attempt(() => typeof model.off === 'function' && model.off(e, redraw));
+    view.dispose();
+  };
+}
+
+export default { render };

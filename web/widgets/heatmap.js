@@ -1,0 +1,137 @@
+// MHA Explorer — the canvas heatmap (ImageData, scales to 512 tokens), the cell under the pointer, a row's
+// strongest keys, and the keyboard/click cursor of an enlarged heatmap.
+// A matrix is {S, T?, data}: T rows (queries; T = S when absent) of S columns (keys), row-major.
+import { themeColors, shortLabel, arrowStep } from './dom.js';
+import { lut32, rangeOf } from './colors.js';
+
+// Every heatmap of one draw has the same size: one scratch canvas of S×T texels.
+let scratch = null;
+function scratchFor(S, T) {
+  if (!scratch || scratch.canvas.width !== S || scratch.canvas.height !== T) {
+    const c = document.createElement('canvas'); c.width = S; c.height = T;
+    const x = c.getContext('2d'), img = x.createImageData(S, T);
+    scratch = { canvas: c, ctx: x, img, px: new Uint32Array(img.data.buffer) };
+  }
+  return scratch;
+}
+const LABEL_FONT = '10px sans-serif';
+
+// opts: {labels (keys), rowLabels (queries; labels when absent), scale, norm, vmax, size (CSS px of the plot's
+// longer side), showLabels, selected: [row, col], colors (themeColors() of the scope; the page's when absent)}.
+// Incremental: the frame (canvas size, axis labels) is redrawn only when its key changes; otherwise a redraw
+// is one putImageData into the scratch canvas, one unsmoothed drawImage of it over the plot area, the border
+// and the selected cell. Returns the plot's geometry (also kept as canvas._geom for cellAt).
+export function drawHeatmap(canvas, mat, opts) {
+  const S = mat.S, T = mat.T || S, labels = opts.labels, rowLabels = opts.rowLabels || labels;
+  const dpr = (typeof self !== 'undefined' ? self : globalThis).devicePixelRatio || 1;
+  const showLabels = !!(opts.showLabels && labels && Math.max(S, T) <= 64);
+  const col = opts.colors || themeColors();
+  const cell = opts.size / Math.max(S, T), plotW = cell * S, plotH = cell * T;
+  let st = canvas._hm, ctx;
+  const key = S + 'x' + T + '|' + opts.size + '|' + dpr + '|' + col.border + '|' + col.fgMuted + '|' +
+    (showLabels ? labels.slice(0, S).join('\u0001') + '\u0002' + rowLabels.slice(0, T).join('\u0001') : '-');
+  if (!st || st.key !== key) {
+    ctx = canvas.getContext('2d');
+    ctx.font = LABEL_FONT;
+    // margins from the labels as drawn: row labels on the left, column labels rotated 45° up and to the
+    // right (the last ones reach past the plot's right edge by about 0.71 of their width)
+    let marginL = 0, marginT = 0, marginR = 0;
+    if (showLabels) {
+      let wr = 0, wc = 0;
+      for (let i = 0; i < T; i++) wr = Math.max(wr, ctx.measureText(shortLabel(rowLabels[i], 10)).width);
+      for (let i = 0; i < S; i++) wc = Math.max(wc, ctx.measureText(shortLabel(labels[i], 10)).width);
+      marginL = Math.ceil(wr) + 6; marginT = Math.ceil(wc * 0.71) + 12;
+      marginR = Math.max(0, Math.ceil(wc * 0.71 + 6 - cell / 2));
+    }
+    const cssW = marginL + plotW + 2 + marginR, cssH = marginT + plotH + 2;
+    const pw = Math.round(cssW * dpr), ph = Math.round(cssH * dpr);
+    if (canvas.width !== pw || canvas.height !== ph) { canvas.width = pw; canvas.height = ph; }
+    if (canvas.style.width !== cssW + 'px') canvas.style.width = cssW + 'px';
+    if (canvas.style.height !== cssH + 'px') canvas.style.height = cssH + 'px';
+    ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.clearRect(0, 0, pw, ph);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.font = LABEL_FONT;   // set again: resizing the canvas resets the context
+    if (showLabels) {
+      ctx.fillStyle = col.fgMuted;
+      ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
+      for (let r = 0; r < T; r++) ctx.fillText(shortLabel(rowLabels[r], 10), marginL - 4, marginT + 1 + (r + 0.5) * cell);
+      ctx.textAlign = 'left';
+      for (let c = 0; c < S; c++) {
+        ctx.save();
+        ctx.translate(marginL + 1 + (c + 0.5) * cell, marginT - 4);
+        ctx.rotate(-Math.PI / 4);
+        ctx.fillText(shortLabel(labels[c], 10), 0, 0);
+        ctx.restore();
+      }
+    }
+    st = canvas._hm = { key, ctx, marginL, marginT };
+    canvas._geom = { x0: marginL + 1, y0: marginT + 1, cell, S, T };
+  }
+  ctx = st.ctx;
+  const mL = st.marginL, mT = st.marginT;
+  // pixels: one ImageData texel per cell, scaled without smoothing (opaque: covers the previous plot)
+  const sc = scratchFor(S, T), px = sc.px, L = lut32(opts.scale), data = mat.data, vmax = opts.vmax || rangeOf(data, opts.norm);
+  const k = 255 / vmax;
+  for (let p = 0, n = S * T; p < n; p++) {
+    const t = (data[p] * k + 0.5) | 0;   // round to the nearest of 256 colours; NaN gives 0
+    px[p] = L[t > 255 ? 255 : t < 0 ? 0 : t];
+  }
+  sc.ctx.putImageData(sc.img, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(sc.canvas, 0, 0, S, T, mL + 1, mT + 1, plotW, plotH);
+  ctx.strokeStyle = col.border; ctx.lineWidth = 1;
+  ctx.strokeRect(mL + 0.5, mT + 0.5, plotW + 1, plotH + 1);
+  if (opts.selected) {
+    ctx.strokeStyle = col.accent; ctx.lineWidth = 2;
+    const sq = opts.selected;
+    ctx.strokeRect(mL + 1 + sq[1] * cell, mT + 1 + sq[0] * cell, cell, cell);
+  }
+  return canvas._geom;
+}
+// The [row, col] under a pointer event, or null outside the plot.
+export function cellAt(canvas, evt) {
+  const g = canvas._geom; if (!g) return null;
+  const r = canvas.getBoundingClientRect();
+  const x = (evt.clientX - r.left) * (parseFloat(canvas.style.width) / r.width) - g.x0;
+  const y = (evt.clientY - r.top) * (parseFloat(canvas.style.height) / r.height) - g.y0;
+  const col = Math.floor(x / g.cell), row = Math.floor(y / g.cell);
+  if (col < 0 || row < 0 || col >= g.S || row >= (g.T || g.S)) return null;
+  return [row, col];
+}
+// The k largest weights of a row, largest first: one pass with a small sorted list (S log S sorting of
+// every row cost ~100 ms at S = 512).
+export function topKeys(mat, row, k) {
+  const S = mat.S, d = mat.data, off = row * S, idx = [], val = [];
+  for (let j = 0; j < S; j++) {
+    const v = d[off + j];
+    if (idx.length === k && !(v > val[k - 1])) continue;
+    let p = Math.min(idx.length, k - 1);
+    while (p > 0 && v > val[p - 1]) { if (p < k) { idx[p] = idx[p - 1]; val[p] = val[p - 1]; } p--; }
+    idx[p] = j; val[p] = v;
+  }
+  return idx;
+}
+
+// The cursor of an enlarged heatmap: arrow keys move the selected cell, a click picks one, focus and
+// blur show and hide it. getMat() → the matrix drawn (null while there is none); onChange(read): redraw,
+// and read the cell aloud when read is true.
+export class CellCursor {
+  constructor(canvas, getMat, onChange) {
+    this.canvas = canvas;
+    this.cell = [0, 0];
+    canvas.addEventListener('keydown', (e) => {
+      const mat = getMat(); if (!mat) return;
+      const d = arrowStep(e.key);
+      if (!d) return;
+      e.preventDefault();
+      this.cell = [Math.max(0, Math.min((mat.T || mat.S) - 1, this.cell[0] + d[0])), Math.max(0, Math.min(mat.S - 1, this.cell[1] + d[1]))];
+      onChange(true);
+    });
+    canvas.addEventListener('focus', () => onChange(true));
+    canvas.addEventListener('blur', () => onChange(false));
+    canvas.addEventListener('click', (e) => { const c = cellAt(canvas, e); if (c) { this.cell = c; onChange(true); } });
+  }
+  // The cell to outline (only while the heatmap has the focus), kept inside a matrix of mat's size.
+  fit(mat) { if (this.cell[0] >= (mat.T || mat.S) || this.cell[1] >= mat.S) this.cell = [0, 0]; return this.cell; }
+  shown() { return this.canvas.getRootNode().activeElement === this.canvas ? this.cell : null; }
+}

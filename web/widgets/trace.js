@@ -1,0 +1,115 @@
+// MHA Explorer — the shape trace: each step's words (what the page calls a core trace step), the trace table
+// (#, operation, PyTorch expression, shape, strides, contiguous) and the Mix → Split → Attend → Concat → Mix
+// pipeline whose stage lights up for the hovered or focused row.
+import { el } from './dom.js';
+
+export const STAGES = ['Mix', 'Split', 'Attend', 'Concat', 'Mix'];
+const STAGE_HELP = ['W_q, W_k, W_v: each output dim mixes all D inputs', 'view + transpose into [B, H, S, d_k]',
+  'softmax(QKᵀ/√d_k)·V per head, in parallel', 'transpose back + contiguous().view to [B, S, D]',
+  'W_o blends the heads'];
+// The trace's wording lives here: the core gives each step's op, shape and strides; the page names it.
+// Each row: {stage (0 Mix, 1 Split, 2 Attend, 3 Concat, 4 Mix), label, expr, description}. A model's trace
+// (the training lab) adds tokens, embedding, residual and readout rows, and tags each layer's steps.
+// mask: the masked_fill arguments of a masked forward ("mask == 0, -1e9"), or none.
+export function traceWords(trace, mask) {
+  const first = trace[0] && trace[0].shape || [], B = first[0];
+  let S = first[1], D = first[2], attended = false, readout = 0;
+  const modelTrace = trace.some((t) => t.layer !== undefined);
+  return trace.map((t) => {
+    const w = stepWords(t.op || !t.name ? t : Object.assign({}, t, { op: t.name }));
+    if (t.layer !== undefined) w.label = 'Layer ' + t.layer + ': ' + w.label;
+    return w;
+  });
+  function stepWords(t) {
+    const sh = t.shape || [], H = sh.length === 4 ? (t.op === 'view' ? sh[2] : sh[1]) : 0, dk = sh[3];
+    const src = modelTrace ? 'h' : 'x';
+    switch (t.op) {
+      case 'tokens':
+        S = sh[1];
+        return { stage: 0, label: 'Input tokens', expr: 'x', description: 'One sequence of ' + S + ' token ids' };
+      case 'embedding':
+        D = sh[2];
+        return { stage: 0, label: 'Token + position embedding', expr: 'h = self.tok(x) + self.pos(torch.arange(' + S + '))',
+          description: 'Each token becomes a ' + D + '-dim vector: its token row plus its position row' };
+      case 'input':
+        return { stage: 0, label: 'Input x', expr: 'x', description: 'Raw input: ' + B + ' sequence' + (B === 1 ? '' : 's') +
+          ' of ' + S + ' token' + (S === 1 ? '' : 's') + ', each a ' + D + '-dim embedding' };
+      case 'linear':
+        if (attended) { attended = false; return { stage: 4, label: 'After W_o(x)', expr: 'self.W_o(attn_output)', description: 'Final projection: mixes the heads\' outputs' }; }
+        return { stage: 0, label: 'After W_q(' + src + ')', expr: 'Q = self.W_q(' + src + ')', description: 'Linear projection (still flat): every output dim mixes all ' + (sh[2] || D) + ' input dims' };
+      case 'view':
+        return { stage: 1, label: 'After .view(' + sh.join(', ') + ')', expr: 'Q.view(' + sh.join(', ') + ')',
+          description: 'Reshape: split ' + (H * dk) + ' dims into ' + H + ' heads × ' + dk + ' dims each (no copy)' };
+      case 'transpose':
+        return attended ? { stage: 3, label: 'After .transpose(1, 2)', expr: 'attn_output.transpose(1, 2)',
+          description: 'Swap back: prepare for concatenation (not contiguous)' }
+          : { stage: 1, label: 'After .transpose(1, 2)', expr: 'Q.view(' + [sh[0], sh[2], sh[1], dk].join(', ') + ').transpose(1, 2)',
+            description: 'Swap seq and heads: now ' + H + ' parallel attention mechanisms (strides change, no copy)' };
+      case 'attention': {
+        attended = true;
+        const scores = 'Q @ K.transpose(-2, -1) / math.sqrt(' + dk + ')';
+        return { stage: 2, label: 'Attention computation',
+          expr: 'torch.softmax(' + (mask ? '(' + scores + ').masked_fill(' + mask + ')' : scores) + ', dim=-1) @ V',
+          description: 'Each head computes attention independently; weights are [' + (t.weights || [sh[0], H, sh[2], sh[2]]).join(', ') + ']' };
+      }
+      case 'contiguous_view':
+        return { stage: 3, label: 'After .contiguous().view(' + sh.join(', ') + ')', expr: 'attn_output.transpose(1, 2).contiguous().view(' + sh.join(', ') + ')',
+          description: 'Flatten: merge the heads back into one ' + sh[2] + '-dim vector (copies)' };
+      case 'residual':
+        return { stage: 4, label: 'Residual add', expr: 'h = h + layer(h, h, h, mask)', description: 'The layer\'s output is added to its input' };
+      case 'readout':
+        return { stage: 4, label: 'Readout ' + readout, expr: 'self.readouts[' + (readout++) + '](h)', description: 'Scores for each of the ' + sh[2] + ' tokens of the vocabulary, at every position' };
+      default:
+        return { stage: attended ? 3 : 1, label: String(t.name || t.op), expr: t.expr || '', description: t.description || '' };
+    }
+  }
+}
+
+// onFocus(i): a row was hovered or focused (rows are focusable only then); mask: as traceWords'.
+export function traceTable(tbody, trace, onFocus, mask) {
+  const key = JSON.stringify(trace) + '|' + (mask || '');
+  if (tbody._key === key && tbody.childNodes.length === trace.length) return;   // unchanged
+  tbody._key = key;
+  tbody.textContent = '';
+  const words = traceWords(trace, mask);
+  trace.forEach((t, i) => {
+    const w = words[i];
+    const tr = el('tr', onFocus ? { 'data-step': String(i), tabindex: '0', 'data-stage': String(w.stage) } : { 'data-step': String(i), 'data-stage': String(w.stage) });
+    tr.appendChild(el('td', { class: 'num', 'data-label': '#' }, i));
+    const stepCell = el('td', { 'data-label': 'Operation' });
+    stepCell.appendChild(el('div', null, w.label));
+    if (w.description) stepCell.appendChild(el('small', { class: 'desc' }, w.description));
+    tr.appendChild(stepCell);
+    const code = el('td', { 'data-label': 'PyTorch' }); code.appendChild(el('code', null, w.expr)); tr.appendChild(code);
+    tr.appendChild(el('td', { class: 'mono', 'data-label': 'Shape' }, '[' + (t.shape || []).join(', ') + ']'));
+    tr.appendChild(el('td', { class: 'mono', 'data-label': 'Strides' }, t.strides ? '(' + t.strides.join(', ') + ')' : ''));
+    const ok = t.contiguous;
+    tr.appendChild(el('td', { class: ok ? 'yes' : 'no', 'data-label': 'Contiguous' }, ok ? 'yes' : 'no'));
+    if (onFocus) {
+      tr.addEventListener('mouseenter', () => onFocus(i));
+      tr.addEventListener('focus', () => onFocus(i));
+      tr.addEventListener('keydown', (e) => {
+        if (e.key === 'ArrowDown' && tr.nextSibling) { e.preventDefault(); tr.nextSibling.focus(); }
+        if (e.key === 'ArrowUp' && tr.previousSibling) { e.preventDefault(); tr.previousSibling.focus(); }
+      });
+    }
+    tbody.appendChild(tr);
+  });
+}
+export function pipeline(container) {
+  container.textContent = '';
+  STAGES.forEach((s, i) => {
+    if (i) container.appendChild(el('span', { class: 'arrow', 'aria-hidden': 'true' }, '→'));
+    const b = el('div', { class: 'stage', 'data-stage': String(i), title: STAGE_HELP[i] });
+    b.appendChild(el('strong', null, s));
+    b.appendChild(el('small', null, STAGE_HELP[i]));
+    container.appendChild(b);
+  });
+}
+// Lights row i of a trace table (null: none) and its stage in the pipeline.
+export function highlightStep(tbody, pipe, i) {
+  const rows = tbody.querySelectorAll('tr');
+  const stage = i == null ? null : rows[i] && rows[i].getAttribute('data-stage');
+  rows.forEach((tr, k) => tr.classList.toggle('current', k === i));
+  if (pipe) pipe.querySelectorAll('.stage').forEach((s) => s.classList.toggle('current', stage !== null && s.getAttribute('data-stage') === stage));
+}
