@@ -23,7 +23,7 @@ export const PROPS = [
   { name: 'optimizer', kind: 'enum', values: ['sgd', 'adam', 'adamw'], def: 'adam' },
   { name: 'lr', kind: 'num', min: 1e-6, max: 10, def: 1e-2 },
   { name: 'seed', kind: 'int', min: 0, max: 4294967295, def: 0 },
-  { name: 'speed', kind: 'enum', values: [1, 2, 5, 10, 25], def: 5 },
+  { name: 'speed', kind: 'enum', values: [1, 2, 5, 10, 25], def: 1 },
   { name: 'compare', kind: 'bool', def: false },
   { name: 'autoplay', kind: 'bool', def: false },
   { name: 'embed', kind: 'bool', def: false },

@@ -362,7 +362,9 @@ TEST_CASE("next larger: distinct tokens; each target is the smallest larger toke
   const ModelConfig c = model_defaults(Task::NextLarger);
   const Batch b = draw_batch(c, 16, gen);
   // torch.manual_seed(0); torch.randperm(16)[:8] (checked with PyTorch 1.13).
-  CAPTURE(b.tokens[0], b.tokens[1], b.tokens[2]);
+  REQUIRE(std::vector<std::int64_t>(b.tokens.begin(), b.tokens.begin() + 8) == std::vector<std::int64_t>{12, 10, 9, 6, 11, 8, 13, 5});
+  REQUIRE(std::vector<std::int64_t>(b.targets[0].begin(), b.targets[0].begin() + 8) ==
+          std::vector<std::int64_t>{13, 11, 10, 8, 12, 9, kIgnoreIndex, 6});
   for (std::size_t s = 0; s < 16; ++s) {
     const std::int64_t* x = b.tokens.data() + s * c.seq_len;
     REQUIRE(std::set<std::int64_t>(x, x + c.seq_len).size() == c.seq_len);
