@@ -10,12 +10,18 @@ var createMhaModule = (function () {
 
   // The protocol's numbers come from the core (bindings.cpp, protocol()) when the first module starts:
   // mask modes by index, size limits, the tensor block header (uint32 rank, uint32 dims[maxDims], then the
-  // floats) and the result summary's slots.
-  let MASK_MODES, MAX_DIMS, BLOCK_HEADER, MAX_DIM, MAX_ELEMENTS, MASKED_ROWS, HEADERS;
+  // floats), the result summary's slots and the training tasks (the core's task table: name, title, brief,
+  // readouts, roles, defaults).
+  let MASK_MODES, MAX_DIMS, BLOCK_HEADER, MAX_DIM, MAX_ELEMENTS, MASKED_ROWS, HEADERS, TASKS;
   function readProtocol(core) {
     const p = core.protocol();
     MASK_MODES = p.maskModes; MAX_DIMS = p.maxDims; BLOCK_HEADER = p.blockHeader; MAX_DIM = p.maxDim;
     MAX_ELEMENTS = p.maxElements; MASKED_ROWS = p.summaryMaskedRows; HEADERS = p.summaryHeaders;
+    TASKS = deepFreeze(p.tasks);
+  }
+  function deepFreeze(x) {
+    if (x !== null && typeof x === 'object') Object.values(x).forEach(deepFreeze);
+    return Object.freeze(x);
   }
   // dist/mha-relaxed.js reports 'wasmsimd-relaxed': wasm/relax.mjs rewrites this line.
   const BUILD_SUFFIX = '';
@@ -307,7 +313,12 @@ var createMhaModule = (function () {
       unwrap(withStaged(tensors, (...addrs) => handle.loadStateDict(names, addrs)));
     }
 
-    const TASKS = ['two-offsets', 'first-and-previous', 'reverse', 'induction'];
+    const TASK_NAMES = TASKS.map((t) => t.name);
+    function taskDefaults(task) {
+      const entry = TASKS.find((t) => t.name === task);
+      if (!entry) fail(`task must be one of ${TASK_NAMES.join(', ')}; got ${describe(task)}`);
+      return { ...entry.defaults };
+    }
     const MODEL_OPTIONS = ['task', 'vocab', 'seqLen', 'dModel', 'numHeads', 'layers', 'causal', 'generator'];
 
     // A tiny attention model that learns a task (the core's TinyAttentionModel): token and position
@@ -316,8 +327,7 @@ var createMhaModule = (function () {
       constructor(config) {
         checkConfig(config, 'TinyAttentionModel', MODEL_OPTIONS);
         const task = config.task === undefined ? 'two-offsets' : config.task;
-        if (!TASKS.includes(task)) fail(`task must be one of ${TASKS.join(', ')}; got ${describe(task)}`);
-        const c = unwrap(core.modelDefaults(task));
+        const c = taskDefaults(task);
         for (const key of MODEL_OPTIONS) if (config[key] !== undefined) c[key] = config[key];
         checkCount(c.vocab, 'vocab', 2, 512);
         checkCount(c.seqLen, 'seqLen', 2, 512);
@@ -354,6 +364,10 @@ var createMhaModule = (function () {
       attention(tokens) { return unwrap(live(this, 'TinyAttentionModel').attention(this.#tokens(tokens))); }
       predict(tokens) { return unwrap(live(this, 'TinyAttentionModel').predict(this.#tokens(tokens))); }
       roleScores() { return unwrap(live(this, 'TinyAttentionModel').roleScores()); }
+      // Per readout, the task's target at each position of `tokens` (-100 where there is nothing to predict).
+      targets(tokens) { return unwrap(live(this, 'TinyAttentionModel').targets(this.#tokens(tokens))); }
+      // The sequence of seqLen tokens the lab first shows the heads on (the task's example).
+      example() { return unwrap(live(this, 'TinyAttentionModel').example()); }
       shapeTrace(seqLen = this.config.seqLen) {
         checkCount(seqLen, 'seqLen', 1, this.config.seqLen);
         return unwrap(live(this, 'TinyAttentionModel').shapeTrace(seqLen));
@@ -457,11 +471,9 @@ var createMhaModule = (function () {
       AdamW,
       readSafetensors,
       loadSafetensors: (bytes) => readSafetensors(bytes).tensors,
-      tasks: TASKS,
-      modelDefaults: (task) => {
-        if (!TASKS.includes(task)) fail(`task must be one of ${TASKS.join(', ')}; got ${describe(task)}`);
-        return unwrap(core.modelDefaults(task));
-      },
+      tasks: TASK_NAMES,
+      taskTable: TASKS,
+      modelDefaults: taskDefaults,
       implementation: core.implementation() + BUILD_SUFFIX,
       matmul: (a, b) => runRaw([checkTensor(a, 'matmul: a'), checkTensor(b, 'matmul: b')], (x, y) => core.matmul(x, y)).output,
       softmax: (t, dim = -1) => {

@@ -196,8 +196,46 @@ struct NamedMaskMode {
 constexpr NamedMaskMode kMaskModes[] = {
     {"keep", mha::MaskMode::Keep}, {"block", mha::MaskMode::Block}, {"bool", mha::MaskMode::Bool}, {"additive", mha::MaskMode::Additive}};
 
+val strings_to_js(const char* const* names, std::size_t n) {
+  val out = val::array();
+  for (std::size_t i = 0; i < n && names[i]; ++i) out.call<void>("push", std::string(names[i]));
+  return out;
+}
+
+val config_to_js(const mha::ModelConfig& c) {
+  val out = val::object();
+  out.set("task", std::string(mha::task_name(c.task)));
+  out.set("vocab", static_cast<double>(c.vocab));
+  out.set("seqLen", static_cast<double>(c.seq_len));
+  out.set("dModel", static_cast<double>(c.d_model));
+  out.set("numHeads", static_cast<double>(c.num_heads));
+  out.set("layers", static_cast<double>(c.layers));
+  out.set("causal", c.causal);
+  return out;
+}
+
+// The training tasks (the core's task table) in its order: {name, title, brief, readouts, roles, defaults, goalSteps}.
+val tasks_to_js() {
+  val out = val::array();
+  for (const mha::TaskInfo& t : mha::task_table()) {
+    val entry = val::object();
+    entry.set("name", std::string(t.name));
+    entry.set("title", std::string(t.title));
+    entry.set("brief", std::string(t.brief));
+    entry.set("readouts", strings_to_js(t.readouts.data(), t.readouts.size()));
+    val roles = val::array();
+    for (const mha::Role& r : t.roles)
+      if (r.name) roles.call<void>("push", std::string(r.name));
+    entry.set("roles", roles);
+    entry.set("defaults", config_to_js(t.defaults));
+    entry.set("goalSteps", static_cast<double>(t.goal_steps));
+    out.call<void>("push", entry);
+  }
+  return out;
+}
+
 // The C++↔JS protocol, defined here once: api.js reads it when a module starts (size limits, the tensor block
-// layout, the result summary's slots, the mask modes' order) instead of mirroring the numbers.
+// layout, the result summary's slots, the mask modes' order, the training tasks) instead of mirroring them.
 val protocol() {
   val p = val::object();
   p.set("maxDims", static_cast<double>(mha::kMaxDims));
@@ -209,6 +247,7 @@ val protocol() {
   val modes = val::array();
   for (const NamedMaskMode& m : kMaskModes) modes.call<void>("push", std::string(m.name));
   p.set("maskModes", modes);
+  p.set("tasks", tasks_to_js());
   return p;
 }
 
@@ -455,21 +494,6 @@ val model_create(val config, std::shared_ptr<mha::Generator> gen) {
   });
 }
 
-val model_defaults_js(std::string task) {
-  return guarded([&] {
-    const mha::ModelConfig c = mha::model_defaults(mha::task_from_name(task));
-    val out = val::object();
-    out.set("task", std::string(mha::task_name(c.task)));
-    out.set("vocab", static_cast<double>(c.vocab));
-    out.set("seqLen", static_cast<double>(c.seq_len));
-    out.set("dModel", static_cast<double>(c.d_model));
-    out.set("numHeads", static_cast<double>(c.num_heads));
-    out.set("layers", static_cast<double>(c.layers));
-    out.set("causal", c.causal);
-    return out;
-  });
-}
-
 val optimizer_create(std::shared_ptr<mha::TinyAttentionModel> model, val options) {
   return guarded([&] { return val(std::make_shared<mha::Optimizer>(model, optimizer_from_js(options))); });
 }
@@ -529,6 +553,28 @@ val model_predict(mha::TinyAttentionModel& m, val tokens) {
     const std::vector<mha::Tensor> logits = m.predict(tokens_from_js(tokens));
     for (std::size_t r = 0; r < logits.size(); ++r) out.set(r, tensor_to_js(logits[r]));
     return out;
+  });
+}
+
+val ints_to_js(const std::vector<std::int64_t>& xs) {
+  val out = val::array();
+  for (std::size_t i = 0; i < xs.size(); ++i) out.set(i, static_cast<double>(xs[i]));
+  return out;
+}
+
+// Per readout, what the task asks of each position of `tokens` (-100: nothing).
+val model_targets(const mha::TinyAttentionModel& m, val tokens) {
+  return guarded([&] {
+    val out = val::array();
+    const auto rows = mha::task_targets(m.config().task, tokens_from_js(tokens));
+    for (std::size_t r = 0; r < rows.size(); ++r) out.set(r, ints_to_js(rows[r]));
+    return out;
+  });
+}
+
+val model_example(const mha::TinyAttentionModel& m) {
+  return guarded([&] {
+    return ints_to_js(mha::task_example(m.config()));
   });
 }
 
@@ -697,6 +743,8 @@ EMSCRIPTEN_BINDINGS(mha_core) {
       .function("predict", &model_predict)
       .function("shapeTrace", &model_shape_trace)
       .function("roleScores", &model_role_scores)
+      .function("targets", &model_targets)
+      .function("example", &model_example)
       .function("ablate", &model_ablate)
       .function("toPyTorch", &model_to_pytorch)
       .function("parameterCount", &module_parameter_count<mha::TinyAttentionModel>)
@@ -708,7 +756,6 @@ EMSCRIPTEN_BINDINGS(mha_core) {
       .smart_ptr<std::shared_ptr<mha::Optimizer>>("OptimizerCorePtr")
       .function("steps", &optimizer_steps);
   function("modelCreate", &model_create);
-  function("modelDefaults", &model_defaults_js);
   function("optimizerCreate", &optimizer_create);
   function("readSafetensors", &js_read_safetensors);
   function("generatorCreate", &generator_create);

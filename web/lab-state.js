@@ -1,18 +1,19 @@
 // MHA Explorer — the training lab's state: one declarative property list feeds the URL, the controls,
 // their validation and the <mha-explorer> element's attributes. No DOM here (Node tests import it).
 
-export const TASKS = ['two-offsets', 'first-and-previous', 'reverse', 'induction'];
-// Per task: its name, what it asks, the readouts' names and the first position each readout has a target.
-export const TASK_TEXT = {
-  'two-offsets': { title: 'Two offsets', hint: 'Predict the token one back and the token two back. Two heads split the work: one attends one token back, the other two back. One head cannot do both.', readouts: ['x[t−1]', 'x[t−2]'], from: [1, 2] },
-  'first-and-previous': { title: 'First and previous', hint: 'Predict the first token and the previous one: one head learns a stripe on column 0, another a diagonal one token back.', readouts: ['x[0]', 'x[t−1]'], from: [0, 1] },
-  'reverse': { title: 'Reverse', hint: 'Predict the sequence backwards, x[T−1−t]: the head learns the anti-diagonal (no causal mask here).', readouts: ['x[T−1−t]'], from: [0] },
-  'induction': { title: 'Induction', hint: 'A random motif of 3–7 tokens repeats; predict the next token. Layer 0 learns "one token back", layer 1 an induction head (Olsson et al.).', readouts: ['next token'], from: [0] },
-};
+// The training tasks: the core's task table (wasm/bindings.cpp's protocol(), M.taskTable: name, title, brief,
+// readouts, roles, defaults), which the lab receives from its worker and installs with useTasks before it reads
+// the URL. Until then the list is empty and no task is valid.
+export var TASKS = [];
+export function useTasks(table) {
+  TASKS = table.slice();
+  prop('task').values = TASKS.map(function (t) { return t.name; });
+}
+export function task(name) { return TASKS.find(function (t) { return t.name === name; }); }
 // model: the core's model-config field the property sets (its default then comes from the task's defaults);
 // meta: the key of a saved file's __metadata__ that records it (wasm/bindings.cpp's metadata_of).
 export const PROPS = [
-  { name: 'task', meta: 'task', kind: 'enum', values: TASKS, def: 'two-offsets' },
+  { name: 'task', meta: 'task', kind: 'enum', values: [], def: 'two-offsets' },
   { name: 'heads', meta: 'num_heads', kind: 'enum', values: [1, 2, 4, 8], model: 'numHeads' },
   { name: 'layers', meta: 'layers', kind: 'enum', values: [1, 2], model: 'layers' },
   { name: 'dmodel', meta: 'd_model', kind: 'int', min: 1, max: 256, model: 'dModel' },
@@ -22,7 +23,7 @@ export const PROPS = [
   { name: 'optimizer', kind: 'enum', values: ['sgd', 'adam', 'adamw'], def: 'adam' },
   { name: 'lr', kind: 'num', min: 1e-6, max: 10, def: 1e-2 },
   { name: 'seed', kind: 'int', min: 0, max: 4294967295, def: 0 },
-  { name: 'speed', kind: 'enum', values: [1, 2, 5, 10, 25], def: 5 },
+  { name: 'speed', kind: 'enum', values: [1, 2, 5, 10, 25], def: 1 },
   { name: 'compare', kind: 'bool', def: false },
   { name: 'autoplay', kind: 'bool', def: false },
   { name: 'embed', kind: 'bool', def: false },
@@ -58,9 +59,9 @@ export function fromQuery(search) {
   var preset = q.get('preset');
   if (preset) {
     var task = preset.replace(/^train-/, '');
-    if (TASKS.indexOf(task) >= 0 && preset !== task) { values.task = task; explicit.task = true; } else {
+    if (prop('task').values.indexOf(task) >= 0 && preset !== task) { values.task = task; explicit.task = true; } else {
       messages.push('Unknown preset "' + preset.slice(0, 40) + '": the presets here are ' +
-        TASKS.map(function (t) { return 'train-' + t; }).join(', ') + '.');
+        prop('task').values.map(function (t) { return 'train-' + t; }).join(', ') + '.');
     }
   }
   PROPS.forEach(function (p) {
@@ -82,24 +83,4 @@ export function toQuery(values, explicit) {
     q.set(p.name, p.kind === 'bool' ? (values[p.name] ? '1' : '0') : p.kind === 'list' ? values[p.name].join(',') : String(values[p.name]));
   });
   return '?' + q.toString();
-}
-
-// The probe sequence the heads are shown on: 1 2 3 … (the motif 3 7 1 5 2 repeated for induction).
-export function defaultProbe(cfg) {
-  var out = [];
-  if (cfg.task === 'induction') {
-    var motif = [3, 7, 1, 5, 2].map(function (v) { return v % cfg.vocab; });
-    for (var i = 0; i < cfg.seqLen; i++) out.push(motif[i % motif.length]);
-  } else {
-    for (var j = 0; j < cfg.seqLen; j++) out.push((j + 1) % cfg.vocab);
-  }
-  return out;
-}
-
-// The first position where readout r has a target (the task's -100 rule). Induction: once the motif starts
-// repeating (its tokens are distinct, so the first repeat of x[0] ends it).
-export function firstTarget(task, probe, r) {
-  if (task !== 'induction') return TASK_TEXT[task].from[r];
-  var p = probe.indexOf(probe[0], 1);
-  return p < 0 ? probe.length : p - 1;
 }

@@ -2,7 +2,7 @@
 // predictions, and the closer look at one head (the main page's heatmap and shape-trace widgets on
 // the trained layers). Each draws from the data it is given; the controller (lab.js) owns the state.
 import widgets from './widgets.js';
-import { TASK_TEXT, firstTarget } from './lab-state.js';
+import { task as taskInfo } from './lab-state.js';
 
 const W = widgets;
 
@@ -113,18 +113,19 @@ export function drawHeadCards(box, view, H, T, opts) {
 const CLEAR_ROLE = 0.6;
 export function roleName(r) { return r.score >= CLEAR_ROLE ? r.role : 'no clear role (closest: ' + r.role + ')'; }
 
-// The argmax of each readout at each position, as a small table of text (· where there is no target).
+// The argmax of each readout at each position, as a small table of text (· where the task has no target:
+// view.targets, the core's targets for the probe, -100 there).
 export function predictionsText(view, cfg, probe) {
-  var names = TASK_TEXT[cfg.task].readouts, V = cfg.vocab, T = probe.length;
+  var names = taskInfo(cfg.task).readouts, V = cfg.vocab, T = probe.length;
   var pad = function (s, n) { s = String(s); while (s.length < n) s = ' ' + s; return s; };
   var width = Math.max(3, String(V - 1).length + 1);
   var label = Math.max.apply(null, names.map(function (n) { return n.length + 2; }).concat([10]));   // '→ ' + name
   var lines = [pad('position t', label) + ' ' + probe.map(function (_, t) { return pad(t, width); }).join(''),
     pad('token x[t]', label) + ' ' + probe.map(function (v) { return pad(v, width); }).join('')];
   view.logits.forEach(function (l, r) {
-    var row = [], from = firstTarget(cfg.task, probe, r);
+    var row = [], targets = view.targets[r];
     for (var t = 0; t < T; t++) {
-      if (t < from) { row.push(pad('·', width)); continue; }
+      if (targets[t] === -100) { row.push(pad('·', width)); continue; }
       var best = 0;
       for (var v = 1; v < V; v++) if (l.data[t * V + v] > l.data[t * V + best]) best = v;
       row.push(pad(best, width));

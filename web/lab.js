@@ -12,8 +12,10 @@ import { implementationName } from './wasm-features.js';
 (function (root) {
   var $ = function (id) { return document.getElementById(id); };
   var W = widgets;
+  // Before the worker has sent the task table (L.useTasks) no task is known: this first reading sets the theme,
+  // the layout and the hidden sections; the URL is read again, with its messages, once the table is here.
   var initial = L.fromQuery(root.location.search);
-  var values = initial.values, explicit = initial.explicit, messages = initial.messages;
+  var values = initial.values, explicit = initial.explicit, messages = [];
 
   function writeURL() {
     try { root.history.replaceState(null, '', L.toQuery(values, explicit)); } catch (e) { /* file:// in some browsers */ }
@@ -30,8 +32,15 @@ import { implementationName } from './wasm-features.js';
   // The last step the PyTorch script reproduces: set when training goes on with a head switched off,
   // or when weights are loaded from a file (null: the whole run is the script's).
   var scriptUntil = null;
-  var rate = { steps: 0, since: 0, value: 0 };
-  var probe = [];
+  // The training rate: the steps and wall time of the requests since Play (the last few seconds of them), so
+  // that it is true from the first step even when one step takes seconds.
+  var rate = { log: [], value: 0 };
+  // Steps per request: at most the speed, fewer when a step is slow, so the counter moves at least every
+  // FRAME_BUDGET ms (at large sizes one step per request); msPerStep is measured on every request.
+  var msPerStep = 0, FRAME_BUDGET = 250;
+  // The step where the run pauses by itself: the task's goal (its roles have formed by then), once per run.
+  var goal = null;
+  var probe = [], probeTask = null;
   var loadedName = null, loadedAt = 0;   // the file the weights came from (until the next reset), and the step then
   var closer = { layer: 0, head: 0, query: Infinity, key: null };   // the head and query the closer look shows (the last query first)
 
@@ -83,7 +92,10 @@ import { implementationName } from './wasm-features.js';
           closer.query = Infinity; closer.key = null;
           built = true;
           tell('');
-          if (probe.length === 0 || probe.length > modelConfig.seqLen || probe.some(function (t) { return t >= modelConfig.vocab; })) probe = L.defaultProbe(modelConfig);
+          if (probeTask !== modelConfig.task || probe.length === 0 || probe.length > modelConfig.seqLen ||
+            probe.some(function (t) { return t >= modelConfig.vocab; })) probe = info.example;
+          probeTask = modelConfig.task;
+          goal = L.task(modelConfig.task).goalSteps;
           $('c-probe').value = probe.join(' ');
           status(info.parameters.toLocaleString('en-US') + ' parameters · ' + implementationName(info.implementation));
           messages = messages.filter(function (m) { return !/^(Could not|This model)/.test(m); });
@@ -115,7 +127,7 @@ import { implementationName } from './wasm-features.js';
 
   function keepSnapshot() {
     var last = curve[curve.length - 1];
-    snapshots.push({ step: last ? last.step : 0, attention: inspected.attention, roles: inspected.roles, logits: inspected.logits });
+    snapshots.push({ step: last ? last.step : 0, attention: inspected.attention, roles: inspected.roles, logits: inspected.logits, targets: inspected.targets });
     if (snapshots.length > MAX_SNAPSHOTS) snapshots = snapshots.filter(function (_, i) { return i % 2 === 0 || i === snapshots.length - 1; });
   }
 
@@ -125,21 +137,42 @@ import { implementationName } from './wasm-features.js';
     busy = true;
     var anyOff = Object.keys(ablated).some(function (k) { return ablated[k]; });
     if (anyOff && scriptUntil === null) scriptUntil = currentStep();
-    var args = { steps: n, batchSize: values.batch };
+    var args = { steps: n, batchSize: values.batch }, started = performance.now();
     return Promise.all([trainer.train(args), twin ? twin.train(args) : []]).then(function (r) {
+      var ended = performance.now();
+      msPerStep = (ended - started) / Math.max(1, r[0].length);
+      if (playing) {
+        rate.log.push({ started: started, ended: ended, steps: r[0].length });
+        while (rate.log.length > 1 && ended - rate.log[0].started > 3000) rate.log.shift();
+        var steps = rate.log.reduce(function (sum, e) { return sum + e.steps; }, 0);
+        rate.value = steps * 1000 / Math.max(1, ended - rate.log[0].started);
+      }
       curve = curve.concat(r[0]);
       twinCurve = twinCurve.concat(r[1]);
-      rate.steps += r[0].length;
       held = null;
       return inspect();
-    }).then(function () { keepSnapshot(); replay = null; busy = false; draw(); }, function (err) { busy = false; pause(); say('Training stopped: ' + err.message); });
+    }).then(function () {
+      keepSnapshot(); replay = null; busy = false;
+      if (playing && goal !== null && currentStep() >= goal) reachGoal();
+      draw();
+    }, function (err) { busy = false; pause(); say('Training stopped: ' + err.message); });
+  }
+
+  // The run pauses once at the task's goal: its roles have formed by then on most seeds (the core's task table).
+  function reachGoal() {
+    pause();
+    goal = null;
+    var roles = inspected.roles.map(function (r) { return 'layer ' + r.layer + ' head ' + r.head + ': ' + V.roleName(r); });
+    say('Paused at step ' + currentStep() + ', where this task\'s heads have usually found their roles (' + roles.join('; ') +
+      '). Press Play to train on, or Step for one update at a time.');
   }
 
   function play() {
     if (!modelConfig) return;
     playing = true;
     replay = null;
-    rate.steps = 0; rate.since = performance.now();
+    rate.log = []; rate.value = 0;
+    if (goal !== null && currentStep() >= goal) goal = null;   // already past it (trained by script or Step): no pause
     $('play').textContent = '⏸ Pause';
     $('play').setAttribute('aria-pressed', 'true');
   }
@@ -150,13 +183,7 @@ import { implementationName } from './wasm-features.js';
   }
 
   function tick() {
-    if (playing && !busy) trainSteps(values.speed);
-    var now = performance.now();
-    if (now - rate.since > 1000) {
-      rate.value = playing ? rate.steps * 1000 / (now - rate.since) : 0;
-      rate.steps = 0; rate.since = now;
-      drawStats();
-    }
+    if (playing && !busy) trainSteps(Math.max(1, Math.min(values.speed, msPerStep ? Math.floor(FRAME_BUDGET / msPerStep) : 1)));
     root.requestAnimationFrame(tick);
   }
 
@@ -165,7 +192,7 @@ import { implementationName } from './wasm-features.js';
     var last = curve[curve.length - 1];
     var text = 'step ' + (last ? last.step : 0);
     if (last) text += ' · loss ' + last.loss.toFixed(4) + ' · accuracy ' + last.accuracy.toFixed(4);
-    if (playing) text += ' · ' + Math.round(rate.value) + ' steps/s';
+    if (playing && rate.log.length) text += ' · ' + (rate.value < 10 ? rate.value.toFixed(1) : Math.round(rate.value)) + ' steps/s';
     $('stats').textContent = text;
     $('legend-twin').hidden = !twinCurve.length;
   }
@@ -221,7 +248,7 @@ import { implementationName } from './wasm-features.js';
     options.forEach(function (v) { var o = document.createElement('option'); o.value = String(v); o.textContent = labels ? labels(v) : String(v); s.appendChild(o); });
   }
   function syncControls() {
-    fillSelect('c-task', L.TASKS, function (t) { return L.TASK_TEXT[t].title; });
+    fillSelect('c-task', L.prop('task').values, function (t) { return L.task(t).title; });
     fillSelect('c-heads', L.prop('heads').values);
     fillSelect('c-layers', L.prop('layers').values);
     fillSelect('c-optimizer', L.prop('optimizer').values, function (o) { return L.OPTIMIZER_NAMES[o]; });
@@ -230,8 +257,8 @@ import { implementationName } from './wasm-features.js';
     $('c-optimizer').value = values.optimizer; $('c-speed').value = String(values.speed);
     $('c-dmodel').value = values.dmodel; $('c-seqlen').value = values.seqlen; $('c-vocab').value = values.vocab;
     $('c-batch').value = values.batch; $('c-lr').value = String(values.lr); $('c-seed').value = values.seed; $('c-compare').checked = !!values.compare;
-    $('task-hint').textContent = L.TASK_TEXT[values.task].hint;
-    $('task-brief').textContent = L.TASK_TEXT[values.task].title + ': ' + L.TASK_TEXT[values.task].hint;
+    $('task-hint').textContent = L.task(values.task).brief;
+    $('task-brief').textContent = L.task(values.task).title + ': ' + L.task(values.task).brief;
   }
 
   function onControl(e) {
@@ -319,7 +346,7 @@ import { implementationName } from './wasm-features.js';
     if (!shapes) return '';
     var said = { dmodel: shapes.dModel, vocab: shapes.vocab, seqlen: shapes.seqLen, layers: shapes.layers };
     var off = Object.keys(said).filter(function (k) { return want[k] !== undefined && want[k] !== said[k]; });
-    var readouts = want.task ? L.TASK_TEXT[want.task].readouts.length : 0;
+    var readouts = want.task ? L.task(want.task).readouts.length : 0;
     if (want.task && readouts !== shapes.readouts) off.push('task');
     return off.length ? 'its metadata and its tensors disagree (' + off.map(function (k) {
       return k === 'task' ? 'task ' + want.task + ' has ' + readouts + ' readout(s), the tensors ' + shapes.readouts
@@ -481,10 +508,16 @@ import { implementationName } from './wasm-features.js';
   }
   values.hide.forEach(function (name) { document.querySelector('[data-section="' + name + '"]').hidden = true; });
   document.body.classList.toggle('no-controls', values.hide.indexOf('controls') >= 0);
-  showMessages();
   wire();
   api.ready = startTrainer().then(function (t) {
     trainer = t;
+    return t.tasks();
+  }).then(function (table) {
+    // the task list is the core's: the URL's preset and task are read once it is known
+    L.useTasks(table);
+    var parsed = L.fromQuery(root.location.search);
+    values = parsed.values; explicit = parsed.explicit; messages = parsed.messages;
+    showMessages();
     return reset();
   }).then(function () {
     if (values.autoplay) play();

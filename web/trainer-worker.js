@@ -44,6 +44,8 @@ function describe(s) {
 }
 
 var ops = {
+  // The core's task table (name, title, brief, readouts, roles, defaults).
+  tasks: function () { return M.taskTable; },
   // The core's settings for a task (vocab, seqLen, dModel, numHeads, layers, causal).
   defaults: function (a) { return M.modelDefaults(a.task); },
   // A fresh model and optimizer from `seed` (torch.manual_seed(seed) in the script).
@@ -62,7 +64,7 @@ var ops = {
       next.delete();
       throw err;
     }
-    return { config: model.config, parameters: model.parameterCount(), implementation: M.implementation };
+    return { config: model.config, parameters: model.parameterCount(), implementation: M.implementation, example: model.example() };
   },
   // `steps` training steps: [{step, loss, accuracy}] (the step count is the optimizer's).
   train: function (a) {
@@ -73,10 +75,12 @@ var ops = {
     }
     return out;
   },
-  // Every layer's attention, the readouts' logits for `tokens`, each head's role, and the forward's shapes.
+  // Every layer's attention, the readouts' logits and the task's targets for `tokens`, each head's role, and
+  // the forward's shapes.
   inspect: function (a) {
     var m = needModel();
-    return { attention: m.attention(a.tokens), logits: m.predict(a.tokens), roles: m.roleScores(), trace: m.shapeTrace(a.tokens.length) };
+    return { attention: m.attention(a.tokens), logits: m.predict(a.tokens), targets: m.targets(a.tokens), roles: m.roleScores(),
+      trace: m.shapeTrace(a.tokens.length) };
   },
   ablate: function (a) { needModel().ablate(a.layer, a.head, a.on); return true; },
   // Loss and accuracy on a held-out batch (its own generator), e.g. with and without a head.

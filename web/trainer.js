@@ -57,7 +57,7 @@ function Trainer(worker, build) {
     });
   };
 }
-['defaults', 'reset', 'train', 'inspect', 'ablate', 'evaluate', 'script', 'save', 'stateDict'].forEach(function (op) {
+['tasks', 'defaults', 'reset', 'train', 'inspect', 'ablate', 'evaluate', 'script', 'save', 'stateDict'].forEach(function (op) {
   Trainer.prototype[op] = function (args) { return this.request(op, args); };
 });
 // bytes: a Uint8Array or ArrayBuffer of a .safetensors file (copied, so the caller keeps it).

@@ -304,4 +304,18 @@ void dropout_inplace(float* data, std::size_t n, double p, Generator& gen) {
   }
 }
 
+std::int64_t randint(std::int64_t low, std::int64_t high, Generator& gen) {
+  return low + static_cast<std::int64_t>(gen.random() % static_cast<std::uint32_t>(high - low));
+}
+
+std::vector<std::int64_t> randperm(std::size_t n, Generator& gen) {
+  std::vector<std::int64_t> r(n);
+  for (std::size_t i = 0; i < n; ++i) r[i] = static_cast<std::int64_t>(i);
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const std::size_t z = gen.random() % static_cast<std::uint32_t>(n - i);
+    std::swap(r[i], r[z + i]);
+  }
+  return r;
+}
+
 }  // namespace mha

@@ -23,6 +23,14 @@ async function open(context, url, shot) {
   return g;
 }
 
+// The lab's task list (its select, filled from the core's task table).
+async function labTasks(context) {
+  const lab = await open(context, fileURL('lab.html'));
+  const names = await lab.page.$$eval('#c-task option', (os) => os.map((o) => o.value));
+  await lab.page.close();
+  return names;
+}
+
 test('training lab over http and from file://', async (t) => {
   const server = await startServer();
   const { context, close } = await launch();
@@ -152,13 +160,34 @@ print(model.layers[0].W_q.weight[0, :3].tolist())`], { encoding: 'utf8' });
     assert.ok(r1.accuracy < 0.9, `one head: accuracy ${r1.accuracy}`);
     await one.page.close();
 
-    // Every task opens from its preset and trains; the main page forwards train-… presets here.
-    for (const task of ['first-and-previous', 'reverse', 'induction']) {
+    // Play at the default speed: the counter and rate move from the first steps, and the run pauses by itself at
+    // the task's goal (150 steps for two offsets); Step trains one update.
+    const watch = await open(context, `${server.origin}/lab.html?preset=train-two-offsets`);
+    const started = Date.now();
+    await watch.page.click('#play');
+    await watch.page.waitForFunction(() => /step [1-9]\d* · .* steps\/s/.test(document.getElementById('stats').textContent));
+    await watch.page.waitForFunction(() => /Paused at step 150/.test(document.getElementById('messages').textContent), null, { timeout: 60000 });
+    t.diagnostic(`two offsets at the default speed: paused at its goal (step 150) after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    assert.equal(await watch.page.textContent('#play'), '▶ Play');
+    assert.match(await watch.page.textContent('#messages'), /1 token back/);
+    await watch.page.click('#step');
+    await watch.page.waitForFunction(() => /^step 151 /.test(document.getElementById('stats').textContent));
+    await watch.page.close();
+
+    // Every task of the core's table opens from its preset and trains; the main page forwards train-… presets here.
+    const tasks = await labTasks(context);
+    assert.deepEqual(tasks, ['two-offsets', 'first-and-previous', 'reverse', 'induction', 'next-larger']);
+    for (const task of tasks.slice(1)) {
       const lab = await open(context, `${server.origin}/index.html?preset=train-${task}`, `lab-${task}-before.png`);
       assert.match(lab.page.url(), new RegExp(`/lab\\.html\\?preset=train-${task}$`));
       const rt = await lab.page.evaluate((steps) => window.mhaExplorer.train({ steps }), task === 'induction' ? 200 : 150);
       await lab.page.screenshot({ path: join(ARTIFACTS, `lab-${task}-after.png`), fullPage: true });
       assert.ok(rt.accuracy > 0.9, `${task}: accuracy ${rt.accuracy}`);
+      if (task === 'next-larger') {
+        assert.equal(rt.roles[0].role, 'next larger token');
+        assert.match(await lab.page.textContent('#predictions'), /→ next larger/);
+        assert.match(await lab.page.textContent('#task-brief'), /^Next larger \(sorting\): /);
+      }
       assert.deepEqual(lab.errors, [], `${task}: console errors`);
       await lab.page.close();
     }

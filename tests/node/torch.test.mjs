@@ -13,11 +13,11 @@ import { BUILDS, buildName, load } from './fixtures/reference.mjs';
 const PYTHON = '/usr/bin/python3';
 const ORACLE = fileURLToPath(new URL('../torch/oracle.py', import.meta.url));
 const SPEC = fileURLToPath(new URL('../torch/safetensors_spec.py', import.meta.url));
-const TASKS = ['two-offsets', 'first-and-previous', 'reverse', 'induction'];
 const OPTIMIZERS = [['sgd', { lr: 0.1, momentum: 0.9 }], ['adam', { lr: 1e-2 }], ['adamw', { lr: 1e-2 }]];
 const STEPS = 200;
-// The fewest targets a batch of 32 counts (T = 8, or 16 for induction whose period is at most 7).
-const MIN_COUNTED = { 'two-offsets': 32 * 13, 'first-and-previous': 32 * 15, reverse: 32 * 8, induction: 32 * 9 };
+// The fewest targets a batch of 32 counts (T = 8, or 16 for induction whose period is at most 7; next-larger's
+// largest token has none).
+const MIN_COUNTED = { 'two-offsets': 32 * 13, 'first-and-previous': 32 * 15, reverse: 32 * 8, induction: 32 * 9, 'next-larger': 32 * 7 };
 // Training amplifies last-bit differences: measured over 36 runs (seeds 0-2, every task and optimizer),
 // PyTorch's own CPU paths (plain, AVX2, AVX-512) differ by at most 1.1e-6 of the loss up to step 20 and
 // 5.6e-6 up to step 50, then drift apart exponentially on induction (2.5e-4 at step 100, 2.5e-2 at 150,
@@ -86,7 +86,7 @@ for (const build of BUILDS) {
     const configs = [
       { task: 'two-offsets', seed: 0 }, { task: 'first-and-previous', seed: 7, numHeads: 4 },
       { task: 'reverse', seed: 123, dModel: 24, numHeads: 3 }, { task: 'induction', seed: 2 ** 32 + 5 },
-      { task: 'two-offsets', seed: 99, vocab: 5, seqLen: 11, dModel: 8, numHeads: 8, layers: 2 },
+      { task: 'two-offsets', seed: 99, vocab: 5, seqLen: 11, dModel: 8, numHeads: 8, layers: 2 }, { task: 'next-larger', seed: 4 },
     ];
     for (const { seed, ...config } of configs) {
       const g = new M.Generator(seed);
@@ -125,7 +125,8 @@ for (const build of BUILDS) {
   test(`every task trains as the PyTorch script toPyTorch() writes — ${STEPS} steps, SGD/Adam/AdamW — ${name}`, async () => {
     const M = await load(build);
     const runs = [];
-    for (const task of TASKS) {
+    assert.deepEqual(Object.keys(MIN_COUNTED), M.tasks, 'MIN_COUNTED names every task of the table');
+    for (const task of M.tasks) {
       for (const [optimizer, options] of OPTIMIZERS) {
         const g = new M.Generator(0);
         const model = new M.TinyAttentionModel({ task, generator: g });

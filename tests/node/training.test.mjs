@@ -54,6 +54,34 @@ for (const build of BUILDS) {
       g.delete();
     });
 
+    await t.test('the task table (the core\'s, through protocol()): every task builds from its defaults, with its targets and example', () => {
+      assert.deepEqual(M.tasks, ['two-offsets', 'first-and-previous', 'reverse', 'induction', 'next-larger']);
+      assert.deepEqual(M.taskTable.map((e) => e.name), M.tasks);
+      assert.ok(Object.isFrozen(M.taskTable[0].defaults));
+      for (const entry of M.taskTable) {
+        assert.ok(entry.title && entry.brief.length > 20 && entry.readouts.length >= 1 && entry.roles.length >= 1 && entry.goalSteps >= 50, entry.name);
+        assert.deepEqual(M.modelDefaults(entry.name), { ...entry.defaults });
+        const g = new M.Generator(0);
+        const model = new M.TinyAttentionModel({ task: entry.name, generator: g });
+        assert.deepEqual(model.config, { ...entry.defaults });
+        const example = model.example();
+        assert.equal(example.length, entry.defaults.seqLen);
+        const targets = model.targets(example);
+        assert.equal(targets.length, entry.readouts.length);
+        assert.equal(model.stateDict()[`readouts.${entry.readouts.length - 1}.weight`].shape[0], entry.defaults.vocab);
+        model.delete();
+        g.delete();
+      }
+      const g = new M.Generator(0);
+      const model = new M.TinyAttentionModel({ task: 'next-larger', generator: g });
+      assert.deepEqual(model.targets([5, 2, 9, 7]), [[7, 5, -100, 9]]);
+      assert.equal(new Set(model.example()).size, 8, 'distinct tokens');
+      model.delete();
+      throwsMessage(() => new M.TinyAttentionModel({ task: 'next-larger', vocab: 6, generator: g }), /vocab must be at least seqLen/, 'next-larger vocab');
+      throwsMessage(() => new M.TinyAttentionModel({ task: 'next-larger', causal: true, generator: g }), /turn the causal mask off/, 'next-larger causal');
+      g.delete();
+    });
+
     await t.test('state dict: PyTorch names, round trip through safetensors, strict loading', () => {
       const g = new M.Generator(1);
       const a = new M.TinyAttentionModel({ task: 'induction', generator: g });

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace mha {
 
@@ -42,6 +43,13 @@ class Generator {
   int next_ = 0;
   void next_state();
 };
+
+// torch.randint(low, high, (n,)) on CPU, one element: low + random() % (high - low) (one 32-bit draw;
+// a tensor's elements are drawn in row-major order). Requires low < high and high - low < 2^32.
+std::int64_t randint(std::int64_t low, std::int64_t high, Generator& gen);
+
+// torch.randperm(n) on CPU for small n: Fisher–Yates from the front with random() % (n - i).
+std::vector<std::int64_t> randperm(std::size_t n, Generator& gen);
 
 // torch.rand / Tensor.uniform_(from, to) on a float tensor: one 32-bit draw per element.
 void uniform_fill(float* data, std::size_t n, double from, double to, Generator& gen);

@@ -1,5 +1,5 @@
 // Training: cross-entropy, torch.optim's optimizers, and a tiny attention model whose heads learn
-// their roles on four synthetic tasks, with PyTorch's numbers.
+// their roles on five synthetic tasks (one table: task_table()), with PyTorch's numbers.
 //
 //   auto gen = std::make_shared<mha::Generator>(0);                       // torch.manual_seed(0)
 //   auto model = std::make_shared<mha::TinyAttentionModel>(mha::model_defaults(mha::Task::TwoOffsets), gen);
@@ -14,6 +14,7 @@
 // element-wise kernels); see Optimizer.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,6 +27,8 @@
 namespace mha {
 
 constexpr std::int64_t kIgnoreIndex = -100;
+// The model's and a batch's size limits (check_config, draw_batch).
+constexpr std::size_t kMaxVocab = 512, kMaxSeqLen = 512, kMaxBatch = 1024, kMaxLayers = 4;
 
 struct CrossEntropyResult {
   float loss = 0.0f;          // mean over counted rows (NaN when none, as PyTorch)
@@ -83,31 +86,78 @@ class Optimizer {
 
 // ---- The tiny attention model and its tasks -----------------------------------------------------
 
+// Every task is one entry of task_table() (core/src/tasks.cpp): adding one means adding its enum value,
+// its entry, its generator and its role scorer there.
 enum class Task {
   TwoOffsets,        // predict x[t-1] and x[t-2]
   FirstAndPrevious,  // predict x[0] and x[t-1]
   Reverse,           // predict x[T-1-t]
   Induction,         // a random period of 3–7 distinct tokens repeated; predict the next token
+  NextLarger,        // distinct tokens; predict the smallest larger token of the sequence (sorting's step)
+  Count              // the number of tasks (the table's static_assert checks it covers them all)
 };
-const char* task_name(Task task);  // "two-offsets", "first-and-previous", "reverse", "induction"
-Task task_from_name(const std::string& name);  // throws listing the tasks
-std::size_t task_readouts(Task task);          // 2, 2, 1, 1
+constexpr std::size_t kTaskCount = static_cast<std::size_t>(Task::Count);
+constexpr std::size_t kMaxReadouts = 2, kMaxRoles = 2;
 
 struct ModelConfig {
   Task task = Task::TwoOffsets;
   std::size_t vocab = 8, seq_len = 8, d_model = 16, num_heads = 2, layers = 1;
   bool causal = true;  // the lessons' tril mask with -1e9 (every task but reverse needs only the past)
 };
-// The settings each task trains well with (measured with PyTorch; see the reference notes).
-ModelConfig model_defaults(Task task);
 
-// A batch as torch.randint draws it: tokens [B, T]; one target tensor [B, T] per readout (-100 = ignored).
+// A role a head can learn, scored on a probe batch as the mean attention mass it predicts.
+struct Role {
+  const char* name;  // "1 token back", "next larger token", …
+  // Query t's mass on the keys the role names, from its attention row over the T keys of sequence x;
+  // false when the role says nothing about t (e.g. "2 tokens back" at t = 1).
+  bool (*mass)(const float* row, const std::int64_t* x, std::size_t t, std::size_t T, double& out);
+};
+
+// One training task: everything the core, the bindings, the lab and the PyTorch script know of it.
+struct TaskInfo {
+  Task task;
+  const char* name;   // "two-offsets": the API's and the lab URL's name
+  const char* title;  // "Two offsets"
+  const char* brief;  // one line for the student: what it predicts, what the heads learn
+  std::array<const char*, kMaxReadouts> readouts;  // what each readout predicts ("x[t−1]"); nullptr after the last
+  ModelConfig defaults;  // the settings it trains well with (measured with PyTorch)
+  // The Adam steps (lr 1e-2, batch 32) by which its roles have formed at the defaults on most seeds
+  // (tests/native/test_train.cpp checks it): where the lab stops by itself.
+  std::size_t goal_steps;
+  // Throws a message a student understands when the config cannot hold the task (beyond the model's limits).
+  void (*check)(const ModelConfig& config);
+  // tokens [B, T], drawn from gen exactly as `pytorch` draws them after torch.manual_seed.
+  void (*draw_tokens)(const ModelConfig& config, std::size_t B, Generator& gen, std::int64_t* tokens);
+  // One sequence's targets: out[r][t] for readout r (kIgnoreIndex where there is nothing to predict).
+  void (*targets)(const std::int64_t* x, std::size_t T, std::array<std::int64_t*, kMaxReadouts> out);
+  std::array<Role, kMaxRoles> roles;  // the roles the heads can take; name nullptr after the last
+  const char* pytorch;  // `def make_batch(B):` returning (x, [targets per readout]); uses V and T
+  // The sequence the lab first shows the heads on (T tokens); nullptr: 1 2 3 … (mod V).
+  void (*example)(const ModelConfig& config, std::int64_t* tokens);
+};
+const std::array<TaskInfo, kTaskCount>& task_table();
+const TaskInfo& task_info(Task task);
+const char* task_name(Task task);  // "two-offsets", "first-and-previous", "reverse", "induction", "next-larger"
+Task task_from_name(const std::string& name);  // throws listing the tasks
+std::size_t task_readouts(Task task);          // 2, 2, 1, 1, 1
+std::size_t task_roles(Task task);
+
+// The settings each task trains well with (its table entry's defaults).
+ModelConfig model_defaults(Task task);
+// Throws a student's message when the model cannot be built (sizes out of range, or the task's own limits).
+void check_config(const ModelConfig& config);
+
+// A batch as the task's PyTorch lines draw it: tokens [B, T]; one target tensor [B, T] per readout (-100 = ignored).
 struct Batch {
   std::size_t batch = 0, seq_len = 0;
   std::vector<std::int64_t> tokens;
   std::vector<std::vector<std::int64_t>> targets;
 };
 Batch draw_batch(const ModelConfig& config, std::size_t batch_size, Generator& gen);
+// The targets of one sequence of any length 1..seq_len: one row per readout (what the lab shows under its probe).
+std::vector<std::vector<std::int64_t>> task_targets(Task task, const std::vector<std::int64_t>& tokens);
+// The task's example sequence of seq_len tokens (TaskInfo::example).
+std::vector<std::int64_t> task_example(const ModelConfig& config);
 
 struct StepResult {
   float loss = 0.0f;      // sum of the readouts' cross-entropies
@@ -116,7 +166,7 @@ struct StepResult {
 
 struct RoleScore {
   std::size_t layer = 0, head = 0;
-  std::string role;  // "1 token back", "2 tokens back", "first token", "mirror", "induction"
+  std::string role;  // a Role's name: "1 token back", "first token", "mirror", "induction", "next larger token", …
   double score = 0.0;  // the mean attention mass the role predicts, in [0, 1]
 };
 
