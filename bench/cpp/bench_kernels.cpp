@@ -151,7 +151,7 @@ double bench_attention(std::size_t S, std::size_t d, bool causal) {
   k::f32_score_mask m;
   m.causal = causal;
   const double t = time_call([&] {
-    k::f32_attention_fused(S, S, d, d, 1.0f / std::sqrt(float(d)), q.data(), d, kk.data(), d,
+    k::f32_attention_online(S, S, d, d, 1.0f / std::sqrt(float(d)), q.data(), d, kk.data(), d,
                            v.data(), d, m, out.data(), d);
   });
   return 4.0 * double(S) * double(S) * double(d) / t * 1e-9;
@@ -168,7 +168,7 @@ double bench_mha(std::size_t S, std::size_t D, std::size_t H) {
       k::f32_gemm_nt(S, D, D, 1.0f, x.data(), D, w.data() + p * D * D, D, b.data() + p * D,
                      qkv.data() + p * S * D, D);
     for (std::size_t h = 0; h < H; ++h)
-      k::f32_attention_fused(S, S, dk, dk, 1.0f / std::sqrt(float(dk)), qkv.data() + h * dk, D,
+      k::f32_attention_online(S, S, dk, dk, 1.0f / std::sqrt(float(dk)), qkv.data() + h * dk, D,
                              qkv.data() + S * D + h * dk, D, qkv.data() + 2 * S * D + h * dk, D,
                              k::f32_score_mask{}, att.data() + h * dk, D);
     k::f32_gemm_nt(S, D, D, 1.0f, att.data(), D, w.data() + 3 * D * D, D, b.data() + 3 * D,
