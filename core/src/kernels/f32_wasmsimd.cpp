@@ -537,7 +537,7 @@ void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size
 // plain vectors (no horizontal reductions). Tiles of query_tile(Sq) queries × kKvTile keys: per
 // key tile, every group of the query tile takes its online_step, so the tile's K and V are read
 // from L1 by all groups. K is packed once per call into 4-key micro-panels (the size of K);
-// the rest is query_tile·(dk + dv + 2)·... floats plus kKvTile·8. Nothing is Sq×Skv.
+// the rest is query_tile·(dk + dv + 2) floats plus kKvTile·8. Nothing is Sq×Skv.
 void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
                                         std::size_t dv, float scale, const float* q,
                                         std::size_t ldq, const float* k, std::size_t ldk,
