@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -151,7 +152,7 @@ double bench_attention(std::size_t S, std::size_t d, bool causal) {
   k::f32_score_mask m;
   m.causal = causal;
   const double t = time_call([&] {
-    k::f32_attention_fused(S, S, d, d, 1.0f / std::sqrt(float(d)), q.data(), d, kk.data(), d,
+    k::f32_attention_online(S, S, d, d, 1.0f / std::sqrt(float(d)), q.data(), d, kk.data(), d,
                            v.data(), d, m, out.data(), d);
   });
   return 4.0 * double(S) * double(S) * double(d) / t * 1e-9;
@@ -168,9 +169,38 @@ double bench_mha(std::size_t S, std::size_t D, std::size_t H) {
       k::f32_gemm_nt(S, D, D, 1.0f, x.data(), D, w.data() + p * D * D, D, b.data() + p * D,
                      qkv.data() + p * S * D, D);
     for (std::size_t h = 0; h < H; ++h)
-      k::f32_attention_fused(S, S, dk, dk, 1.0f / std::sqrt(float(dk)), qkv.data() + h * dk, D,
+      k::f32_attention_online(S, S, dk, dk, 1.0f / std::sqrt(float(dk)), qkv.data() + h * dk, D,
                              qkv.data() + S * D + h * dk, D, qkv.data() + 2 * S * D + h * dk, D,
                              k::f32_score_mask{}, att.data() + h * dk, D);
+    k::f32_gemm_nt(S, D, D, 1.0f, att.data(), D, w.data() + 3 * D * D, D, b.data() + 3 * D,
+                   y.data(), D);
+  });
+  const double flops = 4.0 * 2.0 * double(S) * double(D) * double(D) + 4.0 * double(S) * double(S) * double(D);
+  return flops / t * 1e-9;
+}
+
+// The long-sequence forward (1, S, 256, 8) composed from the kernels, attention per head either
+// through an S×S score matrix in memory (gemm_nt, softmax, gemm_nn: what forming the weights
+// costs, without the copy) or tiled (f32_attention_online: what needWeights = false runs).
+double bench_mha_long(std::size_t S, bool tiled) {
+  const std::size_t D = 256, H = 8, dk = D / H;
+  const auto x = rnd(S * D, 8), w = rnd(4 * D * D, 9), b = rnd(4 * D, 10);
+  std::vector<float> qkv(3 * S * D), att(S * D), y(S * D), scores(tiled ? 0 : S * S);
+  const float scale = 1.0f / std::sqrt(float(dk));
+  const double t = time_call([&] {
+    for (std::size_t p = 0; p < 3; ++p)
+      k::f32_gemm_nt(S, D, D, 1.0f, x.data(), D, w.data() + p * D * D, D, b.data() + p * D,
+                     qkv.data() + p * S * D, D);
+    for (std::size_t h = 0; h < H; ++h) {
+      const float *q = qkv.data() + h * dk, *kk = q + S * D, *v = q + 2 * S * D;
+      if (tiled) {
+        k::f32_attention_online(S, S, dk, dk, scale, q, D, kk, D, v, D, k::f32_score_mask{}, att.data() + h * dk, D);
+      } else {
+        k::f32_gemm_nt(S, S, dk, scale, q, D, kk, D, nullptr, scores.data(), S);
+        k::f32_softmax(S, S, scores.data(), S);
+        k::f32_gemm_nn(S, dk, S, scores.data(), S, v, D, att.data() + h * dk, D);
+      }
+    }
     k::f32_gemm_nt(S, D, D, 1.0f, att.data(), D, w.data() + 3 * D * D, D, b.data() + 3 * D,
                    y.data(), D);
   });
@@ -198,8 +228,10 @@ int main(int argc, char** argv) {
               g_wall ? "wall" : "CPU");
 
   std::printf("| peak f32 mul+add, chains | 8 | 10 | 12 | 14 |\n|---|---|---|---|---|\n");
-  std::printf("| GFLOP/s (%s) | %.1f | %.1f | %.1f | %.1f |\n\n", b.c_str(), peak_gflops<8>(),
-              peak_gflops<10>(), peak_gflops<12>(), peak_gflops<14>());
+  const double peaks[] = {peak_gflops<8>(), peak_gflops<10>(), peak_gflops<12>(), peak_gflops<14>()};
+  const double peak = *std::max_element(std::begin(peaks), std::end(peaks));
+  std::printf("| GFLOP/s (%s) | %.1f | %.1f | %.1f | %.1f |\n\n", b.c_str(), peaks[0], peaks[1],
+              peaks[2], peaks[3]);
 
   std::printf("| kernel | shape | GFLOP/s |\n|---|---|---|\n");
   for (auto s : {std::vector<std::size_t>{128, 512, 512}, {512, 512, 512}, {2048, 256, 256}, {16, 64, 64}})
@@ -209,13 +241,23 @@ int main(int argc, char** argv) {
     std::printf("| gemm_nn | M,N,K = %zu,%zu,%zu | %.2f |\n", s[0], s[1], s[2],
                 bench_gemm_nn(s[0], s[1], s[2]));
   for (std::size_t S : {128, 512, 2048})
-    std::printf("| attention_fused | S=%zu dk=64 | %.2f |\n", S, bench_attention(S, 64, false));
+    std::printf("| attention_online | S=%zu dk=64 | %.2f |\n", S, bench_attention(S, 64, false));
   for (std::size_t S : {512, 2048})
-    std::printf("| attention_fused causal | S=%zu dk=64 (full-matrix FLOPs) | %.2f |\n", S,
+    std::printf("| attention_online causal | S=%zu dk=64 (full-matrix FLOPs) | %.2f |\n", S,
                 bench_attention(S, 64, true));
   for (std::size_t S : {128, 512})
     std::printf("| MHA forward | B,S,D,H = 1,%zu,512,8 | %.2f |\n", S, bench_mha(S, 512, 8));
   std::printf("| softmax | 512 rows x 512 (Gelem/s) | %.3f |\n", bench_softmax(512, 512));
+  std::printf("\n");
+
+  // Long sequences: % of the peak measured above (the best chain count).
+  std::printf("| long sequence (1,S,256,8) | S×S in memory GFLOP/s | %% of peak | tiled GFLOP/s | %% of peak |\n"
+              "|---|---|---|---|---|\n");
+  for (std::size_t S : {128, 256, 512, 1024, 2048}) {
+    const double mat = bench_mha_long(S, false), til = bench_mha_long(S, true);
+    std::printf("| long S=%zu | %.2f | %.1f%% | %.2f | %.1f%% |\n", S, mat, 100.0 * mat / peak, til,
+                100.0 * til / peak);
+  }
   std::printf("\n");
   return 0;
 }

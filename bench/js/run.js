@@ -407,6 +407,16 @@ function table({ rows, peak, peakFma, page, notes, env }) {
     out.push(`${share}: ${shares.join(', ')}.`);
     if (pk.kernelTable && pk.kernelTable.length) out.push('', kernels, '', '| kernel | shape | GFLOP/s |', '|---|---|---|', ...pk.kernelTable);
   }
+  // Long sequences, both builds from the same bench/cpp runs: attention through an S×S matrix in
+  // memory (the weights path, without the copy to JS) against the tiled online-softmax kernel.
+  const longRows = [peak, peakFma].map((pk) => (pk.available && pk.longSeq) || []);
+  if (longRows.some((r) => r.length)) {
+    const byS = [...new Set(longRows.flat().map((r) => r.S))];
+    const cell = (rs, S, k) => { const r = rs.find((x) => x.S === S); return r ? `${f(r[k], 1)}%` : 'n/a'; };
+    out.push('', 'Long sequences, (1,S,256,8) forward composed from the kernels (bench/cpp), % of each build\'s peak: attention per head through an S×S score matrix in memory (GEMM, softmax, GEMM) vs tiled online softmax (f32_attention_online, what needWeights: false runs):', '',
+      '| S | SIMD S×S in memory | SIMD tiled | FMA S×S in memory | FMA tiled |', '|---|---|---|---|---|',
+      ...byS.map((S) => `| ${S} | ${cell(longRows[0], S, 'materializedPct')} | ${cell(longRows[0], S, 'tiledPct')} | ${cell(longRows[1], S, 'materializedPct')} | ${cell(longRows[1], S, 'tiledPct')} |`));
+  }
   if (page.available) {
     out.push('');
     const views = page.views;

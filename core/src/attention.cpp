@@ -288,7 +288,7 @@ AttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_i
     const kernels::f32_score_mask& mask = masks.for_slice(s);
     if (masks.any()) result.fully_masked_rows += masks.fully_masked_rows();
     if (stream) {
-      kernels::f32_attention_fused(Sq, Skv, dk, dv, scale, qs, ldq, ks, ldk, vs, ldv, mask, os, ldo);
+      kernels::f32_attention_online(Sq, Skv, dk, dv, scale, qs, ldq, ks, ldk, vs, ldv, mask, os, ldo);
       continue;
     }
     // 1. scores = q kᵀ / sqrt(dk)            (Sq, Skv)

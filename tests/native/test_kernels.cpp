@@ -1,6 +1,6 @@
 // Kernel tests: the dispatched kernels (SIMD128 under -msimd128) and the scalar twins against
 // plain double-precision loops, at the tile boundaries of the SIMD code (MR = 4 rows, NR = 8
-// columns / query lanes, 128-key streaming blocks) and at odd sizes.
+// columns / query lanes; attention tiles of 32, 64 or 256 queries × 128 keys) and at odd sizes.
 //
 // Tolerance: |got - ref| <= 1e-5 · (|ref| + mag), where mag is the sum of the absolute values of
 // the terms that formed ref (Σ|a·b| for a dot product). Relative 1e-5 for well-conditioned
@@ -349,7 +349,7 @@ void check_attention(const AttnCase& a, unsigned kinds, float fill, bool compare
   std::vector<float> out[2];
   for (int f = 0; f < (compare_scalar ? 2 : 1); ++f) {
     out[f].assign(extent(a.Sq, a.dv, ldo), sentinel);
-    (f == 0 ? k::f32_attention_fused : k::scalar::f32_attention_fused)(
+    (f == 0 ? k::f32_attention_online : k::scalar::f32_attention_online)(
         a.Sq, a.Skv, a.dk, a.dv, scale, q.data(), ldq, kk.data(), ldk, v.data(), ldv, m,
         out[f].data(), ldo);
   }
@@ -376,7 +376,7 @@ void check_attention(const AttnCase& a, unsigned kinds, float fill, bool compare
     }
 }
 
-// Query blocks of 8 lanes, 4-key / 4-column microkernel rows, 128-key streaming blocks.
+// Query groups of 8 lanes, 4-key / 4-column microkernel rows, 128-key tiles.
 const std::vector<AttnCase> kAttnCases = {
     {1, 1, 1, 1},    {3, 5, 3, 5},     {7, 7, 4, 4},     {8, 8, 8, 8},      {9, 9, 5, 3},
     {16, 17, 16, 16}, {17, 33, 17, 9}, {25, 13, 64, 64}, {33, 65, 64, 65},  {8, 127, 64, 64},
@@ -385,11 +385,11 @@ const std::vector<AttnCase> kAttnCases = {
 
 }  // namespace
 
-TEST_CASE("attention_fused without mask", "[kernels][attention]") {
+TEST_CASE("attention_online without mask", "[kernels][attention]") {
   for (const auto& a : kAttnCases) check_attention(a, 0, -kInf);
 }
 
-TEST_CASE("attention_fused with every mask feature", "[kernels][attention]") {
+TEST_CASE("attention_online with every mask feature", "[kernels][attention]") {
   for (const auto& a : kAttnCases)
     for (float fill : {-kInf, -1e9f}) {
       check_attention(a, kAdd, fill);
@@ -404,7 +404,7 @@ TEST_CASE("attention_fused with every mask feature", "[kernels][attention]") {
     }
 }
 
-TEST_CASE("attention_fused fully blocked rows: NaN with -inf, mean of v with -1e9", "[kernels][attention]") {
+TEST_CASE("attention_online fully blocked rows: NaN with -inf, mean of v with -1e9", "[kernels][attention]") {
   for (const AttnCase a : {AttnCase{5, 9, 4, 6}, AttnCase{12, 130, 64, 64}}) {
     const auto q = random_vec(a.Sq * a.dk, 11), kk = random_vec(a.Skv * a.dk, 12);
     const auto v = random_vec(a.Skv * a.dv, 13);
@@ -419,7 +419,7 @@ TEST_CASE("attention_fused fully blocked rows: NaN with -inf, mean of v with -1e
         m.causal = causal;
         for (int f = 0; f < 2; ++f) {
           std::vector<float> out(a.Sq * a.dv);
-          (f == 0 ? k::f32_attention_fused : k::scalar::f32_attention_fused)(
+          (f == 0 ? k::f32_attention_online : k::scalar::f32_attention_online)(
               a.Sq, a.Skv, a.dk, a.dv, 0.5f, q.data(), a.dk, kk.data(), a.dk, v.data(), a.dv, m,
               out.data(), a.dv);
           for (std::size_t c = 0; c < a.dv; ++c) {
@@ -440,32 +440,58 @@ TEST_CASE("attention_fused fully blocked rows: NaN with -inf, mean of v with -1e
   }
 }
 
-TEST_CASE("attention_fused streams long key sequences", "[kernels][attention]") {
+// The online kernel's tiles: groups of 8 queries, query tiles of 32 (Sq < 192), 64 (Sq < 768) or
+// 256 queries, key tiles of 128. Every boundary on each side, with the masks whose handling
+// depends on the tile (causal skips, fully masked rows, finite fills).
+TEST_CASE("attention_online at every tile boundary", "[kernels][attention]") {
+  for (std::size_t Sq : {1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 191, 192, 193, 255, 256, 257, 767, 768, 769})
+    for (std::size_t Skv : {1, 4, 127, 128, 129, 255, 256, 257}) {
+      const AttnCase a{Sq, Skv, 5, 6};
+      check_attention(a, 0, -kInf);
+      for (float fill : {-kInf, -1e9f}) {
+        check_attention(a, kCausal, fill);
+        check_attention(a, kBlockRows | kCausal, fill);
+        check_attention(a, kAdd | kBlocked, fill);
+      }
+    }
+}
+
+// Square sequences around the 64-query tile and past 2048 (the long-sequence benchmark's largest),
+// at the benchmark's head width.
+TEST_CASE("attention_online at S = 1, 63, 64, 65, 2049", "[kernels][attention]") {
+  for (std::size_t S : {1, 63, 64, 65, 2049}) {
+    check_attention({S, S, 32, 32}, 0, -kInf);
+    check_attention({S, S, 32, 32}, kCausal, -1e9f);
+    if (S < 2049) check_attention({S, S, 32, 32}, kBlockRows | kCausal | kAdd, -kInf);
+  }
+}
+
+TEST_CASE("attention_online streams long key sequences", "[kernels][attention]") {
   check_attention({16, 8192, 64, 64}, 0, -kInf);
   check_attention({16, 4099, 64, 64}, kCausal | kAdd, -1e9f);
   check_attention({3, 1000, 64, 64}, kBlocked, -kInf);
 }
 
-TEST_CASE("attention_fused at S = 8192, dk = 64 (dispatched only)", "[kernels][attention][.slow]") {
+TEST_CASE("attention_online at S = 8192, dk = 64 (dispatched only)", "[kernels][attention][.slow]") {
   const std::size_t S = 8192, d = 64;
   const auto q = random_vec(S * d, 21), kk = random_vec(S * d, 22), v = random_vec(S * d, 23);
   std::vector<float> out(S * d);
   k::f32_score_mask m;
   m.causal = true;
-  k::f32_attention_fused(S, S, d, d, 0.125f, q.data(), d, kk.data(), d, v.data(), d, m, out.data(), d);
+  k::f32_attention_online(S, S, d, d, 0.125f, q.data(), d, kk.data(), d, v.data(), d, m, out.data(), d);
   for (float o : out) REQUIRE_CHEAP(std::isfinite(o));
   // Query 0 sees only key 0; the last query sees everything.
   for (std::size_t c = 0; c < d; ++c) CHECK(out[c] == v[c]);
 }
 
-TEST_CASE("attention_fused with zero keys gives zeros, zero queries does nothing", "[kernels][attention]") {
+TEST_CASE("attention_online with zero keys gives zeros, zero queries does nothing", "[kernels][attention]") {
   const float q[4] = {1, 2, 3, 4};
   float out[4] = {9, 9, 9, 9};
   k::f32_score_mask m;
-  k::f32_attention_fused(2, 0, 2, 2, 1.0f, q, 2, nullptr, 2, nullptr, 2, m, out, 2);
+  k::f32_attention_online(2, 0, 2, 2, 1.0f, q, 2, nullptr, 2, nullptr, 2, m, out, 2);
   for (float o : out) CHECK(o == 0.0f);
   out[0] = 9.0f;
-  k::f32_attention_fused(0, 3, 2, 2, 1.0f, q, 2, q, 2, q, 2, m, out, 2);
+  k::f32_attention_online(0, 3, 2, 2, 1.0f, q, 2, q, 2, q, 2, m, out, 2);
   CHECK(out[0] == 9.0f);
 }
 

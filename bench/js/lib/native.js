@@ -50,11 +50,14 @@ function peak(root, quick, flavour = 'wasm-simd') {
   const chains = (text.match(/^\|\s*peak f32 mul\+add, chains\s*\|(.*)\|\s*$/m) || [, ''])[1].split('|').map((v) => v.trim());
   const best = values.indexOf(Math.max(...values));
   const kernels = text.split('\n').filter((l) => /^\|\s*(gemm|attention|MHA forward|softmax)/.test(l)).map((l) => l.trim());
+  // | long S=N | S×S in memory GFLOP/s | % of peak | tiled GFLOP/s | % of peak |  (B=1, D=256, H=8)
+  const longSeq = text.split('\n').map((l) => l.match(/^\|\s*long S=(\d+)\s*\|([^|]+)\|([^|]+)\|([^|]+)\|([^|]+)\|/)).filter(Boolean)
+    .map((m) => ({ S: +m[1], materialized: parseFloat(m[2]), materializedPct: parseFloat(m[3]), tiled: parseFloat(m[4]), tiledPct: parseFloat(m[5]) }));
   return {
     available: true,
     source: `bench/cpp, wasm simd128 in Node, independent f32x4 ${flavour === 'wasm-relaxed' ? 'relaxed_madd (FMA)' : 'mul+add'} chains`,
     gflops: values[best], detail: `best of ${values.length} chain counts (${chains[best] || '?'} chains)`,
-    byChains: Object.fromEntries(values.map((v, i) => [chains[i] || String(i), v])), kernelTable: kernels, raw: text,
+    byChains: Object.fromEntries(values.map((v, i) => [chains[i] || String(i), v])), kernelTable: kernels, longSeq, raw: text,
   };
 }
 

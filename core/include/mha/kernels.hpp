@@ -83,11 +83,14 @@ struct f32_score_mask {
 void f32_score_mask_apply(const f32_score_mask& mask, std::size_t i0, std::size_t rows, std::size_t n,
                           float* scores, std::size_t ld);
 
-// Fused attention for one head, never materializing the Sq×Skv matrix (streaming softmax):
+// Attention for one head without its weights, tiled with the online-softmax recurrence
+// (FlashAttention: a running max and sum per query, the output rescaled as they change), so the
+// Sq×Skv matrix never goes to memory:
 //   out[Sq, dv] = softmax(masked scores) · v
 // q is [Sq, dk] (ldq), k is [Skv, dk] (ldk), v is [Skv, dv] (ldv), out is [Sq, dv] (ldo).
-// Rows whose every score is -inf produce NaN (as PyTorch's plain softmax does).
-void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
+// Masks as f32_score_mask. Rows whose every score is -inf produce NaN (as PyTorch's plain
+// softmax does); with a finite fill a fully masked row is the mean of v. Skv = 0 gives zeros.
+void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
                          float scale, const float* q, std::size_t ldq,
                          const float* k, std::size_t ldk, const float* v, std::size_t ldv,
                          const f32_score_mask& mask, float* out, std::size_t ldo);
@@ -110,7 +113,7 @@ void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K,
 void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld);
 void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
                           const float* dy, std::size_t lddy, float* dx, std::size_t lddx);
-void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
+void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
                          float scale, const float* q, std::size_t ldq,
                          const float* k, std::size_t ldk, const float* v, std::size_t ldv,
                          const f32_score_mask& mask, float* out, std::size_t ldo);

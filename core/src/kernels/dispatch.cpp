@@ -35,7 +35,7 @@ void f32_gemm_tn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, cons
 void f32_softmax__wasmsimd(std::size_t rows, std::size_t n, float* x, std::size_t ld);
 void f32_softmax_backward__wasmsimd(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
                                     const float* dy, std::size_t lddy, float* dx, std::size_t lddx);
-void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
+void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
                                        std::size_t dv, float scale, const float* q,
                                        std::size_t ldq, const float* k, std::size_t ldk,
                                        const float* v, std::size_t ldv,
@@ -60,7 +60,7 @@ void attention_eigen(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_
                      std::size_t ldo) {
   if (Sq == 0 || dv == 0) return;
   if (Skv == 0 || dk == 0) {  // degenerate shapes: the plain loops are exact and cheap
-    scalar::f32_attention_fused(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
+    scalar::f32_attention_online(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
     return;
   }
   constexpr std::size_t kBr = 64;
@@ -189,17 +189,17 @@ void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld) {
 #endif
 }
 
-void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
+void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
                          float scale, const float* q, std::size_t ldq,
                          const float* k, std::size_t ldk, const float* v, std::size_t ldv,
                          const f32_score_mask& mask, float* out, std::size_t ldo) {
 #if defined(MHA_KERNELS_WASMSIMD)
-  wasmsimd::f32_attention_fused__wasmsimd_4x8(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv,
+  wasmsimd::f32_attention_online__wasmsimd_4x8(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv,
                                                mask, out, ldo);
 #elif defined(MHA_KERNELS_EIGEN)
   attention_eigen(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
 #else
-  scalar::f32_attention_fused(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
+  scalar::f32_attention_online(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
 #endif
 }
 

@@ -107,30 +107,55 @@ void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld) {
   for (std::size_t r = 0; r < rows; ++r) softmax_row(n, x + r * ld);
 }
 
-void f32_attention_fused(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
-                         float scale, const float* q, std::size_t ldq,
-                         const float* k, std::size_t ldk, const float* v, std::size_t ldv,
-                         const f32_score_mask& mask, float* out, std::size_t ldo) {
-  // One query row at a time: materialize only its Skv scores (O(Skv) memory, never Sq×Skv),
-  // softmax them exactly as f32_softmax does, then out_i = Σ_j p_j · v_j.
-  std::vector<float> s(Skv);
+void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
+                          float scale, const float* q, std::size_t ldq,
+                          const float* k, std::size_t ldk, const float* v, std::size_t ldv,
+                          const f32_score_mask& mask, float* out, std::size_t ldo) {
+  // One query row at a time over tiles of kKvTile keys, with the online-softmax recurrence the
+  // SIMD kernel runs (running max m, running sum l, output o; m' the max after the tile):
+  //   p_j = exp(s_j - m'),  l = l·exp(m - m') + Σ_j p_j,  o = o·exp(m - m') + Σ_j p_j·v_j
+  // and out = o / l. While every score so far is -inf, the reference is 0 instead of m' = -inf,
+  // so p = 0 and exp(m - ref) = 0 (not NaN); a row that stays all -inf ends with 0/0 = NaN, as
+  // PyTorch's softmax. A finite fill is an ordinary score: a fully masked row is uniform.
+  constexpr std::size_t kKvTile = 128;
+  const float kNegInf = -std::numeric_limits<float>::infinity();
+  std::vector<float> s(std::min(kKvTile, Skv)), o(dv);
   for (std::size_t i = 0; i < Sq; ++i) {
-    const float* qi = q + i * ldq;
-    for (std::size_t j = 0; j < Skv; ++j) {
-      const float* kj = k + j * ldk;
-      float acc = 0.0f;
-      for (std::size_t c = 0; c < dk; ++c) acc += qi[c] * kj[c];
-      s[j] = scale * acc;
-    }
-    f32_score_mask_apply(mask, i, 1, Skv, s.data(), Skv);
-    softmax_row(Skv, s.data());
     float* oi = out + i * ldo;
-    for (std::size_t c = 0; c < dv; ++c) oi[c] = 0.0f;
-    for (std::size_t j = 0; j < Skv; ++j) {
-      const float p = s[j];
-      const float* vj = v + j * ldv;
-      for (std::size_t c = 0; c < dv; ++c) oi[c] += p * vj[c];
+    if (Skv == 0) {  // softmax over nothing, summed over nothing: zeros
+      std::fill(oi, oi + dv, 0.0f);
+      continue;
     }
+    const float* qi = q + i * ldq;
+    float m = kNegInf, l = 0.0f;
+    std::fill(o.begin(), o.end(), 0.0f);
+    for (std::size_t j0 = 0; j0 < Skv; j0 += kKvTile) {
+      const std::size_t nb = std::min(kKvTile, Skv - j0);
+      float bm = kNegInf;
+      for (std::size_t jj = 0; jj < nb; ++jj) {
+        const float* kj = k + (j0 + jj) * ldk;
+        float acc = 0.0f;
+        for (std::size_t c = 0; c < dk; ++c) acc += qi[c] * kj[c];
+        s[jj] = mask.apply(std::ptrdiff_t(i), std::ptrdiff_t(j0 + jj), scale * acc);
+        bm = s[jj] > bm ? s[jj] : bm;
+      }
+      const float mn = std::max(m, bm);
+      const float ref = mn == kNegInf ? 0.0f : mn;
+      const float corr = std::exp(m - ref);
+      float sum = 0.0f;
+      for (std::size_t jj = 0; jj < nb; ++jj) {
+        s[jj] = std::exp(s[jj] - ref);
+        sum += s[jj];
+      }
+      l = l * corr + sum;
+      for (std::size_t c = 0; c < dv; ++c) o[c] *= corr;
+      for (std::size_t jj = 0; jj < nb; ++jj) {
+        const float* vj = v + (j0 + jj) * ldv;
+        for (std::size_t c = 0; c < dv; ++c) o[c] += s[jj] * vj[c];
+      }
+      m = mn;
+    }
+    for (std::size_t c = 0; c < dv; ++c) oi[c] = o[c] / l;
   }
 }
 

@@ -436,142 +436,181 @@ void f32_softmax__wasmsimd(std::size_t rows, std::size_t n, float* x, std::size_
 }
 
 namespace {
-MHA_SCRATCH_STORAGE std::vector<float> t_qpack;   // [dk][8]: one block of 8 queries, transposed
+MHA_SCRATCH_STORAGE std::vector<float> t_qpack;   // [groups][dk][8]: the query tile, transposed per group of 8
 MHA_SCRATCH_STORAGE std::vector<float> t_kpack;   // [ceil(Skv/4)][dk][4]: K as 4-key micro-panels
-MHA_SCRATCH_STORAGE std::vector<float> t_scores;  // [kBc][8]: transposed scores / probabilities
-MHA_SCRATCH_STORAGE std::vector<float> t_acc;     // [dv][8]: transposed output accumulator
-constexpr std::size_t kBc = 128;           // keys per streaming block
-}  // namespace
+MHA_SCRATCH_STORAGE std::vector<float> t_scores;  // [kKvTile][8]: one group's transposed scores / probabilities
+MHA_SCRATCH_STORAGE std::vector<float> t_acc;     // [groups][dv][8]: each group's transposed output
+MHA_SCRATCH_STORAGE std::vector<float> t_stats;   // [groups][16]: each group's running max (8) and sum (8)
 
-// Streaming (FlashAttention-style) attention in a transposed layout: a block of 8 queries
-// lives in the 8 SIMD lanes (two v128), so the running max m, sum l and the rescale factors are
-// plain vectors (no horizontal reductions). Per block of kBc keys:
+// Keys per tile: a tile's K and V rows (2·kKvTile·d floats, 32 KiB at d = 32) stay in L1 while every
+// query group of the query tile passes over them.
+constexpr std::size_t kKvTile = 128;
+
+// Queries per tile (a multiple of 8), as PyTorch's CPU flash attention splits queries
+// (aten/src/ATen/native/cpu/FlashAttentionKernel.cpp: 256 from 768 queries, 64 from 192, else 32).
+std::size_t query_tile(std::size_t Sq) { return Sq >= 768 ? 256 : Sq >= 192 ? 64 : 32; }
+
+// What every step of one call shares.
+struct OnlineArgs {
+  std::size_t dk, dv;
+  float scale;
+  const float* kp;  // packed K
+  const float* v;
+  std::size_t ldv;
+  const f32_score_mask* mask;
+  float* st;        // [kKvTile][8] scratch
+};
+
+// The online-softmax update of one group of 8 queries q0.. (nq real, in lanes) by keys [j0, j0 + nb):
 //   Sᵀ[j, q] = scale · K_j·Q_q (+ mask)          4x8 microkernel, A = packed K, W = packed Q
 //   m' = max(m, max_j Sᵀ[j, ·]);  P = exp(Sᵀ - m');  l = l·exp(m - m') + Σ_j P
 //   Oᵀ[c, q] = Oᵀ[c, q]·exp(m - m') + Σ_j V[j, c]·P[j, q]   4x8 microkernel, A = Vᵀ, W = P
-// K is packed once per call into 4-key micro-panels (same size as K, so S = 8192 needs 2 MiB at
-// dk = 64); the rest is dk·8 + kBc·8 + dv·8 floats. Nothing is Sq×Skv.
-void f32_attention_fused__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
-                                       std::size_t dv, float scale, const float* q,
-                                       std::size_t ldq, const float* k, std::size_t ldk,
-                                       const float* v, std::size_t ldv,
-                                       const f32_score_mask& mask, float* out,
-                                       std::size_t ldo) {
+// stats holds m (8 floats) then l (8 floats); ot is the group's Oᵀ [dv][8].
+void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size_t nq, std::size_t j0,
+                 std::size_t nb, float* ot, float* stats) {
+  const f32_score_mask& mask = *a.mask;
+  float* st = a.st;
+  const v128_t vneginf = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
+  const v128_t vzero = wasm_f32x4_const_splat(0.0f);
+  for (std::size_t jj = 0; jj < nb; jj += kMR)
+    f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, a.dk, a.kp + (j0 + jj) * a.dk,
+                                          kMR, qp, st + jj * 8, 8, a.scale, nullptr, nullptr);
+
+  if (!mask.add && !mask.blocked) {
+    // Causal only: select fill where j > q, vectorized; blocks left of the diagonal skip it.
+    if (mask.causal && j0 + nb > q0 + 1) {
+      const v128_t vfill = wasm_f32x4_splat(mask.fill);
+      const v128_t qidx0 = wasm_i32x4_make(int(q0), int(q0 + 1), int(q0 + 2), int(q0 + 3));
+      const v128_t qidx1 = wasm_i32x4_add(qidx0, wasm_i32x4_splat(4));
+      for (std::size_t jj = 0; jj < nb; ++jj) {
+        const v128_t vj = wasm_i32x4_splat(int(j0 + jj));
+        float* s = st + jj * 8;
+        wasm_v128_store(s, wasm_v128_bitselect(vfill, wasm_v128_load(s), wasm_i32x4_gt(vj, qidx0)));
+        wasm_v128_store(s + 4, wasm_v128_bitselect(vfill, wasm_v128_load(s + 4), wasm_i32x4_gt(vj, qidx1)));
+      }
+    }
+  } else {
+    for (std::size_t jj = 0; jj < nb; ++jj) {
+      float* s = st + jj * 8;
+      for (std::size_t l = 0; l < nq; ++l)
+        s[l] = mask.apply(std::ptrdiff_t(q0 + l), std::ptrdiff_t(j0 + jj), s[l]);
+    }
+  }
+
+  // Block max, new running max, and the factor exp(m - m') for what was accumulated so far.
+  v128_t bm[2] = {vneginf, vneginf};
+  for (std::size_t jj = 0; jj < nb; ++jj) {
+    bm[0] = wasm_f32x4_pmax(bm[0], wasm_v128_load(st + jj * 8));
+    bm[1] = wasm_f32x4_pmax(bm[1], wasm_v128_load(st + jj * 8 + 4));
+  }
+  v128_t corr[2], mu[2];
+  for (int h = 0; h < 2; ++h) {
+    const v128_t m = wasm_v128_load(stats + 4 * h);
+    const v128_t mn = wasm_f32x4_pmax(m, bm[h]);
+    // A lane whose scores so far are all -inf uses 0 as its reference, so P = 0 and
+    // corr = 0 there instead of NaN from -inf - (-inf); it ends with l = 0 → 0/0 = NaN.
+    mu[h] = wasm_v128_andnot(mn, wasm_f32x4_eq(mn, vneginf));
+    corr[h] = exp_f32x4(wasm_f32x4_sub(m, mu[h]));
+    wasm_v128_store(stats + 4 * h, mn);
+  }
+  // P = exp(Sᵀ - m') in place (two exp chains per key; more spill the exp constants).
+  v128_t sum0 = vzero, sum1 = vzero;
+  for (std::size_t jj = 0; jj < nb; ++jj) {
+    const v128_t p0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8), mu[0]));
+    const v128_t p1 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8 + 4), mu[1]));
+    wasm_v128_store(st + jj * 8, p0);
+    wasm_v128_store(st + jj * 8 + 4, p1);
+    sum0 = wasm_f32x4_add(sum0, p0);
+    sum1 = wasm_f32x4_add(sum1, p1);
+  }
+  wasm_v128_store(stats + 8, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(stats + 8), corr[0]), sum0));
+  wasm_v128_store(stats + 12, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(stats + 12), corr[1]), sum1));
+
+  for (std::size_t c = 0; c < a.dv; c += kMR)
+    f32_gemm_ukernel__wasmsimd_4x8<true>(std::min(kMR, a.dv - c), 8, nb, a.v + j0 * a.ldv + c, a.ldv,
+                                         st, ot + c * 8, 8, 1.0f, nullptr, corr);
+}
+}  // namespace
+
+// Tiled online-softmax (FlashAttention) attention in a transposed layout: a group of 8 queries
+// lives in the 8 SIMD lanes (two v128), so the running max m, sum l and the rescale factors are
+// plain vectors (no horizontal reductions). Tiles of query_tile(Sq) queries × kKvTile keys: per
+// key tile, every group of the query tile takes its online_step, so the tile's K and V are read
+// from L1 by all groups. K is packed once per call into 4-key micro-panels (the size of K);
+// the rest is query_tile·(dk + dv + 2) floats plus kKvTile·8. Nothing is Sq×Skv.
+void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
+                                        std::size_t dv, float scale, const float* q,
+                                        std::size_t ldq, const float* k, std::size_t ldk,
+                                        const float* v, std::size_t ldv,
+                                        const f32_score_mask& mask, float* out,
+                                        std::size_t ldo) {
   if (Sq == 0 || dv == 0) return;
   if (Skv == 0) {  // softmax over nothing, summed over nothing: zeros, as the reference
     for (std::size_t i = 0; i < Sq; ++i) std::fill(out + i * ldo, out + i * ldo + dv, 0.0f);
     return;
   }
   const float kNegInf = -std::numeric_limits<float>::infinity();
-  float* qp = scratch(t_qpack, std::max<std::size_t>(dk, 1) * 8);
-  float* st = scratch(t_scores, kBc * 8);
+  const std::size_t qtile = query_tile(Sq), max_groups = qtile / 8;
+  const std::size_t dk8 = std::max<std::size_t>(dk, 1) * 8;
+  float* qp = scratch(t_qpack, max_groups * dk8);
+  float* ot = scratch(t_acc, max_groups * dv * 8);
+  float* stats = scratch(t_stats, max_groups * 16);
   float* kp = scratch(t_kpack, (Skv + kMR - 1) / kMR * kMR * dk);
   for (std::size_t j = 0; j < Skv; j += kMR)
     pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
-  float* ot = scratch(t_acc, dv * 8);
+  const OnlineArgs args{dk, dv, scale, kp, v, ldv, &mask, scratch(t_scores, kKvTile * 8)};
   const bool fill_neginf = mask.fill == kNegInf;
   const v128_t vfill = wasm_f32x4_splat(mask.fill);
-  const v128_t vneginf = wasm_f32x4_splat(kNegInf);
-  const v128_t vzero = wasm_f32x4_const_splat(0.0f);
   const v128_t vzero_below = wasm_f32x4_const_splat(kExpZeroBelow);
 
-  for (std::size_t q0 = 0; q0 < Sq; q0 += 8) {
-    const std::size_t nq = std::min<std::size_t>(8, Sq - q0);
-    pack_rows<8>(dk, nq, q + q0 * ldq, ldq, qp);  // qp[c][lane] = q[q0 + lane, c]
-    std::fill(ot, ot + dv * 8, 0.0f);
-    v128_t vm[2] = {vneginf, vneginf};
-    v128_t vl[2] = {vzero, vzero};
-    // Lanes of real queries (padding lanes are computed but never stored nor tested).
-    const v128_t qidx[2] = {wasm_i32x4_make(int(q0), int(q0 + 1), int(q0 + 2), int(q0 + 3)),
-                            wasm_i32x4_make(int(q0 + 4), int(q0 + 5), int(q0 + 6), int(q0 + 7))};
-    const v128_t vsq = wasm_i32x4_splat(int(Sq));
-    const v128_t valid[2] = {wasm_i32x4_lt(qidx[0], vsq), wasm_i32x4_lt(qidx[1], vsq)};
-    const std::size_t causal_end = q0 + nq;  // keys j >= this are causal-masked for every query
-
-    for (std::size_t j0 = 0; j0 < Skv; j0 += kBc) {
-      std::size_t nb = std::min(kBc, Skv - j0);
-      if (mask.causal && j0 + nb > causal_end) {
-        // Keys past causal_end score `fill` for every real query. Skipping them is exact when
-        // their weight exp(fill - m') is exactly 0: fill = -inf, or fill already 88 below m.
-        bool skip = fill_neginf;
-        if (!skip) {
-          const v128_t f0 = wasm_f32x4_le(wasm_f32x4_sub(vfill, vm[0]), vzero_below);
-          const v128_t f1 = wasm_f32x4_le(wasm_f32x4_sub(vfill, vm[1]), vzero_below);
-          skip = wasm_i32x4_all_true(wasm_v128_or(f0, wasm_v128_not(valid[0]))) &&
-                 wasm_i32x4_all_true(wasm_v128_or(f1, wasm_v128_not(valid[1])));
-        }
-        if (skip) {
-          if (j0 >= causal_end) break;
-          nb = causal_end - j0;
-        }
-      }
-
-      for (std::size_t jj = 0; jj < nb; jj += kMR)
-        f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, dk, kp + (j0 + jj) * dk,
-                                              kMR, qp, st + jj * 8, 8, scale, nullptr, nullptr);
-
-      if (!mask.add && !mask.blocked) {
-        // Causal only: select fill where j > q, vectorized; blocks left of the diagonal skip it.
-        if (mask.causal && j0 + nb > q0 + 1) {
-          for (std::size_t jj = 0; jj < nb; ++jj) {
-            const v128_t vj = wasm_i32x4_splat(int(j0 + jj));
-            float* s = st + jj * 8;
-            wasm_v128_store(s, wasm_v128_bitselect(vfill, wasm_v128_load(s),
-                                                   wasm_i32x4_gt(vj, qidx[0])));
-            wasm_v128_store(s + 4, wasm_v128_bitselect(vfill, wasm_v128_load(s + 4),
-                                                       wasm_i32x4_gt(vj, qidx[1])));
+  for (std::size_t t0 = 0; t0 < Sq; t0 += qtile) {
+    const std::size_t groups = (std::min(qtile, Sq - t0) + 7) / 8;
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::size_t q0 = t0 + 8 * g;
+      pack_rows<8>(dk, std::min<std::size_t>(8, Sq - q0), q + q0 * ldq, ldq, qp + g * dk8);
+      std::fill(ot + g * dv * 8, ot + (g + 1) * dv * 8, 0.0f);
+      std::fill(stats + g * 16, stats + g * 16 + 8, kNegInf);
+      std::fill(stats + g * 16 + 8, stats + g * 16 + 16, 0.0f);
+    }
+    // With fill = -inf, keys past the tile's last query weigh exactly 0 for all of it.
+    const std::size_t kv_end = mask.causal && fill_neginf ? std::min(Skv, t0 + groups * 8) : Skv;
+    for (std::size_t j0 = 0; j0 < kv_end; j0 += kKvTile) {
+      for (std::size_t g = 0; g < groups; ++g) {
+        const std::size_t q0 = t0 + 8 * g, nq = std::min<std::size_t>(8, Sq - q0);
+        const std::size_t causal_end = q0 + nq;  // keys j >= this are causal-masked for the group
+        std::size_t nb = std::min(kKvTile, Skv - j0);
+        if (mask.causal && j0 + nb > causal_end) {
+          // Keys past causal_end score `fill` for every real query. Skipping them is exact when
+          // their weight exp(fill - m') is exactly 0: fill = -inf, or fill already 88 below m.
+          bool skip = fill_neginf;
+          if (!skip) {
+            const float* m = stats + g * 16;
+            const v128_t f0 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m)), vzero_below);
+            const v128_t f1 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m + 4)), vzero_below);
+            // Padding lanes (q >= Sq) never count.
+            const v128_t vsq = wasm_i32x4_splat(int(Sq));
+            const v128_t qidx0 = wasm_i32x4_make(int(q0), int(q0 + 1), int(q0 + 2), int(q0 + 3));
+            const v128_t pad0 = wasm_i32x4_ge(qidx0, vsq);
+            const v128_t pad1 = wasm_i32x4_ge(wasm_i32x4_add(qidx0, wasm_i32x4_splat(4)), vsq);
+            skip = wasm_i32x4_all_true(wasm_v128_or(f0, pad0)) && wasm_i32x4_all_true(wasm_v128_or(f1, pad1));
+          }
+          if (skip) {
+            if (j0 >= causal_end) continue;
+            nb = causal_end - j0;
           }
         }
-      } else {
-        for (std::size_t jj = 0; jj < nb; ++jj) {
-          const std::size_t j = j0 + jj;
-          float* s = st + jj * 8;
-          for (std::size_t l = 0; l < nq; ++l) s[l] = mask.apply(std::ptrdiff_t(q0 + l), std::ptrdiff_t(j), s[l]);
-        }
+        online_step(args, qp + g * dk8, q0, nq, j0, nb, ot + g * dv * 8, stats + g * 16);
       }
-
-      // Block max, new running max, and the factor exp(m - m') for what was accumulated so far.
-      v128_t bm0 = vneginf, bm1 = vneginf;
-      for (std::size_t jj = 0; jj < nb; ++jj) {
-        bm0 = wasm_f32x4_pmax(bm0, wasm_v128_load(st + jj * 8));
-        bm1 = wasm_f32x4_pmax(bm1, wasm_v128_load(st + jj * 8 + 4));
-      }
-      v128_t corr[2];
-      v128_t mu[2];
-      const v128_t bm[2] = {bm0, bm1};
-      for (int h = 0; h < 2; ++h) {
-        const v128_t mn = wasm_f32x4_pmax(vm[h], bm[h]);
-        // A lane whose scores so far are all -inf uses 0 as its reference, so P = 0 and
-        // corr = 0 there instead of NaN from -inf - (-inf); it ends with l = 0 → 0/0 = NaN.
-        mu[h] = wasm_v128_andnot(mn, wasm_f32x4_eq(mn, vneginf));
-        corr[h] = exp_f32x4(wasm_f32x4_sub(vm[h], mu[h]));
-        vm[h] = mn;
-      }
-      // P = exp(Sᵀ - m') in place (two exp chains per key; more spill the exp constants).
-      v128_t sum0 = vzero, sum1 = vzero;
-      for (std::size_t jj = 0; jj < nb; ++jj) {
-        const v128_t p0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8), mu[0]));
-        const v128_t p1 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8 + 4), mu[1]));
-        wasm_v128_store(st + jj * 8, p0);
-        wasm_v128_store(st + jj * 8 + 4, p1);
-        sum0 = wasm_f32x4_add(sum0, p0);
-        sum1 = wasm_f32x4_add(sum1, p1);
-      }
-      vl[0] = wasm_f32x4_add(wasm_f32x4_mul(vl[0], corr[0]), sum0);
-      vl[1] = wasm_f32x4_add(wasm_f32x4_mul(vl[1], corr[1]), sum1);
-
-      for (std::size_t c = 0; c < dv; c += kMR)
-        f32_gemm_ukernel__wasmsimd_4x8<true>(std::min(kMR, dv - c), 8, nb, v + j0 * ldv + c, ldv,
-                                             st, ot + c * 8, 8, 1.0f, nullptr, corr);
     }
-
     // out[q0 + l, c] = Oᵀ[c, l] / l_l  (l = 0 for an all -inf row gives 0/0 = NaN).
-    float lsum[8];
-    wasm_v128_store(lsum, vl[0]);
-    wasm_v128_store(lsum + 4, vl[1]);
-    for (std::size_t l = 0; l < nq; ++l) {
-      float* o = out + (q0 + l) * ldo;
-      for (std::size_t c = 0; c < dv; ++c) o[c] = ot[c * 8 + l] / lsum[l];
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::size_t q0 = t0 + 8 * g, nq = std::min<std::size_t>(8, Sq - q0);
+      const float* og = ot + g * dv * 8;
+      const float* lsum = stats + g * 16 + 8;
+      for (std::size_t l = 0; l < nq; ++l) {
+        float* o = out + (q0 + l) * ldo;
+        for (std::size_t c = 0; c < dv; ++c) o[c] = og[c * 8 + l] / lsum[l];
+      }
     }
   }
 }
