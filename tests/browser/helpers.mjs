@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { CHROMIUM } from '../../scripts/chromium.mjs';
 import { serve } from '../../scripts/serve.mjs';
+import { DRAWS_PATH, torchEnv } from '../node/fixtures/reference.mjs';
 
 const require = createRequire(import.meta.url);
 const { chromium } = require('playwright-core');
@@ -90,31 +91,40 @@ export async function openPage(page, url) {
 }
 
 // Snippets run as pasted into fresh notebooks by real PyTorch (Debian's python3-torch, /usr/bin/python3,
-// element-wise kernels without FMA, one thread): items [{id, code, cwd?}] → [{id, stdout, error}].
+// one thread, on the CPU path whose random draws the page reproduces: DRAWS_PATH, pinned so that the
+// draws are the page's whatever ATEN_CPU_CAPABILITY the caller exported): items [{id, code, cwd?}] →
+// [{id, stdout, error}].
 export function runInPyTorch(items) {
   try {
     return JSON.parse(execFileSync('/usr/bin/python3', [join(repo, 'tests', 'torch', 'run_snippets.py')], {
       input: JSON.stringify(items.map(({ id, code, cwd }) => ({ id, code, cwd }))), maxBuffer: 1 << 28,
-      env: { ...process.env, ATEN_CPU_CAPABILITY: 'default', OMP_NUM_THREADS: '1' },
+      env: torchEnv(DRAWS_PATH),
     }));
   } catch (e) {
     throw new Error(`/usr/bin/python3 with torch is needed (scripts/test installs Debian's python3-torch): ${e.message}`);
   }
 }
 
-// Text equal except numbers downstream of a matrix multiply, which may differ by one unit in the last
-// printed digit (PyTorch's and our float32 sums round differently); anything else is a failure.
+// Text equal up to the printing of numbers past a matrix multiply. PyTorch's and our float32 sums
+// round differently, so a printed number may differ by one unit of its last digit, and with it the
+// padding, the sign of a zero (-0.0000), a column's width (9.9999 / 10.0000), the line wrapping or
+// PyTorch's choice of scientific notation. So the words between numbers must be equal (any run of
+// whitespace counts as one space) and the numbers agree as values, within one unit of the last digit
+// of the coarser of the two; every such difference is listed in `roundings`.
 const NUM = /-?\d+\.\d+(?:e[+-]\d+)?/g;
+const lastDigitUnit = (printed) => {
+  const [mantissa, exponent = '0'] = printed.split('e');
+  return 10 ** (Number(exponent) - (mantissa.split('.')[1] || '').length);
+};
 export function comparePrinted(got, want) {
-  const gs = got.split(NUM), ws = want.split(NUM);
+  const words = (text) => text.split(NUM).map((t) => t.replace(/\s+/g, ' '));
+  const gs = words(got), ws = words(want);
   if (gs.length !== ws.length || gs.some((t, i) => t !== ws[i])) return { text: firstDifference(got, want), roundings: [] };
   const gn = got.match(NUM) || [], wn = want.match(NUM) || [], roundings = [];
   for (let i = 0; i < gn.length; i++) {
     if (gn[i] === wn[i]) continue;
-    const [gm, ge = '0'] = gn[i].split('e'), [wm, we = '0'] = wn[i].split('e');
-    const places = (gm.split('.')[1] || '').length;
-    const units = Math.abs(Number(gm) - Number(wm)) * 10 ** places;
-    if (ge !== we || (gm.split('.')[1] || '').length !== (wm.split('.')[1] || '').length || units > 1 + 1e-6) {
+    const unit = Math.max(lastDigitUnit(gn[i]), lastDigitUnit(wn[i]));
+    if (Math.abs(Number(gn[i]) - Number(wn[i])) > unit * (1 + 1e-9)) {
       return { text: `number ${i}: PyTorch ${gn[i]}, page ${wn[i]}`, roundings: [] };
     }
     roundings.push(`${gn[i]} vs ${wn[i]}`);

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DRAWS_PATH, torchEnv } from './fixtures/reference.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -45,8 +46,18 @@ test("README training example runs, its heads specialize, and the script it prin
   // The printed script, pasted into Python as it is, prints the same lines at those steps.
   const script = out.slice(out.indexOf('# MHA Explorer'));
   writeFileSync(join(dir, 'train.py'), script);
-  const py = execFileSync('/usr/bin/python3', ['train.py'], { cwd: dir, encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: '1' } });
+  const py = execFileSync('/usr/bin/python3', ['train.py'], { cwd: dir, encoding: 'utf8', env: torchEnv(DRAWS_PATH) });
   const theirs = py.trim().split('\n');
   assert.equal(theirs.length, 150);
-  for (const line of ours) assert.ok(theirs.includes(line), `PyTorch printed ${theirs[Number(line.split(' ')[1]) - 1]}, the page ${line}`);
+  // Both print 4 decimals of float32 results past matrix products: one unit apart at most where a value
+  // sits on a rounding boundary; accuracy within the training test's 4 tokens (of 13 × 32 counted).
+  const numbers = (line) => line.split(' ').filter((_, i) => i % 2 === 1).map(Number);
+  for (const line of ours) {
+    const [step, loss, accuracy] = numbers(line);
+    const [theirStep, theirLoss, theirAccuracy] = numbers(theirs[step - 1]);
+    const message = `PyTorch printed ${theirs[step - 1]}, the page ${line}`;
+    assert.equal(theirStep, step, message);
+    assert.ok(Math.abs(loss - theirLoss) <= 1e-4 + 1e-9, message);
+    assert.ok(Math.abs(accuracy - theirAccuracy) <= 4 / (13 * 32) + 5e-5, message);
+  }
 });

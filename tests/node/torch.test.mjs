@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUILDS, buildName, load } from './fixtures/reference.mjs';
+import { BUILDS, CPU_PATHS, DRAWS_PATH, buildName, load, torchEnv } from './fixtures/reference.mjs';
 
 const PYTHON = '/usr/bin/python3';
 const ORACLE = fileURLToPath(new URL('../torch/oracle.py', import.meta.url));
@@ -28,23 +28,9 @@ const EARLY_STEPS = 50, EARLY_TOLERANCE = 2e-5, WELL_CONDITIONED = 1e-3;
 // tokens apart while PyTorch's paths agree to 1e-3, 1.2 among PyTorch's own paths.
 const ACCURACY_TOKENS = 4;
 
-// The ATen CPU paths this machine can run: PyTorch's own pick ('native'), its plain C++ kernels
-// ('default': element-wise results then match ours bit for bit), AVX2 and AVX-512 where the CPU has
-// them (forcing a path the CPU lacks would crash). They stand in for the CPUs CI may run on.
-const CPU_PATHS = (() => {
-  const flags = new Set((/^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8')) || ['', ''])[1].trim().split(/\s+/));
-  const paths = ['default', 'native'];
-  if (flags.has('avx2') && flags.has('fma')) paths.push('avx2');
-  if (['avx512f', 'avx512bw', 'avx512vl', 'avx512dq'].every((f) => flags.has(f))) paths.push('avx512');
-  return paths;
-})();
-
-// One request to tests/torch/oracle.py on one CPU path, one thread.
-function oracle(command, request, capability = 'default') {
-  const env = { ...process.env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1' };
-  if (capability === 'native') delete env.ATEN_CPU_CAPABILITY;
-  else env.ATEN_CPU_CAPABILITY = capability;
-  const r = spawnSync(PYTHON, [ORACLE, command], { input: JSON.stringify(request), env, maxBuffer: 1 << 28, encoding: 'utf8' });
+// One request to tests/torch/oracle.py on one CPU path (reference.mjs's CPU_PATHS, DRAWS_PATH).
+function oracle(command, request, path) {
+  const r = spawnSync(PYTHON, [ORACLE, command], { input: JSON.stringify(request), env: torchEnv(path), maxBuffer: 1 << 28, encoding: 'utf8' });
   assert.equal(r.status, 0, `oracle ${command} failed: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
@@ -92,7 +78,7 @@ for (const build of BUILDS) {
       const g = new M.Generator(seed);
       const model = new M.TinyAttentionModel({ ...config, generator: g });
       const ours = model.stateDict();
-      const theirs = oracle('init-state', { script: model.toPyTorch({ steps: 1 }) }, 'native').state;
+      const theirs = oracle('init-state', { script: model.toPyTorch({ steps: 1 }) }, DRAWS_PATH).state;
       assert.deepEqual(Object.keys(ours), Object.keys(theirs), 'state_dict names and order');
       for (const [key, t] of Object.entries(theirs)) {
         const expected = decode(t);
@@ -107,7 +93,7 @@ for (const build of BUILDS) {
   test(`dropout in train mode drops exactly the positions PyTorch drops — ${name}`, async () => {
     const M = await load(build);
     for (const [seed, dModel, numHeads, p, batch, seqLen] of [[0, 64, 4, 0.1, 2, 8], [1, 16, 2, 0.5, 1, 5], [3, 32, 8, 0.3, 3, 4], [42, 8, 1, 0.9, 2, 7]]) {
-      const pt = oracle('dropout-mha', { seed, d_model: dModel, num_heads: numHeads, p, batch, seq_len: seqLen }, 'native');
+      const pt = oracle('dropout-mha', { seed, d_model: dModel, num_heads: numHeads, p, batch, seq_len: seqLen }, DRAWS_PATH);
       const g = new M.Generator(seed);
       const mha = new M.MultiHeadAttention({ dModel, numHeads, dropout: p, generator: g });
       const x = g.randn([batch, seqLen, dModel]);

@@ -370,6 +370,12 @@ def main(out_dir):
             fixture, meta = optim_case(i)
             save_file(fixture, os.path.join(out_dir, "optim_%02d.safetensors" % i), metadata=meta)
         return
+    if "--draws" in sys.argv:
+        fixture, meta = draws()
+        save_file(fixture, os.path.join(out_dir, "draws.safetensors"), metadata=meta)
+        fixture, meta = rng_vectors()
+        save_file(fixture, os.path.join(out_dir, "vectors.safetensors"), metadata=meta)
+        return
     if "--mha" in sys.argv:
         write_mha_cases(out_dir, int(sys.argv[sys.argv.index("--mha") + 1]))
         return
@@ -381,10 +387,9 @@ def main(out_dir):
         run_child(os.path.join(out_dir, path), ["--mha", str(count)], path)
     with open(os.path.join(out_dir, "paths.txt"), "w") as index:
         index.writelines("%s %d\n" % (path, count + 2) for path in paths)
-    fixture, meta = draws()
-    save_file(fixture, os.path.join(out_dir, "draws.safetensors"), metadata=meta)
-    fixture, meta = rng_vectors()
-    save_file(fixture, os.path.join(out_dir, "vectors.safetensors"), metadata=meta)
+    # The random draws on the path whose vectorized transforms the core reproduces bit for bit (AVX2 and
+    # AVX-512 draw alike), pinned: an exported ATEN_CPU_CAPABILITY or the CPU's own pick must not change them.
+    run_child(out_dir, ["--draws"], "avx2" if "avx2" in paths else "native")
     # The optimizers with ATen's plain kernels (no FMA): bit-exact there.
     run_child(out_dir, ["--optim"], "default")
 
