@@ -5,14 +5,14 @@
 import * as L from './lab-state.js';
 import * as V from './lab-views.js';
 import widgets from './widgets.js';
-import { wireFileDrop, arrowStep } from './page-dom.js';
+import { wireFileDrop, arrowStep, pageQuery } from './page-dom.js';
 import { start as startTrainer } from './trainer.js';
 import { implementationName } from './wasm-features.js';
 
 (function (root) {
   var $ = function (id) { return document.getElementById(id); };
   var W = widgets;
-  var initial = L.fromQuery(root.location.search);
+  var initial = L.fromQuery(pageQuery());
   var values = initial.values, explicit = initial.explicit, messages = initial.messages;
 
   function writeURL() {
