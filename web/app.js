@@ -10,7 +10,7 @@ import presets from './presets.js';
 import widgets from './widgets.js';
 import { attentionWeights, headsFromMetadata } from './weights.js';
 import { implementationName } from './wasm-features.js';
-import { $, setText, setProp, setOptions, range, wireFileDrop, pageQuery } from './page-dom.js';
+import { $, setText, setProp, setOptions, range, wireFileDrop, pageQuery, followPageLinksInElement } from './page-dom.js';
 import { loadCore, runForward, noForward, lastCompute } from './page-core.js';
 import { selB, headMat, headName, colourMax, fmtMax } from './page-read.js';
 import { drawHeads, drawHeadsSelection, headsNote } from './page-heads.js';
@@ -31,6 +31,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
 
   var M = null;                     // the WebAssembly API
   var st = S.fromQuery(pageQuery());
+  followPageLinksInElement();
   var loadMessages = st.messages.slice();
   var current = null;               // {res, labels, cfg, cells, copyAll, eff}: what the views draw
   var getCur = function () { return current; };

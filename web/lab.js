@@ -5,7 +5,7 @@
 import * as L from './lab-state.js';
 import * as V from './lab-views.js';
 import widgets from './widgets.js';
-import { wireFileDrop, arrowStep, pageQuery } from './page-dom.js';
+import { wireFileDrop, arrowStep, pageQuery, followPageLinksInElement } from './page-dom.js';
 import { start as startTrainer } from './trainer.js';
 import { implementationName } from './wasm-features.js';
 
@@ -13,6 +13,7 @@ import { implementationName } from './wasm-features.js';
   var $ = function (id) { return document.getElementById(id); };
   var W = widgets;
   var initial = L.fromQuery(pageQuery());
+  followPageLinksInElement();
   var values = initial.values, explicit = initial.explicit, messages = initial.messages;
 
   function writeURL() {

@@ -46,6 +46,7 @@ import { PROPS as LAB_PROPS } from './lab-state.js';
         if (d && d.type === 'mha-explorer:height' && typeof d.height === 'number' && !self.hasAttribute('height')) {
           self._frame.style.height = Math.max(200, Math.min(20000, Math.round(d.height))) + 'px';
         }
+        if (d && d.type === 'mha-explorer:open' && typeof d.query === 'string') self._open(d.query);
       };
       window.addEventListener('message', this._onMessage);
     }
@@ -110,6 +111,13 @@ import { PROPS as LAB_PROPS } from './lab-state.js';
       frame.removeAttribute('src');
       frame.setAttribute('srcdoc', withBase(html, new URL('.', new URL(page, document.baseURI)).href, q.toString()));
     }.bind(this));
+  };
+  // A link of a srcdoc page (page-dom.js's followPageLinksInElement): the page's parameters become the attributes.
+  MhaExplorer.prototype._open = function (query) {
+    var q = new URLSearchParams(query);
+    for (var i = 0; i < PARAMS.length; i++) {
+      if (q.has(PARAMS[i])) this.setAttribute(PARAMS[i], q.get(PARAMS[i])); else this.removeAttribute(PARAMS[i]);
+    }
   };
   // A message in place of the page (null: the page).
   MhaExplorer.prototype._show = function (message) {

@@ -7,6 +7,18 @@ export function pageQuery() {
   var meta = document.querySelector('meta[name="mha-explorer-query"]');
   return meta ? '?' + meta.getAttribute('content') : window.location.search;
 }
+// In such a srcdoc page a link to index.html or lab.html would open the CDN's text/plain copy: the element shows that
+// page instead (it takes the link's query as its attributes).
+export function followPageLinksInElement() {
+  if (window.location.protocol !== 'about:' || window.parent === window) return;
+  document.addEventListener('click', function (e) {
+    var a = e.target.closest ? e.target.closest('a[href]') : null;
+    var m = a && /^(?:index|lab)\.html(?:\?(.*))?$/.exec(a.getAttribute('href'));
+    if (!m) return;
+    e.preventDefault();
+    window.parent.postMessage({ type: 'mha-explorer:open', query: m[1] || '' }, '*');
+  });
+}
 export function setText(e, t) { if (typeof e === 'string') e = $(e); if (e.textContent !== t) e.textContent = t; }
 export function setProp(e, k, v) { if (e[k] !== v) e[k] = v; }
 export function setOptions(sel, values) {

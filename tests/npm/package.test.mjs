@@ -352,6 +352,12 @@ test('a plain page with the element from the installed package on another origin
   assert.equal(lesson.mode, 'srcdoc', 'the page, served as text/plain, is rendered from its source');
   const lab = await measureElement(g.page, '#lab');
   checkRendered(lab, 'the training lab from the same element script', 2);
+  // A link to the other page (the CDN would show its text) becomes the element's own page.
+  const frame = await (await g.page.$('#lesson')).evaluateHandle((e) => e.shadowRoot.querySelector('iframe'));
+  await (await frame.asElement().contentFrame()).click('#open-lab');
+  await g.page.waitForFunction((f) => document.querySelector('#lesson').getAttribute('preset') === 'train-two-offsets' &&
+    /lab\.css/.test(f.getAttribute('srcdoc') || '') && f.contentDocument && f.contentDocument.head && /lab\.css/.test(f.contentDocument.head.innerHTML), frame);
+  checkRendered(await measureElement(g.page, '#lesson'), '"Train heads ↗" in the lesson, which now shows the lab', 2);
   await g.page.screenshot({ path: join(ARTIFACTS, 'npm-cdn.png'), fullPage: true });
   assert.deepEqual(g.errors, [], 'no console errors');
   await g.page.close();
