@@ -78,7 +78,7 @@ test('npm publish --dry-run lists the same files', () => {
 });
 
 // The README's first example is lesson 002's module test; in the project it requires or imports the package.
-const readmeBlocks = () => [...readFileSync(join(repo, 'README.md'), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+const readmeBlocks = (lang = 'js') => [...readFileSync(join(repo, 'README.md'), 'utf8').matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
 const REQUIRE_DIST = "const createMhaModule = require('./dist/mha.js');";
 
 function checkLesson002(out, how) {
@@ -127,7 +127,7 @@ function readmeAsTypeScript() {
       return { name: `readme-${i}.mts`, text: text + '\ndeclare const weights: Float32Array, next: Float32Array;\n' };
     }
     throw new Error(`README example ${i} is neither the core's nor the view's: teach tests/npm/package.test.mjs to type-check it`);
-  });
+  }).concat(readmeBlocks('ts').map((text, i) => ({ name: `readme-ts-${i}.mts`, text })));
 }
 
 test('tsc --strict: the typed examples and every README example compile, wrong calls do not', () => {
@@ -156,10 +156,19 @@ test('tsc --strict: the typed examples and every README example compile, wrong c
   assert.match(said(expected[0]), /'string' is not assignable to type 'number'/);
   assert.match(said(expected[3]), /Type '"mask"' is not assignable to type 'MaskMode/);
 
-  // The typed example runs: each result type it states holds for what the module returns.
-  writeFileSync(join(project, 'api.mjs'), esbuild.transformSync(readFileSync(join(dir, 'api.mts'), 'utf8'), { loader: 'ts', format: 'esm' }).code);
-  const out = run(process.execPath, ['api.mjs'], { cwd: project });
-  assert.match(out, /typed API example: ok/);
+  // The typed examples run: each result type api.mts states holds for what the module returns, and the README's
+  // TypeScript prints what its comments say (`console.log(…);  // printed`).
+  const runTs = (name, text) => {
+    writeFileSync(join(project, name + '.mjs'), esbuild.transformSync(text, { loader: 'ts', format: 'esm' }).code);
+    return run(process.execPath, [name + '.mjs'], { cwd: project });
+  };
+  assert.match(runTs('api', readFileSync(join(dir, 'api.mts'), 'utf8')), /typed API example: ok/);
+  for (const f of readme.filter((r) => r.name.startsWith('readme-ts-'))) {
+    const out = runTs(f.name.replace(/\.mts$/, ''), f.text);
+    const said = [...f.text.matchAll(/console\.log\(.*\);\s*\/\/ (.+)$/gm)].map((m) => m[1].trim());
+    for (const line of said) assert.ok(out.split('\n').includes(line), `${f.name} prints ${line}; it printed:\n${out}`);
+    console.log(`# README TypeScript example: ${out.trim()}`);
+  }
 });
 
 // The declarations, read with the TypeScript compiler API: the properties of an interface, the members of a union of
