@@ -33,7 +33,7 @@ import { PROPS as LAB_PROPS } from './lab-state.js';
       var root = this.shadowRoot || (this.attachShadow ? this.attachShadow({ mode: 'open' }) : this);   // again after a move
       var style = document.createElement('style');
       style.textContent = ':host{display:block;min-width:280px}iframe{display:block;width:100%;border:0;' +
-        'border-radius:10px;box-shadow:0 0 0 1px rgba(0,0,0,.12)}p{font:14px/1.4 system-ui,sans-serif;color:#a33}';
+        'border-radius:10px;box-shadow:0 0 0 1px rgba(0,0,0,.12)}iframe[hidden]{display:none}p{font:14px/1.4 system-ui,sans-serif;color:#a33}';
       this._frame = document.createElement('iframe');
       this._frame.setAttribute('title', this.getAttribute('title') || 'MHA Explorer: multi-head attention');
       this._frame.setAttribute('loading', 'lazy');

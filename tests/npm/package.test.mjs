@@ -330,8 +330,12 @@ createMhaModule().then((M) => {
   const g = await guardedPage(browser.context, () => true);
   await g.page.goto(srv.origin + '/index.html');
   checkRendered(await measureElement(g.page, '#lesson'), 'Vite site, base="/mha-explorer/"', 4);
-  const unplaced = await g.page.evaluate(() => document.querySelector('#unplaced').shadowRoot.textContent);
-  assert.match(unplaced, /give it base="…"/, 'an element with no base says what it needs');
+  const unplaced = await g.page.evaluate(() => {
+    const e = document.querySelector('#unplaced');
+    return { text: e.shadowRoot.textContent, height: e.getBoundingClientRect().height };
+  });
+  assert.match(unplaced.text, /give it base="…"/, 'an element with no base says what it needs');
+  assert.ok(unplaced.height < 100, `and shows only that (${unplaced.height}px), not an empty frame`);
   const bundled = await (await g.page.waitForFunction(() => window.bundled)).jsonValue();
   console.log(`# Vite bundle: the core runs (${bundled.implementation}), weights ${JSON.stringify(bundled.shape)}; view handle ${bundled.handle}`);
   assert.deepEqual(bundled.shape, [1, 4, 6, 6]);
