@@ -1,7 +1,9 @@
 // The static file server of the demo, the browser tests and the page benchmark, on 127.0.0.1.
 //   node scripts/serve.mjs DIR [PORT]        serves DIR (default dist/) on PORT (default 8000)
-//   serve(dir, {port, extra})                the same from code; port 0 picks a free one; extra
-//                                            maps paths to HTML served besides dir (host pages)
+//   serve(dir, {port, extra, cdn})           the same from code; port 0 picks a free one; extra
+//                                            maps paths to HTML served besides dir (host pages); cdn: serve
+//                                            as public npm CDNs do (jsDelivr, unpkg): .html as text/plain,
+//                                            any origin may fetch (Access-Control-Allow-Origin: *), nosniff
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
@@ -10,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css', '.wasm': 'application/wasm', '.png': 'image/png', '.svg': 'image/svg+xml', '.json': 'application/json' };
 
-export function serve(dir, { port = 0, extra = {} } = {}) {
+export function serve(dir, { port = 0, extra = {}, cdn = false } = {}) {
   const root = resolve(dir);
   const server = createServer(async (req, res) => {
     let path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
@@ -23,7 +25,9 @@ export function serve(dir, { port = 0, extra = {} } = {}) {
     if (!file.startsWith(root + sep)) { res.writeHead(403).end(); return; }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' }).end(body);
+      const type = cdn && extname(file) === '.html' ? 'text/plain; charset=utf-8' : TYPES[extname(file)] || 'application/octet-stream';
+      const cors = cdn ? { 'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff' } : {};
+      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store', ...cors }).end(body);
     } catch {
       res.writeHead(404).end('not found');
     }

@@ -10,7 +10,7 @@ import presets from './presets.js';
 import widgets from './widgets.js';
 import { attentionWeights, headsFromMetadata } from './weights.js';
 import { implementationName } from './wasm-features.js';
-import { $, setText, setProp, setOptions, range, wireFileDrop } from './page-dom.js';
+import { $, setText, setProp, setOptions, range, wireFileDrop, pageQuery, followPageLinksInElement } from './page-dom.js';
 import { loadCore, runForward, noForward, lastCompute } from './page-core.js';
 import { selB, headMat, headName, colourMax, fmtMax } from './page-read.js';
 import { drawHeads, drawHeadsSelection, headsNote } from './page-heads.js';
@@ -21,8 +21,8 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
 
 (function (root) {
   // The training lab has a page of its own: ?preset=train-… opens it with the same parameters.
-  if (/^train-/.test(new URLSearchParams(root.location.search).get('preset') || '')) {
-    root.location.replace('lab.html' + root.location.search);
+  if (/^train-/.test(new URLSearchParams(pageQuery()).get('preset') || '')) {
+    root.location.replace('lab.html' + pageQuery());
     return;
   }
   var S = state, P = presets, W = widgets;
@@ -30,7 +30,8 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
   var DMODELS = [4, 8, 16, 32, 48, 64, 96, 128, 256, 384, 512, 768, 1024];
 
   var M = null;                     // the WebAssembly API
-  var st = S.fromQuery(root.location.search);
+  var st = S.fromQuery(pageQuery());
+  followPageLinksInElement();
   var loadMessages = st.messages.slice();
   var current = null;               // {res, labels, cfg, cells, copyAll, eff}: what the views draw
   var getCur = function () { return current; };
@@ -502,7 +503,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     if (eff.embed) hide = (st.explicit.hide ? hide : EMBED_HIDE.slice()).concat(hide.indexOf('share') < 0 ? ['share'] : []);
     if (eff.embed) {
       var full = new URLSearchParams(S.toQuery(st)); full.delete('embed'); full.delete('hide');
-      setProp($('open-full'), 'hidden', false);
+      setProp($('open-full'), 'hidden', root.location.protocol === 'about:');   // a srcdoc page (pageQuery) has no full page to open
       W.setAttr($('open-full'), 'href', 'index.html' + (full.toString() ? '?' + full.toString() : ''));
     }
     var key = !!eff.embed + '|' + hide.join(',');

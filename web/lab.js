@@ -5,7 +5,7 @@
 import * as L from './lab-state.js';
 import * as V from './lab-views.js';
 import widgets from './widgets.js';
-import { wireFileDrop, arrowStep } from './page-dom.js';
+import { wireFileDrop, arrowStep, pageQuery, followPageLinksInElement } from './page-dom.js';
 import { start as startTrainer } from './trainer.js';
 import { implementationName } from './wasm-features.js';
 
@@ -14,7 +14,8 @@ import { implementationName } from './wasm-features.js';
   var W = widgets;
   // Before the worker has sent the task table (L.useTasks) no task is known: this first reading sets the theme,
   // the layout and the hidden sections; the URL is read again, with its messages, once the table is here.
-  var initial = L.fromQuery(root.location.search);
+  var initial = L.fromQuery(pageQuery());
+  followPageLinksInElement();
   var values = initial.values, explicit = initial.explicit, messages = [];
 
   function writeURL() {
@@ -515,7 +516,7 @@ import { implementationName } from './wasm-features.js';
   }).then(function (table) {
     // the task list is the core's: the URL's preset and task are read once it is known
     L.useTasks(table);
-    var parsed = L.fromQuery(root.location.search);
+    var parsed = L.fromQuery(pageQuery());
     values = parsed.values; explicit = parsed.explicit; messages = parsed.messages;
     showMessages();
     return reset();

@@ -1,0 +1,377 @@
+// The npm package as a user gets it: `npm pack`, then a fresh project that installs the tarball and uses it —
+// require and import run lesson 002's module test (the README's example), tsc --strict accepts the typed examples and
+// the README's examples and rejects wrong calls, the declarations name exactly what the module defines, a Vite site
+// bundles the element, the view and the core, and a plain page loads the element from the installed package on
+// another origin served as a CDN serves it (.html as text/plain). Needs dist/ (scripts/build) and the dev dependencies.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { serve } from '../../scripts/serve.mjs';
+import { launch, guardedPage, ARTIFACTS } from '../browser/helpers.mjs';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(import.meta.url);
+const ts = require('typescript');
+const esbuild = require('esbuild');
+const TSC = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+const VITE = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
+const MAX_PACKED = 3 * 1024 * 1024;
+
+// What the package may hold: the built page, lab, element, view and cores, the ESM entry, the declarations, and
+// what npm always adds. Required: what the README's instructions use.
+const INTENDED = [/^dist\/[^/]+\.(js|html|css)$/, /^npm\/index\.mjs$/, /^types\/[^/]+\.d\.(ts|mts)$/, /^(package\.json|README\.md|LICENSE)$/];
+const REQUIRED = ['dist/mha.js', 'dist/mha-nosimd.js', 'dist/mha-relaxed.js', 'dist/index.html', 'dist/app.js', 'dist/worker.js',
+  'dist/style.css', 'dist/lab.html', 'dist/lab.js', 'dist/lab.css', 'dist/trainer-mha.js', 'dist/trainer-mha-nosimd.js',
+  'dist/trainer-mha-relaxed.js', 'dist/mha-explorer-element.js', 'dist/mha-explorer-view.js', 'npm/index.mjs',
+  'types/index.d.ts', 'types/view.d.mts', 'types/element.d.ts', 'package.json', 'README.md', 'LICENSE'];
+const NOT_SHIPPED = ['dist/element-demo.html', 'dist/trainer.js'];   // a demo page; the tests' standalone trainer
+
+// A command's stdout; when it fails, an error with the end of its output (a throw inside dist/mha.js would print
+// the whole one-line build).
+function run(cmd, args, opts = {}) {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20, ...opts });
+  } catch (e) {
+    const tail = (s) => String(s || '').split('\n').filter((l) => l.length < 500).slice(-30).join('\n');
+    throw Object.assign(new Error(`${[cmd, ...args].join(' ')} failed (${e.status}):\n${tail(e.stdout)}\n${tail(e.stderr)}`), { stdout: e.stdout, stderr: e.stderr });
+  }
+}
+const npm = (args, cwd) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd });
+
+let work, project, pkg, packed;
+before(() => {
+  work = mkdtempSync(join(tmpdir(), 'mha-npm-'));
+  packed = JSON.parse(npm(['pack', '--json', '--pack-destination', work], repo))[0];
+  project = join(work, 'course-site');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'course-site', version: '1.0.0', private: true }));
+  npm(['install', '--offline', join(work, packed.filename)], project);
+  pkg = join(project, 'node_modules', 'mha-explorer');
+});
+after(() => { if (work) rmSync(work, { recursive: true, force: true }); });
+
+function checkFiles(paths, what) {
+  const stray = paths.filter((p) => !INTENDED.some((re) => re.test(p)) || NOT_SHIPPED.includes(p));
+  assert.deepEqual(stray, [], `${what} holds files a user does not need`);
+  assert.deepEqual(REQUIRED.filter((p) => !paths.includes(p)), [], `${what} lacks files`);
+}
+
+test('npm pack: at most 3 MB, only the files a user needs', () => {
+  const paths = packed.files.map((f) => f.path).sort();
+  console.log(`# ${packed.filename}: ${(packed.size / 1048576).toFixed(2)} MB packed, ${(packed.unpackedSize / 1048576).toFixed(2)} MB unpacked, ` +
+    `${paths.length} files: ${paths.join(' ')}`);
+  assert.ok(packed.size <= MAX_PACKED, `packed ${packed.size} bytes`);
+  checkFiles(paths, 'the tarball');
+});
+
+test('npm publish --dry-run lists the same files', () => {
+  const report = JSON.parse(npm(['publish', '--dry-run', '--json'], repo));
+  const paths = (report.files || report['mha-explorer']?.files).map((f) => f.path).sort();
+  checkFiles(paths, 'npm publish --dry-run');
+  assert.deepEqual(paths, packed.files.map((f) => f.path).sort());
+});
+
+// The README's first example is lesson 002's module test; in the project it requires or imports the package.
+const readmeBlocks = (lang = 'js') => [...readFileSync(join(repo, 'README.md'), 'utf8').matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
+const REQUIRE_DIST = "const createMhaModule = require('./dist/mha.js');";
+
+function checkLesson002(out, how) {
+  assert.match(out, /Output shape: \[ 2, 5, 32 \] weights: \[ 2, 4, 5, 5 \]/, how);
+  assert.match(out, /Total parameters: 4,224/, how);
+  assert.match(out, /q0 = x0 @ W: 0\.0465 0\.4481 0\.3035 1\.1985 1\.6100 -0\.9023 -2\.0339 -1\.0991/, how);   // torch.manual_seed(1)
+  assert.match(out, /transpose\s+\[2,4,5,8\] \(not contiguous\)/, how);
+  assert.match(out, /Final output: \[ 2, 4, 8 \]/, how);
+}
+
+test("require('mha-explorer') and import createMhaModule from 'mha-explorer' run lesson 002's module test", () => {
+  const example = readmeBlocks()[0];
+  assert.ok(example.includes(REQUIRE_DIST), "the README's first example requires dist/mha.js");
+  writeFileSync(join(project, 'lesson002.cjs'), example.replace(REQUIRE_DIST, "const createMhaModule = require('mha-explorer');"));
+  writeFileSync(join(project, 'lesson002.mjs'), example.replace(REQUIRE_DIST, "import createMhaModule from 'mha-explorer';"));
+  const cjs = run(process.execPath, ['lesson002.cjs'], { cwd: project });
+  const esm = run(process.execPath, ['lesson002.mjs'], { cwd: project });
+  console.log('# require:\n' + cjs.trim().split('\n').map((l) => '#   ' + l).join('\n'));
+  checkLesson002(cjs, 'require');
+  checkLesson002(esm, 'import');
+  assert.equal(esm, cjs, 'import and require print the same');
+});
+
+const TSCONFIG = { compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022',
+  lib: ['es2022', 'dom'], types: [], skipLibCheck: false } };
+function tsc(dir, files, options = {}) {
+  const config = { ...TSCONFIG, compilerOptions: { ...TSCONFIG.compilerOptions, ...options }, files };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config, null, 1));
+  try {
+    return { ok: true, out: run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: dir }) };
+  } catch (e) {
+    return { ok: false, out: e.stdout + e.stderr };
+  }
+}
+
+// The README's examples as TypeScript: the package instead of dist/ paths; the view example's free variables
+// declared, and its querySelector known to find the element (a TypeScript user writes the `!`).
+function readmeAsTypeScript() {
+  return readmeBlocks().map((code, i) => {
+    if (code.includes(REQUIRE_DIST)) {
+      return { name: `readme-${i}.cts`, text: code.replace(REQUIRE_DIST, "import createMhaModule = require('mha-explorer');") };
+    }
+    if (code.includes("from './mha-explorer-view.js'")) {
+      const text = code.replace("from './mha-explorer-view.js'", "from 'mha-explorer/view'")
+        .replace(/document\.querySelector\(([^)]*)\)/g, 'document.querySelector($1)!');
+      return { name: `readme-${i}.mts`, text: text + '\ndeclare const weights: Float32Array, next: Float32Array;\n' };
+    }
+    throw new Error(`README example ${i} is neither the core's nor the view's: teach tests/npm/package.test.mjs to type-check it`);
+  }).concat(readmeBlocks('ts').map((text, i) => ({ name: `readme-ts-${i}.mts`, text })));
+}
+
+test('tsc --strict: the typed examples and every README example compile, wrong calls do not', () => {
+  const dir = join(project, 'typed');
+  mkdirSync(dir);
+  cpSync(join(repo, 'types', 'check'), dir, { recursive: true });
+  const readme = readmeAsTypeScript();
+  for (const f of readme) writeFileSync(join(dir, f.name), f.text);
+  const good = tsc(dir, ['api.mts', 'view.mts', 'wrong.mts', ...readme.map((f) => f.name)]);
+  assert.ok(good.ok, 'tsc --strict fails:\n' + good.out);
+  // Bundler resolution (Vite, webpack, esbuild) reads the same declarations.
+  const bundler = tsc(dir, ['api.mts', 'view.mts', 'wrong.mts'], { module: 'esnext', moduleResolution: 'bundler' });
+  assert.ok(bundler.ok, 'tsc --strict with moduleResolution bundler fails:\n' + bundler.out);
+
+  // Without its @ts-expect-error directives, wrong.mts fails on exactly the lines they mark.
+  const lines = readFileSync(join(dir, 'wrong.mts'), 'utf8').split('\n');
+  const expected = lines.flatMap((l, i) => (/^\s*\/\/ @ts-expect-error/.test(l) ? [i + 2] : []));
+  writeFileSync(join(dir, 'bare.mts'), lines.map((l) => l.replace(/\/\/ @ts-expect-error/, '//')).join('\n'));
+  const bad = tsc(dir, ['bare.mts']);
+  assert.equal(bad.ok, false, 'the wrong calls compile');
+  const errorLines = [...new Set([...bad.out.matchAll(/^bare\.mts\((\d+),\d+\): error/gm)].map((m) => Number(m[1])))];
+  assert.deepEqual(errorLines, expected, 'errors on exactly the marked lines:\n' + bad.out);
+  // An error's text, with the lines under it (an overloaded call says why each overload does not fit).
+  const said = (line) => bad.out.split(/\n(?=bare\.mts\()/).find((e) => e.startsWith(`bare.mts(${line},`));
+  console.log(`# ${expected.length} wrong calls rejected, e.g.\n${[said(expected[0]), said(expected[3])].join('\n').replace(/^/gm, '#   ')}`);
+  assert.match(said(expected[0]), /'string' is not assignable to type 'number'/);
+  assert.match(said(expected[3]), /Type '"mask"' is not assignable to type 'MaskMode/);
+
+  // The typed examples run: each result type api.mts states holds for what the module returns, and the README's
+  // TypeScript prints what its comments say (`console.log(…);  // printed`).
+  const runTs = (name, text) => {
+    writeFileSync(join(project, name + '.mjs'), esbuild.transformSync(text, { loader: 'ts', format: 'esm' }).code);
+    return run(process.execPath, [name + '.mjs'], { cwd: project });
+  };
+  assert.match(runTs('api', readFileSync(join(dir, 'api.mts'), 'utf8')), /typed API example: ok/);
+  for (const f of readme.filter((r) => r.name.startsWith('readme-ts-'))) {
+    const out = runTs(f.name.replace(/\.mts$/, ''), f.text);
+    const said = [...f.text.matchAll(/console\.log\(.*\);\s*\/\/ (.+)$/gm)].map((m) => m[1].trim());
+    for (const line of said) assert.ok(out.split('\n').includes(line), `${f.name} prints ${line}; it printed:\n${out}`);
+    console.log(`# README TypeScript example: ${out.trim()}`);
+  }
+});
+
+// The declarations, read with the TypeScript compiler API: the properties of an interface, the members of a union of
+// string literals, the exports of a module.
+function declarations() {
+  const index = join(pkg, 'types', 'index.d.ts'), view = join(pkg, 'types', 'view.d.mts');
+  const program = ts.createProgram([index, view], { strict: true, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [] });
+  const checker = program.getTypeChecker();
+  const space = program.getSourceFile(index).statements.find((s) => ts.isModuleDeclaration(s));
+  const named = (name) => {
+    const decl = space.body.statements.find((s) => s.name && s.name.text === name);
+    assert.ok(decl, `types/index.d.ts declares ${name}`);
+    return checker.getDeclaredTypeOfSymbol(checker.getSymbolAtLocation(decl.name));
+  };
+  const viewModule = checker.getSymbolAtLocation(program.getSourceFile(view));
+  const viewNamed = (name) => checker.getDeclaredTypeOfSymbol(checker.getExportsOfModule(viewModule).find((s) => s.name === name));
+  return {
+    props: (name) => checker.getPropertiesOfType(named(name)).map((p) => p.name).sort(),
+    literals: (name) => named(name).types.map((t) => t.value).sort(),
+    viewExports: checker.getExportsOfModule(viewModule).filter((s) => s.flags & (ts.SymbolFlags.Value | ts.SymbolFlags.Alias)).map((s) => s.name).sort(),
+    viewProps: (name) => checker.getPropertiesOfType(viewNamed(name)).map((p) => p.name).sort(),
+  };
+}
+
+// The names a JS API object has: its own keys (not _private) and its classes' methods and getters.
+function apiNames(obj) {
+  const names = new Set(Object.keys(obj).filter((k) => !k.startsWith('_')));
+  for (let p = Object.getPrototypeOf(obj); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    for (const k of Object.getOwnPropertyNames(p)) if (k !== 'constructor' && !k.startsWith('_')) names.add(k);
+  }
+  return [...names].sort();
+}
+
+test('the declarations name exactly what the module defines, and their string literal types hold every value it gives', async () => {
+  const D = declarations();
+  const createMhaModule = require(pkg);
+  const core = {};   // Emscripten's module object: the binding's own functions, protocol() among them
+  const M = await createMhaModule(core);
+  const g = new M.Generator(0), x = g.randn([1, 4, 8]);
+  const mha = new M.MultiHeadAttention({ dModel: 8, numHeads: 2, generator: g });
+  const forward = mha.forward(x), attended = M.scaledDotProductAttention(x, x, x);
+  const model = new M.TinyAttentionModel({ generator: g });
+  const opt = new M.Adam(model);
+  const step = model.trainStep(opt, { batchSize: 4 });
+  const file = M.readSafetensors(mha.toSafetensors());
+  const exact = {
+    MhaModule: M, Generator: g, MultiHeadAttention: mha, ForwardResult: forward, AttentionResult: attended,
+    TinyAttentionModel: model, Optimizer: opt, OptimizerSettings: opt.options, StepResult: step, ModelConfig: model.config,
+    RoleScore: model.roleScores()[0], LayerAttention: model.attention([1, 2])[0], SafetensorsFile: file, Tensor: x,
+    LinearParameters: mha.parameters().W_q, ParameterScenarios: M.parameterScenarios(8, 2), MixThenSplitResult: M.mixThenSplit(),
+    HandBuiltHead: M.headSpecialization(['a', 'b'])[0], LoopVsVectorizedResult: M.loopVsVectorized(mha, x),
+  };
+  for (const [name, obj] of Object.entries(exact)) assert.deepEqual(D.props(name), apiNames(obj), `${name}: declared vs defined`);
+  const stepNames = D.props('TraceStep');
+  for (const s of [...forward.trace, ...model.shapeTrace()]) {
+    assert.deepEqual(Object.keys(s).filter((k) => !stepNames.includes(k)), [], 'trace step fields declared');
+  }
+
+  assert.deepEqual(D.literals('MaskMode'), [...core.protocol().maskModes].sort(), "MaskMode is the binding's protocol().maskModes");
+  assert.deepEqual(D.literals('Task'), [...M.tasks].sort(), 'Task is M.tasks');
+  const ops = new Set(forward.trace.map((s) => s.op));
+  for (const task of M.tasks) {
+    const m = new M.TinyAttentionModel({ task, generator: g });
+    for (const s of m.shapeTrace()) ops.add(s.op);
+    m.delete();
+  }
+  assert.deepEqual([...ops].filter((op) => !D.literals('TraceOp').includes(op)), [], 'TraceOp holds every op of the traces');
+  const builds = ['mha.js', 'mha-nosimd.js', 'mha-relaxed.js'];
+  const implementations = [];
+  for (const b of builds) {
+    try {
+      implementations.push((await require(join(pkg, 'dist', b))()).implementation);
+    } catch (e) {
+      assert.equal(b, 'mha-relaxed.js', `${b} loads: ${e.message}`);   // relaxed SIMD needs Node's flag (CTest passes it)
+    }
+  }
+  assert.deepEqual(implementations.filter((i) => !D.literals('Implementation').includes(i)), [], 'Implementation holds every build');
+  console.log(`# declared = defined for ${Object.keys(exact).length} interfaces; implementations seen: ${implementations.join(', ')}`);
+
+  assert.deepEqual(D.viewExports, Object.keys(await import(pathToFileURL(join(pkg, 'dist', 'mha-explorer-view.js')))).sort(),
+    'the view module exports what view.d.mts declares');
+  opt.delete(); model.delete(); mha.delete(); g.delete();
+});
+
+// ---- In Chromium: the element from a Vite build, and from the package on another origin served as a CDN serves it ----
+
+// A <mha-explorer> on the page once it has rendered and stopped resizing: its iframe's height against its content's,
+// and the heads it draws.
+async function measureElement(page, selector) {
+  const el = (await page.waitForFunction((sel) => {
+    const e = document.querySelector(sel);
+    return e && e.shadowRoot && e.shadowRoot.querySelector('iframe');
+  }, selector, { timeout: 20000 })).asElement();
+  await el.scrollIntoViewIfNeeded();   // the iframe loads lazily
+  await page.waitForFunction((f) => f.getAttribute('src') || f.getAttribute('srcdoc'), el, { timeout: 20000 });
+  const frame = await el.contentFrame();
+  await frame.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 30000 });
+  await frame.evaluate(() => window.mhaExplorer.ready);
+  let last = -1, same = 0;
+  for (let i = 0; i < 40 && same < 4; i++) {   // stable for 4 × 150 ms
+    await page.waitForTimeout(150);
+    const h = await el.evaluate((f) => f.getBoundingClientRect().height);
+    same = h === last ? same + 1 : 0; last = h;
+  }
+  const inner = await frame.evaluate(() => {
+    const canvases = [...document.querySelectorAll('#heads canvas')];
+    const drawn = canvases.filter((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 4; i < d.length; i += 4) if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2]) return true;
+      return false;
+    });
+    return { content: document.documentElement.scrollHeight, heads: canvases.length, drawn: drawn.length, url: location.href,
+      embed: document.body.classList.contains('embed') };
+  });
+  return { iframe: Math.round(last), ...inner, mode: await el.evaluate((f) => (f.hasAttribute('srcdoc') ? 'srcdoc' : 'src')) };
+}
+
+function checkRendered(m, what, heads) {
+  console.log(`# ${what}: iframe ${m.iframe}px for ${m.content}px of content, ${m.drawn}/${m.heads} heads drawn, ${m.mode} (${m.url})`);
+  assert.ok(m.embed, `${what}: the focused embed layout`);
+  assert.ok(Math.abs(m.iframe - m.content) <= 2, `${what}: iframe ${m.iframe}px for ${m.content}px of content`);
+  assert.ok(m.content > 200 && m.content < 2000, `${what}: ${m.content}px tall`);
+  assert.ok(m.heads >= heads && m.drawn === m.heads, `${what}: ${m.drawn} of ${m.heads} heads drawn`);
+}
+
+let browser;
+const servers = [];
+before(async () => { browser = await launch(); });
+after(async () => {
+  await browser?.close();
+  for (const s of servers) await s.close();
+});
+
+test('a Vite site that imports the element, the view and the core: heads render at their content height', async () => {
+  const site = join(project, 'site');
+  mkdirSync(join(site, 'public'), { recursive: true });
+  cpSync(join(pkg, 'dist'), join(site, 'public', 'mha-explorer'), { recursive: true });   // the README's step
+  writeFileSync(join(site, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Course</title>
+<link rel="icon" href="data:,"></head><body><h1>Lesson 003</h1>
+<mha-explorer id="lesson" base="/mha-explorer/" preset="lesson003"></mha-explorer>
+<mha-explorer id="unplaced" preset="lesson003"></mha-explorer>
+<div id="attn"></div><script type="module" src="./main.js"></script></body></html>`);
+  writeFileSync(join(site, 'main.js'), `import 'mha-explorer/element';
+import createMhaModule from 'mha-explorer';
+import { mountAttention } from 'mha-explorer/view';
+createMhaModule().then((M) => {
+  const g = new M.Generator(0);
+  const mha = new M.MultiHeadAttention({ dModel: 32, numHeads: 4, generator: g });
+  const x = g.randn([1, 6, 32]);
+  const { weights } = mha.forward(x);
+  const view = mountAttention(document.querySelector('#attn'), { weights: weights.data, shape: weights.shape, tokens: ['The', 'cat', 'sat', 'on', 'the', 'mat'] });
+  window.bundled = { implementation: M.implementation, shape: weights.shape, handle: Object.keys(view).sort(), api: Object.keys(view.root.mhaExplorer).sort() };
+});
+`);
+  const built = run(process.execPath, [VITE, 'build', '--logLevel', 'warn'], { cwd: site });
+  console.log(`# vite build: ${built.trim() || 'no warnings'}`);
+  const srv = await serve(join(site, 'dist'));
+  servers.push(srv);
+  const g = await guardedPage(browser.context, () => true);
+  await g.page.goto(srv.origin + '/index.html');
+  checkRendered(await measureElement(g.page, '#lesson'), 'Vite site, base="/mha-explorer/"', 4);
+  const unplaced = await g.page.evaluate(() => {
+    const e = document.querySelector('#unplaced');
+    return { text: e.shadowRoot.textContent, height: e.getBoundingClientRect().height };
+  });
+  assert.match(unplaced.text, /give it base="…"/, 'an element with no base says what it needs');
+  assert.ok(unplaced.height < 100, `and shows only that (${unplaced.height}px), not an empty frame`);
+  const bundled = await (await g.page.waitForFunction(() => window.bundled)).jsonValue();
+  console.log(`# Vite bundle: the core runs (${bundled.implementation}), weights ${JSON.stringify(bundled.shape)}; view handle ${bundled.handle}`);
+  assert.deepEqual(bundled.shape, [1, 4, 6, 6]);
+  const D = declarations();
+  assert.deepEqual(bundled.handle, D.viewProps('AttentionView'), 'mountAttention returns what view.d.mts declares');
+  assert.deepEqual(bundled.api, D.viewProps('AttentionViewScriptApi'), 'root.mhaExplorer is what view.d.mts declares');
+  await g.page.screenshot({ path: join(ARTIFACTS, 'npm-vite.png'), fullPage: true });
+  assert.deepEqual(g.errors, [], 'no console errors');
+  await g.page.close();
+});
+
+test('a plain page with the element from the installed package on another origin, served as a CDN serves it', async () => {
+  const cdn = await serve(pkg, { cdn: true });   // .html as text/plain, as jsDelivr and unpkg send it
+  servers.push(cdn);
+  const host = await serve(join(project, 'host'), { extra: { '/favicon.ico': '', '/index.html': `<!doctype html><html lang="en">
+<head><meta charset="utf-8"><title>Course page</title></head><body><h1>Lesson 003</h1>
+<script src="${cdn.origin}/dist/mha-explorer-element.js"></script>
+<mha-explorer id="lesson" preset="lesson003"></mha-explorer>
+<p>Between the two.</p>
+<mha-explorer id="lab" preset="train-two-offsets"></mha-explorer>
+<p>After the lab.</p></body></html>` } });
+  servers.push(host);
+  const g = await guardedPage(browser.context, () => true);
+  await g.page.goto(host.origin + '/index.html');
+  const lesson = await measureElement(g.page, '#lesson');
+  checkRendered(lesson, `element from ${cdn.origin} on ${host.origin}`, 4);
+  assert.equal(lesson.mode, 'srcdoc', 'the page, served as text/plain, is rendered from its source');
+  const lab = await measureElement(g.page, '#lab');
+  checkRendered(lab, 'the training lab from the same element script', 2);
+  // A link to the other page (the CDN would show its text) becomes the element's own page.
+  const frame = await (await g.page.$('#lesson')).evaluateHandle((e) => e.shadowRoot.querySelector('iframe'));
+  await (await frame.asElement().contentFrame()).click('#open-lab');
+  await g.page.waitForFunction((f) => document.querySelector('#lesson').getAttribute('preset') === 'train-two-offsets' &&
+    /lab\.css/.test(f.getAttribute('srcdoc') || '') && f.contentDocument && f.contentDocument.head && /lab\.css/.test(f.contentDocument.head.innerHTML), frame);
+  checkRendered(await measureElement(g.page, '#lesson'), '"Train heads ↗" in the lesson, which now shows the lab', 2);
+  await g.page.screenshot({ path: join(ARTIFACTS, 'npm-cdn.png'), fullPage: true });
+  assert.deepEqual(g.errors, [], 'no console errors');
+  await g.page.close();
+});

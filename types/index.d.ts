@@ -1,0 +1,399 @@
+// TypeScript declarations of the MHA Explorer JS API (wasm/api.js over wasm/bindings.cpp).
+// `require('mha-explorer')` is the factory itself (CommonJS `module.exports`), and `import createMhaModule from
+// 'mha-explorer'` its default export; the types live in the namespace of the same name:
+//   import createMhaModule, { type Tensor, type MultiHeadAttention } from 'mha-explorer';
+// tests/npm/package.test.mjs checks these declarations against the module: every name it defines is declared here,
+// and the string literal types (mask modes, tasks, trace ops, implementation) hold every value it produces.
+
+/**
+ * Starts one instance of the WebAssembly core and resolves with the JS API.
+ * Each call makes an independent instance (its own memory); objects of one instance cannot be passed to another.
+ * @param moduleOverrides Emscripten's module object (for example `print`, `printErr`).
+ */
+declare function createMhaModule(moduleOverrides?: createMhaModule.ModuleOverrides): Promise<createMhaModule.MhaModule>;
+
+declare namespace createMhaModule {
+  /** Emscripten's module object, passed through to the core. */
+  interface ModuleOverrides {
+    print?: (text: string) => void;
+    printErr?: (text: string) => void;
+    [key: string]: unknown;
+  }
+
+  /** A tensor as the API returns it: row-major float32 data, always a fresh copy. */
+  interface Tensor {
+    shape: number[];
+    data: Float32Array;
+  }
+
+  /** A tensor as the API accepts it: `data` may also be plain numbers; `data.length` must equal the shape's product. */
+  interface TensorLike {
+    readonly shape: readonly number[];
+    readonly data: Float32Array | readonly number[];
+  }
+
+  /**
+   * How `mask` is read (bindings.cpp's protocol): `'keep'` is `masked_fill(mask == 0, fill)`, `'block'` is
+   * `masked_fill(mask == 1, fill)`, `'bool'` is nn.MultiheadAttention's bool mask (true blocks), `'additive'`
+   * adds the mask to the scores.
+   */
+  type MaskMode = 'keep' | 'block' | 'bool' | 'additive';
+
+  /** Options of an attention call; masks broadcast as in PyTorch ([S,S], [1,1,S,S], [B,1,S,S], [B,H,S,S]). */
+  interface AttentionOptions {
+    mask?: TensorLike | null;
+    /** Default `'keep'`. */
+    maskMode?: MaskMode;
+    /** Value written into masked scores; default `-Infinity` (fully masked rows give NaN), or e.g. `-1e9`. */
+    fill?: number;
+    /** The lessons' `tril` mask. */
+    causal?: boolean;
+    /** `[B, Skv]`, nonzero = padding. */
+    keyPaddingMask?: TensorLike | null;
+    /** Default `true`; `false` takes the streaming path that never forms the weights (`weights` is then `null`). */
+    needWeights?: boolean;
+  }
+  /** Options that keep the weights (`needWeights` absent or `true`). */
+  type WeightsOptions = AttentionOptions & { needWeights?: true };
+  /** Options that drop the weights. */
+  type NoWeightsOptions = AttentionOptions & { needWeights: false };
+
+  /** `{output, weights, fullyMaskedRows}` of scaledDotProductAttention; `weights` is `null` with `needWeights: false`. */
+  interface AttentionResult<W extends Tensor | null = Tensor> {
+    output: Tensor;
+    weights: W;
+    /** Queries whose keys were all blocked (NaN weights with `fill: -Infinity`, uniform with `-1e9`). */
+    fullyMaskedRows: number;
+  }
+
+  /** What MultiHeadAttention.forward returns; `trace` is computed when first read (a getter that spread skips). */
+  interface ForwardResult<W extends Tensor | null = Tensor> extends AttentionResult<W> {
+    readonly trace: TraceStep[];
+  }
+
+  /** The operations of a shape trace: lesson 004's table, and the tiny model's tokens, embedding, residual and readouts. */
+  type TraceOp = 'input' | 'linear' | 'view' | 'transpose' | 'attention' | 'contiguous_view' | 'tokens' | 'embedding' | 'residual' | 'readout';
+
+  /** One row of a shape trace. */
+  interface TraceStep {
+    step: number;
+    op: TraceOp;
+    shape: number[];
+    strides: number[];
+    contiguous: boolean;
+    /** For `attention`: the shape of the weights, [B, H, S, Skv]. */
+    weights?: number[];
+    /** For the tiny model's trace: the layer of a step. */
+    layer?: number;
+  }
+
+  /** `torch.manual_seed(seed)`'s CPU stream. Needs `.delete()`. */
+  interface Generator {
+    /** Reseeds as `torch.manual_seed(seed)`. */
+    manualSeed(seed: number): this;
+    initialSeed(): number;
+    /** `torch.rand(shape)`. */
+    rand(shape: readonly number[]): Tensor;
+    /** `torch.randn(shape)`. */
+    randn(shape: readonly number[]): Tensor;
+    /** Frees its wasm memory; the object cannot be used afterwards. */
+    delete(): void;
+  }
+  interface GeneratorConstructor {
+    /** @param seed a whole number (default PyTorch's default seed, 67280421310721) */
+    new (seed?: number): Generator;
+    readonly prototype: Generator;
+  }
+
+  interface MultiHeadAttentionOptions {
+    dModel: number;
+    /** Must divide dModel. */
+    numHeads: number;
+    /** Default `true`. */
+    bias?: boolean;
+    /** Dropout on the attention weights in training mode, in [0, 1); default 0. */
+    dropout?: number;
+    /** Draws the parameters as four nn.Linear (W_q, W_k, W_v, W_o). */
+    generator: Generator;
+  }
+
+  /** One nn.Linear's parameters: weight [out, in], bias [out] or null. */
+  interface LinearParameters {
+    weight: Tensor;
+    bias: Tensor | null;
+  }
+
+  /** `{name: tensor}` named as PyTorch's `state_dict()`. */
+  type StateDict = Record<string, Tensor>;
+  /** What loadStateDict accepts: an object or a Map of tensors (as stateDict() and loadSafetensors() give). */
+  type StateDictLike = Readonly<Record<string, TensorLike>> | ReadonlyMap<string, TensorLike>;
+
+  /** The lessons' MultiHeadAttention. Starts in training mode, as nn.Module. Needs `.delete()`. */
+  interface MultiHeadAttention {
+    readonly dModel: number;
+    readonly numHeads: number;
+    /** dModel / numHeads. */
+    readonly dK: number;
+    /** Whether dropout is active (`train()` / `eval()`). */
+    readonly training: boolean;
+    /** Self-attention with `forward(x)`; `key` defaults to `query`, `value` to `key`. */
+    forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: WeightsOptions): ForwardResult<Tensor>;
+    forward(query: TensorLike, key: TensorLike | undefined, value: TensorLike | undefined, options: NoWeightsOptions): ForwardResult<null>;
+    forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: AttentionOptions): ForwardResult<Tensor | null>;
+    parameterCount(): number;
+    parameters(): { W_q: LinearParameters; W_k: LinearParameters; W_v: LinearParameters; W_o: LinearParameters };
+    train(mode?: boolean): this;
+    eval(): this;
+    /** `W_q.weight`, `W_q.bias`, …, `W_o.bias`. */
+    stateDict(): StateDict;
+    /** Strict: names every missing, unexpected or mis-shaped entry. */
+    loadStateDict(state: StateDictLike): this;
+    /** The bytes of a .safetensors file (metadata: format, d_model, num_heads). */
+    toSafetensors(): Uint8Array;
+    delete(): void;
+  }
+  interface MultiHeadAttentionConstructor {
+    new (options: MultiHeadAttentionOptions): MultiHeadAttention;
+    readonly prototype: MultiHeadAttention;
+  }
+
+  /** The training tasks of TinyAttentionModel. */
+  type Task = 'two-offsets' | 'first-and-previous' | 'reverse' | 'induction' | 'next-larger';
+
+  /** A tiny model's settings; the task's defaults fill what is left out (`modelDefaults(task)`). */
+  interface TinyAttentionModelOptions {
+    /** Default `'two-offsets'`. */
+    task?: Task;
+    vocab?: number;
+    seqLen?: number;
+    dModel?: number;
+    numHeads?: number;
+    /** 1 to 4. */
+    layers?: number;
+    causal?: boolean;
+    generator: Generator;
+  }
+
+  /** A model's settings, complete. */
+  interface ModelConfig {
+    task: Task;
+    vocab: number;
+    seqLen: number;
+    dModel: number;
+    numHeads: number;
+    layers: number;
+    causal: boolean;
+  }
+
+  /** Loss and accuracy of a batch. */
+  interface StepResult {
+    loss: number;
+    accuracy: number;
+  }
+
+  /** Token ids of one sequence. */
+  type TokenIds = readonly number[] | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+
+  /** A head's best role for its task (`'1 token back'`, `'first token'`, `'mirror'`, `'induction'`, …). */
+  interface RoleScore {
+    layer: number;
+    head: number;
+    role: string;
+    score: number;
+  }
+
+  /** One layer's attention for one sequence: weights [H, T, T]. */
+  interface LayerAttention {
+    layer: number;
+    weights: Tensor;
+  }
+
+  type OptimizerName = 'sgd' | 'adam' | 'adamw' | 'SGD' | 'Adam' | 'AdamW';
+
+  /** toPyTorch's options: the script's steps and batch size, and its optimizer (a name with its options, or an optimizer). */
+  interface ToPyTorchOptions {
+    /** Default 200. */
+    steps?: number;
+    /** Default 32. */
+    batchSize?: number;
+    /** Default `'adam'`. */
+    optimizer?: OptimizerName | Optimizer;
+    /** Decimals of the printed loss; default 4. */
+    lossDigits?: number;
+    lr?: number;
+    momentum?: number;
+    dampening?: number;
+    nesterov?: boolean;
+    betas?: readonly [number, number];
+    eps?: number;
+    weightDecay?: number;
+  }
+
+  /** The core's tiny attention model: embeddings, residual MultiHeadAttention layers, one readout per target. Needs `.delete()`. */
+  interface TinyAttentionModel {
+    readonly config: Readonly<ModelConfig>;
+    /** Draws a batch from the generator, zero_grad, forward, backward, `optimizer.step()`. */
+    trainStep(optimizer: Optimizer, options?: { batchSize?: number }): StepResult;
+    /** On a batch from its own `Generator(seed)` (default batchSize 256, seed 1); the training stream is untouched. */
+    evaluate(options?: { batchSize?: number; seed?: number }): StepResult;
+    attention(tokens: TokenIds): LayerAttention[];
+    /** The logits [T, V] of each readout. */
+    predict(tokens: TokenIds): Tensor[];
+    roleScores(): RoleScore[];
+    shapeTrace(seqLen?: number): TraceStep[];
+    /** Zeroes that head's output before W_o (forward and backward). */
+    ablate(layer: number, head: number, on?: boolean): this;
+    parameterCount(): number;
+    zeroGrad(): this;
+    /** `tok.weight`, `pos.weight`, `layers.0.W_q.weight`, …, `readouts.1.bias`. */
+    stateDict(): StateDict;
+    loadStateDict(state: StateDictLike): this;
+    toSafetensors(): Uint8Array;
+    /** The PyTorch script that trains the same model on the same batches and prints the same curve. */
+    toPyTorch(options?: ToPyTorchOptions): string;
+    delete(): void;
+  }
+  interface TinyAttentionModelConstructor {
+    new (options: TinyAttentionModelOptions): TinyAttentionModel;
+    readonly prototype: TinyAttentionModel;
+  }
+
+  /** An optimizer's settings as torch.optim's, with its defaults filled in. */
+  interface OptimizerSettings {
+    kind: 'SGD' | 'Adam' | 'AdamW';
+    lr: number;
+    momentum: number;
+    dampening: number;
+    nesterov: boolean;
+    beta1: number;
+    beta2: number;
+    eps: number;
+    weightDecay: number;
+  }
+  /** SGD, Adam or AdamW. Needs `.delete()`. */
+  interface Optimizer {
+    readonly options: Readonly<OptimizerSettings>;
+    readonly model: TinyAttentionModel;
+    /** Steps taken. */
+    readonly steps: number;
+    zeroGrad(): this;
+    delete(): void;
+  }
+  /** torch.optim.SGD's options (defaults lr 1e-3, the rest 0 / false). */
+  interface SGDOptions {
+    lr?: number;
+    momentum?: number;
+    dampening?: number;
+    nesterov?: boolean;
+    weightDecay?: number;
+  }
+  /** torch.optim.Adam's and AdamW's options (defaults lr 1e-3, betas [0.9, 0.999], eps 1e-8, weightDecay 0; AdamW 1e-2). */
+  interface AdamOptions {
+    lr?: number;
+    betas?: readonly [number, number];
+    eps?: number;
+    weightDecay?: number;
+  }
+  interface SGDConstructor {
+    new (model: TinyAttentionModel, options?: SGDOptions): Optimizer;
+    readonly prototype: Optimizer;
+  }
+  interface AdamConstructor {
+    new (model: TinyAttentionModel, options?: AdamOptions): Optimizer;
+    readonly prototype: Optimizer;
+  }
+
+  /** A .safetensors file: tensors by name and the `__metadata__` strings. */
+  interface SafetensorsFile {
+    tensors: Record<string, Tensor>;
+    metadata: Record<string, string>;
+  }
+
+  /** Lesson 002's parameter counts. */
+  interface ParameterScenarios {
+    full: number;
+    reduced: number;
+    actual: number;
+    withBias: number;
+    withoutBias: number;
+  }
+
+  /** Lesson 002's mix demo. */
+  interface MixThenSplitResult {
+    x0: Tensor;
+    W: Tensor;
+    /** x0 @ W. */
+    q0: Tensor;
+    /** W[:, outputIndex]. */
+    column: Tensor;
+    outputIndex: number;
+    /** q0[outputIndex] from the matmul. */
+    q0AtIndex: number;
+    /** sum_i x0[i] * W[i, outputIndex], by hand. */
+    manual: number;
+  }
+
+  /** One of lesson 002's hand-built heads. */
+  interface HandBuiltHead {
+    name: string;
+    /** [n, n] */
+    logits: Tensor;
+    /** [n, n] */
+    weights: Tensor;
+    /** Each query's top key when its weight is above 0.5. */
+    patterns: { from: number; to: number; weight: number }[];
+  }
+
+  interface LoopVsVectorizedResult {
+    maxAbsDiff: number;
+    meanAbsDiff: number;
+    vectorized: Tensor;
+    loop: Tensor;
+  }
+
+  /** Which kernels the build runs: dist/mha-relaxed.js, dist/mha.js, dist/mha-nosimd.js. */
+  type Implementation = 'wasmsimd-relaxed' | 'wasmsimd' | 'scalar';
+
+  /** The API one createMhaModule() call resolves with. */
+  interface MhaModule {
+    Generator: GeneratorConstructor;
+    MultiHeadAttention: MultiHeadAttentionConstructor;
+    TinyAttentionModel: TinyAttentionModelConstructor;
+    SGD: SGDConstructor;
+    Adam: AdamConstructor;
+    AdamW: AdamConstructor;
+    /** A .safetensors file's tensors and metadata; a damaged file throws a message naming what is wrong. */
+    readSafetensors(bytes: Uint8Array | ArrayBuffer): SafetensorsFile;
+    /** A .safetensors file's tensors, as a state dict. */
+    loadSafetensors(bytes: Uint8Array | ArrayBuffer): StateDict;
+    /** The training tasks. */
+    readonly tasks: readonly Task[];
+    modelDefaults(task: Task): ModelConfig;
+    readonly implementation: Implementation;
+    /** torch.matmul (broadcast). */
+    matmul(a: TensorLike, b: TensorLike): Tensor;
+    /** torch.softmax(t, dim); dim default -1. */
+    softmax(t: TensorLike, dim?: number): Tensor;
+    /** [B, S, D] → [B, H, S, D/H]. */
+    splitHeads(t: TensorLike, numHeads: number): Tensor;
+    /** [B, H, S, d_k] → [B, S, H·d_k]. */
+    mergeHeads(t: TensorLike): Tensor;
+    scaledDotProductAttention(q: TensorLike, k: TensorLike, v: TensorLike, options?: WeightsOptions): AttentionResult<Tensor>;
+    scaledDotProductAttention(q: TensorLike, k: TensorLike, v: TensorLike, options: NoWeightsOptions): AttentionResult<null>;
+    scaledDotProductAttention(q: TensorLike, k: TensorLike, v: TensorLike, options?: AttentionOptions): AttentionResult<Tensor | null>;
+    /** MultiHeadAttention.forward's trace without computing; kvLen defaults to seqLen. */
+    shapeTrace(config: { batch: number; seqLen: number; dModel: number; numHeads: number; kvLen?: number }): TraceStep[];
+    parameterScenarios(dModel: number, numHeads: number): ParameterScenarios;
+    /** Defaults: seed 1, dModel 8, outputIndex 3; a generator replaces the seed. */
+    mixThenSplit(config?: { seed?: number; dModel?: number; outputIndex?: number; generator?: Generator }): MixThenSplitResult;
+    headSpecialization(tokens: readonly string[]): HandBuiltHead[];
+    /** Lesson 002's loop over heads against the vectorized module. */
+    loopVsVectorized(mha: MultiHeadAttention, x: TensorLike, options?: AttentionOptions): LoopVsVectorizedResult;
+    /** PyTorch's message for `.view` on a transposed tensor. */
+    viewError(): string;
+    /** Bytes of the wasm heap. */
+    memoryStats(): { heapUsed: number; heapSize: number };
+  }
+}
+
+export = createMhaModule;

@@ -1,0 +1,84 @@
+// TypeScript declarations of the attention view, dist/mha-explorer-view.js (web/entries/view.js,
+// web/views/attention.js): `import { mountAttention } from 'mha-explorer/view'`. An ES module: its default export is
+// the anywidget front end. tests/npm/package.test.mjs checks these names against the module.
+
+/** Nested arrays of numbers ([L][B][H][T][S], or any shorter nesting); the shape is read from the nesting. */
+export type NestedNumbers = readonly (number | NestedNumbers)[];
+
+/** A row of a shape trace: the core's trace steps (`op`), or a host's own (`name`). */
+export interface ViewTraceStep {
+  op?: string;
+  name?: string;
+  shape: readonly number[];
+  strides?: readonly number[];
+  contiguous?: boolean;
+}
+
+export interface AttentionViewOptions {
+  /** Laid out [L, B, H, T, S]: a Float32Array (copied), another typed array, an ArrayBuffer of float32, or numbers. */
+  weights?: Float32Array | ArrayBuffer | DataView | ArrayLike<number> | NestedNumbers | null;
+  /** [L, B, H, T, S]; shorter shapes ([H, T, S], …) get leading 1s; omitted for nested arrays. */
+  shape?: readonly number[] | null;
+  /** The S keys' labels. */
+  tokens?: readonly (string | number)[] | null;
+  /** The T queries' labels, when T ≠ S. */
+  queryTokens?: readonly (string | number)[] | null;
+  trace?: readonly ViewTraceStep[] | null;
+  /** Default 'Attention weights'. */
+  title?: string;
+  /** Default 'auto' (follows prefers-color-scheme). */
+  theme?: 'auto' | 'light' | 'dark';
+  /** Default 'blues'; 'cividis' is colour-blind safe. */
+  scale?: 'blues' | 'cividis';
+}
+
+/** Which heatmap the view enlarges. */
+export interface AttentionViewSelection {
+  layer: number;
+  batch: number;
+  head: number | 'avg';
+}
+
+/** The script API on the view's root element (`root.mhaExplorer`, the element with `data-mha-explorer-view`). */
+export interface AttentionViewScriptApi {
+  /** Exactly the weights given, or null when none could be read. */
+  getWeights(): { shape: number[]; data: Float32Array } | null;
+  getLabels(): { tokens: string[]; queryTokens: string[] };
+  getTrace(): ViewTraceStep[];
+  /** What the view says about input that is not attention weights. */
+  getNotes(): string[];
+  getSelection(): AttentionViewSelection;
+  select(selection: Partial<AttentionViewSelection>): void;
+  /** The visible heads as SVG text, or null without weights. */
+  toSVG(): string | null;
+  toPNG(): Promise<Blob | null>;
+  update(options: AttentionViewOptions): void;
+  dispose(): void;
+}
+
+export interface AttentionView {
+  root: HTMLElement & { mhaExplorer: AttentionViewScriptApi };
+  /** Redraws with these options merged into the current ones. */
+  update(options: AttentionViewOptions): void;
+  /** Removes the view and its listeners. */
+  dispose(): void;
+}
+
+/** Shows every head's attention in `element` (any number of views share a document). */
+export function mountAttention(element: Element, options?: AttentionViewOptions): AttentionView;
+
+/** Base64 of little-endian float32 (numpy's `tobytes()`) → Float32Array; anything else is returned as it is. */
+export function decodeWeights<T>(weights: T): T extends string ? Float32Array | string : T;
+
+/** The part of an anywidget model the front end uses (a method that is missing or throws is passed over). */
+export interface AnyWidgetModel {
+  get(name: string): unknown;
+  on?(event: string, callback: () => void): void;
+  off?(event: string, callback: () => void): void;
+}
+
+/** The anywidget front-end contract: reads weights, shape, tokens, query_tokens, trace, title, theme, scale. */
+declare const widget: {
+  render(context: { model: AnyWidgetModel; el: HTMLElement }): () => void;
+};
+export default widget;
