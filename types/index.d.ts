@@ -160,6 +160,21 @@ declare namespace createMhaModule {
   /** The training tasks of TinyAttentionModel. */
   type Task = 'two-offsets' | 'first-and-previous' | 'reverse' | 'induction' | 'next-larger';
 
+  /** One entry of the core's task table (`M.taskTable`). */
+  interface TaskInfo {
+    readonly name: Task;
+    /** The task's title in the lab. */
+    readonly title: string;
+    /** One line on what is predicted and what the heads learn. */
+    readonly brief: string;
+    /** What each readout predicts, e.g. `'x[t−1]'`. */
+    readonly readouts: readonly string[];
+    /** The role each head is scored for, in order. */
+    readonly roles: readonly string[];
+    readonly defaults: Readonly<ModelConfig>;
+    /** The step by which this task's heads usually have their roles (where the lab pauses). */
+    readonly goalSteps: number;
+  }
   /** A tiny model's settings; the task's defaults fill what is left out (`modelDefaults(task)`). */
   interface TinyAttentionModelOptions {
     /** Default `'two-offsets'`. */
@@ -239,6 +254,10 @@ declare namespace createMhaModule {
     attention(tokens: TokenIds): LayerAttention[];
     /** The logits [T, V] of each readout. */
     predict(tokens: TokenIds): Tensor[];
+    /** Per readout, the task's target at each position of `tokens` (-100 where there is nothing to predict). */
+    targets(tokens: TokenIds): number[][];
+    /** The sequence of seqLen tokens the lab first shows the heads on (the task's example). */
+    example(): number[];
     roleScores(): RoleScore[];
     shapeTrace(seqLen?: number): TraceStep[];
     /** Zeroes that head's output before W_o (forward and backward). */
@@ -368,6 +387,8 @@ declare namespace createMhaModule {
     loadSafetensors(bytes: Uint8Array | ArrayBuffer): StateDict;
     /** The training tasks. */
     readonly tasks: readonly Task[];
+    /** The core's task table, in the order of `tasks`. */
+    readonly taskTable: readonly TaskInfo[];
     modelDefaults(task: Task): ModelConfig;
     readonly implementation: Implementation;
     /** torch.matmul (broadcast). */
