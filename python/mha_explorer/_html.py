@@ -61,6 +61,20 @@ function mount(host) {
   MhaExplorerView.mountAttention(host, o);
   var fallback = host.querySelector('.mhax-fallback');
   if (fallback) fallback.remove();
+  wholeHeight(host);
+}
+// The classic Notebook folds a cell's outputs taller than 100 lines into a scroll box: this cell's are shown whole
+// (what clicking its prompt does; saved as the cell's "scrolled": false).
+function wholeHeight(host) {
+  var nb = window.Jupyter && window.Jupyter.notebook;
+  if (!nb || typeof nb.get_cells !== 'function') return;
+  nb.get_cells().forEach(function (cell) {
+    var area = cell.output_area, el = area && area.element && area.element[0];
+    if (el && el.contains(host)) {
+      area.scroll_state = false;
+      if (area.scrolled) area.unscroll_area();
+    }
+  });
 }
 (function find() {
   var host = document.getElementById(id);

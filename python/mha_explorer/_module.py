@@ -264,6 +264,8 @@ def run_module(module, x, key=None, value=None, mask=None):
             target, args, kwargs, start, heads, kind = _call_plan(module, x, key, value, mask)
             recorder = _recorder()
             try:
+                # as the student's own call runs (nn.MultiheadAttention may take its fused fast path), then recorded
+                plain = target(*args, **kwargs) if kind.startswith("nn.") else None
                 with _Transparent(), recorder:
                     result = target(*args, **kwargs)
             except (RuntimeError, ValueError, AssertionError, IndexError) as e:
@@ -286,6 +288,16 @@ def run_module(module, x, key=None, value=None, mask=None):
     if attended_index is None:
         raise ModuleError("%s's softmax weights were never multiplied with the values: this does not look like attention." % kind)
     trace = _trace(events, start, si, attended_index, query_path, output_path, kind)
+    if plain is not None:
+        fast = plain[0]
+        if _step(fast) != {k: trace[-1][k] for k in ("shape", "strides", "contiguous")}:
+            # the fast path: one fused kernel whose output is laid out otherwise; its weights are the same numbers
+            trace.append(_step(fast, name="Output of the fast path", expr="torch._native_multi_head_attention(…)",
+                               description="Your call runs as one fused kernel (eval mode, no grad, batch_first "
+                                           "self-attention); the rows above are the same computation step by step "
+                                           "(F.multi_head_attention_forward), recorded with the fast path off"))
+        if plain[1] is not None:
+            weights = _as_bhts(plain[1], heads, kind, x)
     return weights, trace, kind
 
 

@@ -101,3 +101,35 @@ class MultiHeadAttention003(nn.Module):
         context = context.transpose(1, 2).contiguous().view(batch_size, seq_len, self.d_model)
         output = self.W_o(context)
         return output, attention_weights
+
+
+# ---- what PyTorch computes for these modules, step by step (the tests' reference, not the package's code) ----
+
+def lesson_weights(m, q_in, k_in=None, mask=None):
+    """The softmax weights of a lessons' module, [B, H, T, S]."""
+    k_in = q_in if k_in is None else k_in
+    B = q_in.shape[0]
+    q = m.W_q(q_in).view(B, -1, m.num_heads, m.d_k).transpose(1, 2)
+    k = m.W_k(k_in).view(B, -1, m.num_heads, m.d_k).transpose(1, 2)
+    return torch.softmax(torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(m.d_k), dim=-1)
+
+
+def step(t):
+    return {"shape": list(t.shape), "strides": list(t.stride()), "contiguous": t.is_contiguous()}
+
+
+def lesson_trace(m, x):
+    """Lesson 004's table, each row a tensor PyTorch makes here."""
+    B = x.shape[0]
+    q = m.W_q(x)
+    split = q.view(B, -1, m.num_heads, m.d_k)
+    heads = split.transpose(1, 2)
+    v = m.W_v(x).view(B, -1, m.num_heads, m.d_k).transpose(1, 2)
+    w = lesson_weights(m, x)
+    attended = torch.matmul(w, v)
+    back = attended.transpose(1, 2)
+    merged = back.contiguous().view(B, -1, m.d_model)
+    out = m.W_o(merged)
+    return [dict(step(x), op="input"), dict(step(q), op="linear"), dict(step(split), op="view"),
+            dict(step(heads), op="transpose"), dict(step(attended), op="attention", weights=list(w.shape)),
+            dict(step(back), op="transpose"), dict(step(merged), op="contiguous_view"), dict(step(out), op="linear")]

@@ -19,7 +19,8 @@ from mha_explorer._weights import MAX_VALUES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "torch"))
-from lessons import MultiHeadAttention000, MultiHeadAttention002, MultiHeadAttention003  # noqa: E402
+from lessons import (MultiHeadAttention000, MultiHeadAttention002, MultiHeadAttention003,  # noqa: E402
+                     lesson_trace, lesson_weights, step)
 import safetensors_spec  # noqa: E402  (the project's reader written from the format's specification)
 
 
@@ -175,28 +176,6 @@ def test_png_fallback_is_a_valid_png():
 
 # ---- modules --------------------------------------------------------------------------------------------
 
-def step(t):
-    return {"shape": list(t.shape), "strides": list(t.stride()), "contiguous": t.is_contiguous()}
-
-
-def lesson_trace(m, x):
-    """Lesson 004's table computed by PyTorch step by step (the test's own forward, not the package's)."""
-    B = x.shape[0]
-    q = m.W_q(x)
-    split = q.view(B, -1, m.num_heads, m.d_k)
-    heads = split.transpose(1, 2)
-    k = m.W_k(x).view(B, -1, m.num_heads, m.d_k).transpose(1, 2)
-    v = m.W_v(x).view(B, -1, m.num_heads, m.d_k).transpose(1, 2)
-    w = torch.softmax(heads @ k.transpose(-2, -1) / math.sqrt(m.d_k), dim=-1)
-    attended = torch.matmul(w, v)
-    back = attended.transpose(1, 2)
-    merged = back.contiguous().view(B, -1, m.d_model)
-    out = m.W_o(merged)
-    return [dict(step(x), op="input"), dict(step(q), op="linear"), dict(step(split), op="view"),
-            dict(step(heads), op="transpose"), dict(step(attended), op="attention", weights=list(w.shape)),
-            dict(step(back), op="transpose"), dict(step(merged), op="contiguous_view"), dict(step(out), op="linear")]
-
-
 @pytest.mark.parametrize("cls", [MultiHeadAttention000, MultiHeadAttention002, MultiHeadAttention003])
 def test_lessons_modules(cls):
     torch.manual_seed(0)
@@ -209,17 +188,10 @@ def test_lessons_modules(cls):
         m.eval()
         result = m(x) if cls is MultiHeadAttention003 else m(x, x, x)
         if cls is MultiHeadAttention002:                        # returns no weights: PyTorch's softmax, computed here
-            result = (result, lesson_trace_weights(m, x))
+            result = (result, lesson_weights(m, x))
         assert v.shape == (1, 2, 4, 6, 6)
         assert sent(v) == result[1].reshape(-1).tolist()
         assert v.trace == lesson_trace(m, x)
-
-
-def lesson_trace_weights(m, x):
-    B = x.shape[0]
-    q = m.W_q(x).view(B, -1, m.num_heads, m.d_k).transpose(1, 2)
-    k = m.W_k(x).view(B, -1, m.num_heads, m.d_k).transpose(1, 2)
-    return torch.softmax(torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(m.d_k), dim=-1)
 
 
 def test_lesson_003_causal_mask_and_000_cross_attention():
@@ -241,9 +213,10 @@ def test_lesson_003_causal_mask_and_000_cross_attention():
 
 
 @pytest.mark.parametrize("batch_first", [True, False])
-def test_nn_multihead_attention(batch_first):
+@pytest.mark.parametrize("dropout", [0.0, 0.1])   # 0.0 with batch_first: PyTorch's fused fast path in eval mode
+def test_nn_multihead_attention(batch_first, dropout):
     torch.manual_seed(2)
-    m = nn.MultiheadAttention(16, 4, batch_first=batch_first, dropout=0.1)
+    m = nn.MultiheadAttention(16, 4, batch_first=batch_first, dropout=dropout)
     x = torch.rand(2, 5, 16) if batch_first else torch.rand(5, 2, 16)
     v = mx.show(m, x)
     assert m.training and v.shape == (1, 2, 4, 5, 5)
