@@ -192,6 +192,16 @@ test('(d) a saved view from file://', { timeout: 60000 }, async () => {
   checkViews(await views(g.page), expected(dir).slice(-1), 'saved view');
   const size = readFileSync(join(dir, 'saved.html')).length;
   assert.ok(size < 150000 + 3 * 2 * 6 * 6 * 4 * 4 / 3 + 1000, 'saved view of ' + size + ' bytes');
+  // Where scripts are stripped (a repository's notebook preview): the picture of the heads and the text remain.
+  await g.page.setContent(readFileSync(join(dir, 'saved.html'), 'utf8').replace(/<script>[\s\S]*?<\/script>/g, ''));
+  const still = await g.page.evaluate(() => {
+    const img = document.querySelector('.mhax-fallback img');
+    return { width: img && img.naturalWidth, alt: img && img.alt, text: document.querySelector('.mhax-fallback pre').textContent };
+  });
+  assert.ok(still.width > 100, 'the fallback picture decodes');
+  assert.match(still.alt, /Heatmaps of Three layers: 2 heads of layer 0, batch item 0/);
+  assert.match(still.text, /Three layers: 2 heads, 6 queries × 6 keys \(3 layers\)/);
+  await g.page.locator('.mhax-fallback').screenshot({ path: join(ARTIFACTS, 'notebook-fallback.png') });
   clean(g, 'saved view');
   await g.page.close();
 });
