@@ -143,7 +143,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
       var cfg = { seed: eff.seed, D: eff.dmodel, H: eff.heads, dropout: eff.dropout, train: eff.train,
         causal: eff.causal, maskStyle: b.spec.maskStyle, fill: eff.fill, input: b.spec.input, order: b.spec.order,
         b: Math.min(eff.batch, res.B - 1), h: Math.min(eff.head, res.H - 1), seedNote: pr && pr.seedNote,
-        weights: loaded ? { file: loaded.file, layer: loaded.layer, kind: loaded.kind } : null };
+        weights: loaded ? { file: loaded.file, layer: loaded.layer, kind: loaded.kind, sources: loaded.sources } : null };
       res.causal = eff.causal; res.dropout = eff.dropout; res.train = eff.train;
       var cells = pr ? [{ id: 'lesson', title: 'The lesson\'s example', code: pr.lessonCode(eff), output: function () { return pr.lessonOutput(res); } }] : [];
       cells.push({ id: 'page', title: 'Copy as PyTorch: the page\'s numbers (batch ' + cfg.b + ', head ' + cfg.h + ')',
@@ -453,7 +453,8 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     setProp(dm, 'disabled', !!loaded);
     setProp(dm, 'title', loaded ? 'd_model comes from the loaded weights' : '');
     setText('weights-note', loaded ? 'Loaded from ' + loaded.file + (loaded.kind === 'model' ? ', layer ' + loaded.layer + ' of the lab\'s model' : '') +
-      ' (d_model ' + loaded.dModel + (loaded.heads ? ', ' + loaded.heads + ' heads, as the file says' : '') + '). ' +
+      ' (d_model ' + loaded.dModel + (loaded.heads ? ', ' + loaded.heads + ' heads, as the file says' : '') +
+      (loaded.from ? '; W_q, W_k, W_v, W_o read from ' + loaded.from : '') + '). ' +
       (loaded.heads ? (eff.heads !== loaded.heads ? 'The page now splits it into ' + eff.heads + ' heads, as you chose. ' : '')
         : loaded.saidHeads !== null ? 'The file says num_heads "' + loaded.saidHeads.slice(0, 20) + '", which does not split d_model ' + loaded.dModel + ': choose num_heads above. '
           : 'A state_dict does not say how many heads the module had: choose its num_heads above. ') +

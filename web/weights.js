@@ -1,7 +1,10 @@
 // MHA Explorer — weights loaded from a .safetensors file, for the main page: the attention module's
-// state_dict from the lessons' MultiHeadAttention (W_q.weight, W_q.bias, …, W_o.bias) or one layer of the
-// training lab's model (layers.<l>.W_q.weight, …). The core reads the file and checks every shape; this
-// picks the module's entries and says, in a student's words, what is missing. No DOM (Node tests import it).
+// state_dict from the lessons' MultiHeadAttention (W_q.weight, W_q.bias, …, W_o.bias), one layer of the
+// training lab's model (layers.<l>.W_q.weight, …), nn.MultiheadAttention's (in_proj_weight, in_proj_bias,
+// out_proj.weight, out_proj.bias; q_proj_weight, … when kdim/vdim differ) or a module with q_proj / k_proj /
+// v_proj / o_proj (or out_proj) linears, with or without biases. The core reads the file and checks every
+// shape; this picks the module's entries, renames them to the lessons' names and says, in a student's words,
+// what is missing. No DOM (Node tests import it).
 
 const LINEARS = ['W_q', 'W_k', 'W_v', 'W_o'];
 const MODULE_KEYS = LINEARS.reduce(function (keys, n) { return keys.concat([n + '.weight', n + '.bias']); }, []);
@@ -11,9 +14,70 @@ function listNames(names) {
   return names.length > 6 ? shown + ', … (' + names.length + ' tensors)' : shown || 'no tensors';
 }
 
+// Another module's layout as the lessons' names: {state: {W_q.weight: {shape, data}, …} with zero biases for a
+// module without any, from: how the file names them, sources: {W_q.weight: the Python expression of it in the
+// file's state_dict `state`}} — or null when the file has none of these layouts.
+function otherLayout(tensors, names) {
+  var found = null;
+  names.forEach(function (n) {
+    var m = /^(.*?)(in_proj_weight|q_proj_weight|q_proj\.weight)$/.exec(n);
+    if (m && (!found || n < found.name)) found = { name: n, prefix: m[1], kind: m[2] };
+  });
+  if (!found) return null;
+  var p = found.prefix, py = function (n) { return 'state["' + p + n + '"]'; }, state = {}, sources = {};
+  var need = function (n) {
+    if (!tensors[p + n]) throw new Error('it has ' + found.name + ' but no ' + p + n + ': an attention module has four projections (Q, K, V and the output).');
+    return tensors[p + n];
+  };
+  var slice = function (t, i, D) {   // rows [i·D, (i+1)·D) of a [3·D, …] tensor
+    var cols = t.shape.length === 2 ? t.shape[1] : 1;
+    return { shape: t.shape.length === 2 ? [D, cols] : [D], data: t.data.slice(i * D * cols, (i + 1) * D * cols) };
+  };
+  var outName = tensors[p + 'o_proj.weight'] ? 'o_proj' : 'out_proj';
+  var weights, biases, from;
+  if (found.kind === 'in_proj_weight') {
+    var w = tensors[found.name];
+    if (w.shape.length !== 2 || w.shape[0] !== 3 * w.shape[1]) {
+      throw new Error(found.name + ' has shape [' + w.shape.join(', ') + ']; nn.MultiheadAttention packs Q, K and V as [3·d_model, d_model].');
+    }
+    var D = w.shape[1], b = tensors[p + 'in_proj_bias'];
+    if (b && (b.shape.length !== 1 || b.shape[0] !== 3 * D)) throw new Error(p + 'in_proj_bias has shape [' + b.shape.join(', ') + ']; it should be [' + 3 * D + '].');
+    weights = [0, 1, 2].map(function (i) { return { t: slice(w, i, D), py: py('in_proj_weight') + '[' + i * D + ':' + (i + 1) * D + ']' }; });
+    biases = [0, 1, 2].map(function (i) { return b ? { t: slice(b, i, D), py: py('in_proj_bias') + '[' + i * D + ':' + (i + 1) * D + ']' } : null; });
+    from = 'nn.MultiheadAttention\'s in_proj_weight' + (b ? ' and in_proj_bias' : '') + ' and out_proj';
+  } else {
+    var dotted = found.kind === 'q_proj.weight', wName = function (x) { return x + (dotted ? '_proj.weight' : '_proj_weight'); };
+    weights = ['q', 'k', 'v'].map(function (x) { return { t: need(wName(x)), py: py(wName(x)) }; });
+    biases = ['q', 'k', 'v'].map(function (x) {
+      var n = dotted ? x + '_proj.bias' : 'in_proj_bias';
+      var i = 'qkv'.indexOf(x), t = tensors[p + n];
+      if (!t) return null;
+      if (dotted) return { t: t, py: py(n) };
+      var D = weights[0].t.shape[0];
+      return { t: slice(t, i, D), py: py(n) + '[' + i * D + ':' + (i + 1) * D + ']' };
+    });
+    from = dotted ? 'q_proj, k_proj, v_proj and ' + outName : 'nn.MultiheadAttention\'s q_proj_weight, k_proj_weight, v_proj_weight and out_proj';
+  }
+  weights.push({ t: need(outName + '.weight'), py: py(outName + '.weight') });
+  var ob = tensors[p + outName + '.bias'];
+  biases.push(ob ? { t: ob, py: py(outName + '.bias') } : null);
+  var present = biases.filter(Boolean).length;
+  if (present && present < 4) {
+    var missing = LINEARS.filter(function (_, i) { return !biases[i]; }).join(', ');
+    throw new Error('it has biases for some projections but not for ' + missing + ': a module has biases on all four (bias=True) or none (bias=False).');
+  }
+  LINEARS.forEach(function (n, i) {
+    var D = weights[i].t.shape[0];
+    state[n + '.weight'] = weights[i].t; sources[n + '.weight'] = weights[i].py;
+    state[n + '.bias'] = biases[i] ? biases[i].t : { shape: [D], data: new Float32Array(D) };
+    sources[n + '.bias'] = biases[i] ? biases[i].py : 'torch.zeros(' + D + ')';
+  });
+  return { state: state, sources: sources, from: from + (present ? '' : ', without biases (zeros)') };
+}
+
 // tensors: {name: {shape, data}} as the core's loadSafetensors gives; layer: the lab layer wanted (if any).
-// → {state: {W_q.weight, …}, dModel, kind: 'module' | 'model', layer, layers}, or throws an Error whose
-// message completes "Could not load <file>: …".
+// → {state: {W_q.weight, …}, dModel, kind: 'module' | 'model', layer, layers, sources, from}, or throws an Error
+// whose message completes "Could not load <file>: …". sources/from: set when the file used another layout.
 export function attentionWeights(tensors, layer, maxDModel) {
   var names = Object.keys(tensors);
   // the lab's layers as its state_dict names them: layers.<l>, l written as PyTorch writes it (no leading 0)
@@ -23,35 +87,52 @@ export function attentionWeights(tensors, layer, maxDModel) {
     if (m) layers.push(Number(m[1]));
   });
   layers.sort(function (a, b) { return a - b; });
-  var prefix = '', kind = 'module';
+  var prefix = '', kind = 'module', other = null;
   if (!tensors['W_q.weight']) {
-    if (!layers.length) {
+    other = layers.length ? null : otherLayout(tensors, names);
+    if (!layers.length && !other) {
       throw new Error('it holds no attention weights. The page loads the lessons\' MultiHeadAttention (W_q.weight, W_q.bias, …, ' +
-        'W_o.bias) or the training lab\'s model (layers.0.W_q.weight, …); this file has ' + listNames(names) + '.');
+        'W_o.bias), the training lab\'s model (layers.0.W_q.weight, …), nn.MultiheadAttention (in_proj_weight, out_proj.weight, …) ' +
+        'or q_proj/k_proj/v_proj/o_proj; this file has ' + listNames(names) + '.');
     }
-    kind = 'model';
-    if (layers.indexOf(layer) < 0) {
-      if (layer !== 0) throw new Error('it has no layer ' + layer + ': its layers are ' + layers.join(', ') + '.');
-      layer = layers[0];
+    if (!other) {
+      kind = 'model';
+      if (layers.indexOf(layer) < 0) {
+        if (layer !== 0) throw new Error('it has no layer ' + layer + ': its layers are ' + layers.join(', ') + '.');
+        layer = layers[0];
+      }
+      prefix = 'layers.' + layer + '.';
     }
-    prefix = 'layers.' + layer + '.';
   }
-  var q = tensors[prefix + 'W_q.weight'];
+  var source = other ? other.state : tensors;
+  if (!other && !LINEARS.some(function (n) { return source[prefix + n + '.bias']; })) {   // bias=False: zeros
+    var bare = {};
+    names.forEach(function (n) { bare[n] = tensors[n]; });
+    LINEARS.forEach(function (n) {
+      var w = bare[prefix + n + '.weight'];
+      if (w) bare[prefix + n + '.bias'] = { shape: [w.shape[0]], data: new Float32Array(w.shape[0]) };
+    });
+    source = bare;
+    other = { sources: {}, from: 'a module without biases (zeros)' };
+    LINEARS.forEach(function (n) { other.sources[n + '.weight'] = 'state["' + prefix + n + '.weight"]'; other.sources[n + '.bias'] = 'torch.zeros(' + (bare[prefix + n + '.weight'] || { shape: [0] }).shape[0] + ')'; });
+  }
+  var q = source[prefix + 'W_q.weight'];
   if (q.shape.length !== 2 || q.shape[0] !== q.shape[1]) {
-    throw new Error(prefix + 'W_q.weight has shape [' + q.shape.join(', ') + ']; the lessons\' MultiHeadAttention has square ' +
-      '[d_model, d_model] weights (nn.Linear(d_model, d_model)).');
+    throw new Error((other && other.state ? 'its query projection' : prefix + 'W_q.weight') + ' has shape [' + q.shape.join(', ') +
+      ']; the lessons\' MultiHeadAttention has square [d_model, d_model] weights (nn.Linear(d_model, d_model)).');
   }
   var D = q.shape[0];
   if (D < 1 || D > maxDModel) throw new Error('its d_model is ' + D + '; the page shows d_model from 1 to ' + maxDModel + '.');
   var state = {};
   MODULE_KEYS.forEach(function (k) {
-    if (!tensors[prefix + k]) {
+    if (!source[prefix + k]) {
       throw new Error('it has no ' + prefix + k + ': the lessons\' MultiHeadAttention has W_q, W_k, W_v and W_o, each an ' +
-        'nn.Linear with a weight and a bias.');
+        'nn.Linear with a weight and a bias (or, with bias=False, none of the four biases).');
     }
-    state[k] = tensors[prefix + k];
+    state[k] = source[prefix + k];
   });
-  return { state: state, dModel: D, kind: kind, layer: kind === 'model' ? layer : null, layers: layers };
+  return { state: state, dModel: D, kind: kind, layer: kind === 'model' ? layer : null, layers: layers,
+    sources: other ? other.sources : null, from: other ? other.from : null };
 }
 
 // The number of heads a file's metadata gives (the lab writes num_heads; a state_dict has no tensor for it):
@@ -81,9 +162,14 @@ export const PY_LOAD_FILE = [
   '                for name, t in header.items()}'
 ].join('\n');
 
-// The line(s) after `mha = MultiHeadAttention(…)` that load the weights ({file, layer}).
+// The line(s) after `mha = MultiHeadAttention(…)` that load the weights ({file, layer, sources}; sources: the
+// lessons' names as expressions of the file's tensors, when it used another layout).
 export function pyLoadLines(w) {
   var path = JSON.stringify(w.file);
+  if (w.sources) {
+    return ['state = load_file(' + path + ')  # the file you loaded on the page, next to this notebook',
+      'mha.load_state_dict({' + MODULE_KEYS.map(function (k) { return '"' + k + '": ' + w.sources[k]; }).join(',\n                     ') + '})'];
+  }
   if (w.layer === null || w.layer === undefined) return ['mha.load_state_dict(load_file(' + path + '))  # the file you loaded on the page, next to this notebook'];
   var p = 'layers.' + w.layer + '.';
   return ['state = load_file(' + path + ')  # the file you loaded on the page, next to this notebook',

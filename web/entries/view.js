@@ -11,16 +11,31 @@ export { mountAttention };
 
 const TRAITS = ['weights', 'shape', 'tokens', 'query_tokens', 'queryTokens', 'trace', 'title', 'theme', 'scale'];
 
-// base64 → Float32Array (the bytes of a little-endian float32 array, as numpy's tobytes() writes them).
-export function decodeWeights(w) {
+// base64 → Float32Array: the bytes of a little-endian float32 array (as numpy's tobytes() writes them), or of
+// float16 when dtype is 'float16' (the Python package's smaller outputs, on request).
+export function decodeWeights(w, dtype = 'float32') {
   if (typeof w !== 'string') return w;
   let bin;
   try { bin = atob(w.replace(/\s+/g, '')); } catch (e) { return w; }   // not base64: the view names the problem
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  const n = bytes.length >> 2, out = new Float32Array(n), dv = new DataView(bytes.buffer);
+  const dv = new DataView(bytes.buffer);
+  if (dtype === 'float16') {
+    const n = bytes.length >> 1, out = new Float32Array(n);
+    for (let i = 0; i < n; i++) out[i] = float16(dv.getUint16(i * 2, true));
+    return out;
+  }
+  const n = bytes.length >> 2, out = new Float32Array(n);
   for (let i = 0; i < n; i++) out[i] = dv.getFloat32(i * 4, true);
   return out;
+}
+
+// IEEE half → number (exact: every half is a float32).
+function float16(h) {
+  const sign = h & 0x8000 ? -1 : 1, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
 }
 
 function attempt(fn) { try { return fn(); } catch (e) { return undefined; } }
@@ -30,7 +45,7 @@ function optionsOf(model) {
   const get = (k) => attempt(() => model.get(k));
   const o = {};
   const w = get('weights');
-  if (w != null) o.weights = decodeWeights(w);
+  if (w != null) o.weights = decodeWeights(w, get('dtype') || 'float32');
   const shape = get('shape'), tokens = get('tokens'), q = get('query_tokens') ?? get('queryTokens');
   o.shape = shape ?? undefined; o.tokens = tokens ?? undefined; o.queryTokens = q ?? undefined;
   o.trace = get('trace') ?? undefined;

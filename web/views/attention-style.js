@@ -62,7 +62,7 @@ export const STYLE = `
 .mhav table.trace { width: 100%; border-collapse: collapse; font-size: .84rem; }
 .mhav table.trace th { text-align: left; font-size: .76rem; color: var(--fg-muted); text-transform: uppercase;
   border-bottom: 1px solid var(--border); padding: 5px 8px; }
-.mhav table.trace td { padding: 5px 8px; border-bottom: 1px solid var(--border); vertical-align: top; }
+.mhav table.trace td { padding: 5px 8px; border-bottom: 1px solid var(--border); vertical-align: top; text-align: left; }
 .mhav table.trace tr.current td, .mhav table.trace tbody tr:focus td { background: var(--accent-soft); }
 .mhav table.trace code { font-size: .8rem; background: var(--code-bg); padding: 1px 5px; border-radius: 4px; }
 .mhav table.trace small.desc { display: block; color: var(--fg-muted); font-size: .75rem; }

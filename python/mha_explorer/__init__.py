@@ -1,0 +1,14 @@
+"""MHA Explorer in a notebook: the heads of any attention weights, and of an attention module with the shape
+trace of its forward, drawn by the explorer's own attention view, inline and offline.
+
+    import mha_explorer as mx
+    mx.show(attn, tokens)                 # [T, S], [H, T, S], [B, H, T, S] or a tuple of per-layer [B, H, T, S]
+    mx.show(mha, x, tokens)               # runs the module once: its heads and the trace of its forward
+    mx.show(...).save("heads.html")       # one self-contained HTML file
+    mx.save_weights(mha, "mha.safetensors")   # a file the explorer's page loads (Load weights)
+"""
+from ._view import AttentionView, show
+from ._safetensors import save_weights
+
+__all__ = ["show", "save_weights", "AttentionView"]
+__version__ = "0.1.0"

@@ -1,0 +1,128 @@
+"""mx.show and the object it returns."""
+from pathlib import Path
+
+from . import _html
+from ._png import heads_png
+from ._weights import read_labels, read_weights
+
+DTYPES = ("float32", "float16")
+
+
+class AttentionView:
+    """What mx.show returns: the notebook renders it (_repr_html_), print() describes it (__repr__), save(path)
+    writes it as one HTML file. Each rendering is independent (a fresh element id)."""
+
+    def __init__(self, weights, tokens=None, query_tokens=None, title=None, trace=None, dtype="float32", source=None):
+        self.weights = weights
+        self.tokens, self.query_tokens = tokens, query_tokens
+        self.title = title or "Attention weights"
+        self.trace = trace
+        self.dtype = dtype
+        self.source = source
+
+    @property
+    def shape(self):
+        """(L, B, H, T, S) of the weights shown."""
+        return self.weights.shape
+
+    def _options(self):
+        o = {"shape": list(self.weights.shape), "title": self.title}
+        if self.tokens is not None:
+            o["tokens"] = self.tokens
+        if self.query_tokens is not None:
+            o["queryTokens"] = self.query_tokens
+        if self.trace is not None:
+            o["trace"] = self.trace
+        return o
+
+    def _text(self):
+        L, B, H, T, S = self.weights.shape
+        lines = ["%s: %d head%s, %d quer%s × %d key%s" % (self.title, H, "" if H == 1 else "s", T, "y" if T == 1 else "ies",
+                                                          S, "" if S == 1 else "s")]
+        dims = [("layers", L), ("batch items", B)]
+        extra = ", ".join("%d %s" % (n, name) for name, n in dims if n > 1)
+        lines[0] += (" (" + extra + ")" if extra else "")
+        lines.append("shape [L, B, H, T, S] = %s%s" % (list(self.weights.shape),
+                                                       (", from " + self.source) if self.source else ""))
+        if self.tokens:
+            lines.append("tokens: " + " ".join(self.tokens[:24]) + (" …" if len(self.tokens) > 24 else ""))
+        if self.query_tokens:
+            lines.append("query tokens: " + " ".join(self.query_tokens[:24]) + (" …" if len(self.query_tokens) > 24 else ""))
+        bad = self.weights.non_finite()
+        if bad:
+            lines.append("%d weight%s NaN or infinite" % (bad, " is" if bad == 1 else "s are"))
+        if self.trace:
+            lines.append("shape trace: " + " → ".join(str(s["shape"]) for s in self.trace))
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return "<mha_explorer.AttentionView " + self._text() + ">"
+
+    def _repr_html_(self):
+        png = heads_png(self.weights)
+        L, B, H = self.weights.shape[:3]
+        alt = "Heatmaps of %s: %d head%s%s, darker is more weight" % (
+            self.title, png[3], "" if png[3] == 1 else "s", " of layer 0, batch item 0" if L > 1 or B > 1 else "")
+        if png[3] < H:
+            alt += " (the first %d of %d)" % (png[3], H)
+        return _html.fragment(self.weights, self._options(), self.dtype, png, self._text(), alt)
+
+    def to_html(self):
+        """One self-contained HTML document (no server, no network)."""
+        return _html.document(self.title, self._repr_html_())
+
+    def save(self, path):
+        """Writes the view as one HTML file; returns its path."""
+        path = Path(path)
+        if path.suffix.lower() not in (".html", ".htm"):
+            path = path.with_suffix(path.suffix + ".html") if path.suffix else path.with_suffix(".html")
+        path.write_text(self.to_html(), encoding="utf-8")
+        return path
+
+
+def _is_module(x):
+    try:
+        import torch
+    except ImportError:
+        return False
+    return isinstance(x, torch.nn.Module)
+
+
+def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads=None, title=None,
+         key=None, value=None, mask=None, dtype="float32"):
+    """Shows attention weights in the notebook's cell.
+
+    mx.show(attention, tokens=None, *, query_tokens=None, layer=None, heads=None, title=None)
+        attention: [T, S], [H, T, S], [B, H, T, S] (or [L, B, H, T, S]), or a tuple of per-layer [B, H, T, S]
+        (Hugging Face's outputs.attentions); a torch tensor (any device or dtype), a numpy array or nested lists.
+        tokens: the S keys' labels; query_tokens: the T queries' (when T ≠ S). layer= / heads=: pick some
+        (a number, a list or a range). dtype="float16" halves the output's size (values rounded to float16).
+    mx.show(module, x, tokens=None, *, key=None, value=None, mask=None)
+        runs the module once (eval mode, no gradients) and shows its heads and the shape trace of that forward:
+        the lessons' MultiHeadAttention, nn.MultiheadAttention, nn.TransformerEncoderLayer (its self_attn).
+    """
+    if dtype not in DTYPES:
+        raise ValueError("dtype=%r: the weights are sent as float32 (exact) or float16 (half the size)." % (dtype,))
+    trace, source = None, None
+    if _is_module(attention):
+        from ._module import run_module
+        if x is None:
+            raise TypeError("mx.show(module, x): give the module's input x too, e.g. mx.show(mha, x, tokens) with x of "
+                            "shape [batch, seq_len, d_model].")
+        attention, trace, source = run_module(attention, x, key=key, value=value, mask=mask)
+        if title is None:
+            title = "Attention of " + source
+    else:
+        if key is not None or value is not None or mask is not None:
+            raise TypeError("key=, value= and mask= go with a module: mx.show(module, x, tokens, key=…, value=…, mask=…).")
+        if x is not None:
+            if tokens is not None:
+                raise TypeError("mx.show(attention, tokens): the second argument is the tokens; x is for a module.")
+            tokens, x = x, None
+    w = read_weights(attention, layer=layer, heads=heads)
+    T, S = w.shape[3], w.shape[4]
+    keys = read_labels(tokens, S, "tokens", "key")
+    queries = read_labels(query_tokens, T, "query_tokens", "query")
+    if keys is not None and queries is None and T != S:
+        queries = None   # T ≠ S: the queries are numbered; tokens label the keys
+    return AttentionView(w, keys, queries, title, trace, dtype, source)

@@ -1,0 +1,242 @@
+"""Attention weights in any form a student has → one flat little-endian float32 buffer laid out [L, B, H, T, S].
+
+Forms: a torch tensor (any device or dtype), a numpy array or nested lists, of shape [T, S], [H, T, S],
+[B, H, T, S] or [L, B, H, T, S]; or a list/tuple of per-layer [B, H, T, S] tensors (what Hugging Face models
+return with output_attentions=True). torch and numpy are used when present, never required.
+"""
+import sys
+from array import array
+
+MAX_VALUES = 4_000_000   # above this the output would be tens of MB: the student picks layers or heads
+SHAPES_SAID = ("[T, S], [H, T, S] or [B, H, T, S] (queries T, keys S, heads H, batch B), "
+               "or a tuple of per-layer [B, H, T, S] as Hugging Face models return with output_attentions=True")
+
+
+class Weights:
+    """shape: (L, B, H, T, S); data: array('f') of their L·B·H·T·S values, row-major."""
+
+    def __init__(self, shape, data, given_shape):
+        self.shape, self.data, self.given_shape = tuple(shape), data, tuple(given_shape)
+
+    def count(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def to_bytes(self, dtype="float32"):
+        """Little-endian float32 (or float16) bytes, as the view's decodeWeights reads them."""
+        if dtype == "float16":
+            import struct
+            return struct.pack("<%de" % len(self.data), *_halves(self.data))
+        data = self.data
+        if sys.byteorder != "little":
+            data = array("f", data)
+            data.byteswap()
+        return data.tobytes()
+
+    def head(self, layer, batch, head):
+        """One head's [T, S] values (a memoryview slice)."""
+        _, B, H, T, S = self.shape
+        start = ((layer * B + batch) * H + head) * T * S
+        return memoryview(self.data)[start:start + T * S]
+
+    def non_finite(self):
+        return sum(1 for v in self.data if v != v or v in (float("inf"), float("-inf")))
+
+
+def _halves(data):
+    # float16 saturates at 65504: larger values become infinity, as numpy's astype would make them
+    big = 65504.0
+    for v in data:
+        yield v if v != v or -big <= v <= big else (float("inf") if v > 0 else float("-inf"))
+
+
+def _is_torch(x):
+    mod = type(x).__module__
+    return mod.startswith("torch") and hasattr(x, "detach")
+
+
+def _is_numpy(x):
+    return type(x).__module__.startswith("numpy") and hasattr(x, "shape")
+
+
+def _typename(x):
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else t.__module__.split(".")[0] + "." + t.__name__
+
+
+def _flat(x, what):
+    """x → (shape, array('f')), its values copied as float32."""
+    if _is_torch(x):
+        t = x.detach()
+        if t.is_complex():
+            raise TypeError("%s is a complex tensor; attention weights are real numbers." % what)
+        t = t.to("cpu").float().contiguous()
+        try:
+            raw = t.numpy().tobytes()
+        except (RuntimeError, TypeError, ImportError):   # torch built without numpy
+            return tuple(t.shape), array("f", t.reshape(-1).tolist())
+        data = array("f")
+        data.frombytes(raw)
+        return tuple(t.shape), data
+    if _is_numpy(x):
+        import numpy as np
+        if np.iscomplexobj(x):
+            raise TypeError("%s is a complex array; attention weights are real numbers." % what)
+        try:
+            a = np.ascontiguousarray(x, dtype="=f4")
+        except (TypeError, ValueError) as e:
+            raise TypeError("%s is a numpy array of %s, not of numbers (%s)." % (what, x.dtype, e)) from None
+        data = array("f")
+        data.frombytes(a.tobytes())
+        return tuple(a.shape), data
+    if isinstance(x, (list, tuple)):
+        return _flat_nested(x, what)
+    if isinstance(x, (int, float)):
+        raise ValueError("%s is a single number; attention weights are a matrix: %s." % (what, SHAPES_SAID))
+    raise TypeError("%s is a %s; mx.show takes attention weights as a torch tensor, a numpy array or nested lists of "
+                    "numbers: %s." % (what, _typename(x), SHAPES_SAID))
+
+
+def _flat_nested(x, what):
+    shape, level = [], x
+    while isinstance(level, (list, tuple)):
+        shape.append(len(level))
+        if not level:
+            break
+        level = level[0]
+    out = array("f")
+
+    def walk(node, depth, where):
+        if depth == len(shape):
+            if isinstance(node, bool) or not isinstance(node, (int, float)) and not _is_scalar(node):
+                raise TypeError("%s%s is %r, not a number." % (what, where, node))
+            out.append(float(node))
+            return
+        if not isinstance(node, (list, tuple)) or len(node) != shape[depth]:
+            got = "%d entries" % len(node) if isinstance(node, (list, tuple)) else "a %s" % _typename(node)
+            raise ValueError("%s is not rectangular: %s has %s where %d were expected (every row must have the same "
+                             "length)." % (what, (what + where) if where else "its first level", got, shape[depth]))
+        for i, child in enumerate(node):
+            walk(child, depth + 1, "%s[%d]" % (where, i))
+
+    walk(x, 0, "")
+    return tuple(shape), out
+
+
+def _is_scalar(v):
+    # a 0-d numpy or torch number inside a list
+    return (_is_numpy(v) or _is_torch(v)) and getattr(v, "shape", None) == () or type(v).__module__ == "numpy"
+
+
+def _is_layer_list(x):
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(_is_torch(e) or _is_numpy(e) for e in x)
+
+
+def _index_list(sel, n, name):
+    """layer= / heads=: an int, a list of ints, a range or a slice → sorted-as-given indices within [0, n)."""
+    if sel is None:
+        return list(range(n))
+    if isinstance(sel, slice):
+        return list(range(n))[sel]
+    items = [sel] if isinstance(sel, int) and not isinstance(sel, bool) else list(sel) if isinstance(sel, (list, tuple, range)) else None
+    if items is None or any(isinstance(i, bool) or not isinstance(i, int) for i in items):
+        raise TypeError("%s= takes a whole number, a list of them or a range; got %r." % (name, sel))
+    out = []
+    for i in items:
+        j = i + n if i < 0 else i
+        if not 0 <= j < n:
+            raise IndexError("%s=%d is out of range: there %s %d %s (0 to %d)." % (
+                name, i, "is" if n == 1 else "are", n, name if n != 1 else name.rstrip("s"), n - 1))
+        out.append(j)
+    if not out:
+        raise ValueError("%s=%r picks nothing." % (name, sel))
+    return out
+
+
+def read_weights(attention, layer=None, heads=None):
+    """→ Weights, or a TypeError / ValueError / IndexError a student understands."""
+    if attention is None:
+        raise TypeError("mx.show got None instead of attention weights. With Hugging Face models pass "
+                        "output_attentions=True and show outputs.attentions; a module's forward must return its weights.")
+    if _is_layer_list(attention):
+        picked = _index_list(layer, len(attention), "layer")
+        layers, first = [], None
+        for i in picked:
+            shape, data = _flat(attention[i], "layer %d" % i)
+            if len(shape) == 3:   # [H, T, S] per layer: one batch item
+                shape = (1,) + shape
+            if len(shape) != 4:
+                raise ValueError("layer %d has shape %s; each layer of a tuple must be [B, H, T, S] (or [H, T, S])." % (i, list(shape)))
+            if first is not None and shape != first:
+                raise ValueError("the layers' shapes differ: layer %d is %s, layer %d is %s; pass layers of one model "
+                                 "(or pick one with layer=)." % (picked[0], list(first), i, list(shape)))
+            first = shape
+            layers.append(data)
+        given = (len(attention),) + first
+        data = array("f")
+        for d in layers:
+            data.extend(d)
+        dims = (len(picked),) + first
+        layer_done = True
+    else:
+        given, data = _flat(attention, "the attention weights")
+        if len(given) < 2 or len(given) > 5:
+            raise ValueError("the attention weights have shape %s (%d dimension%s); mx.show takes %s, or [L, B, H, T, S]." % (
+                list(given), len(given), "" if len(given) == 1 else "s", SHAPES_SAID))
+        dims = (1,) * (5 - len(given)) + tuple(given)
+        layer_done = False
+    if 0 in dims:
+        raise ValueError("the attention weights are empty (shape %s): there is nothing to show." % list(given))
+    w = Weights(dims, data, given)
+    if not layer_done and layer is not None:
+        if len(given) < 5:
+            raise ValueError("layer=%r: these weights have no layer dimension (shape %s); layer= picks from a tuple of "
+                             "per-layer tensors or a [L, B, H, T, S] tensor." % (layer, list(given)))
+        w = _pick(w, 0, _index_list(layer, dims[0], "layer"))
+    if heads is not None:
+        if len(given) < 3 and not layer_done:
+            raise ValueError("heads=%r: these weights have no head dimension (shape %s)." % (heads, list(given)))
+        w = _pick(w, 2, _index_list(heads, w.shape[2], "heads"))
+    n = w.count()
+    if n > MAX_VALUES:
+        raise ValueError("the attention weights have %s values (shape %s), more than the %s mx.show puts in a notebook "
+                         "(the output would be about %d MB). Pick some: layer=0 (or a list of layers), heads=[0, 1] (or a "
+                         "range)." % (format(n, ","), list(given), format(MAX_VALUES, ","), n * 4 * 4 // 3 >> 20))
+    return w
+
+
+def _pick(w, axis, indices):
+    """The [L, B, H, T, S] weights keeping `indices` along axis 0 (layers) or 2 (heads)."""
+    L, B, H, T, S = w.shape
+    block = T * S if axis == 2 else B * H * T * S
+    outer = L * B if axis == 2 else 1
+    count = H if axis == 2 else L
+    src, out = memoryview(w.data), array("f")
+    for o in range(outer):
+        for i in indices:
+            start = (o * count + i) * block
+            out.extend(src[start:start + block])
+    shape = list(w.shape)
+    shape[axis] = len(indices)
+    return Weights(shape, out, w.given_shape)
+
+
+def read_labels(labels, n, name, axis):
+    """tokens / query_tokens → a list of n strings, or None; a ValueError when the count does not fit."""
+    if labels is None:
+        return None
+    if isinstance(labels, str):
+        raise TypeError("%s is one string (%r); pass a list with one label per %s, e.g. %r." % (
+            name, labels[:40], axis, labels.split()[:4]))
+    if _is_torch(labels) or _is_numpy(labels):
+        labels = labels.tolist()
+    try:
+        out = [str(t) for t in labels]
+    except TypeError:
+        raise TypeError("%s must be a list of strings, one per %s; got a %s." % (name, axis, _typename(labels))) from None
+    if len(out) != n:
+        raise ValueError("%s has %d label%s, but the attention has %d %ss (its %s dimension)." % (
+            name, len(out), "" if len(out) == 1 else "s", n, axis, "last" if axis == "key" else "query, T,"))
+    return out
