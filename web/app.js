@@ -18,11 +18,12 @@ import { drawDetail, drawTable, clearDetail, wireDetail } from './page-detail.js
 import { drawTrace } from './page-trace.js';
 import { drawLesson, clearLesson, getPrinted, snippets, pageSnippet } from './page-lesson.js';
 import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-share.js';
+import { FILES } from './core-source.js';
 
 (function (root) {
   // The training lab has a page of its own: ?preset=train-… opens it with the same parameters.
   if (/^train-/.test(new URLSearchParams(root.location.search).get('preset') || '')) {
-    root.location.replace('lab.html' + root.location.search);
+    root.location.replace(FILES.lab + root.location.search);
     return;
   }
   var S = state, P = presets, W = widgets;
@@ -503,7 +504,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     if (eff.embed) {
       var full = new URLSearchParams(S.toQuery(st)); full.delete('embed'); full.delete('hide');
       setProp($('open-full'), 'hidden', false);
-      W.setAttr($('open-full'), 'href', 'index.html' + (full.toString() ? '?' + full.toString() : ''));
+      W.setAttr($('open-full'), 'href', FILES.page + (full.toString() ? '?' + full.toString() : ''));
     }
     var key = !!eff.embed + '|' + hide.join(',');
     if (key === layoutKey) return;   // sections and classes as they are

@@ -6,6 +6,7 @@ import { $, range } from './page-dom.js';
 import { selB, selH, headMat, headName, fmtMax, hoverWords } from './page-read.js';
 import { HeadCards, plotSize } from './widgets/heads.js';
 import { rangeOf } from './widgets/colors.js';
+import { FILES } from './core-source.js';
 
 const W = widgets;
 
@@ -46,7 +47,7 @@ export function headsNote(cur) {
     add('These heads are untrained: random initial weights (' + (r.origin || 'nn.Linear\'s init after torch.manual_seed(' + eff.seed + ')') +
       '). Untrained heads spread their attention almost evenly and look alike; training is what makes heads ' +
       'specialize — see the hand-built heads of lesson 002, or watch heads learn their roles in the ');
-    box.appendChild(W.el('a', { href: 'lab.html?preset=train-two-offsets' }, 'training lab'));
+    box.appendChild(W.el('a', { href: FILES.lab + '?preset=train-two-offsets' }, 'training lab'));
     add('. ');
   }
   add('Rows are queries, columns are keys. ');

@@ -2,6 +2,7 @@
 // copying to the clipboard, and the height an embedding page needs.
 import state from './state.js';
 import { $ } from './page-dom.js';
+import { FILES } from './core-source.js';
 
 const S = state;
 const root = window;
@@ -22,7 +23,7 @@ function pageBase() {
 export function shareURL(st, embed) {
   var q = new URLSearchParams(S.toQuery(st));
   if (embed) { q.set('embed', '1'); } else { q.delete('embed'); }
-  var base = root.location.protocol === 'file:' ? 'index.html' : root.location.href.split(/[?#]/)[0];
+  var base = root.location.protocol === 'file:' ? FILES.page : root.location.href.split(/[?#]/)[0];
   return base + (q.toString() ? '?' + q.toString() : '');
 }
 // One snippet per host, each an iframe of the focused embed that takes the height the page posts
@@ -34,7 +35,7 @@ export function embedCode(st, host) {
   var web = root.location.protocol !== 'file:';
   var base = web ? pageBase() : 'https://YOUR-SITE/mha-explorer/';
   var q = new URLSearchParams(S.toQuery(st)); q.delete('embed'); q.set('embed', '1');
-  var src = base + 'index.html?' + q.toString();
+  var src = base + FILES.page + '?' + q.toString();
   var esc = function (v) { return v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;'); };
   if (host === 'element') {
     var attrs = [];
