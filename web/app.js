@@ -18,7 +18,7 @@ import { drawDetail, drawTable, clearDetail, wireDetail } from './page-detail.js
 import { drawTrace } from './page-trace.js';
 import { drawLesson, clearLesson, getPrinted, snippets, pageSnippet } from './page-lesson.js';
 import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-share.js';
-import { FILES } from './core-source.js';
+import { FILES, INLINE } from './core-source.js';
 
 (function (root) {
   // The training lab has a page of its own: ?preset=train-… opens it with the same parameters.
@@ -337,6 +337,9 @@ import { FILES } from './core-source.js';
     var ps = $('c-preset');
     P.list.forEach(function (p) { ps.appendChild(new Option(p[1], p[0])); });
     var on = function (id, ev, fn) { $(id).addEventListener(ev, fn); };
+    on('controls', 'submit', function (e) { e.preventDefault(); });   // Enter in a field: its change event applies it
+    // the custom element needs mha-explorer-element.js next to the page, which a one-file page does not have
+    if (INLINE) $('embed-host').querySelector('option[value="element"]').remove();
     on('c-preset', 'change', function () {
       var v = $('c-preset').value;
       // a new example starts from its own values
@@ -412,7 +415,7 @@ import { FILES } from './core-source.js';
         items.map(function (h) { return headName(current, h); }), exportInfo());
       W.download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
     });
-    on('copy-link', 'click', function () { copyText(shareURL(st, false), $('copy-link')); });
+    on('copy-link', 'click', function () { copyText(shareURL(st), $('copy-link')); });
     on('copy-embed', 'click', function () { copyText(embedCode(st, $('embed-host').value), $('copy-embed')); });
     on('copy-py', 'click', function () { copyText(pageSnippet(current).code, $('copy-py')); });
     wireDetail(getCur);
@@ -514,6 +517,8 @@ import { FILES } from './core-source.js';
       Array.prototype.forEach.call(document.querySelectorAll('[data-section="' + s + '"]'), function (n) { n.hidden = hide.indexOf(s) >= 0; });
     });
     document.body.classList.toggle('no-controls', hide.indexOf('controls') >= 0);
+    // no enlarged head to click through to when its section is hidden (an embed)
+    setText('heads-hint', 'Hover a cell for the exact weight' + (hide.indexOf('detail') >= 0 ? '.' : '; click a head to enlarge it.'));
     // an embed, and a phone, start with the controls folded: the heatmaps come first on a narrow screen
     if (eff.embed || (root.matchMedia && root.matchMedia('(max-width: 720px)').matches)) $('controls-box').open = false;
   }
@@ -606,10 +611,11 @@ import { FILES } from './core-source.js';
     render: function () { return render(); },
     benchmarkRecompute: benchmarkRecompute,
     embedCode: function (host) { return embedCode(st, host); },
-    shareURL: function () { return shareURL(st, false); },
+    shareURL: function () { return shareURL(st); },
     get module() { return M; }
   };
 
+  if ($('boot-note')) $('boot-note').remove();   // the script runs (the note says when it never does; not in a one-file page)
   buildControls();
   if (root.parent !== root && typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.body);
   applyTheme(st.values.theme);

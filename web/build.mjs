@@ -80,6 +80,9 @@ function writeOneFile(name, html, styles, entry, workers, coreData) {
   styles.forEach((f, i) => replaceOnce(`<link rel="stylesheet" href="${f}">\n`, i === 0 ? `<style>\n${css}</style>\n` : ''));
   replaceOnce(`<script src="${entry}"></script>`, `<script>window.MHA_INLINE = ${inlineSafe(JSON.stringify(data))};</script>\n` +
     `<script>${inlineSafe(minified(entry))}</script>`);
+  // everything is inline here, so no script can be missing: no note for that (web/index.html's boot-note)
+  page = page.replace(/<style>\/\* the note below[^]*?<\/style>\n/, '').replace(/<p id="boot-note"[^]*?<\/p>\n/, '');
+  if (/id="boot-note"|mha-boot/.test(page)) throw new Error(`${html}: the boot note was not removed`);
   page = page.replace(/href="lab\.html/g, `href="${ONE_FILE.lab}`).replace(/href="index\.html/g, `href="${ONE_FILE.page}`)
     .replace('<!doctype html>\n', '<!doctype html>\n<!-- MHA Explorer as one file (web/build.mjs): open it from a disk, a course platform or an e-mail. -->\n');
   writeFileSync(join(out, name), page);

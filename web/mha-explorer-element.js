@@ -6,8 +6,10 @@
 // from the host, works from file:// too, and sizes itself from the height the page posts.
 // Every URL parameter of the page is accepted as an attribute (text, dmodel, heads, causal, fill,
 // dropout, train, seed, pos, preset, view, head, batch, scale, norm, theme, hide); `height` fixes the height.
+// Without a theme attribute the explorer takes the theme of the page around the element.
 import state from './state.js';
 import { PROPS as LAB_PROPS } from './lab-state.js';
+import { hostTheme } from './embed-host.js';
 
 (function () {
   if (typeof window === 'undefined' || !window.customElements || window.customElements.get('mha-explorer')) return;
@@ -58,6 +60,7 @@ import { PROPS as LAB_PROPS } from './lab-state.js';
     for (var i = 0; i < PARAMS.length; i++) {
       if (this.hasAttribute(PARAMS[i])) q.set(PARAMS[i], this.getAttribute(PARAMS[i]));
     }
+    if (!q.has('theme')) q.set('theme', hostTheme(this));
     var src = (this.getAttribute('src') || BASE + 'index.html') + '?' + q.toString();
     if (this._frame.getAttribute('src') !== src) this._frame.setAttribute('src', src);
     var h = parseInt(this.getAttribute('height'), 10);

@@ -4,7 +4,7 @@
 import widgets from './widgets.js';
 import { $, range } from './page-dom.js';
 import { selB, selH, headMat, headName, fmtMax, hoverWords } from './page-read.js';
-import { HeadCards, plotSize } from './widgets/heads.js';
+import { HeadCards, plotSize, cardLabels } from './widgets/heads.js';
 import { rangeOf } from './widgets/colors.js';
 import { FILES } from './core-source.js';
 
@@ -19,7 +19,7 @@ export function drawHeads(cur, wd, getCur, onPick) {
   if (!cards) cards = new HeadCards($('heads'), $('tooltip'), hoverWords(getCur), function (h) { onPick(h); });
   cards.draw(range(r.H).concat(r.H > 1 ? ['avg'] : []), { name: function (h) { return headName(cur, h); },
     mat: function (h) { return headMat(cur, b, h); }, labels: cur.labels, scale: eff.scale, norm: eff.norm, vmax: r.vmax,
-    size: plotSize(Sq, r.H, wd.heads), showLabels: Sq <= 16,
+    size: plotSize(Sq, r.H, wd.heads), showLabels: cardLabels(Sq, wd.heads),
     maxText: function (mat) { return eff.norm === 'max' ? 'colours 0 – ' + fmtMax(rangeOf(mat.data, 'max')) : ''; } });
   drawHeadsSelection(cur);
 }
