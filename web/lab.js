@@ -505,8 +505,10 @@ import { shareLink, embedSnippet, copyText, postHeight } from './page-share.js';
   }).then(function () {
     if (values.autoplay) play();
     root.requestAnimationFrame(tick);
+    return true;
   }, function (err) {
     status('Could not start');
     say('Could not start the training worker: ' + err.message);
+    return false;
   });
 })(window);
