@@ -61,11 +61,13 @@ const violations = [];
 if (typeof document !== 'undefined') {
   document.addEventListener('securitypolicyviolation', function (e) { violations.push(e.effectiveDirective + ' ' + (e.blockedURI || 'inline')); });
 }
-// A failure in words: the policy that blocked something, if one did; else the error's own message.
+// A failure in words: the policy that blocked something, if one did (its violation events may come after the
+// error: the browser's own words about the policy count too); else the error's own message.
 export function explain(err) {
   const message = String((err && err.message) || err || 'unknown error');
-  if (!violations.length) return message;
-  return 'this site\'s Content-Security-Policy blocked ' + violations.filter(function (v, i) { return violations.indexOf(v) === i; }).join(', ') +
+  const blocked = violations.filter(function (v, i) { return violations.indexOf(v) === i; });
+  if (!blocked.length && !/Content.Security.Polic/i.test(message)) return message;
+  return 'this site\'s Content-Security-Policy blocked ' + (blocked.length ? blocked.join(', ') : 'it (' + message + ')') +
     '. MHA Explorer needs script-src \'self\' \'wasm-unsafe-eval\' and worker-src \'self\' blob: (ask the site\'s administrator to allow them).';
 }
 
