@@ -17,8 +17,8 @@ import { drawHeads, drawHeadsSelection, headsNote } from './page-heads.js';
 import { drawDetail, drawTable, clearDetail, wireDetail } from './page-detail.js';
 import { drawTrace } from './page-trace.js';
 import { drawLesson, clearLesson, getPrinted, snippets, pageSnippet } from './page-lesson.js';
-import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-share.js';
-import { FILES, INLINE } from './core-source.js';
+import { updateURL, shareURL, embedCode, fillEmbedHosts, copyText, postHeight } from './page-share.js';
+import { FILES } from './core-source.js';
 
 (function (root) {
   // The training lab has a page of its own: ?preset=train-… opens it with the same parameters.
@@ -338,8 +338,7 @@ import { FILES, INLINE } from './core-source.js';
     P.list.forEach(function (p) { ps.appendChild(new Option(p[1], p[0])); });
     var on = function (id, ev, fn) { $(id).addEventListener(ev, fn); };
     on('controls', 'submit', function (e) { e.preventDefault(); });   // Enter in a field: its change event applies it
-    // the custom element needs mha-explorer-element.js next to the page, which a one-file page does not have
-    if (INLINE) $('embed-host').querySelector('option[value="element"]').remove();
+    fillEmbedHosts($('embed-host'));
     on('c-preset', 'change', function () {
       var v = $('c-preset').value;
       // a new example starts from its own values

@@ -8,8 +8,8 @@ import widgets from './widgets.js';
 import { wireFileDrop, arrowStep } from './page-dom.js';
 import { start as startTrainer } from './trainer.js';
 import { implementationName } from './wasm-features.js';
-import { FILES, INLINE } from './core-source.js';
-import { shareLink, embedSnippet, copyText, postHeight } from './page-share.js';
+import { FILES } from './core-source.js';
+import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from './page-share.js';
 
 (function (root) {
   var $ = function (id) { return document.getElementById(id); };
@@ -389,8 +389,7 @@ import { shareLink, embedSnippet, copyText, postHeight } from './page-share.js';
     $('controls').addEventListener('submit', function (e) { e.preventDefault(); });   // Enter in a field: its change event applies it
     $('copy-link').addEventListener('click', function () { copyText(shareLink(L.toQuery(values, explicit), FILES.lab), $('copy-link')); });
     $('copy-embed').addEventListener('click', function () { copyText(embedCode($('embed-host').value), $('copy-embed')); });
-    // the custom element needs mha-explorer-element.js next to the page, which the one-file lab does not have
-    if (INLINE) $('embed-host').querySelector('option[value="element"]').remove();
+    fillEmbedHosts($('embed-host'));
     if (root.parent !== root && typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.body);
     $('play').addEventListener('click', function () { if (playing) pause(); else play(); });
     $('step').addEventListener('click', whenReady(function () { pause(); if (!busy) trainSteps(1); }));

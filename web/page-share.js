@@ -2,7 +2,7 @@
 // copying to the clipboard, and the height an embedding page needs.
 import state from './state.js';
 import { $ } from './page-dom.js';
-import { FILES } from './core-source.js';
+import { FILES, INLINE } from './core-source.js';
 import { hostTheme, hostScript } from './embed-host.js';
 
 const S = state;
@@ -34,6 +34,13 @@ export function shareURL(st) { return shareLink(S.toQuery(st), FILES.page); }
 // 'notebook' (Jupyter), 'html' (any page), 'element' (<mha-explorer>, not offered by the one-file pages).
 // o: {query (the view's query string), file (this page's file name), title, height (a first height in px)}.
 var EMBED_HOSTS = ['myst', 'notebook', 'html', 'element'];
+var EMBED_HOST_NAMES = { myst: 'MyST / Jupyter Book', notebook: 'Jupyter notebook', html: 'HTML page', element: 'HTML page (custom element)' };
+// The "Embed in" picker: every host, but the custom element, which needs mha-explorer-element.js next to the page
+// (a one-file page has no such file); HTML page first chosen.
+export function fillEmbedHosts(select) {
+  EMBED_HOSTS.filter(function (h) { return !(INLINE && h === 'element'); })
+    .forEach(function (h) { select.appendChild(new Option(EMBED_HOST_NAMES[h], h, h === 'html', h === 'html')); });
+}
 export function embedSnippet(host, o) {
   host = EMBED_HOSTS.indexOf(host) >= 0 ? host : 'html';
   var web = root.location.protocol !== 'file:';
