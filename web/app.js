@@ -17,12 +17,13 @@ import { drawHeads, drawHeadsSelection, headsNote } from './page-heads.js';
 import { drawDetail, drawTable, clearDetail, wireDetail } from './page-detail.js';
 import { drawTrace } from './page-trace.js';
 import { drawLesson, clearLesson, getPrinted, snippets, pageSnippet } from './page-lesson.js';
-import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-share.js';
+import { updateURL, shareURL, embedCode, fillEmbedHosts, copyText, postHeight } from './page-share.js';
+import { FILES } from './core-source.js';
 
 (function (root) {
   // The training lab has a page of its own: ?preset=train-… opens it with the same parameters.
   if (/^train-/.test(new URLSearchParams(pageQuery()).get('preset') || '')) {
-    root.location.replace('lab.html' + pageQuery());
+    root.location.replace(FILES.lab + pageQuery());
     return;
   }
   var S = state, P = presets, W = widgets;
@@ -337,6 +338,8 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     var ps = $('c-preset');
     P.list.forEach(function (p) { ps.appendChild(new Option(p[1], p[0])); });
     var on = function (id, ev, fn) { $(id).addEventListener(ev, fn); };
+    on('controls', 'submit', function (e) { e.preventDefault(); });   // Enter in a field: its change event applies it
+    fillEmbedHosts($('embed-host'));
     on('c-preset', 'change', function () {
       var v = $('c-preset').value;
       // a new example starts from its own values
@@ -412,7 +415,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
         items.map(function (h) { return headName(current, h); }), exportInfo());
       W.download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
     });
-    on('copy-link', 'click', function () { copyText(shareURL(st, false), $('copy-link')); });
+    on('copy-link', 'click', function () { copyText(shareURL(st), $('copy-link')); });
     on('copy-embed', 'click', function () { copyText(embedCode(st, $('embed-host').value), $('copy-embed')); });
     on('copy-py', 'click', function () { copyText(pageSnippet(current).code, $('copy-py')); });
     wireDetail(getCur);
@@ -505,7 +508,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     if (eff.embed) {
       var full = new URLSearchParams(S.toQuery(st)); full.delete('embed'); full.delete('hide');
       setProp($('open-full'), 'hidden', root.location.protocol === 'about:');   // a srcdoc page (pageQuery) has no full page to open
-      W.setAttr($('open-full'), 'href', 'index.html' + (full.toString() ? '?' + full.toString() : ''));
+      W.setAttr($('open-full'), 'href', FILES.page + (full.toString() ? '?' + full.toString() : ''));
     }
     var key = !!eff.embed + '|' + hide.join(',');
     if (key === layoutKey) return;   // sections and classes as they are
@@ -515,6 +518,8 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
       Array.prototype.forEach.call(document.querySelectorAll('[data-section="' + s + '"]'), function (n) { n.hidden = hide.indexOf(s) >= 0; });
     });
     document.body.classList.toggle('no-controls', hide.indexOf('controls') >= 0);
+    // no enlarged head to click through to when its section is hidden (an embed)
+    setText('heads-hint', 'Hover a cell for the exact weight' + (hide.indexOf('detail') >= 0 ? '.' : '; click a head to enlarge it.'));
     // an embed, and a phone, start with the controls folded: the heatmaps come first on a narrow screen
     if (eff.embed || (root.matchMedia && root.matchMedia('(max-width: 720px)').matches)) $('controls-box').open = false;
   }
@@ -607,10 +612,11 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     render: function () { return render(); },
     benchmarkRecompute: benchmarkRecompute,
     embedCode: function (host) { return embedCode(st, host); },
-    shareURL: function () { return shareURL(st, false); },
+    shareURL: function () { return shareURL(st); },
     get module() { return M; }
   };
 
+  if ($('boot-note')) $('boot-note').remove();   // the script runs (the note says when it never does; not in a one-file page)
   buildControls();
   if (root.parent !== root && typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.body);
   applyTheme(st.values.theme);

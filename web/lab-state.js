@@ -27,7 +27,7 @@ export const PROPS = [
   { name: 'compare', kind: 'bool', def: false },
   { name: 'autoplay', kind: 'bool', def: false },
   { name: 'embed', kind: 'bool', def: false },
-  { name: 'hide', kind: 'list', values: ['header', 'controls', 'progress', 'heads', 'closer', 'pytorch'], def: [] },
+  { name: 'hide', kind: 'list', values: ['header', 'controls', 'progress', 'heads', 'closer', 'pytorch', 'share'], def: [] },
   { name: 'theme', kind: 'enum', values: ['auto', 'light', 'dark'], def: 'auto' },
 ];
 export const OPTIMIZER_NAMES = { sgd: 'SGD', adam: 'Adam', adamw: 'AdamW' };

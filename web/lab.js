@@ -8,6 +8,8 @@ import widgets from './widgets.js';
 import { wireFileDrop, arrowStep, pageQuery, followPageLinksInElement } from './page-dom.js';
 import { start as startTrainer } from './trainer.js';
 import { implementationName } from './wasm-features.js';
+import { FILES } from './core-source.js';
+import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from './page-share.js';
 
 (function (root) {
   var $ = function (id) { return document.getElementById(id); };
@@ -237,9 +239,10 @@ import { implementationName } from './wasm-features.js';
 
   function draw() { drawStats(); drawChart(); drawHeads(); drawPredictions(); drawCloser(); reportHeight(); }
 
-  function reportHeight() {
-    if (!values.embed || root.parent === root) return;
-    try { root.parent.postMessage({ type: 'mha-explorer:height', height: document.documentElement.scrollHeight }, '*'); } catch (e) { /* ignore */ }
+  function reportHeight() { postHeight(); }
+  // The share panel's snippets (page-share.js's, as the page's): this lab's view, focused for an iframe.
+  function embedCode(host) {
+    return embedSnippet(host, { query: L.toQuery(values, explicit), file: FILES.lab, title: 'MHA Explorer training lab', height: 760 });
   }
 
   // ---- Controls -----------------------------------------------------------------------------------
@@ -411,6 +414,11 @@ import { implementationName } from './wasm-features.js';
 
   function wire() {
     $('controls').addEventListener('change', onControl);
+    $('controls').addEventListener('submit', function (e) { e.preventDefault(); });   // Enter in a field: its change event applies it
+    $('copy-link').addEventListener('click', function () { copyText(shareLink(L.toQuery(values, explicit), FILES.lab), $('copy-link')); });
+    $('copy-embed').addEventListener('click', function () { copyText(embedCode($('embed-host').value), $('copy-embed')); });
+    fillEmbedHosts($('embed-host'));
+    if (root.parent !== root && typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.body);
     $('play').addEventListener('click', function () { if (playing) pause(); else play(); });
     $('step').addEventListener('click', whenReady(function () { pause(); if (!busy) trainSteps(1); }));
     $('reset').addEventListener('click', whenReady(reset));
@@ -497,17 +505,24 @@ import { implementationName } from './wasm-features.js';
     },
     play: play,
     pause: pause,
+    embedCode: embedCode,
+    shareURL: function () { return shareLink(L.toQuery(values, explicit), FILES.lab); },
   };
   root.mhaExplorer = api;
 
+  if ($('boot-note')) $('boot-note').remove();   // the script runs (the note says when it never does; not in a one-file page)
   applyTheme();
-  if (values.embed) document.body.classList.add('embed');
+  if (values.embed) {
+    // an embed: the chart and the heads first, the settings folded below them; no share panel
+    document.body.classList.add('embed');
+    if (values.hide.indexOf('controls') < 0) { $('lab-settings').open = false; document.querySelector('.content').appendChild($('lab-settings')); $('lab-settings').classList.add('panel'); }
+  }
   // a phone starts with the settings and the model's trace (one card per step) folded: the chart and heads come first
   if (root.matchMedia && root.matchMedia('(max-width: 720px)').matches) {
     $('closer-trace-box').open = false;
     $('lab-settings').open = false;   // Play, Step and Reset stay in view; the settings unfold on demand
   }
-  values.hide.forEach(function (name) { document.querySelector('[data-section="' + name + '"]').hidden = true; });
+  values.hide.concat(values.embed ? ['share'] : []).forEach(function (name) { document.querySelector('[data-section="' + name + '"]').hidden = true; });
   document.body.classList.toggle('no-controls', values.hide.indexOf('controls') >= 0);
   wire();
   api.ready = startTrainer().then(function (t) {
@@ -523,8 +538,10 @@ import { implementationName } from './wasm-features.js';
   }).then(function () {
     if (values.autoplay) play();
     root.requestAnimationFrame(tick);
+    return true;
   }, function (err) {
     status('Could not start');
     say('Could not start the training worker: ' + err.message);
+    return false;
   });
 })(window);

@@ -11,8 +11,10 @@
 // pageQuery), since a srcdoc page has no address of its own.
 // Every URL parameter of the page is accepted as an attribute (text, dmodel, heads, causal, fill,
 // dropout, train, seed, pos, preset, view, head, batch, scale, norm, theme, hide); `height` fixes the height.
+// Without a theme attribute the explorer takes the theme of the page around the element.
 import state from './state.js';
 import { PROPS as LAB_PROPS } from './lab-state.js';
+import { hostTheme } from './embed-host.js';
 
 (function () {
   if (typeof window === 'undefined' || !window.customElements || window.customElements.get('mha-explorer')) return;
@@ -88,6 +90,7 @@ import { PROPS as LAB_PROPS } from './lab-state.js';
     for (var i = 0; i < PARAMS.length; i++) {
       if (this.hasAttribute(PARAMS[i])) q.set(PARAMS[i], this.getAttribute(PARAMS[i]));
     }
+    if (!q.has('theme')) q.set('theme', hostTheme(this));
     var h = parseInt(this.getAttribute('height'), 10);
     this._frame.style.height = (h > 0 ? h : 720) + 'px';
     var base = this.getAttribute('base');

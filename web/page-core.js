@@ -1,35 +1,36 @@
 // MHA Explorer — loading the core and running forwards: the fastest core build this browser runs
 // (wasm-features.js; a host that lacks one falls back to the next), and a Web Worker for large forwards
-// (worker.js; Chromium refuses workers from file://, so there the forward runs on the main thread).
+// (worker.js; Chromium refuses workers from file://, so there the forward runs on the main thread; the
+// one-file page starts it from a blob: URL of its own core text and worker code, core-source.js).
 import model from './model.js';
-import BUILDS from './wasm-features.js';
+import { CORE_BUILDS, FILES, INLINE, loadCoreScript, coreText, workerCode, blobURL, explain } from './core-source.js';
 
 const WORKER_COST = 3e8;            // multiply-adds above which the forward runs in a Worker (~50 ms inline)
 const root = window;
 
-var coreScripts = BUILDS.map(function (b) { return b + '.js'; });
-var coreScript = coreScripts[0];
+var coreBuild = CORE_BUILDS[0], coreTextNow = null;
 var M = null, worker = null, workerFailed = false, workerJobs = {}, jobSeq = 0;
 // Where and how long the last forward ran.
 export const lastCompute = { ms: 0, where: 'main thread' };
 
 export function loadCore() {
-  var tryScript = function (i) {
-    return new Promise(function (resolve, reject) {
-      var s = document.createElement('script');
-      s.src = coreScripts[i];
-      s.onload = function () { coreScript = coreScripts[i]; resolve(); };
-      s.onerror = function () {
-        s.remove();
-        if (i + 1 < coreScripts.length) resolve(tryScript(i + 1));
-        else reject(new Error('Could not load ' + coreScripts.join(' or ') + ' next to this page. Run scripts/build.'));
-      };
-      document.head.appendChild(s);
+  var missing = [];
+  var tryBuild = function (i) {
+    return loadCoreScript(CORE_BUILDS[i]).then(function () {
+      coreBuild = CORE_BUILDS[i];
+      if (INLINE) return coreText(coreBuild).then(function (t) { coreTextNow = t; });
+    }, function (err) {
+      missing.push(CORE_BUILDS[i] + '.js');
+      if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
+      if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
+      throw new Error('MHA Explorer could not load its WebAssembly core: ' + missing.join(', ') + ' ' + (missing.length > 1 ? 'are' : 'is') +
+        ' missing next to ' + FILES.page + ' at this address. Upload the whole dist/ folder (every file in it, ' + missing.join(', ') +
+        ' included) to the same place; or upload the one-file page mha-explorer.html alone.');
     });
   };
-  return (typeof root.createMhaModule === 'function' ? Promise.resolve() : tryScript(0))
+  return (typeof root.createMhaModule === 'function' ? Promise.resolve() : tryBuild(0))
     .then(function () { return root.createMhaModule(); })
-    .then(function (mod) { M = mod; return mod; });
+    .then(function (mod) { M = mod; return mod; }, function (err) { throw new Error(explain(err)); });
 }
 
 // The forward of spec (model.runModule's): {promise of the result, sync: whether it already ran here}.
@@ -57,9 +58,16 @@ function done(ms, where) { lastCompute.ms = ms; lastCompute.where = where; }
 function ensureWorker() {
   if (worker) return true;
   try {
-    worker = new Worker('worker.js');
+    if (INLINE) {
+      var text = coreTextNow;   // set once the page's own core text is unpacked (below)
+      if (!text) return false;
+      worker = new Worker(blobURL(text + '\n' + workerCode('forward')));
+      worker.postMessage({ init: true });
+    } else {
+      worker = new Worker('worker.js');
+      worker.postMessage({ init: coreBuild + '.js' });
+    }
   } catch (e) { workerFailed = true; return false; }   // file:// in Chromium: run on the main thread
-  worker.postMessage({ init: coreScript });
   worker.onmessage = function (e) {
     var job = workerJobs[e.data.id]; if (!job) return;
     delete workerJobs[e.data.id];

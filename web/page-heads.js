@@ -4,8 +4,9 @@
 import widgets from './widgets.js';
 import { $, range } from './page-dom.js';
 import { selB, selH, headMat, headName, fmtMax, hoverWords } from './page-read.js';
-import { HeadCards, plotSize } from './widgets/heads.js';
+import { HeadCards, plotSize, cardLabels } from './widgets/heads.js';
 import { rangeOf } from './widgets/colors.js';
+import { FILES } from './core-source.js';
 
 const W = widgets;
 
@@ -18,7 +19,7 @@ export function drawHeads(cur, wd, getCur, onPick) {
   if (!cards) cards = new HeadCards($('heads'), $('tooltip'), hoverWords(getCur), function (h) { onPick(h); });
   cards.draw(range(r.H).concat(r.H > 1 ? ['avg'] : []), { name: function (h) { return headName(cur, h); },
     mat: function (h) { return headMat(cur, b, h); }, labels: cur.labels, scale: eff.scale, norm: eff.norm, vmax: r.vmax,
-    size: plotSize(Sq, r.H, wd.heads), showLabels: Sq <= 16,
+    size: plotSize(Sq, r.H, wd.heads), showLabels: cardLabels(Sq, wd.heads),
     maxText: function (mat) { return eff.norm === 'max' ? 'colours 0 – ' + fmtMax(rangeOf(mat.data, 'max')) : ''; } });
   drawHeadsSelection(cur);
 }
@@ -46,7 +47,7 @@ export function headsNote(cur) {
     add('These heads are untrained: random initial weights (' + (r.origin || 'nn.Linear\'s init after torch.manual_seed(' + eff.seed + ')') +
       '). Untrained heads spread their attention almost evenly and look alike; training is what makes heads ' +
       'specialize — see the hand-built heads of lesson 002, or watch heads learn their roles in the ');
-    box.appendChild(W.el('a', { href: 'lab.html?preset=train-two-offsets' }, 'training lab'));
+    box.appendChild(W.el('a', { href: FILES.lab + '?preset=train-two-offsets' }, 'training lab'));
     add('. ');
   }
   add('Rows are queries, columns are keys. ');

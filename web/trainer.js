@@ -9,9 +9,10 @@
 //
 // Every method returns a promise; requests run in order in the worker; a failed request rejects with
 // the core's message and the worker keeps working. Works from file://: the worker is a Blob built from
-// dist/trainer-<build>.js, which holds the core and the worker code as one string. web/build.mjs bundles
-// this module into lab.js, and alone into dist/trainer.js (window.MhaTrainer, for scripts and tests).
-import BUILDS from './wasm-features.js';
+// dist/trainer-<build>.js, which holds the core and the worker code as one string (in the one-file lab,
+// from the page's own core text and worker code: core-source.js). web/build.mjs bundles this module into
+// lab.js, and alone into dist/trainer.js (window.MhaTrainer, for scripts and tests).
+import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain } from './core-source.js';
 
 var sources = {};  // build → worker source text, loaded once
 
@@ -21,6 +22,7 @@ var base = document.currentScript ? document.currentScript.src.replace(/[^/]*$/,
 // Loads dist/trainer-<build>.js (a classic script: it sets MHA_TRAINER_SOURCE) and keeps the text.
 function load(build) {
   if (sources[build]) return Promise.resolve(sources[build]);
+  if (INLINE) return coreText(build).then(function (text) { return (sources[build] = text + '\n' + workerCode('trainer')); });
   return new Promise(function (resolve, reject) {
     var s = document.createElement('script');
     s.src = base + 'trainer-' + build + '.js';
@@ -30,7 +32,12 @@ function load(build) {
       s.remove();
       resolve(sources[build]);
     };
-    s.onerror = function () { s.remove(); reject(new Error('could not load ' + s.src + ' (run scripts/build)')); };
+    s.onerror = function () {
+      s.remove();
+      var err = new Error('trainer-' + build + '.js is missing');
+      err.missingFile = 'trainer-' + build + '.js';
+      reject(err);
+    };
     document.head.appendChild(s);
   });
 }
@@ -46,7 +53,8 @@ function Trainer(worker, build) {
     if (e.data.error !== undefined) p.reject(new Error(e.data.error)); else p.resolve(e.data.result);
   };
   worker.onerror = function (e) {
-    var error = new Error('the training worker stopped: ' + (e.message || 'unknown error'));
+    if (e && e.preventDefault) e.preventDefault();
+    var error = new Error('the training worker stopped: ' + explain(e && e.message ? e : 'it did not say why'));
     Object.keys(pending).forEach(function (id) { pending[id].reject(error); delete pending[id]; });
   };
   this.request = function (op, args, transfer) {
@@ -71,10 +79,10 @@ Trainer.prototype.terminate = function () { this.worker.terminate(); };
 
 // The fastest build whose worker starts; builds: override the order (tests).
 export function start(options) {
-  var order = (options && options.builds) || BUILDS;
+  var order = (options && options.builds) || CORE_BUILDS, missing = [];
   var attempt = function (i) {
     return load(order[i]).then(function (text) {
-      var url = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+      var url = blobURL(text);
       var t = new Trainer(new Worker(url), order[i]);
       // The first answer says whether this build's core started ("no model yet" means it did).
       return t.request('stateDict').then(function () { return t; }, function (err) {
@@ -83,11 +91,16 @@ export function start(options) {
         throw err;
       }).finally(function () { URL.revokeObjectURL(url); });
     }).catch(function (err) {
+      if (err.missingFile) missing.push(err.missingFile);
       if (i + 1 < order.length) return attempt(i + 1);
-      throw err;
+      if (missing.length === order.length) {
+        throw new Error(missing.join(', ') + (missing.length > 1 ? ' are' : ' is') + ' missing next to ' + FILES.lab + ' at this address. ' +
+          'Upload the whole dist/ folder (every file in it) to the same place; or upload the one-file lab mha-explorer-lab.html alone.');
+      }
+      throw new Error(explain(err));
     });
   };
   return attempt(0);
 }
 
-export const builds = BUILDS;
+export const builds = CORE_BUILDS;

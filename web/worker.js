@@ -8,7 +8,7 @@ var M = null, queue = [], loading = null;
 self.onmessage = function (e) {
   var msg = e.data;
   if (msg.init) {
-    importScripts(msg.init);
+    if (typeof createMhaModule !== 'function') importScripts(msg.init);   // the one-file page's worker carries its core
     loading = createMhaModule().then(function (mod) { M = mod; queue.splice(0).forEach(run); });
     return;
   }

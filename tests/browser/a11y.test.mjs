@@ -1,14 +1,15 @@
 // Accessibility audit with axe-core (WCAG 2.0/2.1 A and AA rules) of the explorer's lessons and views,
 // its embed mode and the training lab, over http, at a desktop and a phone width, in the light and the
-// dark theme; every case must have zero violations. A full-page screenshot of each case goes to
-// tests/browser/artifacts/a11y/<page>-<desktop|phone>-<light|dark>.png.
+// dark theme; every case must have zero violations; on the hosted pages (index.html, lab.html) and on the
+// one-file pages (mha-explorer.html, mha-explorer-lab.html). A full-page screenshot of each case goes to
+// tests/browser/artifacts/a11y/<page>[-one-file]-<desktop|phone>-<light|dark>.png.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { ARTIFACTS, guardedPage, openPage, suite } from './helpers.mjs';
+import { ARTIFACTS, VARIANTS, guardedPage, openPage, suite } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
@@ -19,17 +20,17 @@ const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const WIDTHS = { desktop: { width: 1360, height: 900 }, phone: { width: 390, height: 844 } };
 const THEMES = ['light', 'dark'];
 
-// [name, path with query (without the theme)]
-const PAGES = [
-  ['index', '/index.html'],
-  ['lesson000', '/index.html?preset=lesson000'],
-  ['lesson001', '/index.html?preset=lesson001'],
-  ...['heads', 'pipeline', 'module', 'loop', 'causal'].map((v) => [`lesson002-${v}`, `/index.html?preset=lesson002&view=${v}`]),
-  ['lesson003', '/index.html?preset=lesson003'],
-  ['lesson004', '/index.html?preset=lesson004'],
-  ['embed-lesson000', '/index.html?embed=1&preset=lesson000'],
-  ['lab-two-offsets', '/lab.html?preset=train-two-offsets'],
-];
+// [name, path with query (without the theme)] of each variant
+const PAGES = VARIANTS.flatMap(({ oneFile, page, lab }) => [
+  ['index', `/${page}`],
+  ['lesson000', `/${page}?preset=lesson000`],
+  ['lesson001', `/${page}?preset=lesson001`],
+  ...['heads', 'pipeline', 'module', 'loop', 'causal'].map((v) => [`lesson002-${v}`, `/${page}?preset=lesson002&view=${v}`]),
+  ['lesson003', `/${page}?preset=lesson003`],
+  ['lesson004', `/${page}?preset=lesson004`],
+  ['embed-lesson000', `/${page}?embed=1&preset=lesson000`],
+  ['lab-two-offsets', `/${lab}?preset=train-two-offsets`],
+].map(([name, path]) => [oneFile ? name + '-one-file' : name, path]));
 
 const env = suite();
 const report = {};   // label → violations, written to artifacts/a11y/violations.json
@@ -40,7 +41,7 @@ const withTheme = (path, theme) => path + (path.includes('?') ? '&' : '?') + 'th
 // Waits until the page has drawn: the explorer's weights exist and its status line has stopped saying
 // "Computing"; the lab's trainer is ready. Then two animation frames and the end of CSS transitions.
 async function ready(page, url) {
-  if (url.includes('/lab.html')) {
+  if (/lab\.html/.test(url)) {
     await page.goto(url);
     await page.evaluate(() => window.mhaExplorer.ready);
   } else {

@@ -1,16 +1,18 @@
 // The embed in the three places an instructor puts it — a Sphinx/MyST page, an nbconvert-exported
-// Jupyter notebook, a plain HTML page — each with the iframe snippet and the <mha-explorer> element,
+// Jupyter notebook, a plain HTML page — each with the iframe snippet and the <mha-explorer> element of the
+// hosted page, the one-file page's iframe snippet, and the training lab's snippet as the README gives it,
 // the page over http (host pages on another origin) and over file://. The snippets are the ones the
-// page offers; each embed loads, shows the focused layout and takes its content's height.
+// pages offer; each embed loads, shows the focused layout, takes its content's height and the host's theme
+// (the browser prefers dark, the host pages are light).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
-import { suite, guardedPage, fileURL, ARTIFACTS } from './helpers.mjs';
+import { suite, guardedPage, fileURL, repo, ARTIFACTS } from './helpers.mjs';
 import { buildHosts } from './hosts.mjs';
 
 const QUERY = 'preset=lesson000&embed=1';
@@ -21,21 +23,37 @@ const MODES = ['http', 'file'];
 // page itself; `base` replaces the page's folder (an http origin, or {DIST}: hosts.mjs makes it the
 // relative path to dist/).
 const env = suite();
-let offered;
-async function pageSnippets() {
+let offered, oneFile, lab;
+async function pageSnippets(file, hosts) {
   const g = await guardedPage(env.browser.context, () => true);
-  await g.page.goto(env.srv.origin + '/index.html?' + QUERY.replace('&embed=1', ''));
+  await g.page.goto(env.srv.origin + '/' + file + '?' + QUERY.replace('&embed=1', ''));
   await g.page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.getWeights());
-  const out = await g.page.evaluate(() => Object.fromEntries(['myst', 'notebook', 'html', 'element'].map((h) => [h, window.mhaExplorer.embedCode(h)])));
+  const out = await g.page.evaluate((hs) => Object.fromEntries(hs.map((h) => [h, window.mhaExplorer.embedCode(h)])), hosts);
   await g.page.close();
   return out;
 }
+// The lab's snippet in the README (its MyST block), which must be what the lab offers for that view.
+const README_SITE = 'https://YOUR-SITE/mha-explorer';
+async function labSnippet() {
+  const block = readFileSync(join(repo, 'README.md'), 'utf8').match(/```\{raw\} html\n<iframe src="[^"]*\/lab\.html\?[^]*?```\n/);
+  assert.ok(block, 'the README has the lab\'s MyST snippet');
+  const query = new URL(block[0].match(/src="([^"]*)"/)[1].replace(/&amp;/g, '&')).search;
+  const g = await guardedPage(env.browser.context, () => true);
+  await g.page.goto(fileURL('lab.html') + query.replace(/&?embed=1/, ''));
+  await g.page.evaluate(() => window.mhaExplorer.ready);
+  assert.equal(block[0], await g.page.evaluate(() => window.mhaExplorer.embedCode('myst')), 'the README\'s lab snippet is the one the lab offers');
+  await g.page.close();
+  return block[0];
+}
 function snippets(base) {
-  const at = (t) => t.split(env.srv.origin + '/').join(base + '/');
+  const at = (t) => t.split(env.srv.origin + '/').join(base + '/').split(README_SITE + '/').join(base + '/');
   return {
-    myst: `## The iframe\n\n${at(offered.myst)}\n## The element\n\n${at(offered.element)}\nText after the element.\n`,
-    notebookCells: [at(offered.notebook), `from IPython.display import HTML\nHTML('''${at(offered.element)}''')`],
-    html: `<h2>The iframe</h2>\n${at(offered.html)}\n<h2>The element</h2>\n${at(offered.element)}\n<p>Text after the element.</p>`,
+    myst: `## The iframe\n\n${at(offered.myst)}\n## The element\n\n${at(offered.element)}\nText after the element.\n\n` +
+      `## The one-file page\n\n${at(oneFile.myst)}\n## The lab\n\n${at(lab)}\nText after the lab.\n`,
+    notebookCells: [at(offered.notebook), `from IPython.display import HTML\nHTML('''${at(offered.element)}''')`, at(oneFile.notebook),
+      `from IPython.display import HTML\nHTML('''${at(lab.replace(/^```\{raw\} html\n|```\n$/g, ''))}''')`],
+    html: `<h2>The iframe</h2>\n${at(offered.html)}\n<h2>The element</h2>\n${at(offered.element)}\n<p>Text after the element.</p>\n` +
+      `<h2>The one-file page</h2>\n${at(oneFile.html)}\n<h2>The lab</h2>\n${at(lab.replace(/^```\{raw\} html\n|```\n$/g, ''))}\n<p>Text after the lab.</p>`,
   };
 }
 
@@ -43,7 +61,9 @@ let hostSrv, work;
 const built = {}, rows = [];
 before(async () => {
   await env.ready;
-  offered = await pageSnippets();
+  offered = await pageSnippets('index.html', ['myst', 'notebook', 'html', 'element']);
+  oneFile = await pageSnippets('mha-explorer.html', ['myst', 'notebook', 'html']);
+  lab = await labSnippet();
   work = mkdtempSync(join(tmpdir(), 'mha-hosts-'));
   const [http, file] = await Promise.all([
     buildHosts({ outDir: join(work, 'http'), ...snippets(env.srv.origin) }),
@@ -60,9 +80,9 @@ before(async () => {
 });
 after(async () => {
   if (rows.length) {
-    console.log('# host      mode  embed    iframe w×h (px)  content(px)  body(px)  iframe-content  errors');
+    console.log('# host      mode  embed     iframe w×h (px)  content(px)  body(px)  iframe-content  errors');
     for (const r of rows) {
-      console.log(`# ${r.host.padEnd(9)} ${r.mode.padEnd(5)} ${r.embed.padEnd(8)} ${(r.iframeWidth + '×' + r.iframeHeight).padStart(15)}  ` +
+      console.log(`# ${r.host.padEnd(9)} ${r.mode.padEnd(5)} ${r.embed.padEnd(9)} ${(r.iframeWidth + '×' + r.iframeHeight).padStart(15)}  ` +
         `${String(r.contentHeight).padStart(11)}  ${String(r.bodyHeight).padStart(8)}  ${String(r.iframeHeight - r.contentHeight).padStart(14)}  ${r.errors.length ? JSON.stringify(r.errors) : 0}`);
     }
     writeFileSync(join(ARTIFACTS, 'hosts-heights.json'), JSON.stringify(rows, null, 1));
@@ -95,9 +115,16 @@ async function measure(page, find) {
     scrollHeight: document.documentElement.scrollHeight,
     body: Math.ceil(document.body.getBoundingClientRect().height),
     embed: document.body.classList.contains('embed'),
+    theme: document.documentElement.getAttribute('data-theme'),
   }));
   return { ready, iframeHeight: Math.round(box.height), iframeWidth: Math.round(box.width),
-    contentHeight: inner.scrollHeight, bodyHeight: inner.body, embedClass: inner.embed };
+    contentHeight: inner.scrollHeight, bodyHeight: inner.body, embedClass: inner.embed, theme: inner.theme,
+    // the host page's own background (body, else html, else the browser's white canvas: these hosts set no color-scheme)
+    hostTheme: await el.evaluate(() => {
+      const c = [document.body, document.documentElement].map((n) => getComputedStyle(n).backgroundColor.match(/[0-9.]+/g).map(Number))
+        .find((v) => v.length === 3 || v[3] > 0.5) || [255, 255, 255];
+      return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 'dark' : 'light';
+    }) };
 }
 
 for (const mode of MODES) {
@@ -107,14 +134,17 @@ for (const mode of MODES) {
       assert.ok(file && existsSync(file), `${host} built`);
       // not in the suite's end check: each host's errors are logged and kept in the heights table
       const g = await guardedPage(env.browser.context, () => true);
+      await g.page.emulateMedia({ colorScheme: 'dark' });   // a reader whose system is dark, on a light course page
       const failed = [];
       g.page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
       g.page.on('requestfailed', (r) => failed.push(`${r.failure()?.errorText} ${r.url()}`));
       await g.page.goto(hostURL(mode, file));
       const foreignReq = () => g.requests.filter((u) => !/^(data|blob|file):/.test(u) &&
         !u.startsWith(env.srv.origin + '/') && !u.startsWith(hostSrv.origin + '/'));
-      for (const [embed, find] of [['iframe', () => document.querySelector('iframe')],
-        ['element', () => { const e = document.querySelector('mha-explorer'); return e && e.shadowRoot && e.shadowRoot.querySelector('iframe'); }]]) {
+      for (const [embed, find] of [['iframe', () => document.querySelector('iframe[src*="/index.html"]')],
+        ['element', () => { const e = document.querySelector('mha-explorer'); return e && e.shadowRoot && e.shadowRoot.querySelector('iframe'); }],
+        ['one-file', () => document.querySelector('iframe[src*="/mha-explorer.html"]')],
+        ['lab', () => document.querySelector('iframe[src*="/lab.html"]')]]) {
         const errorsBefore = g.errors.length;
         const m = await measure(g.page, find);
         rows.push({ host, mode, embed, ...m, errors: g.errors.slice(errorsBefore) });
@@ -123,6 +153,7 @@ for (const mode of MODES) {
         assert.ok(Math.abs(m.iframeHeight - m.contentHeight) <= 2,
           `${embed} in ${host} over ${mode}: iframe ${m.iframeHeight}px for ${m.contentHeight}px of content`);
         assert.ok(m.contentHeight < 2000, `${embed} in ${host} over ${mode}: a focused embed, ${m.contentHeight}px tall`);
+        assert.equal(m.theme, m.hostTheme, `${embed} in ${host} over ${mode}: the host page's theme`);
       }
       await g.page.screenshot({ path: join(ARTIFACTS, `hosts-${host}-${mode}.png`), fullPage: true });
       const elemInHost = await g.page.evaluate(() => { const e = document.querySelector('mha-explorer'); return e ? { parent: e.parentElement.tagName, defined: !!customElements.get('mha-explorer') } : null; });

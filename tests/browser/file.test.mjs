@@ -1,9 +1,10 @@
-// dist/index.html opened directly from file:// (no server, classic scripts, no Worker), and the
-// <mha-explorer> custom element on a plain host page.
+// dist/index.html and the one-file dist/mha-explorer.html opened directly from file:// (no server, classic
+// scripts; a Worker only where the page can start one from a blob:), and the <mha-explorer> custom element on a
+// plain host page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { suite, openPage, fileURL, ARTIFACTS, DIST } from './helpers.mjs';
+import { suite, openPage, fileURL, allowedFor, ARTIFACTS, DIST, VARIANTS } from './helpers.mjs';
 import { pathToFileURL } from 'node:url';
 
 const env = suite({ extra: {
@@ -12,18 +13,17 @@ const env = suite({ extra: {
     '<mha-explorer preset="lesson003" heads="4" hide="lesson,share"></mha-explorer></body></html>',
 } });
 
-test('file:// — the page works without a server', async () => {
-  const distURL = pathToFileURL(DIST).href;
-  const g = await env.page((u) => u.startsWith(distURL) || u.startsWith('data:') || u.startsWith('blob:'));
+for (const variant of VARIANTS) test(`file:// — the page works without a server (${variant.name})`, async () => {
+  const g = await env.page(allowedFor(variant, pathToFileURL(DIST).href));
   // large enough to ask for a Worker: Chromium refuses it on file://, the page computes inline
   const text = Array.from({ length: 200 }, (_, i) => 'word' + (i % 50)).join(' ');
-  await openPage(g.page, fileURL() + '?dmodel=512&heads=8&causal=1&text=' + encodeURIComponent(text));
+  await openPage(g.page, fileURL(variant.page) + '?dmodel=512&heads=8&causal=1&text=' + encodeURIComponent(text));
   const w = await g.page.evaluate(() => window.mhaExplorer.getWeights().shape);
   assert.deepEqual(w, [1, 8, 200, 200]);
   assert.equal(await g.page.locator('[data-head]').count(), 8);
   await g.page.fill('#c-text', 'It opens from a file');
   await g.page.waitForFunction(() => window.mhaExplorer.getLabels().length === 5);
-  await g.page.screenshot({ path: join(ARTIFACTS, 'file-url.png'), fullPage: true });
+  await g.page.screenshot({ path: join(ARTIFACTS, variant.oneFile ? 'file-url-one-file.png' : 'file-url.png'), fullPage: true });
   assert.deepEqual(g.errors, []);
   assert.deepEqual(g.foreign, []);
 });

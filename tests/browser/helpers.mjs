@@ -27,6 +27,19 @@ export const startServer = (extra = {}) => serve(DIST, { extra });
 
 export const fileURL = (name = 'index.html') => pathToFileURL(join(DIST, name)).href;
 
+// The suites run on each way the explorer is published: dist/ as a folder of files (the hosted page), and the
+// one-file pages (dist/mha-explorer.html, mha-explorer-lab.html), which may request nothing but themselves.
+export const VARIANTS = [
+  { name: 'hosted', page: 'index.html', lab: 'lab.html', oneFile: false },
+  { name: 'one-file', page: 'mha-explorer.html', lab: 'mha-explorer-lab.html', oneFile: true },
+];
+// allowed(url) for a page of a variant at base (an http origin or dist/'s file:// URL, no trailing slash):
+// its own files (hosted), or only the page's own document (one-file); data: and blob: URLs in both.
+export function allowedFor(variant, base) {
+  return (u) => u.startsWith('data:') || u.startsWith('blob:') ||
+    (variant.oneFile ? [variant.page, variant.lab].includes(u.slice(base.length + 1).split(/[?#]/)[0]) && u.startsWith(base + '/') : u.startsWith(base + '/'));
+}
+
 export { CHROMIUM, chromium };
 
 export async function launch() {
@@ -71,6 +84,7 @@ export function suite({ extra } = {}) {
     }
   });
   s.own = (u) => u.startsWith(s.srv.origin + '/') || u.startsWith('data:') || u.startsWith('blob:');
+  s.allowed = (variant) => allowedFor(variant, s.srv.origin);
   s.page = async (allowed = () => true) => {
     const g = await guardedPage(s.browser.context, allowed);
     s.guards.push(g);

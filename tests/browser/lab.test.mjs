@@ -2,8 +2,9 @@
 // trains two offsets to 99 % with two heads that take different offsets; one head does not get
 // there; ablating a specialized head lowers held-out accuracy; reset returns the initial weights bit
 // for bit; pausing and resuming gives the same curve; downloaded weights load back (and into real
-// PyTorch through the specification's reader); a damaged file gives a message; no console errors.
-import { test } from 'node:test';
+// PyTorch through the specification's reader); a damaged file gives a message; no console errors. The hosted
+// lab (lab.html and its files) and the one-file lab (mha-explorer-lab.html, which requests nothing else).
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,12 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { ARTIFACTS, fileURL, guardedPage, launch, repo, startServer } from './helpers.mjs';
+import { ARTIFACTS, VARIANTS, allowedFor, fileURL, guardedPage, launch, repo, startServer } from './helpers.mjs';
 
 const SPEC_DIR = join(repo, 'tests', 'torch');
 
-async function open(context, url, shot) {
-  const g = await guardedPage(context, () => true);
+async function open(context, url, shot, allowed = () => true) {
+  const g = await guardedPage(context, allowed);
   await g.page.goto(url);
   await g.page.evaluate(() => window.mhaExplorer.ready);
   if (shot) await g.page.screenshot({ path: join(ARTIFACTS, shot), fullPage: true });
@@ -31,17 +32,22 @@ async function labTasks(context) {
   return names;
 }
 
-test('training lab over http and from file://', async (t) => {
-  const server = await startServer();
-  const { context, close } = await launch();
+const server = await startServer();
+const { context, close } = await launch();
+after(async () => { await close(); await server.close(); });
+
+for (const variant of VARIANTS) test(`training lab over http and from file:// (${variant.name})`, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'mha-lab-'));
+  const one = variant.oneFile ? '-one-file' : '';
+  const origin = server.origin, lab = variant.lab;
   try {
-    for (const [where, base] of [['http', `${server.origin}/lab.html`], ['file', fileURL('lab.html')]]) {
-      const { page, errors } = await open(context, `${base}?preset=train-two-offsets`, `lab-two-offsets-${where}-before.png`);
+    for (const [where, base] of [['http', origin], ['file', fileURL('').replace(/\/$/, '')]]) {
+      const { page, errors, foreign } = await open(context, `${base}/${lab}?preset=train-two-offsets`, `lab-two-offsets-${where}${one}-before.png`,
+        allowedFor(variant, base));
       const initial = await page.evaluate(() => window.mhaExplorer.stateDict());
       assert.match(await page.textContent('#heads'), /no clear role \(closest: /, 'untrained heads have no role yet');
       const r = await page.evaluate(() => window.mhaExplorer.train({ steps: 150 }));
-      await page.screenshot({ path: join(ARTIFACTS, `lab-two-offsets-${where}-after.png`), fullPage: true });
+      await page.screenshot({ path: join(ARTIFACTS, `lab-two-offsets-${where}${one}-after.png`), fullPage: true });
       assert.equal(r.step, 150);
       assert.ok(r.accuracy >= 0.99, `${where}: accuracy ${r.accuracy}`);
       assert.deepEqual(r.roles.map((x) => x.role).sort(), ['1 token back', '2 tokens back']);
@@ -135,13 +141,14 @@ print(model.layers[0].W_q.weight[0, :3].tolist())`], { encoding: 'utf8' });
       t.diagnostic(`${where}: ${fps.toFixed(0)} frames/s while training`);
       assert.ok(fps >= 5, `${where}: ${fps} frames per second while training`);
       assert.deepEqual(errors, [], `${where}: console errors`);
+      assert.deepEqual(foreign, [], `${where}: requests beyond the lab's own files`);
       await page.close();
     }
 
     // One head cannot do both offsets: trained beside the two-head model, and alone from the URL.
-    const both = await open(context, `${server.origin}/lab.html?preset=train-two-offsets&compare=1`);
+    const both = await open(context, `${origin}/${lab}?preset=train-two-offsets&compare=1`);
     const rb = await both.page.evaluate(() => window.mhaExplorer.train({ steps: 150 }));
-    await both.page.screenshot({ path: join(ARTIFACTS, 'lab-two-offsets-compare-after.png'), fullPage: true });
+    await both.page.screenshot({ path: join(ARTIFACTS, `lab-two-offsets-compare${one}-after.png`), fullPage: true });
     assert.ok(rb.accuracy >= 0.99 && rb.oneHead.accuracy < 0.9, `two heads ${rb.accuracy}, one head ${rb.oneHead.accuracy}`);
     assert.equal(rb.oneHead.step, 150);
     assert.equal(await both.page.isVisible('#compare-heads .lab-head'), true);
@@ -156,14 +163,14 @@ print(model.layers[0].W_q.weight[0, :3].tolist())`], { encoding: 'utf8' });
     await both.page.click('#heads .lab-head[data-head="0"]');
     await both.page.waitForFunction(() => /Accuracy on 256 held-out sequences/.test(document.getElementById('ablation-note').textContent));
     await both.page.close();
-    const one = await open(context, `${server.origin}/lab.html?preset=train-two-offsets&heads=1`);
-    const r1 = await one.page.evaluate(() => window.mhaExplorer.train({ steps: 150 }));
+    const single = await open(context, `${origin}/${lab}?preset=train-two-offsets&heads=1`);
+    const r1 = await single.page.evaluate(() => window.mhaExplorer.train({ steps: 150 }));
     assert.ok(r1.accuracy < 0.9, `one head: accuracy ${r1.accuracy}`);
-    await one.page.close();
+    await single.page.close();
 
     // Play at the default speed: the counter and rate move from the first steps, and the run pauses by itself at
     // the task's goal (150 steps for two offsets); Step trains one update.
-    const watch = await open(context, `${server.origin}/lab.html?preset=train-two-offsets`);
+    const watch = await open(context, `${origin}/${lab}?preset=train-two-offsets`, null, allowedFor(variant, origin));
     const started = Date.now();
     await watch.page.click('#play');
     await watch.page.waitForFunction(() => /step [1-9]\d* · .* steps\/s/.test(document.getElementById('stats').textContent));
@@ -179,30 +186,29 @@ print(model.layers[0].W_q.weight[0, :3].tolist())`], { encoding: 'utf8' });
     const tasks = await labTasks(context);
     assert.deepEqual(tasks, ['two-offsets', 'first-and-previous', 'reverse', 'induction', 'next-larger']);
     for (const task of tasks.slice(1)) {
-      const lab = await open(context, `${server.origin}/index.html?preset=train-${task}`, `lab-${task}-before.png`);
-      assert.match(lab.page.url(), new RegExp(`/lab\\.html\\?preset=train-${task}$`));
-      const rt = await lab.page.evaluate((steps) => window.mhaExplorer.train({ steps }), task === 'induction' ? 200 : 150);
-      await lab.page.screenshot({ path: join(ARTIFACTS, `lab-${task}-after.png`), fullPage: true });
+      const g = await open(context, `${origin}/${variant.page}?preset=train-${task}`, `lab-${task}${one}-before.png`, allowedFor(variant, origin));
+      assert.match(g.page.url(), new RegExp(`/${lab.replace('.', '\\.')}\\?preset=train-${task}$`));
+      const rt = await g.page.evaluate((steps) => window.mhaExplorer.train({ steps }), task === 'induction' ? 200 : 150);
+      await g.page.screenshot({ path: join(ARTIFACTS, `lab-${task}${one}-after.png`), fullPage: true });
       assert.ok(rt.accuracy > 0.9, `${task}: accuracy ${rt.accuracy}`);
       if (task === 'next-larger') {
         assert.equal(rt.roles[0].role, 'next larger token');
-        assert.match(await lab.page.textContent('#predictions'), /→ next larger/);
-        assert.match(await lab.page.textContent('#task-brief'), /^Next larger \(sorting\): /);
+        assert.match(await g.page.textContent('#predictions'), /→ next larger/);
+        assert.match(await g.page.textContent('#task-brief'), /^Next larger \(sorting\): /);
       }
-      assert.deepEqual(lab.errors, [], `${task}: console errors`);
-      await lab.page.close();
+      assert.deepEqual(g.errors, [], `${task}: console errors`);
+      assert.deepEqual(g.foreign, [], `${task}: requests beyond the lab's own files`);
+      await g.page.close();
     }
 
     // A bad URL value gets a message and the default.
-    const bad = await open(context, `${server.origin}/lab.html?preset=train-nope&heads=3&lr=abc`);
+    const bad = await open(context, `${origin}/${lab}?preset=train-nope&heads=3&lr=abc`);
     const text = await bad.page.textContent('#messages');
     assert.match(text, /Unknown preset "train-nope"/);
     assert.match(text, /heads must be one of 1, 2, 4, 8; using the default/);
     assert.match(text, /lr must be a number/);
     await bad.page.close();
   } finally {
-    await close();
-    await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -12,7 +12,7 @@ import { drawHeatmap, CellCursor } from '../widgets/heatmap.js';
 import { lineView, wireLineHover, matrixTable, corner, LINE_ROWS, LINE_TOP } from '../widgets/lines.js';
 import { traceTable, pipeline, highlightStep } from '../widgets/trace.js';
 import { exportSVG, exportPNG, download } from '../widgets/export.js';
-import { HeadCards, plotSize } from '../widgets/heads.js';
+import { HeadCards, plotSize, cardLabels } from '../widgets/heads.js';
 import { attachTip } from '../widgets/tooltip.js';
 import { formatWeight, topKeysWords } from '../widgets/words.js';
 import { STYLE } from './attention-style.js';
@@ -229,7 +229,7 @@ export function mountAttention(element, options) {
       ', for every head' + where().replace(' · ', ' of ').replace(' · ', ', ') + '. Hover a cell for its weight; click a head to enlarge it.';
     const width = lastWidth = root.clientWidth - 34;
     cards.draw(range(H).concat(H > 1 ? ['avg'] : []), { name, mat, labels: input.labels, rowLabels: input.rowLabels,
-      scale: opts.scale, norm: 'shared', vmax, size: plotSize(Math.max(T, S), H, width), showLabels: Math.max(T, S) <= 16, colors: colors() });
+      scale: opts.scale, norm: 'shared', vmax, size: plotSize(Math.max(T, S), H, width), showLabels: cardLabels(Math.max(T, S), width), colors: colors() });
     cards.select(sel.head);
     drawDetail();
   }

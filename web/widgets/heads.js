@@ -7,10 +7,14 @@ import { attachTip } from './tooltip.js';
 // The plot size of a card: as many cards per row as the width allows (H heads and the average).
 export function plotSize(Sq, H, width) {
   const w = width || 800;
-  const cols = w < 500 ? 1 : H <= 2 ? H + 1 : H <= 4 ? Math.min(H + 1, w < 700 ? 2 : 3) : w < 700 ? 3 : 4;
-  const size = Math.floor(w / Math.max(1, cols)) - (Sq <= 16 ? 90 : 36);
+  // a phone: two cards to a row, without token labels (the enlarged head and the hover readout have them)
+  const cols = w < 500 ? (H > 1 ? 2 : 1) : H <= 2 ? H + 1 : H <= 4 ? Math.min(H + 1, w < 700 ? 2 : 3) : w < 700 ? 3 : 4;
+  const size = Math.floor(w / Math.max(1, cols)) - (cardLabels(Sq, w) ? 90 : 36);
   return Math.max(96, Math.min(Sq <= 16 ? 220 : 260, size));
 }
+
+// Whether the head cards of a Sq-token input in a grid width px wide carry token labels.
+export function cardLabels(Sq, width) { return Sq <= 16 && (width || 800) >= 500; }
 
 // grid: the cards' container; tip: the tooltip element; describe: as attachTip's; onPick(h): a card was clicked
 // (h a head index or 'avg'). The cards are kept while the heads (count, names, size) stay the same; a draw

@@ -1,0 +1,89 @@
+// MHA Explorer — where the page and the lab get their files: next to the page (dist/index.html, lab.html,
+// mha*.js, worker.js, trainer-mha*.js), or, in the one-file pages (dist/mha-explorer.html,
+// mha-explorer-lab.html), from window.MHA_INLINE, which web/build.mjs writes into the page:
+//   {files: {page, lab}, cores: {<build>: {glue, wasm}}, workers: {forward | trainer: source text}}
+// where glue is a core build's JS with its embedded wasm cut out and wasm the module's bytes, both gzip then
+// base64. coreText(build) puts them back together (DecompressionStream), once per build, and the page's
+// script, its forward worker and the lab's training workers all start from that one text (blob: URLs).
+import BUILDS from './wasm-features.js';
+
+const inline = (typeof window !== 'undefined' && window.MHA_INLINE) || null;
+// web/build.mjs puts this where the glue had the wasm's base64.
+export const WASM_PLACEHOLDER = '@MHA_WASM_BASE64@';
+
+// Whether this is a one-file page.
+export const INLINE = !!inline;
+// The page's and the lab's file names, for the links between them.
+export const FILES = inline ? inline.files : { page: 'index.html', lab: 'lab.html' };
+// The core builds this browser runs, fastest first, among the ones this page has.
+export const CORE_BUILDS = BUILDS.filter(function (b) { return !inline || !!inline.cores[b]; });
+
+function bytesOf(base64) {
+  const text = atob(base64), bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+function gunzip(base64) {
+  if (typeof DecompressionStream !== 'function') {
+    return Promise.reject(new Error('this browser cannot unpack the one-file page (it has no DecompressionStream): ' +
+      'open it in a current Chrome, Edge, Firefox (113 or later) or Safari (16.4 or later)'));
+  }
+  return new Response(new Blob([bytesOf(base64)]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+}
+function base64Of(buffer) {
+  return new Promise(function (resolve, reject) {
+    const reader = new FileReader();
+    reader.onload = function () { resolve(String(reader.result).slice(String(reader.result).indexOf(',') + 1)); };
+    reader.onerror = function () { reject(reader.error); };
+    reader.readAsDataURL(new Blob([buffer]));
+  });
+}
+
+const texts = {};   // build → promise of the core build's JS text
+// The JS text of a core build of this one-file page (as dist/<build>.js holds it).
+export function coreText(build) {
+  if (!inline || !inline.cores[build]) return Promise.reject(new Error('this page carries no ' + build + ' core'));
+  if (!texts[build]) {
+    const c = inline.cores[build];
+    texts[build] = Promise.all([gunzip(c.glue), gunzip(c.wasm).then(base64Of)]).then(function (parts) {
+      const glue = new TextDecoder().decode(parts[0]);
+      return glue.replace(WASM_PLACEHOLDER, function () { return parts[1]; });
+    });
+  }
+  return texts[build];
+}
+
+// A worker's source text (web/worker.js bundled, web/trainer-worker.js) carried by this one-file page.
+export function workerCode(name) { return inline.workers[name]; }
+
+// Content-Security-Policy violations seen in this document, to name the policy when something fails.
+const violations = [];
+if (typeof document !== 'undefined') {
+  document.addEventListener('securitypolicyviolation', function (e) { violations.push(e.effectiveDirective + ' ' + (e.blockedURI || 'inline')); });
+}
+// A failure in words: the policy that blocked something, if one did (its violation events may come after the
+// error: the browser's own words about the policy count too); else the error's own message.
+export function explain(err) {
+  const message = String((err && err.message) || err || 'unknown error');
+  const blocked = violations.filter(function (v, i) { return violations.indexOf(v) === i; });
+  if (!blocked.length && !/Content.Security.Polic/i.test(message)) return message;
+  return 'this site\'s Content-Security-Policy blocked ' + (blocked.length ? blocked.join(', ') : 'it (' + message + ')') +
+    '. MHA Explorer needs script-src \'self\' \'wasm-unsafe-eval\' and worker-src \'self\' blob: (ask the site\'s administrator to allow them).';
+}
+
+export function blobURL(text) { return URL.createObjectURL(new Blob([text], { type: 'text/javascript' })); }
+
+// The build's core as a classic script of this page (so createMhaModule is defined): from the file next to
+// the page, or from the one-file page's text.
+export function loadCoreScript(build) {
+  return (inline ? coreText(build).then(blobURL) : Promise.resolve(build + '.js')).then(function (src) {
+    return new Promise(function (resolve, reject) {
+      const s = document.createElement('script');
+      s.src = src;
+      // a file that is not the core (a host's "not found" page served as 200) defines no createMhaModule
+      s.onload = function () { if (typeof window.createMhaModule === 'function') resolve(); else { s.remove(); reject(new Error(build + '.js')); } };
+      s.onerror = function () { s.remove(); reject(new Error(build + '.js')); };
+      document.head.appendChild(s);
+    });
+  });
+}
