@@ -129,7 +129,7 @@ TEST_CASE("fully masked rows follow the fill: NaN with -inf, uniform with -1e9, 
   mha_test::require_close(fused.output, big.output, 1e-5);
 }
 
-TEST_CASE("key padding mask blocks keys per batch; need_weights=false gives the same output") {
+TEST_CASE("key padding mask blocks keys per batch — need_weights=false gives the same output") {
   const std::size_t B = 2, H = 2, S = 5;
   const Qkv t = make_qkv({B, H}, S, S, 4, 4, 21);
   Tensor padding({B, S});
@@ -149,7 +149,7 @@ TEST_CASE("key padding mask blocks keys per batch; need_weights=false gives the 
                          "key_padding_mask", "[5, 2]", "[2, 5]");
 }
 
-TEST_CASE("nn.Linear init order: W_q of MultiHeadAttention(4, 1) is torch.manual_seed(0); nn.Linear(4, 4)") {
+TEST_CASE("nn.Linear init order: W_q of MultiHeadAttention(4, 1) is torch.manual_seed(0) — nn.Linear(4, 4)") {
   MultiHeadAttention m({4, 1}, std::make_shared<Generator>(0));
   mha_test::require_close(m.W_q.weight().select(0, 0).to_vector(), {-0.0037, 0.2682, -0.4115, -0.3680}, 2e-4);
   mha_test::require_close(m.W_q.bias()->to_vector(), {0.1977, 0.3000, -0.3390, -0.2177}, 2e-4);
@@ -265,7 +265,7 @@ TEST_CASE("bad input gets a message a student understands") {
                          "needWeights: false");
 }
 
-TEST_CASE("without weights, small heads use a scratch matrix and long ones the streaming kernel; both match") {
+TEST_CASE("without weights, small heads use a scratch matrix and long ones the streaming kernel — both match") {
   // 1100 × 1000 scores per head is above the streaming threshold (2^20); 100 × 90 is below.
   for (auto [Sq, Skv] : {std::pair<std::size_t, std::size_t>{1100, 1000}, {100, 90}}) {
     const Qkv t = make_qkv({2}, Sq, Skv, 8, 8, 31);

@@ -5,7 +5,7 @@
 using namespace mha;
 using mha_test::arange;
 
-TEST_CASE("transpose changes strides, not data; view then needs contiguous() (lesson 002)") {
+TEST_CASE("transpose changes strides, not data — view then needs contiguous() (lesson 002)") {
   const Tensor x = arange({2, 3, 4});
   const Tensor xt = x.transpose(1, 2);
   CHECK(xt.shape() == Shape{2, 4, 3});
@@ -74,7 +74,7 @@ TEST_CASE("matmul with 1-d operands and transposed views") {
   REQUIRE_ERROR_MENTIONS(matmul(arange({2, 2, 3}), arange({3, 3, 2})), "cannot be broadcast", "[2] and [3]");
 }
 
-TEST_CASE("softmax along any dim; all -inf rows are NaN as in PyTorch") {
+TEST_CASE("softmax along any dim — all -inf rows are NaN as in PyTorch") {
   const Tensor x = Tensor::from_vector({2, 3}, {1, 2, 3, -INFINITY, -INFINITY, -INFINITY});
   const Tensor y = softmax(x, -1);
   const double e = std::exp(1.0), e2 = std::exp(2.0);
@@ -87,7 +87,7 @@ TEST_CASE("softmax along any dim; all -inf rows are NaN as in PyTorch") {
   REQUIRE_ERROR_MENTIONS(softmax(x, 2), "Dimension out of range", "[-2, 1]", "got 2");
 }
 
-TEST_CASE("masked_fill broadcasts the mask; tril and triu build causal masks") {
+TEST_CASE("masked_fill broadcasts the mask — tril and triu build causal masks") {
   const Tensor causal = tril(ones({4, 4}));
   CHECK(causal.to_vector() == std::vector<float>{1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1});
   const Tensor upper = triu(ones({3, 3}), 1);
@@ -99,7 +99,7 @@ TEST_CASE("masked_fill broadcasts the mask; tril and triu build causal masks") {
   REQUIRE_ERROR_MENTIONS(masked_fill(scores, ones({4, 4}), 0.0f), "[4, 4]", "[2, 1, 3, 3]");
 }
 
-TEST_CASE("elementwise ops broadcast; cat joins along a dimension") {
+TEST_CASE("elementwise ops broadcast — cat joins along a dimension") {
   const Tensor a = arange({2, 3});
   const Tensor b = arange({3}, 10.0f);
   CHECK(add(a, b).to_vector() == std::vector<float>{10, 12, 14, 13, 15, 17});

@@ -245,7 +245,7 @@ TEST_CASE("Adam follows torch/optim/adam.py (2.x): lerp first moment, bias corre
   for (int t = 0; t < 3; ++t) REQUIRE(legacy[t] == Approx(got[t]).epsilon(1e-6));
 }
 
-TEST_CASE("AdamW decays the weight first (param.mul_(1 - lr·wd)); Adam adds wd·param to the gradient") {
+TEST_CASE("AdamW decays the weight first (param.mul_(1 - lr·wd)) — Adam adds wd·param to the gradient") {
   OptimizerOptions w = optimizer_defaults(OptimizerKind::AdamW, 0.1);
   REQUIRE(w.weight_decay == 1e-2);
   const float adamw = optimize(w, 2.0f, 0.0f, 1)[0];
@@ -303,7 +303,7 @@ TEST_CASE("task batches: targets at the right offsets, -100 where there is none,
   }
 }
 
-TEST_CASE("the task table covers the enum in order; every entry is complete and its defaults build") {
+TEST_CASE("the task table covers the enum in order — every entry is complete and its defaults build") {
   std::set<std::string> names;
   for (std::size_t i = 0; i < kTaskCount; ++i) {
     const TaskInfo& t = task_info(static_cast<Task>(i));
@@ -337,7 +337,7 @@ TEST_CASE("the task table covers the enum in order; every entry is complete and 
   REQUIRE_ERROR_MENTIONS(task_from_name("copy"), "the tasks are two-offsets, first-and-previous, reverse, induction, next-larger");
 }
 
-TEST_CASE("every task: at its goal_steps the heads hold the task's roles, the clearest >= 0.85, on at least 3 of 5 seeds") {
+TEST_CASE("every task: at its goal_steps the heads hold the task's roles, the clearest >= 0.85, on at least 3 of 5 seeds", "[convergence]") {
   for (const TaskInfo& t : task_table()) {
     int good = 0;
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
@@ -357,7 +357,7 @@ TEST_CASE("every task: at its goal_steps the heads hold the task's roles, the cl
   }
 }
 
-TEST_CASE("next larger: distinct tokens; each target is the smallest larger token of its sequence, -100 for the largest") {
+TEST_CASE("next larger: distinct tokens — each target is the smallest larger token of its sequence, -100 for the largest") {
   Generator gen(0);
   const ModelConfig c = model_defaults(Task::NextLarger);
   const Batch b = draw_batch(c, 16, gen);
@@ -381,7 +381,7 @@ TEST_CASE("next larger: distinct tokens; each target is the smallest larger toke
                          "turn the causal mask off");
 }
 
-TEST_CASE("next larger: >= 99 % held-out accuracy within 600 Adam steps on 10 of 10 seeds; its head attends by content (>= 0.85) on at least 8") {
+TEST_CASE("next larger: >= 99 % held-out accuracy within 600 Adam steps on 10 of 10 seeds — its head attends by content (>= 0.85) on at least 8", "[convergence]") {
   int learned = 0, by_content = 0;
   for (std::uint64_t seed = 0; seed < 10; ++seed) {
     auto model = std::make_shared<TinyAttentionModel>(model_defaults(Task::NextLarger), std::make_shared<Generator>(seed));
@@ -403,7 +403,7 @@ TEST_CASE("next larger: >= 99 % held-out accuracy within 600 Adam steps on 10 of
   REQUIRE(by_content >= 8);
 }
 
-TEST_CASE("two offsets: 99 % within 150 Adam steps with two specialized heads for at least 8 of 10 seeds; one head does not get there") {
+TEST_CASE("two offsets: 99 % within 150 Adam steps with two specialized heads for at least 8 of 10 seeds — one head does not get there", "[convergence]") {
   int good = 0;
   for (std::uint64_t seed = 0; seed < 10; ++seed) {
     auto gen = std::make_shared<Generator>(seed);
@@ -428,7 +428,7 @@ TEST_CASE("two offsets: 99 % within 150 Adam steps with two specialized heads fo
   }
 }
 
-TEST_CASE("two offsets: two heads specialize on t-1 and t-2 within 150 Adam steps; ablating one costs accuracy") {
+TEST_CASE("two offsets: two heads specialize on t-1 and t-2 within 150 Adam steps — ablating one costs accuracy", "[convergence]") {
   auto gen = std::make_shared<Generator>(0);
   auto model = std::make_shared<TinyAttentionModel>(model_defaults(Task::TwoOffsets), gen);
   REQUIRE(model->parameters()[0].name == "tok.weight");
