@@ -30,7 +30,9 @@ const REQUIRED = ['dist/mha.js', 'dist/mha-nosimd.js', 'dist/mha-relaxed.js', 'd
   'dist/style.css', 'dist/lab.html', 'dist/lab.js', 'dist/lab.css', 'dist/trainer-mha.js', 'dist/trainer-mha-nosimd.js',
   'dist/trainer-mha-relaxed.js', 'dist/mha-explorer-element.js', 'dist/mha-explorer-view.js', 'npm/index.mjs',
   'types/index.d.ts', 'types/view.d.mts', 'types/element.d.ts', 'package.json', 'README.md', 'LICENSE'];
-const NOT_SHIPPED = ['dist/element-demo.html', 'dist/trainer.js'];   // a demo page; the tests' standalone trainer
+// a demo page; the tests' standalone trainer; the one-file pages (for course platforms, made by scripts/build: they
+// would take the package past 3 MB and the npm page files do the same from node_modules or a CDN)
+const NOT_SHIPPED = ['dist/element-demo.html', 'dist/trainer.js', 'dist/mha-explorer.html', 'dist/mha-explorer-lab.html'];
 
 // A command's stdout; when it fails, an error with the end of its output (a throw inside dist/mha.js would print
 // the whole one-line build).
