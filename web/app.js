@@ -186,6 +186,7 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
       var tD1 = model.now();
       lastTiming = { forwardMs: tF1 - tF0, redrawMs: tD1 - tD0, totalMs: tD1 - t0, setupMs: tF0 - t0 };
     }).catch(function (err) {
+      if (myId !== renderId) return;   // superseded: the newer render says what happened
       msgs.push(String(err && err.message || err));
       showMessages(msgs);
       setStatus('Ready (last run failed)');
