@@ -605,6 +605,8 @@ import { updateURL, shareURL, embedCode, copyText, postHeight } from './page-sha
     },
     render: function () { return render(); },
     benchmarkRecompute: benchmarkRecompute,
+    // {forwardMs, redrawMs, totalMs, setupMs} of the last completed render (right after ready: the first one's).
+    getTiming: function () { return lastTiming && Object.assign({}, lastTiming); },
     embedCode: function (host) { return embedCode(st, host); },
     shareURL: function () { return shareURL(st, false); },
     get module() { return M; }

@@ -61,7 +61,9 @@ const WARM_UP = { dModel: 256, numHeads: 8, seed: 0, bias: true, dropout: 0, tra
 // A forward that throws gives a rejected promise; one superseded by a newer forward before it started rejects
 // with err.superseded.
 export function runForward(spec) {
-  if (model.cost(spec) > POOL_COST && poolStart) {
+  // window.mhaPoolCost (tests): another threshold, e.g. 0 to split every forward
+  var limit = typeof root.mhaPoolCost === 'number' ? root.mhaPoolCost : POOL_COST;
+  if (model.cost(spec) > limit && poolStart) {
     var job = poolStart.then(function (p) {
       if (!p) return inline(spec);
       return p.run(spec).then(function (r) { done(r.ms, r.where); return r; }, function (err) {

@@ -1,9 +1,9 @@
-// dist/index.html opened directly from file:// (no server, classic scripts, no Worker), and the
+// dist/index.html opened directly from file:// (no server, classic scripts, workers from Blob URLs), and the
 // <mha-explorer> custom element on a plain host page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { suite, openPage, fileURL, ARTIFACTS, DIST } from './helpers.mjs';
+import { suite, openPage, checkForwardPool, fileURL, ARTIFACTS, DIST } from './helpers.mjs';
 import { pathToFileURL } from 'node:url';
 
 const env = suite({ extra: {
@@ -15,11 +15,12 @@ const env = suite({ extra: {
 test('file:// — the page works without a server', async () => {
   const distURL = pathToFileURL(DIST).href;
   const g = await env.page((u) => u.startsWith(distURL) || u.startsWith('data:') || u.startsWith('blob:'));
-  // large enough to ask for a Worker: Chromium refuses it on file://, the page computes inline
+  // large enough for the forward pool: its workers start from Blob URLs, which Chromium allows on file://
   const text = Array.from({ length: 200 }, (_, i) => 'word' + (i % 50)).join(' ');
   await openPage(g.page, fileURL() + '?dmodel=512&heads=8&causal=1&text=' + encodeURIComponent(text));
   const w = await g.page.evaluate(() => window.mhaExplorer.getWeights().shape);
   assert.deepEqual(w, [1, 8, 200, 200]);
+  await checkForwardPool(g.page);
   assert.equal(await g.page.locator('[data-head]').count(), 8);
   await g.page.fill('#c-text', 'It opens from a file');
   await g.page.waitForFunction(() => window.mhaExplorer.getLabels().length === 5);

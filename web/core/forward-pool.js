@@ -34,6 +34,9 @@ export function joinParts(parts) {
     const d = parts[p].output.data;
     for (let i = 0; i < out.length; i++) out[i] += d[i];   // a double sum rounded to float32 once per part
   }
+  const joined = Object.assign({}, first, { ms: Math.max(...parts.map((p) => p.ms)), weights: null });
+  if (first.fullyMaskedRows !== undefined) joined.fullyMaskedRows = parts.reduce((n, p) => n + p.fullyMaskedRows, 0);
+  if (!first.weights) return joined;   // needWeights: false
   const ws = parts.map((p) => p.weights), [B, , Sq, Skv] = ws[0].shape, plane = Sq * Skv;
   const H = ws.reduce((n, w) => n + w.shape[1], 0), data = new Float32Array(B * H * plane);
   for (let b = 0, at = 0; b < B; b++) {
@@ -43,7 +46,8 @@ export function joinParts(parts) {
       at += n;
     }
   }
-  return Object.assign({}, first, { weights: { shape: [B, H, Sq, Skv], data }, ms: Math.max(...parts.map((p) => p.ms)) });
+  joined.weights = { shape: [B, H, Sq, Skv], data };
+  return joined;
 }
 
 function superseded() { const e = new Error('superseded by a newer forward'); e.superseded = true; return e; }
@@ -99,6 +103,7 @@ export class ForwardPool {
     if (job.error) job.reject(new Error(job.error));
     else {
       const r = joinParts(job.parts);
+      r.partMs = job.parts.map((p) => p.ms);   // each part's own forward
       r.ms = performance.now() - job.t0;
       r.where = job.parts.length > 1 ? job.parts.length + ' Web Workers' : 'Web Worker';
       job.resolve(r);
