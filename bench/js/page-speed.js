@@ -95,22 +95,24 @@ async function measurePageSpeed(browser, dist, quick) {
   return out;
 }
 
-function printPageSpeed(r) {
-  const f = (v, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : 'n/a');
-  console.log(`page speed (${r.method}):`);
-  console.log('| tokens | d_model / heads | change → painted ms | core forward ms | ratio | target | where |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const v of r.ratios) console.log(`| ${v.tokens} | ${v.D} / ${v.H} | ${f(v.changeMs)} | ${f(v.coreMs)} | ${f(v.ratio, 2)}× | ≤ ${v.target}× | ${v.where} |`);
-  console.log('| d_model / heads | first forward after load ms | warm forward ms | ratio (target ≤ 1.5×) |');
-  console.log('|---|---|---|---|');
-  for (const v of r.cold) console.log(`| ${v.D} / ${v.H} | ${f(v.firstMs)} | ${f(v.warmMs)} | ${f(v.ratio, 2)}× |`);
-  console.log(`| workers (512 tokens, 512 / 8) | page forward ms | speed-up over 1 worker (target ≥ 1.6× at 2) |`);
-  console.log('|---|---|---|');
-  for (const v of r.workers) console.log(`| ${v.workers} | ${f(v.forwardMs)} | ${f(v.speedup, 2)}× |`);
-  console.log(`core forward on the main thread, same shape: ${f(r.coreForwardMs)} ms`);
+// The tables as markdown lines.
+function formatPageSpeed(r) {
+  const f = (v, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : 'n/a'), lines = [];
+  lines.push(`Page speed (${r.method}):`);
+  lines.push('| tokens | d_model / heads | change → painted ms | core forward ms | ratio | target | where |');
+  lines.push('|---|---|---|---|---|---|---|');
+  for (const v of r.ratios) lines.push(`| ${v.tokens} | ${v.D} / ${v.H} | ${f(v.changeMs)} | ${f(v.coreMs)} | ${f(v.ratio, 2)}× | ≤ ${v.target}× | ${v.where} |`);
+  lines.push('| d_model / heads | first forward after load ms | warm forward ms | ratio (target ≤ 1.5×) |');
+  lines.push('|---|---|---|---|');
+  for (const v of r.cold) lines.push(`| ${v.D} / ${v.H} | ${f(v.firstMs)} | ${f(v.warmMs)} | ${f(v.ratio, 2)}× |`);
+  lines.push(`| workers (512 tokens, 512 / 8) | page forward ms | speed-up over 1 worker (target ≥ 1.6× at 2) |`);
+  lines.push('|---|---|---|');
+  for (const v of r.workers) lines.push(`| ${v.workers} | ${f(v.forwardMs)} | ${f(v.speedup, 2)}× |`);
+  lines.push(`core forward on the main thread, same shape: ${f(r.coreForwardMs)} ms`);
+  return lines;
 }
 
-module.exports = { measurePageSpeed, printPageSpeed };
+module.exports = { measurePageSpeed, formatPageSpeed };
 
 if (require.main === module) {
   (async () => {
@@ -120,7 +122,7 @@ if (require.main === module) {
     const browser = await chromium.launch({ ...CHROMIUM, args: [...(CHROMIUM.args || []), '--disable-frame-rate-limit', '--disable-gpu-vsync'] });
     try {
       const r = await measurePageSpeed(browser, path.join(root, 'dist'), process.argv.includes('--quick'));
-      printPageSpeed(r);
+      console.log(formatPageSpeed(r).join('\n'));
       if (process.argv.includes('--json')) require('fs').writeFileSync(process.argv[process.argv.indexOf('--json') + 1], JSON.stringify(r, null, 1));
     } finally { await browser.close(); }
   })().catch((e) => { console.error(e); process.exit(1); });
