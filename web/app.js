@@ -188,6 +188,7 @@ import { FILES } from './core-source.js';
       var tD1 = model.now();
       lastTiming = { forwardMs: tF1 - tF0, redrawMs: tD1 - tD0, totalMs: tD1 - t0, setupMs: tF0 - t0 };
     }).catch(function (err) {
+      if (myId !== renderId) return;   // superseded: the newer render says what happened
       msgs.push(String(err && err.message || err));
       showMessages(msgs);
       setStatus('Ready (last run failed)');
@@ -611,6 +612,8 @@ import { FILES } from './core-source.js';
     },
     render: function () { return render(); },
     benchmarkRecompute: benchmarkRecompute,
+    // {forwardMs, redrawMs, totalMs, setupMs} of the last completed render (right after ready: the first one's).
+    getTiming: function () { return lastTiming && Object.assign({}, lastTiming); },
     embedCode: function (host) { return embedCode(st, host); },
     shareURL: function () { return shareURL(st); },
     get module() { return M; }

@@ -117,7 +117,8 @@
     try { mha.loadStateDict(weights); } catch (err) { mha.delete(); gen.delete(); throw err; }
   }
 
-  function runModule(M, spec) {
+  // heads: [start, end) to compute only those heads' part (forward's options.heads; a worker pool's share).
+  function runModule(M, spec, heads) {
     var D = spec.dModel, H = spec.numHeads;
     if (D % H !== 0) throw new Error(headsMessage(D, H));
     var t0 = now();
@@ -155,6 +156,7 @@
       // causal flag does the same without an S×S mask tensor. -inf and -1e9 give the same weights (a causal
       // row always keeps its diagonal, and exp(-1e9 - max) is 0 in float32).
       var options = spec.causal ? { causal: true, fill: fillValue(spec.fill) } : {};
+      if (heads) options.heads = heads;
       var t1 = now();
       var r = mha.forward(x, x, x, options);
       var t2 = now();
