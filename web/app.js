@@ -599,7 +599,7 @@ import { FILES } from './core-source.js';
     getPrinted: getPrinted,
     getSnippets: function () { return snippets(current); },
     getState: function () { return effective(); },
-    getCompute: function () { return { ms: lastCompute.ms, where: lastCompute.where, implementation: M && M.implementation }; },
+    getCompute: function () { return Object.assign({}, lastCompute, { implementation: M && M.implementation }); },
     set: function (values) {
       Object.keys(values).forEach(function (k) {
         var p = S.BY_NAME[k]; if (!p) throw new Error('unknown property ' + k);

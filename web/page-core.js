@@ -14,8 +14,8 @@ const root = window;
 
 var coreBuild = CORE_BUILDS[0];
 var M = null, pool = null, poolStart = null;
-// Where and how long the last forward ran.
-export const lastCompute = { ms: 0, where: 'main thread' };
+// Where and how long the last forward ran; from the pool, each part's forward and its whole run in its worker.
+export const lastCompute = { ms: 0, where: 'main thread', partMs: null, partTotalMs: null };
 
 export function loadCore() {
   var missing = [];
@@ -31,7 +31,12 @@ export function loadCore() {
   };
   return (typeof root.createMhaModule === 'function' ? Promise.resolve() : tryBuild(0))
     .then(function () { return root.createMhaModule(); })
-    .then(function (mod) { M = mod; startPool(); return mod; }, function (err) { throw new Error(explain(err)); });
+    .then(function (mod) {
+      M = mod;
+      // The page is ready once its core and the pool are warm: the first forward a student sees runs at full speed.
+      try { model.runModule(M, WARM_UP); } catch (err) { /* the first real forward reports it */ }
+      return startPool().then(function () { return mod; });
+    }, function (err) { throw new Error(explain(err)); });
 }
 
 // The pool's workers run the build the page runs, instantiated from the page's compiled module. Resolves to the
@@ -49,7 +54,8 @@ export function startPool() {
     .catch(function () { if (pool) pool.terminate(); pool = null; return null; });
   return poolStart;
 }
-// A forward through every part of the kernels the page's large forwards use (heads split, weights formed).
+// A forward through every part of the kernels the page's large forwards use (heads split, weights formed), on the
+// main thread once (the workers share its compiled code, and so V8's optimized tier of it) and twice in each worker.
 const WARM_UP = { dModel: 256, numHeads: 8, seed: 0, bias: true, dropout: 0, train: false, causal: false,
   input: { type: 'randn', batch: 1, seqLen: 192 }, order: 'module-first' };
 
@@ -62,7 +68,7 @@ export function runForward(spec) {
   if (model.cost(spec) > limit && poolStart) {
     var job = poolStart.then(function (p) {
       if (!p) return inline(spec);
-      return p.run(spec).then(function (r) { done(r.ms, r.where); return r; }, function (err) {
+      return p.run(spec).then(function (r) { done(r.ms, r.where, r); return r; }, function (err) {
         if (err && err.poolFailed) return inline(spec);
         throw err;
       });
@@ -81,4 +87,7 @@ function inline(spec) {
   return r;
 }
 export function noForward() { done(0, 'main thread'); }
-function done(ms, where) { lastCompute.ms = ms; lastCompute.where = where; }
+function done(ms, where, pooled) {
+  lastCompute.ms = ms; lastCompute.where = where;
+  lastCompute.partMs = pooled ? pooled.partMs : null; lastCompute.partTotalMs = pooled ? pooled.partTotalMs : null;
+}

@@ -103,6 +103,7 @@ export class ForwardPool {
     else {
       const r = joinParts(job.parts);
       r.partMs = job.parts.map((p) => p.ms);   // each part's own forward
+      r.partTotalMs = job.parts.map((p) => p.totalMs);   // each part's run in its worker (embedding included)
       r.ms = performance.now() - job.t0;
       r.where = job.parts.length > 1 ? job.parts.length + ' Web Workers' : 'Web Worker';
       job.resolve(r);
