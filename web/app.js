@@ -13,7 +13,7 @@ import { implementationName } from './wasm-features.js';
 import { $, setText, setProp, setOptions, range, wireFileDrop, pageQuery, followPageLinksInElement } from './page-dom.js';
 import { loadCore, runForward, noForward, lastCompute } from './page-core.js';
 import { selB, headMat, headName, colourMax, fmtMax } from './page-read.js';
-import { drawHeads, drawHeadsSelection, headsNote } from './page-heads.js';
+import { drawHeads, drawHeadsSelection, headsNote, headCanvases } from './page-heads.js';
 import { drawDetail, drawTable, clearDetail, wireDetail } from './page-detail.js';
 import { drawTrace } from './page-trace.js';
 import { drawLesson, clearLesson, getPrinted, snippets, pageSnippet } from './page-lesson.js';
@@ -405,7 +405,7 @@ import { FILES } from './core-source.js';
     });
     on('export-png', 'click', function () {
       if (!current) return;
-      var cs = Array.prototype.slice.call($('heads').querySelectorAll('canvas'));
+      var cs = headCanvases();
       var names = cs.map(function (c) { return c.hasAttribute('data-avg') ? 'Average' : 'Head ' + c.getAttribute('data-head'); });
       W.exportPNG(cs, names, exportInfo()).toBlob(function (blob) { W.download('mha-heads.png', blob); });
     });

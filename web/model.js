@@ -357,10 +357,15 @@
   function commas(n) { return EN_US ? EN_US.format(Number(n)) : String(Number(n)); }
 
   // Slice [b, h] of a [B, H, S, S] tensor.
+  // w: [B, H, S, S] weights, or the forward pool's kept as parts (core/forward-pool.js's partedWeights).
   function headMatrix(w, b, h) {
-    var S = w.shape[2], H = w.shape[1];
+    var S = w.shape[2], H = w.shape[1], data;
+    if (w.parts) {
+      var p = w.parts.find(function (q) { return h >= q.h0 && h < q.h1; });
+      H = p.h1 - p.h0; h -= p.h0; data = p.data;
+    } else data = w.data;
     var off = (b * H + h) * S * S;
-    return { shape: [S, S], data: w.data.subarray(off, off + S * S) };
+    return { shape: [S, S], data: data.subarray(off, off + S * S) };
   }
 
   const model = {

@@ -37,17 +37,33 @@ export function joinParts(parts) {
   const joined = Object.assign({}, first, { ms: Math.max(...parts.map((p) => p.ms)), weights: null });
   if (first.fullyMaskedRows !== undefined) joined.fullyMaskedRows = parts.reduce((n, p) => n + p.fullyMaskedRows, 0);
   if (!first.weights) return joined;   // needWeights: false
-  const ws = parts.map((p) => p.weights), [B, , Sq, Skv] = ws[0].shape, plane = Sq * Skv;
-  const H = ws.reduce((n, w) => n + w.shape[1], 0), data = new Float32Array(B * H * plane);
-  for (let b = 0, at = 0; b < B; b++) {
-    for (const w of ws) {
-      const n = w.shape[1] * plane;
-      data.set(w.data.subarray(b * n, (b + 1) * n), at);
-      at += n;
-    }
-  }
-  joined.weights = { shape: [B, H, Sq, Skv], data };
+  joined.weights = partedWeights(parts.map((p) => p.weights));
   return joined;
+}
+
+// Weights [B, H, Sq, Skv] kept as the parts' blocks ([B, h, Sq, Skv] each, heads in order): the views read a head's
+// matrix from its part (model.headMatrix, page-read.js's colourMax), so no 8 MiB copy happens on the way to a
+// paint; `data` (the whole tensor, for getWeights and printing) is joined on first use.
+export function partedWeights(ws) {
+  const [B, , Sq, Skv] = ws[0].shape, plane = Sq * Skv;
+  const H = ws.reduce((n, w) => n + w.shape[1], 0);
+  let h0 = 0, data = null;
+  const parts = ws.map((w) => { const part = { h0, h1: h0 + w.shape[1], data: w.data }; h0 = part.h1; return part; });
+  return {
+    shape: [B, H, Sq, Skv], parts,
+    get data() {
+      if (data) return data;
+      data = new Float32Array(B * H * plane);
+      for (let b = 0, at = 0; b < B; b++) {
+        for (const p of parts) {
+          const n = (p.h1 - p.h0) * plane;
+          data.set(p.data.subarray(b * n, (b + 1) * n), at);
+          at += n;
+        }
+      }
+      return data;
+    },
+  };
 }
 
 function superseded() { const e = new Error('superseded by a newer forward'); e.superseded = true; return e; }
