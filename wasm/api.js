@@ -76,10 +76,11 @@ var createMhaModule = (function () {
 
   // Validated attention options with their defaults, in the form the core takes: needWeights,
   // causal, fill, mode (index into MASK_MODES), and the mask tensors or null.
-  function checkOptions(options) {
+  // extra: option names a caller reads itself (MultiHeadAttention.forward's heads).
+  function checkOptions(options, extra = []) {
     const out = { needWeights: true, causal: false, fill: -Infinity, mode: 0, mask: null, keyPaddingMask: null };
     if (options === undefined || options === null) return out;
-    checkConfig(options, 'options', ['mask', 'maskMode', 'fill', 'causal', 'keyPaddingMask', 'needWeights']);
+    checkConfig(options, 'options', ['mask', 'maskMode', 'fill', 'causal', 'keyPaddingMask', 'needWeights', ...extra]);
     if (options.mask !== undefined && options.mask !== null) out.mask = checkTensor(options.mask, 'options.mask');
     if (options.maskMode !== undefined) {
       out.mode = MASK_MODES.indexOf(options.maskMode);
@@ -257,6 +258,16 @@ var createMhaModule = (function () {
       delete() { release(this, 'Generator'); }
     }
 
+    function checkHeads(heads, H) {
+      if (heads === undefined) return [0, H];
+      const whole = (x) => typeof x === 'number' && Number.isInteger(x);
+      if (!Array.isArray(heads) || heads.length !== 2 || !whole(heads[0]) || !whole(heads[1]) ||
+          !(heads[0] >= 0 && heads[0] < heads[1] && heads[1] <= H)) {
+        fail(`options.heads must be [start, end): two whole numbers with 0 <= start < end <= numHeads (${H}), such as [0, ${Math.max(1, H >> 1)}]; got ${Array.isArray(heads) ? `[${heads.map(describe).join(', ')}]` : describe(heads)}`);
+      }
+      return heads;
+    }
+
     function checkGenerator(g, name) {
       if (!(g instanceof Generator)) fail(`${name} must be a Generator (new M.Generator(seed)), got ${describe(g)}`);
       return live(g, 'Generator');
@@ -278,11 +289,14 @@ var createMhaModule = (function () {
         this.numHeads = numHeads;
         this.dK = dModel / numHeads;
       }
+      // options.heads = [start, end): only those heads' part (their weights, and their term of W_o's sum; the
+      // bias in the part that starts at head 0): the parts of a partition of the heads sum to the whole output.
       forward(q, k = q, v = k, options = {}) {
         const h = live(this, 'MultiHeadAttention');
-        const o = checkOptions(options);
+        const o = checkOptions(options, ['heads']);
+        const [h0, h1] = checkHeads(options && options.heads, this.numHeads);
         const [tq, tk, tv] = checkQkv(q, k, v, ['query', 'key', 'value']);
-        const raw = runAttention([tq, tk, tv], o, (...args) => h.forward(...args));
+        const raw = runAttention([tq, tk, tv], o, (...args) => h.forward(...args, h0, h1));
         return new ForwardResult(raw, [tq.shape[0], tq.shape[1], this.dModel, this.numHeads, tk.shape[1]]);
       }
       parameterCount() { return live(this, 'MultiHeadAttention').parameterCount(); }
@@ -529,6 +543,8 @@ var createMhaModule = (function () {
           (xa, ma, pa) => h.loopVsVectorized(xa, o.causal, o.fill, o.mode, ma, pa)));
       },
       viewError: () => core.viewError(),
+      // The compiled WebAssembly.Module: createMhaModule({wasmModule}) in a worker instantiates it without compiling.
+      wasmModule: core.wasmModule,
       memoryStats: () => core.memoryStats(),
     };
   }

@@ -355,12 +355,16 @@ val mha_create(val config, std::shared_ptr<mha::Generator> gen) {
   });
 }
 
+// heads [head_begin, head_end): all of them, or the part forward_heads computes (a worker pool's share).
 bool mha_forward(const mha::MultiHeadAttention& m, double q, double k, double v, bool need_weights, bool causal, double fill,
-                 double mask_mode, double mask, double key_padding) {
+                 double mask_mode, double mask, double key_padding, double head_begin, double head_end) {
   return into_slot([&] {
     const mha::AttentionOptions options = raw_options(need_weights, causal, fill, mask_mode, mask, key_padding);
     const Qkv in = qkv_from_blocks(q, k, v, "query", "key", "value");
-    const mha::ForwardResult r = m.forward(in.q, in.k, in.v, options);
+    const std::size_t H = m.config().num_heads;
+    const std::size_t h0 = to_count(head_begin, "options.heads[0]", H), h1 = to_count(head_end, "options.heads[1]", H);
+    const mha::ForwardResult r = h0 == 0 && h1 == H ? m.forward(in.q, in.k, in.v, options)
+                                                    : m.forward_heads(in.q, in.k, in.v, options, h0, h1);
     store_attention(r.output, r.weights, need_weights, r.fully_masked_rows);
   });
 }

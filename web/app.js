@@ -13,7 +13,7 @@ import { implementationName } from './wasm-features.js';
 import { $, setText, setProp, setOptions, range, wireFileDrop, pageQuery, followPageLinksInElement } from './page-dom.js';
 import { loadCore, runForward, noForward, lastCompute } from './page-core.js';
 import { selB, headMat, headName, colourMax, fmtMax } from './page-read.js';
-import { drawHeads, drawHeadsSelection, headsNote } from './page-heads.js';
+import { drawHeads, drawHeadsSelection, headsNote, headCanvases } from './page-heads.js';
 import { drawDetail, drawTable, clearDetail, wireDetail } from './page-detail.js';
 import { drawTrace } from './page-trace.js';
 import { drawLesson, clearLesson, getPrinted, snippets, pageSnippet } from './page-lesson.js';
@@ -188,6 +188,7 @@ import { FILES } from './core-source.js';
       var tD1 = model.now();
       lastTiming = { forwardMs: tF1 - tF0, redrawMs: tD1 - tD0, totalMs: tD1 - t0, setupMs: tF0 - t0 };
     }).catch(function (err) {
+      if (myId !== renderId) return;   // superseded: the newer render says what happened
       msgs.push(String(err && err.message || err));
       showMessages(msgs);
       setStatus('Ready (last run failed)');
@@ -404,7 +405,7 @@ import { FILES } from './core-source.js';
     });
     on('export-png', 'click', function () {
       if (!current) return;
-      var cs = Array.prototype.slice.call($('heads').querySelectorAll('canvas'));
+      var cs = headCanvases();
       var names = cs.map(function (c) { return c.hasAttribute('data-avg') ? 'Average' : 'Head ' + c.getAttribute('data-head'); });
       W.exportPNG(cs, names, exportInfo()).toBlob(function (blob) { W.download('mha-heads.png', blob); });
     });
@@ -598,7 +599,7 @@ import { FILES } from './core-source.js';
     getPrinted: getPrinted,
     getSnippets: function () { return snippets(current); },
     getState: function () { return effective(); },
-    getCompute: function () { return { ms: lastCompute.ms, where: lastCompute.where, implementation: M && M.implementation }; },
+    getCompute: function () { return Object.assign({}, lastCompute, { implementation: M && M.implementation }); },
     set: function (values) {
       Object.keys(values).forEach(function (k) {
         var p = S.BY_NAME[k]; if (!p) throw new Error('unknown property ' + k);
@@ -611,6 +612,8 @@ import { FILES } from './core-source.js';
     },
     render: function () { return render(); },
     benchmarkRecompute: benchmarkRecompute,
+    // {forwardMs, redrawMs, totalMs, setupMs} of the last completed render (right after ready: the first one's).
+    getTiming: function () { return lastTiming && Object.assign({}, lastTiming); },
     embedCode: function (host) { return embedCode(st, host); },
     shareURL: function () { return shareURL(st); },
     get module() { return M; }

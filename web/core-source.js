@@ -1,10 +1,10 @@
 // MHA Explorer — where the page and the lab get their files: next to the page (dist/index.html, lab.html,
 // mha*.js, worker.js, trainer-mha*.js), or, in the one-file pages (dist/mha-explorer.html,
 // mha-explorer-lab.html), from window.MHA_INLINE, which web/build.mjs writes into the page:
-//   {files: {page, lab}, cores: {<build>: {glue, wasm}}, workers: {forward | trainer: source text}}
+//   {files: {page, lab}, cores: {<build>: {glue, wasm}}, workers: {trainer: source text}}
 // where glue is a core build's JS with its embedded wasm cut out and wasm the module's bytes, both gzip then
 // base64. coreText(build) puts them back together (DecompressionStream), once per build, and the page's
-// script, its forward worker and the lab's training workers all start from that one text (blob: URLs).
+// script, its forward workers and the lab's training workers all start from that one text (blob: URLs).
 import BUILDS from './wasm-features.js';
 
 const inline = (typeof window !== 'undefined' && window.MHA_INLINE) || null;
@@ -53,7 +53,7 @@ export function coreText(build) {
   return texts[build];
 }
 
-// A worker's source text (web/worker.js bundled, web/trainer-worker.js) carried by this one-file page.
+// A worker's source text (web/trainer-worker.js) carried by this one-file page.
 export function workerCode(name) { return inline.workers[name]; }
 
 // Content-Security-Policy violations seen in this document, to name the policy when something fails.
@@ -72,6 +72,39 @@ export function explain(err) {
 }
 
 export function blobURL(text) { return URL.createObjectURL(new Blob([text], { type: 'text/javascript' })); }
+
+function loadScript(src, missing) {
+  return new Promise(function (resolve, reject) {
+    const s = document.createElement('script');
+    s.src = src;
+    s.onload = function () { s.remove(); resolve(); };
+    s.onerror = function () { s.remove(); reject(new Error(missing)); };
+    document.head.appendChild(s);
+  });
+}
+
+// The forward worker's code (web/worker.js bundled with its imports), which web/build.mjs defines as a string
+// in the page's script: a blob: worker runs it after the page's core text.
+/* global MHA_FORWARD_WORKER */
+const FORWARD_WORKER = typeof MHA_FORWARD_WORKER === 'string' ? MHA_FORWARD_WORKER : null;
+
+// How this page starts a forward worker (web/worker.js) running the build's core: a promise of {start: () => a new
+// Worker, core: the script the worker imports, or null when it carries the core}. Over http(s), dist/worker.js,
+// which imports <build>.js (the browser's cached copy). Chromium refuses worker scripts and importScripts from
+// file://, so there a blob: URL of the core's text and the worker code: in the one-file page its own core text,
+// next to dist/index.html the text dist/trainer-<build>.js carries for the lab (MHA_CORE_TEXT, no fourth copy).
+export function forwardWorkers(build) {
+  if (!inline && location.protocol !== 'file:') {
+    return Promise.resolve({ start: function () { return new Worker('worker.js'); }, core: build + '.js' });
+  }
+  if (!FORWARD_WORKER) return Promise.resolve(null);
+  const text = inline ? coreText(build) : (window.MHA_CORE_TEXT && window.MHA_CORE_TEXT[build] ? Promise.resolve() :
+    loadScript('trainer-' + build + '.js', 'trainer-' + build + '.js is missing')).then(function () { return window.MHA_CORE_TEXT[build]; });
+  return text.then(function (core) {
+    const url = blobURL(core + '\n' + FORWARD_WORKER);
+    return { start: function () { return new Worker(url); }, core: null };
+  });
+}
 
 // The build's core as a classic script of this page (so createMhaModule is defined): from the file next to
 // the page, or from the one-file page's text.

@@ -117,7 +117,8 @@
     try { mha.loadStateDict(weights); } catch (err) { mha.delete(); gen.delete(); throw err; }
   }
 
-  function runModule(M, spec) {
+  // heads: [start, end) to compute only those heads' part (forward's options.heads; a worker pool's share).
+  function runModule(M, spec, heads) {
     var D = spec.dModel, H = spec.numHeads;
     if (D % H !== 0) throw new Error(headsMessage(D, H));
     var t0 = now();
@@ -155,6 +156,7 @@
       // causal flag does the same without an S×S mask tensor. -inf and -1e9 give the same weights (a causal
       // row always keeps its diagonal, and exp(-1e9 - max) is 0 in float32).
       var options = spec.causal ? { causal: true, fill: fillValue(spec.fill) } : {};
+      if (heads) options.heads = heads;
       var t1 = now();
       var r = mha.forward(x, x, x, options);
       var t2 = now();
@@ -355,10 +357,15 @@
   function commas(n) { return EN_US ? EN_US.format(Number(n)) : String(Number(n)); }
 
   // Slice [b, h] of a [B, H, S, S] tensor.
+  // w: [B, H, S, S] weights, or the forward pool's kept as parts (core/forward-pool.js's partedWeights).
   function headMatrix(w, b, h) {
-    var S = w.shape[2], H = w.shape[1];
+    var S = w.shape[2], H = w.shape[1], data;
+    if (w.parts) {
+      var p = w.parts.find(function (q) { return h >= q.h0 && h < q.h1; });
+      H = p.h1 - p.h0; h -= p.h0; data = p.data;
+    } else data = w.data;
     var off = (b * H + h) * S * S;
-    return { shape: [S, S], data: w.data.subarray(off, off + S * S) };
+    return { shape: [S, S], data: data.subarray(off, off + S * S) };
   }
 
   const model = {

@@ -1,25 +1,26 @@
 // MHA Explorer — loading the core and running forwards: the fastest core build this browser runs
-// (wasm-features.js; a host that lacks one falls back to the next), and a Web Worker for large forwards
-// (worker.js; Chromium refuses workers from file://, so there the forward runs on the main thread; the
-// one-file page starts it from a blob: URL of its own core text and worker code, core-source.js).
+// (wasm-features.js; a host that lacks one falls back to the next). Large forwards go to the forward pool
+// (core/forward-pool.js: split by heads across Web Workers, each instantiating the page's compiled module); the
+// pool starts and warms up right after the core loads. Its workers start the way core-source.js's forwardWorkers
+// says (worker.js over http(s), blob: URLs of the page's core text from file:// and in the one-file page).
+// Where workers cannot start, forwards run on the main thread.
 import model from './model.js';
-import { CORE_BUILDS, FILES, INLINE, loadCoreScript, coreText, workerCode, blobURL, explain } from './core-source.js';
+import { CORE_BUILDS, FILES, INLINE, loadCoreScript, forwardWorkers, explain } from './core-source.js';
+import { ForwardPool, poolSize } from './core/forward-pool.js';
 
-const WORKER_COST = 3e8;            // multiply-adds above which the forward runs in a Worker (~50 ms inline)
+// Multiply-adds above which a forward goes to the pool: about 20 ms on one core of a laptop.
+const POOL_COST = 1.2e8;
 const root = window;
 
-var coreBuild = CORE_BUILDS[0], coreTextNow = null;
-var M = null, worker = null, workerFailed = false, workerJobs = {}, jobSeq = 0;
-// Where and how long the last forward ran.
-export const lastCompute = { ms: 0, where: 'main thread' };
+var coreBuild = CORE_BUILDS[0];
+var M = null, pool = null, poolStart = null;
+// Where and how long the last forward ran; from the pool, each part's forward and its whole run in its worker.
+export const lastCompute = { ms: 0, where: 'main thread', partMs: null, partTotalMs: null };
 
 export function loadCore() {
   var missing = [];
   var tryBuild = function (i) {
-    return loadCoreScript(CORE_BUILDS[i]).then(function () {
-      coreBuild = CORE_BUILDS[i];
-      if (INLINE) return coreText(coreBuild).then(function (t) { coreTextNow = t; });
-    }, function (err) {
+    return loadCoreScript(CORE_BUILDS[i]).then(function () { coreBuild = CORE_BUILDS[i]; }, function (err) {
       missing.push(CORE_BUILDS[i] + '.js');
       if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
       if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
@@ -30,57 +31,63 @@ export function loadCore() {
   };
   return (typeof root.createMhaModule === 'function' ? Promise.resolve() : tryBuild(0))
     .then(function () { return root.createMhaModule(); })
-    .then(function (mod) { M = mod; return mod; }, function (err) { throw new Error(explain(err)); });
+    .then(function (mod) {
+      M = mod;
+      // The page is ready once its core and the pool are warm: the first forward a student sees runs at full speed.
+      try { model.runModule(M, WARM_UP); } catch (err) { /* the first real forward reports it */ }
+      return startPool().then(function () { return mod; });
+    }, function (err) { throw new Error(explain(err)); });
 }
 
+// The pool's workers run the build the page runs, instantiated from the page's compiled module. Resolves to the
+// pool, or null where workers cannot start (then every forward runs on the main thread). Warms up: V8 starts
+// wasm in its baseline tier.
+export function startPool() {
+  if (poolStart) return poolStart;
+  var size = poolSize(root.navigator && root.navigator.hardwareConcurrency);
+  poolStart = (M.wasmModule && typeof Worker === 'function' ? forwardWorkers(coreBuild) : Promise.resolve(null))
+    .then(function (workers) {
+      if (!workers) return null;
+      pool = new ForwardPool(workers.start, { init: M.wasmModule, core: workers.core }, size);
+      return pool.run(WARM_UP).then(function () { return pool.run(WARM_UP); }).then(function () { return pool; });
+    })
+    .catch(function () { if (pool) pool.terminate(); pool = null; return null; });
+  return poolStart;
+}
+// A forward through every part of the kernels the page's large forwards use (heads split, weights formed), on the
+// main thread once (the workers share its compiled code, and so V8's optimized tier of it) and twice in each worker.
+const WARM_UP = { dModel: 256, numHeads: 8, seed: 0, bias: true, dropout: 0, train: false, causal: false,
+  input: { type: 'randn', batch: 1, seqLen: 192 }, order: 'module-first' };
+
 // The forward of spec (model.runModule's): {promise of the result, sync: whether it already ran here}.
-// A forward that throws gives a rejected promise.
+// A forward that throws gives a rejected promise; one superseded by a newer forward before it started rejects
+// with err.superseded.
 export function runForward(spec) {
-  if (model.cost(spec) > WORKER_COST && !workerFailed && ensureWorker()) {
-    var job = new Promise(function (resolve, reject) {
-      var id = ++jobSeq;
-      workerJobs[id] = { resolve: resolve, reject: reject, spec: spec };
-      worker.postMessage({ id: id, spec: spec });
-    }).then(function (r) { done(r.ms, 'Web Worker'); return r; });
+  // window.mhaPoolCost (tests): another threshold, e.g. 0 to split every forward
+  var limit = typeof root.mhaPoolCost === 'number' ? root.mhaPoolCost : POOL_COST;
+  if (model.cost(spec) > limit && poolStart) {
+    var job = poolStart.then(function (p) {
+      if (!p) return inline(spec);
+      return p.run(spec).then(function (r) { done(r.ms, r.where, r); return r; }, function (err) {
+        if (err && err.poolFailed) return inline(spec);
+        throw err;
+      });
+    });
     return { promise: job, sync: false };
   }
   try {
-    var r = model.runModule(M, spec);
-    done(r.ms, 'main thread');
-    return { promise: Promise.resolve(r), sync: true };
+    return { promise: Promise.resolve(inline(spec)), sync: true };
   } catch (err) {
     return { promise: Promise.reject(err), sync: true };
   }
 }
+function inline(spec) {
+  var r = model.runModule(M, spec);
+  done(r.ms, 'main thread');
+  return r;
+}
 export function noForward() { done(0, 'main thread'); }
-function done(ms, where) { lastCompute.ms = ms; lastCompute.where = where; }
-
-function ensureWorker() {
-  if (worker) return true;
-  try {
-    if (INLINE) {
-      var text = coreTextNow;   // set once the page's own core text is unpacked (below)
-      if (!text) return false;
-      worker = new Worker(blobURL(text + '\n' + workerCode('forward')));
-      worker.postMessage({ init: true });
-    } else {
-      worker = new Worker('worker.js');
-      worker.postMessage({ init: coreBuild + '.js' });
-    }
-  } catch (e) { workerFailed = true; return false; }   // file:// in Chromium: run on the main thread
-  worker.onmessage = function (e) {
-    var job = workerJobs[e.data.id]; if (!job) return;
-    delete workerJobs[e.data.id];
-    if (e.data.error) job.reject(new Error(e.data.error)); else job.resolve(e.data.result);
-  };
-  worker.onerror = function (e) {
-    if (e && e.preventDefault) e.preventDefault();
-    workerFailed = true; worker = null;
-    Object.keys(workerJobs).forEach(function (id) {
-      var job = workerJobs[id]; delete workerJobs[id];
-      try { var r = model.runModule(M, job.spec); done(r.ms, 'main thread'); job.resolve(r); }
-      catch (err) { job.reject(err); }
-    });
-  };
-  return true;
+function done(ms, where, pooled) {
+  lastCompute.ms = ms; lastCompute.where = where;
+  lastCompute.partMs = pooled ? pooled.partMs : null; lastCompute.partTotalMs = pooled ? pooled.partTotalMs : null;
 }

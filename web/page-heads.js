@@ -23,6 +23,8 @@ export function drawHeads(cur, wd, getCur, onPick) {
     maxText: function (mat) { return eff.norm === 'max' ? 'colours 0 – ' + fmtMax(rangeOf(mat.data, 'max')) : ''; } });
   drawHeadsSelection(cur);
 }
+// The head cards' canvases, every one painted (the cards off screen paint when they scroll into view).
+export function headCanvases() { return cards ? cards.canvases() : []; }
 export function drawHeadsSelection(cur) {
   if (cards) cards.select(cur.eff.avg ? 'avg' : selH(cur));
 }

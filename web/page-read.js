@@ -33,8 +33,12 @@ export function colourMax(cur, b) {
   var eff = cur.eff;
   if (eff.norm === 'one') return 1;
   if (eff.norm === 'max') return 0;   // per heatmap
-  var w = cur.res.weights, n = w.shape[1] * w.shape[2] * w.shape[3], d = w.data, mx = 0;
-  for (var i = b * n, e = i + n; i < e; i++) if (d[i] > mx) mx = d[i];
+  var w = cur.res.weights, mx = 0;
+  // the pool's weights are read from their parts ([B, h, S, S] each), without joining them
+  (w.parts || [{ h0: 0, h1: w.shape[1], data: w.data }]).forEach(function (p) {
+    var n = (p.h1 - p.h0) * w.shape[2] * w.shape[3], d = p.data;
+    for (var i = b * n, e = i + n; i < e; i++) if (d[i] > mx) mx = d[i];
+  });
   return mx > 0 ? mx : 1;
 }
 

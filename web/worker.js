@@ -1,24 +1,35 @@
-// MHA Explorer — Web Worker: runs large forward passes off the main thread.
-// Started by app.js only over http(s) (Chromium blocks workers from file://; the page then computes inline).
-// Bundled by web/build.mjs with the model module into dist/worker.js; the core comes by importScripts.
+// MHA Explorer — a worker of the forward pool (web/core/forward-pool.js): runs a forward, or its share of the
+// heads, off the main thread. Bundled by web/build.mjs with the model module: dist/worker.js (over http(s) it
+// loads the core by importScripts), and as text in the page's script (a blob: worker after the page's core text,
+// from file:// and in the one-file page; core-source.js's forwardWorkers).
+// Messages: {init: WebAssembly.Module (the page's compiled core: no compile here), core: the core's script to
+// import, or null when the worker carries it}, then {id, spec, heads?}.
 /* global importScripts, createMhaModule */
 import model from './model.js';
 
-var M = null, queue = [], loading = null;
+var M = null, queue = [];
 self.onmessage = function (e) {
   var msg = e.data;
   if (msg.init) {
-    if (typeof createMhaModule !== 'function') importScripts(msg.init);   // the one-file page's worker carries its core
-    loading = createMhaModule().then(function (mod) { M = mod; queue.splice(0).forEach(run); });
+    try {
+      if (typeof createMhaModule !== 'function') importScripts(msg.core);
+    } catch (err) {
+      self.postMessage({ failed: String(err && err.message || err) });
+      return;
+    }
+    createMhaModule({ wasmModule: msg.init }).then(function (mod) { M = mod; queue.splice(0).forEach(run); },
+      function (err) { self.postMessage({ failed: String(err && err.message || err) }); });
     return;
   }
   if (!M) queue.push(msg); else run(msg);
 };
 function run(msg) {
   try {
-    var r = model.runModule(M, msg.spec);
-    var transfer = new Set([r.weights.data.buffer, r.output.data.buffer, r.x.data.buffer]);
-    self.postMessage({ id: msg.id, result: r }, Array.from(transfer));
+    var r = model.runModule(M, msg.spec, msg.heads);
+    if (msg.heads && msg.heads[0] > 0) r.x = null;   // the input travels once, with the first part
+    var transfer = [r.weights.data.buffer, r.output.data.buffer];
+    if (r.x) transfer.push(r.x.data.buffer);
+    self.postMessage({ id: msg.id, result: r }, Array.from(new Set(transfer)));
   } catch (err) {
     self.postMessage({ id: msg.id, error: String(err && err.message || err) });
   }

@@ -119,6 +119,12 @@ async function measurePage(dist, quick) {
         views.push({ ...await measureView(browser, fileBase, v, runs, warm), origin: 'file', target: v.target });
       }
     }
+    // the speed issue's ratios, cold/warm and workers (bench/js/page-speed.js), in a browser whose frames are not
+    // held to 60 Hz
+    const { measurePageSpeed } = require('./page-speed.js');
+    const fast = await chromium.launch({ ...CHROMIUM, args: [...(CHROMIUM.args || []), '--disable-frame-rate-limit', '--disable-gpu-vsync'] });
+    let speed;
+    try { speed = await measurePageSpeed(fast, dist, quick); } finally { await fast.close(); }
     const lab = [];
     for (const [origin, url] of [['http', `${server.origin}/lab.html?preset=train-two-offsets`],
       ['file', require('url').pathToFileURL(path.join(dist, 'lab.html')).href + '?preset=train-two-offsets']]) {
@@ -132,7 +138,7 @@ async function measurePage(dist, quick) {
       medianMs: dv.totalMs, frameMedianMs: dv.totalMs + dv.layoutMs, computeMedianMs: dv.forwardMs,
       where: dv.where, implementation: dv.implementation, samples: dv.samples,
       defaultView: { preset: dv.preset, view: dv.view, tokens: dv.tokens, D: dv.D, H: dv.H },
-      views, lab,
+      views, lab, speed,
       target: { what: 'median totalMs within each view\'s target (S <= 32, D = 512: 4 ms; S = 512: 30 ms at D = 64, 80 ms at D = 512)',
         met: issue.length > 0 && issue.every((v) => v.totalMs <= v.target),
         missed: issue.filter((v) => v.totalMs > v.target).map((v) => `${v.name} (${v.origin}): ${v.totalMs.toFixed(1)} ms > ${v.target} ms`) },
@@ -168,5 +174,6 @@ if (require.main === module) {
         `${f(l.stepsPerSecond)} training steps/s`);
     }
     console.log(`targets: ${r.target.met ? 'met' : 'NOT met: ' + r.target.missed.join('; ')}`);
+    console.log(require('./page-speed.js').formatPageSpeed(r.speed).join('\n'));
   }).catch((e) => { console.error(`page: ${e && e.stack || e}`); process.exit(1); });
 }

@@ -427,6 +427,7 @@ function table({ rows, peak, peakFma, page, notes, env }) {
       out.push('', 'Training lab while playing (two offsets): ' + page.lab.map((l) => `${l.origin}: ${f(l.fps)} frames/s ` +
         `(p95 frame ${f(l.p95FrameMs)} ms, worst ${f(l.worstFrameMs)} ms), ${f(l.stepsPerSecond)} steps/s`).join('; ') + '.');
     }
+    if (page.speed) out.push('', ...require('./page-speed.js').formatPageSpeed(page.speed));
   }
   if (notes.length) { out.push(''); for (const n of notes) out.push(`- ${n}`); }
   return out.join('\n');

@@ -450,6 +450,52 @@ ForwardResult MultiHeadAttention::forward(const Tensor& q, const Tensor& k, cons
   return result;
 }
 
+ForwardResult MultiHeadAttention::forward_heads(const Tensor& q, const Tensor& k, const Tensor& v,
+                                                const AttentionOptions& options, std::size_t h0, std::size_t h1) const {
+  const std::size_t H = config_.num_heads;
+  if (!(h0 < h1 && h1 <= H)) {
+    throw Error("heads must be a range [start, end) with 0 <= start < end <= num_heads (" + std::to_string(H) + "); got [" +
+                std::to_string(h0) + ", " + std::to_string(h1) + ")");
+  }
+  if (h0 == 0 && h1 == H) return forward(q, k, v, options);
+  if (training_ && config_.dropout > 0) {
+    throw Error("a forward of some heads only runs without dropout (eval(), or dropout 0): dropout draws its masks for all heads in order");
+  }
+  check_inputs(q, k, v);
+  const std::size_t B = q.size(0), dk = d_k(), nh = h1 - h0, c0 = h0 * dk, cols = nh * dk;
+  const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
+  const Sizes split{i64(B), -1, i64(nh), i64(dk)};
+  const Tensor qc = q.contiguous();
+  const Tensor kc = &k == &q ? qc : k.contiguous();
+  const Tensor vc = &v == &k ? kc : &v == &q ? qc : v.contiguous();
+  const Tensor Qp = W_q.out_rows(qc, c0, cols), Kp = W_k.out_rows(kc, c0, cols), Vp = W_v.out_rows(vc, c0, cols);
+  // A mask with one entry per head ([..., H, Sq, Skv]): the part's heads, copied.
+  AttentionOptions part = options;
+  if (options.mask && options.mask->dim() >= 3 && options.mask->size(-3) == H && H > 1) {
+    const Tensor m = options.mask->contiguous();
+    Shape shape = m.shape();
+    const std::size_t plane = m.size(-1) * m.size(-2), outer = m.numel() / (H * plane);
+    shape[shape.size() - 3] = nh;
+    Tensor sliced = Tensor::empty(shape);
+    for (std::size_t o = 0; o < outer; ++o)
+      std::copy_n(m.data() + (o * H + h0) * plane, nh * plane, sliced.data() + o * nh * plane);
+    part.mask = sliced;
+  }
+  AttentionResult attended = attend(Qp.view(split).transpose(1, 2), Kp.view(split).transpose(1, 2), Vp.view(split).transpose(1, 2),
+                                    part, 0.0, nullptr, OutputLayout::HeadsLast);
+  Tensor merged = attended.output.transpose(1, 2).contiguous().view({i64(B), -1, i64(cols)});
+  const std::size_t rows = merged.numel() / cols;
+  for (std::size_t h = h0; h < h1; ++h) {
+    if (!ablated_[h]) continue;
+    for (std::size_t r = 0; r < rows; ++r) std::fill_n(merged.data() + r * cols + (h - h0) * dk, dk, 0.0f);
+  }
+  ForwardResult result;
+  result.output = W_o.in_cols(merged, c0, h0 == 0);
+  result.weights = options.need_weights ? std::move(attended.weights) : Tensor();
+  result.fully_masked_rows = attended.fully_masked_rows;
+  return result;
+}
+
 MhaInputGrads MultiHeadAttention::backward(const MhaActivations& a, const Tensor& dout_in) {
   const std::size_t B = a.query.size(0), Sq = a.query.size(1), Skv = a.key.size(1), D = config_.d_model, H = config_.num_heads;
   const std::size_t dk = d_k();

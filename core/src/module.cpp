@@ -109,6 +109,31 @@ Tensor Linear::operator()(const Tensor& x_in) const {
   return y;
 }
 
+Tensor Linear::out_rows(const Tensor& x_in, std::size_t r0, std::size_t n) const {
+  const std::size_t in = in_features();
+  if (x_in.dim() == 0 || x_in.size(-1) != in || r0 + n > out_features()) throw Error("Linear::out_rows: shapes do not fit");
+  const Tensor x = x_in.contiguous();
+  Shape shape = x.shape();
+  shape.back() = n;
+  Tensor y = Tensor::empty(shape);
+  kernels::f32_gemm_nt(x.numel() / in, n, in, 1.0f, x.data(), in, weight_.data() + r0 * in, in,
+                       bias_ ? bias_->data() + r0 : nullptr, y.data(), n);
+  return y;
+}
+
+Tensor Linear::in_cols(const Tensor& x_in, std::size_t c0, bool with_bias) const {
+  const std::size_t in = in_features(), out = out_features();
+  const std::size_t n = x_in.dim() == 0 ? 0 : x_in.size(-1);
+  if (n == 0 || c0 + n > in) throw Error("Linear::in_cols: shapes do not fit");
+  const Tensor x = x_in.contiguous();
+  Shape shape = x.shape();
+  shape.back() = out;
+  Tensor y = Tensor::empty(shape);
+  kernels::f32_gemm_nt(x.numel() / n, out, n, 1.0f, x.data(), n, weight_.data() + c0, in,
+                       with_bias && bias_ ? bias_->data() : nullptr, y.data(), out);
+  return y;
+}
+
 Tensor Linear::backward(const Tensor& x, const Tensor& dy) {
   const std::size_t in = in_features(), out = out_features(), rows = x.numel() / in;
   // dW[out, in] += dy[rows, out]ᵀ · x[rows, in]

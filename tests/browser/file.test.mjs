@@ -1,10 +1,10 @@
 // dist/index.html and the one-file dist/mha-explorer.html opened directly from file:// (no server, classic
-// scripts; a Worker only where the page can start one from a blob:), and the <mha-explorer> custom element on a
+// scripts; the forward pool's workers from blob: URLs of the core's text), and the <mha-explorer> custom element on a
 // plain host page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { suite, openPage, fileURL, allowedFor, ARTIFACTS, DIST, VARIANTS } from './helpers.mjs';
+import { suite, openPage, checkForwardPool, fileURL, allowedFor, ARTIFACTS, DIST, VARIANTS } from './helpers.mjs';
 import { pathToFileURL } from 'node:url';
 
 const env = suite({ extra: {
@@ -15,11 +15,12 @@ const env = suite({ extra: {
 
 for (const variant of VARIANTS) test(`file:// — the page works without a server (${variant.name})`, async () => {
   const g = await env.page(allowedFor(variant, pathToFileURL(DIST).href));
-  // large enough to ask for a Worker: Chromium refuses it on file://, the page computes inline
+  // large enough for the forward pool: its workers start from blob: URLs, which Chromium allows on file://
   const text = Array.from({ length: 200 }, (_, i) => 'word' + (i % 50)).join(' ');
   await openPage(g.page, fileURL(variant.page) + '?dmodel=512&heads=8&causal=1&text=' + encodeURIComponent(text));
   const w = await g.page.evaluate(() => window.mhaExplorer.getWeights().shape);
   assert.deepEqual(w, [1, 8, 200, 200]);
+  await checkForwardPool(g.page);
   assert.equal(await g.page.locator('[data-head]').count(), 8);
   await g.page.fill('#c-text', 'It opens from a file');
   await g.page.waitForFunction(() => window.mhaExplorer.getLabels().length === 5);

@@ -151,3 +151,54 @@ function firstDifference(a, b) {
   return `text differs at character ${i}: PyTorch …${JSON.stringify(a.slice(Math.max(0, i - 30), i + 30))}, page …${JSON.stringify(b.slice(Math.max(0, i - 30), i + 30))}`;
 }
 
+
+// The forward pool (web/core/forward-pool.js) on a page showing a large forward: it ran split by heads across
+// min(cores, 8, heads) workers; its weights are the main thread's one-part forward's bit for bit; and rapid
+// changes while the workers are busy never draw a mix of two configurations (every head of each drawn result
+// causal or none, the last state's result drawn in the end, equal to the main thread's).
+export async function checkForwardPool(page) {
+  const settled = () => page.waitForFunction(() => !/Computing/.test(document.getElementById('status').textContent));
+  await settled();
+  const info = await page.evaluate(() => ({ c: window.mhaExplorer.getCompute(), hc: navigator.hardwareConcurrency,
+    H: window.mhaExplorer.getWeights().shape[1] }));
+  const n = Math.max(1, Math.min(info.hc, 8, info.H));
+  assert.equal(info.c.where, n > 1 ? n + ' Web Workers' : 'Web Worker');
+  const causalHeads = () => page.evaluate(() => {
+    const w = window.mhaExplorer.getWeights(), [B, H, S] = w.shape, out = [];
+    for (let h = 0; h < H; h++) {
+      let masked = true;
+      for (let i = 0; i < S - 1 && masked; i++) if (w.data[(h * S + i) * S + S - 1] !== 0) masked = false;
+      out.push(masked);
+    }
+    return out;
+  });
+  const compare = async (label) => {
+    const pooled = await page.evaluate(() => Array.from(window.mhaExplorer.getWeights().data));
+    const main = await page.evaluate(async () => {
+      window.mhaPoolCost = Infinity;
+      await window.mhaExplorer.render();
+      delete window.mhaPoolCost;
+      return { where: window.mhaExplorer.getCompute().where, data: Array.from(window.mhaExplorer.getWeights().data) };
+    });
+    assert.equal(main.where, 'main thread');
+    assert.equal(pooled.length, main.data.length);
+    assert.ok(pooled.every((v, i) => Object.is(v, main.data[i])), label + ': the split forward\'s weights are the one-part forward\'s');
+  };
+  await compare('first');
+  const seen = await page.evaluate(async () => {
+    const X = window.mhaExplorer, drawn = [];
+    const heads = () => {
+      const w = X.getWeights(), [B, H, S] = w.shape, out = [];
+      for (let h = 0; h < H; h++) out.push(w.data[(h * S) * S + S - 1] === 0 && w.data[(h * S + 1) * S + S - 1] === 0);
+      return out;
+    };
+    const steps = [{ causal: true }, { seed: 3 }, { causal: false }, { seed: 4, causal: true }, { causal: false }, { causal: true, seed: 5 }];
+    await Promise.all(steps.map((s) => X.set(s).then(() => drawn.push(heads()))));
+    return { drawn, state: X.getState() };
+  });
+  for (const d of seen.drawn) assert.ok(d.every((v) => v === d[0]), 'a drawn result mixes causal and non-causal heads: ' + JSON.stringify(d));
+  assert.equal(seen.state.causal, true); assert.equal(seen.state.seed, 5);
+  await settled();
+  assert.ok((await causalHeads()).every(Boolean), 'the last state (causal) is what is drawn');
+  await compare('after rapid changes');
+}

@@ -4,7 +4,7 @@
 // masks, long texts (PyTorch's summarized printing) and non-ASCII text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, runInPyTorch, comparePrinted as compare } from './helpers.mjs';
+import { suite, openPage, runInPyTorch, comparePrinted as compare } from './helpers.mjs';
 
 const CASES = [
   'preset=lesson000', 'preset=lesson000&seed=7&heads=4', 'preset=lesson000&causal=1',
@@ -19,10 +19,18 @@ const CASES = [
   'text=' + encodeURIComponent(Array.from({ length: 240 }, (_, i) => 'tok' + (i % 57)).join(' ')) + '&dmodel=32&heads=4&causal=1',
 ];
 
+// Cases whose every forward also runs split by heads in the forward pool (window.mhaPoolCost = 0): the joined
+// result prints what PyTorch prints too.
+const SPLIT_CASES = ['seed=7&dmodel=32&heads=4', 'causal=1&fill=-1e9&dmodel=16&heads=2', 'preset=lesson000&seed=7&heads=4',
+  CASES[CASES.length - 1]];
+
 const env = suite();
 
-async function snippetsOf(query) {
-  const g = await env.open(env.srv.origin + '/index.html?' + query);
+async function snippetsOf(query, split) {
+  const g = await env.page();
+  if (split) await g.page.addInitScript(() => { window.mhaPoolCost = 0; });
+  await openPage(g.page, env.srv.origin + '/index.html?' + query);
+  if (split) assert.match(await g.page.evaluate(() => window.mhaExplorer.getCompute().where), /Web Worker/, query);
   const out = [];
   const views = query === 'preset=lesson002' ? ['heads', 'module'] : [null];
   for (const view of views) {
@@ -40,6 +48,9 @@ test('every snippet runs in PyTorch and prints what the page prints', { timeout:
   const all = [];
   for (const q of CASES) {
     for (const s of await snippetsOf(q)) all.push({ ...s, id: (q || 'default') + ' · ' + s.id });
+  }
+  for (const q of SPLIT_CASES) {
+    for (const s of await snippetsOf(q, true)) all.push({ ...s, id: q + ' (heads split) · ' + s.id });
   }
   assert.ok(all.length >= CASES.length * 2, 'each case offers its snippets');
   const results = runInPyTorch(all);

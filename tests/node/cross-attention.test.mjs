@@ -2,11 +2,11 @@
 // of the whole forward computed from mha.parameters().
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUILDS, buildName, load, mhaForwardRef, assertRelClose, assertClose } from './fixtures/reference.mjs';
+import { BUILDS, FORWARD_PATHS, buildName, loadPath, mhaForwardRef, assertRelClose, assertClose } from './fixtures/reference.mjs';
 
-for (const build of BUILDS) {
-  test(`cross-attention Sq=3, Skv=7 — ${buildName(build)}`, async (t) => {
-    const M = await load(build);
+for (const build of BUILDS) for (const path of FORWARD_PATHS) {
+  test(`cross-attention Sq=3, Skv=7 — ${buildName(build)}, ${path}`, async (t) => {
+    const M = await loadPath(build, path);
     const g = new M.Generator(42);
     for (const [B, D, H, bias] of [[2, 16, 4, true], [1, 12, 3, false], [3, 8, 1, true], [2, 24, 8, true]]) {
       await t.test(`B=${B} D=${D} H=${H} bias=${bias}`, () => {

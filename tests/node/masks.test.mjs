@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BUILDS, buildName, load, mhaForwardRef, attentionRef, assertClose, assertRelClose, mulberry32, linear, split, merge, matmul2, rowSums,
+  BUILDS, FORWARD_PATHS, buildName, loadPath, mhaForwardRef, attentionRef, assertClose, assertRelClose, mulberry32, linear, split, merge, matmul2, rowSums,
 } from './fixtures/reference.mjs';
 
 const B = 2, H = 2, S = 4, D = 8, dk = D / H;
@@ -42,9 +42,9 @@ function scoreFor(mode, mask, fill) {
   };
 }
 
-for (const build of BUILDS) {
-  test(`masks, fills, needWeights and dropout — ${buildName(build)}`, async (t) => {
-    const M = await load(build);
+for (const build of BUILDS) for (const path of FORWARD_PATHS) {
+  test(`masks, fills, needWeights and dropout — ${buildName(build)}, ${path}`, async (t) => {
+    const M = await loadPath(build, path);
     const g = new M.Generator(3);
     const mha = new M.MultiHeadAttention({ dModel: D, numHeads: H, generator: g }).eval();
     const params = mha.parameters();

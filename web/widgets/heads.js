@@ -18,10 +18,18 @@ export function cardLabels(Sq, width) { return Sq <= 16 && (width || 800) >= 500
 
 // grid: the cards' container; tip: the tooltip element; describe: as attachTip's; onPick(h): a card was clicked
 // (h a head index or 'avg'). The cards are kept while the heads (count, names, size) stay the same; a draw
-// repaints their canvases.
+// repaints the canvases on screen, and the others when they scroll into view (or when canvases() is asked for).
 export class HeadCards {
   constructor(grid, tip, describe, onPick) {
     Object.assign(this, { grid, tip, describe, onPick, key: null, items: [] });
+    this.seen = typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        const it = this.items.find((x) => x.canvas === e.target);
+        if (!it) continue;
+        it.onScreen = e.isIntersecting;
+        if (it.onScreen) this.paint(it);
+      }
+    }, { rootMargin: '200px' }) : null;
   }
   // items: head indices and 'avg'; o: {name(h), mat(h) → {S, T?, data}, maxText(mat) (a card's own range, or ''),
   // and drawHeatmap's options (labels, rowLabels, scale, norm, vmax, size, showLabels, colors)}.
@@ -30,6 +38,7 @@ export class HeadCards {
     const key = (first ? first.S + 'x' + Sq : '') + '|' + items.map(o.name).join('\u0001');
     if (this.key !== key || !this.items.length || this.grid.firstChild !== this.items[0].card) {
       this.grid.textContent = '';
+      if (this.seen) this.seen.disconnect();
       this.key = key;
       this.items = items.map((h) => {
         const card = el('button', { type: 'button', class: 'head-card', 'aria-label': o.name(h) + ': enlarge' });
@@ -40,17 +49,27 @@ export class HeadCards {
         attachTip(c, this.tip, () => c._mat, this.describe);
         card.addEventListener('click', () => this.onPick(h));
         this.grid.appendChild(card);
-        return { h, card, canvas: c, maxEl: null };
+        if (this.seen) this.seen.observe(c);
+        return { h, card, canvas: c, maxEl: null, onScreen: true, pending: null };
       });
     }
     for (const it of this.items) {
-      const mat = it.h === items[0] ? first : o.mat(it.h);
-      it.canvas._mat = mat;
-      drawHeatmap(it.canvas, mat, o);
-      if (!it.maxEl) it.maxEl = it.card.insertBefore(el('span', { class: 'head-max' }), it.canvas);
-      const t = o.maxText ? o.maxText(mat) : '';
-      if (it.maxEl.textContent !== t) it.maxEl.textContent = t;
+      it.pending = () => {
+        const mat = it.h === items[0] ? first : o.mat(it.h);
+        it.canvas._mat = mat;
+        drawHeatmap(it.canvas, mat, o);
+        if (!it.maxEl) it.maxEl = it.card.insertBefore(el('span', { class: 'head-max' }), it.canvas);
+        const t = o.maxText ? o.maxText(mat) : '';
+        if (it.maxEl.textContent !== t) it.maxEl.textContent = t;
+      };
+      if (it.onScreen) this.paint(it);
+      else it.canvas._mat = null;   // no hover readout of a stale picture until it is painted
     }
+  }
+  paint(it) {
+    const draw = it.pending;
+    it.pending = null;
+    if (draw) draw();
   }
   // sel: the enlarged head (an index or 'avg')
   select(sel) {
@@ -60,5 +79,5 @@ export class HeadCards {
       setAttr(it.card, 'aria-pressed', String(on));
     }
   }
-  canvases() { return this.items.map((it) => it.canvas); }
+  canvases() { this.items.forEach((it) => this.paint(it)); return this.items.map((it) => it.canvas); }
 }

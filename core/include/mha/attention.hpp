@@ -109,6 +109,14 @@ class MultiHeadAttention : public Module {
   // backward needs (and always forms the weights).
   ForwardResult forward(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options,
                         MhaActivations* keep = nullptr) const;
+  // The part of an eval forward (no dropout) that heads [h0, h1) compute, so that several workers can share
+  // one forward: Q, K, V projected for those heads only, their attention, and their term of W_o's sum,
+  // output = merged[..., h0·d_k : h1·d_k] · W_o.weight[:, h0·d_k : h1·d_k]ᵀ (+ W_o's bias when h0 == 0);
+  // weights [B, h1 − h0, Sq, Skv], the same values as forward()'s heads h0…h1−1. The outputs of the parts
+  // of a partition of the heads sum to forward()'s output within float32 rounding (W_o's sum over d_model
+  // is split into the parts' sums). A mask with one entry per head is sliced to the part's heads.
+  ForwardResult forward_heads(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options,
+                              std::size_t h0, std::size_t h1) const;
   // Backward of that forward for dout [B, Sq, D]: accumulates every parameter's gradient and
   // returns the inputs' gradients.
   MhaInputGrads backward(const MhaActivations& acts, const Tensor& dout);

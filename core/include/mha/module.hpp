@@ -77,6 +77,12 @@ class Linear {
   std::size_t in_features() const { return weight_.size(1); }
   std::size_t out_features() const { return weight_.size(0); }
   Tensor operator()(const Tensor& x) const;  // x [..., in] → [..., out]
+  // Output features [r0, r0 + n) only: x [..., in] → x · W[r0:r0+n, :]ᵀ + b[r0:r0+n], [..., n]. Each value is
+  // the one operator() gives (the same dot product in the same order).
+  Tensor out_rows(const Tensor& x, std::size_t r0, std::size_t n) const;
+  // Input features [c0, c0 + n) only: x [..., n] → x · W[:, c0:c0+n]ᵀ (+ b when with_bias), [..., out]: one
+  // term of operator()'s sum split by input features (MultiHeadAttention::forward_heads' share of W_o).
+  Tensor in_cols(const Tensor& x, std::size_t c0, bool with_bias) const;
   // Backward of y = x Wᵀ + b for a contiguous x [..., in] and dy [..., out]:
   // dW += dyᵀ·x, db += Σ_rows dy (accumulated, as PyTorch accumulates .grad); returns dx = dy·W.
   Tensor backward(const Tensor& x, const Tensor& dy);

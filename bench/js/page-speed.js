@@ -1,0 +1,142 @@
+'use strict';
+// The speed issue's page numbers (bench/js/page.js runs them after its views; alone: node bench/js/page-speed.js):
+//  - change → painted: a change (the causal toggle) until the next painted frame, ÷ the core's own forward of that
+//    shape with weights on the main thread of the same tab, from file://, at 512 tokens for d_model 512 / 8 heads and
+//    64 / 4 heads. The frame is the first requestAnimationFrame after the redraw, then a task after its paint.
+//    Chromium runs with --disable-frame-rate-limit and --disable-gpu-vsync, so that frames are not held to 60 Hz.
+//  - cold / warm: the first render's forward after load ÷ the median forward of later renders; the page is ready
+//    once its core and the pool are warm (load → ready is reported too).
+//  - workers: the page's forward at 512 tokens, 512 / 8, with navigator.hardwareConcurrency overridden (CDP) to
+//    1, 2, 4: the pool's size; the speed-up is the 1-worker median ÷ the n-worker median (rounds alternate), with
+//    the slowest part's own forward in its worker (parts running at once take about the whole ÷ n).
+const path = require('path');
+const { pathToFileURL } = require('url');
+
+const TEXT_512 = encodeURIComponent(Array.from({ length: 512 }, (_, i) => 'w' + (i % 97)).join(' '));
+const SHAPES = [{ D: 512, H: 8, target: 1.5 }, { D: 64, H: 4, target: 3 }];
+const med = (v) => { const s = v.slice().sort((a, b) => a - b), k = s.length >> 1; return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2; };
+
+async function openAt(browser, url, cores) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  if (cores) {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setHardwareConcurrencyOverride', { hardwareConcurrency: cores });
+  }
+  const t0 = Date.now();
+  await page.goto(url);
+  await page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 60000 });
+  if (!await page.evaluate(() => window.mhaExplorer.ready)) throw new Error('the page did not become ready: ' + url);
+  return { page, loadMs: Date.now() - t0 };
+}
+
+// In the page: n causal toggles, each timed from the change to the task after the next painted frame, and the
+// core's own forward of the shape (weights formed) on the main thread, alternating.
+async function changeToPaint(page, D, H, n) {
+  return page.evaluate(async ({ D, H, n }) => {
+    const X = window.mhaExplorer, M = X.module;
+    const afterPaint = () => new Promise((res) => requestAnimationFrame(() => { const ch = new MessageChannel(); ch.port1.onmessage = res; ch.port2.postMessage(0); }));
+    const g = new M.Generator(0), mha = new M.MultiHeadAttention({ dModel: D, numHeads: H, generator: g }).eval();
+    const x = g.randn([1, 512, D]);
+    const change = [], core = [], where = new Set();
+    for (let i = 0; i < n + 3; i++) {
+      await afterPaint();
+      let t = performance.now();
+      mha.forward(x, x, x, {});
+      const c = performance.now() - t;
+      await afterPaint();
+      t = performance.now();
+      await X.set({ causal: !X.getState().causal });
+      await afterPaint();
+      const p = performance.now() - t;
+      where.add(X.getCompute().where);
+      if (i >= 3) { change.push(p); core.push(c); }
+    }
+    mha.delete(); g.delete();
+    return { change, core, where: [...where].join(', ') };
+  }, { D, H, n });
+}
+
+async function measurePageSpeed(browser, dist, quick) {
+  const file = pathToFileURL(path.join(dist, 'index.html')).href;
+  const rounds = quick ? 1 : 3, n = quick ? 3 : 10;
+  const out = { ratios: [], cold: [], workers: [] };
+  for (const s of SHAPES) {
+    const url = `${file}?dmodel=${s.D}&heads=${s.H}&text=${TEXT_512}`;
+    const change = [], core = [], cold = [], warm = [], ready = [];
+    let where = '';
+    for (let r = 0; r < rounds; r++) {
+      const { page, loadMs } = await openAt(browser, url);
+      try {
+        cold.push((await page.evaluate(() => window.mhaExplorer.getTiming())).forwardMs); ready.push(loadMs);
+        warm.push((await page.evaluate(() => window.mhaExplorer.benchmarkRecompute(5))).forwardMs);
+        const m = await changeToPaint(page, s.D, s.H, n);
+        change.push(...m.change); core.push(...m.core); where = m.where;
+      } finally { await page.close(); }
+    }
+    out.ratios.push({ D: s.D, H: s.H, tokens: 512, changeMs: med(change), coreMs: med(core), ratio: med(change) / med(core),
+      target: s.target, where, samples: { change, core } });
+    out.cold.push({ D: s.D, H: s.H, readyMs: med(ready), firstMs: med(cold), warmMs: med(warm), ratio: med(cold) / med(warm), samples: { cold, warm, ready } });
+  }
+  const counts = quick ? [1, 2] : [1, 2, 4], byCount = new Map(counts.map((c) => [c, []])), partsBy = new Map(counts.map((c) => [c, []]));
+  let coreMs = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const c of counts) {
+      const { page } = await openAt(browser, `${file}?dmodel=512&heads=8&text=${TEXT_512}`, c);
+      try {
+        // forced recomputes, one per frame: the page's forward (posting, the workers, the join) and each part's
+        // forward in its worker (parts that ran at once take about the whole ÷ n each)
+        const b = await page.evaluate(async (k) => {
+          const X = window.mhaExplorer, forward = [], part = [];
+          for (let i = 0; i < k; i++) {
+            await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+            await X.render();
+            forward.push(X.getTiming().forwardMs);
+            part.push(Math.max(...(X.getCompute().partMs || [NaN])));
+          }
+          return { forward, part };
+        }, quick ? 3 : 10);
+        byCount.get(c).push(...b.forward);
+        partsBy.get(c).push(...b.part);
+        if (c === 1) coreMs.push(...(await changeToPaint(page, 512, 8, 2)).core);
+      } finally { await page.close(); }
+    }
+  }
+  const one = med(byCount.get(1));
+  for (const c of counts) out.workers.push({ workers: c, forwardMs: med(byCount.get(c)), partMs: med(partsBy.get(c)), speedup: one / med(byCount.get(c)), samples: byCount.get(c) });
+  out.coreForwardMs = med(coreMs);
+  out.method = `file://, ${rounds} page loads per row, medians; change → painted: ${n} causal toggles per load`;
+  return out;
+}
+
+// The tables as markdown lines.
+function formatPageSpeed(r) {
+  const f = (v, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : 'n/a'), lines = [];
+  lines.push(`Page speed (${r.method}):`);
+  lines.push('| tokens | d_model / heads | change → painted ms | core forward ms | ratio | target | where |');
+  lines.push('|---|---|---|---|---|---|---|');
+  for (const v of r.ratios) lines.push(`| ${v.tokens} | ${v.D} / ${v.H} | ${f(v.changeMs)} | ${f(v.coreMs)} | ${f(v.ratio, 2)}× | ≤ ${v.target}× | ${v.where} |`);
+  lines.push('| d_model / heads | load → ready ms (cores warmed up) | first forward after load ms | warm forward ms | ratio (target ≤ 1.5×) |');
+  lines.push('|---|---|---|---|---|');
+  for (const v of r.cold) lines.push(`| ${v.D} / ${v.H} | ${f(v.readyMs, 0)} | ${f(v.firstMs)} | ${f(v.warmMs)} | ${f(v.ratio, 2)}× |`);
+  lines.push(`| workers (512 tokens, 512 / 8) | page forward ms | slowest part's forward in its worker ms | speed-up over 1 worker (target ≥ 1.6× at 2) |`);
+  lines.push('|---|---|---|---|');
+  for (const v of r.workers) lines.push(`| ${v.workers} | ${f(v.forwardMs)} | ${f(v.partMs)} | ${f(v.speedup, 2)}× |`);
+  lines.push(`core forward on the main thread, same shape: ${f(r.coreForwardMs)} ms`);
+  return lines;
+}
+
+module.exports = { measurePageSpeed, formatPageSpeed };
+
+if (require.main === module) {
+  (async () => {
+    const root = path.resolve(__dirname, '..', '..');
+    const { CHROMIUM } = await import(path.join(root, 'scripts', 'chromium.mjs'));
+    const { chromium } = require(require.resolve('playwright-core', { paths: [root] }));
+    const browser = await chromium.launch({ ...CHROMIUM, args: [...(CHROMIUM.args || []), '--disable-frame-rate-limit', '--disable-gpu-vsync'] });
+    try {
+      const r = await measurePageSpeed(browser, path.join(root, 'dist'), process.argv.includes('--quick'));
+      console.log(formatPageSpeed(r).join('\n'));
+      if (process.argv.includes('--json')) require('fs').writeFileSync(process.argv[process.argv.indexOf('--json') + 1], JSON.stringify(r, null, 1));
+    } finally { await browser.close(); }
+  })().catch((e) => { console.error(e); process.exit(1); });
+}
