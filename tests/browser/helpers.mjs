@@ -2,12 +2,13 @@
 // dist/, headless Debian Chromium through playwright-core, and request/console guards.
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 
 import { CHROMIUM } from '../../scripts/chromium.mjs';
 import { serve } from '../../scripts/serve.mjs';
@@ -96,6 +97,21 @@ export function suite({ extra } = {}) {
     return g;
   };
   return s;
+}
+
+// The Python package installed as a student installs it (scripts/python-env [venv]: a venv that sees Debian's torch,
+// with its kernel) and the environment notebooks run in (the venv's kernelspec; Jupyter's files in dir; one thread).
+export function pythonEnv(dir, venvPath) {
+  const venv = execFileSync('bash', [join(repo, 'scripts', 'python-env'), ...(venvPath ? [venvPath] : [])], { encoding: 'utf8' }).trim();
+  return { venv, env: { ...process.env, JUPYTER_PATH: join(venv, 'share', 'jupyter'), PYDEVD_DISABLE_FILE_VALIDATION: '1',
+    JUPYTER_CONFIG_DIR: join(dir, '.jupyter'), JUPYTER_RUNTIME_DIR: join(dir, '.runtime'), OMP_NUM_THREADS: '1' } };
+}
+// The notebook dir/name executed by jupyter nbconvert in the venv's kernel (dir/executed.ipynb), then exported with
+// Debian's HTML template (dir/executed.html: require.js and MathJax from libjs-requirejs / libjs-mathjax).
+export async function executeNotebook(dir, name, env) {
+  const run = promisify(execFile);
+  await run('jupyter-nbconvert', ['--to', 'notebook', '--execute', '--output', 'executed.ipynb', name], { cwd: dir, env });
+  await run('jupyter-nbconvert', ['--to', 'html', 'executed.ipynb'], { cwd: dir, env });
 }
 
 export async function openPage(page, url) {

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { launch, guardedPage, repo, ARTIFACTS } from './helpers.mjs';
+import { launch, guardedPage, repo, ARTIFACTS, pythonEnv, executeNotebook } from './helpers.mjs';
 
 const run = promisify(execFile);
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -28,16 +28,13 @@ const VIEWS = 7;                        // the notebook's mx.show outputs
 let venv, env, browser;
 
 before(async () => {
-  venv = execFileSync('bash', [join(repo, 'scripts', 'python-env')], { encoding: 'utf8' }).trim();
-  env = { ...process.env, JUPYTER_PATH: join(venv, 'share', 'jupyter'), PYDEVD_DISABLE_FILE_VALIDATION: '1',
-    JUPYTER_CONFIG_DIR: join(DIR, '.jupyter'), JUPYTER_RUNTIME_DIR: join(DIR, '.runtime'), OMP_NUM_THREADS: '1' };
+  ({ venv, env } = pythonEnv(DIR));
   for (const d of ['nbconvert', 'server']) {
     execFileSync(join(venv, 'bin', 'python'), [join(repo, 'python', 'tests', 'make_notebook.py'), join(DIR, d)]);
   }
   const nb = join(DIR, 'nbconvert');
   // (a) executed in the venv's kernel by nbconvert, then exported with Debian's HTML template
-  await run('jupyter-nbconvert', ['--to', 'notebook', '--execute', '--output', 'executed.ipynb', 'views.ipynb'], { cwd: nb, env });
-  await run('jupyter-nbconvert', ['--to', 'html', 'executed.ipynb'], { cwd: nb, env });
+  await executeNotebook(nb, 'views.ipynb', env);
   // (b) the executed notebook in a Sphinx site (nbsphinx, not executed again)
   const site = join(DIR, 'site');
   cpSync(join(nb, 'executed.ipynb'), join(site, 'views.ipynb'));
