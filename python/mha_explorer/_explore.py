@@ -109,7 +109,7 @@ def _read_x(x):
         x = x.unsqueeze(0)
     if x.dim() != 3 or x.shape[0] != 1:
         raise ValueError("mx.explore(module, x): x has shape %s; the page shows one sequence, [1, seq_len, d_model] (or "
-                         "[seq_len, d_model]): pass x[:1] for the first of a batch." % list(x.shape))
+                         "[seq_len, d_model])%s." % (list(x.shape), ": pass x[:1] for the first of a batch" if x.dim() == 3 else ""))
     T, D = x.shape[1], x.shape[2]
     if T == 0 or D == 0:
         raise ValueError("mx.explore(module, x): x has shape %s, with nothing to attend over." % list(x.shape))

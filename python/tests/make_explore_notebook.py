@@ -21,10 +21,10 @@ torch.manual_seed(0)
 mha = MultiHeadAttention000(32, 4)                  # lesson 000's module
 tokens = ["the", "cat", "sat", "on", "the", "warm", "mat", "today"]
 x = torch.randn(1, 8, 32)                           # the student's own input
-# a little training: head h learns to look h positions back
+# a little training: head h learns to look h positions back (about 3/4 of its weight there)
 target = torch.tensor([[max(i - h, 0) for i in range(8)] for h in range(4)])
-opt = torch.optim.Adam(mha.parameters(), lr=0.05)
-for _ in range(12):
+opt = torch.optim.Adam(mha.parameters(), lr=0.01)
+for _ in range(10):
     attn = mha(x, x, x)[1][0]
     loss = -attn.gather(-1, target.unsqueeze(-1)).log().mean()
     opt.zero_grad(); loss.backward(); opt.step()

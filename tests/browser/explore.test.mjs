@@ -3,7 +3,7 @@
 // jupyter nbconvert in the installed package's kernel and exported to HTML, opened from file:// in Chromium. The page
 // inside the explore output shows the module's heads equal to PyTorch's attention for that x, its "Copy as PyTorch"
 // snippet prints in PyTorch what the page prints, the lab trains in its cell; each frame is as tall as its page, no
-// request beyond the document (and blob:/data:), no console errors.
+// request beyond the document (and blob:/data:), no console errors. The same notebook in a Sphinx site built by nbsphinx.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,9 +11,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, guardedPage, repo, ARTIFACTS, pythonEnv, executeNotebook, runInPyTorch, comparePrinted } from './helpers.mjs';
+import { launch, guardedPage, repo, ARTIFACTS, pythonEnv, executeNotebook, buildSphinxSite, runInPyTorch, comparePrinted } from './helpers.mjs';
 
 const DIR = mkdtempSync(join(tmpdir(), 'mha-explore-'));
+const SITE = join(DIR, 'site');
 let browser, g, frames;
 
 before(async () => {
@@ -21,26 +22,40 @@ before(async () => {
   const { venv, env } = pythonEnv(DIR, join(repo, 'build', 'python-venv-explore'));
   execFileSync(join(venv, 'bin', 'python'), [join(repo, 'python', 'tests', 'make_explore_notebook.py'), DIR]);
   await executeNotebook(DIR, 'explore.ipynb', env);
+  await buildSphinxSite(SITE, join(DIR, 'executed.ipynb'), 'explore', env);
   browser = await launch();
-  const url = pathToFileURL(join(DIR, 'executed.html')).href;
-  g = await guardedPage(browser.context, (u) => u === url || u.startsWith('data:') || u.startsWith('blob:') ||
-    u.startsWith('file:///usr/share/javascript/'));   // the template's require.js and MathJax (Debian's copies)
-  await g.page.goto(url);
-  await g.page.waitForFunction(() => document.querySelectorAll('iframe[data-mha-explorer]').length === 2, null, { timeout: 30000 });
-  frames = {};
-  for (const kind of ['page', 'lab']) {
-    const handle = await g.page.$('[data-mha-explorer-frame="' + kind + '"] iframe');
-    const frame = await handle.contentFrame();
-    await frame.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 30000 });
-    assert.equal(await frame.evaluate(() => window.mhaExplorer.ready), true, kind + ': the core started');
-    frames[kind] = { handle, frame };
-  }
+  ({ g, frames } = await openNotebook(pathToFileURL(join(DIR, 'executed.html')).href, () => false));
 });
 after(async () => { await browser?.close(); rmSync(DIR, { recursive: true, force: true }); });
 
+// The notebook's page at url (own: its other files) and its explore and lab frames, once their pages are ready.
+async function openNotebook(url, own) {
+  const opened = await guardedPage(browser.context, (u) => u === url || u.startsWith('data:') || u.startsWith('blob:') || own(u) ||
+    u.startsWith('file:///usr/share/javascript/'));   // require.js and MathJax (Debian's copies)
+  await opened.page.goto(url);
+  await opened.page.waitForFunction(() => document.querySelectorAll('iframe[data-mha-explorer]').length === 2, null, { timeout: 30000 });
+  const found = {};
+  for (const kind of ['page', 'lab']) {
+    const handle = await opened.page.$('[data-mha-explorer-frame="' + kind + '"] iframe');
+    const frame = await handle.contentFrame();
+    await frame.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 30000 });
+    assert.equal(await frame.evaluate(() => window.mhaExplorer.ready), true, kind + ': the core started');
+    found[kind] = { handle, frame, page: opened.page };
+  }
+  return { g: opened, frames: found };
+}
+const expected = () => JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8'));
+// How far the page's heads are from PyTorch's attention for the student's x.
+async function headsDiffer(frame) {
+  const e = expected();
+  const w = await frame.evaluate(() => { const w = window.mhaExplorer.getWeights(); return { shape: w.shape, data: Array.from(w.data) }; });
+  assert.deepEqual(w.shape, e.shape);
+  return Math.max(...w.data.map((v, i) => Math.abs(v - e.weights[i])));
+}
+
 // The frame is as tall as the page inside it (no inner scroll box), once the page has posted its height.
-async function fitsItsPage({ handle, frame }, what) {
-  await g.page.waitForFunction(([f, h]) => Math.abs(f.getBoundingClientRect().height - h) <= 2,
+async function fitsItsPage({ handle, frame, page }, what) {
+  await page.waitForFunction(([f, h]) => Math.abs(f.getBoundingClientRect().height - h) <= 2,
     [handle, await frame.evaluate(() => Math.ceil(document.body.getBoundingClientRect().height))], { timeout: 10000 })
     .catch(() => {});
   const sizes = await frame.evaluate(() => ({ page: Math.ceil(document.body.getBoundingClientRect().height),
@@ -51,19 +66,16 @@ async function fitsItsPage({ handle, frame }, what) {
 }
 
 test('mx.explore: the student\'s module on their own x, equal to PyTorch, its snippet true', { timeout: 60000 }, async () => {
-  const expected = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8'));
   const { frame } = frames.page;
+  const diff = await headsDiffer(frame);
+  assert.ok(diff <= 1e-6, 'the page\'s heads differ from PyTorch\'s attention by ' + diff);
   const got = await frame.evaluate(() => {
-    const w = window.mhaExplorer.getWeights();
-    return { shape: w.shape, data: Array.from(w.data), labels: window.mhaExplorer.getLabels(), state: window.mhaExplorer.getState(),
+    return { labels: window.mhaExplorer.getLabels(), state: window.mhaExplorer.getState(),
       input: document.getElementById('input-desc').textContent, note: document.getElementById('weights-note').textContent,
       messages: document.getElementById('messages').textContent, printed: window.mhaExplorer.getPrinted().page,
       snippet: window.mhaExplorer.getSnippets().find((s) => s.id === 'copy-as-pytorch') };
   });
-  assert.deepEqual(got.shape, expected.shape);
-  const diff = Math.max(...got.data.map((v, i) => Math.abs(v - expected.weights[i])));
-  assert.ok(diff <= 1e-6, 'the page\'s heads differ from PyTorch\'s attention by ' + diff);
-  assert.deepEqual(got.labels, expected.tokens);
+  assert.deepEqual(got.labels, expected().tokens);
   assert.equal(got.state.dmodel, 32);
   assert.equal(got.state.heads, 4, 'num_heads from the file\'s metadata');
   assert.match(got.input, /your input from the notebook, shape \[1, 8, 32\]/);
@@ -99,6 +111,19 @@ test('mx.lab: the training lab trains in the cell', { timeout: 60000 }, async ()
   assert.ok(after.step >= 5 && Number.isFinite(after.loss), 'trained: ' + JSON.stringify({ step: after.step, loss: after.loss }));
   await fitsItsPage(frames.lab, 'lab');
   await frames.lab.handle.screenshot({ path: join(ARTIFACTS, 'notebook-lab.png') });
+});
+
+test('the same notebook in a Sphinx site built by nbsphinx', { timeout: 60000 }, async () => {
+  const build = join(SITE, '_build');
+  const site = await openNotebook(pathToFileURL(join(build, 'explore.html')).href, (u) => u.startsWith(pathToFileURL(build).href + '/'));
+  const diff = await headsDiffer(site.frames.page.frame);
+  assert.ok(diff <= 1e-6, 'nbsphinx: the page\'s heads differ from PyTorch\'s attention by ' + diff);
+  await fitsItsPage(site.frames.page, 'nbsphinx explore');
+  const trained = await site.frames.lab.frame.evaluate(() => window.mhaExplorer.train({ steps: 2 }));
+  assert.equal(trained.step, 2);
+  assert.deepEqual(site.g.foreign, [], 'nbsphinx: requests beyond the site');
+  assert.deepEqual(site.g.errors, [], 'nbsphinx: console errors');
+  await site.g.page.close();
 });
 
 test('the notebook\'s page: no request beyond the document, no console errors, outputs ≤ 1.5 MB', () => {

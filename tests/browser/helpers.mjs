@@ -4,7 +4,7 @@ import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -112,6 +112,21 @@ export async function executeNotebook(dir, name, env) {
   const run = promisify(execFile);
   await run('jupyter-nbconvert', ['--to', 'notebook', '--execute', '--output', 'executed.ipynb', name], { cwd: dir, env });
   await run('jupyter-nbconvert', ['--to', 'html', 'executed.ipynb'], { cwd: dir, env });
+}
+
+// An executed notebook as the page `name` of a Sphinx site built by nbsphinx in site/_build (not executed again),
+// offline, as a course built without network: require.js from libjs-requirejs copied into the site (nbsphinx loads it
+// from a CDN by default), MathJax from libjs-mathjax (Sphinx's default is a CDN too).
+export async function buildSphinxSite(site, notebook, name, env) {
+  cpSync(notebook, join(site, name + '.ipynb'));
+  cpSync('/usr/share/javascript/requirejs/require.min.js', join(site, '_static', 'require.min.js'));
+  writeFileSync(join(site, 'conf.py'), "project = 'Course'\nextensions = ['nbsphinx']\nnbsphinx_execute = 'never'\n" +
+    "html_theme = 'alabaster'\nhtml_static_path = ['_static']\nnbsphinx_requirejs_path = 'require.min.js'\n" +
+    "nbsphinx_requirejs_options = {}\n" +
+    "mathjax_path = 'file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML'\n" +
+    "exclude_patterns = ['_build', '**.ipynb_checkpoints']\n");
+  writeFileSync(join(site, 'index.rst'), 'Course\n======\n\n.. toctree::\n\n   ' + name + '\n');
+  await promisify(execFile)('/usr/bin/python3', ['-m', 'sphinx', '-q', '-b', 'html', site, join(site, '_build')], { env });
 }
 
 export async function openPage(page, url) {

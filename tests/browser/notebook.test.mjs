@@ -10,17 +10,15 @@
 // request beyond the document (and the front end's own files). axe-core audits a rendered notebook view.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import { launch, guardedPage, repo, ARTIFACTS, pythonEnv, executeNotebook } from './helpers.mjs';
+import { launch, guardedPage, repo, ARTIFACTS, pythonEnv, executeNotebook, buildSphinxSite } from './helpers.mjs';
 
-const run = promisify(execFile);
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];   // as tests/browser/a11y.test.mjs
 const DIR = mkdtempSync(join(tmpdir(), 'mha-notebook-'));
@@ -36,18 +34,7 @@ before(async () => {
   // (a) executed in the venv's kernel by nbconvert, then exported with Debian's HTML template
   await executeNotebook(nb, 'views.ipynb', env);
   // (b) the executed notebook in a Sphinx site (nbsphinx, not executed again)
-  const site = join(DIR, 'site');
-  cpSync(join(nb, 'executed.ipynb'), join(site, 'views.ipynb'));
-  // offline, as a course built without network: require.js from libjs-requirejs copied into the site (nbsphinx
-  // loads it from a CDN by default), MathJax from libjs-mathjax (Sphinx's default is a CDN too)
-  cpSync('/usr/share/javascript/requirejs/require.min.js', join(site, '_static', 'require.min.js'));
-  writeFileSync(join(site, 'conf.py'), "project = 'Course'\nextensions = ['nbsphinx']\nnbsphinx_execute = 'never'\n" +
-    "html_theme = 'alabaster'\nhtml_static_path = ['_static']\nnbsphinx_requirejs_path = 'require.min.js'\n" +
-    "nbsphinx_requirejs_options = {}\n" +
-    "mathjax_path = 'file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML'\n" +
-    "exclude_patterns = ['_build', '**.ipynb_checkpoints']\n");
-  writeFileSync(join(site, 'index.rst'), 'Course\n======\n\n.. toctree::\n\n   views\n');
-  await run('/usr/bin/python3', ['-m', 'sphinx', '-q', '-b', 'html', site, join(site, '_build')], { env });
+  await buildSphinxSite(join(DIR, 'site'), join(nb, 'executed.ipynb'), 'views', env);
   browser = await launch();
 });
 after(async () => { await browser?.close(); rmSync(DIR, { recursive: true, force: true }); });
