@@ -13,7 +13,6 @@ import base64
 import html
 import json
 import struct
-from pathlib import Path
 from urllib.parse import urlencode
 
 from . import _html
@@ -134,7 +133,7 @@ def _read_tokens(tokens, T):
     return tokens
 
 
-class PageFrame:
+class PageFrame(_html.Output):
     """What mx.explore and mx.lab return: the notebook renders it (_repr_html_, an iframe of the one-file page),
     print() describes it, save(path) writes it as one HTML file. Each rendering is independent (a fresh id)."""
 
@@ -177,18 +176,6 @@ class PageFrame:
                 '<div class="mhax-fallback"><pre>%s\n(the page runs where the notebook\'s outputs run scripts)</pre></div>'
                 '<script>(function () {\n%s\n%s\n})();</script></div>' % (
                     out_id, self.which, html.escape(self.description), _html.HOST, mount))
-
-    def to_html(self):
-        """One self-contained HTML document (no server, no network)."""
-        return _html.document(self.title, self._repr_html_())
-
-    def save(self, path):
-        """Writes the output as one HTML file; returns its path."""
-        path = Path(path)
-        if path.suffix.lower() not in (".html", ".htm"):
-            path = path.with_suffix(path.suffix + ".html") if path.suffix else path.with_suffix(".html")
-        path.write_text(self.to_html(), encoding="utf-8")
-        return path
 
 
 # Runs inside the output's function, after _html.HOST: an iframe whose document is the page (srcdoc), its query in

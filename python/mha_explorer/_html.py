@@ -112,6 +112,22 @@ def fragment(weights, options, dtype, fallback_png, text, alt):
                 out_id, png, fallback_png[1], fallback_png[2], html.escape(alt), html.escape(text), view_code(), HOST, mount))
 
 
+class Output:
+    """What an output object (AttentionView, PageFrame) adds to its title and _repr_html_: one HTML file of it."""
+
+    def to_html(self):
+        """One self-contained HTML document (no server, no network)."""
+        return document(self.title, self._repr_html_())
+
+    def save(self, path):
+        """Writes the output as one HTML file; returns its path."""
+        path = Path(path)
+        if path.suffix.lower() not in (".html", ".htm"):
+            path = path.with_suffix(path.suffix + ".html") if path.suffix else path.with_suffix(".html")
+        path.write_text(self.to_html(), encoding="utf-8")
+        return path
+
+
 def document(title, body):
     """A whole HTML file around one output: opens from file:// with no server and no network."""
     return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

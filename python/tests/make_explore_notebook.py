@@ -5,11 +5,12 @@ the module's weights as the file the page's "Copy as PyTorch" snippet loads (mx.
 
 usage: python make_explore_notebook.py DIR   → DIR/explore.ipynb
 """
-import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from make_notebook import write_notebook  # noqa: E402
 
 # Code cells only (as make_notebook.py: nbsphinx would need pandoc for markdown cells).
 CELLS = [
@@ -39,13 +40,7 @@ mx.explore(mha, x, tokens)""",
 
 
 def main(out):
-    os.makedirs(out, exist_ok=True)
-    cells = [{"cell_type": "code", "metadata": {}, "source": text, "execution_count": None, "outputs": []} for text in CELLS]
-    nb = {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
-          "metadata": {"kernelspec": {"name": "mha-explorer", "display_name": "Python (mha-explorer)", "language": "python"},
-                       "language_info": {"name": "python"}}}
-    with open(os.path.join(out, "explore.ipynb"), "w") as f:
-        json.dump(nb, f, indent=1)
+    write_notebook(out, "explore.ipynb", [("code", text) for text in CELLS])
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ import struct
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 import torch.nn as nn

@@ -139,11 +139,13 @@ test('(c) the classic Jupyter Notebook server: the cells run through its menu', 
     const deadline = Date.now() + 60000;
     while (!/is running at|Serving notebooks/.test(log) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     assert.match(log, /is running at|Serving notebooks/, 'the Notebook server did not start:\n' + log);
-    const g = await open(origin + '/notebooks/views.ipynb', (u) => u.startsWith(origin + '/') || u.startsWith('ws://127.0.0.1:' + port + '/'));
     // The Notebook's own hard-coded attempt at ipywidgets' extension (not installed here) fails with a 404 and a
-    // MIME-type refusal: those two messages are the front end's, and only those are set aside.
+    // MIME-type refusal: those two messages are the front end's, and only those are set aside (its 404 may come
+    // before the page has loaded: the listener is on before the page opens).
     const missing = [];
+    const g = await guardedPage(browser.context, (u) => u.startsWith(origin + '/') || u.startsWith('ws://127.0.0.1:' + port + '/'));
     g.page.on('response', (r) => { if (r.status() === 404) missing.push(r.url()); });
+    await g.page.goto(origin + '/notebooks/views.ipynb');
     await g.page.waitForFunction(() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected(),
       null, { timeout: 60000 });
     await g.page.click('#celllink');              // Cell → Run All, as a student does
