@@ -19,6 +19,7 @@ import { drawTrace } from './page-trace.js';
 import { drawLesson, clearLesson, getPrinted, snippets, pageSnippet } from './page-lesson.js';
 import { updateURL, shareURL, embedCode, fillEmbedHosts, copyText, postHeight } from './page-share.js';
 import { FILES } from './core-source.js';
+import { pageInput, inputLabels } from './page-input.js';
 
 (function (root) {
   // The training lab has a page of its own: ?preset=train-… opens it with the same parameters.
@@ -41,6 +42,9 @@ import { FILES } from './core-source.js';
   // {id, file, tensors (the whole file), metadata, heads (the file's num_heads, or null), saidHeads (its raw value),
   //  state (the module's entries), dModel, kind: 'module' | 'model', layer, layers}.
   var loaded = null, weightsSeq = 0, weightsError = '';
+  // The input this document was given (mx.explore: the student's x, tokens, module weights; page-input.js), or null.
+  var given = pageInput(model.MAX_TOKENS, S.BY_NAME.dmodel.max);
+  if (given && given.error) { loadMessages.push('The page could not use the input it was given: ' + given.error + '.'); given = null; }
 
   // ---- Long texts ---------------------------------------------------------------------------------
   // A text is cut after at most MAX_TOKENS tokens, at a token boundary, and so that its share link stays
@@ -75,6 +79,7 @@ import { FILES } from './core-source.js';
       eff[p.name] = Array.isArray(val) ? val.slice() : val;
     });
     if (loaded) eff.dmodel = loaded.dModel;   // the file's d_model
+    if (given && given.x && !pr) eff.dmodel = given.x.shape[2];   // the given x's (loaded weights must match it)
     return eff;
   }
   function modified(eff) {
@@ -106,6 +111,11 @@ import { FILES } from './core-source.js';
       spec.input = { type: pr.input.type, batch: pr.input.batch, seqLen: pr.input.seqLen };
       spec.order = pr.order; spec.maskStyle = pr.maskStyle;
       labels = []; for (var i = 0; i < pr.input.seqLen; i++) labels.push('t' + i);
+    } else if (given) {   // the given x (or tokens, which the page embeds)
+      labels = given.x ? inputLabels(given) : given.tokens.slice();
+      var listed = given.tokens ? 'the tokens from ' + given.source : '';
+      spec.input = given.x ? { type: 'tensor', x: given.x, tokens: labels, listed: listed }
+        : { type: 'text', tokens: labels, pos: eff.pos, text: labels.join(' '), listed: listed };
     } else {
       var tokens = model.tokenize(eff.text);
       var truncated = false;
@@ -144,7 +154,7 @@ import { FILES } from './core-source.js';
       var cfg = { seed: eff.seed, D: eff.dmodel, H: eff.heads, dropout: eff.dropout, train: eff.train,
         causal: eff.causal, maskStyle: b.spec.maskStyle, fill: eff.fill, input: b.spec.input, order: b.spec.order,
         b: Math.min(eff.batch, res.B - 1), h: Math.min(eff.head, res.H - 1), seedNote: pr && pr.seedNote,
-        weights: loaded ? { file: loaded.file, layer: loaded.layer, kind: loaded.kind, sources: loaded.sources } : null };
+        weights: loaded ? { file: loaded.file, layer: loaded.layer, kind: loaded.kind, sources: loaded.sources, how: loaded.how } : null };
       res.causal = eff.causal; res.dropout = eff.dropout; res.train = eff.train;
       var cells = pr ? [{ id: 'lesson', title: 'The lesson\'s example', code: pr.lessonCode(eff), output: function () { return pr.lessonOutput(res); } }] : [];
       cells.push({ id: 'page', title: 'Copy as PyTorch: the page\'s numbers (batch ' + cfg.b + ', head ' + cfg.h + ')',
@@ -224,6 +234,10 @@ import { FILES } from './core-source.js';
     setText('input-desc', pr
       ? (pr.input ? 'x = torch.' + pr.input.type + '(' + [pr.input.batch, pr.input.seqLen, eff.dmodel].join(', ') + ')' +
         ' — positions are labelled t0…t' + (pr.input.seqLen - 1) + '.' : (r.note || ''))
+      : given ? (given.x ? 'x: your input from ' + given.source + ', shape [' + given.x.shape.join(', ') + ']' +
+        (given.tokens ? '' : ' — positions are labelled t0…t' + (given.x.shape[1] - 1)) + '.'
+        : current.labels.length + ' tokens from ' + given.source + ' · embeddings: randn(d_model) per token, seeded by fnv1a32("' +
+          eff.seed + ':<token>")' + (eff.pos ? ' + sinusoidal positions' : '') + '.')
       : current.labels.length + ' tokens · embeddings: randn(d_model) per token, seeded by fnv1a32("' + eff.seed +
         ':<token>")' + (eff.pos ? ' + sinusoidal positions' : '') + '.');
     W.chips($('chips'), current.labels, 120);
@@ -256,7 +270,7 @@ import { FILES } from './core-source.js';
       drawLesson(current, pr.title(eff), pr.blurb(eff) + (mods.length ? ' You changed: ' + mods.join(', ') +
         ' — the numbers below follow your values.' : '') + ' Source: ' + pr.file + '.');
     } else {
-      drawLesson(current, 'Your sentence in PyTorch', 'The same computation as a PyTorch snippet: run it in a notebook and it prints the numbers below.');
+      drawLesson(current, given ? 'Your input in PyTorch' : 'Your sentence in PyTorch', 'The same computation as a PyTorch snippet: run it in a notebook and it prints the numbers below.');
     }
   }
 
@@ -295,6 +309,9 @@ import { FILES } from './core-source.js';
     var w;
     try {
       w = attentionWeights(tensors, layer, S.BY_NAME.dmodel.max);
+      if (given && given.x && w.dModel !== given.x.shape[2]) {
+        throw new Error('its d_model is ' + w.dModel + ', and the x the page was given has d_model ' + given.x.shape[2] + '.');
+      }
       var gen = null, trial = null;
       try {
         gen = new M.Generator(0);
@@ -447,15 +464,15 @@ import { FILES } from './core-source.js';
       if (vs._key !== vkey) { vs._key = vkey; vs.textContent = ''; pr.views.forEach(function (v) { vs.appendChild(new Option(v[1], v[0])); }); }
       setProp(vs, 'value', eff.view || pr.views[0][0]);
     }
-    setProp($('f-text'), 'hidden', !!pr);
-    setProp($('f-pos'), 'hidden', !!pr);
+    setProp($('f-text'), 'hidden', !!pr || !!given);
+    setProp($('f-pos'), 'hidden', !!pr || !!(given && given.x));
     if ($('c-text').value !== eff.text && document.activeElement !== $('c-text')) $('c-text').value = eff.text;
     var dm = $('c-dmodel'), list = DMODELS.slice();
     if (list.indexOf(eff.dmodel) < 0) { list.push(eff.dmodel); list.sort(function (a, b) { return a - b; }); }
     setOptions(dm, list);
     setProp(dm, 'value', String(eff.dmodel));
-    setProp(dm, 'disabled', !!loaded);
-    setProp(dm, 'title', loaded ? 'd_model comes from the loaded weights' : '');
+    setProp(dm, 'disabled', !!loaded || !!(given && given.x && !pr));
+    setProp(dm, 'title', given && given.x && !pr ? 'd_model comes from your x' : loaded ? 'd_model comes from the loaded weights' : '');
     setText('weights-note', loaded ? 'Loaded from ' + loaded.file + (loaded.kind === 'model' ? ', layer ' + loaded.layer + ' of the lab\'s model' : '') +
       ' (d_model ' + loaded.dModel + (loaded.heads ? ', ' + loaded.heads + ' heads, as the file says' : '') +
       (loaded.from ? '; W_q, W_k, W_v, W_o read from ' + loaded.from : '') + '). ' +
@@ -626,6 +643,10 @@ import { FILES } from './core-source.js';
   applyLayout(effective());
   loadCore().then(function (mod) {
     M = mod;
+    if (given && given.weights) {   // loaded as a file is (it renders); its snippet says how the notebook writes the file
+      if (loadBytes(given.weights.bytes, given.weights.file, 0)) loaded.how = given.weights.how;
+      return pending;
+    }
     return render();
   }).then(function () { readyResolve(true); }, function (err) {
     showMessages([String(err && err.message || err)]);

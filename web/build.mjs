@@ -7,7 +7,10 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { createRequire } from 'node:module';
 import { buildSync, transformSync } from 'esbuild';
+import state from './state.js';
+import { PROPS as LAB_PROPS } from './lab-state.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -117,5 +120,23 @@ mkdirSync(packageStatic, { recursive: true });
 for (const f of ['mha-explorer-view.js', 'mha-explorer-view-classic.js', 'mha-explorer.html', 'mha-explorer-lab.html']) {
   if (existsSync(join(out, f))) copyFileSync(join(out, f), join(packageStatic, f));
 }
+// The pages' URL parameters (web/state.js's and web/lab-state.js's property lists) for the package's checks of
+// mx.explore(**page_params) / mx.lab(**lab_params): {page: [prop], lab: [prop]}, prop = {name, type: int | number |
+// bool | enum | list | text, values?, min?, max?, maxLength?, help?}. The lab's task names come from the core's task
+// table (its preset is train-<task>).
+const param = (p, type) => Object.fromEntries(Object.entries({ name: p.name, type, values: p.values, min: p.min, max: p.max,
+  maxLength: p.maxLength, help: p.help }).filter(([, v]) => v !== undefined));
+const KINDS = { num: 'number' };
+async function labTasks() {
+  const core = cores.find((c) => c === 'mha-nosimd.js') || cores[0];
+  if (!core) return [];
+  const M = await createRequire(import.meta.url)(join(out, core))();
+  return M.taskTable.map((t) => t.name);
+}
+const tasks = await labTasks();
+const params = { page: state.PROPS.map((p) => param(p, p.type)),
+  lab: [{ name: 'preset', type: 'enum', values: tasks.map((t) => 'train-' + t), help: 'the training task, as train-<task>' }]
+    .concat(LAB_PROPS.map((p) => param(p.name === 'task' ? Object.assign({}, p, { values: tasks }) : p, KINDS[p.kind] || p.kind))) };
+writeFileSync(join(packageStatic, 'params.json'), JSON.stringify(params, null, 1) + '\n');
 console.log(`web/build.mjs: ${FILES.length} files, ${BUNDLES.length} bundles and mha-explorer-view.js -> ${out}` +
   (cores.length ? ` (core: ${cores.join(', ')}; one-file pages: ${oneFiles.join(', ')})` : ' (warning: no mha.js yet; run scripts/build)'));

@@ -102,7 +102,8 @@
 
   // ---- The module run: one nn.Module-style forward, in the lesson's draw order ------------
   // spec: {dModel, numHeads, seed, bias, dropout, train, causal, maskStyle, fill,
-  //        input: {type: 'text', tokens, pos} | {type: 'rand' | 'randn', batch, seqLen},
+  //        input: {type: 'text', tokens, pos} | {type: 'tensor', x: {shape: [1, T, D], data}} (a given x, page-input.js)
+  //               | {type: 'rand' | 'randn', batch, seqLen},
   //        order: 'input-first' | 'module-first', weights?: {name: {shape, data}} (a state_dict loaded after
   //        the init), weightsId?: the weights' identity, part of the module cache's key}
   var moduleCache = null;
@@ -126,8 +127,8 @@
     var inp = spec.input;
     var x, mha, gen, cached = false;
     var key = [D, H, spec.seed, spec.bias !== false, spec.dropout, spec.weightsId || ''].join('/');
-    if (inp.type === 'text') {
-      // torch.manual_seed(seed); mha = MultiHeadAttention(...); x = embeddings (own generators)
+    if (inp.type === 'text' || inp.type === 'tensor') {
+      // torch.manual_seed(seed); mha = MultiHeadAttention(...); x = embeddings (own generators) or the given x
       if (!stochastic && moduleCache && moduleCache.key === key) {
         mha = moduleCache.mha; gen = moduleCache.gen; cached = true;
       } else {
@@ -138,7 +139,7 @@
         if (spec.weights) loadWeights(mha, gen, spec.weights);
         if (!stochastic) { moduleCache = { key: key, mha: mha, gen: gen }; cached = true; }
       }
-      x = embedTokens(M, inp.tokens, D, spec.seed, inp.pos);
+      x = inp.type === 'tensor' ? inp.x : embedTokens(M, inp.tokens, D, spec.seed, inp.pos);
     } else {
       gen = new M.Generator(spec.seed);
       var shape = [inp.batch, inp.seqLen, D];
@@ -175,8 +176,8 @@
   // Estimated multiply-adds of one forward: used to decide when to move work to a Worker.
   function cost(spec) {
     var inp = spec.input || {};
-    var S = inp.type === 'text' ? inp.tokens.length : (inp.seqLen || 0);
-    var B = inp.type === 'text' ? 1 : (inp.batch || 1);
+    var S = inp.type === 'text' ? inp.tokens.length : inp.type === 'tensor' ? inp.x.shape[1] : (inp.seqLen || 0);
+    var B = inp.type === 'text' || inp.type === 'tensor' ? 1 : (inp.batch || 1);
     return B * (4 * S * spec.dModel * spec.dModel + 2 * S * S * spec.dModel);
   }
 

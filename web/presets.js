@@ -276,7 +276,7 @@ import { PY_LOAD_FILE, pyLoadLines } from './weights.js';
   //       order, b, h, seedNote, weights: {file, layer} (loaded from a file) | null}
   function moduleExample(cfg) {
     var L = [];
-    var S = cfg.input.type === 'text' ? 'len(tokens)' : cfg.input.seqLen;
+    var S = cfg.input.type === 'text' ? 'len(tokens)' : cfg.input.type === 'tensor' ? 'x.size(1)' : cfg.input.seqLen;
     if (cfg.seedNote) L.push('# ' + cfg.seedNote + ': the page uses torch.manual_seed(' + cfg.seed + ').');
     L.push('torch.manual_seed(' + cfg.seed + ')');
     var mk = 'mha = MultiHeadAttention(' + cfg.D + ', ' + cfg.H +
@@ -284,13 +284,16 @@ import { PY_LOAD_FILE, pyLoadLines } from './weights.js';
       (cfg.causal && cfg.fill === '-1e9' ? ', fill=-1e9' : '') +
       (cfg.causal && cfg.maskStyle === 'triu-block' ? ', block_ones=True' : '') + ')';
     var xin;
-    if (cfg.input.type === 'text') {
-      L.push('text = ' + pyStr(cfg.input.text));
-      L.push('tokens = tokenize(text)' + (cfg.input.truncated ? '[:' + m.MAX_TOKENS + ']' : ''));
+    if (cfg.input.type === 'text' || cfg.input.type === 'tensor') {
+      if (cfg.input.listed) L.push('tokens = [' + cfg.input.tokens.map(pyStr).join(', ') + ']  # ' + cfg.input.listed);
+      else if (cfg.input.type === 'text') {
+        L.push('text = ' + pyStr(cfg.input.text));
+        L.push('tokens = tokenize(text)' + (cfg.input.truncated ? '[:' + m.MAX_TOKENS + ']' : ''));
+      }
       L.push(mk);
       if (cfg.weights) L.push.apply(L, pyLoadLines(cfg.weights));
-      xin = 'x = embed(tokens, ' + cfg.seed + ', ' + cfg.D + ', positions=' + (cfg.input.pos ? 'True' : 'False') + ')';
-      L.push(xin);
+      L.push(cfg.input.type === 'tensor' ? givenX(cfg.input.x)
+        : 'x = embed(tokens, ' + cfg.seed + ', ' + cfg.D + ', positions=' + (cfg.input.pos ? 'True' : 'False') + ')');
     } else {
       xin = 'x = torch.' + cfg.input.type + '(' + cfg.input.batch + ', ' + cfg.input.seqLen + ', ' + cfg.D + ')';
       if (cfg.order === 'input-first') { L.push(xin); L.push(mk); } else { L.push(mk); L.push(xin); }
@@ -306,6 +309,14 @@ import { PY_LOAD_FILE, pyLoadLines } from './weights.js';
       L.push('output, attn = mha(x, x, x)');
     }
     return L.join('\n');
+  }
+  // A given x (page-input.js) as the snippet's x: its float32 values, little-endian, in base64.
+  function givenX(x) {
+    var bytes = new Uint8Array(x.data.length * 4), view = new DataView(bytes.buffer), text = '';
+    for (var i = 0; i < x.data.length; i++) view.setFloat32(4 * i, x.data[i], true);
+    for (var k = 0; k < bytes.length; k += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(k, k + 0x8000));
+    return 'x = torch.frombuffer(bytearray(base64.b64decode(\n    "' + btoa(text) + '")),\n    dtype=torch.float32).reshape(' +
+      x.shape.join(', ') + ')  # your x: its float32 values, little-endian';
   }
   function modulePrints(cfg) {
     return [
@@ -337,6 +348,7 @@ import { PY_LOAD_FILE, pyLoadLines } from './weights.js';
   }
   function copySnippet(cfg) {
     return PY_CLASS + '\n' + (cfg.weights ? PY_LOAD_FILE + '\n\n' : '') + (cfg.input.type === 'text' ? PY_TOKENS + '\n' : '') +
+      (cfg.input.type === 'tensor' ? 'import base64\n\n' : '') +
       moduleExample(cfg) + '\n\n' + modulePrints(cfg) + '\n';
   }
 

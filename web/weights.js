@@ -162,16 +162,17 @@ export const PY_LOAD_FILE = [
   '                for name, t in header.items()}'
 ].join('\n');
 
-// The line(s) after `mha = MultiHeadAttention(…)` that load the weights ({file, layer, sources}; sources: the
-// lessons' names as expressions of the file's tensors, when it used another layout).
+// The line(s) after `mha = MultiHeadAttention(…)` that load the weights ({file, layer, sources, how}; sources: the
+// lessons' names as expressions of the file's tensors, when it used another layout; how: what writes the file, when
+// the page was given it rather than loading it).
 export function pyLoadLines(w) {
-  var path = JSON.stringify(w.file);
+  var path = JSON.stringify(w.file), where = '  # ' + (w.how || 'the file you loaded on the page, next to this notebook');
   if (w.sources) {
-    return ['state = load_file(' + path + ')  # the file you loaded on the page, next to this notebook',
+    return ['state = load_file(' + path + ')' + where,
       'mha.load_state_dict({' + MODULE_KEYS.map(function (k) { return '"' + k + '": ' + w.sources[k]; }).join(',\n                     ') + '})'];
   }
-  if (w.layer === null || w.layer === undefined) return ['mha.load_state_dict(load_file(' + path + '))  # the file you loaded on the page, next to this notebook'];
+  if (w.layer === null || w.layer === undefined) return ['mha.load_state_dict(load_file(' + path + '))' + where];
   var p = 'layers.' + w.layer + '.';
-  return ['state = load_file(' + path + ')  # the file you loaded on the page, next to this notebook',
+  return ['state = load_file(' + path + ')' + where,
     'mha.load_state_dict({k[len("' + p + '"):]: v for k, v in state.items() if k.startswith("' + p + '")})  # layer ' + w.layer + ' of the lab\'s model'];
 }

@@ -6,9 +6,12 @@ trace of its forward, drawn by the explorer's own attention view, inline and off
     mx.show(mha, x, tokens)               # runs the module once: its heads and the trace of its forward
     mx.show(...).save("heads.html")       # one self-contained HTML file
     mx.save_weights(mha, "mha.safetensors")   # a file the explorer's page loads (Load weights)
+    mx.explore(mha, x, tokens)            # the explorer's page in the cell: your module's heads on your x, every control live
+    mx.lab(preset="train-two-offsets")    # the training lab in the cell
 """
 from ._view import AttentionView, show
 from ._safetensors import save_weights
+from ._explore import PageFrame, explore, lab
 
-__all__ = ["show", "save_weights", "AttentionView"]
+__all__ = ["show", "save_weights", "explore", "lab", "AttentionView", "PageFrame"]
 __version__ = "0.1.0"

@@ -41,27 +41,15 @@ def script_safe(text):
     return text.replace("</", "<\\/").replace("<!--", "<\\!--")
 
 
-# Runs inside the output's function: MhaExplorerView is the view module's exports (local, not a global).
-MOUNT = r"""
-var id = %(id)s, options = %(options)s, data = %(data)s, dtype = %(dtype)s, tries = 0;
+# The notebook side shared by every output (runs inside the output's function): the notebook's theme, the classic
+# Notebook's scroll box, and finding the output's element once it is in the document.
+HOST = r"""
 function notebookTheme(node) {
   var body = node.ownerDocument.body;
   var lab = body && body.getAttribute('data-jp-theme-light');
   if (lab === 'false' || (body && body.classList.contains('vscode-dark'))) return 'dark';
   if (lab === 'true' || (body && body.classList.contains('vscode-light'))) return 'light';
   return 'auto';
-}
-function mount(host) {
-  if (host.mhaExplorerMounted) return;
-  host.mhaExplorerMounted = true;
-  var o = {};
-  for (var k in options) o[k] = options[k];
-  o.weights = MhaExplorerView.decodeWeights(data, dtype);
-  if (!o.theme) o.theme = notebookTheme(host);
-  MhaExplorerView.mountAttention(host, o);
-  var fallback = host.querySelector('.mhax-fallback');
-  if (fallback) fallback.remove();
-  wholeHeight(host);
 }
 // The classic Notebook folds a cell's outputs taller than 100 lines into a scroll box: this cell's are shown whole
 // (what clicking its prompt does; saved as the cell's "scrolled": false).
@@ -76,17 +64,43 @@ function wholeHeight(host) {
     }
   });
 }
-(function find() {
-  var host = document.getElementById(id);
-  if (host && host.isConnected) mount(host);
-  else if (tries++ < 500) setTimeout(find, 20);
-})();
+// mount(host) once the element with this id is in the document (the classic Notebook runs the script before).
+function whenInDocument(id, mount) {
+  var tries = 0;
+  (function find() {
+    var host = document.getElementById(id);
+    if (host && host.isConnected) mount(host);
+    else if (tries++ < 500) setTimeout(find, 20);
+  })();
+}
 """
+
+# Runs inside the output's function: MhaExplorerView is the view module's exports (local, not a global).
+MOUNT = r"""
+var id = %(id)s, options = %(options)s, data = %(data)s, dtype = %(dtype)s;
+function mount(host) {
+  if (host.mhaExplorerMounted) return;
+  host.mhaExplorerMounted = true;
+  var o = {};
+  for (var k in options) o[k] = options[k];
+  o.weights = MhaExplorerView.decodeWeights(data, dtype);
+  if (!o.theme) o.theme = notebookTheme(host);
+  MhaExplorerView.mountAttention(host, o);
+  var fallback = host.querySelector('.mhax-fallback');
+  if (fallback) fallback.remove();
+  wholeHeight(host);
+}
+whenInDocument(id, mount);
+"""
+
+
+def fresh_id():
+    return "mhax-" + uuid.uuid4().hex
 
 
 def fragment(weights, options, dtype, fallback_png, text, alt):
     """The output's HTML: a div with a fresh id holding the fallback (picture and text) and the script."""
-    out_id = "mhax-" + uuid.uuid4().hex
+    out_id = fresh_id()
     data = base64.b64encode(weights.to_bytes(dtype)).decode("ascii")
     mount = MOUNT % {"id": json.dumps(out_id), "options": script_safe(json.dumps(options, ensure_ascii=False)),
                      "data": json.dumps(data), "dtype": json.dumps(dtype)}
@@ -94,8 +108,24 @@ def fragment(weights, options, dtype, fallback_png, text, alt):
     return ('<div class="mhax-output" id="%s" data-mha-explorer-output="">'
             '<div class="mhax-fallback"><img src="data:image/png;base64,%s" width="%d" height="%d" alt="%s">'
             '<pre>%s</pre></div>'
-            '<script>(function () {\n%s\n%s\n})();</script></div>' % (
-                out_id, png, fallback_png[1], fallback_png[2], html.escape(alt), html.escape(text), view_code(), mount))
+            '<script>(function () {\n%s\n%s\n%s\n})();</script></div>' % (
+                out_id, png, fallback_png[1], fallback_png[2], html.escape(alt), html.escape(text), view_code(), HOST, mount))
+
+
+class Output:
+    """What an output object (AttentionView, PageFrame) adds to its title and _repr_html_: one HTML file of it."""
+
+    def to_html(self):
+        """One self-contained HTML document (no server, no network)."""
+        return document(self.title, self._repr_html_())
+
+    def save(self, path):
+        """Writes the output as one HTML file; returns its path."""
+        path = Path(path)
+        if path.suffix.lower() not in (".html", ".htm"):
+            path = path.with_suffix(path.suffix + ".html") if path.suffix else path.with_suffix(".html")
+        path.write_text(self.to_html(), encoding="utf-8")
+        return path
 
 
 def document(title, body):

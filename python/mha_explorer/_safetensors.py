@@ -49,12 +49,20 @@ def _linears(module):
 
 def save_weights(module, path, num_heads=None):
     """Writes module's attention weights to path (.safetensors) for the explorer page's Load weights; returns the path."""
+    path = Path(path)
+    path.write_bytes(weights_file(module, num_heads)[0])
+    return path
+
+
+def weights_file(module, num_heads=None):
+    """module's attention weights as the bytes of a .safetensors file the page loads → (bytes, d_model, num_heads)."""
     try:
         import torch
     except ImportError:
         raise RuntimeError("mx.save_weights needs torch (it saves a torch module's weights).") from None
     if not isinstance(module, torch.nn.Module):
-        raise TypeError("mx.save_weights(module, path): %r is not a torch.nn.Module." % type(module).__name__)
+        raise TypeError("%r is not a torch.nn.Module (the lessons' MultiHeadAttention, nn.MultiheadAttention, …)." %
+                        type(module).__name__)
     linears, heads = _linears(module)
     heads = num_heads or heads
     D = linears["W_q"][0].shape[1]
@@ -71,10 +79,7 @@ def save_weights(module, path, num_heads=None):
                          type(module).__name__)
     if D % int(heads):
         raise ValueError("num_heads=%d does not divide d_model=%d." % (heads, D))
-    data = write_safetensors(tensors, {"num_heads": str(int(heads)), "format": "pt"})
-    path = Path(path)
-    path.write_bytes(data)
-    return path
+    return write_safetensors(tensors, {"num_heads": str(int(heads)), "format": "pt"}), D, int(heads)
 
 
 def write_safetensors(tensors, metadata):

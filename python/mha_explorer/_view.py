@@ -1,5 +1,4 @@
 """mx.show and the object it returns."""
-from pathlib import Path
 
 from . import _html
 from ._png import heads_png
@@ -8,7 +7,7 @@ from ._weights import read_labels, read_weights
 DTYPES = ("float32", "float16")
 
 
-class AttentionView:
+class AttentionView(_html.Output):
     """What mx.show returns: the notebook renders it (_repr_html_), print() describes it (__repr__), save(path)
     writes it as one HTML file. Each rendering is independent (a fresh element id)."""
 
@@ -66,18 +65,6 @@ class AttentionView:
         if png[3] < H:
             alt += " (the first %d of %d)" % (png[3], H)
         return _html.fragment(self.weights, self._options(), self.dtype, png, self._text(), alt)
-
-    def to_html(self):
-        """One self-contained HTML document (no server, no network)."""
-        return _html.document(self.title, self._repr_html_())
-
-    def save(self, path):
-        """Writes the view as one HTML file; returns its path."""
-        path = Path(path)
-        if path.suffix.lower() not in (".html", ".htm"):
-            path = path.with_suffix(path.suffix + ".html") if path.suffix else path.with_suffix(".html")
-        path.write_text(self.to_html(), encoding="utf-8")
-        return path
 
 
 def _is_module(x):

@@ -74,10 +74,11 @@ print(len(expected), "outputs expected")"""),
 ]
 
 
-def main(out):
+def write_notebook(out, name, cells_text):
+    """[(kind, source)] → out/name, a notebook for the package's kernel (scripts/python-env's "mha-explorer")."""
     os.makedirs(out, exist_ok=True)
     cells = []
-    for kind, text in CELLS:
+    for kind, text in cells_text:
         cell = {"cell_type": kind, "metadata": {}, "source": text}
         if kind == "code":
             cell.update(execution_count=None, outputs=[])
@@ -85,8 +86,12 @@ def main(out):
     nb = {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
           "metadata": {"kernelspec": {"name": "mha-explorer", "display_name": "Python (mha-explorer)", "language": "python"},
                        "language_info": {"name": "python"}}}
-    with open(os.path.join(out, "views.ipynb"), "w") as f:
+    with open(os.path.join(out, name), "w") as f:
         json.dump(nb, f, indent=1)
+
+
+def main(out):
+    write_notebook(out, "views.ipynb", CELLS)
 
 
 if __name__ == "__main__":

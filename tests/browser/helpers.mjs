@@ -2,12 +2,13 @@
 // dist/, headless Debian Chromium through playwright-core, and request/console guards.
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 
 import { CHROMIUM } from '../../scripts/chromium.mjs';
 import { serve } from '../../scripts/serve.mjs';
@@ -96,6 +97,36 @@ export function suite({ extra } = {}) {
     return g;
   };
   return s;
+}
+
+// The Python package installed as a student installs it (scripts/python-env [venv]: a venv that sees Debian's torch,
+// with its kernel) and the environment notebooks run in (the venv's kernelspec; Jupyter's files in dir; one thread).
+export function pythonEnv(dir, venvPath) {
+  const venv = execFileSync('bash', [join(repo, 'scripts', 'python-env'), ...(venvPath ? [venvPath] : [])], { encoding: 'utf8' }).trim();
+  return { venv, env: { ...process.env, JUPYTER_PATH: join(venv, 'share', 'jupyter'), PYDEVD_DISABLE_FILE_VALIDATION: '1',
+    JUPYTER_CONFIG_DIR: join(dir, '.jupyter'), JUPYTER_RUNTIME_DIR: join(dir, '.runtime'), OMP_NUM_THREADS: '1' } };
+}
+// The notebook dir/name executed by jupyter nbconvert in the venv's kernel (dir/executed.ipynb), then exported with
+// Debian's HTML template (dir/executed.html: require.js and MathJax from libjs-requirejs / libjs-mathjax).
+export async function executeNotebook(dir, name, env) {
+  const run = promisify(execFile);
+  await run('jupyter-nbconvert', ['--to', 'notebook', '--execute', '--output', 'executed.ipynb', name], { cwd: dir, env });
+  await run('jupyter-nbconvert', ['--to', 'html', 'executed.ipynb'], { cwd: dir, env });
+}
+
+// An executed notebook as the page `name` of a Sphinx site built by nbsphinx in site/_build (not executed again),
+// offline, as a course built without network: require.js from libjs-requirejs copied into the site (nbsphinx loads it
+// from a CDN by default), MathJax from libjs-mathjax (Sphinx's default is a CDN too).
+export async function buildSphinxSite(site, notebook, name, env) {
+  cpSync(notebook, join(site, name + '.ipynb'));
+  cpSync('/usr/share/javascript/requirejs/require.min.js', join(site, '_static', 'require.min.js'));
+  writeFileSync(join(site, 'conf.py'), "project = 'Course'\nextensions = ['nbsphinx']\nnbsphinx_execute = 'never'\n" +
+    "html_theme = 'alabaster'\nhtml_static_path = ['_static']\nnbsphinx_requirejs_path = 'require.min.js'\n" +
+    "nbsphinx_requirejs_options = {}\n" +
+    "mathjax_path = 'file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML'\n" +
+    "exclude_patterns = ['_build', '**.ipynb_checkpoints']\n");
+  writeFileSync(join(site, 'index.rst'), 'Course\n======\n\n.. toctree::\n\n   ' + name + '\n');
+  await promisify(execFile)('/usr/bin/python3', ['-m', 'sphinx', '-q', '-b', 'html', site, join(site, '_build')], { env });
 }
 
 export async function openPage(page, url) {

@@ -10,17 +10,15 @@
 // request beyond the document (and the front end's own files). axe-core audits a rendered notebook view.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import { launch, guardedPage, repo, ARTIFACTS } from './helpers.mjs';
+import { launch, guardedPage, repo, ARTIFACTS, pythonEnv, executeNotebook, buildSphinxSite } from './helpers.mjs';
 
-const run = promisify(execFile);
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];   // as tests/browser/a11y.test.mjs
 const DIR = mkdtempSync(join(tmpdir(), 'mha-notebook-'));
@@ -28,29 +26,15 @@ const VIEWS = 7;                        // the notebook's mx.show outputs
 let venv, env, browser;
 
 before(async () => {
-  venv = execFileSync('bash', [join(repo, 'scripts', 'python-env')], { encoding: 'utf8' }).trim();
-  env = { ...process.env, JUPYTER_PATH: join(venv, 'share', 'jupyter'), PYDEVD_DISABLE_FILE_VALIDATION: '1',
-    JUPYTER_CONFIG_DIR: join(DIR, '.jupyter'), JUPYTER_RUNTIME_DIR: join(DIR, '.runtime'), OMP_NUM_THREADS: '1' };
+  ({ venv, env } = pythonEnv(DIR));
   for (const d of ['nbconvert', 'server']) {
     execFileSync(join(venv, 'bin', 'python'), [join(repo, 'python', 'tests', 'make_notebook.py'), join(DIR, d)]);
   }
   const nb = join(DIR, 'nbconvert');
   // (a) executed in the venv's kernel by nbconvert, then exported with Debian's HTML template
-  await run('jupyter-nbconvert', ['--to', 'notebook', '--execute', '--output', 'executed.ipynb', 'views.ipynb'], { cwd: nb, env });
-  await run('jupyter-nbconvert', ['--to', 'html', 'executed.ipynb'], { cwd: nb, env });
+  await executeNotebook(nb, 'views.ipynb', env);
   // (b) the executed notebook in a Sphinx site (nbsphinx, not executed again)
-  const site = join(DIR, 'site');
-  cpSync(join(nb, 'executed.ipynb'), join(site, 'views.ipynb'));
-  // offline, as a course built without network: require.js from libjs-requirejs copied into the site (nbsphinx
-  // loads it from a CDN by default), MathJax from libjs-mathjax (Sphinx's default is a CDN too)
-  cpSync('/usr/share/javascript/requirejs/require.min.js', join(site, '_static', 'require.min.js'));
-  writeFileSync(join(site, 'conf.py'), "project = 'Course'\nextensions = ['nbsphinx']\nnbsphinx_execute = 'never'\n" +
-    "html_theme = 'alabaster'\nhtml_static_path = ['_static']\nnbsphinx_requirejs_path = 'require.min.js'\n" +
-    "nbsphinx_requirejs_options = {}\n" +
-    "mathjax_path = 'file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML'\n" +
-    "exclude_patterns = ['_build', '**.ipynb_checkpoints']\n");
-  writeFileSync(join(site, 'index.rst'), 'Course\n======\n\n.. toctree::\n\n   views\n');
-  await run('/usr/bin/python3', ['-m', 'sphinx', '-q', '-b', 'html', site, join(site, '_build')], { env });
+  await buildSphinxSite(join(DIR, 'site'), join(nb, 'executed.ipynb'), 'views', env);
   browser = await launch();
 });
 after(async () => { await browser?.close(); rmSync(DIR, { recursive: true, force: true }); });
@@ -155,11 +139,13 @@ test('(c) the classic Jupyter Notebook server: the cells run through its menu', 
     const deadline = Date.now() + 60000;
     while (!/is running at|Serving notebooks/.test(log) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     assert.match(log, /is running at|Serving notebooks/, 'the Notebook server did not start:\n' + log);
-    const g = await open(origin + '/notebooks/views.ipynb', (u) => u.startsWith(origin + '/') || u.startsWith('ws://127.0.0.1:' + port + '/'));
     // The Notebook's own hard-coded attempt at ipywidgets' extension (not installed here) fails with a 404 and a
-    // MIME-type refusal: those two messages are the front end's, and only those are set aside.
+    // MIME-type refusal: those two messages are the front end's, and only those are set aside (its 404 may come
+    // before the page has loaded: the listener is on before the page opens).
     const missing = [];
+    const g = await guardedPage(browser.context, (u) => u.startsWith(origin + '/') || u.startsWith('ws://127.0.0.1:' + port + '/'));
     g.page.on('response', (r) => { if (r.status() === 404) missing.push(r.url()); });
+    await g.page.goto(origin + '/notebooks/views.ipynb');
     await g.page.waitForFunction(() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected(),
       null, { timeout: 60000 });
     await g.page.click('#celllink');              // Cell → Run All, as a student does
