@@ -7,16 +7,28 @@ export function pageQuery() {
   var meta = document.querySelector('meta[name="mha-explorer-query"]');
   return meta ? '?' + meta.getAttribute('content') : window.location.search;
 }
-// In such a srcdoc page a link to index.html or lab.html would open the CDN's text/plain copy: the element shows that
-// page instead (it takes the link's query as its attributes).
+// In such a srcdoc page a link to the other page (index.html / lab.html, or the one-file pages' names) would open
+// the CDN's text/plain copy, or nothing: the element shows that page instead (it takes the link's query as its
+// attributes). A notebook output (python/mha_explorer/_explore.py) carries one page only and says so with
+// <meta name="mha-explorer-alone" content="how to get the other page">: there the link shows that hint instead.
+const OTHER_PAGE = /^(?:index|lab|mha-explorer|mha-explorer-lab)\.html(?:\?(.*))?$/;
 export function followPageLinksInElement() {
   if (window.location.protocol !== 'about:' || window.parent === window) return;
+  const alone = document.querySelector('meta[name="mha-explorer-alone"]');
   document.addEventListener('click', function (e) {
-    var a = e.target.closest ? e.target.closest('a[href]') : null;
-    var m = a && /^(?:index|lab)\.html(?:\?(.*))?$/.exec(a.getAttribute('href'));
+    const a = e.target.closest ? e.target.closest('a[href]') : null;
+    const m = a && OTHER_PAGE.exec(a.getAttribute('href'));
     if (!m) return;
     e.preventDefault();
-    window.parent.postMessage({ type: 'mha-explorer:open', query: m[1] || '' }, '*');
+    if (!alone) {
+      window.parent.postMessage({ type: 'mha-explorer:open', query: m[1] || '' }, '*');
+    } else if (!(a.nextElementSibling && a.nextElementSibling.classList.contains('alone-hint'))) {
+      const hint = document.createElement('span');
+      hint.className = 'alone-hint';
+      hint.setAttribute('role', 'status');
+      hint.textContent = ' ' + alone.getAttribute('content');
+      a.after(hint);
+    }
   });
 }
 export function setText(e, t) { if (typeof e === 'string') e = $(e); if (e.textContent !== t) e.textContent = t; }

@@ -155,6 +155,9 @@ class PageFrame(_html.Output):
 
     def _document(self):
         page = _html.static_file(PAGE if self.which == "page" else LAB).read_text(encoding="utf-8")
+        # The output carries this page only: its links to the other page show how to get it instead (page-dom.js).
+        other = "mx.lab() in a cell opens the training lab" if self.which == "page" else "mx.explore() in a cell opens the page"
+        page = page.replace("</head>", '<meta name="mha-explorer-alone" content="%s">\n</head>' % other, 1)
         if self.page_input is not None:
             block = json.dumps(self.page_input, ensure_ascii=False).replace("<", "\\u003c")
             page = page.replace("</head>", '<script type="application/json" id="%s">%s</script>\n</head>' % (

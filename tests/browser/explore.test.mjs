@@ -99,6 +99,10 @@ test('mx.explore: the student\'s module on their own x, equal to PyTorch, its sn
   await frame.waitForFunction(() => window.mhaExplorer.getWeights().shape[1] === 2);
   await frame.selectOption('#c-heads', '4');
   await frame.waitForFunction(() => window.mhaExplorer.getWeights().shape[1] === 4);
+  // The output carries this page only: its link to the lab says how to get the lab, and the page stays.
+  await frame.click('#open-lab');
+  await frame.waitForFunction(() => /mx\.lab\(\) in a cell opens the training lab/.test(document.querySelector('.alone-hint')?.textContent || ''));
+  assert.equal(await frame.evaluate(() => window.mhaExplorer.getWeights().shape[1]), 4, 'still the page');
 });
 
 test('mx.lab: the training lab trains in the cell', { timeout: 60000 }, async () => {
