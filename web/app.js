@@ -6,7 +6,8 @@
 // views), page-read (reading weights), page-share (URL, links, embeds), page-dom (DOM setters).
 import state from './state.js';
 import model from './model.js';
-import presets from './presets.js';
+import { LESSONS, lessonById } from './lessons/index.js';
+import { copySnippet, moduleOutput } from './lessons/snippets.js';
 import widgets from './widgets.js';
 import { attentionWeights, headsFromMetadata } from './weights.js';
 import { implementationName } from './wasm-features.js';
@@ -26,7 +27,7 @@ import { FILES } from './core-source.js';
     root.location.replace(FILES.lab + pageQuery());
     return;
   }
-  var S = state, P = presets, W = widgets;
+  var S = state, W = widgets;
 
   var DMODELS = [4, 8, 16, 32, 48, 64, 96, 128, 256, 384, 512, 768, 1024];
 
@@ -66,7 +67,7 @@ import { FILES } from './core-source.js';
   if (st.explicit.text) applyFitText();
 
   // ---- Effective configuration -------------------------------------------------------------------
-  function presetOf(v) { return v.preset ? P.PRESETS[v.preset] || null : null; }
+  function presetOf(v) { return v.preset ? lessonById(v.preset) : null; }
   function effective() {
     var v = st.values, pr = presetOf(v), eff = {};
     S.PROPS.forEach(function (p) {
@@ -148,7 +149,7 @@ import { FILES } from './core-source.js';
       res.causal = eff.causal; res.dropout = eff.dropout; res.train = eff.train;
       var cells = pr ? [{ id: 'lesson', title: 'The lesson\'s example', code: pr.lessonCode(eff), output: function () { return pr.lessonOutput(res); } }] : [];
       cells.push({ id: 'page', title: 'Copy as PyTorch: the page\'s numbers (batch ' + cfg.b + ', head ' + cfg.h + ')',
-        code: P.copySnippet(cfg), output: function () { return P.moduleOutput(res, cfg); } });
+        code: copySnippet(cfg), output: function () { return moduleOutput(res, cfg); } });
       return { res: res, labels: b.labels, cfg: cfg, cells: cells, copyAll: false };
     }) };
   }
@@ -336,7 +337,8 @@ import { FILES } from './core-source.js';
   // ---- Controls ----------------------------------------------------------------------------------------
   function buildControls() {
     var ps = $('c-preset');
-    P.list.forEach(function (p) { ps.appendChild(new Option(p[1], p[0])); });
+    ps.appendChild(new Option('Your sentence', ''));
+    LESSONS.forEach(function (l) { ps.appendChild(new Option(l.menu, l.id)); });
     var on = function (id, ev, fn) { $(id).addEventListener(ev, fn); };
     on('controls', 'submit', function (e) { e.preventDefault(); });   // Enter in a field: its change event applies it
     fillEmbedHosts($('embed-host'));

@@ -1,6 +1,7 @@
 // MHA Explorer — page state. ONE declarative list of properties drives the URL query, the
 // validation of hostile or out-of-range input, and the defaults (TensorFlow Playground style).
 // An ES module, bundled by web/build.mjs (esbuild) into a classic script: file:// keeps working.
+import { LESSONS } from './lessons/index.js';
 
   var DEFAULT_TEXT = 'The cat sat on the mat because it was soft';
   var SECTIONS = ['header', 'input', 'controls', 'heads', 'detail', 'trace', 'lesson', 'share'];
@@ -8,7 +9,7 @@
   // name, type, default, range/values, help. `model: true` marks the properties a lesson preset
   // sets (an explicit URL value overrides the preset's).
   var PROPS = [
-    { name: 'preset', type: 'enum', values: ['', 'lesson000', 'lesson001', 'lesson002', 'lesson003', 'lesson004'], def: '',
+    { name: 'preset', type: 'enum', values: [''].concat(LESSONS.map(function (l) { return l.id; })), def: '',
       help: 'lesson example to open (empty: your own sentence)' },
     { name: 'view', type: 'enum', values: ['', 'heads', 'pipeline', 'module', 'loop', 'causal'], def: '',
       help: 'which example of a multi-example lesson (002) feeds the heatmaps' },
