@@ -4,7 +4,7 @@
 import { copyOf, copyAll, copySnippet } from './lessons/snippets.js';
 import widgets from './widgets.js';
 import { $, setText } from './page-dom.js';
-import { copyText } from './page-share.js';
+import { copyWithButton } from './chrome/clipboard.js';
 
 const W = widgets;
 const root = window;
@@ -15,7 +15,7 @@ function codeBlock(cell, output) {
   var head = W.el('div', { class: 'cell-head' });
   head.appendChild(W.el('h3', null, title));
   var copy = W.el('button', { type: 'button', class: 'btn small' }, cell.setup ? 'Copy code + setup' : 'Copy code');
-  copy.addEventListener('click', function () { copyText(copyOf(wrap._cell), copy); });
+  copy.addEventListener('click', function () { copyWithButton(copyOf(wrap._cell), $('share-out'), copy); });
   head.appendChild(copy);
   wrap.appendChild(head);
   wrap._cell = cell;
