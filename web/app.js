@@ -1,23 +1,32 @@
-// MHA Explorer — the page's controller: owns the state (state.js), computes every preset's result in one
+// MHA Explorer — the page's controller: owns the state (state/page.js), computes every preset's result in one
 // shape (compute()), and redraws the views from it (render() → draw()); loaded weights, the controls,
 // theme and layout, and window.mhaExplorer. The page's entry module: web/build.mjs bundles it and its
 // imports into dist/app.js, a classic script. Its jobs live in modules, TensorFlow Playground style:
 // page-core (loading the core, the forward worker), page-heads, page-detail, page-trace, page-lesson (the
 // views), page-read (reading weights), page-share (URL, links, embeds), page-dom (DOM setters).
-import state from './state.js';
+import { PAGE_PROPS, SECTIONS, pageProp, readPageQuery, pageQueryString, setValue } from './state/page.js';
+import { parse } from './state/props.js';
 import model from './model.js';
-import presets from './presets.js';
+import { LESSONS, lessonById } from './lessons/index.js';
+import { copySnippet, moduleOutput } from './lessons/snippets.js';
 import widgets from './widgets.js';
 import { attentionWeights, headsFromMetadata } from './weights.js';
 import { implementationName } from './wasm-features.js';
-import { $, setText, setProp, setOptions, range, wireFileDrop, pageQuery, followPageLinksInElement } from './page-dom.js';
+import { $, setText, setProp, setOptions, range } from './page-dom.js';
 import { loadCore, runForward, noForward, lastCompute } from './page-core.js';
 import { selB, headMat, headName, colourMax, fmtMax } from './page-read.js';
 import { drawHeads, drawHeadsSelection, headsNote, headCanvases } from './page-heads.js';
 import { drawDetail, drawTable, clearDetail, wireDetail } from './page-detail.js';
 import { drawTrace } from './page-trace.js';
 import { drawLesson, clearLesson, getPrinted, snippets, pageSnippet } from './page-lesson.js';
-import { updateURL, shareURL, embedCode, fillEmbedHosts, copyText, postHeight } from './page-share.js';
+import { updateURL, shareURL, embedCode } from './page-share.js';
+import { showMessages as showMessagesIn } from './chrome/messages.js';
+import { applyTheme, otherTheme } from './chrome/theme.js';
+import { readFile, tooLarge, wireFileDrop } from './chrome/files.js';
+import { copyWithButton } from './chrome/clipboard.js';
+import { download } from './chrome/download.js';
+import { pageQuery, followPageLinksInElement, postHeight, followHeight } from './chrome/frame.js';
+import { fillEmbedHosts } from './chrome/share.js';
 import { FILES } from './core-source.js';
 import { pageInput, inputLabels } from './page-input.js';
 
@@ -27,12 +36,12 @@ import { pageInput, inputLabels } from './page-input.js';
     root.location.replace(FILES.lab + pageQuery());
     return;
   }
-  var S = state, P = presets, W = widgets;
+  var W = widgets;
 
   var DMODELS = [4, 8, 16, 32, 48, 64, 96, 128, 256, 384, 512, 768, 1024];
 
   var M = null;                     // the WebAssembly API
-  var st = S.fromQuery(pageQuery());
+  var st = readPageQuery(pageQuery());
   followPageLinksInElement();
   var loadMessages = st.messages.slice();
   var current = null;               // {res, labels, cfg, cells, copyAll, eff}: what the views draw
@@ -43,7 +52,7 @@ import { pageInput, inputLabels } from './page-input.js';
   //  state (the module's entries), dModel, kind: 'module' | 'model', layer, layers}.
   var loaded = null, weightsSeq = 0, weightsError = '';
   // The input this document was given (mx.explore: the student's x, tokens, module weights; page-input.js), or null.
-  var given = pageInput(model.MAX_TOKENS, S.BY_NAME.dmodel.max);
+  var given = pageInput(model.MAX_TOKENS, pageProp('dmodel').max);
   if (given && given.error) { loadMessages.push('The page could not use the input it was given: ' + given.error + '.'); given = null; }
 
   // ---- Long texts ---------------------------------------------------------------------------------
@@ -70,10 +79,10 @@ import { pageInput, inputLabels } from './page-input.js';
   if (st.explicit.text) applyFitText();
 
   // ---- Effective configuration -------------------------------------------------------------------
-  function presetOf(v) { return v.preset ? P.PRESETS[v.preset] || null : null; }
+  function presetOf(v) { return v.preset ? lessonById(v.preset) : null; }
   function effective() {
     var v = st.values, pr = presetOf(v), eff = {};
-    S.PROPS.forEach(function (p) {
+    PAGE_PROPS.forEach(function (p) {
       var val = v[p.name];
       if (pr && pr.defaults && p.model && !st.explicit[p.name] && pr.defaults[p.name] !== undefined) val = pr.defaults[p.name];
       eff[p.name] = Array.isArray(val) ? val.slice() : val;
@@ -158,7 +167,7 @@ import { pageInput, inputLabels } from './page-input.js';
       res.causal = eff.causal; res.dropout = eff.dropout; res.train = eff.train;
       var cells = pr ? [{ id: 'lesson', title: 'The lesson\'s example', code: pr.lessonCode(eff), output: function () { return pr.lessonOutput(res); } }] : [];
       cells.push({ id: 'page', title: 'Copy as PyTorch: the page\'s numbers (batch ' + cfg.b + ', head ' + cfg.h + ')',
-        code: P.copySnippet(cfg), output: function () { return P.moduleOutput(res, cfg); } });
+        code: copySnippet(cfg), output: function () { return moduleOutput(res, cfg); } });
       return { res: res, labels: b.labels, cfg: cfg, cells: cells, copyAll: false };
     }) };
   }
@@ -210,13 +219,7 @@ import { pageInput, inputLabels } from './page-input.js';
   }
   function setStatus(t) { setText('status', t); }
 
-  function showMessages(msgs) {
-    var box = $('messages'), key = msgs.join('\u0001');
-    if (box._key === key) return;   // unchanged: keep the DOM (and the live region quiet)
-    box._key = key;
-    box.textContent = '';
-    msgs.forEach(function (m) { box.appendChild(W.el('p', { class: 'msg', role: 'alert' }, m)); });
-  }
+  function showMessages(msgs) { showMessagesIn($('messages'), msgs); }
 
   // ---- Drawing ----------------------------------------------------------------------------------------
   // Layout reads, done before any write of a redraw (no forced synchronous layout in between).
@@ -259,7 +262,7 @@ import { pageInput, inputLabels } from './page-input.js';
 
   // A head card was clicked: it becomes the enlarged head (h: a head index or 'avg').
   function pickHead(h) {
-    if (h === 'avg') { S.set(st, 'avg', true); } else { S.set(st, 'avg', false); S.set(st, 'head', h); }
+    if (h === 'avg') { setValue(st, 'avg', true); } else { setValue(st, 'avg', false); setValue(st, 'head', h); }
     updateURL(st); current.eff = effective(); drawHeadsSelection(current); drawDetail(current); drawLessonPanel();
   }
   // The lesson panel: the preset's title and introduction (or the page's own) over the result's code cells.
@@ -295,8 +298,7 @@ import { pageInput, inputLabels } from './page-input.js';
   // ---- Loaded weights ------------------------------------------------------------------------------------
   // A file's attention weights become the module's state_dict (weights.js picks them; the core checks every
   // shape on a trial module first, so a bad file is refused here with its message, never half-loaded).
-  var MAX_FILE = 64 << 20;          // bytes: attention weights for d_model 1024 take about 17 MB
-  var fileSeq = 0;                  // the latest file asked for: a slower, older read is dropped
+  var FILE_HINT = 'attention weights for d_model 1024 take about 17 MB';
   // A refused file: said next to the button that loads files (and in the controls, opened if folded).
   function refuse(file, err) {
     weightsError = 'Could not load ' + file + ': ' + String(err && err.message || err);
@@ -308,7 +310,7 @@ import { pageInput, inputLabels } from './page-input.js';
   function useWeights(file, tensors, layer, metadata) {
     var w;
     try {
-      w = attentionWeights(tensors, layer, S.BY_NAME.dmodel.max);
+      w = attentionWeights(tensors, layer, pageProp('dmodel').max);
       if (given && given.x && w.dModel !== given.x.shape[2]) {
         throw new Error('its d_model is ' + w.dModel + ', and the x the page was given has d_model ' + given.x.shape[2] + '.');
       }
@@ -324,10 +326,10 @@ import { pageInput, inputLabels } from './page-input.js';
     model.freeCache();   // the module cache holds the old weights: freed now
     var said = headsFromMetadata(metadata, w.dModel);
     loaded = Object.assign({ id: ++weightsSeq, file: file, tensors: tensors, metadata: metadata || {}, heads: said.heads, saidHeads: said.said }, w);
-    if (st.values.preset) S.set(st, 'preset', '');   // the weights run on the page's sentence
+    if (st.values.preset) setValue(st, 'preset', '');   // the weights run on the page's sentence
     var H = said.heads || effective().heads;
-    S.set(st, 'heads', w.dModel % H ? nearestDivisor(w.dModel, H) : H);
-    S.set(st, 'head', 0);
+    setValue(st, 'heads', w.dModel % H ? nearestDivisor(w.dModel, H) : H);
+    setValue(st, 'head', 0);
     weightsError = '';
     render().then(function () { if (loaded && loaded.layers.length > 1) $('f-layer').scrollIntoView({ block: 'nearest' }); });
     return true;
@@ -339,73 +341,70 @@ import { pageInput, inputLabels } from './page-input.js';
   }
   function loadBytes(bytes, file, layer) {
     var f;
-    if (bytes.length > MAX_FILE) return refuse(file, 'it has ' + model.commas(bytes.length) + ' bytes, more than the ' + (MAX_FILE >> 20) + ' MB the page reads; attention weights for d_model 1024 take about 17 MB.');
+    var big = tooLarge(bytes.length, 'the page', FILE_HINT);
+    if (big) return refuse(file, big);
     try { f = M.readSafetensors(bytes); } catch (err) { return refuse(file, err); }
     return useWeights(file, f.tensors, layer, f.metadata);
   }
   function loadFile(f) {
     if (!M) return;
-    var mine = ++fileSeq;
-    if (f.size > MAX_FILE) { loadBytes({ length: f.size }, f.name, 0); return; }
-    f.arrayBuffer().then(function (buf) { if (mine === fileSeq) loadBytes(new Uint8Array(buf), f.name, 0); },
-      function (err) { if (mine === fileSeq) refuse(f.name, 'the browser could not read it (' + err.message + ')'); });
+    readFile(f, 'the page', FILE_HINT).then(function (bytes) { if (bytes) loadBytes(bytes, f.name, 0); },
+      function (err) { refuse(f.name, err.message); });
   }
 
   // ---- Controls ----------------------------------------------------------------------------------------
   function buildControls() {
     var ps = $('c-preset');
-    P.list.forEach(function (p) { ps.appendChild(new Option(p[1], p[0])); });
+    ps.appendChild(new Option('Your sentence', ''));
+    LESSONS.forEach(function (l) { ps.appendChild(new Option(l.menu, l.id)); });
     var on = function (id, ev, fn) { $(id).addEventListener(ev, fn); };
     on('controls', 'submit', function (e) { e.preventDefault(); });   // Enter in a field: its change event applies it
     fillEmbedHosts($('embed-host'));
     on('c-preset', 'change', function () {
       var v = $('c-preset').value;
       // a new example starts from its own values
-      ['dmodel', 'heads', 'causal', 'fill', 'dropout', 'train', 'seed', 'view', 'head', 'batch', 'avg'].forEach(function (k) { delete st.explicit[k]; st.values[k] = S.BY_NAME[k].def; });
-      if (!v) { ['dmodel', 'heads'].forEach(function (k) { st.values[k] = S.BY_NAME[k].def; }); }
-      S.set(st, 'preset', v);
+      ['dmodel', 'heads', 'causal', 'fill', 'dropout', 'train', 'seed', 'view', 'head', 'batch', 'avg'].forEach(function (k) { delete st.explicit[k]; st.values[k] = pageProp(k).def; });
+      if (!v) { ['dmodel', 'heads'].forEach(function (k) { st.values[k] = pageProp(k).def; }); }
+      setValue(st, 'preset', v);
       loadMessages = [];
       if (v) dropWeights(); else weightsError = '';
       render();
     });
-    on('c-view', 'change', function () { S.set(st, 'view', $('c-view').value); S.set(st, 'head', 0); S.set(st, 'batch', 0); render(); });
+    on('c-view', 'change', function () { setValue(st, 'view', $('c-view').value); setValue(st, 'head', 0); setValue(st, 'batch', 0); render(); });
     var tdeb = null;
     on('c-text', 'input', function () {
       clearTimeout(tdeb);
       tdeb = setTimeout(function () {
-        S.set(st, 'text', $('c-text').value); loadMessages = [];
+        setValue(st, 'text', $('c-text').value); loadMessages = [];
         if (applyFitText().message) $('c-text').value = st.values.text;
         render();
       }, 120);
     });
     on('c-dmodel', 'change', function () {
       var D = +$('c-dmodel').value, H = effective().heads;
-      S.set(st, 'dmodel', D);
-      if (D % H) S.set(st, 'heads', nearestDivisor(D, H));
+      setValue(st, 'dmodel', D);
+      if (D % H) setValue(st, 'heads', nearestDivisor(D, H));
       render();
     });
-    on('c-heads', 'change', function () { S.set(st, 'heads', +$('c-heads').value); S.set(st, 'head', 0); render(); });
+    on('c-heads', 'change', function () { setValue(st, 'heads', +$('c-heads').value); setValue(st, 'head', 0); render(); });
     // A typed value that is not valid keeps the value in use, and says so; the control shows it again.
-    var typed = function (name, label) {
-      var r = S.parseValue(S.BY_NAME[name], $('c-' + name).value);
-      if (r.ok) { S.set(st, name, r.value); loadMessages = []; } else {
-        loadMessages = [label + ': ' + r.message.replace(/^URL parameter \w+=/, '').replace(/; using [^;]*$/, '; keeping ' + effective()[name] + '.')];
-      }
+    var typed = function (name) {
+      var r = parse(pageProp(name), $('c-' + name).value, 'keeping ' + effective()[name]);
+      if (r.ok) { setValue(st, name, r.value); loadMessages = []; } else loadMessages = [r.message];
       render();
     };
-    on('c-seed', 'change', function () { typed('seed', 'Seed'); });
-    on('c-fill', 'change', function () { S.set(st, 'fill', $('c-fill').value); render(); });
-    on('c-causal', 'change', function () { S.set(st, 'causal', $('c-causal').checked); render(); });
-    on('c-pos', 'change', function () { S.set(st, 'pos', $('c-pos').checked); render(); });
-    on('c-dropout', 'change', function () { typed('dropout', 'Dropout'); });
-    on('c-train', 'change', function () { S.set(st, 'train', $('c-train').value === '1'); render(); });
-    on('c-scale', 'change', function () { S.set(st, 'scale', $('c-scale').value); redraw(); });
-    on('c-norm', 'change', function () { S.set(st, 'norm', $('c-norm').value); redraw(); });
-    on('c-theme', 'change', function () { S.set(st, 'theme', $('c-theme').value); applyTheme(st.values.theme); updateURL(st); redraw(); });
-    on('c-batch', 'change', function () { S.set(st, 'batch', +$('c-batch').value); redraw(); });
+    on('c-seed', 'change', function () { typed('seed'); });
+    on('c-fill', 'change', function () { setValue(st, 'fill', $('c-fill').value); render(); });
+    on('c-causal', 'change', function () { setValue(st, 'causal', $('c-causal').checked); render(); });
+    on('c-pos', 'change', function () { setValue(st, 'pos', $('c-pos').checked); render(); });
+    on('c-dropout', 'change', function () { typed('dropout'); });
+    on('c-train', 'change', function () { setValue(st, 'train', $('c-train').value === '1'); render(); });
+    on('c-scale', 'change', function () { setValue(st, 'scale', $('c-scale').value); redraw(); });
+    on('c-norm', 'change', function () { setValue(st, 'norm', $('c-norm').value); redraw(); });
+    on('c-theme', 'change', function () { setValue(st, 'theme', $('c-theme').value); applyTheme(st.values.theme); updateURL(st); redraw(); });
+    on('c-batch', 'change', function () { setValue(st, 'batch', +$('c-batch').value); redraw(); });
     on('theme-toggle', 'click', function () {
-      var cur = document.documentElement.getAttribute('data-theme');
-      S.set(st, 'theme', cur === 'dark' ? 'light' : 'dark');
+      setValue(st, 'theme', otherTheme());
       applyTheme(st.values.theme); updateURL(st); redraw();
     });
     on('reset-preset', 'click', function () {
@@ -424,18 +423,18 @@ import { pageInput, inputLabels } from './page-input.js';
       if (!current) return;
       var cs = headCanvases();
       var names = cs.map(function (c) { return c.hasAttribute('data-avg') ? 'Average' : 'Head ' + c.getAttribute('data-head'); });
-      W.exportPNG(cs, names, exportInfo()).toBlob(function (blob) { W.download('mha-heads.png', blob); });
+      W.exportPNG(cs, names, exportInfo()).toBlob(function (blob) { download('mha-heads.png', blob); });
     });
     on('export-svg', 'click', function () {
       if (!current) return;
       var r = current.res, b = selB(current), items = range(r.H).concat(r.H > 1 ? ['avg'] : []);
       var svg = W.exportSVG(items.map(function (h) { return headMat(current, b, h); }), current.labels,
         items.map(function (h) { return headName(current, h); }), exportInfo());
-      W.download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
+      download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
     });
-    on('copy-link', 'click', function () { copyText(shareURL(st), $('copy-link')); });
-    on('copy-embed', 'click', function () { copyText(embedCode(st, $('embed-host').value), $('copy-embed')); });
-    on('copy-py', 'click', function () { copyText(pageSnippet(current).code, $('copy-py')); });
+    on('copy-link', 'click', function () { copyWithButton(shareURL(st), $('share-out'), $('copy-link')); });
+    on('copy-embed', 'click', function () { copyWithButton(embedCode(st, $('embed-host').value), $('share-out'), $('copy-embed')); });
+    on('copy-py', 'click', function () { copyWithButton(pageSnippet(current).code, $('share-out'), $('copy-py')); });
     wireDetail(getCur);
     on('load-weights', 'change', function (e) {
       var f = e.target.files[0];
@@ -510,12 +509,6 @@ import { pageInput, inputLabels } from './page-input.js';
     setProp($('reset-preset'), 'hidden', !(pr && pr.defaults && modified(eff).length));
   }
 
-  var darkQuery = null;
-  function applyTheme(t) {
-    if (t === 'auto' && !darkQuery && root.matchMedia) darkQuery = root.matchMedia('(prefers-color-scheme: dark)');
-    var dark = t === 'dark' || (t === 'auto' && !!darkQuery && darkQuery.matches);
-    W.setAttr(document.documentElement, 'data-theme', dark ? 'dark' : 'light');
-  }
   var EMBED_HIDE = ['controls', 'input', 'detail', 'trace', 'lesson'];
   var layoutKey = null;
   function applyLayout(eff) {
@@ -524,7 +517,7 @@ import { pageInput, inputLabels } from './page-input.js';
     var hide = eff.hide.slice();
     if (eff.embed) hide = (st.explicit.hide ? hide : EMBED_HIDE.slice()).concat(hide.indexOf('share') < 0 ? ['share'] : []);
     if (eff.embed) {
-      var full = new URLSearchParams(S.toQuery(st)); full.delete('embed'); full.delete('hide');
+      var full = new URLSearchParams(pageQueryString(st)); full.delete('embed'); full.delete('hide');
       setProp($('open-full'), 'hidden', root.location.protocol === 'about:');   // a srcdoc page (pageQuery) has no full page to open
       W.setAttr($('open-full'), 'href', FILES.page + (full.toString() ? '?' + full.toString() : ''));
     }
@@ -532,7 +525,7 @@ import { pageInput, inputLabels } from './page-input.js';
     if (key === layoutKey) return;   // sections and classes as they are
     layoutKey = key;
     document.body.classList.toggle('embed', !!eff.embed);
-    S.SECTIONS.forEach(function (s) {
+    SECTIONS.forEach(function (s) {
       Array.prototype.forEach.call(document.querySelectorAll('[data-section="' + s + '"]'), function (n) { n.hidden = hide.indexOf(s) >= 0; });
     });
     document.body.classList.toggle('no-controls', hide.indexOf('controls') >= 0);
@@ -619,11 +612,11 @@ import { pageInput, inputLabels } from './page-input.js';
     getCompute: function () { return Object.assign({}, lastCompute, { implementation: M && M.implementation }); },
     set: function (values) {
       Object.keys(values).forEach(function (k) {
-        var p = S.BY_NAME[k]; if (!p) throw new Error('unknown property ' + k);
-        var r = S.parseValue(p, Array.isArray(values[k]) ? values[k].join(',') : values[k]);
+        var p = pageProp(k); if (!p) throw new Error('unknown property ' + k);
+        var r = parse(p, Array.isArray(values[k]) ? values[k].join(',') : values[k]);
         if (!r.ok) throw new Error(r.message);
         if (k === 'preset' && r.value) dropWeights();   // a lesson's example uses the lesson's weights
-        S.set(st, k, r.value);
+        setValue(st, k, r.value);
       });
       return render();
     },
@@ -638,7 +631,7 @@ import { pageInput, inputLabels } from './page-input.js';
 
   if ($('boot-note')) $('boot-note').remove();   // the script runs (the note says when it never does; not in a one-file page)
   buildControls();
-  if (root.parent !== root && typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.body);
+  followHeight();
   applyTheme(st.values.theme);
   applyLayout(effective());
   loadCore().then(function (mod) {

@@ -2,7 +2,7 @@
 // predictions, and the closer look at one head (the main page's heatmap and shape-trace widgets on
 // the trained layers). Each draws from the data it is given; the controller (lab.js) owns the state.
 import widgets from './widgets.js';
-import { task as taskInfo } from './lab-state.js';
+import { task as taskInfo } from './state/lab.js';
 
 const W = widgets;
 

@@ -1,27 +1,34 @@
 // MHA Explorer — the training lab's controller (lab.html): the model trains in a Web Worker
-// (trainer.js); the state is lab-state.js's property list, mirrored in the URL; lab-views.js draws.
+// (trainer.js); the state is state/lab.js's property list, mirrored in the URL; lab-views.js draws.
 // The entry module: web/build.mjs bundles it and its imports into dist/lab.js, a classic script, so
 // lab.html also works from file://.
-import * as L from './lab-state.js';
+import { LAB_PROPS, OPTIMIZER_NAMES, labProp, task, useTasks, readLabQuery, labQueryString } from './state/lab.js';
+import { parse } from './state/props.js';
 import * as V from './lab-views.js';
 import widgets from './widgets.js';
-import { wireFileDrop, arrowStep, pageQuery, followPageLinksInElement } from './page-dom.js';
+import { arrowStep } from './widgets/dom.js';
 import { start as startTrainer } from './trainer.js';
 import { implementationName } from './wasm-features.js';
 import { FILES } from './core-source.js';
-import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from './page-share.js';
+import { showMessages as showMessagesIn } from './chrome/messages.js';
+import { applyTheme, otherTheme } from './chrome/theme.js';
+import { readFile, tooLarge, wireFileDrop } from './chrome/files.js';
+import { copyText, copyWithButton } from './chrome/clipboard.js';
+import { download } from './chrome/download.js';
+import { pageQuery, followPageLinksInElement, postHeight, followHeight } from './chrome/frame.js';
+import { replaceQuery, shareLink, embedSnippet, fillEmbedHosts } from './chrome/share.js';
 
 (function (root) {
   var $ = function (id) { return document.getElementById(id); };
   var W = widgets;
-  // Before the worker has sent the task table (L.useTasks) no task is known: this first reading sets the theme,
+  // Before the worker has sent the task table (useTasks) no task is known: this first reading sets the theme,
   // the layout and the hidden sections; the URL is read again, with its messages, once the table is here.
-  var initial = L.fromQuery(pageQuery());
+  var initial = readLabQuery(pageQuery());
   followPageLinksInElement();
   var values = initial.values, explicit = initial.explicit, messages = [];
 
   function writeURL() {
-    try { root.history.replaceState(null, '', L.toQuery(values, explicit)); } catch (e) { /* file:// in some browsers */ }
+    replaceQuery(labQueryString(values, explicit));
   }
 
   // ---- The model ----------------------------------------------------------------------------------
@@ -47,11 +54,7 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
   var loadedName = null, loadedAt = 0;   // the file the weights came from (until the next reset), and the step then
   var closer = { layer: 0, head: 0, query: Infinity, key: null };   // the head and query the closer look shows (the last query first)
 
-  function showMessages() {
-    var box = $('messages');
-    box.textContent = '';
-    messages.forEach(function (m) { var p = document.createElement('p'); p.className = 'msg'; p.textContent = m; box.appendChild(p); });
-  }
+  function showMessages() { showMessagesIn($('messages'), messages); }
   function say(m) { messages = [m]; showMessages(); }
   function status(text) { $('status').textContent = text; }
   // What the PyTorch section's buttons (copy, download, load) did, said next to them; error: a refusal.
@@ -67,8 +70,8 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
   // The model settings: the task's defaults (from the core), overridden by what the URL or the controls set.
   function modelSettings() {
     var cfg = Object.assign({}, defaults);
-    L.PROPS.forEach(function (p) { if (p.model && explicit[p.name]) cfg[p.model] = values[p.name]; });
-    L.PROPS.forEach(function (p) { if (p.model) values[p.name] = cfg[p.model]; });
+    LAB_PROPS.forEach(function (p) { if (p.model && explicit[p.name]) cfg[p.model] = values[p.name]; });
+    LAB_PROPS.forEach(function (p) { if (p.model) values[p.name] = cfg[p.model]; });
     return cfg;
   }
 
@@ -82,7 +85,7 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
       defaults = d;
       var cfg = modelSettings();
       if (cfg.dModel % cfg.numHeads !== 0) {
-        var fits = L.prop('heads').values.filter(function (h) { return cfg.dModel % h === 0; });
+        var fits = labProp('heads').values.filter(function (h) { return cfg.dModel % h === 0; });
         throw new Error('d_model ' + cfg.dModel + ' does not split into ' + cfg.numHeads + ' heads of equal size (d_model must be a ' +
           'multiple of num_heads); with d_model ' + cfg.dModel + ' the heads can be ' + fits.join(', ') + ', or pick a d_model that is a ' +
           'multiple of ' + cfg.numHeads + '. The model shown is still the last one built.');
@@ -98,7 +101,7 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
           if (probeTask !== modelConfig.task || probe.length === 0 || probe.length > modelConfig.seqLen ||
             probe.some(function (t) { return t >= modelConfig.vocab; })) probe = info.example;
           probeTask = modelConfig.task;
-          goal = L.task(modelConfig.task).goalSteps;
+          goal = task(modelConfig.task).goalSteps;
           $('c-probe').value = probe.join(' ');
           status(info.parameters.toLocaleString('en-US') + ' parameters · ' + implementationName(info.implementation));
           messages = messages.filter(function (m) { return !/^(Could not|This model)/.test(m); });
@@ -242,7 +245,7 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
   function reportHeight() { postHeight(); }
   // The share panel's snippets (page-share.js's, as the page's): this lab's view, focused for an iframe.
   function embedCode(host) {
-    return embedSnippet(host, { query: L.toQuery(values, explicit), file: FILES.lab, title: 'MHA Explorer training lab', height: 760 });
+    return embedSnippet(host, { query: labQueryString(values, explicit), file: FILES.lab, title: 'MHA Explorer training lab', height: 760 });
   }
 
   // ---- Controls -----------------------------------------------------------------------------------
@@ -252,25 +255,26 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
     options.forEach(function (v) { var o = document.createElement('option'); o.value = String(v); o.textContent = labels ? labels(v) : String(v); s.appendChild(o); });
   }
   function syncControls() {
-    fillSelect('c-task', L.prop('task').values, function (t) { return L.task(t).title; });
-    fillSelect('c-heads', L.prop('heads').values);
-    fillSelect('c-layers', L.prop('layers').values);
-    fillSelect('c-optimizer', L.prop('optimizer').values, function (o) { return L.OPTIMIZER_NAMES[o]; });
-    fillSelect('c-speed', L.prop('speed').values);
+    fillSelect('c-task', labProp('task').values, function (t) { return task(t).title; });
+    fillSelect('c-heads', labProp('heads').values);
+    fillSelect('c-layers', labProp('layers').values);
+    fillSelect('c-optimizer', labProp('optimizer').values, function (o) { return OPTIMIZER_NAMES[o]; });
+    fillSelect('c-speed', labProp('speed').values);
     $('c-task').value = values.task; $('c-heads').value = String(values.heads); $('c-layers').value = String(values.layers);
     $('c-optimizer').value = values.optimizer; $('c-speed').value = String(values.speed);
     $('c-dmodel').value = values.dmodel; $('c-seqlen').value = values.seqlen; $('c-vocab').value = values.vocab;
     $('c-batch').value = values.batch; $('c-lr').value = String(values.lr); $('c-seed').value = values.seed; $('c-compare').checked = !!values.compare;
-    $('task-hint').textContent = L.task(values.task).brief;
-    $('task-brief').textContent = L.task(values.task).title + ': ' + L.task(values.task).brief;
+    $('task-hint').textContent = task(values.task).brief;
+    $('task-brief').textContent = task(values.task).title + ': ' + task(values.task).brief;
   }
 
   function onControl(e) {
-    var name = e.target.name, p = L.prop(name);
+    var name = e.target.name, p = labProp(name);
     if (!p) return;
-    var v = L.parse(p, e.target.value);
-    if (v === undefined) { say(name + ' must be ' + L.describe(p) + '; keeping ' + values[name] + '.'); syncControls(); return; }
-    if (name === 'task') L.PROPS.forEach(function (q) { if (q.model) delete explicit[q.name]; });
+    var r = parse(p, e.target.value, 'keeping ' + values[name]);
+    if (!r.ok) { say(r.message); syncControls(); return; }
+    var v = r.value;
+    if (name === 'task') LAB_PROPS.forEach(function (q) { if (q.model) delete explicit[q.name]; });
     values[name] = v; explicit[name] = true;
     messages = []; showMessages();
     if (name === 'speed' || name === 'batch') { writeURL(); return; }
@@ -314,23 +318,19 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
       : scriptUntil !== null ? 'The script reproduces steps 1 to ' + scriptUntil + ' of this run: after that you switched a head off or loaded weights, which the script does not do.' : '';
     trainer.script({ steps: Math.max(step, 1), batchSize: values.batch }).then(function (text) {
       var out = $('script-out');
-      out.hidden = false; out.value = text;
-      out.select();
-      var done = function (copied) { tell((copied ? 'Copied: paste it into a notebook. ' : 'Select the script below and copy it. ') + caveat); };
-      if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(false); });
-      else done(false);
+      out.hidden = false;
+      return copyText(text, out).then(function (copied) {
+        out.select();
+        tell((copied ? 'Copied: paste it into a notebook. ' : 'Select the script below and copy it. ') + caveat);
+      });
     }, function (err) { tell(err.message, true); });
   }
 
-  function download() {
+  function saveWeights() {
     trainer.save().then(function (bytes) {
-      var step = curve.length ? curve[curve.length - 1].step : 0;
-      var a = document.createElement('a');
-      a.href = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-      a.download = 'mha-lab-' + values.task + '-seed' + values.seed + '-step' + step + '.safetensors';
-      document.body.appendChild(a); a.click(); a.remove();
-      setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
-      tell('Saved ' + a.download + ' (the state_dict, with the task and sizes in its metadata).');
+      var name = 'mha-lab-' + values.task + '-seed' + values.seed + '-step' + currentStep() + '.safetensors';
+      download(name, new Blob([bytes], { type: 'application/octet-stream' }));
+      tell('Saved ' + name + ' (the state_dict, with the task and sizes in its metadata).');
     }, function (err) { tell(err.message, true); });
   }
 
@@ -338,10 +338,10 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
   // pass the lab's own validation; {} for a file without them.
   function settingsOf(metadata) {
     var out = {};
-    L.PROPS.forEach(function (p) {
+    LAB_PROPS.forEach(function (p) {
       if (!p.meta || typeof metadata[p.meta] !== 'string') return;
-      var v = L.parse(p, metadata[p.meta]);
-      if (v !== undefined) out[p.name] = v;
+      var r = parse(p, metadata[p.meta]);
+      if (r.ok) out[p.name] = r.value;
     });
     return out;
   }
@@ -350,7 +350,7 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
     if (!shapes) return '';
     var said = { dmodel: shapes.dModel, vocab: shapes.vocab, seqlen: shapes.seqLen, layers: shapes.layers };
     var off = Object.keys(said).filter(function (k) { return want[k] !== undefined && want[k] !== said[k]; });
-    var readouts = want.task ? L.task(want.task).readouts.length : 0;
+    var readouts = want.task ? task(want.task).readouts.length : 0;
     if (want.task && readouts !== shapes.readouts) off.push('task');
     return off.length ? 'its metadata and its tensors disagree (' + off.map(function (k) {
       return k === 'task' ? 'task ' + want.task + ' has ' + readouts + ' readout(s), the tensors ' + shapes.readouts
@@ -359,14 +359,15 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
   }
   // Loads a .safetensors file: a file saved by the lab carries its settings, which the lab takes first (a
   // fresh model of that shape), so that the weights fit; then the weights. Only the latest file counts.
-  var MAX_FILE = 64 << 20, fileSeq = 0;
+  var fileSeq = 0;
   function loadBytes(bytes, name) {
     if (!trainer) return Promise.resolve(false);
     var mine = ++fileSeq, changed = [];
     var stillLatest = function () { if (mine !== fileSeq) throw new Error('another file was chosen'); };
     pause();
-    if (bytes.length > MAX_FILE) {
-      tell('Could not load ' + name + ': it has ' + bytes.length.toLocaleString('en-US') + ' bytes, more than the ' + (MAX_FILE >> 20) + ' MB the lab reads.', true);
+    var big = tooLarge(bytes.length, 'the lab');
+    if (big) {
+      tell('Could not load ' + name + ': ' + big, true);
       return Promise.resolve(false);
     }
     return trainer.peek(bytes).then(function (info) {
@@ -375,7 +376,7 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
       if (why) throw new Error(why);
       changed = Object.keys(want).filter(function (k) { return want[k] !== values[k]; });
       if (!changed.length) return true;
-      if (want.task && want.task !== values.task) L.PROPS.forEach(function (q) { if (q.model) delete explicit[q.name]; });
+      if (want.task && want.task !== values.task) LAB_PROPS.forEach(function (q) { if (q.model) delete explicit[q.name]; });
       Object.keys(want).forEach(function (k) { values[k] = want[k]; explicit[k] = true; });
       return reset();
     }).then(function (built) {
@@ -400,13 +401,8 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
   }
   function loadFile(file) {
     if (!file) return;
-    file.arrayBuffer().then(function (buf) { return loadBytes(new Uint8Array(buf), file.name); },
-      function (err) { tell('Could not read ' + file.name + ': ' + err.message, true); });
-  }
-
-  function applyTheme() {
-    var dark = values.theme === 'dark' || (values.theme === 'auto' && root.matchMedia && root.matchMedia('(prefers-color-scheme: dark)').matches);
-    document.documentElement.setAttribute('data-theme', dark ? 'dark' : 'light');
+    readFile(file, 'the lab').then(function (bytes) { if (bytes) loadBytes(bytes, file.name); },
+      function (err) { tell('Could not load ' + file.name + ': ' + err.message, true); });
   }
 
   // A control that needs the model: ignored until the worker has built one (it may still be starting, or have failed).
@@ -415,10 +411,10 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
   function wire() {
     $('controls').addEventListener('change', onControl);
     $('controls').addEventListener('submit', function (e) { e.preventDefault(); });   // Enter in a field: its change event applies it
-    $('copy-link').addEventListener('click', function () { copyText(shareLink(L.toQuery(values, explicit), FILES.lab), $('copy-link')); });
-    $('copy-embed').addEventListener('click', function () { copyText(embedCode($('embed-host').value), $('copy-embed')); });
+    $('copy-link').addEventListener('click', function () { copyWithButton(shareLink(labQueryString(values, explicit), FILES.lab), $('share-out'), $('copy-link')); });
+    $('copy-embed').addEventListener('click', function () { copyWithButton(embedCode($('embed-host').value), $('share-out'), $('copy-embed')); });
     fillEmbedHosts($('embed-host'));
-    if (root.parent !== root && typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.body);
+    followHeight();
     $('play').addEventListener('click', function () { if (playing) pause(); else play(); });
     $('step').addEventListener('click', whenReady(function () { pause(); if (!busy) trainSteps(1); }));
     $('reset').addEventListener('click', whenReady(reset));
@@ -451,11 +447,11 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
     });
     $('c-compare').addEventListener('change', function (e) { values.compare = e.target.checked; explicit.compare = true; reset(); });
     $('copy-script').addEventListener('click', whenReady(copyScript));
-    $('download').addEventListener('click', whenReady(download));
+    $('download').addEventListener('click', whenReady(saveWeights));
     $('load-file').addEventListener('change', function (e) { loadFile(e.target.files[0]); e.target.value = ''; });
     $('theme-toggle').addEventListener('click', function () {
-      values.theme = document.documentElement.getAttribute('data-theme') === 'dark' ? 'light' : 'dark';
-      explicit.theme = true; applyTheme(); writeURL(); draw();
+      values.theme = otherTheme();
+      explicit.theme = true; applyTheme(values.theme); writeURL(); draw();
     });
     wireFileDrop(loadFile);
     document.addEventListener('visibilitychange', function () { if (document.hidden) pause(); });
@@ -497,21 +493,22 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
     reset: function () { return reset(); },
     set: function (changes) {
       Object.keys(changes).forEach(function (k) {
-        var p = L.prop(k), v = p ? L.parse(p, changes[k]) : undefined;
-        if (v === undefined) throw new Error(k + ' must be ' + (p ? L.describe(p) : 'a lab setting'));
-        values[k] = v; explicit[k] = true;
+        var p = labProp(k); if (!p) throw new Error('unknown property ' + k);
+        var r = parse(p, Array.isArray(changes[k]) ? changes[k].join(',') : changes[k]);
+        if (!r.ok) throw new Error(r.message);
+        values[k] = r.value; explicit[k] = true;
       });
       return reset();
     },
     play: play,
     pause: pause,
     embedCode: embedCode,
-    shareURL: function () { return shareLink(L.toQuery(values, explicit), FILES.lab); },
+    shareURL: function () { return shareLink(labQueryString(values, explicit), FILES.lab); },
   };
   root.mhaExplorer = api;
 
   if ($('boot-note')) $('boot-note').remove();   // the script runs (the note says when it never does; not in a one-file page)
-  applyTheme();
+  applyTheme(values.theme);
   if (values.embed) {
     // an embed: the chart and the heads first, the settings folded below them; no share panel
     document.body.classList.add('embed');
@@ -530,8 +527,8 @@ import { shareLink, embedSnippet, fillEmbedHosts, copyText, postHeight } from '.
     return t.tasks();
   }).then(function (table) {
     // the task list is the core's: the URL's preset and task are read once it is known
-    L.useTasks(table);
-    var parsed = L.fromQuery(pageQuery());
+    useTasks(table);
+    var parsed = readLabQuery(pageQuery());
     values = parsed.values; explicit = parsed.explicit; messages = parsed.messages;
     showMessages();
     return reset();

@@ -7,22 +7,22 @@
 // too, and sizes itself from the height the page posts.
 // Public CDNs (jsDelivr, unpkg) serve .html as text/plain, which an iframe shows as text: for page files on another
 // origin the element fetches the page (CDNs allow that) and, unless it came as text/html, renders its source as the
-// iframe's srcdoc with <base href> at the folder and the query in <meta name="mha-explorer-query"> (page-dom.js's
+// iframe's srcdoc with <base href> at the folder and the query in <meta name="mha-explorer-query"> (chrome/frame.js's
 // pageQuery), since a srcdoc page has no address of its own.
 // Every URL parameter of the page is accepted as an attribute (text, dmodel, heads, causal, fill,
 // dropout, train, seed, pos, preset, view, head, batch, scale, norm, theme, hide); `height` fixes the height.
 // Without a theme attribute the explorer takes the theme of the page around the element.
-import state from './state.js';
-import { PROPS as LAB_PROPS } from './lab-state.js';
+import { PAGE_PROPS } from './state/page.js';
+import { LAB_PROPS } from './state/lab.js';
+import { names } from './state/props.js';
 import { hostTheme } from './embed-host.js';
 
 (function () {
   if (typeof window === 'undefined' || !window.customElements || window.customElements.get('mha-explorer')) return;
   var script = document.currentScript;   // still this script: the bundle is a classic script
   var SCRIPT_BASE = script && script.src ? script.src.replace(/[^/]*$/, '') : '';
-  // The page's URL parameters (its one property list, state.js), then the training lab's (preset=train-… opens the lab).
-  var PARAMS = state.PROPS.concat(LAB_PROPS).map(function (p) { return p.name; })
-    .filter(function (n, i, all) { return n !== 'embed' && all.indexOf(n) === i; });
+  // The page's URL parameters (state/page.js), then the training lab's (preset=train-… opens the lab).
+  var PARAMS = names(PAGE_PROPS, LAB_PROPS).filter(function (n) { return n !== 'embed'; });
 
   function MhaExplorer() { return Reflect.construct(HTMLElement, [], MhaExplorer); }
   MhaExplorer.prototype = Object.create(HTMLElement.prototype);
@@ -115,7 +115,7 @@ import { hostTheme } from './embed-host.js';
       frame.setAttribute('srcdoc', withBase(html, new URL('.', new URL(page, document.baseURI)).href, q.toString()));
     }.bind(this));
   };
-  // A link of a srcdoc page (page-dom.js's followPageLinksInElement): the page's parameters become the attributes.
+  // A link of a srcdoc page (chrome/frame.js's followPageLinksInElement): the page's parameters become the attributes.
   MhaExplorer.prototype._open = function (query) {
     var q = new URLSearchParams(query);
     for (var i = 0; i < PARAMS.length; i++) {

@@ -4,7 +4,7 @@
   var MAX_TOKENS = 512;
 
   // ---- Tokenizer -------------------------------------------------------------------------
-  // One rule, written the same way in the Python snippets (presets.js, PY_TOKENS) and tested on every
+  // One rule, written the same way in the Python snippets (web/lessons/tokenizer.py) and tested on every
   // Unicode code point against it: the text is NFC-normalized; a token is a run of letters, marks, digits
   // and "_" (inner apostrophes kept, as in "didn't"), or one punctuation mark or symbol (general categories
   // P*, S*); everything else (spaces, control and format characters such as U+FEFF) separates tokens.

@@ -1,12 +1,12 @@
 // MHA Explorer — the lesson panel: the preset's code cells with what each prints (computed live), their
 // "Copy code" buttons, and every snippet the page offers ("Copy as PyTorch" included) with its printed text.
 // cur: the controller's current result {cells, copyAll, res, …}.
-import presets from './presets.js';
+import { copyOf, copyAll, copySnippet } from './lessons/snippets.js';
 import widgets from './widgets.js';
 import { $, setText } from './page-dom.js';
-import { copyText } from './page-share.js';
+import { copyWithButton } from './chrome/clipboard.js';
 
-const P = presets, W = widgets;
+const W = widgets;
 const root = window;
 
 function codeBlock(cell, output) {
@@ -15,7 +15,7 @@ function codeBlock(cell, output) {
   var head = W.el('div', { class: 'cell-head' });
   head.appendChild(W.el('h3', null, title));
   var copy = W.el('button', { type: 'button', class: 'btn small' }, cell.setup ? 'Copy code + setup' : 'Copy code');
-  copy.addEventListener('click', function () { copyText(P.copyOf(wrap._cell), copy); });
+  copy.addEventListener('click', function () { copyWithButton(copyOf(wrap._cell), $('share-out'), copy); });
   head.appendChild(copy);
   wrap.appendChild(head);
   wrap._cell = cell;
@@ -86,9 +86,9 @@ export function pageSnippet(cur) {
   if (!cur) return { code: '', printed: '' };
   flushPrinted();
   if (cur.copyAll) {
-    return { code: P.copyAll(cur.cells), printed: cur.cells.map(function (c) { return printed[c.id]; }).filter(Boolean).join('\n') };
+    return { code: copyAll(cur.cells), printed: cur.cells.map(function (c) { return printed[c.id]; }).filter(Boolean).join('\n') };
   }
-  return { code: P.copySnippet(cur.cfg), printed: printed.page };
+  return { code: copySnippet(cur.cfg), printed: printed.page };
 }
 // Every snippet the page offers with the text it shows as printed: each cell's "Copy code" and "Copy as PyTorch".
 export function snippets(cur) {
@@ -96,6 +96,6 @@ export function snippets(cur) {
   var all = pageSnippet(cur), els = lessonCells ? lessonCells.els : [];
   return els.map(function (wrap) {
     var c = wrap._cell;
-    return { id: c.id, title: c.title, code: P.copyOf(c), printed: printed[c.id] };
+    return { id: c.id, title: c.title, code: copyOf(c), printed: printed[c.id] };
   }).concat([{ id: 'copy-as-pytorch', title: 'Copy as PyTorch', code: all.code, printed: all.printed }]);
 }

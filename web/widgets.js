@@ -6,7 +6,7 @@ import { lut, colorOf, rangeOf, legend } from './widgets/colors.js';
 import { drawHeatmap, cellAt, topKeys } from './widgets/heatmap.js';
 import { lineView, matrixTable, LINE_ROWS, LINE_TOP } from './widgets/lines.js';
 import { traceWords, traceTable, pipeline, STAGES } from './widgets/trace.js';
-import { exportSVG, exportPNG, download } from './widgets/export.js';
+import { exportSVG, exportPNG } from './widgets/export.js';
 
 // ---- Token chips ----------------------------------------------------------------------------------
 export function chips(container, tokens, max) {
@@ -25,6 +25,6 @@ export function chips(container, tokens, max) {
 
 const widgets = {
   el, setAttr, lut, colorOf, rangeOf, drawHeatmap, cellAt, topKeys, legend, chips, traceTable, pipeline, lineView,
-  matrixTable, exportSVG, exportPNG, download, shortLabel, STAGES, traceWords, LINE_ROWS, LINE_TOP
+  matrixTable, exportSVG, exportPNG, shortLabel, STAGES, traceWords, LINE_ROWS, LINE_TOP
 };
 export default widgets;

@@ -4,7 +4,7 @@ recomputes in the cell, with no server and no network, in Jupyter, in exported H
 
 The pages take their URL parameters from <meta name="mha-explorer-query"> (web/page-dom.js's pageQuery: a srcdoc
 document has no query of its own), checked here against the pages' property lists (static/params.json, written by
-web/build.mjs from web/state.js and web/lab-state.js). mx.explore hands the page the student's input in the page's
+web/build.mjs from web/state/page.js and web/state/lab.js). mx.explore hands the page the student's input in the page's
 input block (web/page-input.js): x as base64 of little-endian float32, the tokens, and the module's weights as a
 .safetensors file (mx.save_weights' bytes), which the page loads through its Load weights path. The pages post their
 height (web/page-share.js's postHeight); the output's script sizes its iframe from it.

@@ -41,14 +41,14 @@ def query_of(frame):
 def js_props(path):
     """The property names a web/ module's PROPS list declares (the source the package's params.json is built from)."""
     text = (REPO / "web" / path).read_text(encoding="utf-8")
-    block = text[text.index("PROPS = ["):]
+    block = text[text.index("_PROPS = ["):]
     return re.findall(r"\{ name: '(\w+)'", block[:block.index("];")])
 
 
 def test_parameters_are_the_pages():
     params = _explore.params()
-    assert [p["name"] for p in params["page"]] == js_props("state.js")
-    assert [p["name"] for p in params["lab"]] == ["preset"] + js_props("lab-state.js")
+    assert [p["name"] for p in params["page"]] == js_props("state/page.js")
+    assert [p["name"] for p in params["lab"]] == ["preset"] + js_props("state/lab.js")
     tasks = next(p for p in params["lab"] if p["name"] == "task")["values"]
     assert "two-offsets" in tasks
     assert next(p for p in params["lab"] if p["name"] == "preset")["values"] == ["train-" + t for t in tasks]

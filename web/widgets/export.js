@@ -66,9 +66,4 @@ export function exportPNG(canvases, names, info) {
   });
   return out;
 }
-export function download(name, blob) {
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(blob); a.download = name;
-  document.body.appendChild(a); a.click();
-  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-}
+

@@ -1,0 +1,116 @@
+// One property engine for the page's and the lab's property lists (state/page.js, state/lab.js): a property list
+// drives the URL query, the validation of what a link, a control or a script gives (with a message a student
+// understands), the defaults and the <mha-explorer> element's attributes (TensorFlow Playground style). No DOM.
+//
+// A property: {name, type, def, help?} and, by type,
+//   int, number: min, max          bool          text: maxLength
+//   enum: values (strings or numbers), aliases? ({raw: value})          list: values (a comma list of some of them)
+// model: a property a lesson or a task sets (the page's lesson defaults, the lab's model config field); it is
+// written to a link whenever it was set, even at its default.
+
+const shown = (raw) => (raw.length > 40 ? raw.slice(0, 40) + '…' : raw);
+const defaultWords = (p) => {
+  const d = p.def === undefined ? '' : serialize(p, p.def);
+  return d === '' ? 'the default' : d;
+};
+
+// What a value of p is, in words: "a whole number from 0 to 4294967295", "one of 1, 2, 4, 8", …
+export function describe(p) {
+  switch (p.type) {
+    case 'int': return 'a whole number from ' + p.min + ' to ' + p.max;
+    case 'number': return 'a number from ' + p.min + ' to ' + p.max;
+    case 'bool': return '0 or 1';
+    case 'enum': return 'one of ' + p.values.filter((v) => v !== '').join(', ');
+    case 'list': return 'a comma list of ' + p.values.join(', ');
+    default: return 'text of at most ' + p.maxLength + ' characters';
+  }
+}
+
+// Why raw is not a value of p, and what is used instead (instead: 'using 0', 'keeping 0.1').
+export function refusal(p, raw, instead) {
+  return p.name + ' must be ' + describe(p) + '; ' + (instead || 'using ' + defaultWords(p)) + ' instead of "' + shown(String(raw)) + '".';
+}
+
+function parseRaw(p, s) {
+  switch (p.type) {
+    case 'int': {
+      if (!/^\s*\d{1,10}\s*$/.test(s)) return undefined;
+      const n = parseInt(s, 10);
+      return n >= p.min && n <= p.max ? n : undefined;
+    }
+    case 'number': {
+      if (!/^\s*\d*\.?\d+(e-?\d+)?\s*$/i.test(s)) return undefined;
+      const x = parseFloat(s);
+      return x >= p.min && x <= p.max ? x : undefined;
+    }
+    case 'bool':
+      if (/^(1|true|yes|on)$/i.test(s)) return true;
+      return /^(0|false|no|off|)$/i.test(s) ? false : undefined;
+    case 'enum': {
+      const v = p.aliases && p.aliases[s] !== undefined ? p.aliases[s] : s;
+      const i = p.values.findIndex((x) => String(x) === v);
+      return i >= 0 ? p.values[i] : undefined;
+    }
+    case 'list': {
+      const items = s.split(',').map((t) => t.trim()).filter(Boolean);
+      return items.every((t) => p.values.includes(t)) ? items : undefined;
+    }
+  }
+  return undefined;
+}
+
+// One raw string (a link's, a control's, a script's, a file's) as p's value: {ok, value, message?}. A text that
+// is too long is cut, and said.
+export function parse(p, raw, instead) {
+  const s = String(raw);
+  if (p.type === 'text') {
+    if (s.length <= p.maxLength) return { ok: true, value: s };
+    return { ok: true, value: s.slice(0, p.maxLength),
+      message: 'The text is ' + s.length.toLocaleString('en-US') + ' characters long; only the first ' +
+        p.maxLength.toLocaleString('en-US') + ' are used.' };
+  }
+  const value = parseRaw(p, s);
+  return value === undefined ? { ok: false, message: refusal(p, s, instead) } : { ok: true, value };
+}
+
+export function serialize(p, v) {
+  if (p.type === 'bool') return v ? '1' : '0';
+  if (p.type === 'list') return v.join(',');
+  return String(v);
+}
+
+export function defaults(props) {
+  const values = {};
+  for (const p of props) values[p.name] = Array.isArray(p.def) ? p.def.slice() : p.def;
+  return values;
+}
+
+// A query string → {values, explicit: {name: true} for what it set, messages: what was refused, and why}.
+export function fromQuery(props, search) {
+  let params;
+  try { params = new URLSearchParams(search || ''); } catch (e) { params = new URLSearchParams(''); }
+  const values = defaults(props), explicit = {}, messages = [];
+  for (const p of props) {
+    if (!params.has(p.name)) continue;
+    const r = parse(p, params.get(p.name));
+    if (r.message) messages.push(r.message);
+    if (r.ok) { values[p.name] = r.value; explicit[p.name] = true; }
+  }
+  return { values, explicit, messages };
+}
+
+// The query of what was set (explicit), in the list's order; a value at its default is left out unless the
+// property is a model one (a lesson's or task's own value would apply instead) or keep says so.
+export function toQuery(props, values, explicit) {
+  const q = new URLSearchParams();
+  for (const p of props) {
+    if (!explicit[p.name] || values[p.name] === undefined) continue;
+    const v = serialize(p, values[p.name]);
+    if (!p.model && !p.keep && p.def !== undefined && v === serialize(p, p.def)) continue;
+    q.set(p.name, v);
+  }
+  return q.toString();
+}
+
+// The element's attributes and the parameters a host may pass: the names of one or more lists, each once.
+export const names = (...lists) => [...new Set(lists.flat().map((p) => p.name))];
