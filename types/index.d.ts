@@ -17,6 +17,8 @@ declare namespace createMhaModule {
   interface ModuleOverrides {
     print?: (text: string) => void;
     printErr?: (text: string) => void;
+    /** A module compiled before (another instance's `wasmModule`): instantiated without compiling again. */
+    wasmModule?: WebAssembly.Module;
     [key: string]: unknown;
   }
 
@@ -57,6 +59,11 @@ declare namespace createMhaModule {
   type WeightsOptions = AttentionOptions & { needWeights?: true };
   /** Options that drop the weights. */
   type NoWeightsOptions = AttentionOptions & { needWeights: false };
+  /** MultiHeadAttention.forward's own option: `heads: [start, end)` computes only those heads (their weights and
+   *  their term of W_o's sum; the bias in the part that starts at head 0), so the parts of a partition sum to the output. */
+  interface HeadsOption {
+    heads?: readonly [number, number];
+  }
 
   /** `{output, weights, fullyMaskedRows}` of scaledDotProductAttention; `weights` is `null` with `needWeights: false`. */
   interface AttentionResult<W extends Tensor | null = Tensor> {
@@ -137,9 +144,9 @@ declare namespace createMhaModule {
     /** Whether dropout is active (`train()` / `eval()`). */
     readonly training: boolean;
     /** Self-attention with `forward(x)`; `key` defaults to `query`, `value` to `key`. */
-    forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: WeightsOptions): ForwardResult<Tensor>;
-    forward(query: TensorLike, key: TensorLike | undefined, value: TensorLike | undefined, options: NoWeightsOptions): ForwardResult<null>;
-    forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: AttentionOptions): ForwardResult<Tensor | null>;
+    forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: WeightsOptions & HeadsOption): ForwardResult<Tensor>;
+    forward(query: TensorLike, key: TensorLike | undefined, value: TensorLike | undefined, options: NoWeightsOptions & HeadsOption): ForwardResult<null>;
+    forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: AttentionOptions & HeadsOption): ForwardResult<Tensor | null>;
     parameterCount(): number;
     parameters(): { W_q: LinearParameters; W_k: LinearParameters; W_v: LinearParameters; W_o: LinearParameters };
     train(mode?: boolean): this;
@@ -391,6 +398,8 @@ declare namespace createMhaModule {
     readonly taskTable: readonly TaskInfo[];
     modelDefaults(task: Task): ModelConfig;
     readonly implementation: Implementation;
+    /** This instance's compiled WebAssembly module: `createMhaModule({wasmModule})` starts another without compiling. */
+    readonly wasmModule: WebAssembly.Module;
     /** torch.matmul (broadcast). */
     matmul(a: TensorLike, b: TensorLike): Tensor;
     /** torch.softmax(t, dim); dim default -1. */

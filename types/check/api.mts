@@ -46,6 +46,9 @@ check(isTensor(r.weights) && trace[0].op === 'input' && trace.some((s) => s.weig
 const cross = mha.forward(x, g.randn([2, 7, 32]), undefined, { keyPaddingMask: { shape: [2, 7], data: new Float32Array(14) } });
 check(cross.weights.shape[3] === 7, 'cross-attention');
 check(mha.forward(x, x, x, { needWeights: false }).weights === null, 'forward without weights');
+const [first, second] = [mha.forward(x, x, x, { heads: [0, 2] }), mha.forward(x, x, x, { heads: [2, 4] })];
+check(first.weights.shape[1] === 2 && Math.abs(first.output.data[0] + second.output.data[0] - r.output.data[0]) < 1e-5,
+  'heads [start, end): the parts of a partition sum to the output');
 check(mha.parameterCount() === 4224 && mha.parameters().W_o.bias !== null && isTensor(mha.parameters().W_q.weight), 'parameters');
 const sd: StateDict = mha.stateDict();
 mha.loadStateDict(sd).loadStateDict(new Map(Object.entries(sd)));

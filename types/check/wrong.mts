@@ -21,6 +21,8 @@ mha.forward(x, x, x, { mask: x, maskMode: 'mask' });
 M.scaledDotProductAttention(x, x, x, { maskMode: 'causal' });
 // @ts-expect-error causal is a boolean
 mha.forward(x, x, x, { causal: 1 });
+// @ts-expect-error heads is [start, end)
+mha.forward(x, x, x, { heads: 2 });
 // @ts-expect-error weights may be null when needWeights is not known to be true
 const maybe: number[] = mha.forward(x, x, x, { needWeights: Math.random() < 0.5 }).weights.shape;
 // @ts-expect-error weights are null with needWeights: false
