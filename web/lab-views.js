@@ -63,8 +63,9 @@ function roundSteps(first, last) {
   return out;
 }
 
-// Blues, as the lessons' heatmaps, on one shared 0..1 scale.
-var BLUES = W.lut('blues');
+// The head cards: the page's heatmap in Blues, as the lessons' heatmaps, on one shared 0..1 scale, drawn at
+// the cards' largest CSS size (lab.css: 168 px, the heatmap's 1 px border on each side included).
+const CARD_PLOT = 166;
 
 // The cards of one model's heads (view: {attention: [{layer, weights [H, T, T]}], roles}); interactive
 // cards are toggle buttons that switch a head off and on (onAblate(event)), ablated: {"l:h": true}.
@@ -79,8 +80,7 @@ export function drawHeadCards(box, view, H, T, opts) {
       for (var h = 0; h < H; h++) {
         var b = W.el('button', { type: 'button', class: 'lab-head', 'data-layer': String(layer.layer), 'data-head': String(h) });
         b.appendChild(W.el('span', { class: 'head-title' }, (interactive ? '' : 'One-head model: ') + 'Layer ' + layer.layer + ' · head ' + h));
-        var canvas = W.el('canvas'); canvas.width = T; canvas.height = T;
-        b.appendChild(canvas);
+        b.appendChild(W.el('canvas'));
         b.appendChild(W.el('span', { class: 'role' }));
         if (interactive) b.addEventListener('click', opts.onAblate); else b.disabled = true;
         box.appendChild(b);
@@ -90,12 +90,9 @@ export function drawHeadCards(box, view, H, T, opts) {
   }
   Array.prototype.forEach.call(cards, function (card) {
     var l = Number(card.dataset.layer), h = Number(card.dataset.head);
-    var w = view.attention[l].weights.data, img = new ImageData(T, T);
-    for (var i = 0; i < T * T; i++) {
-      var k = Math.max(0, Math.min(255, Math.round(w[h * T * T + i] * 255))) * 3;
-      img.data[4 * i] = BLUES[k]; img.data[4 * i + 1] = BLUES[k + 1]; img.data[4 * i + 2] = BLUES[k + 2]; img.data[4 * i + 3] = 255;
-    }
-    card.querySelector('canvas').getContext('2d').putImageData(img, 0, 0);
+    var w = view.attention[l].weights.data, canvas = card.querySelector('canvas');
+    W.drawHeatmap(canvas, { S: T, data: w.subarray(h * T * T, (h + 1) * T * T) }, { scale: 'blues', norm: 'one', vmax: 1, size: CARD_PLOT });
+    canvas.style.width = canvas.style.height = '';   // lab.css sizes the cards (168 px, 132 px on narrow screens)
     var r = view.roles.find(function (x) { return x.layer === l && x.head === h; });
     var off = interactive && !!opts.ablated[l + ':' + h];
     card.classList.toggle('ablated', off);
