@@ -10,6 +10,7 @@ import model from './model.js';
 import { LESSONS, lessonById } from './lessons/index.js';
 import { copySnippet, moduleOutput } from './lessons/snippets.js';
 import widgets from './widgets.js';
+import { SCALES } from './widgets/scales.js';
 import { attentionWeights, headsFromMetadata } from './weights.js';
 import { implementationName } from './wasm-features.js';
 import { $, setText, setProp, setOptions, range } from './page-dom.js';
@@ -399,6 +400,8 @@ import { pageInput, inputLabels } from './page-input.js';
     on('c-pos', 'change', function () { setValue(st, 'pos', $('c-pos').checked); render(); });
     on('c-dropout', 'change', function () { typed('dropout'); });
     on('c-train', 'change', function () { setValue(st, 'train', $('c-train').value === '1'); render(); });
+    // the colour scale's options come from the scales' registry
+    SCALES.forEach(function (s) { $('c-scale').appendChild(new Option(s.label, s.name)); });
     on('c-scale', 'change', function () { setValue(st, 'scale', $('c-scale').value); redraw(); });
     on('c-norm', 'change', function () { setValue(st, 'norm', $('c-norm').value); redraw(); });
     on('c-theme', 'change', function () { setValue(st, 'theme', $('c-theme').value); applyTheme(st.values.theme); updateURL(st); redraw(); });

@@ -167,5 +167,5 @@ export function drawCloser(els, view, cfg, probe, sel) {
     }).join(', ') + (cfg.causal && q < T - 1 ? '; keys after t=' + q + ' are masked (causal).' : '.') +
     ' Click a cell, or use the arrow keys, to pick a query (↑↓) and a key (←→).';
   els.canvas.setAttribute('aria-label', 'Attention weights of layer ' + sel.layer + ', head ' + sel.head + ': rows are queries, columns keys. ' + els.readout.textContent);
-  W.traceTable(els.traceBody, view.trace, null, cfg.causal ? 'mask == 0, -1e9' : '');
+  W.traceTable(els.traceBody, view.trace, null, cfg.causal ? { style: 'tril-keep', fill: '-1e9' } : null);
 }
