@@ -6,10 +6,14 @@
 // views), page-read (reading weights), page-share (URL, links, embeds), page-dom (DOM setters).
 import { PAGE_PROPS, SECTIONS, pageProp, readPageQuery, pageQueryString, setValue } from './state/page.js';
 import { parse } from './state/props.js';
-import model from './model.js';
+import { MAX_TOKENS, commas, divisors, freeCache, headsMessage, now, tokenEnds, tokenize } from './model.js';
 import { LESSONS, lessonById } from './lessons/index.js';
 import { copySnippet, moduleOutput } from './lessons/snippets.js';
-import widgets from './widgets.js';
+import { el, setAttr } from './widgets/dom.js';
+import { legend } from './widgets/colors.js';
+import { pipeline } from './widgets/trace.js';
+import { exportSVG, exportPNG } from './widgets/export.js';
+import { chips } from './widgets/chips.js';
 import { SCALES } from './widgets/scales.js';
 import { attentionWeights, headsFromMetadata } from './weights.js';
 import { implementationName } from './wasm-features.js';
@@ -37,7 +41,6 @@ import { pageInput, inputLabels } from './page-input.js';
     root.location.replace(FILES.lab + pageQuery());
     return;
   }
-  var W = widgets;
 
   var DMODELS = [4, 8, 16, 32, 48, 64, 96, 128, 256, 384, 512, 768, 1024];
 
@@ -53,7 +56,7 @@ import { pageInput, inputLabels } from './page-input.js';
   //  state (the module's entries), dModel, kind: 'module' | 'model', layer, layers}.
   var loaded = null, weightsSeq = 0, weightsError = '';
   // The input this document was given (mx.explore: the student's x, tokens, module weights; page-input.js), or null.
-  var given = pageInput(model.MAX_TOKENS, pageProp('dmodel').max);
+  var given = pageInput(MAX_TOKENS, pageProp('dmodel').max);
   if (given && given.error) { loadMessages.push('The page could not use the input it was given: ' + given.error + '.'); given = null; }
 
   // ---- Long texts ---------------------------------------------------------------------------------
@@ -61,16 +64,16 @@ import { pageInput, inputLabels } from './page-input.js';
   // within what web servers accept (8 KiB request lines for nginx and Apache; Node answers 431 from 16 KiB).
   var TEXT_LINK_BUDGET = 6000;      // characters of the URL-encoded text in a link
   function fitText(text) {
-    var t = model.tokenEnds(text), ends = t.ends;
+    var t = tokenEnds(text), ends = t.ends;
     var fits = function (k) { return encodeURIComponent(t.text.slice(0, ends[k - 1])).length <= TEXT_LINK_BUDGET; };
-    if (ends.length <= model.MAX_TOKENS && fits(ends.length || 1)) return { text: text, message: null };
-    var lo = 1, hi = Math.min(ends.length, model.MAX_TOKENS);
+    if (ends.length <= MAX_TOKENS && fits(ends.length || 1)) return { text: text, message: null };
+    var lo = 1, hi = Math.min(ends.length, MAX_TOKENS);
     while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (fits(mid)) lo = mid; else hi = mid - 1; }
     var cut = t.text.slice(0, ends[lo - 1]);
-    return { text: cut, message: 'Your text has ' + model.commas(ends.length) + ' tokens (' + model.commas(text.length) +
-      ' characters): the page keeps the first ' + model.commas(lo) + ' tokens, up to “' + model.tokenize(cut).pop() + '”' +
-      (lo < Math.min(ends.length, model.MAX_TOKENS) ? ', so that a share link stays short enough for web servers.' :
-        ' (it draws at most ' + model.MAX_TOKENS + ').') };
+    return { text: cut, message: 'Your text has ' + commas(ends.length) + ' tokens (' + commas(text.length) +
+      ' characters): the page keeps the first ' + commas(lo) + ' tokens, up to “' + tokenize(cut).pop() + '”' +
+      (lo < Math.min(ends.length, MAX_TOKENS) ? ', so that a share link stays short enough for web servers.' :
+        ' (it draws at most ' + MAX_TOKENS + ').') };
   }
   function applyFitText() {
     var f = fitText(st.values.text);
@@ -101,12 +104,12 @@ import { pageInput, inputLabels } from './page-input.js';
   // Validate cross-field rules; returns messages and fixes eff in place.
   function validate(eff, msgs) {
     if (eff.dmodel % eff.heads !== 0) {
-      msgs.push(model.headsMessage(eff.dmodel, eff.heads) + '. Using ' + nearestDivisor(eff.dmodel, eff.heads) + ' heads.');
+      msgs.push(headsMessage(eff.dmodel, eff.heads) + '. Using ' + nearestDivisor(eff.dmodel, eff.heads) + ' heads.');
       eff.heads = nearestDivisor(eff.dmodel, eff.heads);
     }
   }
   function nearestDivisor(D, H) {
-    var ds = model.divisors(D), best = ds[0];
+    var ds = divisors(D), best = ds[0];
     ds.forEach(function (d) { if (Math.abs(d - H) < Math.abs(best - H)) best = d; });
     return best;
   }
@@ -127,11 +130,11 @@ import { pageInput, inputLabels } from './page-input.js';
       spec.input = given.x ? { type: 'tensor', x: given.x, tokens: labels, listed: listed }
         : { type: 'text', tokens: labels, pos: eff.pos, text: labels.join(' '), listed: listed };
     } else {
-      var tokens = model.tokenize(eff.text);
+      var tokens = tokenize(eff.text);
       var truncated = false;
-      if (tokens.length > model.MAX_TOKENS) {
-        msgs.push('The text has ' + model.commas(tokens.length) + ' tokens; the page uses the first ' + model.MAX_TOKENS + '.');
-        tokens = tokens.slice(0, model.MAX_TOKENS); truncated = true;
+      if (tokens.length > MAX_TOKENS) {
+        msgs.push('The text has ' + commas(tokens.length) + ' tokens; the page uses the first ' + MAX_TOKENS + '.');
+        tokens = tokens.slice(0, MAX_TOKENS); truncated = true;
       }
       spec.input = { type: 'text', tokens: tokens, pos: eff.pos, text: eff.text, truncated: truncated };
       labels = tokens;
@@ -147,7 +150,7 @@ import { pageInput, inputLabels } from './page-input.js';
   // copyAll: "Copy as PyTorch" is every cell (a fixed lesson) rather than the page's own cell.
   function compute(eff, pr, msgs) {
     if (pr && pr.compute) {   // a fixed lesson computes itself
-      var t = model.now(), fixed;
+      var t = now(), fixed;
       try { fixed = Promise.resolve(Object.assign({ cfg: null, copyAll: true }, pr.compute(M, eff))); } catch (err) { fixed = Promise.reject(err); }
       noForward();
       return { promise: fixed, t0: t, t1: t };
@@ -159,7 +162,7 @@ import { pageInput, inputLabels } from './page-input.js';
       renderEmpty();
       return null;
     }
-    var t0 = model.now(), job = runForward(b.spec), t1 = job.sync ? model.now() : 0;
+    var t0 = now(), job = runForward(b.spec), t1 = job.sync ? now() : 0;
     return { t0: t0, t1: t1, promise: job.promise.then(function (res) {
       var cfg = { seed: eff.seed, D: eff.dmodel, H: eff.heads, dropout: eff.dropout, train: eff.train,
         causal: eff.causal, maskStyle: b.spec.maskStyle, fill: eff.fill, input: b.spec.input, order: b.spec.order,
@@ -178,7 +181,7 @@ import { pageInput, inputLabels } from './page-input.js';
   var lastTiming = null;            // {forwardMs, redrawMs, totalMs} of the last completed render()
   function render() {
     if (!M) return Promise.resolve();
-    var t0 = model.now(), tF0 = 0, tF1 = 0;
+    var t0 = now(), tF0 = 0, tF1 = 0;
     var myId = ++renderId;
     var eff = effective();
     var msgs = loadMessages.slice();
@@ -195,7 +198,7 @@ import { pageInput, inputLabels } from './page-input.js';
     if (!tF1) setStatus('Computing…');   // only when the forward is asynchronous (Web Worker)
     pending = job.then(function (out) {
       if (myId !== renderId) return;   // a newer render superseded this one
-      var tD0 = model.now();
+      var tD0 = now();
       RESULT_BUTTONS.forEach(function (id) { setProp($(id), 'disabled', false); });
       if (!tF1) tF1 = tD0;
       current = { res: out.res, labels: out.labels, cfg: out.cfg, cells: out.cells, copyAll: out.copyAll, eff: eff };
@@ -205,7 +208,7 @@ import { pageInput, inputLabels } from './page-input.js';
       draw();
       setStatus(statusText());
       postHeight();
-      var tD1 = model.now();
+      var tD1 = now();
       lastTiming = { forwardMs: tF1 - tF0, redrawMs: tD1 - tD0, totalMs: tD1 - t0, setupMs: tF0 - t0 };
     }).catch(function (err) {
       if (myId !== renderId) return;   // superseded: the newer render says what happened
@@ -244,7 +247,7 @@ import { pageInput, inputLabels } from './page-input.js';
           eff.seed + ':<token>")' + (eff.pos ? ' + sinusoidal positions' : '') + '.')
       : current.labels.length + ' tokens · embeddings: randn(d_model) per token, seeded by fnv1a32("' + eff.seed +
         ':<token>")' + (eff.pos ? ' + sinusoidal positions' : '') + '.');
-    W.chips($('chips'), current.labels, 120);
+    chips($('chips'), current.labels, 120);
     // batch selector
     setProp($('f-batch'), 'hidden', r.B <= 1);
     var bs = $('c-batch');
@@ -254,7 +257,7 @@ import { pageInput, inputLabels } from './page-input.js';
     drawDetail(current, wd);
     drawTrace(current);
     drawLessonPanel();
-    W.legend($('legend'), eff.scale, eff.norm === 'max' ? 'each head\'s max' : fmtMax(r.vmax));
+    legend($('legend'), eff.scale, eff.norm === 'max' ? 'each head\'s max' : fmtMax(r.vmax));
     headsNote(current);
     var ms = M.memoryStats ? M.memoryStats() : null;
     setText('mem', ms ? 'WebAssembly heap: ' + (ms.heapUsed / 1048576).toFixed(1) + ' MiB used of ' +
@@ -286,7 +289,7 @@ import { pageInput, inputLabels } from './page-input.js';
     clearLesson();
     clearDetail();
     $('heads').textContent = '';
-    $('heads').appendChild(W.el('p', { class: 'empty' }, 'No tokens yet — type a sentence in the controls.'));
+    $('heads').appendChild(el('p', { class: 'empty' }, 'No tokens yet — type a sentence in the controls.'));
     ['chips', 'trace-body', 'heads-note', 'legend', 'lesson-title', 'lesson-blurb'].forEach(function (id) { $(id).textContent = ''; $(id)._key = null; });
     setText('trace-note', 'No tokens, so no forward pass to trace.');
     $('input-desc').textContent = '0 tokens.';
@@ -324,7 +327,7 @@ import { pageInput, inputLabels } from './page-input.js';
     } catch (err) {
       return refuse(file, err);
     }
-    model.freeCache();   // the module cache holds the old weights: freed now
+    freeCache();   // the module cache holds the old weights: freed now
     var said = headsFromMetadata(metadata, w.dModel);
     loaded = Object.assign({ id: ++weightsSeq, file: file, tensors: tensors, metadata: metadata || {}, heads: said.heads, saidHeads: said.said }, w);
     if (st.values.preset) setValue(st, 'preset', '');   // the weights run on the page's sentence
@@ -337,7 +340,7 @@ import { pageInput, inputLabels } from './page-input.js';
   }
   // Back to the seed's random weights (a lesson's example always uses its own).
   function dropWeights() {
-    if (loaded) model.freeCache();
+    if (loaded) freeCache();
     loaded = null; weightsError = '';
   }
   function loadBytes(bytes, file, layer) {
@@ -426,12 +429,12 @@ import { pageInput, inputLabels } from './page-input.js';
       if (!current) return;
       var cs = headCanvases();
       var names = cs.map(function (c) { return c.hasAttribute('data-avg') ? 'Average' : 'Head ' + c.getAttribute('data-head'); });
-      W.exportPNG(cs, names, exportInfo()).toBlob(function (blob) { download('mha-heads.png', blob); });
+      exportPNG(cs, names, exportInfo()).toBlob(function (blob) { download('mha-heads.png', blob); });
     });
     on('export-svg', 'click', function () {
       if (!current) return;
       var r = current.res, b = selB(current), items = range(r.H).concat(r.H > 1 ? ['avg'] : []);
-      var svg = W.exportSVG(items.map(function (h) { return headMat(current, b, h); }), current.labels,
+      var svg = exportSVG(items.map(function (h) { return headMat(current, b, h); }), current.labels,
         items.map(function (h) { return headName(current, h); }), exportInfo());
       download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
     });
@@ -447,7 +450,7 @@ import { pageInput, inputLabels } from './page-input.js';
     on('random-weights', 'click', function () { dropWeights(); render(); });
     on('c-layer', 'change', function () { if (loaded) useWeights(loaded.file, loaded.tensors, +$('c-layer').value, loaded.metadata); });
     wireFileDrop(loadFile);
-    W.pipeline($('pipeline'));
+    pipeline($('pipeline'));
     var rt = null;
     root.addEventListener('resize', function () { clearTimeout(rt); rt = setTimeout(redraw, 150); });
   }
@@ -493,7 +496,7 @@ import { pageInput, inputLabels } from './page-input.js';
       setProp($('c-layer'), 'value', String(loaded.layer));
     }
     var hs = $('c-heads');
-    setOptions(hs, model.divisors(eff.dmodel));
+    setOptions(hs, divisors(eff.dmodel));
     setProp(hs, 'value', String(eff.heads));
     var dk = eff.dmodel / eff.heads;
     setText('dk-note', 'd_k = ' + eff.dmodel + ' / ' + eff.heads + ' = ' + dk + ' per head. ' +
@@ -522,7 +525,7 @@ import { pageInput, inputLabels } from './page-input.js';
     if (eff.embed) {
       var full = new URLSearchParams(pageQueryString(st)); full.delete('embed'); full.delete('hide');
       setProp($('open-full'), 'hidden', root.location.protocol === 'about:');   // a srcdoc page (pageQuery) has no full page to open
-      W.setAttr($('open-full'), 'href', FILES.page + (full.toString() ? '?' + full.toString() : ''));
+      setAttr($('open-full'), 'href', FILES.page + (full.toString() ? '?' + full.toString() : ''));
     }
     var key = !!eff.embed + '|' + hide.join(',');
     if (key === layoutKey) return;   // sections and classes as they are
@@ -577,9 +580,9 @@ import { pageInput, inputLabels } from './page-input.js';
         lastTiming = null;
         return render();
       }).then(function () {
-        var l0 = model.now();
+        var l0 = now();
         void document.body.offsetHeight;   // force style + layout of what the redraw changed
-        var l1 = model.now();
+        var l1 = now();
         if (!lastTiming) throw new Error('benchmarkRecompute: render() did not complete (no core, no tokens, or an error)');
         su.push(lastTiming.setupMs); f.push(lastTiming.forwardMs); d.push(lastTiming.redrawMs); t.push(lastTiming.totalMs); lay.push(l1 - l0);
         return one();

@@ -5,7 +5,7 @@
 import { LAB_PROPS, OPTIMIZER_NAMES, labProp, task, useTasks, readLabQuery, labQueryString } from './state/lab.js';
 import { parse } from './state/props.js';
 import * as V from './lab-views.js';
-import widgets from './widgets.js';
+import { cellAt } from './widgets/heatmap.js';
 import { arrowStep } from './widgets/dom.js';
 import { start as startTrainer } from './trainer.js';
 import { implementationName } from './wasm-features.js';
@@ -20,7 +20,6 @@ import { replaceQuery, shareLink, embedSnippet, fillEmbedHosts } from './chrome/
 
 (function (root) {
   var $ = function (id) { return document.getElementById(id); };
-  var W = widgets;
   // Before the worker has sent the task table (useTasks) no task is known: this first reading sets the theme,
   // the layout and the hidden sections; the URL is read again, with its messages, once the table is here.
   var initial = readLabQuery(pageQuery());
@@ -433,7 +432,7 @@ import { replaceQuery, shareLink, embedSnippet, fillEmbedHosts } from './chrome/
     });
     var map = $('closer-map');
     map.addEventListener('click', function (e) {
-      var cell = W.cellAt(map, e);
+      var cell = cellAt(map, e);
       if (cell) { closer.query = cell[0]; closer.key = cell[1]; drawCloser(); }
     });
     map.addEventListener('keydown', function (e) {
