@@ -1,10 +1,12 @@
 // MHA Explorer — the training lab's views: the loss and accuracy chart, the head cards, the model's
 // predictions, and the closer look at one head (the main page's heatmap and shape-trace widgets on
 // the trained layers). Each draws from the data it is given; the controller (lab.js) owns the state.
-import widgets from './widgets.js';
+import { el } from './widgets/dom.js';
+import { legend } from './widgets/colors.js';
+import { drawHeatmap, topKeys } from './widgets/heatmap.js';
+import { traceTable } from './widgets/trace.js';
 import { task as taskInfo } from './state/lab.js';
 
-const W = widgets;
 
 function css(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
 
@@ -63,8 +65,9 @@ function roundSteps(first, last) {
   return out;
 }
 
-// Blues, as the lessons' heatmaps, on one shared 0..1 scale.
-var BLUES = W.lut('blues');
+// The head cards: the page's heatmap in Blues, as the lessons' heatmaps, on one shared 0..1 scale, drawn at
+// the cards' largest CSS size (lab.css: 168 px, the heatmap's 1 px border on each side included).
+const CARD_PLOT = 166;
 
 // The cards of one model's heads (view: {attention: [{layer, weights [H, T, T]}], roles}); interactive
 // cards are toggle buttons that switch a head off and on (onAblate(event)), ablated: {"l:h": true}.
@@ -77,11 +80,10 @@ export function drawHeadCards(box, view, H, T, opts) {
     box.dataset.key = key;
     view.attention.forEach(function (layer) {
       for (var h = 0; h < H; h++) {
-        var b = W.el('button', { type: 'button', class: 'lab-head', 'data-layer': String(layer.layer), 'data-head': String(h) });
-        b.appendChild(W.el('span', { class: 'head-title' }, (interactive ? '' : 'One-head model: ') + 'Layer ' + layer.layer + ' · head ' + h));
-        var canvas = W.el('canvas'); canvas.width = T; canvas.height = T;
-        b.appendChild(canvas);
-        b.appendChild(W.el('span', { class: 'role' }));
+        var b = el('button', { type: 'button', class: 'lab-head', 'data-layer': String(layer.layer), 'data-head': String(h) });
+        b.appendChild(el('span', { class: 'head-title' }, (interactive ? '' : 'One-head model: ') + 'Layer ' + layer.layer + ' · head ' + h));
+        b.appendChild(el('canvas'));
+        b.appendChild(el('span', { class: 'role' }));
         if (interactive) b.addEventListener('click', opts.onAblate); else b.disabled = true;
         box.appendChild(b);
       }
@@ -90,19 +92,16 @@ export function drawHeadCards(box, view, H, T, opts) {
   }
   Array.prototype.forEach.call(cards, function (card) {
     var l = Number(card.dataset.layer), h = Number(card.dataset.head);
-    var w = view.attention[l].weights.data, img = new ImageData(T, T);
-    for (var i = 0; i < T * T; i++) {
-      var k = Math.max(0, Math.min(255, Math.round(w[h * T * T + i] * 255))) * 3;
-      img.data[4 * i] = BLUES[k]; img.data[4 * i + 1] = BLUES[k + 1]; img.data[4 * i + 2] = BLUES[k + 2]; img.data[4 * i + 3] = 255;
-    }
-    card.querySelector('canvas').getContext('2d').putImageData(img, 0, 0);
+    var w = view.attention[l].weights.data, canvas = card.querySelector('canvas');
+    drawHeatmap(canvas, { S: T, data: w.subarray(h * T * T, (h + 1) * T * T) }, { scale: 'blues', norm: 'one', vmax: 1, size: CARD_PLOT });
+    canvas.style.width = canvas.style.height = '';   // lab.css sizes the cards (168 px, 132 px on narrow screens)
     var r = view.roles.find(function (x) { return x.layer === l && x.head === h; });
     var off = interactive && !!opts.ablated[l + ':' + h];
     card.classList.toggle('ablated', off);
     card.setAttribute('aria-pressed', off ? 'true' : 'false');
     var role = card.querySelector('.role');
     role.textContent = '';
-    role.appendChild(W.el('strong', null, r ? roleName(r) : ''));
+    role.appendChild(el('strong', null, r ? roleName(r) : ''));
     role.appendChild(document.createTextNode(r ? ' · ' + r.score.toFixed(2) + (off ? ' · switched off' : '') : ''));
     // the accessible name is the visible text (title, role, score); the action is in aria-pressed and the tooltip
     card.title = 'Rows: query position t; columns: key position.' + (interactive ? ' Click to ' + (off ? 'switch this head back on' : 'switch this head off (ablate it)') : '');
@@ -148,7 +147,7 @@ export function drawCloser(els, view, cfg, probe, sel) {
     els.select._key = key;
     els.select.textContent = '';
     view.attention.forEach(function (layer) {
-      for (var h = 0; h < H; h++) els.select.appendChild(W.el('option', { value: layer.layer + ':' + h }, 'Layer ' + layer.layer + ' · head ' + h));
+      for (var h = 0; h < H; h++) els.select.appendChild(el('option', { value: layer.layer + ':' + h }, 'Layer ' + layer.layer + ' · head ' + h));
     });
   }
   els.select.value = sel.layer + ':' + sel.head;
@@ -156,12 +155,12 @@ export function drawCloser(els, view, cfg, probe, sel) {
   var mat = { S: T, data: w.subarray(off, off + T * T) };
   var labels = probe.map(function (tok, t) { return t + ':' + tok; });
   var q = Math.min(sel.query, T - 1), r = view.roles.find(function (x) { return x.layer === sel.layer && x.head === sel.head; });
-  var top = W.topKeys(mat, q, 3).filter(function (j) { return !(cfg.causal && j > q); });
+  var top = topKeys(mat, q, 3).filter(function (j) { return !(cfg.causal && j > q); });
   var k = sel.key === null || sel.key === undefined ? top[0] : Math.min(sel.key, T - 1);
   sel.shown = k;   // the highlighted key, where the arrow keys move from
   var size = Math.max(200, Math.min(els.canvas.parentNode.parentNode.clientWidth - 120 || 360, 28 * T, 420));
-  W.drawHeatmap(els.canvas, mat, { labels: labels, showLabels: true, scale: 'blues', norm: 'one', vmax: 1, size: size, selected: [q, k] });
-  W.legend(els.legend, 'blues', '1');
+  drawHeatmap(els.canvas, mat, { labels: labels, showLabels: true, scale: 'blues', norm: 'one', vmax: 1, size: size, selected: [q, k] });
+  legend(els.legend, 'blues', '1');
   var masked = cfg.causal && k > q;
   els.readout.textContent = 'Layer ' + sel.layer + ' · head ' + sel.head + (r ? ' (' + roleName(r) + ' · ' + r.score.toFixed(2) + ')' : '') +
     ': query t=' + q + ' (token ' + probe[q] + ') → key t=' + k + ' (token ' + probe[k] + '): ' +
@@ -170,5 +169,5 @@ export function drawCloser(els, view, cfg, probe, sel) {
     }).join(', ') + (cfg.causal && q < T - 1 ? '; keys after t=' + q + ' are masked (causal).' : '.') +
     ' Click a cell, or use the arrow keys, to pick a query (↑↓) and a key (←→).';
   els.canvas.setAttribute('aria-label', 'Attention weights of layer ' + sel.layer + ', head ' + sel.head + ': rows are queries, columns keys. ' + els.readout.textContent);
-  W.traceTable(els.traceBody, view.trace, null, cfg.causal ? 'mask == 0, -1e9' : '');
+  traceTable(els.traceBody, view.trace, null, cfg.causal ? { style: 'tril-keep', fill: '-1e9' } : null);
 }

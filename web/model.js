@@ -1,7 +1,8 @@
 // MHA Explorer — model layer: everything that calls the WebAssembly API (createMhaModule).
-// Runs unchanged on the page and inside the Web Worker (importScripts). An ES module, bundled by web/build.mjs (esbuild) into a classic script: file:// keeps working.
+// Runs unchanged on the page and inside the Web Worker; named exports. An ES module, bundled by web/build.mjs (esbuild) into a
+// classic script: file:// keeps working.
 
-  var MAX_TOKENS = 512;
+  export const MAX_TOKENS = 512;
 
   // ---- Tokenizer -------------------------------------------------------------------------
   // One rule, written the same way in the Python snippets (web/lessons/tokenizer.py) and tested on every
@@ -9,12 +10,12 @@
   // and "_" (inner apostrophes kept, as in "didn't"), or one punctuation mark or symbol (general categories
   // P*, S*); everything else (spaces, control and format characters such as U+FEFF) separates tokens.
   var TOKEN_RE = /[\p{L}\p{M}\p{N}_]+(?:'[\p{L}\p{M}\p{N}_]+)*|[\p{P}\p{S}]/gu;
-  function normalize(text) { return String(text || '').normalize('NFC'); }
-  function tokenize(text) {
+  export function normalize(text) { return String(text || '').normalize('NFC'); }
+  export function tokenize(text) {
     return normalize(text).match(TOKEN_RE) || [];
   }
   // Where each token ends in the normalized text (for cutting a long text at a token boundary).
-  function tokenEnds(text) {
+  export function tokenEnds(text) {
     var s = normalize(text), re = new RegExp(TOKEN_RE.source, 'gu'), ends = [], m;
     while ((m = re.exec(s))) ends.push(m.index + m[0].length);
     return { text: s, ends: ends };
@@ -23,7 +24,7 @@
   // ---- Token embeddings ------------------------------------------------------------------
   // Each distinct token gets randn(d_model) from its own generator seeded with
   // fnv1a32(utf8(`${seed}:${token}`)) — deterministic per (token, seed), independent of position.
-  function fnv1a32(str) {
+  export function fnv1a32(str) {
     var bytes = typeof TextEncoder !== 'undefined' ? new TextEncoder().encode(str) : Buffer.from(str, 'utf8');
     var h = 0x811c9dc5;
     for (var i = 0; i < bytes.length; i++) {
@@ -32,7 +33,7 @@
     }
     return h >>> 0;
   }
-  function tokenSeed(seed, token) { return fnv1a32(seed + ':' + token); }
+  export function tokenSeed(seed, token) { return fnv1a32(seed + ':' + token); }
 
   // Sinusoidal positions (Vaswani et al.): pe[p, 2i] = sin(p / 10000^(2i/D)), pe[p, 2i+1] = cos(...)
   // The table (float32 values, as added) is cached per D and grown to the longest S seen.
@@ -51,13 +52,13 @@
     }
     return peCache.pe;
   }
-  function addSinusoidal(data, S, D) {
+  export function addSinusoidal(data, S, D) {
     var pe = peTable(S, D);
     for (var k = 0, n = S * D; k < n; k++) data[k] += pe[k];
   }
 
   var embedCache = { key: '', map: new Map() };
-  function embedTokens(M, tokens, D, seed, pos) {
+  export function embedTokens(M, tokens, D, seed, pos) {
     var key = D + '/' + seed;
     if (embedCache.key !== key) embedCache = { key: key, map: new Map() };
     var S = tokens.length;
@@ -79,17 +80,17 @@
     return { shape: [1, S, D], data: data };
   }
 
-  function divisors(n) {
+  export function divisors(n) {
     var out = [];
     for (var i = 1; i <= n; i++) if (n % i === 0) out.push(i);
     return out;
   }
-  function headsMessage(D, H) {
+  export function headsMessage(D, H) {
     return 'd_model (' + D + ') must be divisible by num_heads (' + H + '); head counts that work: ' +
       divisors(D).join(', ');
   }
 
-  function maskTensor(S, style) {
+  export function maskTensor(S, style) {
     // 'tril-keep': torch.tril(ones(S,S)), 1 = may attend (lessons 000/002, masked_fill(mask == 0))
     // 'triu-block': torch.triu(ones(S,S), diagonal=1), 1 = blocked (lesson 003, masked_fill(mask == 1))
     var d = new Float32Array(S * S);
@@ -98,7 +99,7 @@
     }
     return { shape: [1, 1, S, S], data: d };
   }
-  function fillValue(fill) { return fill === '-1e9' ? -1e9 : -Infinity; }
+  export function fillValue(fill) { return fill === '-1e9' ? -1e9 : -Infinity; }
 
   // ---- The module run: one nn.Module-style forward, in the lesson's draw order ------------
   // spec: {dModel, numHeads, seed, bias, dropout, train, causal, maskStyle, fill,
@@ -107,7 +108,7 @@
   //        order: 'input-first' | 'module-first', weights?: {name: {shape, data}} (a state_dict loaded after
   //        the init), weightsId?: the weights' identity, part of the module cache's key}
   var moduleCache = null;
-  function freeCache() {
+  export function freeCache() {
     if (moduleCache) { try { moduleCache.mha.delete(); moduleCache.gen.delete(); } catch (e) { /* gone */ } }
     moduleCache = null;
   }
@@ -119,7 +120,7 @@
   }
 
   // heads: [start, end) to compute only those heads' part (forward's options.heads; a worker pool's share).
-  function runModule(M, spec, heads) {
+  export function runModule(M, spec, heads) {
     var D = spec.dModel, H = spec.numHeads;
     if (D % H !== 0) throw new Error(headsMessage(D, H));
     var t0 = now();
@@ -171,10 +172,10 @@
     }
   }
 
-  function now() { return typeof performance !== 'undefined' ? performance.now() : Date.now(); }
+  export function now() { return typeof performance !== 'undefined' ? performance.now() : Date.now(); }
 
   // Estimated multiply-adds of one forward: used to decide when to move work to a Worker.
-  function cost(spec) {
+  export function cost(spec) {
     var inp = spec.input || {};
     var S = inp.type === 'text' ? inp.tokens.length : inp.type === 'tensor' ? inp.x.shape[1] : (inp.seqLen || 0);
     var B = inp.type === 'text' || inp.type === 'tensor' ? 1 : (inp.batch || 1);
@@ -274,7 +275,7 @@
     };
   }
   // The formatted strings of `values`, all formatted by one _Formatter over them.
-  function torchFormatter(values) {
+  export function torchFormatter(values) {
     var f = makeFormatter(values), out = new Array(values.length);
     for (var i = 0; i < values.length; i++) out[i] = f.format(values[i]);
     return out;
@@ -300,7 +301,7 @@
   }
   // t = {shape: [] | [n] | [r, c], data: Float32Array}. opts.suffix: ', name=value' (e.g. ', grad_fn=<...>'),
   // placed before the closing paren as torch's _add_suffixes does (on its own line past linewidth).
-  function torchStr(t, opts) {
+  export function torchStr(t, opts) {
     opts = opts || {};
     var shape = t.shape, data = t.data, dim = shape.length;
     var prefix = 'tensor(', indent = prefix.length, body, suffixes = [];
@@ -352,14 +353,14 @@
     }
     return out + ')';
   }
-  function sizeStr(shape) { return 'torch.Size([' + shape.join(', ') + '])'; }
+  export function sizeStr(shape) { return 'torch.Size([' + shape.join(', ') + '])'; }
   // One formatter: toLocaleString builds a new Intl.NumberFormat on every call (~0.1 ms per render).
   var EN_US = typeof Intl !== 'undefined' ? new Intl.NumberFormat('en-US') : null;
-  function commas(n) { return EN_US ? EN_US.format(Number(n)) : String(Number(n)); }
+  export function commas(n) { return EN_US ? EN_US.format(Number(n)) : String(Number(n)); }
 
   // Slice [b, h] of a [B, H, S, S] tensor.
   // w: [B, H, S, S] weights, or the forward pool's kept as parts (core/forward-pool.js's partedWeights).
-  function headMatrix(w, b, h) {
+  export function headMatrix(w, b, h) {
     var S = w.shape[2], H = w.shape[1], data;
     if (w.parts) {
       var p = w.parts.find(function (q) { return h >= q.h0 && h < q.h1; });
@@ -369,11 +370,10 @@
     return { shape: [S, S], data: data.subarray(off, off + S * S) };
   }
 
+  // The same functions as one object, for page-core.js and worker.js (another branch's files) until they import
+  // them by name; every other module imports what it uses.
   const model = {
-    MAX_TOKENS: MAX_TOKENS, tokenize: tokenize, tokenEnds: tokenEnds, normalize: normalize, fnv1a32: fnv1a32, tokenSeed: tokenSeed,
-    addSinusoidal: addSinusoidal, embedTokens: embedTokens, divisors: divisors, headsMessage: headsMessage,
-    maskTensor: maskTensor, fillValue: fillValue, runModule: runModule, cost: cost, freeCache: freeCache,
-    torchStr: torchStr, torchFormatter: torchFormatter, sizeStr: sizeStr, commas: commas, headMatrix: headMatrix,
-    now: now
+    MAX_TOKENS, tokenize, tokenEnds, normalize, fnv1a32, tokenSeed, addSinusoidal, embedTokens, divisors, headsMessage,
+    maskTensor, fillValue, runModule, cost, freeCache, torchStr, torchFormatter, sizeStr, commas, headMatrix, now
   };
 export default model;

@@ -1,12 +1,11 @@
 // MHA Explorer — the enlarged head: its heatmap (arrow keys and clicks pick a cell, read aloud), the
 // line view (as BertViz's head view) and "Show as table". cur: the controller's current result.
-import widgets from './widgets.js';
+import { setAttr } from './widgets/dom.js';
 import { $, setText } from './page-dom.js';
 import { selB, selH, headMat, headName, weightText, topKeysText, attachHover } from './page-read.js';
-import { CellCursor } from './widgets/heatmap.js';
-import { wireLineHover, corner } from './widgets/lines.js';
+import { drawHeatmap, CellCursor } from './widgets/heatmap.js';
+import { lineView, matrixTable, wireLineHover, corner, LINE_ROWS, LINE_TOP } from './widgets/lines.js';
 
-const W = widgets;
 var cursor = null, hoverQuery = null;
 
 function shownHead(cur) { return cur.eff.avg ? 'avg' : selH(cur); }
@@ -20,18 +19,18 @@ export function drawDetail(cur, wd) {
   var avail = Math.min(480, ((wd ? wd.detail : c.parentNode.parentNode.clientWidth) || 700) - 120);
   var cell = cursor.fit(mat);
   var oldW = c.style.width, oldH = c.style.height;
-  W.drawHeatmap(c, mat, { labels: cur.labels, scale: eff.scale, norm: eff.norm, vmax: cur.res.vmax, size: Math.max(160, Math.min(avail, 480)),
+  drawHeatmap(c, mat, { labels: cur.labels, scale: eff.scale, norm: eff.norm, vmax: cur.res.vmax, size: Math.max(160, Math.min(avail, 480)),
     showLabels: true, selected: cursor.shown() });
-  W.setAttr(c, 'aria-label', headName(cur, h) + ' enlarged heatmap; arrow keys move between cells.');
+  setAttr(c, 'aria-label', headName(cur, h) + ' enlarged heatmap; arrow keys move between cells.');
   c._mat = mat;
   // the line view's column shares the row with the heatmap: re-measure only if the heatmap changed size
   var linesW = wd && c.style.width === oldW && c.style.height === oldH ? wd.lines : $('lines').parentNode.clientWidth;
   var lw = Math.min(420, Math.max(260, (linesW || 360)));
-  setText('lines-note', Sq > W.LINE_ROWS
-    ? 'Line view of one query (' + Sq + ' tokens are too many to draw at once): its ' + W.LINE_TOP + ' strongest keys. ' +
+  setText('lines-note', Sq > LINE_ROWS
+    ? 'Line view of one query (' + Sq + ' tokens are too many to draw at once): its ' + LINE_TOP + ' strongest keys. ' +
       'Click a cell of the heatmap, or use the arrow keys on it, to pick the query.'
     : 'Line view (as BertViz\'s head view): a line from each query to each key, thicker for more weight. Hover a query token to isolate it.');
-  W.lineView($('lines'), mat, cur.labels, { focus: hoverQuery != null && hoverQuery < Sq ? hoverQuery : null,
+  lineView($('lines'), mat, cur.labels, { focus: hoverQuery != null && hoverQuery < Sq ? hoverQuery : null,
     query: cell[0], width: lw });
   if (!$('table-box').hidden) drawTable(cur);
 }
@@ -54,7 +53,7 @@ function readCell(cur) {
 export function drawTable(cur) {
   var box = $('table-box'), h = shownHead(cur), mat = headMat(cur, selB(cur), h);
   box.textContent = '';
-  box.appendChild(W.matrixTable(corner(mat, 64), cur.labels.slice(0, 64), headName(cur, h) + ': attention weights (rows: queries, columns: keys)' +
+  box.appendChild(matrixTable(corner(mat, 64), cur.labels.slice(0, 64), headName(cur, h) + ': attention weights (rows: queries, columns: keys)' +
     (mat.S > 64 ? ' — first 64 of ' + mat.S + ' tokens' : '')));
 }
 

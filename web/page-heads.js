@@ -1,14 +1,13 @@
 // MHA Explorer — the heads view: one heatmap card per head and their average, on one colour scale, and the
 // note that says what the student is looking at (untrained, loaded or hand-built heads, row sums, dropout,
 // masks, colours). cur: the controller's current result {res, labels, eff, …}.
-import widgets from './widgets.js';
+import { el } from './widgets/dom.js';
 import { $, range } from './page-dom.js';
 import { selB, selH, headMat, headName, fmtMax, hoverWords } from './page-read.js';
 import { HeadCards, plotSize, cardLabels } from './widgets/heads.js';
 import { rangeOf } from './widgets/colors.js';
 import { FILES } from './core-source.js';
 
-const W = widgets;
 
 // The head cards (widgets/heads.js) are kept while the heads (count, names, S) stay the same; a redraw
 // repaints their canvases and updates the selection. onPick(h): a card was clicked (h a head index or 'avg').
@@ -49,7 +48,7 @@ export function headsNote(cur) {
     add('These heads are untrained: random initial weights (' + (r.origin || 'nn.Linear\'s init after torch.manual_seed(' + eff.seed + ')') +
       '). Untrained heads spread their attention almost evenly and look alike; training is what makes heads ' +
       'specialize — see the hand-built heads of lesson 002, or watch heads learn their roles in the ');
-    box.appendChild(W.el('a', { href: FILES.lab + '?preset=train-two-offsets' }, 'training lab'));
+    box.appendChild(el('a', { href: FILES.lab + '?preset=train-two-offsets' }, 'training lab'));
     add('. ');
   }
   add('Rows are queries, columns are keys. ');

@@ -2,27 +2,26 @@
 // "Copy code" buttons, and every snippet the page offers ("Copy as PyTorch" included) with its printed text.
 // cur: the controller's current result {cells, copyAll, res, …}.
 import { copyOf, copyAll, copySnippet } from './lessons/snippets.js';
-import widgets from './widgets.js';
+import { el } from './widgets/dom.js';
 import { $, setText } from './page-dom.js';
 import { copyWithButton } from './chrome/clipboard.js';
 
-const W = widgets;
 const root = window;
 
 function codeBlock(cell, output) {
   var title = cell.title, id = cell.id;
-  var wrap = W.el('article', { class: 'cell', 'data-cell': id });
-  var head = W.el('div', { class: 'cell-head' });
-  head.appendChild(W.el('h3', null, title));
-  var copy = W.el('button', { type: 'button', class: 'btn small' }, cell.setup ? 'Copy code + setup' : 'Copy code');
+  var wrap = el('article', { class: 'cell', 'data-cell': id });
+  var head = el('div', { class: 'cell-head' });
+  head.appendChild(el('h3', null, title));
+  var copy = el('button', { type: 'button', class: 'btn small' }, cell.setup ? 'Copy code + setup' : 'Copy code');
   copy.addEventListener('click', function () { copyWithButton(copyOf(wrap._cell), $('share-out'), copy); });
   head.appendChild(copy);
   wrap.appendChild(head);
   wrap._cell = cell;
-  if (cell.note) wrap.appendChild(W.el('p', { class: 'cell-note' }, cell.note));
-  wrap._code = wrap.appendChild(W.el('pre', { class: 'code', tabindex: '0', role: 'region', 'aria-label': title + ': code' }, cell.code));
-  wrap.appendChild(W.el('div', { class: 'out-label' }, 'Printed (computed live on this page)'));
-  wrap._out = wrap.appendChild(W.el('pre', { class: 'out', 'data-out': id, tabindex: '0', role: 'region', 'aria-label': title + ': printed output' }, output));
+  if (cell.note) wrap.appendChild(el('p', { class: 'cell-note' }, cell.note));
+  wrap._code = wrap.appendChild(el('pre', { class: 'code', tabindex: '0', role: 'region', 'aria-label': title + ': code' }, cell.code));
+  wrap.appendChild(el('div', { class: 'out-label' }, 'Printed (computed live on this page)'));
+  wrap._out = wrap.appendChild(el('pre', { class: 'out', 'data-out': id, tabindex: '0', role: 'region', 'aria-label': title + ': printed output' }, output));
   return wrap;
 }
 

@@ -1,7 +1,7 @@
 // MHA Explorer — reading the weights as a student does: one head's (or the average's) S×S matrix of the
 // shown batch item, its name, a weight in words (masked, dropped, tiny), a row's top keys, and the hover
 // tooltip. cur: the controller's current result {res, labels, eff, …}.
-import model from './model.js';
+import { headMatrix } from './model.js';
 import { $ } from './page-dom.js';
 import { attachTip } from './widgets/tooltip.js';
 import { formatWeight, topKeysWords } from './widgets/words.js';
@@ -15,12 +15,12 @@ export function headMat(cur, b, h) {
   if (h === 'avg') {
     var acc = new Float32Array(Sq * Sq);
     for (var k = 0; k < r.H; k++) {
-      var m = model.headMatrix(r.weights, b, k).data;
+      var m = headMatrix(r.weights, b, k).data;
       for (var i = 0; i < acc.length; i++) acc[i] += m[i] / r.H;
     }
     return { S: Sq, data: acc };
   }
-  return { S: Sq, data: model.headMatrix(r.weights, b, h).data };
+  return { S: Sq, data: headMatrix(r.weights, b, h).data };
 }
 export function headName(cur, h) {
   var names = cur.res.headNames;

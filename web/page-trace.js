@@ -10,8 +10,7 @@ export function drawTrace(cur) {
     ' (d_k=' + (r.D / r.H) + '). Hover or focus a row (↑/↓ move) to highlight its pipeline stage.');
   // the mask as the forward applied it: a fixed lesson's result says its own fill (r.shown), the page's is eff's
   var fill = r.shown ? r.shown.fill : cur.eff.fill, style = cur.cfg ? cur.cfg.maskStyle : 'tril-keep';
-  var mask = r.causal && trace.length ? (style === 'triu-block' ? 'mask == 1, ' : 'mask == 0, ') +
-    (fill === '-1e9' ? '-1e9' : 'float("-inf")') : '';
+  var mask = r.causal && trace.length ? { style: style, fill: fill } : null;
   traceTable($('trace-body'), trace, highlight, mask);   // rebuilds the rows only when the trace changed
   highlight(null);
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 const PYTHON = '/usr/bin/python3';
 const SEP = '\n<<<--torch-print-separator-->>>\n';
 
-import model from '../../web/model.js';
+import { torchStr } from '../../web/model.js';
 import { mulberry32 } from './fixtures/reference.mjs';
 
 // ---- Deterministic tensors ----------------------------------------------------------------
@@ -164,7 +164,7 @@ test('torchStr prints float32 tensors exactly as PyTorch 1.13 print(t) (default 
   const expected = printInTorch(list);
   const failures = [];
   list.forEach((c, i) => {
-    const got = model.torchStr({ shape: c.shape, data: c.data }, c.suffix ? { suffix: SUFFIX[c.suffix] } : undefined);
+    const got = torchStr({ shape: c.shape, data: c.data }, c.suffix ? { suffix: SUFFIX[c.suffix] } : undefined);
     if (got !== expected[i]) failures.push(`[${c.shape}] ${c.kind}${c.suffix ? ' +' + c.suffix : ''} (seed ${c.seed}):\n--- torch\n${expected[i]}\n--- torchStr\n${got}`);
   });
   assert.equal(failures.length, 0, `${failures.length} of ${list.length} differ:\n${failures.slice(0, 5).join('\n\n')}`);

@@ -1,5 +1,5 @@
 // Lesson 000 — Chapter 2.3: MultiHeadAttention(64, 8) on x = torch.rand(1, 5, 64), drawn before the module.
-import model from '../model.js';
+import { sizeStr } from '../model.js';
 import { cells, fill } from './python.js';
 import { constructor } from './constructor.js';
 import text from './lesson000.py';
@@ -15,5 +15,5 @@ export const lesson000 = {
   defaults: { dmodel: 64, heads: 8, seed: 0, causal: false, fill: '-inf', dropout: 0, train: false },
   input: { type: 'rand', batch: 1, seqLen: 5 }, order: 'input-first', maskStyle: 'tril-keep',
   lessonCode: (v) => definitions + '\n\n' + fill(code.run, v),
-  lessonOutput: (res) => 'Output shape: ' + model.sizeStr(res.output.shape) + '\nAttention shape: ' + model.sizeStr(res.weights.shape)
+  lessonOutput: (res) => 'Output shape: ' + sizeStr(res.output.shape) + '\nAttention shape: ' + sizeStr(res.weights.shape)
 };

@@ -1,5 +1,5 @@
 // Lesson 001 — the self-attention article's MultiHeadSelfAttention(embed_size=8, num_heads=2) on X = torch.rand(1, 4, 8).
-import model from '../model.js';
+import { sizeStr } from '../model.js';
 import { cells, fill } from './python.js';
 import text from './lesson001.py';
 
@@ -14,5 +14,5 @@ export const lesson001 = {
   defaults: { dmodel: 8, heads: 2, seed: 0, causal: false, fill: '-inf', dropout: 0, train: false },
   input: { type: 'rand', batch: 1, seqLen: 4 }, order: 'input-first', maskStyle: 'tril-keep',
   lessonCode: (v) => code.definitions + '\n\n' + fill(code.run, v),
-  lessonOutput: (res) => 'Multi-Head Attention Output Shape: ' + model.sizeStr(res.output.shape)
+  lessonOutput: (res) => 'Multi-Head Attention Output Shape: ' + sizeStr(res.output.shape)
 };

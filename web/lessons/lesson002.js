@@ -2,7 +2,7 @@
 // (parameter counts, mix-then-split, the 4-step pipeline, head specialization, the shape table, contiguous(), the
 // module test, loop vs vectorized, causal masking). A fixed lesson: it computes itself, and five of its examples can
 // feed the heatmaps (its views).
-import model from '../model.js';
+import { maskTensor, sizeStr, torchStr, commas, headMatrix } from '../model.js';
 import { traceWords } from '../widgets/trace.js';
 import { cells, fill } from './python.js';
 import { constructor } from './constructor.js';
@@ -33,7 +33,6 @@ function meanAbsDiff(a, b) {
 let computed = null;
 function compute002(M) {
   if (computed) return computed;
-  const { sizeStr, torchStr, commas, headMatrix } = model;
   const lessonCells = [], views = {};
   const owned = [];  // core objects to delete
   const cell = (id, title, output, extra) => lessonCells.push({ id, title, code: code[id], output, ...extra });
@@ -137,7 +136,7 @@ function compute002(M) {
     // Causal: the SAME generator continues (no reseed): MHA(32, 4); x = randn(2, 6, 32)
     const mc = new M.MultiHeadAttention({ dModel: 32, numHeads: 4, generator: g1 }); owned.push(mc);
     const xc = g1.randn([2, 6, 32]);
-    const ym = mc.forward(xc, xc, xc, { mask: model.maskTensor(6, 'tril-keep'), maskMode: 'keep', fill: -1e9 });
+    const ym = mc.forward(xc, xc, xc, { mask: maskTensor(6, 'tril-keep'), maskMode: 'keep', fill: -1e9 });
     const yu = mc.forward(xc, xc, xc, {});
     cell('causal', 'Causal masking (continues the seed-123 stream)',
       ['Causal mask shape: torch.Size([1, 1, 6, 6]) (will broadcast to [B, H, S, S])',

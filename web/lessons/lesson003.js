@@ -1,5 +1,5 @@
 // Lesson 003 — MultiHeadAttention(64, 4, dropout=0.1) left in train mode, x = torch.randn(2, 8, 64), a triu mask (1 = blocked).
-import model from '../model.js';
+import { commas, sizeStr } from '../model.js';
 import { cells, fill } from './python.js';
 import text from './lesson003.py';
 
@@ -19,9 +19,9 @@ export const lesson003 = {
     fill(code.run, { ...v, dropout_arg: v.dropout !== 0.1 ? ', dropout=' + v.dropout : '' }),
   lessonOutput(res) {
     const D = res.D, weight = (name) => '  ' + name + ': ' + D + ' × ' + D + ' = ' + D * D;
-    return ['Input shape: ' + model.sizeStr(res.x.shape), 'Output shape: ' + model.sizeStr(res.output.shape),
-      'Attention weights shape: ' + model.sizeStr(res.weights.shape), '  (batch, num_heads, seq_len, seq_len)', '',
+    return ['Input shape: ' + sizeStr(res.x.shape), 'Output shape: ' + sizeStr(res.output.shape),
+      'Attention weights shape: ' + sizeStr(res.weights.shape), '  (batch, num_heads, seq_len, seq_len)', '',
       'Multi-Head Attention Parameters:', weight('W_q'), weight('W_k'), weight('W_v'), weight('W_o'), '  + biases',
-      '  Total: ' + model.commas(res.paramCount) + ' parameters'].join('\n');
+      '  Total: ' + commas(res.paramCount) + ' parameters'].join('\n');
   }
 };

@@ -1,6 +1,6 @@
 // The page's own PyTorch: "Copy as PyTorch" for a module run (the class, the tokenizer, the run and its prints), the
 // text those prints give (computed from the page's result), and what a lesson cell's "Copy code" copies.
-import model from '../model.js';
+import { MAX_TOKENS, commas, headMatrix, sizeStr, torchStr } from '../model.js';
 import { PY_LOAD_FILE, pyLoadLines } from '../weights.js';
 import { cells } from './python.js';
 import pageModule from './page_module.py';
@@ -28,7 +28,7 @@ export function moduleExample(cfg) {
       lines.push('tokens = [' + cfg.input.tokens.map(pyStr).join(', ') + ']  # ' + cfg.input.listed);
     } else if (cfg.input.type === 'text') {
       lines.push('text = ' + pyStr(cfg.input.text));
-      lines.push('tokens = tokenize(text)' + (cfg.input.truncated ? '[:' + model.MAX_TOKENS + ']' : ''));
+      lines.push('tokens = tokenize(text)' + (cfg.input.truncated ? '[:' + MAX_TOKENS + ']' : ''));
     }
     lines.push(build, ...loading);
     lines.push(cfg.input.type === 'tensor' ? givenX(cfg.input.x)
@@ -75,12 +75,12 @@ function modulePrints(cfg) {
 export function moduleOutput(res, cfg) {
   const x3 = { shape: [Math.min(3, res.D)], data: res.x.data.subarray(0, Math.min(3, res.D)) };
   return [
-    'Output shape: ' + model.sizeStr(res.output.shape),
-    'Attention shape: ' + model.sizeStr(res.weights.shape),
-    'Parameters: ' + model.commas(res.paramCount),
-    'x[0, 0, :3] = ' + model.torchStr(x3),
+    'Output shape: ' + sizeStr(res.output.shape),
+    'Attention shape: ' + sizeStr(res.weights.shape),
+    'Parameters: ' + commas(res.paramCount),
+    'x[0, 0, :3] = ' + torchStr(x3),
     'attn[' + cfg.b + ', ' + cfg.h + '] =',
-    model.torchStr(model.headMatrix(res.weights, cfg.b, cfg.h))
+    torchStr(headMatrix(res.weights, cfg.b, cfg.h))
   ].join('\n');
 }
 

@@ -2,6 +2,7 @@
 // the properties a lesson sets (an explicit URL value overrides the lesson's). No DOM.
 import { LESSONS } from '../lessons/catalogue.js';
 import * as props from './props.js';
+import { SCALE_NAMES, DEFAULT_SCALE } from '../widgets/scales.js';
 
 export const DEFAULT_TEXT = 'The cat sat on the mat because it was soft';
 export const SECTIONS = ['header', 'input', 'controls', 'heads', 'detail', 'trace', 'lesson', 'share'];
@@ -25,7 +26,7 @@ export const PAGE_PROPS = [
   { name: 'head', type: 'int', def: 0, min: 0, max: 1023, help: 'selected head (enlarged and line view)' },
   { name: 'avg', type: 'bool', def: false, help: 'show the head average in the enlarged view' },
   { name: 'batch', type: 'int', def: 0, min: 0, max: 63, help: 'batch item shown when the input has B > 1' },
-  { name: 'scale', type: 'enum', values: ['blues', 'cividis'], def: 'blues', help: 'colour scale (cividis is colour-blind safe)' },
+  { name: 'scale', type: 'enum', values: SCALE_NAMES, def: DEFAULT_SCALE, help: 'colour scale (cividis is colour-blind safe)' },
   { name: 'norm', type: 'enum', values: ['shared', 'max', 'one'], def: 'shared',
     help: 'colour range: one 0..max scale for every head, each heatmap 0..its own max, or 0..1' },
   { name: 'theme', type: 'enum', values: ['auto', 'light', 'dark'], def: 'auto', help: 'colour theme' },

@@ -2,12 +2,13 @@
 // model. mountAttention(element, options) → {update(options), dispose(), root}; options: {weights (Float32Array,
 // or numbers, nested or flat), shape ([L, B, H, T, S]; shorter shapes get leading 1s), tokens (the S keys'
 // labels), queryTokens (the T queries'; tokens when T = S), trace (the page's trace steps: {op or name, shape,
-// strides, contiguous}), title, theme ('auto' | 'light' | 'dark'), scale ('blues' | 'cividis')}.
+// strides, contiguous}), title, theme ('auto' | 'light' | 'dark'), scale (a name of widgets/scales.js: 'blues' | 'cividis')}.
 // Built from the page's widgets (web/widgets/): the head cards on one numbered colour scale with hover values,
 // the head average, the enlarged head with its cell cursor and line view, the table, the shape trace, exports.
 // Everything is the instance's own: no ids, no globals; its root carries data-mha-explorer-view and mhaExplorer.
 import { el, setAttr, themeColors } from '../widgets/dom.js';
 import { legend, fmtMax } from '../widgets/colors.js';
+import { DEFAULT_SCALE } from '../widgets/scales.js';
 import { drawHeatmap, CellCursor } from '../widgets/heatmap.js';
 import { lineView, wireLineHover, matrixTable, corner, LINE_ROWS, LINE_TOP } from '../widgets/lines.js';
 import { traceTable, pipeline, highlightStep } from '../widgets/trace.js';
@@ -19,7 +20,7 @@ import { formatWeight, topKeysWords } from '../widgets/words.js';
 import { STYLE } from './attention-style.js';
 
 const STYLE_ATTR = 'data-mha-explorer-view-style';
-const DEFAULTS = { title: 'Attention weights', theme: 'auto', scale: 'blues' };
+const DEFAULTS = { title: 'Attention weights', theme: 'auto', scale: DEFAULT_SCALE };
 const ROW_TOLERANCE = 1e-3;   // |row sum − 1| above this: not softmax weights over the keys
 
 // The stylesheet, once per document or shadow root (a notebook's document, or a host's shadow DOM).
@@ -216,7 +217,7 @@ export function mountAttention(element, options) {
     E.layer.wrap.hidden = !shown || input.dims.L <= 1;
     E.batch.wrap.hidden = !shown || input.dims.B <= 1;
     E.trace.hidden = !input.trace;
-    if (input.trace) traceTable(E.traceBody, input.trace, (i) => highlightStep(E.traceBody, E.pipeline, i), '');
+    if (input.trace) traceTable(E.traceBody, input.trace, (i) => highlightStep(E.traceBody, E.pipeline, i), null);
     if (!shown) { E.note.textContent = ''; E.table.hidden = true; return; }
     const { L, B, H, T, S } = input.dims;
     sel.layer = Math.min(sel.layer, L - 1); sel.batch = Math.min(sel.batch, B - 1);

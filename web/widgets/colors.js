@@ -1,13 +1,8 @@
-// MHA Explorer — colour scales (256-entry lookup tables from anchor colours), the colour of a value,
+// MHA Explorer — colour scales (256-entry lookup tables from scales.js's anchor colours), the colour of a value,
 // a matrix's colour range, and the numbered legend.
 import { el } from './dom.js';
+import { scaleByName } from './scales.js';
 
-export const ANCHORS = {
-  // matplotlib 'Blues' (ColorBrewer), the lesson's scale
-  blues: ['#f7fbff', '#deebf7', '#c6dbef', '#9ecae1', '#6baed6', '#4292c6', '#2171b5', '#08519c', '#08306b'],
-  // 'cividis': perceptually uniform and readable with colour-vision deficiencies
-  cividis: ['#00224e', '#123570', '#3b496c', '#575d6d', '#707173', '#8a8779', '#a69d75', '#c4b56c', '#e4cf5b', '#fee838']
-};
 const LUTS = {}, LUT32 = {};
 const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const hex = (h) => [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)];
@@ -15,7 +10,7 @@ const hex = (h) => [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), pa
 // name → Uint8ClampedArray(256·3) of r, g, b
 export function lut(name) {
   if (LUTS[name]) return LUTS[name];
-  const a = ANCHORS[name].map(hex), out = new Uint8ClampedArray(256 * 3);
+  const a = scaleByName(name).anchors.map(hex), out = new Uint8ClampedArray(256 * 3);
   for (let i = 0; i < 256; i++) {
     const t = i / 255 * (a.length - 1), k = Math.min(a.length - 2, Math.floor(t)), f = t - k;
     for (let c = 0; c < 3; c++) out[i * 3 + c] = Math.round(a[k][c] * (1 - f) + a[k + 1][c] * f);

@@ -10,7 +10,7 @@ const STAGE_HELP = ['W_q, W_k, W_v: each output dim mixes all D inputs', 'view +
 // The trace's wording lives here: the core gives each step's op, shape and strides; the page names it.
 // Each row: {stage (0 Mix, 1 Split, 2 Attend, 3 Concat, 4 Mix), label, expr, description}. A model's trace
 // (the training lab) adds tokens, embedding, residual and readout rows, and tags each layer's steps.
-// mask: the masked_fill arguments of a masked forward ("mask == 0, -1e9"), or none.
+// mask: the mask of a masked forward ({style, fill}, worded by maskedFill), or null.
 export function traceWords(trace, mask) {
   const first = trace[0] && trace[0].shape || [], B = first[0];
   let S = first[1], D = first[2], attended = false, readout = 0;
@@ -49,7 +49,7 @@ export function traceWords(trace, mask) {
         attended = true;
         const scores = 'Q @ K.transpose(-2, -1) / math.sqrt(' + dk + ')';
         return { stage: 2, label: 'Attention computation',
-          expr: 'torch.softmax(' + (mask ? '(' + scores + ').masked_fill(' + mask + ')' : scores) + ', dim=-1) @ V',
+          expr: 'torch.softmax(' + maskedFill(scores, mask) + ', dim=-1) @ V',
           description: 'Each head computes attention independently; weights are [' + (t.weights || [sh[0], H, sh[2], sh[2]]).join(', ') + ']' };
       }
       case 'contiguous_view':
@@ -65,9 +65,18 @@ export function traceWords(trace, mask) {
   }
 }
 
+// The one place the masked_fill call is worded. mask: null (no mask) or {style, fill}: style 'tril-keep' (the
+// mask's 1s may attend, masked_fill(mask == 0, …): lessons 000 and 002, the page, the lab) or 'triu-block' (its
+// 1s are blocked, masked_fill(mask == 1, …): lesson 003), as model.js's maskTensor builds them; fill '-inf' or '-1e9'.
+export function maskedFill(scores, mask) {
+  if (!mask) return scores;
+  return '(' + scores + ').masked_fill(mask == ' + (mask.style === 'triu-block' ? '1' : '0') + ', ' +
+    (mask.fill === '-1e9' ? '-1e9' : 'float("-inf")') + ')';
+}
+
 // onFocus(i): a row was hovered or focused (rows are focusable only then); mask: as traceWords'.
 export function traceTable(tbody, trace, onFocus, mask) {
-  const key = JSON.stringify(trace) + '|' + (mask || '');
+  const key = JSON.stringify(trace) + '|' + (mask ? mask.style + ' ' + mask.fill : '');
   if (tbody._key === key && tbody.childNodes.length === trace.length) return;   // unchanged
   tbody._key = key;
   tbody.textContent = '';
