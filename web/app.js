@@ -13,7 +13,7 @@ import widgets from './widgets.js';
 import { attentionWeights, headsFromMetadata } from './weights.js';
 import { implementationName } from './wasm-features.js';
 import { $, setText, setProp, setOptions, range } from './page-dom.js';
-import { loadCore, runForward, noForward, lastCompute } from './page-core.js';
+import { loadCore, runForward, warmUp, noForward, lastCompute } from './page-core.js';
 import { selB, headMat, headName, colourMax, fmtMax } from './page-read.js';
 import { drawHeads, drawHeadsSelection, headsNote, headCanvases } from './page-heads.js';
 import { drawDetail, drawTable, clearDetail, wireDetail } from './page-detail.js';
@@ -640,7 +640,9 @@ import { pageInput, inputLabels } from './page-input.js';
       if (loadBytes(given.weights.bytes, given.weights.file, 0)) loaded.how = given.weights.how;
       return pending;
     }
-    return render();
+    var eff = effective(), pr = presetOf(eff);
+    validate(eff, []);
+    return (pr && pr.compute ? Promise.resolve() : warmUp(buildSpec(eff, []).spec)).then(render);
   }).then(function () { readyResolve(true); }, function (err) {
     showMessages([String(err && err.message || err)]);
     setStatus('The WebAssembly core did not load.');
