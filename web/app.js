@@ -18,7 +18,7 @@ import { SCALES } from './widgets/scales.js';
 import { attentionWeights, headsFromMetadata } from './weights.js';
 import { implementationName } from './wasm-features.js';
 import { $, setText, setProp, setOptions, range } from './page-dom.js';
-import { loadCore, runForward, noForward, lastCompute } from './page-core.js';
+import { loadCore, runForward, warmUp, noForward, lastCompute } from './page-core.js';
 import { selB, headMat, headName, colourMax, fmtMax } from './page-read.js';
 import { drawHeads, drawHeadsSelection, headsNote, headCanvases } from './page-heads.js';
 import { drawDetail, drawTable, clearDetail, wireDetail } from './page-detail.js';
@@ -644,7 +644,9 @@ function boot() {
       if (loadBytes(given.weights.bytes, given.weights.file, 0)) loaded.how = given.weights.how;
       return pending;
     }
-    return render();
+    var eff = effective(), pr = presetOf(eff);
+    validate(eff, []);
+    return (pr && pr.compute ? Promise.resolve() : warmUp(buildSpec(eff, []).spec)).then(render);
   }).then(function () { readyResolve(true); }, function (err) {
     showMessages([String(err && err.message || err)]);
     setStatus('The WebAssembly core did not load.');

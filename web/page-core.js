@@ -59,6 +59,14 @@ export function startPool() {
 const WARM_UP = { dModel: 256, numHeads: 8, seed: 0, bias: true, dropout: 0, train: false, causal: false,
   input: { type: 'randn', batch: 1, seqLen: 192 }, order: 'module-first' };
 
+// Before the first render: the page's own forward run twice where it will run (the pool's workers or the main thread),
+// its result dropped. It fills that core's module cache (the weights drawn and packed at the page's d_model, the
+// memory grown) and runs the kernels at the page's shape, so the first forward the student sees is a warm one.
+export function warmUp(spec) {
+  var again = function () { return runForward(spec).promise; };
+  return again().then(again).then(function () {}, function () {});
+}
+
 // The forward of spec (model.runModule's): {promise of the result, sync: whether it already ran here}.
 // A forward that throws gives a rejected promise; one superseded by a newer forward before it started rejects
 // with err.superseded.

@@ -7,6 +7,9 @@ import { drawHeatmap, CellCursor } from './widgets/heatmap.js';
 import { lineView, matrixTable, wireLineHover, corner, LINE_ROWS, LINE_TOP } from './widgets/lines.js';
 
 var cursor = null, hoverQuery = null;
+// Painting the enlarged head off screen is put off above this many cells (128 tokens and more).
+const LAZY_CELLS = 128 * 128;
+var detailSeen = null, detailOnScreen = true, pendingPaint = null;
 
 function shownHead(cur) { return cur.eff.avg ? 'avg' : selH(cur); }
 
@@ -19,10 +22,16 @@ export function drawDetail(cur, wd) {
   var avail = Math.min(480, ((wd ? wd.detail : c.parentNode.parentNode.clientWidth) || 700) - 120);
   var cell = cursor.fit(mat);
   var oldW = c.style.width, oldH = c.style.height;
-  drawHeatmap(c, mat, { labels: cur.labels, scale: eff.scale, norm: eff.norm, vmax: cur.res.vmax, size: Math.max(160, Math.min(avail, 480)),
-    showLabels: true, selected: cursor.shown() });
+  const paint = function () {
+    drawHeatmap(c, mat, { labels: cur.labels, scale: eff.scale, norm: eff.norm, vmax: cur.res.vmax, size: Math.max(160, Math.min(avail, 480)),
+      showLabels: true, selected: cursor.shown() });
+    c._mat = mat;
+  };
   setAttr(c, 'aria-label', headName(cur, h) + ' enlarged heatmap; arrow keys move between cells.');
-  c._mat = mat;
+  // A redraw of the whole page (wd given) paints a large enlarged head only when it is on screen (or within 200 px of
+  // it): below the fold it paints when scrolled into view. Events (a click, the cursor, a picked head) paint at once.
+  pendingPaint = null;
+  if (wd && detailSeen && !detailOnScreen && mat.S * (mat.T || mat.S) > LAZY_CELLS) { c._mat = null; pendingPaint = paint; } else paint();
   // the line view's column shares the row with the heatmap: re-measure only if the heatmap changed size
   var linesW = wd && c.style.width === oldW && c.style.height === oldH ? wd.lines : $('lines').parentNode.clientWidth;
   var lw = Math.min(420, Math.max(260, (linesW || 360)));
@@ -37,7 +46,7 @@ export function drawDetail(cur, wd) {
 // No result (no tokens): the enlarged head, its line view and readout are emptied, not left from before.
 export function clearDetail() {
   var c = $('detail-canvas');
-  c._mat = null; c._geom = null; c._hm = null;
+  c._mat = null; c._geom = null; c._hm = null; pendingPaint = null;
   c.width = 0; c.height = 0; c.style.width = '0px'; c.style.height = '0px';
   $('lines').textContent = ''; $('lines')._lv = null;
   setText('detail-title', 'Head');
@@ -60,6 +69,13 @@ export function drawTable(cur) {
 // The detail canvas and the line view's events; getCur() → the current result (null while there is none).
 export function wireDetail(getCur) {
   var dc = $('detail-canvas');
+  if (typeof IntersectionObserver === 'function') {
+    detailSeen = new IntersectionObserver(function (entries) {
+      detailOnScreen = entries[entries.length - 1].isIntersecting;
+      if (detailOnScreen && pendingPaint) { var p = pendingPaint; pendingPaint = null; p(); }
+    }, { rootMargin: '200px' });
+    detailSeen.observe(dc);
+  }
   var redraw = function (read) { var cur = getCur(); if (!cur) return; drawDetail(cur); if (read) readCell(cur); };
   attachHover(dc, function () { return dc._mat; }, getCur);
   cursor = new CellCursor(dc, function () { return dc._mat; }, redraw);

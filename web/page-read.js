@@ -13,12 +13,15 @@ export function selH(cur) { return Math.min(cur.eff.head, cur.res.H - 1); }
 export function headMat(cur, b, h) {
   var r = cur.res, Sq = r.weights.shape[2];
   if (h === 'avg') {
-    var acc = new Float32Array(Sq * Sq);
-    for (var k = 0; k < r.H; k++) {
+    // computed once per result and batch item (the heads view and the enlarged head both show it)
+    var memo = r.avgByBatch || (r.avgByBatch = []);
+    if (memo[b]) return memo[b];
+    var acc = new Float32Array(Sq * Sq), H = r.H, n = acc.length;
+    for (var k = 0; k < H; k++) {
       var m = headMatrix(r.weights, b, k).data;
-      for (var i = 0; i < acc.length; i++) acc[i] += m[i] / r.H;
+      for (var i = 0; i < n; i++) acc[i] += m[i] / H;
     }
-    return { S: Sq, data: acc };
+    return (memo[b] = { S: Sq, data: acc });
   }
   return { S: Sq, data: headMatrix(r.weights, b, h).data };
 }

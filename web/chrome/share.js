@@ -2,13 +2,24 @@
 import { INLINE } from '../core-source.js';
 import { hostTheme, hostScript } from '../embed-host.js';
 
-// history.replaceState is slow in Chromium (and rate-limited): called only when the query changed.
-let lastURL = null;
+// history.replaceState is slow in Chromium (about 1 ms with 512 words in the query, and rate-limited): called only
+// when the query changed, and after the change's frame is painted (a task after the next animation frame), once for
+// a burst of changes.
+let lastURL = null, pendingURL = null;
 export function replaceQuery(query) {
   const url = window.location.pathname + (query ? '?' + query : '') + window.location.hash;
-  if (url === lastURL) return;
-  lastURL = url;
-  try { window.history.replaceState(null, '', url); } catch (e) { /* sandboxed frames, srcdoc pages */ }
+  if (pendingURL === null) {
+    const flush = () => {
+      const u = pendingURL;
+      pendingURL = null;
+      if (u === lastURL) return;
+      lastURL = u;
+      try { window.history.replaceState(null, '', u); } catch (e) { /* sandboxed frames, srcdoc pages */ }
+    };
+    if (typeof requestAnimationFrame === 'function' && document.visibilityState !== 'hidden') requestAnimationFrame(() => setTimeout(flush, 0));
+    else setTimeout(flush, 0);
+  }
+  pendingURL = url;
 }
 // The address of this document without its query (over http), or, from file:// (a path nobody else can open),
 // file: the page's or the lab's file name.

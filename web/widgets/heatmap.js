@@ -4,15 +4,22 @@
 import { themeColors, shortLabel, arrowStep } from './dom.js';
 import { lut32, rangeOf } from './colors.js';
 
-// Every heatmap of one draw has the same size: one scratch canvas of S×T texels.
+// Every heatmap of one draw has the same size: one scratch canvas of w×h texels.
 let scratch = null;
-function scratchFor(S, T) {
-  if (!scratch || scratch.canvas.width !== S || scratch.canvas.height !== T) {
-    const c = document.createElement('canvas'); c.width = S; c.height = T;
-    const x = c.getContext('2d'), img = x.createImageData(S, T);
-    scratch = { canvas: c, ctx: x, img, px: new Uint32Array(img.data.buffer) };
+function scratchFor(w, h) {
+  if (!scratch || scratch.canvas.width !== w || scratch.canvas.height !== h) {
+    const c = document.createElement('canvas'); c.width = w; c.height = h;
+    const x = c.getContext('2d'), img = x.createImageData(w, h);
+    scratch = { canvas: c, ctx: x, img, px: new Uint32Array(img.data.buffer), cols: null };
   }
   return scratch;
+}
+// The cell each of n texels shows out of m cells (n ≤ m): the cell under the texel's centre, as an unsmoothed
+// drawImage of all m cells onto n device pixels would pick.
+function sampleIndex(n, m) {
+  const idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = Math.min(m - 1, Math.floor((i + 0.5) * m / n));
+  return idx;
 }
 const LABEL_FONT = '10px sans-serif';
 
@@ -69,16 +76,32 @@ export function drawHeatmap(canvas, mat, opts) {
   }
   ctx = st.ctx;
   const mL = st.marginL, mT = st.marginT;
-  // pixels: one ImageData texel per cell, scaled without smoothing (opaque: covers the previous plot)
-  const sc = scratchFor(S, T), px = sc.px, L = lut32(opts.scale), data = mat.data, vmax = opts.vmax || rangeOf(data, opts.norm);
+  // pixels: one ImageData texel per cell, scaled without smoothing (opaque: covers the previous plot); a plot with
+  // fewer device pixels than cells (512 tokens on a 260 px card) gets one texel per device pixel, each the cell
+  // under its centre, which is what the scaled drawImage shows, for a quarter of the colour lookups and upload.
+  const tw = Math.max(1, Math.min(S, Math.round(plotW * dpr))), th = Math.max(1, Math.min(T, Math.round(plotH * dpr)));
+  const sc = scratchFor(tw, th), px = sc.px, L = lut32(opts.scale), data = mat.data, vmax = opts.vmax || rangeOf(data, opts.norm);
   const k = 255 / vmax;
-  for (let p = 0, n = S * T; p < n; p++) {
-    const t = (data[p] * k + 0.5) | 0;   // round to the nearest of 256 colours; NaN gives 0
-    px[p] = L[t > 255 ? 255 : t < 0 ? 0 : t];
+  if (tw === S && th === T) {
+    for (let p = 0, n = S * T; p < n; p++) {
+      const t = (data[p] * k + 0.5) | 0;   // round to the nearest of 256 colours; NaN gives 0
+      px[p] = L[t > 255 ? 255 : t < 0 ? 0 : t];
+    }
+  } else {
+    if (!sc.cols || sc.colsOf !== S) { sc.cols = sampleIndex(tw, S); sc.colsOf = S; }
+    if (!sc.rows || sc.rowsOf !== T) { sc.rows = sampleIndex(th, T); sc.rowsOf = T; }
+    const cols = sc.cols, rows = sc.rows;
+    for (let y = 0, p = 0; y < th; y++) {
+      const base = rows[y] * S;
+      for (let x = 0; x < tw; x++) {
+        const t = (data[base + cols[x]] * k + 0.5) | 0;
+        px[p++] = L[t > 255 ? 255 : t < 0 ? 0 : t];
+      }
+    }
   }
   sc.ctx.putImageData(sc.img, 0, 0);
   ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(sc.canvas, 0, 0, S, T, mL + 1, mT + 1, plotW, plotH);
+  ctx.drawImage(sc.canvas, 0, 0, tw, th, mL + 1, mT + 1, plotW, plotH);
   ctx.strokeStyle = col.border; ctx.lineWidth = 1;
   ctx.strokeRect(mL + 0.5, mT + 0.5, plotW + 1, plotH + 1);
   if (opts.selected) {
