@@ -262,6 +262,7 @@ test('each bad input gives its note; the rest still shows', async () => {
       queries: mk({ weights: window.softmaxWeights([1, 1, 2, 2, 3]), shape: [1, 1, 2, 2, 3], queryTokens: ['p'] }),
       size: mk({ weights: ok().subarray(1) }),
       none: mk({ weights: undefined }),
+      scale: mk({ weights: ok(), scale: 'rainbow' }),
     };
   });
   assert.deepEqual(cases.good, { notes: [], heads: 2, api: 0 });
@@ -273,7 +274,8 @@ test('each bad input gives its note; the rest still shows', async () => {
   one(cases.queries, /queryTokens has 1 label for 2 queries/);
   one(cases.size, /weights has 17 values, but shape \[1, 1, 2, 3, 3\] needs 18/);
   one(cases.none, /No weights were given/);
-  for (const k of ['rows', 'nan', 'inf', 'tokens', 'queries']) assert.equal(cases[k].heads, 2, k + ': the heads still show');
+  one(cases.scale, /scale "rainbow" is not one of blues, cividis: drawn in blues/);
+  for (const k of ['rows', 'nan', 'inf', 'tokens', 'queries', 'scale']) assert.equal(cases[k].heads, 2, k + ': the heads still show');
   assert.equal(cases.size.heads, 0);
 });
 

@@ -8,7 +8,7 @@
 // Everything is the instance's own: no ids, no globals; its root carries data-mha-explorer-view and mhaExplorer.
 import { el, setAttr, themeColors } from '../widgets/dom.js';
 import { legend, fmtMax } from '../widgets/colors.js';
-import { DEFAULT_SCALE } from '../widgets/scales.js';
+import { DEFAULT_SCALE, SCALE_NAMES } from '../widgets/scales.js';
 import { drawHeatmap, CellCursor } from '../widgets/heatmap.js';
 import { lineView, wireLineHover, matrixTable, corner, LINE_ROWS, LINE_TOP } from '../widgets/lines.js';
 import { traceTable, pipeline, highlightStep } from '../widgets/trace.js';
@@ -50,21 +50,26 @@ function toFloat32(w) {
   return null;
 }
 
-// Options → what the view draws, and the notes naming each problem of the input.
+// Options → what the view draws, and the notes naming each problem of the input. An unknown colour scale is
+// replaced by the default in o (the view's own copy of its options), with a note.
 function readInput(o) {
   const notes = [];
+  if (!SCALE_NAMES.includes(o.scale)) {
+    notes.push('scale ' + JSON.stringify(String(o.scale)) + ' is not one of ' + SCALE_NAMES.join(', ') + ': drawn in ' + DEFAULT_SCALE + '.');
+    o.scale = DEFAULT_SCALE;
+  }
   const w = o.weights == null ? null : toFloat32(o.weights);
-  if (!w) return { notes: [o.weights == null ? 'No weights were given: pass weights (a Float32Array laid out [L, B, H, T, S]) and their shape.'
+  if (!w) return { notes: [...notes, o.weights == null ? 'No weights were given: pass weights (a Float32Array laid out [L, B, H, T, S]) and their shape.'
     : 'weights must be a Float32Array (or an array of numbers); got ' + Object.prototype.toString.call(o.weights).slice(8, -1) + '.'] };
   const given = o.shape != null ? Array.from(o.shape, Number) : w.nested;
-  if (!given) return { notes: ['No shape was given for ' + w.data.length + ' weights: pass shape [L, B, H, T, S].'], data: w.data };
+  if (!given) return { notes: [...notes, 'No shape was given for ' + w.data.length + ' weights: pass shape [L, B, H, T, S].'], data: w.data };
   if (given.length < 2 || given.length > 5 || given.some((n) => !(Number.isInteger(n) && n > 0))) {
-    return { notes: ['shape [' + given.join(', ') + '] is not [L, B, H, T, S] (2 to 5 positive whole numbers).'], data: w.data, shape: given };
+    return { notes: [...notes, 'shape [' + given.join(', ') + '] is not [L, B, H, T, S] (2 to 5 positive whole numbers).'], data: w.data, shape: given };
   }
   const dims = [1, 1, 1, 1, 1].slice(0, 5 - given.length).concat(given), [L, B, H, T, S] = dims;
   const n = dims.reduce((a, b) => a * b, 1);
   if (n !== w.data.length) {
-    return { notes: ['weights has ' + w.data.length + ' values, but shape [' + given.join(', ') + '] needs ' + n + '.'], data: w.data, shape: given };
+    return { notes: [...notes, 'weights has ' + w.data.length + ' values, but shape [' + given.join(', ') + '] needs ' + n + '.'], data: w.data, shape: given };
   }
   const where = (row) => {
     const t = row % T, h = Math.floor(row / T) % H, b = Math.floor(row / (T * H)) % B, l = Math.floor(row / (T * H * B));
