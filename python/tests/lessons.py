@@ -1,106 +1,45 @@
-"""The lessons' MultiHeadAttention classes as the lessons write them (../shared/lessons/: 000, 002, 003),
-copied verbatim (comments trimmed) so the tests run the students' own code."""
+"""The lessons' MultiHeadAttention classes as the lessons write them (../shared/lessons/: 000, 002, 003), taken
+from the page's own copies (web/lessons/*.py, which the page's snippets run), so the tests run the students' code
+and the lessons' Python is written once."""
 import math
+import pathlib
+import re
 
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
+
+LESSONS = pathlib.Path(__file__).resolve().parents[2] / "web" / "lessons"
+
+
+def cells(file):
+    """{name: code} of a web/lessons file: each cell starts at a "# %% name" line (web/lessons/python.js's cells)."""
+    parts = re.split(r"^# %% (\w+)\n", (LESSONS / file).read_text(encoding="utf-8"), flags=re.M)
+    return {parts[i]: parts[i + 1].rstrip() for i in range(1, len(parts), 2)}
+
+
+def lesson(file, cell):
+    """The names a lesson's definitions cell makes (its $constructor: mha_constructor.py's, as the page fills it)."""
+    code = cells(file)[cell].replace("$constructor", cells("mha_constructor.py")["constructor"])
+    if "$" in code:
+        raise ValueError("%s's %s cell has a template the tests cannot fill" % (file, cell))
+    namespace = {}
+    exec(compile(code, str(LESSONS / file), "exec"), namespace)
+    return namespace
+
+
+def named(cls, name):
+    """The lesson's class under the name the tests tell the lessons apart by (MultiHeadAttention000, …)."""
+    cls.__name__ = cls.__qualname__ = name
+    return cls
 
 
 # Lesson 000 (Chapter 2.3): a helper, forward(Q, K, V, mask) returning (output, weights)
-def scaled_dot_product_attention(Q, K, V, mask=None):
-    d_k = Q.size(-1)
-    scores = torch.matmul(Q, K.transpose(-2, -1)) / math.sqrt(d_k)
-    if mask is not None:
-        scores = scores.masked_fill(mask == 0, float('-inf'))
-    attn = F.softmax(scores, dim=-1)
-    output = torch.matmul(attn, V)
-    return output, attn
-
-
-class MultiHeadAttention000(nn.Module):
-    def __init__(self, d_model, num_heads):
-        super().__init__()
-        assert d_model % num_heads == 0, "d_model must be divisible by num_heads"
-        self.d_model = d_model
-        self.num_heads = num_heads
-        self.d_k = d_model // num_heads
-        self.W_q = nn.Linear(d_model, d_model)
-        self.W_k = nn.Linear(d_model, d_model)
-        self.W_v = nn.Linear(d_model, d_model)
-        self.W_o = nn.Linear(d_model, d_model)
-
-    def forward(self, Q, K, V, mask=None):
-        batch_size = Q.size(0)
-        Q = self.W_q(Q).view(batch_size, -1, self.num_heads, self.d_k).transpose(1, 2)
-        K = self.W_k(K).view(batch_size, -1, self.num_heads, self.d_k).transpose(1, 2)
-        V = self.W_v(V).view(batch_size, -1, self.num_heads, self.d_k).transpose(1, 2)
-        attn_output, attn_weights = scaled_dot_product_attention(Q, K, V, mask)
-        attn_output = attn_output.transpose(1, 2).contiguous().view(batch_size, -1, self.d_model)
-        output = self.W_o(attn_output)
-        return output, attn_weights
-
-
+_lesson000 = lesson("lesson000.py", "definitions")
+scaled_dot_product_attention = _lesson000["scaled_dot_product_attention"]
+MultiHeadAttention000 = named(_lesson000["MultiHeadAttention"], "MultiHeadAttention000")
 # Lesson 002 (L04, newer version): forward(q, k, v, mask) returning the output only
-class MultiHeadAttention002(nn.Module):
-    def __init__(self, d_model, num_heads):
-        super().__init__()
-        assert d_model % num_heads == 0, "d_model must be divisible by num_heads"
-        self.d_model = d_model
-        self.num_heads = num_heads
-        self.d_k = d_model // num_heads
-        self.W_q = nn.Linear(d_model, d_model)
-        self.W_k = nn.Linear(d_model, d_model)
-        self.W_v = nn.Linear(d_model, d_model)
-        self.W_o = nn.Linear(d_model, d_model)
-
-    def forward(self, q, k, v, mask=None):
-        batch_size = q.size(0)
-        Q = self.W_q(q).view(batch_size, -1, self.num_heads, self.d_k).transpose(1, 2)
-        K = self.W_k(k).view(batch_size, -1, self.num_heads, self.d_k).transpose(1, 2)
-        V = self.W_v(v).view(batch_size, -1, self.num_heads, self.d_k).transpose(1, 2)
-        scores = torch.matmul(Q, K.transpose(-2, -1)) / math.sqrt(self.d_k)
-        if mask is not None:
-            scores = scores.masked_fill(mask == 0, -1e9)
-        attn_weights = torch.softmax(scores, dim=-1)
-        attn_output = torch.matmul(attn_weights, V)
-        attn_output = attn_output.transpose(1, 2)
-        attn_output = attn_output.contiguous()
-        attn_output = attn_output.view(batch_size, -1, self.d_model)
-        return self.W_o(attn_output)
-
-
+MultiHeadAttention002 = named(lesson("lesson002.py", "setup")["MultiHeadAttention"], "MultiHeadAttention002")
 # Lesson 003: forward(x, mask) with dropout on the weights and a triu mask where mask == 1 is blocked
-class MultiHeadAttention003(nn.Module):
-    def __init__(self, d_model, num_heads, dropout=0.1):
-        super().__init__()
-        assert d_model % num_heads == 0, "d_model must be divisible by num_heads"
-        self.d_model = d_model
-        self.num_heads = num_heads
-        self.d_k = d_model // num_heads
-        self.W_q = nn.Linear(d_model, d_model)
-        self.W_k = nn.Linear(d_model, d_model)
-        self.W_v = nn.Linear(d_model, d_model)
-        self.W_o = nn.Linear(d_model, d_model)
-        self.dropout = nn.Dropout(dropout)
-
-    def forward(self, x, mask=None):
-        batch_size, seq_len, _ = x.shape
-        Q = self.W_q(x)
-        K = self.W_k(x)
-        V = self.W_v(x)
-        Q = Q.view(batch_size, seq_len, self.num_heads, self.d_k).transpose(1, 2)
-        K = K.view(batch_size, seq_len, self.num_heads, self.d_k).transpose(1, 2)
-        V = V.view(batch_size, seq_len, self.num_heads, self.d_k).transpose(1, 2)
-        scores = torch.matmul(Q, K.transpose(-2, -1)) / math.sqrt(self.d_k)
-        if mask is not None:
-            scores = scores.masked_fill(mask == 1, float('-inf'))
-        attention_weights = F.softmax(scores, dim=-1)
-        attention_weights = self.dropout(attention_weights)
-        context = torch.matmul(attention_weights, V)
-        context = context.transpose(1, 2).contiguous().view(batch_size, seq_len, self.d_model)
-        output = self.W_o(context)
-        return output, attention_weights
+MultiHeadAttention003 = named(lesson("lesson003.py", "definitions")["MultiHeadAttention"], "MultiHeadAttention003")
 
 
 # ---- what PyTorch computes for these modules, step by step (the tests' reference, not the package's code) ----
