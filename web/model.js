@@ -369,11 +369,3 @@
     var off = (b * H + h) * S * S;
     return { shape: [S, S], data: data.subarray(off, off + S * S) };
   }
-
-  // The same functions as one object, for page-core.js and worker.js (another branch's files) until they import
-  // them by name; every other module imports what it uses.
-  const model = {
-    MAX_TOKENS, tokenize, tokenEnds, normalize, fnv1a32, tokenSeed, addSinusoidal, embedTokens, divisors, headsMessage,
-    maskTensor, fillValue, runModule, cost, freeCache, torchStr, torchFormatter, sizeStr, commas, headMatrix, now
-  };
-export default model;

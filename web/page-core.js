@@ -4,7 +4,7 @@
 // pool starts and warms up right after the core loads. Its workers start the way core-source.js's forwardWorkers
 // says (worker.js over http(s), blob: URLs of the page's core text from file:// and in the one-file page).
 // Where workers cannot start, forwards run on the main thread.
-import model from './model.js';
+import { runModule, cost } from './model.js';
 import { CORE_BUILDS, FILES, INLINE, loadCoreScript, forwardWorkers, explain } from './core-source.js';
 import { ForwardPool, poolSize } from './core/forward-pool.js';
 
@@ -34,7 +34,7 @@ export function loadCore() {
     .then(function (mod) {
       M = mod;
       // The page is ready once its core and the pool are warm: the first forward a student sees runs at full speed.
-      try { model.runModule(M, WARM_UP); } catch (err) { /* the first real forward reports it */ }
+      try { runModule(M, WARM_UP); } catch (err) { /* the first real forward reports it */ }
       return startPool().then(function () { return mod; });
     }, function (err) { throw new Error(explain(err)); });
 }
@@ -67,13 +67,13 @@ export function warmUp(spec) {
   return again().then(again).then(function () {}, function () {});
 }
 
-// The forward of spec (model.runModule's): {promise of the result, sync: whether it already ran here}.
+// The forward of spec (runModule's): {promise of the result, sync: whether it already ran here}.
 // A forward that throws gives a rejected promise; one superseded by a newer forward before it started rejects
 // with err.superseded.
 export function runForward(spec) {
   // window.mhaPoolCost (tests): another threshold, e.g. 0 to split every forward
   var limit = typeof root.mhaPoolCost === 'number' ? root.mhaPoolCost : POOL_COST;
-  if (model.cost(spec) > limit && poolStart) {
+  if (cost(spec) > limit && poolStart) {
     var job = poolStart.then(function (p) {
       if (!p) return inline(spec);
       return p.run(spec).then(function (r) { done(r.ms, r.where, r); return r; }, function (err) {
@@ -90,7 +90,7 @@ export function runForward(spec) {
   }
 }
 function inline(spec) {
-  var r = model.runModule(M, spec);
+  var r = runModule(M, spec);
   done(r.ms, 'main thread');
   return r;
 }

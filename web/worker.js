@@ -5,7 +5,7 @@
 // Messages: {init: WebAssembly.Module (the page's compiled core: no compile here), core: the core's script to
 // import, or null when the worker carries it}, then {id, spec, heads?}.
 /* global importScripts, createMhaModule */
-import model from './model.js';
+import { runModule, cost } from './model.js';
 
 var M = null, queue = [];
 self.onmessage = function (e) {
@@ -25,7 +25,7 @@ self.onmessage = function (e) {
 };
 function run(msg) {
   try {
-    var r = model.runModule(M, msg.spec, msg.heads);
+    var r = runModule(M, msg.spec, msg.heads);
     if (msg.heads && msg.heads[0] > 0) r.x = null;   // the input travels once, with the first part
     var transfer = [r.weights.data.buffer, r.output.data.buffer];
     if (r.x) transfer.push(r.x.data.buffer);

@@ -2,6 +2,7 @@
 import { commas, sizeStr } from '../model.js';
 import { cells, fill } from './python.js';
 import text from './lesson003.py';
+import { maskedFill } from '../widgets/trace.js';
 
 const code = cells(text);
 
@@ -11,7 +12,7 @@ export const lesson003 = {
   file: '003_e7dacf0824130998.txt',
   seedNote: 'The notebook sets no seed',
   blurb: (v) => 'The module is built first, then x = torch.randn(2, 8, ' + v.dmodel + '). mask = torch.triu(ones(8, 8), diagonal=1): ' +
-    '1 is blocked (masked_fill(mask == 1, -inf)). The notebook leaves the module in train mode, so dropout(0.1) acts on the ' +
+    '1 is blocked (' + maskedFill('scores', { style: 'triu-block', fill: v.fill }) + '). The notebook leaves the module in train mode, so dropout(0.1) acts on the ' +
     'weights. No seed in the notebook: the page uses ' + v.seed + '.',
   defaults: { dmodel: 64, heads: 4, seed: 0, causal: true, fill: '-inf', dropout: 0.1, train: true },
   input: { type: 'randn', batch: 2, seqLen: 8 }, order: 'module-first', maskStyle: 'triu-block',
