@@ -396,6 +396,8 @@ declare namespace createMhaModule {
     readonly tasks: readonly Task[];
     /** The core's task table, in the order of `tasks`. */
     readonly taskTable: readonly TaskInfo[];
+    /** The largest sizes the core accepts (its protocol): a module's `dModel` (and `numHeads`), a model's `modelDModel`, `vocab`, `seqLen`, `layers`, a `batch`, a script's `scriptSteps`, `headSpecialization`'s tokens. */
+    readonly limits: Readonly<Record<'dModel' | 'modelDModel' | 'vocab' | 'seqLen' | 'batch' | 'layers' | 'scriptSteps' | 'specializationTokens', number>>;
     modelDefaults(task: Task): ModelConfig;
     readonly implementation: Implementation;
     /** This instance's compiled WebAssembly module: `createMhaModule({wasmModule})` starts another without compiling. */

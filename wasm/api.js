@@ -10,14 +10,15 @@ var createMhaModule = (function () {
 
   // The protocol's numbers come from the core (bindings.cpp, protocol()) when the first module starts:
   // mask modes by index, size limits, the tensor block header (uint32 rank, uint32 dims[maxDims], then the
-  // floats), the result summary's slots and the training tasks (the core's task table: name, title, brief,
+  // floats), the result summary's slots, the largest model sizes (LIMITS) and the training tasks (the core's task table: name, title, brief,
   // readouts, roles, defaults).
-  let MASK_MODES, MAX_DIMS, BLOCK_HEADER, MAX_DIM, MAX_ELEMENTS, MASKED_ROWS, HEADERS, TASKS;
+  let MASK_MODES, MAX_DIMS, BLOCK_HEADER, MAX_DIM, MAX_ELEMENTS, MASKED_ROWS, HEADERS, TASKS, LIMITS;
   function readProtocol(core) {
     const p = core.protocol();
     MASK_MODES = p.maskModes; MAX_DIMS = p.maxDims; BLOCK_HEADER = p.blockHeader; MAX_DIM = p.maxDim;
     MAX_ELEMENTS = p.maxElements; MASKED_ROWS = p.summaryMaskedRows; HEADERS = p.summaryHeaders;
     TASKS = deepFreeze(p.tasks);
+    LIMITS = Object.freeze(p.limits);
   }
   function deepFreeze(x) {
     if (x !== null && typeof x === 'object') Object.values(x).forEach(deepFreeze);
@@ -277,8 +278,8 @@ var createMhaModule = (function () {
       constructor(config) {
         checkConfig(config, 'MultiHeadAttention', ['dModel', 'numHeads', 'bias', 'dropout', 'generator']);
         const { dModel, numHeads, bias = true, dropout = 0, generator } = config;
-        checkCount(dModel, 'dModel', 1, 4096);
-        checkCount(numHeads, 'numHeads', 1, 4096);
+        checkCount(dModel, 'dModel', 1, LIMITS.dModel);
+        checkCount(numHeads, 'numHeads', 1, LIMITS.dModel);
         if (typeof bias !== 'boolean') fail(`bias must be true or false, got ${describe(bias)}`);
         if (typeof dropout !== 'number' || !(dropout >= 0 && dropout < 1)) {
           fail(`dropout must be a number in [0, 1), got ${describe(dropout)}`);
@@ -343,11 +344,11 @@ var createMhaModule = (function () {
         const task = config.task === undefined ? 'two-offsets' : config.task;
         const c = taskDefaults(task);
         for (const key of MODEL_OPTIONS) if (config[key] !== undefined) c[key] = config[key];
-        checkCount(c.vocab, 'vocab', 2, 512);
-        checkCount(c.seqLen, 'seqLen', 2, 512);
-        checkCount(c.dModel, 'dModel', 1, 1024);
-        checkCount(c.numHeads, 'numHeads', 1, 1024);
-        checkCount(c.layers, 'layers', 1, 4);
+        checkCount(c.vocab, 'vocab', 2, LIMITS.vocab);
+        checkCount(c.seqLen, 'seqLen', 2, LIMITS.seqLen);
+        checkCount(c.dModel, 'dModel', 1, LIMITS.modelDModel);
+        checkCount(c.numHeads, 'numHeads', 1, LIMITS.modelDModel);
+        checkCount(c.layers, 'layers', 1, LIMITS.layers);
         if (typeof c.causal !== 'boolean') fail(`causal must be true or false, got ${describe(c.causal)}`);
         const g = checkGenerator(c.generator, 'generator');
         own(this, unwrap(core.modelCreate({ ...c, generator: undefined }, g)));
@@ -356,7 +357,7 @@ var createMhaModule = (function () {
       trainStep(optimizer, options = {}) {
         checkConfig(options, 'trainStep', ['batchSize']);
         const { batchSize = 32 } = options;
-        checkCount(batchSize, 'batchSize', 1, 1024);
+        checkCount(batchSize, 'batchSize', 1, LIMITS.batch);
         if (!(optimizer instanceof Optimizer)) fail(`trainStep expects an optimizer (new M.Adam(model, {lr})), got ${describe(optimizer)}`);
         if (optimizer.model !== this) fail('this optimizer was made for another model');
         return unwrap(live(this, 'TinyAttentionModel').trainStep(live(optimizer, 'optimizer'), batchSize));
@@ -372,7 +373,7 @@ var createMhaModule = (function () {
       evaluate(options = {}) {
         checkConfig(options, 'evaluate', ['batchSize', 'seed']);
         const { batchSize = 256, seed = 1 } = options;
-        checkCount(batchSize, 'batchSize', 1, 1024);
+        checkCount(batchSize, 'batchSize', 1, LIMITS.batch);
         return unwrap(live(this, 'TinyAttentionModel').evaluate(batchSize, checkSeed(seed)));
       }
       attention(tokens) { return unwrap(live(this, 'TinyAttentionModel').attention(this.#tokens(tokens))); }
@@ -404,8 +405,8 @@ var createMhaModule = (function () {
       toPyTorch(options = {}) {
         checkConfig(options, 'toPyTorch', ['steps', 'batchSize', 'optimizer', 'lossDigits', ...OPTIMIZER_OPTIONS]);
         const { steps = 200, batchSize = 32, optimizer = 'adam', lossDigits = 4, ...rest } = options;
-        checkCount(steps, 'steps', 1, 100000);
-        checkCount(batchSize, 'batchSize', 1, 1024);
+        checkCount(steps, 'steps', 1, LIMITS.scriptSteps);
+        checkCount(batchSize, 'batchSize', 1, LIMITS.batch);
         checkCount(lossDigits, 'lossDigits', 1, 9);
         const kind = optimizer instanceof Optimizer ? null : OPTIMIZERS[String(optimizer).toLowerCase()];
         const settings = optimizer instanceof Optimizer ? optimizer.options
@@ -487,6 +488,7 @@ var createMhaModule = (function () {
       loadSafetensors: (bytes) => readSafetensors(bytes).tensors,
       tasks: TASK_NAMES,
       taskTable: TASKS,
+      limits: LIMITS,
       modelDefaults: taskDefaults,
       implementation: core.implementation() + BUILD_SUFFIX,
       matmul: (a, b) => runRaw([checkTensor(a, 'matmul: a'), checkTensor(b, 'matmul: b')], (x, y) => core.matmul(x, y)).output,
@@ -495,7 +497,7 @@ var createMhaModule = (function () {
         return runRaw([checkTensor(t, 'softmax: input')], (x) => core.softmax(x, dim)).output;
       },
       splitHeads: (t, numHeads) => {
-        checkCount(numHeads, 'numHeads', 1, 4096);
+        checkCount(numHeads, 'numHeads', 1, LIMITS.dModel);
         return runRaw([checkTensor(t, 'splitHeads: input')], (x) => core.splitHeads(x, numHeads)).output;
       },
       mergeHeads: (t) => runRaw([checkTensor(t, 'mergeHeads: input')], (x) => core.mergeHeads(x)).output,
@@ -509,16 +511,16 @@ var createMhaModule = (function () {
         checkCount(batch, 'batch', 1, MAX_DIM);
         checkCount(seqLen, 'seqLen', 1, MAX_DIM);
         checkCount(kvLen, 'kvLen', 1, MAX_DIM);
-        checkCount(dModel, 'dModel', 1, 4096);
-        checkCount(numHeads, 'numHeads', 1, 4096);
+        checkCount(dModel, 'dModel', 1, LIMITS.dModel);
+        checkCount(numHeads, 'numHeads', 1, LIMITS.dModel);
         return unwrap(core.shapeTrace(batch, seqLen, dModel, numHeads, kvLen));
       },
       parameterScenarios: (dModel, numHeads) =>
-        unwrap(core.parameterScenarios(checkCount(dModel, 'dModel', 1, 4096), checkCount(numHeads, 'numHeads', 1, 4096))),
+        unwrap(core.parameterScenarios(checkCount(dModel, 'dModel', 1, LIMITS.dModel), checkCount(numHeads, 'numHeads', 1, LIMITS.dModel))),
       mixThenSplit: (config = {}) => {
         checkConfig(config, 'mixThenSplit', ['seed', 'dModel', 'outputIndex', 'generator']);
         const { seed = 1, dModel = 8, outputIndex = 3, generator } = config;
-        checkCount(dModel, 'dModel', 1, 4096);
+        checkCount(dModel, 'dModel', 1, LIMITS.dModel);
         checkCount(outputIndex, 'outputIndex', 0, dModel - 1);
         if (generator !== undefined) return unwrap(checkGenerator(generator, 'generator').mixThenSplit(dModel, outputIndex));
         const g = new Generator(checkSeed(seed));
@@ -532,7 +534,7 @@ var createMhaModule = (function () {
         if (!Array.isArray(tokens) || !tokens.every((t) => typeof t === 'string')) {
           fail('headSpecialization expects an array of token strings');
         }
-        checkCount(tokens.length, 'the number of tokens', 1, 4096);
+        checkCount(tokens.length, 'the number of tokens', 1, LIMITS.specializationTokens);
         return unwrap(core.headSpecialization(tokens));
       },
       loopVsVectorized: (mha, x, options = {}) => {

@@ -133,6 +133,8 @@ Qkv qkv_from_blocks(double q, double k, double v, const char* q_name, const char
 //   summary[3 + 9w, ...]  tensor w's header: rank, dims[8]
 constexpr std::size_t kSummaryMaskedRows = 2, kSummaryHeaders = 3;
 constexpr std::size_t kSummaryWords = kSummaryHeaders + 2 * kBlockHeader;
+// headSpecialization's hand-built heads take at most this many tokens.
+constexpr std::size_t kMaxSpecializationTokens = 4096;
 struct ResultSlot {
   std::optional<mha::Tensor> tensors[2];
   std::uint32_t summary[kSummaryWords] = {};
@@ -248,6 +250,16 @@ val protocol() {
   for (const NamedMaskMode& m : kMaskModes) modes.call<void>("push", std::string(m.name));
   p.set("maskModes", modes);
   p.set("tasks", tasks_to_js());
+  val limits = val::object();  // the largest sizes the core accepts (attention.hpp, train.hpp)
+  limits.set("dModel", static_cast<double>(mha::kMaxDModel));
+  limits.set("modelDModel", static_cast<double>(mha::kMaxModelDModel));
+  limits.set("vocab", static_cast<double>(mha::kMaxVocab));
+  limits.set("seqLen", static_cast<double>(mha::kMaxSeqLen));
+  limits.set("batch", static_cast<double>(mha::kMaxBatch));
+  limits.set("layers", static_cast<double>(mha::kMaxLayers));
+  limits.set("scriptSteps", static_cast<double>(mha::kMaxScriptSteps));
+  limits.set("specializationTokens", static_cast<double>(kMaxSpecializationTokens));
+  p.set("limits", limits);
   return p;
 }
 
@@ -527,7 +539,7 @@ val model_evaluate(mha::TinyAttentionModel& m, double batch_size, double seed) {
 }
 
 std::vector<std::int64_t> tokens_from_js(const val& tokens) {
-  const std::size_t n = to_count(tokens["length"].as<double>(), "the number of tokens", 4096);
+  const std::size_t n = to_count(tokens["length"].as<double>(), "the number of tokens", kMaxSpecializationTokens);
   std::vector<std::int64_t> out(n);
   for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int64_t>(to_count(tokens[i].as<double>(), "a token", 1e9));
   return out;
@@ -664,7 +676,7 @@ val js_head_specialization(val tokens) {
   return guarded([&] {
     if (!tokens.isArray()) throw mha::Error("headSpecialization expects an array of token strings");
     std::vector<std::string> words;
-    const std::size_t n = to_count(tokens["length"].as<double>(), "the number of tokens", 4096);
+    const std::size_t n = to_count(tokens["length"].as<double>(), "the number of tokens", kMaxSpecializationTokens);
     for (std::size_t i = 0; i < n; ++i) {
       if (!tokens[i].isString()) throw mha::Error("headSpecialization: every token must be a string");
       words.push_back(tokens[i].as<std::string>());

@@ -12,7 +12,6 @@
 namespace mha {
 namespace {
 
-constexpr std::size_t kMaxDModel = 4096;
 // Score matrices above this many elements (4 MiB) per head use the streaming kernel when the
 // weights are not returned.
 constexpr std::size_t kStreamingThreshold = std::size_t{1} << 20;

@@ -29,7 +29,9 @@ std::string TinyAttentionModel::to_pytorch(const TrainingScript& s) const {
     throw Error("the PyTorch script starts from torch.manual_seed(seed): build the model right after seeding its generator "
                 "(new Generator(seed) or generator.manualSeed(seed)), so that both draw the same weights");
   }
-  if (s.steps < 1 || s.steps > 100000) throw Error("steps must be between 1 and 100000, got " + std::to_string(s.steps));
+  if (s.steps < 1 || s.steps > kMaxScriptSteps) {
+    throw Error("steps must be between 1 and " + std::to_string(kMaxScriptSteps) + ", got " + std::to_string(s.steps));
+  }
   if (s.batch_size < 1 || s.batch_size > kMaxBatch) {
     throw Error("batchSize must be between 1 and " + std::to_string(kMaxBatch) + ", got " + std::to_string(s.batch_size));
   }

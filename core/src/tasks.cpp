@@ -275,6 +275,7 @@ void check_config(const ModelConfig& c) {
   range(c.vocab, 2, kMaxVocab, "vocab");
   range(c.seq_len, 2, kMaxSeqLen, "seqLen");
   range(c.layers, 1, kMaxLayers, "layers");
+  range(c.d_model, 1, kMaxModelDModel, "dModel");
   check_heads(c.d_model, c.num_heads);
   task_info(c.task).check(c);
 }

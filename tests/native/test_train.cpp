@@ -321,6 +321,13 @@ TEST_CASE("the task table covers the enum in order — every entry is complete a
     const ModelConfig c = model_defaults(t.task);
     REQUIRE(c.task == t.task);
     check_config(c);
+    ModelConfig wide = c;  // the limits protocol() publishes are the ones check_config enforces
+    wide.d_model = kMaxModelDModel * 2;
+    wide.num_heads = 1;
+    REQUIRE_THROWS_WITH(check_config(wide), "dModel must be between 1 and 1024, got 2048");
+    ModelConfig deep = c;
+    deep.layers = kMaxLayers + 1;
+    REQUIRE_THROWS_WITH(check_config(deep), "layers must be between 1 and 4, got 5");
     Generator gen(0);
     const Batch b = draw_batch(c, 3, gen);
     REQUIRE(b.tokens.size() == 3 * c.seq_len);

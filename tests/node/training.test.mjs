@@ -129,6 +129,12 @@ for (const build of BUILDS) {
       throwsMessage(() => new M.Adam({}, {}), /expects a TinyAttentionModel/, 'model');
       const opt = new M.SGD(model, { lr: 0.1 });
       throwsMessage(() => model.trainStep(opt, { batchSize: 0 }), /batchSize must be a whole number from 1 to 1024/, 'batch');
+      // the limits the JS checks come from the core's protocol; the core's own check (tests/native) says the same numbers
+      assert.deepEqual({ ...M.limits }, { dModel: 4096, modelDModel: 1024, vocab: 512, seqLen: 512, batch: 1024, layers: 4,
+        scriptSteps: 100000, specializationTokens: 4096 });
+      throwsMessage(() => new M.TinyAttentionModel({ task: 'two-offsets', dModel: M.limits.modelDModel * 2, generator: g }),
+        /dModel must be a whole number from 1 to 1024/, 'model dModel');
+      throwsMessage(() => new M.MultiHeadAttention({ dModel: M.limits.dModel + 1, numHeads: 1, generator: g }), /dModel must be a whole number from 1 to 4096/, 'module dModel');
       throwsMessage(() => model.trainStep({}, {}), /expects an optimizer/, 'optimizer');
       const other = new M.TinyAttentionModel({ task: 'two-offsets', generator: g });
       throwsMessage(() => other.trainStep(opt), /made for another model/, 'foreign optimizer');

@@ -145,6 +145,8 @@ class MultiHeadAttention : public Module {
   bool training_ = true;  // nn.Module starts in training mode
 };
 
+// The largest d_model a module accepts (check_heads); published to JS by protocol().
+constexpr std::size_t kMaxDModel = 4096;
 // Throws the student-facing message unless d_model and num_heads make a valid module.
 void check_heads(std::size_t d_model, std::size_t num_heads);
 

@@ -27,8 +27,10 @@
 namespace mha {
 
 constexpr std::int64_t kIgnoreIndex = -100;
-// The model's and a batch's size limits (check_config, draw_batch).
-constexpr std::size_t kMaxVocab = 512, kMaxSeqLen = 512, kMaxBatch = 1024, kMaxLayers = 4;
+// The model's, a batch's and a training script's size limits (check_config, draw_batch, the script); published to JS
+// by protocol(). A model's d_model stays below a module's kMaxDModel: 4 layers at 1024 are already 50 MB of weights.
+constexpr std::size_t kMaxVocab = 512, kMaxSeqLen = 512, kMaxBatch = 1024, kMaxLayers = 4, kMaxModelDModel = 1024,
+                      kMaxScriptSteps = 100000;
 
 struct CrossEntropyResult {
   float loss = 0.0f;          // mean over counted rows (NaN when none, as PyTorch)
