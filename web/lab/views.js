@@ -1,14 +1,16 @@
 // MHA Explorer — the training lab's views: the loss and accuracy chart, the head cards, the model's
 // predictions, and the closer look at one head (the main page's heatmap and shape-trace widgets on
-// the trained layers). Each draws from the data it is given; the controller (lab.js) owns the state.
-import { el } from './widgets/dom.js';
-import { legend } from './widgets/colors.js';
-import { drawHeatmap, topKeys } from './widgets/heatmap.js';
-import { traceTable } from './widgets/trace.js';
-import { task as taskInfo } from './state/lab.js';
+// the trained layers). Each draws from the data it is given into the elements it is given, in the colours of
+// the theme around them (the lab's root); the controller (controller.js) owns the state.
+import { el, cssVar, themeColors } from '../widgets/dom.js';
+import { legend } from '../widgets/colors.js';
+import { drawHeatmap, topKeys } from '../widgets/heatmap.js';
+import { traceTable } from '../widgets/trace.js';
+import { task as taskInfo } from '../state/lab.js';
 
 
-function css(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
+// The heatmaps' colours (labels, cursor) of the theme the lab's root carries.
+function colorsAround(node) { const scope = node.closest('[data-theme]'); return scope ? themeColors(scope) : themeColors(); }
 
 // Loss (log scale, left axis) and accuracy (right axis) per step; the one-head twin dashed.
 export function drawChart(c, curve, twinCurve) {
@@ -19,7 +21,7 @@ export function drawChart(c, curve, twinCurve) {
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, w, h);
   var left = 44, right = 40, top = 10, bottom = 22, pw = w - left - right, ph = h - top - bottom;
-  g.strokeStyle = css('--border'); g.fillStyle = css('--fg-muted'); g.font = '11px system-ui, sans-serif';
+  g.strokeStyle = cssVar('--border', c); g.fillStyle = cssVar('--fg-muted', c); g.font = '11px system-ui, sans-serif';
   g.strokeRect(left, top, pw, ph);
   var n = Math.max(curve.length, 10);
   var losses = curve.map(function (p) { return Math.max(p.loss, 1e-6); });
@@ -45,12 +47,12 @@ export function drawChart(c, curve, twinCurve) {
     g.stroke();
   };
   var lossY = function (p) { return y(p.loss); }, accY = function (p) { return ya(p.accuracy); };
-  line(curve, css('--line'), lossY);
-  line(curve, css('--ok'), accY);
+  line(curve, cssVar('--line', c), lossY);
+  line(curve, cssVar('--ok', c), accY);
   if (twinCurve.length) {
     g.setLineDash([4, 3]);
-    line(twinCurve, css('--line'), lossY);
-    line(twinCurve, css('--ok'), accY);
+    line(twinCurve, cssVar('--line', c), lossY);
+    line(twinCurve, cssVar('--ok', c), accY);
     g.setLineDash([]);
   }
 }
@@ -93,7 +95,7 @@ export function drawHeadCards(box, view, H, T, opts) {
   Array.prototype.forEach.call(cards, function (card) {
     var l = Number(card.dataset.layer), h = Number(card.dataset.head);
     var w = view.attention[l].weights.data, canvas = card.querySelector('canvas');
-    drawHeatmap(canvas, { S: T, data: w.subarray(h * T * T, (h + 1) * T * T) }, { scale: 'blues', norm: 'one', vmax: 1, size: CARD_PLOT });
+    drawHeatmap(canvas, { S: T, data: w.subarray(h * T * T, (h + 1) * T * T) }, { scale: 'blues', norm: 'one', vmax: 1, size: CARD_PLOT, colors: colorsAround(box) });
     canvas.style.width = canvas.style.height = '';   // lab.css sizes the cards (168 px, 132 px on narrow screens)
     var r = view.roles.find(function (x) { return x.layer === l && x.head === h; });
     var off = interactive && !!opts.ablated[l + ':' + h];
@@ -159,7 +161,8 @@ export function drawCloser(els, view, cfg, probe, sel) {
   var k = sel.key === null || sel.key === undefined ? top[0] : Math.min(sel.key, T - 1);
   sel.shown = k;   // the highlighted key, where the arrow keys move from
   var size = Math.max(200, Math.min(els.canvas.parentNode.parentNode.clientWidth - 120 || 360, 28 * T, 420));
-  drawHeatmap(els.canvas, mat, { labels: labels, showLabels: true, scale: 'blues', norm: 'one', vmax: 1, size: size, selected: [q, k] });
+  drawHeatmap(els.canvas, mat, { labels: labels, showLabels: true, scale: 'blues', norm: 'one', vmax: 1, size: size, selected: [q, k],
+    colors: colorsAround(els.canvas) });
   legend(els.legend, 'blues', '1');
   var masked = cfg.causal && k > q;
   els.readout.textContent = 'Layer ' + sel.layer + ' · head ' + sel.head + (r ? ' (' + roleName(r) + ' · ' + r.score.toFixed(2) + ')' : '') +
