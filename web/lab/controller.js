@@ -255,7 +255,7 @@ export function createLab(root, options) {
     if (!busy) trainSteps(Math.max(1, Math.min(values.speed, msPerStep ? Math.floor(FRAME_BUDGET / msPerStep) : 1)));
   }
 
-  // ---- Drawing (lab-views.js) --------------------------------------------------------------------
+  // ---- Drawing (views.js) -------------------------------------------------------------------------
   function drawStats() {
     const last = curve[curve.length - 1];
     let text = 'step ' + (last ? last.step : 0);
