@@ -95,6 +95,7 @@ test('two labs in one document: independent; dispose() of one leaves nothing of 
       dangling: [one, two].flatMap((root) => Array.from(root.querySelectorAll('[for], [aria-labelledby]')).flatMap((n) =>
         (n.getAttribute('for') || n.getAttribute('aria-labelledby')).split(' ').filter((id) => !root.querySelector('#' + id)))),
       url: window.location.search,
+      share: [one, two].map((root) => root.querySelector('[data-section="share"]').hidden),
     };
   });
   assert.deepEqual(state.duplicates, [], 'no id twice in the document');
@@ -108,6 +109,7 @@ test('two labs in one document: independent; dispose() of one leaves nothing of 
   assert.notEqual(state.heads[1], '4', 'the second lab keeps its task\'s number of heads');
   assert.deepEqual(state.dangling, []);
   assert.equal(state.url, '', 'neither lab writes the document\'s URL');
+  assert.deepEqual(state.share, [true, true], 'no share panel (links to this address) in a mounted lab');
 
   // Training one (its API, then its Step button) does not move the other; playing the other does not move the first.
   const trained = await page.evaluate(async () => {

@@ -592,7 +592,8 @@ export function createLab(root, options) {
     $('closer-trace-box').open = false;
     $('lab-settings').open = false;   // Play, Step and Reset stay in view; the settings unfold on demand
   }
-  values.hide.concat(values.embed ? ['share'] : []).forEach(function (name) { root.querySelector('[data-section="' + name + '"]').hidden = true; });
+  // the share panel (links to this address, embed code) belongs to the lab page, and is not for its embeds
+  values.hide.concat(values.embed || !options.ownsPage ? ['share'] : []).forEach(function (name) { root.querySelector('[data-section="' + name + '"]').hidden = true; });
   root.classList.toggle('no-controls', values.hide.indexOf('controls') >= 0);
   wire();
 
@@ -620,15 +621,21 @@ export function createLab(root, options) {
     return false;
   });
 
-  // New settings (properties of state/lab.js): the speed, batch and theme apply at once, the others build a new
-  // model (as the controls do) → a promise of whether the model was built (true when none was needed).
+  // New settings (properties of state/lab.js; embed and hide lay the lab out when it is mounted only), once the lab
+  // has started: the speed, batch and theme apply at once, the others build a new model (as the controls do)
+  // → a promise of whether the model was built (true when none was needed; a refused value rejects).
   function update(changes) {
-    setValues(changes);
-    if (changes.theme !== undefined) { showTheme(); draw(); }
-    writeURL();
-    syncControls();
-    const rebuild = Object.keys(changes).some(function (k) { return ['speed', 'batch', 'theme', 'autoplay'].indexOf(k) < 0; });
-    return rebuild ? reset() : Promise.resolve(true);
+    return api.ready.then(function (started) {
+      if (!started) return false;
+      setValues(changes);
+      if (changes.theme !== undefined) showTheme();
+      writeURL();
+      syncControls();
+      const rebuild = Object.keys(changes).some(function (k) { return ['speed', 'batch', 'theme', 'autoplay'].indexOf(k) < 0; });
+      if (rebuild) return reset();
+      draw();
+      return true;
+    });
   }
 
   // Stops training, ends the instance's workers (the model's and the one-head twin's), its animation frame and its
