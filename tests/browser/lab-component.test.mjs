@@ -1,6 +1,6 @@
 // The training lab as a component (web/lab/controller.js's createLab): two labs in one document, light DOM, each with
-// its own id prefix. Training one does not move the other; their tasks, settings and themes are their own; each
-// API works; dispose() of one leaves none of its listeners on window and document, none of its workers (the model's
+// its own id prefix. Training one does not move the other; their tasks, settings and themes are their own (a lab on
+// 'auto' follows the system's); the arrow keys act on the lab with the focus; each API works; dispose() of one leaves none of its listeners on window and document, none of its workers (the model's
 // and the one-head twin's) and none of its elements, and the other trains on. One page load.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,7 +69,7 @@ test('two labs in one document: independent; dispose() of one leaves nothing of 
   await page.goto(server.origin + '/two-labs.html');
   // the second lab first: what exists before the first one is the second's and the document's
   const before = await page.evaluate(async () => {
-    window.two = window.MhaLab.createLab(document.getElementById('two'), { query: '?preset=train-next-larger', theme: 'light' });
+    window.two = window.MhaLab.createLab(document.getElementById('two'), { query: '?preset=train-next-larger', theme: 'auto' });
     await window.two.ready;
     return { listeners: window.probe.live.size, workers: window.probe.workers.length };
   });
@@ -103,7 +103,7 @@ test('two labs in one document: independent; dispose() of one leaves nothing of 
   assert.match(state.plays[1], /^mhxlab\d+-play$/);
   assert.notEqual(state.plays[0], state.plays[1], 'each lab its own prefix');
   assert.deepEqual(state.classes, ['mhx mhx-lab', 'mhx mhx-lab']);
-  assert.deepEqual(state.themes, ['dark', 'light', null], 'each root its theme, <html> none');
+  assert.deepEqual(state.themes, ['dark', 'light', null], 'each root its theme (the second follows the light system), <html> none');
   assert.deepEqual(state.tasks, ['two-offsets', 'next-larger']);
   assert.equal(state.heads[0], '4');
   assert.notEqual(state.heads[1], '4', 'the second lab keeps its task\'s number of heads');
@@ -139,6 +139,20 @@ test('two labs in one document: independent; dispose() of one leaves nothing of 
       two: [window.labEl('two', 'c-seed').value, window.labEl('two', 'c-heads').value] };
   });
   assert.deepEqual(updated, { one: ['7', '2', 0], two: ['0', state.heads[1]] });
+  // the arrow keys move the closer look's query in the lab whose heatmap has the focus only
+  const readouts = () => page.evaluate(() => [window.labEl('one', 'closer-readout').textContent, window.labEl('two', 'closer-readout').textContent]);
+  const keysBefore = await readouts();
+  await page.evaluate(() => window.labEl('one', 'closer-map').focus());
+  await page.keyboard.press('ArrowUp');
+  const keysAfter = await readouts();
+  assert.notEqual(keysAfter[0], keysBefore[0], 'the focused lab\'s query moved');
+  assert.equal(keysAfter[1], keysBefore[1], 'the other lab\'s did not');
+  // a system switching to dark: the lab on 'auto' follows, the one set to dark stays
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForFunction(() => document.getElementById('two').getAttribute('data-theme') === 'dark');
+  assert.equal(await page.evaluate(() => document.getElementById('one').getAttribute('data-theme')), 'dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.waitForFunction(() => document.getElementById('two').getAttribute('data-theme') === 'light');
   await page.screenshot({ path: join(ARTIFACTS, 'lab-component-two.png'), fullPage: true });
 
   // dispose() of the first: its listeners, workers and elements go; the second trains on.
