@@ -88,6 +88,7 @@ test('two labs in one document: independent; dispose() of one leaves nothing of 
       duplicates: ids.filter((id, i) => ids.indexOf(id) !== i),
       plays: [window.labEl('one', 'play').id, window.labEl('two', 'play').id],
       classes: [one.className, two.className],
+      apis: [one.mhaExplorer === window.one.api, two.mhaExplorer === window.two.api, one.hasAttribute('data-mha-explorer-lab')],
       themes: [one.getAttribute('data-theme'), two.getAttribute('data-theme'), document.documentElement.getAttribute('data-theme')],
       tasks: [window.labEl('one', 'c-task').value, window.labEl('two', 'c-task').value],
       heads: [window.labEl('one', 'c-heads').value, window.labEl('two', 'c-heads').value],
@@ -103,6 +104,7 @@ test('two labs in one document: independent; dispose() of one leaves nothing of 
   assert.match(state.plays[1], /^mhxlab\d+-play$/);
   assert.notEqual(state.plays[0], state.plays[1], 'each lab its own prefix');
   assert.deepEqual(state.classes, ['mhx mhx-lab', 'mhx mhx-lab']);
+  assert.deepEqual(state.apis, [true, true, true], 'each root carries data-mha-explorer-lab and its lab\'s API');
   assert.deepEqual(state.themes, ['dark', 'light', null], 'each root its theme (the second follows the light system), <html> none');
   assert.deepEqual(state.tasks, ['two-offsets', 'next-larger']);
   assert.equal(state.heads[0], '4');
@@ -165,6 +167,7 @@ test('two labs in one document: independent; dispose() of one leaves nothing of 
     return { listeners: window.probe.live.size, workersOfOne: mine.length, terminated: mine.filter((w) => w.terminated).length,
       workersOfTwo: window.probe.workers.slice(0, before.workers).filter((w) => !w.terminated).length,
       left: document.querySelectorAll('[id^="' + prefix + '"]').length, root: document.getElementById('one').outerHTML,
+      api: 'mhaExplorer' in document.getElementById('one'),
       twoTrained: r.step - stepBefore };
   }, before);
   assert.equal(disposed.listeners, before.listeners, 'the first lab\'s window and document listeners are gone');
@@ -173,6 +176,7 @@ test('two labs in one document: independent; dispose() of one leaves nothing of 
   assert.equal(disposed.workersOfTwo, 1, 'the second lab\'s worker runs');
   assert.equal(disposed.left, 0);
   assert.equal(disposed.root, '<div id="one" class=""></div>');
+  assert.equal(disposed.api, false);
   assert.equal(disposed.twoTrained, 3, 'the second lab trains on');
   assert.deepEqual(g.errors, [], 'no console errors');
   await page.close();

@@ -557,6 +557,8 @@ export function createLab(root, options) {
     shareURL: function () { return shareLink(labQueryString(values, explicit), FILES.lab); },
   };
 
+  root.mhaExplorer = api;   // as the attention view's root: a host finds a lab by [data-mha-explorer-lab] and scripts it
+
   // ---- Layout -------------------------------------------------------------------------------------
   showTheme();
   if (values.embed) {
@@ -630,6 +632,7 @@ export function createLab(root, options) {
     root.classList.remove('mhx', 'mhx-lab', 'embed', 'no-controls', 'dropping');
     root.removeAttribute('data-theme');
     root.removeAttribute('data-mha-explorer-lab');
+    delete root.mhaExplorer;
   }
 
   return { ready: api.ready, api: api, update: update, dispose: dispose };
