@@ -11,7 +11,7 @@
 // the core's message and the worker keeps working. Works from file://: the worker is a Blob built from
 // dist/trainer-<build>.js, which holds the core and the worker code as one string (in the one-file lab,
 // from the page's own core text and worker code: core-source.js). web/build.mjs bundles this module into
-// lab.js, and alone into dist/trainer.js (window.MhaTrainer, for scripts and tests).
+// dist/lab.js (the lab component, web/lab/), and alone into dist/trainer.js (window.MhaTrainer, for scripts and tests).
 import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain } from './core-source.js';
 
 var sources = {};  // build → worker source text, loaded once

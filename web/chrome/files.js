@@ -21,18 +21,20 @@ export function readFile(file, reader, hint) {
 }
 
 // A file dropped anywhere on the page goes to onFile(file); other drags (text into a field) are left alone.
-export function wireFileDrop(onFile) {
+// o: {target (where drops count: the document unless told otherwise), marker (the element that carries the class
+// "dropping" while a file is over it: <body> unless told otherwise), signal (an AbortSignal that removes the listeners)}.
+export function wireFileDrop(onFile, { target = document, marker = document.body, signal } = {}) {
   const hasFiles = (e) => !!e.dataTransfer && Array.prototype.includes.call(e.dataTransfer.types || [], 'Files');
-  document.addEventListener('dragover', (e) => {
+  target.addEventListener('dragover', (e) => {
     if (!hasFiles(e)) return;
     e.preventDefault();
-    document.body.classList.add('dropping');
-  });
-  document.addEventListener('dragleave', (e) => { if (!e.relatedTarget) document.body.classList.remove('dropping'); });
-  document.addEventListener('drop', (e) => {
-    document.body.classList.remove('dropping');
+    marker.classList.add('dropping');
+  }, { signal });
+  target.addEventListener('dragleave', (e) => { if (!e.relatedTarget || !target.contains(e.relatedTarget)) marker.classList.remove('dropping'); }, { signal });
+  target.addEventListener('drop', (e) => {
+    marker.classList.remove('dropping');
     if (!e.dataTransfer || !e.dataTransfer.files.length) return;
     e.preventDefault();
     onFile(e.dataTransfer.files[0]);
-  });
+  }, { signal });
 }

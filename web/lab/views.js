@@ -1,67 +1,69 @@
 // MHA Explorer — the training lab's views: the loss and accuracy chart, the head cards, the model's
 // predictions, and the closer look at one head (the main page's heatmap and shape-trace widgets on
-// the trained layers). Each draws from the data it is given; the controller (lab.js) owns the state.
-import { el } from './widgets/dom.js';
-import { legend } from './widgets/colors.js';
-import { drawHeatmap, topKeys } from './widgets/heatmap.js';
-import { traceTable } from './widgets/trace.js';
-import { task as taskInfo } from './state/lab.js';
+// the trained layers). Each draws from the data it is given into the elements it is given, in the colours of
+// the theme around them (the lab's root); the controller (controller.js) owns the state.
+import { el, cssVar, themeColors } from '../widgets/dom.js';
+import { legend } from '../widgets/colors.js';
+import { drawHeatmap, topKeys } from '../widgets/heatmap.js';
+import { traceTable } from '../widgets/trace.js';
+import { task as taskInfo } from '../state/lab.js';
 
 
-function css(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
+// The heatmaps' colours (labels, cursor) of the theme the lab's root carries.
+function colorsAround(node) { const scope = node.closest('[data-theme]'); return scope ? themeColors(scope) : themeColors(); }
 
 // Loss (log scale, left axis) and accuracy (right axis) per step; the one-head twin dashed.
 export function drawChart(c, curve, twinCurve) {
-  var dpr = window.devicePixelRatio || 1;
-  var w = c.clientWidth || 900, h = c.clientHeight || 240;
+  let dpr = window.devicePixelRatio || 1;
+  let w = c.clientWidth || 900, h = c.clientHeight || 240;
   if (c.width !== Math.round(w * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
-  var g = c.getContext('2d');
+  let g = c.getContext('2d');
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, w, h);
-  var left = 44, right = 40, top = 10, bottom = 22, pw = w - left - right, ph = h - top - bottom;
-  g.strokeStyle = css('--border'); g.fillStyle = css('--fg-muted'); g.font = '11px system-ui, sans-serif';
+  let left = 44, right = 40, top = 10, bottom = 22, pw = w - left - right, ph = h - top - bottom;
+  g.strokeStyle = cssVar('--border', c); g.fillStyle = cssVar('--fg-muted', c); g.font = '11px system-ui, sans-serif';
   g.strokeRect(left, top, pw, ph);
-  var n = Math.max(curve.length, 10);
-  var losses = curve.map(function (p) { return Math.max(p.loss, 1e-6); });
-  var hi = Math.ceil(Math.log10(Math.max.apply(null, losses.concat([3])))), lo = Math.floor(Math.log10(Math.min.apply(null, losses.concat([0.01]))));
-  var y = function (v) { return top + ph * (hi - Math.log10(Math.max(v, 1e-6))) / (hi - lo); };
-  var ya = function (a) { return top + ph * (1 - a); };
-  var x = function (i) { return left + pw * i / (n - 1); };
+  let n = Math.max(curve.length, 10);
+  let losses = curve.map(function (p) { return Math.max(p.loss, 1e-6); });
+  let hi = Math.ceil(Math.log10(Math.max.apply(null, losses.concat([3])))), lo = Math.floor(Math.log10(Math.min.apply(null, losses.concat([0.01]))));
+  let y = function (v) { return top + ph * (hi - Math.log10(Math.max(v, 1e-6))) / (hi - lo); };
+  let ya = function (a) { return top + ph * (1 - a); };
+  let x = function (i) { return left + pw * i / (n - 1); };
   g.textAlign = 'right';
-  for (var e = lo; e <= hi; e++) g.fillText(String(Math.pow(10, e) >= 1 ? Math.pow(10, e) : Math.pow(10, e).toPrecision(1)), left - 4, y(Math.pow(10, e)) + 4);
+  for (let e = lo; e <= hi; e++) g.fillText(String(Math.pow(10, e) >= 1 ? Math.pow(10, e) : Math.pow(10, e).toPrecision(1)), left - 4, y(Math.pow(10, e)) + 4);
   g.textAlign = 'left';
   [0, 0.5, 1].forEach(function (a) { g.fillText(a.toFixed(1), w - right + 4, ya(a) + 4); });
   // steps along the bottom: the first, round steps in between, the last (the curve's steps are consecutive)
   g.textAlign = 'center';
   if (curve.length) {
-    var first = curve[0].step, lastStep = curve[curve.length - 1].step;
+    let first = curve[0].step, lastStep = curve[curve.length - 1].step;
     [first].concat(roundSteps(first, lastStep), curve.length > 1 ? [lastStep] : [])
       .forEach(function (st) { g.fillText(String(st), x(st - first), h - 6); });
   }
   if (!curve.length) g.fillText('step 0', left + pw / 2, h - 6);
-  var line = function (points, color, f) {
+  let line = function (points, color, f) {
     g.strokeStyle = color; g.lineWidth = 1.5; g.beginPath();
-    points.forEach(function (p, i) { var px = x(i), py = f(p); if (i) g.lineTo(px, py); else g.moveTo(px, py); });
+    points.forEach(function (p, i) { let px = x(i), py = f(p); if (i) g.lineTo(px, py); else g.moveTo(px, py); });
     g.stroke();
   };
-  var lossY = function (p) { return y(p.loss); }, accY = function (p) { return ya(p.accuracy); };
-  line(curve, css('--line'), lossY);
-  line(curve, css('--ok'), accY);
+  let lossY = function (p) { return y(p.loss); }, accY = function (p) { return ya(p.accuracy); };
+  line(curve, cssVar('--line', c), lossY);
+  line(curve, cssVar('--ok', c), accY);
   if (twinCurve.length) {
     g.setLineDash([4, 3]);
-    line(twinCurve, css('--line'), lossY);
-    line(twinCurve, css('--ok'), accY);
+    line(twinCurve, cssVar('--line', c), lossY);
+    line(twinCurve, cssVar('--ok', c), accY);
     g.setLineDash([]);
   }
 }
 // About four round step numbers strictly between first and last, far enough from both to be read.
 function roundSteps(first, last) {
-  var span = last - first;
+  let span = last - first;
   if (span < 4) return [];
-  var raw = span / 4, mag = Math.pow(10, Math.floor(Math.log10(raw)));
-  var size = [1, 2, 5, 10].map(function (k) { return k * mag; }).find(function (k) { return k >= raw; });
-  var out = [];
-  for (var st = Math.ceil((first + size / 2) / size) * size; st <= last - size / 2; st += size) out.push(st);
+  let raw = span / 4, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  let size = [1, 2, 5, 10].map(function (k) { return k * mag; }).find(function (k) { return k >= raw; });
+  let out = [];
+  for (let st = Math.ceil((first + size / 2) / size) * size; st <= last - size / 2; st += size) out.push(st);
   return out;
 }
 
@@ -73,14 +75,14 @@ const CARD_PLOT = 166;
 // cards are toggle buttons that switch a head off and on (onAblate(event)), ablated: {"l:h": true}.
 export function drawHeadCards(box, view, H, T, opts) {
   if (!view || !H) { box.textContent = ''; return; }
-  var interactive = !!opts.onAblate;
-  var cards = box.querySelectorAll('.lab-head'), key = view.attention.length + '|' + H + '|' + T;
+  let interactive = !!opts.onAblate;
+  let cards = box.querySelectorAll('.lab-head'), key = view.attention.length + '|' + H + '|' + T;
   if (box.dataset.key !== key) {   // layers, heads or the sequence length changed: new cards
     box.textContent = '';
     box.dataset.key = key;
     view.attention.forEach(function (layer) {
-      for (var h = 0; h < H; h++) {
-        var b = el('button', { type: 'button', class: 'lab-head', 'data-layer': String(layer.layer), 'data-head': String(h) });
+      for (let h = 0; h < H; h++) {
+        let b = el('button', { type: 'button', class: 'lab-head', 'data-layer': String(layer.layer), 'data-head': String(h) });
         b.appendChild(el('span', { class: 'head-title' }, (interactive ? '' : 'One-head model: ') + 'Layer ' + layer.layer + ' · head ' + h));
         b.appendChild(el('canvas'));
         b.appendChild(el('span', { class: 'role' }));
@@ -91,15 +93,15 @@ export function drawHeadCards(box, view, H, T, opts) {
     cards = box.querySelectorAll('.lab-head');
   }
   Array.prototype.forEach.call(cards, function (card) {
-    var l = Number(card.dataset.layer), h = Number(card.dataset.head);
-    var w = view.attention[l].weights.data, canvas = card.querySelector('canvas');
-    drawHeatmap(canvas, { S: T, data: w.subarray(h * T * T, (h + 1) * T * T) }, { scale: 'blues', norm: 'one', vmax: 1, size: CARD_PLOT });
+    let l = Number(card.dataset.layer), h = Number(card.dataset.head);
+    let w = view.attention[l].weights.data, canvas = card.querySelector('canvas');
+    drawHeatmap(canvas, { S: T, data: w.subarray(h * T * T, (h + 1) * T * T) }, { scale: 'blues', norm: 'one', vmax: 1, size: CARD_PLOT, colors: colorsAround(box) });
     canvas.style.width = canvas.style.height = '';   // lab.css sizes the cards (168 px, 132 px on narrow screens)
-    var r = view.roles.find(function (x) { return x.layer === l && x.head === h; });
-    var off = interactive && !!opts.ablated[l + ':' + h];
+    let r = view.roles.find(function (x) { return x.layer === l && x.head === h; });
+    let off = interactive && !!opts.ablated[l + ':' + h];
     card.classList.toggle('ablated', off);
     card.setAttribute('aria-pressed', off ? 'true' : 'false');
-    var role = card.querySelector('.role');
+    let role = card.querySelector('.role');
     role.textContent = '';
     role.appendChild(el('strong', null, r ? roleName(r) : ''));
     role.appendChild(document.createTextNode(r ? ' · ' + r.score.toFixed(2) + (off ? ' · switched off' : '') : ''));
@@ -115,18 +117,18 @@ export function roleName(r) { return r.score >= CLEAR_ROLE ? r.role : 'no clear 
 // The argmax of each readout at each position, as a small table of text (· where the task has no target:
 // view.targets, the core's targets for the probe, -100 there).
 export function predictionsText(view, cfg, probe) {
-  var names = taskInfo(cfg.task).readouts, V = cfg.vocab, T = probe.length;
-  var pad = function (s, n) { s = String(s); while (s.length < n) s = ' ' + s; return s; };
-  var width = Math.max(3, String(V - 1).length + 1);
-  var label = Math.max.apply(null, names.map(function (n) { return n.length + 2; }).concat([10]));   // '→ ' + name
-  var lines = [pad('position t', label) + ' ' + probe.map(function (_, t) { return pad(t, width); }).join(''),
+  let names = taskInfo(cfg.task).readouts, V = cfg.vocab, T = probe.length;
+  let pad = function (s, n) { s = String(s); while (s.length < n) s = ' ' + s; return s; };
+  let width = Math.max(3, String(V - 1).length + 1);
+  let label = Math.max.apply(null, names.map(function (n) { return n.length + 2; }).concat([10]));   // '→ ' + name
+  let lines = [pad('position t', label) + ' ' + probe.map(function (_, t) { return pad(t, width); }).join(''),
     pad('token x[t]', label) + ' ' + probe.map(function (v) { return pad(v, width); }).join('')];
   view.logits.forEach(function (l, r) {
-    var row = [], targets = view.targets[r];
-    for (var t = 0; t < T; t++) {
+    let row = [], targets = view.targets[r];
+    for (let t = 0; t < T; t++) {
       if (targets[t] === -100) { row.push(pad('·', width)); continue; }
-      var best = 0;
-      for (var v = 1; v < V; v++) if (l.data[t * V + v] > l.data[t * V + best]) best = v;
+      let best = 0;
+      for (let v = 1; v < V; v++) if (l.data[t * V + v] > l.data[t * V + best]) best = v;
       row.push(pad(best, width));
     }
     lines.push(pad('→ ' + names[r], label) + ' ' + row.join(''));
@@ -141,27 +143,28 @@ function weightText(v) { return v === 0 ? '0' : v < 0.001 ? '< 0.001' : v.toFixe
 // selected query attends to, and the shape trace of the model's forward on the probe sequence.
 // els: {select, canvas, legend, readout, traceBody}; sel: {layer, head, query, key (null: the query's top key)}.
 export function drawCloser(els, view, cfg, probe, sel) {
-  var T = probe.length, H = cfg.numHeads;
-  var key = view.attention.length + '|' + H;
+  let T = probe.length, H = cfg.numHeads;
+  let key = view.attention.length + '|' + H;
   if (els.select._key !== key) {
     els.select._key = key;
     els.select.textContent = '';
     view.attention.forEach(function (layer) {
-      for (var h = 0; h < H; h++) els.select.appendChild(el('option', { value: layer.layer + ':' + h }, 'Layer ' + layer.layer + ' · head ' + h));
+      for (let h = 0; h < H; h++) els.select.appendChild(el('option', { value: layer.layer + ':' + h }, 'Layer ' + layer.layer + ' · head ' + h));
     });
   }
   els.select.value = sel.layer + ':' + sel.head;
-  var w = view.attention[sel.layer].weights.data, off = sel.head * T * T;
-  var mat = { S: T, data: w.subarray(off, off + T * T) };
-  var labels = probe.map(function (tok, t) { return t + ':' + tok; });
-  var q = Math.min(sel.query, T - 1), r = view.roles.find(function (x) { return x.layer === sel.layer && x.head === sel.head; });
-  var top = topKeys(mat, q, 3).filter(function (j) { return !(cfg.causal && j > q); });
-  var k = sel.key === null || sel.key === undefined ? top[0] : Math.min(sel.key, T - 1);
+  let w = view.attention[sel.layer].weights.data, off = sel.head * T * T;
+  let mat = { S: T, data: w.subarray(off, off + T * T) };
+  let labels = probe.map(function (tok, t) { return t + ':' + tok; });
+  let q = Math.min(sel.query, T - 1), r = view.roles.find(function (x) { return x.layer === sel.layer && x.head === sel.head; });
+  let top = topKeys(mat, q, 3).filter(function (j) { return !(cfg.causal && j > q); });
+  let k = sel.key === null || sel.key === undefined ? top[0] : Math.min(sel.key, T - 1);
   sel.shown = k;   // the highlighted key, where the arrow keys move from
-  var size = Math.max(200, Math.min(els.canvas.parentNode.parentNode.clientWidth - 120 || 360, 28 * T, 420));
-  drawHeatmap(els.canvas, mat, { labels: labels, showLabels: true, scale: 'blues', norm: 'one', vmax: 1, size: size, selected: [q, k] });
+  let size = Math.max(200, Math.min(els.canvas.parentNode.parentNode.clientWidth - 120 || 360, 28 * T, 420));
+  drawHeatmap(els.canvas, mat, { labels: labels, showLabels: true, scale: 'blues', norm: 'one', vmax: 1, size: size, selected: [q, k],
+    colors: colorsAround(els.canvas) });
   legend(els.legend, 'blues', '1');
-  var masked = cfg.causal && k > q;
+  let masked = cfg.causal && k > q;
   els.readout.textContent = 'Layer ' + sel.layer + ' · head ' + sel.head + (r ? ' (' + roleName(r) + ' · ' + r.score.toFixed(2) + ')' : '') +
     ': query t=' + q + ' (token ' + probe[q] + ') → key t=' + k + ' (token ' + probe[k] + '): ' +
     (masked ? '0 (masked: a later key)' : weightText(mat.data[q * T + k])) + '. It attends most to ' + top.map(function (j) {
