@@ -116,7 +116,7 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
   // scores in log2 units (s_j = score_log2 of the masked score, so 2^(s_j - m') = exp(x_j - max)):
   //   p_j = 2^(s_j - m'),  l = l·2^(m - m') + Σ_j p_j,  o = o·2^(m - m') + Σ_j p_j·v_j
   // and out = o / l. While every score so far is -inf, the reference is 0 instead of m' = -inf,
-  // so p = 0 and exp(m - ref) = 0 (not NaN); a row that stays all -inf ends with 0/0 = NaN, as
+  // so p = 0 and 2^(m - ref) = 0 (not NaN); a row that stays all -inf ends with 0/0 = NaN, as
   // PyTorch's softmax. A finite fill is an ordinary score: a fully masked row is uniform.
   constexpr std::size_t kKvTile = 128;
   const float kNegInf = -std::numeric_limits<float>::infinity();

@@ -34,68 +34,60 @@ float* scratch(std::vector<float>& buf, std::size_t n) {
   return buf.data();
 }
 
+// The magic-bias trick both exponentials round with: the low bits of y + 1.5·2^23 + 127 hold n + 127
+// for n = round(y) (|y| < 2^22), so shifted into the exponent field they are 2^n.
+const v128_t kMagicBias = wasm_f32x4_const_splat(0x1.8000FEp23f);
+
+// Their shared tail: s·(1 + t·p(t)) = s + (t·s)·p(t), p(t) = c[0] + c[1]·t + … + c[4]·t⁴ (Horner).
+inline v128_t times_one_plus_tp(v128_t vt, v128_t vs, const float (&c)[5]) {
+  v128_t vp = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(c[4]), vt), wasm_f32x4_splat(c[3]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(c[2]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(c[1]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(c[0]));
+  vt = wasm_f32x4_mul(vt, vs);
+  return wasm_f32x4_add(wasm_f32x4_mul(vt, vp), vs);
+}
+
 // exp_f32x4(x) is exactly 0 for every x <= kExpZeroBelow (and for -inf).
 constexpr float kExpZeroBelow = -88.0f;
+// Degree-5 minimax polynomial for exp(t) on |t| <= ln2/2: exp(t) = 1 + t·p(t) (XNNPACK rr2_p5).
+constexpr float kExpPoly[5] = {0x1.FFFFF6p-1f, 0x1.FFFDC6p-2f, 0x1.555A80p-3f, 0x1.573A1Ap-5f, 0x1.0F9F9Cp-7f};
 
 // exp(x) for x <= 0 (every use here is x - max). Range reduction x = n·ln2 + t with
 // |t| <= ln2/2 (ln2 split hi+lo so n·ln2_hi is exact), 2^n built in the exponent bits via the
-// magic-bias trick, degree-5 minimax polynomial for exp(t) (XNNPACK rr2_p5, ~1 ulp).
+// magic-bias trick, then kExpPoly (~1 ulp).
 // x is first clamped to -88 (pmax keeps NaN): there n = -127, whose exponent field is 0, so
 // 2^n = +0 and the result is exactly 0 — exp(-inf) = 0 with one max instead of a compare+select.
 inline v128_t exp_f32x4(v128_t vx) {
   const v128_t vlog2e = wasm_f32x4_const_splat(0x1.715476p+0f);
-  const v128_t vmagic_bias = wasm_f32x4_const_splat(0x1.8000FEp23f);  // 1.5·2^23 + 127
   const v128_t vminus_ln2_hi = wasm_f32x4_const_splat(-0x1.62E400p-1f);
   const v128_t vminus_ln2_lo = wasm_f32x4_const_splat(-0x1.7F7D1Cp-20f);
-  const v128_t vc5 = wasm_f32x4_const_splat(0x1.0F9F9Cp-7f);
-  const v128_t vc4 = wasm_f32x4_const_splat(0x1.573A1Ap-5f);
-  const v128_t vc3 = wasm_f32x4_const_splat(0x1.555A80p-3f);
-  const v128_t vc2 = wasm_f32x4_const_splat(0x1.FFFDC6p-2f);
-  const v128_t vc1 = wasm_f32x4_const_splat(0x1.FFFFF6p-1f);
 
   vx = wasm_f32x4_pmax(vx, wasm_f32x4_const_splat(kExpZeroBelow));  // pmax(NaN, c) = NaN
-  v128_t vn = wasm_f32x4_add(wasm_f32x4_mul(vx, vlog2e), vmagic_bias);
+  v128_t vn = wasm_f32x4_add(wasm_f32x4_mul(vx, vlog2e), kMagicBias);
   const v128_t vs = wasm_i32x4_shl(vn, 23);  // 2^n: low bits of vn hold n + 127
-  vn = wasm_f32x4_sub(vn, vmagic_bias);
+  vn = wasm_f32x4_sub(vn, kMagicBias);
   v128_t vt = wasm_f32x4_add(wasm_f32x4_mul(vn, vminus_ln2_hi), vx);
   vt = wasm_f32x4_add(wasm_f32x4_mul(vn, vminus_ln2_lo), vt);
-  v128_t vp = wasm_f32x4_add(wasm_f32x4_mul(vc5, vt), vc4);
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc3);
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc2);
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc1);
-  vt = wasm_f32x4_mul(vt, vs);
-  return wasm_f32x4_add(wasm_f32x4_mul(vt, vp), vs);  // s·(1 + t·p(t))
+  return times_one_plus_tp(vt, vs, kExpPoly);
 }
 
 // exp2_f32x4(x) is exactly 0 for every x <= kExp2ZeroBelow (and for -inf).
 constexpr float kExp2ZeroBelow = -127.0f;
+// Degree-5 minimax fit of 2^t = 1 + t·p(t) on |t| <= 1/2 (relative error 1.9e-7, 3 ulp, in float).
+constexpr float kExp2Poly[5] = {0x1.62E42Ap-1f, 0x1.EBF9BCp-3f, 0x1.C6B752p-5f, 0x1.3CEA88p-7f, 0x1.5BBA18p-10f};
 
 // 2^x for x <= 0 (the online attention's scores minus their running max, in log2 units: log2(e)
 // is folded into the scores' scale, so there is no log2(e) product here). x = n + t with n = round(x)
-// by the magic-bias trick (the low bits of x + 1.5·2^23 + 127 hold n + 127, shifted into the
-// exponent field they are 2^n) and t = x - n exactly, |t| <= 1/2: no ln2 hi/lo reduction. Then
-// 2^t = 1 + t·p(t), p a degree-4 minimax fit of (2^t - 1)/t (relative error 1.9e-7, 3 ulp, in
-// float). x is first clamped to -127 (pmax keeps NaN): there 2^n = +0 (exponent field 0), so the
-// result is exactly 0 and exp2(-inf) = 0 with one max. 11 vector ops with relaxed_madd (exp_f32x4: 12).
+// by the magic-bias trick and t = x - n exactly, |t| <= 1/2: no ln2 hi/lo reduction; then kExp2Poly.
+// x is first clamped to -127 (pmax keeps NaN): there 2^n = +0 (exponent field 0), so the result is
+// exactly 0 and exp2(-inf) = 0 with one max. 11 vector ops with relaxed_madd (exp_f32x4: 12).
 inline v128_t exp2_f32x4(v128_t vx) {
-  const v128_t vmagic_bias = wasm_f32x4_const_splat(0x1.8000FEp23f);  // 1.5·2^23 + 127
-  const v128_t vc5 = wasm_f32x4_const_splat(0x1.5BBA18p-10f);
-  const v128_t vc4 = wasm_f32x4_const_splat(0x1.3CEA88p-7f);
-  const v128_t vc3 = wasm_f32x4_const_splat(0x1.C6B752p-5f);
-  const v128_t vc2 = wasm_f32x4_const_splat(0x1.EBF9BCp-3f);
-  const v128_t vc1 = wasm_f32x4_const_splat(0x1.62E42Ap-1f);
-
   vx = wasm_f32x4_pmax(vx, wasm_f32x4_const_splat(kExp2ZeroBelow));  // pmax(NaN, c) = NaN
-  v128_t vn = wasm_f32x4_add(vx, vmagic_bias);
+  v128_t vn = wasm_f32x4_add(vx, kMagicBias);
   const v128_t vs = wasm_i32x4_shl(vn, 23);  // 2^n: low bits of vn hold n + 127
-  vn = wasm_f32x4_sub(vn, vmagic_bias);
-  v128_t vt = wasm_f32x4_sub(vx, vn);
-  v128_t vp = wasm_f32x4_add(wasm_f32x4_mul(vc5, vt), vc4);
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc3);
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc2);
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc1);
-  vt = wasm_f32x4_mul(vt, vs);
-  return wasm_f32x4_add(wasm_f32x4_mul(vt, vp), vs);  // s·(1 + t·p(t))
+  vn = wasm_f32x4_sub(vn, kMagicBias);
+  return times_one_plus_tp(wasm_f32x4_sub(vx, vn), vs, kExp2Poly);
 }
 
 // Stores the first nc (< 8) lanes of (v0, v1) to c with partial-lane stores (no over-write).
