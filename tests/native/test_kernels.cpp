@@ -404,13 +404,15 @@ TEST_CASE("attention_online with every mask feature", "[kernels][attention]") {
     }
 }
 
-TEST_CASE("attention_online fully blocked rows: NaN with -inf, mean of v with -1e9", "[kernels][attention]") {
+// A fill of float32's lowest (torch.finfo(torch.float32).min, a common masked_fill value) stays a finite
+// score in the kernels' log2 units (score_log2 clamps it), so its fully masked row is uniform too.
+TEST_CASE("attention_online fully blocked rows: NaN with -inf, mean of v with -1e9 and float32's lowest", "[kernels][attention]") {
   for (const AttnCase a : {AttnCase{5, 9, 4, 6}, AttnCase{12, 130, 64, 64}}) {
     const auto q = random_vec(a.Sq * a.dk, 11), kk = random_vec(a.Skv * a.dk, 12);
     const auto v = random_vec(a.Skv * a.dv, 13);
     std::vector<std::uint8_t> blk(a.Sq * a.Skv, 0);
     for (std::size_t j = 0; j < a.Skv; ++j) blk[1 * a.Skv + j] = 1;  // query 1 sees nothing
-    for (float fill : {-kInf, -1e9f})
+    for (float fill : {-kInf, -1e9f, -3.40282347e38f})
       for (bool causal : {false, true}) {
         k::f32_score_mask m;
         m.blocked = blk.data();

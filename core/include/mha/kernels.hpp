@@ -83,9 +83,20 @@ struct f32_score_mask {
 void f32_score_mask_apply(const f32_score_mask& mask, std::size_t i0, std::size_t rows, std::size_t n,
                           float* scores, std::size_t ld);
 
+// A score in log2 units, x·log2(e): the online kernels take 2^(s - m) on such scores, which is
+// exp(x - max) with log2(e) folded into the scale. A finite score stays finite (clamped to
+// ±FLT_MAX, so a fill of -3.4e38 is still an ordinary score and a fully masked row stays uniform);
+// ±inf and NaN pass through.
+inline float score_log2(float x) {
+  constexpr float kLog2e = 1.44269504088896341f, kMax = 3.40282347e38f;
+  const float y = x * kLog2e;
+  if (!__builtin_isfinite(x)) return y;  // ±inf or NaN
+  return y < -kMax ? -kMax : y > kMax ? kMax : y;
+}
+
 // Attention for one head without its weights, tiled with the online-softmax recurrence
-// (FlashAttention: a running max and sum per query, the output rescaled as they change), so the
-// Sq×Skv matrix never goes to memory:
+// (FlashAttention: a running max and sum per query, the output rescaled as they change; scores in
+// log2 units, score_log2, and exponentials base 2), so the Sq×Skv matrix never goes to memory:
 //   out[Sq, dv] = softmax(masked scores) · v
 // q is [Sq, dk] (ldq), k is [Skv, dk] (ldk), v is [Skv, dv] (ldv), out is [Sq, dv] (ldo).
 // Masks as f32_score_mask. Rows whose every score is -inf produce NaN (as PyTorch's plain

@@ -112,10 +112,11 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
                           const float* k, std::size_t ldk, const float* v, std::size_t ldv,
                           const f32_score_mask& mask, float* out, std::size_t ldo) {
   // One query row at a time over tiles of kKvTile keys, with the online-softmax recurrence the
-  // SIMD kernel runs (running max m, running sum l, output o; m' the max after the tile):
-  //   p_j = exp(s_j - m'),  l = l·exp(m - m') + Σ_j p_j,  o = o·exp(m - m') + Σ_j p_j·v_j
+  // SIMD kernel runs (running max m, running sum l, output o; m' the max after the tile), on
+  // scores in log2 units (s_j = score_log2 of the masked score, so 2^(s_j - m') = exp(x_j - max)):
+  //   p_j = 2^(s_j - m'),  l = l·2^(m - m') + Σ_j p_j,  o = o·2^(m - m') + Σ_j p_j·v_j
   // and out = o / l. While every score so far is -inf, the reference is 0 instead of m' = -inf,
-  // so p = 0 and exp(m - ref) = 0 (not NaN); a row that stays all -inf ends with 0/0 = NaN, as
+  // so p = 0 and 2^(m - ref) = 0 (not NaN); a row that stays all -inf ends with 0/0 = NaN, as
   // PyTorch's softmax. A finite fill is an ordinary score: a fully masked row is uniform.
   constexpr std::size_t kKvTile = 128;
   const float kNegInf = -std::numeric_limits<float>::infinity();
@@ -136,15 +137,15 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
         const float* kj = k + (j0 + jj) * ldk;
         float acc = 0.0f;
         for (std::size_t c = 0; c < dk; ++c) acc += qi[c] * kj[c];
-        s[jj] = mask.apply(std::ptrdiff_t(i), std::ptrdiff_t(j0 + jj), scale * acc);
+        s[jj] = score_log2(mask.apply(std::ptrdiff_t(i), std::ptrdiff_t(j0 + jj), scale * acc));
         bm = s[jj] > bm ? s[jj] : bm;
       }
       const float mn = std::max(m, bm);
       const float ref = mn == kNegInf ? 0.0f : mn;
-      const float corr = std::exp(m - ref);
+      const float corr = std::exp2(m - ref);
       float sum = 0.0f;
       for (std::size_t jj = 0; jj < nb; ++jj) {
-        s[jj] = std::exp(s[jj] - ref);
+        s[jj] = std::exp2(s[jj] - ref);
         sum += s[jj];
       }
       l = l * corr + sum;

@@ -34,37 +34,60 @@ float* scratch(std::vector<float>& buf, std::size_t n) {
   return buf.data();
 }
 
+// The magic-bias trick both exponentials round with: the low bits of y + 1.5·2^23 + 127 hold n + 127
+// for n = round(y) (|y| < 2^22), so shifted into the exponent field they are 2^n.
+const v128_t kMagicBias = wasm_f32x4_const_splat(0x1.8000FEp23f);
+
+// Their shared tail: s·(1 + t·p(t)) = s + (t·s)·p(t), p(t) = c[0] + c[1]·t + … + c[4]·t⁴ (Horner).
+inline v128_t times_one_plus_tp(v128_t vt, v128_t vs, const float (&c)[5]) {
+  v128_t vp = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(c[4]), vt), wasm_f32x4_splat(c[3]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(c[2]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(c[1]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(c[0]));
+  vt = wasm_f32x4_mul(vt, vs);
+  return wasm_f32x4_add(wasm_f32x4_mul(vt, vp), vs);
+}
+
 // exp_f32x4(x) is exactly 0 for every x <= kExpZeroBelow (and for -inf).
 constexpr float kExpZeroBelow = -88.0f;
+// Degree-5 minimax polynomial for exp(t) on |t| <= ln2/2: exp(t) = 1 + t·p(t) (XNNPACK rr2_p5).
+constexpr float kExpPoly[5] = {0x1.FFFFF6p-1f, 0x1.FFFDC6p-2f, 0x1.555A80p-3f, 0x1.573A1Ap-5f, 0x1.0F9F9Cp-7f};
 
 // exp(x) for x <= 0 (every use here is x - max). Range reduction x = n·ln2 + t with
 // |t| <= ln2/2 (ln2 split hi+lo so n·ln2_hi is exact), 2^n built in the exponent bits via the
-// magic-bias trick, degree-5 minimax polynomial for exp(t) (XNNPACK rr2_p5, ~1 ulp).
+// magic-bias trick, then kExpPoly (~1 ulp).
 // x is first clamped to -88 (pmax keeps NaN): there n = -127, whose exponent field is 0, so
 // 2^n = +0 and the result is exactly 0 — exp(-inf) = 0 with one max instead of a compare+select.
 inline v128_t exp_f32x4(v128_t vx) {
   const v128_t vlog2e = wasm_f32x4_const_splat(0x1.715476p+0f);
-  const v128_t vmagic_bias = wasm_f32x4_const_splat(0x1.8000FEp23f);  // 1.5·2^23 + 127
   const v128_t vminus_ln2_hi = wasm_f32x4_const_splat(-0x1.62E400p-1f);
   const v128_t vminus_ln2_lo = wasm_f32x4_const_splat(-0x1.7F7D1Cp-20f);
-  const v128_t vc5 = wasm_f32x4_const_splat(0x1.0F9F9Cp-7f);
-  const v128_t vc4 = wasm_f32x4_const_splat(0x1.573A1Ap-5f);
-  const v128_t vc3 = wasm_f32x4_const_splat(0x1.555A80p-3f);
-  const v128_t vc2 = wasm_f32x4_const_splat(0x1.FFFDC6p-2f);
-  const v128_t vc1 = wasm_f32x4_const_splat(0x1.FFFFF6p-1f);
 
   vx = wasm_f32x4_pmax(vx, wasm_f32x4_const_splat(kExpZeroBelow));  // pmax(NaN, c) = NaN
-  v128_t vn = wasm_f32x4_add(wasm_f32x4_mul(vx, vlog2e), vmagic_bias);
+  v128_t vn = wasm_f32x4_add(wasm_f32x4_mul(vx, vlog2e), kMagicBias);
   const v128_t vs = wasm_i32x4_shl(vn, 23);  // 2^n: low bits of vn hold n + 127
-  vn = wasm_f32x4_sub(vn, vmagic_bias);
+  vn = wasm_f32x4_sub(vn, kMagicBias);
   v128_t vt = wasm_f32x4_add(wasm_f32x4_mul(vn, vminus_ln2_hi), vx);
   vt = wasm_f32x4_add(wasm_f32x4_mul(vn, vminus_ln2_lo), vt);
-  v128_t vp = wasm_f32x4_add(wasm_f32x4_mul(vc5, vt), vc4);
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc3);
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc2);
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), vc1);
-  vt = wasm_f32x4_mul(vt, vs);
-  return wasm_f32x4_add(wasm_f32x4_mul(vt, vp), vs);  // s·(1 + t·p(t))
+  return times_one_plus_tp(vt, vs, kExpPoly);
+}
+
+// exp2_f32x4(x) is exactly 0 for every x <= kExp2ZeroBelow (and for -inf).
+constexpr float kExp2ZeroBelow = -127.0f;
+// Degree-5 minimax fit of 2^t = 1 + t·p(t) on |t| <= 1/2 (relative error 1.9e-7, 3 ulp, in float).
+constexpr float kExp2Poly[5] = {0x1.62E42Ap-1f, 0x1.EBF9BCp-3f, 0x1.C6B752p-5f, 0x1.3CEA88p-7f, 0x1.5BBA18p-10f};
+
+// 2^x for x <= 0 (the online attention's scores minus their running max, in log2 units: log2(e)
+// is folded into the scores' scale, so there is no log2(e) product here). x = n + t with n = round(x)
+// by the magic-bias trick and t = x - n exactly, |t| <= 1/2: no ln2 hi/lo reduction; then kExp2Poly.
+// x is first clamped to -127 (pmax keeps NaN): there 2^n = +0 (exponent field 0), so the result is
+// exactly 0 and exp2(-inf) = 0 with one max. 11 vector ops with relaxed_madd (exp_f32x4: 12).
+inline v128_t exp2_f32x4(v128_t vx) {
+  vx = wasm_f32x4_pmax(vx, wasm_f32x4_const_splat(kExp2ZeroBelow));  // pmax(NaN, c) = NaN
+  v128_t vn = wasm_f32x4_add(vx, kMagicBias);
+  const v128_t vs = wasm_i32x4_shl(vn, 23);  // 2^n: low bits of vn hold n + 127
+  vn = wasm_f32x4_sub(vn, kMagicBias);
+  return times_one_plus_tp(wasm_f32x4_sub(vx, vn), vs, kExp2Poly);
 }
 
 // Stores the first nc (< 8) lanes of (v0, v1) to c with partial-lane stores (no over-write).
@@ -84,6 +107,7 @@ inline void store_tail(float* c, std::size_t nc, v128_t v0, v128_t v1) {
 
 // The 4x8 microkernel, C[mr, nc] (mr <= 4, nc <= 8):
 //   kUpdate = false: C = alpha · A·W + bias8       (bias8: 8 floats or nullptr)
+//                    and colmax = max(colmax, column maxima of C) when colmax (two v128) is given
 //   kUpdate = true : C = C ⊙ colscale + A·W          (colscale: per-column, two v128; nc must be 8)
 // A[i, k] = a[i + k*a_ks]: a packed micro-panel [kc][4] (a_ks = 4) or Vᵀ read in place
 // (a_ks = ldv). One A pointer with constant row offsets and one W pointer ([kc][8] panel) keep
@@ -95,7 +119,8 @@ template <bool kUpdate>
 inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::size_t kc,
                                            const float* a, std::size_t a_ks, const float* w,
                                            float* c, std::size_t ldc, float alpha,
-                                           const float* bias8, const v128_t* colscale) {
+                                           const float* bias8, const v128_t* colscale,
+                                           v128_t* colmax = nullptr) {
   constexpr std::size_t MR = kMR;
   float* cp[MR];
   std::size_t aoff[MR];  // offset of A row i from a (aliased past mr)
@@ -148,6 +173,12 @@ inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::
       for (std::size_t i = 0; i < MR; ++i) {
         acc[i][0] = wasm_f32x4_add(acc[i][0], vb0);
         acc[i][1] = wasm_f32x4_add(acc[i][1], vb1);
+      }
+    }
+    if (colmax) {  // rows past mr repeat row mr - 1: no effect on the maxima
+      for (std::size_t i = 0; i < MR; ++i) {
+        colmax[0] = wasm_f32x4_pmax(colmax[0], acc[i][0]);
+        colmax[1] = wasm_f32x4_pmax(colmax[1], acc[i][1]);
       }
     }
   }
@@ -453,7 +484,8 @@ std::size_t query_tile(std::size_t Sq) { return Sq >= 768 ? 256 : Sq >= 192 ? 64
 // What every step of one call shares.
 struct OnlineArgs {
   std::size_t dk, dv;
-  float scale;
+  float scale;       // of the raw scores, for an additive or boolean mask (natural units)
+  float scale_log2;  // scale·log2(e): scores straight in log2 units
   const float* kp;  // packed K
   const float* v;
   std::size_t ldv;
@@ -461,10 +493,11 @@ struct OnlineArgs {
   float* st;        // [kKvTile][8] scratch
 };
 
-// The online-softmax update of one group of 8 queries q0.. (nq real, in lanes) by keys [j0, j0 + nb):
-//   Sᵀ[j, q] = scale · K_j·Q_q (+ mask)          4x8 microkernel, A = packed K, W = packed Q
-//   m' = max(m, max_j Sᵀ[j, ·]);  P = exp(Sᵀ - m');  l = l·exp(m - m') + Σ_j P
-//   Oᵀ[c, q] = Oᵀ[c, q]·exp(m - m') + Σ_j V[j, c]·P[j, q]   4x8 microkernel, A = Vᵀ, W = P
+// The online-softmax update of one group of 8 queries q0.. (nq real, in lanes) by keys [j0, j0 + nb),
+// in log2 units (score_log2; the scalar twin's recurrence):
+//   Sᵀ[j, q] = log2(e) · (scale · K_j·Q_q (+ mask))   4x8 microkernel, A = packed K, W = packed Q
+//   m' = max(m, max_j Sᵀ[j, ·]);  P = 2^(Sᵀ - m');  l = l·2^(m - m') + Σ_j P
+//   Oᵀ[c, q] = Oᵀ[c, q]·2^(m - m') + Σ_j V[j, c]·P[j, q]   4x8 microkernel, A = Vᵀ, W = P
 // stats holds m (8 floats) then l (8 floats); ot is the group's Oᵀ [dv][8].
 void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size_t nq, std::size_t j0,
                  std::size_t nb, float* ot, float* stats) {
@@ -472,14 +505,21 @@ void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size
   float* st = a.st;
   const v128_t vneginf = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
   const v128_t vzero = wasm_f32x4_const_splat(0.0f);
+  // An additive or boolean mask applies to natural-unit scores, converted after it.
+  const bool mask_per_score = mask.add || mask.blocked;
+  const float alpha = mask_per_score ? a.scale : a.scale_log2;
+  // Unmasked scores: the microkernel takes the block max from its registers (no pass over st).
+  const bool masked = mask_per_score || (mask.causal && j0 + nb > q0 + 1);
+  v128_t bm[2] = {vneginf, vneginf};
   for (std::size_t jj = 0; jj < nb; jj += kMR)
     f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, a.dk, a.kp + (j0 + jj) * a.dk,
-                                          kMR, qp, st + jj * 8, 8, a.scale, nullptr, nullptr);
+                                          kMR, qp, st + jj * 8, 8, alpha, nullptr, nullptr,
+                                          masked ? nullptr : bm);
 
-  if (!mask.add && !mask.blocked) {
+  if (!mask_per_score) {
     // Causal only: select fill where j > q, vectorized; blocks left of the diagonal skip it.
     if (mask.causal && j0 + nb > q0 + 1) {
-      const v128_t vfill = wasm_f32x4_splat(mask.fill);
+      const v128_t vfill = wasm_f32x4_splat(score_log2(mask.fill));
       const v128_t qidx0 = wasm_i32x4_make(int(q0), int(q0 + 1), int(q0 + 2), int(q0 + 3));
       const v128_t qidx1 = wasm_i32x4_add(qidx0, wasm_i32x4_splat(4));
       for (std::size_t jj = 0; jj < nb; ++jj) {
@@ -493,15 +533,16 @@ void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size
     for (std::size_t jj = 0; jj < nb; ++jj) {
       float* s = st + jj * 8;
       for (std::size_t l = 0; l < nq; ++l)
-        s[l] = mask.apply(std::ptrdiff_t(q0 + l), std::ptrdiff_t(j0 + jj), s[l]);
+        s[l] = score_log2(mask.apply(std::ptrdiff_t(q0 + l), std::ptrdiff_t(j0 + jj), s[l]));
     }
   }
 
-  // Block max, new running max, and the factor exp(m - m') for what was accumulated so far.
-  v128_t bm[2] = {vneginf, vneginf};
-  for (std::size_t jj = 0; jj < nb; ++jj) {
-    bm[0] = wasm_f32x4_pmax(bm[0], wasm_v128_load(st + jj * 8));
-    bm[1] = wasm_f32x4_pmax(bm[1], wasm_v128_load(st + jj * 8 + 4));
+  // Block max (masked scores), new running max, and the factor 2^(m - m') for what was accumulated so far.
+  if (masked) {
+    for (std::size_t jj = 0; jj < nb; ++jj) {
+      bm[0] = wasm_f32x4_pmax(bm[0], wasm_v128_load(st + jj * 8));
+      bm[1] = wasm_f32x4_pmax(bm[1], wasm_v128_load(st + jj * 8 + 4));
+    }
   }
   v128_t corr[2], mu[2];
   for (int h = 0; h < 2; ++h) {
@@ -510,14 +551,14 @@ void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size
     // A lane whose scores so far are all -inf uses 0 as its reference, so P = 0 and
     // corr = 0 there instead of NaN from -inf - (-inf); it ends with l = 0 → 0/0 = NaN.
     mu[h] = wasm_v128_andnot(mn, wasm_f32x4_eq(mn, vneginf));
-    corr[h] = exp_f32x4(wasm_f32x4_sub(m, mu[h]));
+    corr[h] = exp2_f32x4(wasm_f32x4_sub(m, mu[h]));
     wasm_v128_store(stats + 4 * h, mn);
   }
-  // P = exp(Sᵀ - m') in place (two exp chains per key; more spill the exp constants).
+  // P = 2^(Sᵀ - m') in place (two exp2 chains per key; more spill the polynomial's constants).
   v128_t sum0 = vzero, sum1 = vzero;
   for (std::size_t jj = 0; jj < nb; ++jj) {
-    const v128_t p0 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8), mu[0]));
-    const v128_t p1 = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8 + 4), mu[1]));
+    const v128_t p0 = exp2_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8), mu[0]));
+    const v128_t p1 = exp2_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8 + 4), mu[1]));
     wasm_v128_store(st + jj * 8, p0);
     wasm_v128_store(st + jj * 8 + 4, p1);
     sum0 = wasm_f32x4_add(sum0, p0);
@@ -558,10 +599,10 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   float* kp = scratch(t_kpack, (Skv + kMR - 1) / kMR * kMR * dk);
   for (std::size_t j = 0; j < Skv; j += kMR)
     pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
-  const OnlineArgs args{dk, dv, scale, kp, v, ldv, &mask, scratch(t_scores, kKvTile * 8)};
+  const OnlineArgs args{dk, dv, scale, score_log2(scale), kp, v, ldv, &mask, scratch(t_scores, kKvTile * 8)};
   const bool fill_neginf = mask.fill == kNegInf;
-  const v128_t vfill = wasm_f32x4_splat(mask.fill);
-  const v128_t vzero_below = wasm_f32x4_const_splat(kExpZeroBelow);
+  const v128_t vfill = wasm_f32x4_splat(score_log2(mask.fill));  // running maxima are in log2 units
+  const v128_t vzero_below = wasm_f32x4_const_splat(kExp2ZeroBelow);
 
   for (std::size_t t0 = 0; t0 < Sq; t0 += qtile) {
     const std::size_t groups = (std::min(qtile, Sq - t0) + 7) / 8;
@@ -581,7 +622,7 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
         std::size_t nb = std::min(kKvTile, Skv - j0);
         if (mask.causal && j0 + nb > causal_end) {
           // Keys past causal_end score `fill` for every real query. Skipping them is exact when
-          // their weight exp(fill - m') is exactly 0: fill = -inf, or fill already 88 below m.
+          // their weight 2^(fill - m') is exactly 0: fill = -inf, or fill already 127 below m.
           bool skip = fill_neginf;
           if (!skip) {
             const float* m = stats + g * 16;
