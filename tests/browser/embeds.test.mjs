@@ -115,7 +115,7 @@ async function measure(page, find) {
     scrollHeight: document.documentElement.scrollHeight,
     body: Math.ceil(document.body.getBoundingClientRect().height),
     embed: document.body.classList.contains('embed'),
-    theme: document.documentElement.getAttribute('data-theme'),
+    theme: (document.querySelector('.mhx') || document.documentElement).getAttribute('data-theme'),
   }));
   return { ready, iframeHeight: Math.round(box.height), iframeWidth: Math.round(box.width),
     contentHeight: inner.scrollHeight, bodyHeight: inner.body, embedClass: inner.embed, theme: inner.theme,

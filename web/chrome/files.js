@@ -7,32 +7,35 @@ export function tooLarge(length, reader, hint) {
     ' MB ' + reader + ' reads' + (hint ? '; ' + hint : '') + '.' : '';
 }
 
-// file's bytes (a Uint8Array), or null when a later file was chosen meanwhile (only the latest counts); a file that is
-// too large is refused before it is read.
-let latest = 0;
-export function readFile(file, reader, hint) {
-  const mine = ++latest;
+// file's bytes (a Uint8Array), or null when a later file of the same reader was chosen meanwhile (only the latest
+// counts; seq: that reader's counter {n}); a file that is too large is refused before it is read.
+const pageSeq = { n: 0 };
+export function readFile(file, reader, hint, seq = pageSeq) {
+  const mine = ++seq.n;
+  const latest = () => seq.n;
   const why = tooLarge(file.size, reader, hint);
   if (why) return Promise.reject(new Error(why));
-  return file.arrayBuffer().then((buffer) => (mine === latest ? new Uint8Array(buffer) : null), (err) => {
-    if (mine !== latest) return null;
+  return file.arrayBuffer().then((buffer) => (mine === latest() ? new Uint8Array(buffer) : null), (err) => {
+    if (mine !== latest()) return null;
     throw new Error('the browser could not read it (' + err.message + ')');
   });
 }
 
-// A file dropped anywhere on the page goes to onFile(file); other drags (text into a field) are left alone.
-export function wireFileDrop(onFile) {
+// A file dropped on target (the whole document by default) goes to onFile(file); other drags (text into a field) are
+// left alone. flag: the element that carries the class "dropping" meanwhile; signal: an AbortSignal that removes the
+// listeners.
+export function wireFileDrop(onFile, { target = document, flag = document.body, signal } = {}) {
   const hasFiles = (e) => !!e.dataTransfer && Array.prototype.includes.call(e.dataTransfer.types || [], 'Files');
-  document.addEventListener('dragover', (e) => {
+  target.addEventListener('dragover', (e) => {
     if (!hasFiles(e)) return;
     e.preventDefault();
-    document.body.classList.add('dropping');
-  });
-  document.addEventListener('dragleave', (e) => { if (!e.relatedTarget) document.body.classList.remove('dropping'); });
-  document.addEventListener('drop', (e) => {
-    document.body.classList.remove('dropping');
+    flag.classList.add('dropping');
+  }, { signal });
+  target.addEventListener('dragleave', (e) => { if (!e.relatedTarget || !flag.contains(e.relatedTarget)) flag.classList.remove('dropping'); }, { signal });
+  target.addEventListener('drop', (e) => {
+    flag.classList.remove('dropping');
     if (!e.dataTransfer || !e.dataTransfer.files.length) return;
     e.preventDefault();
     onFile(e.dataTransfer.files[0]);
-  });
+  }, { signal });
 }
