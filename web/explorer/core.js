@@ -19,11 +19,11 @@ const WARM_UP = { dModel: 256, numHeads: 8, seed: 0, bias: true, dropout: 0, tra
 
 // The document's core: a promise of {M (the WebAssembly API), build}, made by the first explorer that asks.
 const documentCores = new WeakMap();   // window → promise
-function sharedCore(win) {
+function sharedCore(win, base) {
   if (documentCores.has(win)) return documentCores.get(win);
   const missing = [];
   let build = CORE_BUILDS[0];
-  const tryBuild = (i) => loadCoreScript(CORE_BUILDS[i]).then(() => { build = CORE_BUILDS[i]; }, (err) => {
+  const tryBuild = (i) => loadCoreScript(CORE_BUILDS[i], base).then(() => { build = CORE_BUILDS[i]; }, (err) => {
     missing.push(CORE_BUILDS[i] + '.js');
     if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
     if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
@@ -44,7 +44,9 @@ function sharedCore(win) {
 }
 
 export class ExplorerCore {
-  constructor() {
+  // base: the folder of the core files ('': the page's own; the first explorer of a document loads the core from its base).
+  constructor(base = '') {
+    this.base = base;
     this.M = null;
     this.pool = null;
     this.poolStart = null;
@@ -55,7 +57,7 @@ export class ExplorerCore {
   }
   // → promise of M, once the core is loaded and this explorer's pool is warm.
   load() {
-    return sharedCore(window).then((core) => {
+    return sharedCore(window, this.base).then((core) => {
       this.M = core.M; this.build = core.build;
       return this.startPool().then(() => core.M);
     });
@@ -66,7 +68,7 @@ export class ExplorerCore {
   startPool() {
     if (this.poolStart) return this.poolStart;
     const size = poolSize(window.navigator && window.navigator.hardwareConcurrency);
-    this.poolStart = (this.M.wasmModule && typeof Worker === 'function' ? forwardWorkers(this.build) : Promise.resolve(null))
+    this.poolStart = (this.M.wasmModule && typeof Worker === 'function' ? forwardWorkers(this.build, this.base) : Promise.resolve(null))
       .then((workers) => {
         if (!workers || this.disposed) return null;
         this.pool = new ForwardPool(workers.start, { init: this.M.wasmModule, core: workers.core }, size);

@@ -48,8 +48,15 @@ const FILE_HINT = 'attention weights for d_model 1024 take about 17 MB';
 // within what web servers accept (8 KiB request lines for nginx and Apache; Node answers 431 from 16 KiB).
 const TEXT_LINK_BUDGET = 6000;      // characters of the URL-encoded text in a link
 
-// Instances numbered in this document, for their ids' prefixes (mhx1-, mhx2-, …) and their weights' identities.
+// Instances numbered, for their ids' prefixes: mhx1-, mhx2-, … (one not in use in root's document or shadow root,
+// should another bundle of the explorer have mounted some there too).
 let mounted = 0;
+function freshPrefix(root) {
+  const ids = root.getRootNode();
+  let prefix;
+  do prefix = 'mhx' + (++mounted) + '-'; while (ids.getElementById && ids.getElementById(prefix + 'status'));
+  return prefix;
+}
 
 // root: the element the explorer fills (its markup goes before what root holds; dispose() removes it again).
 // options: {query (a page query string, '?…' or not), values ({name: value}, as api.set takes them, over the query),
@@ -60,9 +67,9 @@ let mounted = 0;
 //   parent frame, a file dropped anywhere is loaded; false for any other mount), input (the text of an input block,
 //   input.js)}. → {ready (a promise of whether the core loaded), api, update(values) (api.set), dispose()}.
 export function createExplorer(root, options = {}) {
-  const instance = ++mounted;
-  const prefix = options.idPrefix !== undefined ? options.idPrefix : 'mhx' + instance + '-';
+  const prefix = options.idPrefix !== undefined ? options.idPrefix : freshPrefix(root);
   const ownsDocument = !!options.ownsDocument;
+  const base = options.base || '';   // the folder of the page's files, for links and the core ('' : this page's)
   const events = new AbortController(), signal = events.signal;
   let disposed = false;
   const styleEl = options.styles ? root.insertBefore(el('style', null, STYLE), root.firstChild) : null;
@@ -70,11 +77,11 @@ export function createExplorer(root, options = {}) {
   const $ = (name) => scope.$(name);
   const setText = (e, t) => scope.setText(e, t);
   root.classList.add('mhx');
-  setAttr($('open-lab'), 'href', FILES.lab + '?preset=train-two-offsets');
+  setAttr($('open-lab'), 'href', base + FILES.lab + '?preset=train-two-offsets');
   const colors = () => themeColors(root);
   const posted = () => { if (ownsDocument) postHeight(); };
   const syncURL = () => { if (ownsDocument) updateURL(st); };
-  const core = new ExplorerCore();
+  const core = new ExplorerCore(base);
   const fileSeq = { n: 0 };
   const timers = new Set();
   const later = (fn, ms) => { const t = setTimeout(() => { timers.delete(t); fn(); }, ms); timers.add(t); return t; };
@@ -468,8 +475,8 @@ export function createExplorer(root, options = {}) {
         items.map(function (h) { return headName(current, h); }), exportInfo());
       download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
     });
-    on('copy-link', 'click', function () { copyWithButton(shareURL(st), $('share-out'), $('copy-link')); });
-    on('copy-embed', 'click', function () { copyWithButton(embedCode(st, $('embed-host').value, headsSection()), $('share-out'), $('copy-embed')); });
+    on('copy-link', 'click', function () { copyWithButton(api.shareURL(), $('share-out'), $('copy-link')); });
+    on('copy-embed', 'click', function () { copyWithButton(api.embedCode($('embed-host').value), $('share-out'), $('copy-embed')); });
     on('copy-py', 'click', function () { copyWithButton(lessonView.pageSnippet(current).code, $('share-out'), $('copy-py')); });
     on('load-weights', 'change', function (e) {
       const f = e.target.files[0];
@@ -559,7 +566,7 @@ export function createExplorer(root, options = {}) {
     if (eff.embed) {
       const full = new URLSearchParams(pageQueryString(st)); full.delete('embed'); full.delete('hide');
       setProp($('open-full'), 'hidden', window.location.protocol === 'about:');   // a srcdoc page (pageQuery) has no full page to open
-      setAttr($('open-full'), 'href', FILES.page + (full.toString() ? '?' + full.toString() : ''));
+      setAttr($('open-full'), 'href', base + FILES.page + (full.toString() ? '?' + full.toString() : ''));
     }
     const key = !!eff.embed + '|' + hide.join(',');
     if (key === layoutKey) return;   // sections and classes as they are
@@ -664,8 +671,8 @@ export function createExplorer(root, options = {}) {
     benchmarkRecompute: benchmarkRecompute,
     // {forwardMs, redrawMs, totalMs, setupMs} of the last completed render (right after ready: the first one's).
     getTiming: function () { return lastTiming && Object.assign({}, lastTiming); },
-    embedCode: function (host) { return embedCode(st, host, headsSection()); },
-    shareURL: function () { return shareURL(st); },
+    embedCode: function (host) { return embedCode(st, host, headsSection(), ownsDocument ? null : base); },
+    shareURL: function () { return shareURL(st, ownsDocument ? null : base); },
     get module() { return M; }
   };
   function headsSection() { return scope.all('[data-section="heads"]')[0]; }
@@ -689,7 +696,7 @@ export function createExplorer(root, options = {}) {
     readyResolve(false);
   }
 
-  const headsView = new HeadsView(scope, getCur, pickHead);
+  const headsView = new HeadsView(scope, getCur, pickHead, base + FILES.lab);
   const detailView = new DetailView(scope, getCur, colors);
   const traceView = new TraceView(scope);
   const lessonView = new LessonView(scope);

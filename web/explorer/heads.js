@@ -6,12 +6,12 @@ import { range } from './scope.js';
 import { selB, selH, headMat, headName, fmtMax, hoverWords } from './read.js';
 import { HeadCards, plotSize, cardLabels } from '../widgets/heads.js';
 import { rangeOf } from '../widgets/colors.js';
-import { FILES } from '../core-source.js';
 
 
 export class HeadsView {
-  // scope: the explorer's (scope.js); getCur() → its current result; onPick(h): a card was clicked (h a head index or 'avg').
-  constructor(scope, getCur, onPick) { Object.assign(this, { scope, getCur, onPick, cards: null }); }
+  // scope: the explorer's (scope.js); getCur() → its current result; onPick(h): a card was clicked (h a head index or
+  // 'avg'); lab: the training lab's address.
+  constructor(scope, getCur, onPick, lab) { Object.assign(this, { scope, getCur, onPick, lab, cards: null }); }
   // The head cards (widgets/heads.js) are kept while the heads (count, names, S) stay the same; a redraw
   // repaints their canvases and updates the selection. colors: the explorer's theme colours (widgets/dom.js themeColors).
   draw(cur, wd, colors) {
@@ -51,7 +51,7 @@ export class HeadsView {
       add('These heads are untrained: random initial weights (' + (r.origin || 'nn.Linear\'s init after torch.manual_seed(' + eff.seed + ')') +
         '). Untrained heads spread their attention almost evenly and look alike; training is what makes heads ' +
         'specialize — see the hand-built heads of lesson 002, or watch heads learn their roles in the ');
-      box.appendChild(el('a', { href: FILES.lab + '?preset=train-two-offsets' }, 'training lab'));
+      box.appendChild(el('a', { href: this.lab + '?preset=train-two-offsets' }, 'training lab'));
       add('. ');
     }
     add('Rows are queries, columns are keys. ');
