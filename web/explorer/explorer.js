@@ -578,8 +578,8 @@ export function createExplorer(root, options = {}) {
     root.classList.toggle('no-controls', hide.indexOf('controls') >= 0);
     // no enlarged head to click through to when its section is hidden (an embed)
     setText('heads-hint', 'Hover a cell for the exact weight' + (hide.indexOf('detail') >= 0 ? '.' : '; click a head to enlarge it.'));
-    // an embed, and a phone, start with the controls folded: the heatmaps come first on a narrow screen
-    if (eff.embed || (window.matchMedia && window.matchMedia('(max-width: 720px)').matches)) $('controls-box').open = false;
+    // an embed, and a phone (or a root as narrow), start with the controls folded: the heatmaps come first on a narrow screen
+    if (eff.embed || root.clientWidth <= 720) $('controls-box').open = false;
   }
 
   // What an exported image says about itself: the configuration, the batch item and the colour range.
