@@ -118,7 +118,8 @@ function define() {
       style.textContent = HOST_STYLE;
       this.box = document.createElement('div');
       this.shadowRoot.append(style, this.box);
-      this.explorer = createExplorer(this.box, { query: q.toString(), base: folder, styles: true });
+      // a link to the lab (its page would open in place of the host's, or as text from a CDN) shows the lab here
+      this.explorer = createExplorer(this.box, { query: q.toString(), base: folder, styles: true, onLab: (query) => this.open(query) });
     }
     // The page in an iframe (see the header).
     frameIt(page, q) {

@@ -65,7 +65,8 @@ function freshPrefix(root) {
 //   styles (true: style.css goes into root as a <style>, for a shadow root or a page that does not link it),
 //   ownsDocument (the hosted page: its URL follows the state (history.replaceState), it posts its height to a
 //   parent frame, a file dropped anywhere is loaded; false for any other mount), input (the text of an input block,
-//   input.js)}. → {ready (a promise of whether the core loaded), api, update(values) (api.set), dispose()}.
+//   input.js), onLab(query) (a link to the training lab was followed: the host shows the lab for that query instead
+//   of the browser leaving the page, as <mha-explorer> does)}. → {ready (a promise of whether the core loaded), api, update(values) (api.set), dispose()}.
 export function createExplorer(root, options = {}) {
   const prefix = options.idPrefix !== undefined ? options.idPrefix : freshPrefix(root);
   const ownsDocument = !!options.ownsDocument;
@@ -486,6 +487,14 @@ export function createExplorer(root, options = {}) {
     on('random-weights', 'click', function () { dropWeights(); render(); });
     on('c-layer', 'change', function () { if (loaded) useWeights(loaded.file, loaded.tensors, +$('c-layer').value, loaded.metadata); });
     wireFileDrop(loadFile, ownsDocument ? { signal } : { target: root, flag: root, signal });
+    if (options.onLab) {
+      root.addEventListener('click', function (e) {
+        const a = e.target.closest ? e.target.closest('a[href]') : null, href = a ? a.getAttribute('href') : '';
+        if (!a || href.indexOf(base + FILES.lab) !== 0) return;
+        e.preventDefault();
+        options.onLab(href.slice((base + FILES.lab).length).replace(/^\?/, ''));
+      }, { signal });
+    }
     pipeline($('pipeline'));
     let rt = null;
     window.addEventListener('resize', function () { cancel(rt); rt = later(redraw, 150); }, { signal });
