@@ -62,11 +62,13 @@ function define() {
 
     connectedCallback() {
       if (!this.shadowRoot) this.attachShadow({ mode: 'open' });
+      this.live = true;
       this.update();
     }
-    disconnectedCallback() { this.unmount(); }
+    disconnectedCallback() { this.live = false; this.unmount(); }
     attributeChangedCallback(name, old, value) {
-      if (!this.isConnected || old === value) return;
+      // (an element upgraded when the script defines it gets its attributes before connectedCallback)
+      if (!this.live || old === value) return;
       // a page parameter of a mounted explorer: set on it (a removed attribute goes back to the default, a removed
       // theme to the host's); a lab preset needs the lab's page
       const p = pageProp(name);

@@ -487,6 +487,8 @@ export function createExplorer(root, options = {}) {
     on('random-weights', 'click', function () { dropWeights(); render(); });
     on('c-layer', 'change', function () { if (loaded) useWeights(loaded.file, loaded.tensors, +$('c-layer').value, loaded.metadata); });
     wireFileDrop(loadFile, ownsDocument ? { signal } : { target: root, flag: root, signal });
+    // "Skip to the heatmaps": an in-page link on the page; in a shadow root (which a # link does not reach) it focuses
+    if (!ownsDocument) root.querySelector('.skip').addEventListener('click', function (e) { e.preventDefault(); $('heads-title').focus(); });
     if (options.onLab) {
       root.addEventListener('click', function (e) {
         const a = e.target.closest ? e.target.closest('a[href]') : null, href = a ? a.getAttribute('href') : '';
