@@ -103,7 +103,7 @@
 
   // ---- The module run: one nn.Module-style forward, in the lesson's draw order ------------
   // spec: {dModel, numHeads, seed, bias, dropout, train, causal, maskStyle, fill,
-  //        input: {type: 'text', tokens, pos} | {type: 'tensor', x: {shape: [1, T, D], data}} (a given x, page-input.js)
+  //        input: {type: 'text', tokens, pos} | {type: 'tensor', x: {shape: [1, T, D], data}} (a given x, explorer/input.js)
   //               | {type: 'rand' | 'randn', batch, seqLen},
   //        order: 'input-first' | 'module-first', weights?: {name: {shape, data}} (a state_dict loaded after
   //        the init), weightsId?: the weights' identity, part of the module cache's key}

@@ -98,7 +98,7 @@ export function createExplorer(root, options = {}) {
   // {id, file, tensors (the whole file), metadata, heads (the file's num_heads, or null), saidHeads (its raw value),
   //  state (the module's entries), dModel, kind: 'module' | 'model', layer, layers}.
   let loaded = null, weightsSeq = 0, weightsError = '';
-  // The input this document was given (mx.explore: the student's x, tokens, module weights; page-input.js), or null.
+  // The input this document was given (mx.explore: the student's x, tokens, module weights; input.js), or null.
   let given = givenInput(options.input === undefined ? null : options.input, MAX_TOKENS, pageProp('dmodel').max);
   if (given && given.error) { loadMessages.push('The page could not use the input it was given: ' + given.error + '.'); given = null; }
 
