@@ -23,6 +23,7 @@ import { LAB_PROPS } from '../state/lab.js';
 import { names } from '../state/props.js';
 import { hostTheme } from '../embed-host.js';
 import { createExplorer } from '../explorer/explorer.js';
+import STYLE from '../style.css';
 
 // The page's URL parameters (state/page.js), then the training lab's (preset=train-… opens the lab).
 const PARAMS = names(PAGE_PROPS, LAB_PROPS).filter((n) => n !== 'embed');
@@ -121,7 +122,7 @@ function define() {
       this.box = document.createElement('div');
       this.shadowRoot.append(style, this.box);
       // a link to the lab (its page would open in place of the host's, or as text from a CDN) shows the lab here
-      this.explorer = createExplorer(this.box, { query: q.toString(), base: folder, styles: true, onLab: (query) => this.open(query) });
+      this.explorer = createExplorer(this.box, { query: q.toString(), base: folder, styles: STYLE, onLab: (query) => this.open(query) });
     }
     // The page in an iframe (see the header).
     frameIt(page, q) {
@@ -179,7 +180,7 @@ function define() {
   window.customElements.define('mha-explorer', MhaExplorerElement);
   // For scripts of the host page: an explorer in any element of theirs, its files from this script's folder and
   // style.css inside it (options as createExplorer's, web/explorer/explorer.js).
-  window.MhaExplorer = { createExplorer: (root, options) => createExplorer(root, Object.assign({ base: SCRIPT_BASE, styles: true }, options)) };
+  window.MhaExplorer = { createExplorer: (root, options) => createExplorer(root, Object.assign({ base: SCRIPT_BASE, styles: STYLE }, options)) };
 }
 
 if (typeof window !== 'undefined' && window.customElements && !window.customElements.get('mha-explorer')) define();

@@ -37,7 +37,6 @@ import { TraceView } from './trace.js';
 import { LessonView } from './lesson.js';
 import { updateURL, shareURL, embedCode } from './share.js';
 import { givenInput, inputLabels } from './input.js';
-import STYLE from '../style.css';
 
 const DMODELS = [4, 8, 16, 32, 48, 64, 96, 128, 256, 384, 512, 768, 1024];
 const EMBED_HIDE = ['controls', 'input', 'detail', 'trace', 'lesson'];
@@ -62,7 +61,8 @@ function freshPrefix(root) {
 // options: {query (a page query string, '?…' or not), values ({name: value}, as api.set takes them, over the query),
 //   embed (the focused embed layout), theme ('auto' follows the reader's system; the <mha-explorer> element passes
 //   the host page's), idPrefix (the ids' prefix: '' for the hosted page; a fresh mhxN- when absent),
-//   styles (true: style.css goes into root as a <style>, for a shadow root or a page that does not link it),
+//   styles (a stylesheet's text, style.css's as <mha-explorer> imports it, put into root as a <style>: for a shadow
+//   root or a page that does not link style.css),
 //   ownsDocument (the hosted page: its URL follows the state (history.replaceState), it posts its height to a
 //   parent frame, a file dropped anywhere is loaded; false for any other mount), input (the text of an input block,
 //   input.js), onLab(query) (a link to the training lab was followed: the host shows the lab for that query instead
@@ -73,7 +73,7 @@ export function createExplorer(root, options = {}) {
   const base = options.base || '';   // the folder of the page's files, for links and the core ('' : this page's)
   const events = new AbortController(), signal = events.signal;
   let disposed = false;
-  const styleEl = options.styles ? root.insertBefore(el('style', null, STYLE), root.firstChild) : null;
+  const styleEl = options.styles ? root.insertBefore(el('style', null, options.styles), root.firstChild) : null;
   const scope = new Scope(root, TEMPLATE, prefix);
   const $ = (name) => scope.$(name);
   const setText = (e, t) => scope.setText(e, t);
