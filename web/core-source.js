@@ -90,16 +90,23 @@ const FORWARD_WORKER = typeof MHA_FORWARD_WORKER === 'string' ? MHA_FORWARD_WORK
 
 // How this page starts a forward worker (web/worker.js) running the build's core: a promise of {start: () => a new
 // Worker, core: the script the worker imports, or null when it carries the core}. Over http(s), dist/worker.js,
-// which imports <build>.js (the browser's cached copy). Chromium refuses worker scripts and importScripts from
-// file://, so there a blob: URL of the core's text and the worker code: in the one-file page its own core text,
-// next to dist/index.html the text dist/trainer-<build>.js carries for the lab (MHA_CORE_TEXT, no fourth copy).
-export function forwardWorkers(build) {
+// which imports <build>.js (the browser's cached copy); an explorer whose files are in another folder (base: the
+// <mha-explorer> element's, perhaps on a CDN, where a worker script of another origin cannot start) starts a blob:
+// worker of the worker code that imports the core by its absolute URL. Chromium refuses worker scripts and
+// importScripts from file://, so there a blob: URL of the core's text and the worker code: in the one-file page its
+// own core text, next to dist/index.html the text dist/trainer-<build>.js carries for the lab (MHA_CORE_TEXT, no
+// fourth copy). base: the folder of the core files ('' : the page's own).
+export function forwardWorkers(build, base = '') {
   if (!inline && location.protocol !== 'file:') {
-    return Promise.resolve({ start: function () { return new Worker('worker.js'); }, core: build + '.js' });
+    if (base && FORWARD_WORKER) {
+      const url = blobURL(FORWARD_WORKER);
+      return Promise.resolve({ start: function () { return new Worker(url); }, core: new URL(build + '.js', new URL(base, document.baseURI)).href });
+    }
+    return Promise.resolve({ start: function () { return new Worker(base + 'worker.js'); }, core: build + '.js' });
   }
   if (!FORWARD_WORKER) return Promise.resolve(null);
   const text = inline ? coreText(build) : (window.MHA_CORE_TEXT && window.MHA_CORE_TEXT[build] ? Promise.resolve() :
-    loadScript('trainer-' + build + '.js', 'trainer-' + build + '.js is missing')).then(function () { return window.MHA_CORE_TEXT[build]; });
+    loadScript(base + 'trainer-' + build + '.js', 'trainer-' + build + '.js is missing')).then(function () { return window.MHA_CORE_TEXT[build]; });
   return text.then(function (core) {
     const url = blobURL(core + '\n' + FORWARD_WORKER);
     return { start: function () { return new Worker(url); }, core: null };
@@ -107,9 +114,9 @@ export function forwardWorkers(build) {
 }
 
 // The build's core as a classic script of this page (so createMhaModule is defined): from the file next to
-// the page, or from the one-file page's text.
-export function loadCoreScript(build) {
-  return (inline ? coreText(build).then(blobURL) : Promise.resolve(build + '.js')).then(function (src) {
+// the page (or in base, the folder of the core files), or from the one-file page's text.
+export function loadCoreScript(build, base = '') {
+  return (inline ? coreText(build).then(blobURL) : Promise.resolve(base + build + '.js')).then(function (src) {
     return new Promise(function (resolve, reject) {
       const s = document.createElement('script');
       s.src = src;

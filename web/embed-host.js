@@ -1,4 +1,4 @@
-// MHA Explorer — code that runs in the page that embeds the explorer: the snippets carry it as text (page-share.js
+// MHA Explorer — code that runs in the page that embeds the explorer: the snippets carry it as text (chrome/share.js
 // serializes these functions, so they use nothing but the DOM and no comments inside), and the <mha-explorer>
 // element imports hostTheme.
 

@@ -103,15 +103,23 @@
 
   // ---- The module run: one nn.Module-style forward, in the lesson's draw order ------------
   // spec: {dModel, numHeads, seed, bias, dropout, train, causal, maskStyle, fill,
-  //        input: {type: 'text', tokens, pos} | {type: 'tensor', x: {shape: [1, T, D], data}} (a given x, page-input.js)
+  //        input: {type: 'text', tokens, pos} | {type: 'tensor', x: {shape: [1, T, D], data}} (a given x, explorer/input.js)
   //               | {type: 'rand' | 'randn', batch, seqLen},
   //        order: 'input-first' | 'module-first', weights?: {name: {shape, data}} (a state_dict loaded after
   //        the init), weightsId?: the weights' identity, part of the module cache's key}
-  var moduleCache = null;
-  export function freeCache() {
-    if (moduleCache) { try { moduleCache.mha.delete(); moduleCache.gen.delete(); } catch (e) { /* gone */ } }
-    moduleCache = null;
+  // The module cache: the last deterministic module built (its generator with it), kept for the next forward with the
+  // same key; one per explorer (each frees its own), and one for the callers that pass none (the forward worker).
+  export class ModuleCache {
+    constructor() { this.entry = null; }
+    get(key) { return this.entry && this.entry.key === key ? this.entry : null; }
+    put(key, mha, gen) { this.entry = { key: key, mha: mha, gen: gen }; }
+    free() {
+      if (this.entry) { try { this.entry.mha.delete(); this.entry.gen.delete(); } catch (e) { /* gone */ } }
+      this.entry = null;
+    }
   }
+  const defaultCache = new ModuleCache();
+  export function freeCache() { defaultCache.free(); }
 
   // mha.load_state_dict(weights), after the module drew its initial weights (so the generator's stream, and the
   // input drawn after it, are the snippet's); a file the core refuses frees the module before the error goes on.
@@ -120,7 +128,9 @@
   }
 
   // heads: [start, end) to compute only those heads' part (forward's options.heads; a worker pool's share).
-  export function runModule(M, spec, heads) {
+  // cache: a ModuleCache (the default one when absent).
+  export function runModule(M, spec, heads, cache) {
+    cache = cache || defaultCache;
     var D = spec.dModel, H = spec.numHeads;
     if (D % H !== 0) throw new Error(headsMessage(D, H));
     var t0 = now();
@@ -130,15 +140,16 @@
     var key = [D, H, spec.seed, spec.bias !== false, spec.dropout, spec.weightsId || ''].join('/');
     if (inp.type === 'text' || inp.type === 'tensor') {
       // torch.manual_seed(seed); mha = MultiHeadAttention(...); x = embeddings (own generators) or the given x
-      if (!stochastic && moduleCache && moduleCache.key === key) {
-        mha = moduleCache.mha; gen = moduleCache.gen; cached = true;
+      var hit = stochastic ? null : cache.get(key);
+      if (hit) {
+        mha = hit.mha; gen = hit.gen; cached = true;
       } else {
-        freeCache();
+        cache.free();
         gen = new M.Generator(spec.seed);
         mha = new M.MultiHeadAttention({ dModel: D, numHeads: H, bias: spec.bias !== false,
           dropout: spec.dropout, generator: gen });
         if (spec.weights) loadWeights(mha, gen, spec.weights);
-        if (!stochastic) { moduleCache = { key: key, mha: mha, gen: gen }; cached = true; }
+        if (!stochastic) { cache.put(key, mha, gen); cached = true; }
       }
       x = inp.type === 'tensor' ? inp.x : embedTokens(M, inp.tokens, D, spec.seed, inp.pos);
     } else {

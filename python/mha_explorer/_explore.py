@@ -2,12 +2,12 @@
 the cell, each in an iframe whose document is the page itself (srcdoc, set by the output's script): the wasm core
 recomputes in the cell, with no server and no network, in Jupyter, in exported HTML and in a Sphinx site.
 
-The pages take their URL parameters from <meta name="mha-explorer-query"> (web/page-dom.js's pageQuery: a srcdoc
+The pages take their URL parameters from <meta name="mha-explorer-query"> (web/chrome/frame.js's pageQuery: a srcdoc
 document has no query of its own), checked here against the pages' property lists (static/params.json, written by
 web/build.mjs from web/state/page.js and web/state/lab.js). mx.explore hands the page the student's input in the page's
-input block (web/page-input.js): x as base64 of little-endian float32, the tokens, and the module's weights as a
+input block (web/explorer/input.js): x as base64 of little-endian float32, the tokens, and the module's weights as a
 .safetensors file (mx.save_weights' bytes), which the page loads through its Load weights path. The pages post their
-height (web/page-share.js's postHeight); the output's script sizes its iframe from it.
+height (web/chrome/frame.js's postHeight); the output's script sizes its iframe from it.
 """
 import base64
 import html
@@ -19,7 +19,7 @@ from . import _html
 
 PAGE, LAB = "mha-explorer.html", "mha-explorer-lab.html"
 MAX_OUTPUT = 1_500_000      # bytes of one output
-INPUT_ID = "mha-explorer-input"   # web/page-input.js's INPUT_ID
+INPUT_ID = "mha-explorer-input"   # web/explorer/input.js's INPUT_ID
 MAX_TOKENS = 512                  # the page draws at most this many (web/model.js's MAX_TOKENS)
 
 _params = None
@@ -155,7 +155,7 @@ class PageFrame(_html.Output):
 
     def _document(self):
         page = _html.static_file(PAGE if self.which == "page" else LAB).read_text(encoding="utf-8")
-        # The output carries this page only: its links to the other page show how to get it instead (page-dom.js).
+        # The output carries this page only: its links to the other page show how to get it instead (web/chrome/frame.js).
         other = "mx.lab() in a cell opens the training lab" if self.which == "page" else "mx.explore() in a cell opens the page"
         page = page.replace("</head>", '<meta name="mha-explorer-alone" content="%s">\n</head>' % other, 1)
         if self.page_input is not None:

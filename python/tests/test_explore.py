@@ -29,7 +29,7 @@ def page_of(frame):
 
 
 def input_of(frame):
-    """The page's input block (web/page-input.js) as the page reads it."""
+    """The page's input block (web/explorer/input.js) as the page reads it."""
     m = re.search(r'<script type="application/json" id="mha-explorer-input">(.*?)</script>', page_of(frame), re.S)
     return json.loads(m.group(1)) if m else None
 

@@ -75,7 +75,7 @@ test('axe-core: zero WCAG 2.1 A/AA violations', { concurrency: 2 }, async (t) =>
     try {
       await page.setViewportSize(c.size);
       await ready(page, env.srv.origin + withTheme(c.path, c.theme));
-      assert.equal(await page.evaluate(() => document.documentElement.getAttribute('data-theme')), c.theme, 'theme applied');
+      assert.equal(await page.evaluate(() => (document.querySelector('.mhx') || document.documentElement).getAttribute('data-theme')), c.theme, 'theme applied');
       await page.screenshot({ path: join(SHOTS, `${c.name}-${c.wname}-${c.theme}.png`), fullPage: true });
       await page.addScriptTag({ path: AXE });
       const result = await page.evaluate((values) => window.axe.run(document, { runOnly: { type: 'tag', values } }), TAGS);

@@ -1,6 +1,6 @@
 // The embed in the three places an instructor puts it — a Sphinx/MyST page, an nbconvert-exported
 // Jupyter notebook, a plain HTML page — each with the iframe snippet and the <mha-explorer> element of the
-// hosted page, the one-file page's iframe snippet, and the training lab's snippet as the README gives it,
+// hosted page (the element mounts the explorer in its shadow root), the one-file page's iframe snippet, and the training lab's snippet as the README gives it,
 // the page over http (host pages on another origin) and over file://. The snippets are the ones the
 // pages offer; each embed loads, shows the focused layout, takes its content's height and the host's theme
 // (the browser prefers dark, the host pages are light).
@@ -19,7 +19,7 @@ const QUERY = 'preset=lesson000&embed=1';
 const HOSTS = ['sphinx', 'notebook', 'plain'];
 const MODES = ['http', 'file'];
 
-// The snippets the page's own "Embed in …" offers (embedCode in web/app.js), one per host, taken from the
+// The snippets the page's own "Embed in …" offers (embedCode in web/explorer/share.js), one per host, taken from the
 // page itself; `base` replaces the page's folder (an http origin, or {DIST}: hosts.mjs makes it the
 // relative path to dist/).
 const env = suite();
@@ -115,7 +115,7 @@ async function measure(page, find) {
     scrollHeight: document.documentElement.scrollHeight,
     body: Math.ceil(document.body.getBoundingClientRect().height),
     embed: document.body.classList.contains('embed'),
-    theme: document.documentElement.getAttribute('data-theme'),
+    theme: (document.querySelector('.mhx') || document.documentElement).getAttribute('data-theme'),
   }));
   return { ready, iframeHeight: Math.round(box.height), iframeWidth: Math.round(box.width),
     contentHeight: inner.scrollHeight, bodyHeight: inner.body, embedClass: inner.embed, theme: inner.theme,
@@ -125,6 +125,22 @@ async function measure(page, find) {
         .find((v) => v.length === 3 || v[3] > 0.5) || [255, 255, 255];
       return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 'dark' : 'light';
     }) };
+}
+
+// The <mha-explorer> element: the explorer in its shadow root (no iframe), as tall as its content.
+async function measureElement(page) {
+  await page.waitForFunction(() => { const e = document.querySelector('mha-explorer'); return e && e.mhaExplorer; }, null, { timeout: 20000 });
+  const el = await page.$('mha-explorer');
+  await el.scrollIntoViewIfNeeded();
+  const ready = await page.evaluate(() => document.querySelector('mha-explorer').mhaExplorer.ready);
+  return { ready, ...await page.evaluate(() => {
+    const e = document.querySelector('mha-explorer'), root = e.shadowRoot.querySelector('.mhx'), r = e.getBoundingClientRect();
+    const c = [document.body, document.documentElement].map((n) => getComputedStyle(n).backgroundColor.match(/[0-9.]+/g).map(Number))
+      .find((v) => v.length === 3 || v[3] > 0.5) || [255, 255, 255];
+    return { iframeHeight: Math.round(r.height), iframeWidth: Math.round(r.width), contentHeight: Math.round(root.getBoundingClientRect().height),
+      bodyHeight: Math.round(root.scrollHeight), embedClass: root.classList.contains('embed'), theme: root.getAttribute('data-theme'),
+      hostTheme: 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 'dark' : 'light', frames: e.shadowRoot.querySelectorAll('iframe').length };
+  }) };
 }
 
 for (const mode of MODES) {
@@ -142,11 +158,12 @@ for (const mode of MODES) {
       const foreignReq = () => g.requests.filter((u) => !/^(data|blob|file):/.test(u) &&
         !u.startsWith(env.srv.origin + '/') && !u.startsWith(hostSrv.origin + '/'));
       for (const [embed, find] of [['iframe', () => document.querySelector('iframe[src*="/index.html"]')],
-        ['element', () => { const e = document.querySelector('mha-explorer'); return e && e.shadowRoot && e.shadowRoot.querySelector('iframe'); }],
+        ['element', null],
         ['one-file', () => document.querySelector('iframe[src*="/mha-explorer.html"]')],
         ['lab', () => document.querySelector('iframe[src*="/lab.html"]')]]) {
         const errorsBefore = g.errors.length;
-        const m = await measure(g.page, find);
+        const m = find ? await measure(g.page, find) : await measureElement(g.page);
+        if (!find) assert.equal(m.frames, 0, `the element in ${host} over ${mode}: mounted in its shadow root, no iframe`);
         rows.push({ host, mode, embed, ...m, errors: g.errors.slice(errorsBefore) });
         assert.equal(m.ready, true, `${embed} in ${host} over ${mode}: mhaExplorer.ready`);
         assert.ok(m.embedClass, 'the focused embed layout');

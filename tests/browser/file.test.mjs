@@ -32,17 +32,16 @@ for (const variant of VARIANTS) test(`file:// — the page works without a serve
 test('custom element on a plain host page', async () => {
   const g = await env.page(env.own);
   await g.page.goto(env.srv.origin + '/host/plain.html');
-  const frameEl = await g.page.waitForSelector('mha-explorer >> iframe');
-  const frame = await frameEl.contentFrame();
-  await frame.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.getWeights() !== null, null, { timeout: 20000 });
-  assert.equal(await frame.locator('[data-head]').count(), 4);
-  assert.ok(await frame.evaluate(() => document.body.classList.contains('embed')));
-  assert.deepEqual(await frame.evaluate(() => window.mhaExplorer.getWeights().shape), [2, 4, 8, 8]);
-  // the iframe takes the height the page reports
-  await g.page.waitForFunction(() => {
-    const f = document.querySelector('mha-explorer').shadowRoot.querySelector('iframe');
-    return Math.abs(f.getBoundingClientRect().height - 720) > 1;
-  });
+  // the explorer in the element's shadow root (no iframe), in the focused embed layout
+  await g.page.waitForFunction(() => { const e = document.querySelector('mha-explorer'); return e && e.mhaExplorer && e.mhaExplorer.getWeights() !== null; },
+    null, { timeout: 20000 });
+  assert.equal(await g.page.locator('mha-explorer [data-head]').count(), 4);
+  assert.equal(await g.page.locator('mha-explorer iframe').count(), 0);
+  assert.ok(await g.page.evaluate(() => document.querySelector('mha-explorer').shadowRoot.querySelector('.mhx').classList.contains('embed')));
+  assert.deepEqual(await g.page.evaluate(() => document.querySelector('mha-explorer').mhaExplorer.getWeights().shape), [2, 4, 8, 8]);
+  // it takes the height of its content, and leaves the host page's address alone
+  assert.ok(await g.page.evaluate(() => document.querySelector('mha-explorer').getBoundingClientRect().height > 720));
+  assert.equal(await g.page.evaluate(() => location.href), env.srv.origin + '/host/plain.html');
   await g.page.screenshot({ path: join(ARTIFACTS, 'custom-element.png'), fullPage: true });
   assert.deepEqual(g.errors, []);
   assert.deepEqual(g.foreign, []);

@@ -141,7 +141,7 @@ for (const variant of VARIANTS) {
   test('themes, phone width, table alternative, exports' + v, async () => {
     for (const theme of ['light', 'dark']) {
       const { page } = await open('?theme=' + theme);
-      assert.equal(await page.getAttribute('html', 'data-theme'), theme);
+      assert.equal(await page.getAttribute('.mhx', 'data-theme'), theme);
       await page.screenshot({ path: shot(`theme-${theme}.png`), fullPage: true });
     }
     const { page } = await open('?preset=lesson000', { width: 390 });

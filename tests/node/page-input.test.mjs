@@ -1,8 +1,8 @@
-// web/page-input.js: the input block mx.explore writes into the page (x as base64 float32, tokens, weights), and the
+// web/explorer/input.js: the input block mx.explore writes into the page (x as base64 float32, tokens, weights), and the
 // student's words for a block the page cannot use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readPageInput, inputLabels } from '../../web/page-input.js';
+import { readPageInput, inputLabels } from '../../web/explorer/input.js';
 
 const f32 = (values) => Buffer.from(new Float32Array(values).buffer).toString('base64');
 const block = (o) => JSON.stringify(o);

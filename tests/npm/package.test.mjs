@@ -257,13 +257,32 @@ test('the declarations name exactly what the module defines, and their string li
 
 // ---- In Chromium: the element from a Vite build, and from the package on another origin served as a CDN serves it ----
 
-// A <mha-explorer> on the page once it has rendered and stopped resizing: its iframe's height against its content's,
-// and the heads it draws.
+// Of a canvas list, those that show more than one colour.
+function drawnCanvases(canvases) {
+  return canvases.filter((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    for (let i = 4; i < d.length; i += 4) if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2]) return true;
+    return false;
+  });
+}
+// A <mha-explorer> on the page once it has rendered and stopped resizing: the explorer in its shadow root (the
+// element's height against its content's), or its iframe (the lab), and the heads it draws.
 async function measureElement(page, selector) {
-  const el = (await page.waitForFunction((sel) => {
+  const found = await page.waitForFunction((sel) => {
     const e = document.querySelector(sel);
-    return e && e.shadowRoot && e.shadowRoot.querySelector('iframe');
-  }, selector, { timeout: 20000 })).asElement();
+    return e && e.shadowRoot && (e.shadowRoot.querySelector('iframe') || (e.mhaExplorer && e.shadowRoot.querySelector('.mhx')));
+  }, selector, { timeout: 20000 });
+  if (await found.evaluate((n) => n.tagName !== 'IFRAME')) {
+    await page.evaluate((sel) => document.querySelector(sel).mhaExplorer.ready, selector);
+    return page.evaluate(([sel, drawn]) => {
+      const e = document.querySelector(sel), root = e.shadowRoot.querySelector('.mhx');
+      const canvases = [...root.querySelectorAll('.heads-grid canvas')];
+      return { iframe: Math.round(e.getBoundingClientRect().height), content: Math.round(root.getBoundingClientRect().height),
+        heads: canvases.length, drawn: new Function('return ' + drawn)()(canvases).length, url: location.href,
+        embed: root.classList.contains('embed'), mode: 'shadow' };
+    }, [selector, drawnCanvases.toString()]);
+  }
+  const el = found.asElement();
   await el.scrollIntoViewIfNeeded();   // the iframe loads lazily
   await page.waitForFunction((f) => f.getAttribute('src') || f.getAttribute('srcdoc'), el, { timeout: 20000 });
   const frame = await el.contentFrame();
@@ -275,21 +294,16 @@ async function measureElement(page, selector) {
     const h = await el.evaluate((f) => f.getBoundingClientRect().height);
     same = h === last ? same + 1 : 0; last = h;
   }
-  const inner = await frame.evaluate(() => {
+  const inner = await frame.evaluate((drawn) => {
     const canvases = [...document.querySelectorAll('#heads canvas')];
-    const drawn = canvases.filter((c) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      for (let i = 4; i < d.length; i += 4) if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2]) return true;
-      return false;
-    });
-    return { content: document.documentElement.scrollHeight, heads: canvases.length, drawn: drawn.length, url: location.href,
-      embed: document.body.classList.contains('embed') };
-  });
+    return { content: document.documentElement.scrollHeight, heads: canvases.length, drawn: new Function('return ' + drawn)()(canvases).length,
+      url: location.href, embed: document.body.classList.contains('embed') };
+  }, drawnCanvases.toString());
   return { iframe: Math.round(last), ...inner, mode: await el.evaluate((f) => (f.hasAttribute('srcdoc') ? 'srcdoc' : 'src')) };
 }
 
 function checkRendered(m, what, heads) {
-  console.log(`# ${what}: iframe ${m.iframe}px for ${m.content}px of content, ${m.drawn}/${m.heads} heads drawn, ${m.mode} (${m.url})`);
+  console.log(`# ${what}: ${m.mode === 'shadow' ? 'element' : 'iframe'} ${m.iframe}px for ${m.content}px of content, ${m.drawn}/${m.heads} heads drawn, ${m.mode} (${m.url})`);
   assert.ok(m.embed, `${what}: the focused embed layout`);
   assert.ok(Math.abs(m.iframe - m.content) <= 2, `${what}: iframe ${m.iframe}px for ${m.content}px of content`);
   assert.ok(m.content > 200 && m.content < 2000, `${what}: ${m.content}px tall`);
@@ -364,14 +378,16 @@ test('a plain page with the element from the installed package on another origin
   await g.page.goto(host.origin + '/index.html');
   const lesson = await measureElement(g.page, '#lesson');
   checkRendered(lesson, `element from ${cdn.origin} on ${host.origin}`, 4);
-  assert.equal(lesson.mode, 'srcdoc', 'the page, served as text/plain, is rendered from its source');
+  assert.equal(lesson.mode, 'shadow', 'the explorer mounted in the element, its core and workers from the CDN');
   const lab = await measureElement(g.page, '#lab');
   checkRendered(lab, 'the training lab from the same element script', 2);
-  // A link to the other page (the CDN would show its text) becomes the element's own page.
-  const frame = await (await g.page.$('#lesson')).evaluateHandle((e) => e.shadowRoot.querySelector('iframe'));
-  await (await frame.asElement().contentFrame()).click('#open-lab');
-  await g.page.waitForFunction((f) => document.querySelector('#lesson').getAttribute('preset') === 'train-two-offsets' &&
-    /lab\.css/.test(f.getAttribute('srcdoc') || '') && f.contentDocument && f.contentDocument.head && /lab\.css/.test(f.contentDocument.head.innerHTML), frame);
+  assert.equal(lab.mode, 'srcdoc', 'the lab, served as text/plain, is rendered from its source');
+  // A link to the lab (the CDN would show its text) becomes the element's own page.
+  await g.page.click('#lesson [id$="open-lab"]');
+  await g.page.waitForFunction(() => {
+    const f = document.querySelector('#lesson').getAttribute('preset') === 'train-two-offsets' && document.querySelector('#lesson').shadowRoot.querySelector('iframe');
+    return f && /lab\.css/.test(f.getAttribute('srcdoc') || '') && f.contentDocument && f.contentDocument.head && /lab\.css/.test(f.contentDocument.head.innerHTML);
+  });
   checkRendered(await measureElement(g.page, '#lesson'), '"Train heads ↗" in the lesson, which now shows the lab', 2);
   await g.page.screenshot({ path: join(ARTIFACTS, 'npm-cdn.png'), fullPage: true });
   assert.deepEqual(g.errors, [], 'no console errors');

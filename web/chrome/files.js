@@ -7,32 +7,33 @@ export function tooLarge(length, reader, hint) {
     ' MB ' + reader + ' reads' + (hint ? '; ' + hint : '') + '.' : '';
 }
 
-// file's bytes (a Uint8Array), or null when a later file was chosen meanwhile (only the latest counts); a file that is
-// too large is refused before it is read.
-let latest = 0;
-export function readFile(file, reader, hint) {
-  const mine = ++latest;
+// file's bytes (a Uint8Array), or null when a later file of the same reader was chosen meanwhile (only the latest
+// counts; seq: that reader's counter {n}); a file that is too large is refused before it is read.
+const pageSeq = { n: 0 };
+export function readFile(file, reader, hint, seq = pageSeq) {
+  const mine = ++seq.n;
+  const latest = () => seq.n;
   const why = tooLarge(file.size, reader, hint);
   if (why) return Promise.reject(new Error(why));
-  return file.arrayBuffer().then((buffer) => (mine === latest ? new Uint8Array(buffer) : null), (err) => {
-    if (mine !== latest) return null;
+  return file.arrayBuffer().then((buffer) => (mine === latest() ? new Uint8Array(buffer) : null), (err) => {
+    if (mine !== latest()) return null;
     throw new Error('the browser could not read it (' + err.message + ')');
   });
 }
 
 // A file dropped anywhere on the page goes to onFile(file); other drags (text into a field) are left alone.
-// o: {target (where drops count: the document unless told otherwise), marker (the element that carries the class
+// o: {target (where drops count: the document unless told otherwise), flag (the element that carries the class
 // "dropping" while a file is over it: <body> unless told otherwise), signal (an AbortSignal that removes the listeners)}.
-export function wireFileDrop(onFile, { target = document, marker = document.body, signal } = {}) {
+export function wireFileDrop(onFile, { target = document, flag = document.body, signal } = {}) {
   const hasFiles = (e) => !!e.dataTransfer && Array.prototype.includes.call(e.dataTransfer.types || [], 'Files');
   target.addEventListener('dragover', (e) => {
     if (!hasFiles(e)) return;
     e.preventDefault();
-    marker.classList.add('dropping');
+    flag.classList.add('dropping');
   }, { signal });
-  target.addEventListener('dragleave', (e) => { if (!e.relatedTarget || !target.contains(e.relatedTarget)) marker.classList.remove('dropping'); }, { signal });
+  target.addEventListener('dragleave', (e) => { if (!e.relatedTarget || !target.contains(e.relatedTarget)) flag.classList.remove('dropping'); }, { signal });
   target.addEventListener('drop', (e) => {
-    marker.classList.remove('dropping');
+    flag.classList.remove('dropping');
     if (!e.dataTransfer || !e.dataTransfer.files.length) return;
     e.preventDefault();
     onFile(e.dataTransfer.files[0]);

@@ -35,7 +35,8 @@ export function shareLink(query, file) {
 // One snippet per host, each an iframe of the focused embed with the script above (without it the iframe keeps
 // its first height and follows the reader's system theme). host: 'myst' (Jupyter Book, Sphinx + myst-parser),
 // 'notebook' (Jupyter), 'html' (any page), 'element' (<mha-explorer>, not offered by the one-file pages).
-// o: {query (the view's query string), file (this page's file name), title, height (a first height in px)}.
+// o: {query (the view's query string), file (this page's file name), src (the page's address, when the explorer is
+// mounted in another page), title, height (a first height in px)}.
 const EMBED_HOSTS = ['myst', 'notebook', 'html', 'element'];
 const EMBED_HOST_NAMES = { myst: 'MyST / Jupyter Book', notebook: 'Jupyter notebook', html: 'HTML page', element: 'HTML page (custom element)' };
 // The "Embed in" picker: every host, but the custom element, which needs mha-explorer-element.js next to the page
@@ -47,7 +48,7 @@ export function fillEmbedHosts(select) {
 }
 export function embedSnippet(host, o) {
   host = EMBED_HOSTS.includes(host) ? host : 'html';
-  const src = window.location.protocol !== 'file:' ? here(o.file) : 'https://YOUR-SITE/mha-explorer/' + o.file;
+  const src = o.src && !/^file:/.test(o.src) ? o.src : window.location.protocol !== 'file:' ? here(o.file) : 'https://YOUR-SITE/mha-explorer/' + o.file;
   const q = new URLSearchParams(o.query); q.delete('embed'); q.delete('theme');
   const esc = (v) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
   if (host === 'element') {

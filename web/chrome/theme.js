@@ -1,13 +1,13 @@
-// The colour theme: data-theme="light|dark" on a scope (the document's <html> unless told otherwise; the lab
-// component's root), which the stylesheets and the widgets read.
+// A colour theme: data-theme="light|dark" on the element whose styles follow it (an explorer's root; a page that has
+// no component root, its <html>), which the stylesheets and the widgets read.
 import { setAttr } from '../widgets/dom.js';
 
-let darkQuery = null;
+// Whether the reader's system asks for dark colours.
+export function systemDark() { return !!(window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches); }
 // theme: 'auto' (the reader's system setting), 'light' or 'dark'.
-export function applyTheme(theme, scope = document.documentElement) {
-  if (theme === 'auto' && !darkQuery && window.matchMedia) darkQuery = window.matchMedia('(prefers-color-scheme: dark)');
-  const dark = theme === 'dark' || (theme === 'auto' && !!darkQuery && darkQuery.matches);
-  setAttr(scope, 'data-theme', dark ? 'dark' : 'light');
+export function applyTheme(theme, target = document.documentElement) {
+  const dark = theme === 'dark' || (theme === 'auto' && systemDark());
+  setAttr(target, 'data-theme', dark ? 'dark' : 'light');
 }
 // What the theme button switches to: the other of the two shown now.
-export const otherTheme = (scope = document.documentElement) => (scope.getAttribute('data-theme') === 'dark' ? 'light' : 'dark');
+export const otherTheme = (target = document.documentElement) => (target.getAttribute('data-theme') === 'dark' ? 'light' : 'dark');

@@ -42,7 +42,7 @@ export function joinParts(parts) {
 }
 
 // Weights [B, H, Sq, Skv] kept as the parts' blocks ([B, h, Sq, Skv] each, heads in order): the views read a head's
-// matrix from its part (model.headMatrix, page-read.js's colourMax), so no 8 MiB copy happens on the way to a
+// matrix from its part (model.headMatrix, explorer/read.js's colourMax), so no 8 MiB copy happens on the way to a
 // paint; `data` (the whole tensor, for getWeights and printing) is joined on first use.
 export function partedWeights(ws) {
   const [B, , Sq, Skv] = ws[0].shape, plane = Sq * Skv;

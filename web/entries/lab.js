@@ -1,5 +1,5 @@
 // MHA Explorer — the lab page's entry (web/lab.html → dist/lab.js, a classic script bundled by web/build.mjs, so the
-// page also works from file://): the lab component (web/lab/) in the page's root, owning the page (its URL, file
+// page also works from file://): the lab component (web/lab/) filling <body>, owning the page (its URL, file
 // drops anywhere, its height in a frame, the theme on <html>), with the ids the tests and links know (no prefix),
 // and its API as window.mhaExplorer.
 import { createLab } from '../lab/controller.js';
@@ -8,6 +8,6 @@ import { pageQuery, followPageLinksInElement, followHeight } from '../chrome/fra
 const bootNote = document.getElementById('boot-note');
 if (bootNote) bootNote.remove();   // the script runs (the note says when it never does; not in a one-file page)
 followPageLinksInElement();
-const lab = createLab(document.getElementById('mha-lab'), { query: pageQuery(), ownsPage: true, idPrefix: '' });
+const lab = createLab(document.body, { query: pageQuery(), ownsPage: true, idPrefix: '' });
 followHeight();
 window.mhaExplorer = lab.api;

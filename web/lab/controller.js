@@ -495,7 +495,7 @@ export function createLab(root, options) {
       explicit.theme = true; showTheme(); writeURL(); draw();
     });
     // the page takes a file dropped anywhere on it; a lab mounted in another page, one dropped on the lab
-    wireFileDrop(loadFile, options.ownsPage ? { signal } : { target: root, marker: root, signal });
+    wireFileDrop(loadFile, options.ownsPage ? { signal } : { target: root, flag: root, signal });
     document.addEventListener('visibilitychange', function () { if (document.hidden) pause(); }, { signal });
     window.addEventListener('resize', drawChart, { signal });
     if (window.matchMedia) {

@@ -49,7 +49,7 @@ export function moduleExample(cfg) {
   return lines.join('\n');
 }
 
-// A given x (page-input.js) as the snippet's x: its float32 values, little-endian, in base64.
+// A given x (explorer/input.js) as the snippet's x: its float32 values, little-endian, in base64.
 function givenX(x) {
   const bytes = new Uint8Array(x.data.length * 4), view = new DataView(bytes.buffer);
   let text = '';

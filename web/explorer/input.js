@@ -58,10 +58,9 @@ export function readPageInput(text, maxTokens, maxDModel) {
   return given;
 }
 
-// The input of this document, or null; {error} when its block is unreadable.
-export function pageInput(maxTokens, maxDModel) {
-  const el = typeof document !== 'undefined' ? document.getElementById(INPUT_ID) : null;
-  try { return readPageInput(el ? el.textContent : null, maxTokens, maxDModel); } catch (err) { return { error: err.message }; }
+// The input of a block's text (null: none), or null; {error} when the block is unreadable.
+export function givenInput(text, maxTokens, maxDModel) {
+  try { return readPageInput(text, maxTokens, maxDModel); } catch (err) { return { error: err.message }; }
 }
 
 // x's labels: the given tokens, or t0…t(T-1).

@@ -1,0 +1,186 @@
+// <mha-explorer> — embed MHA Explorer on any page with one script tag (web/build.mjs bundles this entry into
+// dist/mha-explorer-element.js):
+//   <script src="https://YOUR-SITE/mha-explorer/mha-explorer-element.js"></script>
+//   <mha-explorer preset="lesson003" heads="4"></mha-explorer>
+// The element mounts the explorer (web/explorer/: createExplorer) in its shadow root, in the focused embed layout:
+// the host's styles and the explorer's do not reach each other, and element.mhaExplorer is its script API. It loads
+// the core files from the folder this script was loaded from, or the `base` attribute's folder (a bundled element has
+// no script of its own); from a public CDN (jsDelivr, unpkg) too, since only scripts are loaded from there (the
+// forward workers start from blob: URLs that import the core). It writes nothing into the host page's URL.
+// The script also gives the host page's scripts window.MhaExplorer.createExplorer(element, options): an explorer in
+// an element of theirs (light DOM; style.css comes with it, scoped to the explorer's root).
+// Every URL parameter of the page is accepted as an attribute (text, dmodel, heads, causal, fill, dropout, train, seed,
+// pos, preset, view, head, batch, scale, norm, theme, hide); `height` fixes the height (the explorer scrolls inside).
+// Without a theme attribute the explorer takes the theme of the page around the element.
+// An <iframe> of the page stays where a host needs one: the `src` attribute (a page of the host's choice),
+// preset="train-…" (the training lab, lab.html) and mode="iframe". Such an iframe sizes itself from the height the page
+// posts; for page files on another origin (a CDN serves .html as text/plain, which an iframe shows as text) the
+// element fetches the page (CDNs allow that) and, unless it came as text/html, renders its source as the iframe's
+// srcdoc with <base href> at the folder and the query in <meta name="mha-explorer-query"> (chrome/frame.js's
+// pageQuery), since a srcdoc page has no address of its own.
+import { PAGE_PROPS, pageProp } from '../state/page.js';
+import { LAB_PROPS } from '../state/lab.js';
+import { names } from '../state/props.js';
+import { hostTheme } from '../embed-host.js';
+import { createExplorer } from '../explorer/explorer.js';
+import STYLE from '../style.css';
+
+// The page's URL parameters (state/page.js), then the training lab's (preset=train-… opens the lab).
+const PARAMS = names(PAGE_PROPS, LAB_PROPS).filter((n) => n !== 'embed');
+const HOST_STYLE = ':host{display:block;min-width:280px}iframe{display:block;width:100%;border:0;' +
+  'border-radius:10px;box-shadow:0 0 0 1px rgba(0,0,0,.12)}iframe[hidden]{display:none}p.mhx-missing{font:14px/1.4 system-ui,sans-serif;color:#a33}' +
+  '.mhx{border-radius:10px;box-shadow:0 0 0 1px rgba(0,0,0,.12)}';
+
+// The page's source by URL, fetched once per page for every element that shows it.
+const sources = {};
+function pageSource(url) {
+  if (!sources[url]) {
+    sources[url] = fetch(url, { credentials: 'omit' }).then((r) => {
+      if (!r.ok) return null;
+      return /^text\/html/i.test(r.headers.get('content-type') || '') ? null : r.text();
+    }).catch(() => null);   // not readable from here (no CORS): the iframe loads it itself
+  }
+  return sources[url];
+}
+function escapeAttr(v) { return v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;'); }
+// The page's source with its folder and query: <base> first in <head>, so every relative URL resolves there.
+function withBase(html, folder, query) {
+  const tags = '<base href="' + escapeAttr(folder) + '"><meta name="mha-explorer-query" content="' + escapeAttr(query) + '">';
+  const head = /<head[^>]*>/i.exec(html);
+  return head ? html.slice(0, head.index + head[0].length) + tags + html.slice(head.index + head[0].length) : tags + html;
+}
+function sameOrigin(url) {
+  const u = new URL(url, document.baseURI);
+  return u.protocol === 'file:' || u.origin === window.location.origin;
+}
+
+function define() {
+  const script = document.currentScript;   // still this script: the bundle is a classic script
+  const SCRIPT_BASE = script && script.src ? script.src.replace(/[^/]*$/, '') : '';
+
+  class MhaExplorerElement extends HTMLElement {
+    static get observedAttributes() { return PARAMS.concat(['src', 'base', 'height', 'mode']); }
+
+    connectedCallback() {
+      if (!this.shadowRoot) this.attachShadow({ mode: 'open' });
+      this.live = true;
+      this.update();
+    }
+    disconnectedCallback() { this.live = false; this.unmount(); }
+    attributeChangedCallback(name, old, value) {
+      // (an element upgraded when the script defines it gets its attributes before connectedCallback)
+      if (!this.live || old === value) return;
+      // a page parameter of a mounted explorer: set on it (a removed attribute goes back to the default, a removed
+      // theme to the host's); a lab preset needs the lab's page
+      const p = pageProp(name);
+      if (this.explorer && p && !(name === 'preset' && /^train-/.test(value || ''))) {
+        try {
+          this.explorer.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : p.def });
+        } catch (err) { /* not a value the page takes: the explorer keeps its own (as the page does with such a query) */ }
+        return;
+      }
+      this.update();
+    }
+    // The explorer's script API (an iframe's page's, when it is on this origin), or null.
+    get mhaExplorer() {
+      if (this.explorer) return this.explorer.api;
+      try { return this.frame && this.frame.contentWindow ? this.frame.contentWindow.mhaExplorer || null : null; } catch (e) { return null; }
+    }
+    // The folder of the page's files: base="…", else this script's.
+    folder() {
+      const base = this.getAttribute('base');
+      return base ? new URL(base.replace(/\/?$/, '/'), document.baseURI).href : SCRIPT_BASE;
+    }
+    query() {
+      const q = new URLSearchParams();
+      q.set('embed', '1');
+      for (const n of PARAMS) if (this.hasAttribute(n)) q.set(n, this.getAttribute(n));
+      if (!q.has('theme')) q.set('theme', hostTheme(this));
+      return q;
+    }
+    update() {
+      const q = this.query(), folder = this.folder(), src = this.getAttribute('src');
+      const framed = !!src || this.getAttribute('mode') === 'iframe' || /^train-/.test(q.get('preset') || '');
+      if (!src && !folder) {
+        this.unmount();
+        this.show('<mha-explorer> does not know where the MHA Explorer page is: give it base="…", the URL of the folder ' +
+          'holding the package\'s dist/ files (index.html, lab.html, mha.js, …), e.g. base="/mha-explorer/".');
+        return;
+      }
+      const key = framed ? 'frame|' + (src || folder) + '|' + q.toString() : 'mount|' + folder;
+      if (key === this.key) { this.sizeBox(); return; }
+      this.unmount();
+      this.key = key;
+      if (framed) this.frameIt(src || folder + (/^train-/.test(q.get('preset') || '') ? 'lab.html' : 'index.html'), q);
+      else this.mount(folder, q);
+      this.sizeBox();
+    }
+    // The explorer in the shadow root.
+    mount(folder, q) {
+      const style = document.createElement('style');
+      style.textContent = HOST_STYLE;
+      this.box = document.createElement('div');
+      this.shadowRoot.append(style, this.box);
+      // a link to the lab (its page would open in place of the host's, or as text from a CDN) shows the lab here
+      this.explorer = createExplorer(this.box, { query: q.toString(), base: folder, styles: STYLE, onLab: (query) => this.open(query) });
+    }
+    // The page in an iframe (see the header).
+    frameIt(page, q) {
+      const style = document.createElement('style');
+      style.textContent = HOST_STYLE;
+      const frame = this.frame = document.createElement('iframe');
+      frame.setAttribute('title', this.getAttribute('title') || 'MHA Explorer: multi-head attention');
+      frame.setAttribute('loading', 'lazy');
+      this.shadowRoot.append(style, frame);
+      this.box = frame;
+      this.onMessage = (e) => {
+        if (e.source !== frame.contentWindow) return;
+        const d = e.data;
+        if (d && d.type === 'mha-explorer:height' && typeof d.height === 'number' && !this.hasAttribute('height')) {
+          frame.style.height = Math.max(200, Math.min(20000, Math.round(d.height))) + 'px';
+        }
+        if (d && d.type === 'mha-explorer:open' && typeof d.query === 'string') this.open(d.query);
+      };
+      window.addEventListener('message', this.onMessage);
+      const src = page + '?' + q.toString();
+      if (sameOrigin(page)) { frame.setAttribute('src', src); return; }
+      pageSource(new URL(page, document.baseURI).href).then((html) => {
+        if (this.frame !== frame) return;   // removed, or attributes changed meanwhile
+        if (html === null) { frame.setAttribute('src', src); return; }
+        frame.setAttribute('srcdoc', withBase(html, new URL('.', new URL(page, document.baseURI)).href, q.toString()));
+      });
+    }
+    // height="…": a fixed height (the iframe's, or the explorer's box, which then scrolls); else an iframe starts at 720 px.
+    sizeBox() {
+      if (!this.box) return;
+      const h = parseInt(this.getAttribute('height'), 10);
+      if (this.frame) this.frame.style.height = (h > 0 ? h : 720) + 'px';
+      else { this.box.style.height = h > 0 ? h + 'px' : ''; this.box.style.overflow = h > 0 ? 'auto' : ''; }
+    }
+    unmount() {
+      if (this.explorer) this.explorer.dispose();
+      if (this.onMessage) window.removeEventListener('message', this.onMessage);
+      this.explorer = this.frame = this.box = this.onMessage = null;
+      this.key = null;
+      if (this.shadowRoot) this.shadowRoot.textContent = '';
+    }
+    // A link of a srcdoc page (chrome/frame.js's followPageLinksInElement): the page's parameters become the attributes.
+    open(query) {
+      const q = new URLSearchParams(query);
+      for (const n of PARAMS) { if (q.has(n)) this.setAttribute(n, q.get(n)); else this.removeAttribute(n); }
+    }
+    // A message in place of the explorer.
+    show(message) {
+      const note = document.createElement('p');
+      note.className = 'mhx-missing';
+      note.textContent = message;
+      this.shadowRoot.appendChild(note);
+    }
+  }
+  window.customElements.define('mha-explorer', MhaExplorerElement);
+  // For scripts of the host page: an explorer in any element of theirs, its files from this script's folder and
+  // style.css inside it (options as createExplorer's, web/explorer/explorer.js).
+  window.MhaExplorer = { createExplorer: (root, options) => createExplorer(root, Object.assign({ base: SCRIPT_BASE, styles: STYLE }, options)) };
+}
+
+if (typeof window !== 'undefined' && window.customElements && !window.customElements.get('mha-explorer')) define();

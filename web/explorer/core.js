@@ -1,0 +1,127 @@
+// MHA Explorer — an explorer's core and forwards: the fastest core build this browser runs (wasm-features.js; a
+// host that lacks one falls back to the next), loaded once per document and shared by every explorer in it; each
+// explorer has its own module cache (model.js's ModuleCache: the core objects it allocated, freed by dispose())
+// and its own forward pool (core/forward-pool.js: large forwards split by heads across Web Workers, each
+// instantiating the shared compiled module), started and warmed up right after the core loads. Its workers start
+// the way core-source.js's forwardWorkers says (worker.js over http(s), blob: URLs of the page's core text from
+// file:// and in the one-file page). Where workers cannot start, forwards run on the main thread.
+import { runModule, cost, ModuleCache } from '../model.js';
+import { CORE_BUILDS, FILES, INLINE, loadCoreScript, forwardWorkers, explain } from '../core-source.js';
+import { ForwardPool, poolSize } from '../core/forward-pool.js';
+
+// Multiply-adds above which a forward goes to the pool: about 20 ms on one core of a laptop.
+const POOL_COST = 1.2e8;
+
+// A forward through every part of the kernels the page's large forwards use (heads split, weights formed), on the
+// main thread once (the workers share its compiled code, and so V8's optimized tier of it) and twice in each worker.
+const WARM_UP = { dModel: 256, numHeads: 8, seed: 0, bias: true, dropout: 0, train: false, causal: false,
+  input: { type: 'randn', batch: 1, seqLen: 192 }, order: 'module-first' };
+
+// The document's core: a promise of {M (the WebAssembly API), build}, made by the first explorer that asks.
+const documentCores = new WeakMap();   // window → promise
+function sharedCore(win, base) {
+  if (documentCores.has(win)) return documentCores.get(win);
+  const missing = [];
+  let build = CORE_BUILDS[0];
+  const tryBuild = (i) => loadCoreScript(CORE_BUILDS[i], base).then(() => { build = CORE_BUILDS[i]; }, (err) => {
+    missing.push(CORE_BUILDS[i] + '.js');
+    if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
+    if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
+    throw new Error('MHA Explorer could not load its WebAssembly core: ' + missing.join(', ') + ' ' + (missing.length > 1 ? 'are' : 'is') +
+      ' missing next to ' + FILES.page + ' at this address. Upload the whole dist/ folder (every file in it, ' + missing.join(', ') +
+      ' included) to the same place; or upload the one-file page mha-explorer.html alone.');
+  });
+  const core = (typeof win.createMhaModule === 'function' ? Promise.resolve() : tryBuild(0))
+    .then(() => win.createMhaModule())
+    .then((M) => {
+      // the first forward a student sees runs at full speed: the main thread's kernels warmed once
+      try { runModule(M, WARM_UP); } catch (err) { /* the first real forward reports it */ }
+      return { M, build };
+    }, (err) => { throw new Error(explain(err)); });
+  core.catch(() => documentCores.delete(win));   // a later explorer tries again
+  documentCores.set(win, core);
+  return core;
+}
+
+export class ExplorerCore {
+  // base: the folder of the core files ('': the page's own; the first explorer of a document loads the core from its base).
+  constructor(base = '') {
+    this.base = base;
+    this.M = null;
+    this.pool = null;
+    this.poolStart = null;
+    this.cache = new ModuleCache();
+    this.disposed = false;
+    // Where and how long the last forward ran; from the pool, each part's forward and its whole run in its worker.
+    this.lastCompute = { ms: 0, where: 'main thread', partMs: null, partTotalMs: null };
+  }
+  // → promise of M, once the core is loaded and this explorer's pool is warm.
+  load() {
+    return sharedCore(window, this.base).then((core) => {
+      this.M = core.M; this.build = core.build;
+      return this.startPool().then(() => core.M);
+    });
+  }
+  // The pool's workers run the build the page runs, instantiated from the document's compiled module. Resolves to
+  // the pool, or null where workers cannot start (then every forward runs on the main thread). Warms up: V8 starts
+  // wasm in its baseline tier.
+  startPool() {
+    if (this.poolStart) return this.poolStart;
+    const size = poolSize(window.navigator && window.navigator.hardwareConcurrency);
+    this.poolStart = (this.M.wasmModule && typeof Worker === 'function' ? forwardWorkers(this.build, this.base) : Promise.resolve(null))
+      .then((workers) => {
+        if (!workers || this.disposed) return null;
+        this.pool = new ForwardPool(workers.start, { init: this.M.wasmModule, core: workers.core }, size);
+        return this.pool.run(WARM_UP).then(() => this.pool.run(WARM_UP)).then(() => this.pool);
+      })
+      .catch(() => { if (this.pool) this.pool.terminate(); this.pool = null; return null; });
+    return this.poolStart;
+  }
+  // Before the first render: the page's own forward run twice where it will run (the pool's workers or the main
+  // thread), its result dropped. It fills the module cache (the weights drawn and packed at the page's d_model, the
+  // memory grown) and runs the kernels at the page's shape, so the first forward the student sees is a warm one.
+  warmUp(spec) {
+    const again = () => this.runForward(spec).promise;
+    return again().then(again).then(() => {}, () => {});
+  }
+  // The forward of spec (runModule's): {promise of the result, sync: whether it already ran here}.
+  // A forward that throws gives a rejected promise; one superseded by a newer forward before it started rejects
+  // with err.superseded.
+  runForward(spec) {
+    // window.mhaPoolCost (tests): another threshold, e.g. 0 to split every forward
+    const limit = typeof window.mhaPoolCost === 'number' ? window.mhaPoolCost : POOL_COST;
+    if (cost(spec) > limit && this.poolStart) {
+      const job = this.poolStart.then((p) => {
+        if (!p) return this.inline(spec);
+        return p.run(spec).then((r) => { this.done(r.ms, r.where, r); return r; }, (err) => {
+          if (err && err.poolFailed) return this.inline(spec);
+          throw err;
+        });
+      });
+      return { promise: job, sync: false };
+    }
+    try {
+      return { promise: Promise.resolve(this.inline(spec)), sync: true };
+    } catch (err) {
+      return { promise: Promise.reject(err), sync: true };
+    }
+  }
+  inline(spec) {
+    const r = runModule(this.M, spec, null, this.cache);
+    this.done(r.ms, 'main thread');
+    return r;
+  }
+  noForward() { this.done(0, 'main thread'); }
+  done(ms, where, pooled) {
+    const c = this.lastCompute;
+    c.ms = ms; c.where = where;
+    c.partMs = pooled ? pooled.partMs : null; c.partTotalMs = pooled ? pooled.partTotalMs : null;
+  }
+  // The pool's workers terminated and the core objects this explorer holds freed (the core itself stays for the others).
+  dispose() {
+    this.disposed = true;
+    if (this.pool) this.pool.terminate();
+    this.pool = null;
+    this.cache.free();
+  }
+}

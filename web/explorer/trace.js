@@ -1,0 +1,19 @@
+// MHA Explorer — the shape trace of the forward pass (lesson 004's table, worded by widgets/trace.js)
+// beside the Mix → Split → Attend → Concat → Mix diagram; a hovered or focused row lights its stage.
+import { traceTable, highlightStep } from '../widgets/trace.js';
+
+export class TraceView {
+  constructor(scope) { this.scope = scope; }
+  draw(cur) {
+    const $ = (n) => this.scope.$(n), r = cur.res, trace = r.trace || [];
+    this.scope.setText('trace-note', !trace.length ? 'Hand-built weights: there is no forward pass here, so no shapes to trace. ' +
+      'Pick another example of the lesson to see its trace.' : 'Live for B=' + r.B + ', S=' + r.S + ', D=' + r.D + ', H=' + r.H +
+      ' (d_k=' + (r.D / r.H) + '). Hover or focus a row (↑/↓ move) to highlight its pipeline stage.');
+    // the mask as the forward applied it: a fixed lesson's result says its own fill (r.shown), the page's is eff's
+    const fill = r.shown ? r.shown.fill : cur.eff.fill, style = cur.cfg ? cur.cfg.maskStyle : 'tril-keep';
+    const mask = r.causal && trace.length ? { style: style, fill: fill } : null;
+    const highlight = (i) => highlightStep($('trace-body'), $('pipeline'), i);
+    traceTable($('trace-body'), trace, highlight, mask);   // rebuilds the rows only when the trace changed
+    highlight(null);
+  }
+}
