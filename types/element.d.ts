@@ -1,8 +1,8 @@
 // TypeScript declarations of the custom element, dist/mha-explorer-element.js: `import 'mha-explorer/element'` (or a
-// <script> tag) defines <mha-explorer>. It renders the page (index.html, or lab.html for preset="train-…") in an
-// iframe that sizes itself; every URL parameter of the page is an attribute (preset, text, dmodel, heads, causal, …),
-// `base` is the folder holding the page files (needed when the element is bundled), `src` a page URL, `height` a
-// fixed height in pixels.
+// <script> tag) defines <mha-explorer>. It mounts the explorer (or the training lab, for preset="train-…") in its
+// shadow root, as tall as its content; every URL parameter of the page is an attribute (preset, text, dmodel, heads,
+// causal, …), `base` is the folder holding the page files (needed when the element is bundled), `src` a page URL and
+// mode="iframe" show a page in an iframe instead, `height` a fixed height in pixels.
 
 /** <mha-explorer>: its attributes are the page's URL parameters, plus base, src and height. */
 export interface MhaExplorerElement extends HTMLElement {}

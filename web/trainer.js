@@ -17,20 +17,21 @@ import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain } fr
 var sources = {};  // build → worker source text, loaded once
 
 // The folder of the script this module is bundled into (read while that script runs), where dist/trainer-*.js are.
-var base = document.currentScript ? document.currentScript.src.replace(/[^/]*$/, '') : '';
+var scriptBase = document.currentScript ? document.currentScript.src.replace(/[^/]*$/, '') : '';
 
-// Loads dist/trainer-<build>.js (a classic script: it sets MHA_TRAINER_SOURCE) and keeps the text.
-function load(build) {
-  if (sources[build]) return Promise.resolve(sources[build]);
-  if (INLINE) return coreText(build).then(function (text) { return (sources[build] = text + '\n' + workerCode('trainer')); });
+// Loads <base>trainer-<build>.js (a classic script: it sets MHA_TRAINER_SOURCE) and keeps the text.
+function load(build, base) {
+  var key = base + build;
+  if (sources[key]) return Promise.resolve(sources[key]);
+  if (INLINE) return coreText(build).then(function (text) { return (sources[key] = text + '\n' + workerCode('trainer')); });
   return new Promise(function (resolve, reject) {
     var s = document.createElement('script');
     s.src = base + 'trainer-' + build + '.js';
     s.onload = function () {
-      sources[build] = window.MHA_TRAINER_SOURCE;
+      sources[key] = window.MHA_TRAINER_SOURCE;
       window.MHA_TRAINER_SOURCE = undefined;
       s.remove();
-      resolve(sources[build]);
+      resolve(sources[key]);
     };
     s.onerror = function () {
       s.remove();
@@ -77,11 +78,13 @@ Trainer.prototype.peek = function (bytes) { var copy = copyOf(bytes); return thi
 Trainer.prototype.load = function (bytes) { var copy = copyOf(bytes); return this.request('load', { bytes: copy }, [copy.buffer]); };
 Trainer.prototype.terminate = function () { this.worker.terminate(); };
 
-// The fastest build whose worker starts; builds: override the order (tests).
+// The fastest build whose worker starts. options: {builds (override the order: tests), base (the folder of
+// trainer-<build>.js: the folder of the script this module is bundled into unless told)}.
 export function start(options) {
   var order = (options && options.builds) || CORE_BUILDS, missing = [];
+  var base = (options && options.base) || scriptBase;
   var attempt = function (i) {
-    return load(order[i]).then(function (text) {
+    return load(order[i], base).then(function (text) {
       var url = blobURL(text);
       var t = new Trainer(new Worker(url), order[i]);
       // The first answer says whether this build's core started ("no model yet" means it did).

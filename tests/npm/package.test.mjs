@@ -276,7 +276,7 @@ async function measureElement(page, selector) {
     await page.evaluate((sel) => document.querySelector(sel).mhaExplorer.ready, selector);
     return page.evaluate(([sel, drawn]) => {
       const e = document.querySelector(sel), root = e.shadowRoot.querySelector('.mhx');
-      const canvases = [...root.querySelectorAll('.heads-grid canvas')];
+      const canvases = [...root.querySelectorAll('.heads-grid canvas, .lab-heads canvas')];   // the page's heads, the lab's
       return { iframe: Math.round(e.getBoundingClientRect().height), content: Math.round(root.getBoundingClientRect().height),
         heads: canvases.length, drawn: new Function('return ' + drawn)()(canvases).length, url: location.href,
         embed: root.classList.contains('embed'), mode: 'shadow' };
@@ -381,14 +381,17 @@ test('a plain page with the element from the installed package on another origin
   assert.equal(lesson.mode, 'shadow', 'the explorer mounted in the element, its core and workers from the CDN');
   const lab = await measureElement(g.page, '#lab');
   checkRendered(lab, 'the training lab from the same element script', 2);
-  assert.equal(lab.mode, 'srcdoc', 'the lab, served as text/plain, is rendered from its source');
-  // A link to the lab (the CDN would show its text) becomes the element's own page.
+  assert.equal(lab.mode, 'shadow', 'the lab mounted in the element, its training worker from the CDN');
+  // A link to the lab (the CDN would show its text) becomes the element's own lab, and the lab's link to the page
+  // the element's page again.
   await g.page.click('#lesson [id$="open-lab"]');
-  await g.page.waitForFunction(() => {
-    const f = document.querySelector('#lesson').getAttribute('preset') === 'train-two-offsets' && document.querySelector('#lesson').shadowRoot.querySelector('iframe');
-    return f && /lab\.css/.test(f.getAttribute('srcdoc') || '') && f.contentDocument && f.contentDocument.head && /lab\.css/.test(f.contentDocument.head.innerHTML);
-  });
+  await g.page.waitForFunction(() => document.querySelector('#lesson').getAttribute('preset') === 'train-two-offsets' &&
+    !!document.querySelector('#lesson').shadowRoot.querySelector('.mhx-lab'));
   checkRendered(await measureElement(g.page, '#lesson'), '"Train heads ↗" in the lesson, which now shows the lab', 2);
+  await g.page.click('#lab .mhx-lab a[href$="index.html"]');
+  await g.page.waitForFunction(() => !document.querySelector('#lab').hasAttribute('preset') &&
+    !!document.querySelector('#lab').shadowRoot.querySelector('.mhx:not(.mhx-lab)'));
+  checkRendered(await measureElement(g.page, '#lab'), '"Random heads ↗" in the lab, which now shows the page', 4);
   await g.page.screenshot({ path: join(ARTIFACTS, 'npm-cdn.png'), fullPage: true });
   assert.deepEqual(g.errors, [], 'no console errors');
   await g.page.close();

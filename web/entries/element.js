@@ -12,18 +12,22 @@
 // Every URL parameter of the page is accepted as an attribute (text, dmodel, heads, causal, fill, dropout, train, seed,
 // pos, preset, view, head, batch, scale, norm, theme, hide); `height` fixes the height (the explorer scrolls inside).
 // Without a theme attribute the explorer takes the theme of the page around the element.
-// An <iframe> of the page stays where a host needs one: the `src` attribute (a page of the host's choice),
-// preset="train-…" (the training lab, lab.html) and mode="iframe". Such an iframe sizes itself from the height the page
+// preset="train-…" mounts the training lab (web/lab/: createLab) the same way, its trainer-<build>.js from the same
+// folder; the links between the page and the lab switch the element between them.
+// An <iframe> of the page stays where a host needs one: the `src` attribute (a page of the host's choice) and
+// mode="iframe". Such an iframe sizes itself from the height the page
 // posts; for page files on another origin (a CDN serves .html as text/plain, which an iframe shows as text) the
 // element fetches the page (CDNs allow that) and, unless it came as text/html, renders its source as the iframe's
 // srcdoc with <base href> at the folder and the query in <meta name="mha-explorer-query"> (chrome/frame.js's
 // pageQuery), since a srcdoc page has no address of its own.
 import { PAGE_PROPS, pageProp } from '../state/page.js';
-import { LAB_PROPS } from '../state/lab.js';
+import { LAB_PROPS, labProp } from '../state/lab.js';
 import { names } from '../state/props.js';
 import { hostTheme } from '../embed-host.js';
 import { createExplorer } from '../explorer/explorer.js';
+import { createLab } from '../lab/controller.js';
 import STYLE from '../style.css';
+import LAB_STYLE from '../lab/lab.css';
 
 // The page's URL parameters (state/page.js), then the training lab's (preset=train-… opens the lab).
 const PARAMS = names(PAGE_PROPS, LAB_PROPS).filter((n) => n !== 'embed');
@@ -79,11 +83,19 @@ function define() {
         } catch (err) { /* not a value the page takes: the explorer keeps its own (as the page does with such a query) */ }
         return;
       }
+      // a lab property of a mounted lab (another task is another preset: a new lab)
+      const lp = labProp(name);
+      if (this.lab && lp && name !== 'preset') {
+        this.lab.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : lp.def })
+          .catch(() => { /* a value the lab refuses: it keeps its own, as with such a query */ });
+        return;
+      }
       this.update();
     }
     // The explorer's script API (an iframe's page's, when it is on this origin), or null.
     get mhaExplorer() {
       if (this.explorer) return this.explorer.api;
+      if (this.lab) return this.lab.api;
       try { return this.frame && this.frame.contentWindow ? this.frame.contentWindow.mhaExplorer || null : null; } catch (e) { return null; }
     }
     // The folder of the page's files: base="…", else this script's.
@@ -100,29 +112,31 @@ function define() {
     }
     update() {
       const q = this.query(), folder = this.folder(), src = this.getAttribute('src');
-      const framed = !!src || this.getAttribute('mode') === 'iframe' || /^train-/.test(q.get('preset') || '');
+      const framed = !!src || this.getAttribute('mode') === 'iframe', lab = /^train-/.test(q.get('preset') || '');
       if (!src && !folder) {
         this.unmount();
         this.show('<mha-explorer> does not know where the MHA Explorer page is: give it base="…", the URL of the folder ' +
           'holding the package\'s dist/ files (index.html, lab.html, mha.js, …), e.g. base="/mha-explorer/".');
         return;
       }
-      const key = framed ? 'frame|' + (src || folder) + '|' + q.toString() : 'mount|' + folder;
+      const key = framed ? 'frame|' + (src || folder) + '|' + q.toString() : lab ? 'lab|' + folder + '|' + q.get('preset') : 'mount|' + folder;
       if (key === this.key) { this.sizeBox(); return; }
       this.unmount();
       this.key = key;
-      if (framed) this.frameIt(src || folder + (/^train-/.test(q.get('preset') || '') ? 'lab.html' : 'index.html'), q);
-      else this.mount(folder, q);
+      if (framed) this.frameIt(src || folder + (lab ? 'lab.html' : 'index.html'), q);
+      else this.mount(folder, q, lab);
       this.sizeBox();
     }
-    // The explorer in the shadow root.
-    mount(folder, q) {
+    // The explorer, or the lab, in the shadow root.
+    mount(folder, q, lab) {
       const style = document.createElement('style');
       style.textContent = HOST_STYLE;
       this.box = document.createElement('div');
       this.shadowRoot.append(style, this.box);
-      // a link to the lab (its page would open in place of the host's, or as text from a CDN) shows the lab here
-      this.explorer = createExplorer(this.box, { query: q.toString(), base: folder, styles: STYLE, onLab: (query) => this.open(query) });
+      // a link between the page and the lab (its page would open in place of the host's, or as text from a CDN)
+      // shows the other one here
+      if (lab) this.lab = createLab(this.box, { query: q.toString(), base: folder, styles: STYLE + '\n' + LAB_STYLE, onPage: (query) => this.open(query) });
+      else this.explorer = createExplorer(this.box, { query: q.toString(), base: folder, styles: STYLE, onLab: (query) => this.open(query) });
     }
     // The page in an iframe (see the header).
     frameIt(page, q) {
@@ -159,8 +173,9 @@ function define() {
     }
     unmount() {
       if (this.explorer) this.explorer.dispose();
+      if (this.lab) this.lab.dispose();
       if (this.onMessage) window.removeEventListener('message', this.onMessage);
-      this.explorer = this.frame = this.box = this.onMessage = null;
+      this.explorer = this.lab = this.frame = this.box = this.onMessage = null;
       this.key = null;
       if (this.shadowRoot) this.shadowRoot.textContent = '';
     }

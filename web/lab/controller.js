@@ -34,10 +34,16 @@ let mounted = 0;
 const ID_REFS = ['for', 'aria-labelledby', 'aria-describedby', 'aria-controls'];
 
 // The markup in root, every id (and every reference to one) with prefix in front.
-function render(root, prefix) {
+// base: the folder of the lab's files ('' : the document's); styles: a stylesheet's text put first into root.
+function render(root, prefix, base, styles) {
   root.innerHTML = MARKUP;   // the lab's own static markup (markup.html), no outside text
+  if (styles) {
+    const style = document.createElement('style');
+    style.textContent = styles;
+    root.insertBefore(style, root.firstChild);
+  }
   // the link to the page: index.html next to lab.html, mha-explorer.html from the one-file lab
-  root.querySelectorAll('a[href="index.html"]').forEach(function (a) { a.setAttribute('href', FILES.page); });
+  root.querySelectorAll('a[href="index.html"]').forEach(function (a) { a.setAttribute('href', base + FILES.page); });
   if (!prefix) return;
   root.querySelectorAll('[id]').forEach(function (n) { n.id = prefix + n.id; });
   ID_REFS.forEach(function (a) {
@@ -54,7 +60,11 @@ function render(root, prefix) {
 //   embed, theme ('auto' follows prefers-color-scheme, 'light', 'dark'): as the properties of the same names,
 //   ownsPage: the lab is the document's page (the lab page's entry only): it writes the document's URL, takes files
 //     dropped anywhere, posts its height to an embedding page, and mirrors its theme on <html> and embed on <body>,
-//   idPrefix: put in front of every id ('' on the lab page; by default a fresh mhxlabN-)}.
+//   idPrefix: put in front of every id ('' on the lab page; by default a fresh mhxlabN-),
+//   base: the folder of the lab's files (trainer-<build>.js, the page's index.html; '' : the document's),
+//   styles: a stylesheet's text put into root as a <style> (style.css and lab.css, for a shadow root),
+//   onPage(query): a link to the explorer page was followed: the host shows the page for that query instead of the
+//     browser leaving (as <mha-explorer> does)}.
 // → {ready (a promise of whether the lab started), api (the lab page's window.mhaExplorer), update(values), dispose()}.
 export function createLab(root, options) {
   options = Object.assign({ query: '', values: {}, ownsPage: false }, options);
@@ -64,7 +74,8 @@ export function createLab(root, options) {
   const lifetime = new AbortController(), signal = lifetime.signal;
   let disposed = false;
 
-  render(root, prefix);
+  const base = options.base || '';
+  render(root, prefix, base, options.styles);
   root.classList.add('mhx', 'mhx-lab');
   root.setAttribute('data-mha-explorer-lab', '');
   const player = new Player($('play'), onFrame);
@@ -190,7 +201,7 @@ export function createLab(root, options) {
       if (twin) { twin.terminate(); twin = null; }
       return Promise.resolve();
     }
-    const ready = twin ? Promise.resolve(twin) : startTrainer().then(function (t) {
+    const ready = twin ? Promise.resolve(twin) : startTrainer({ base: base }).then(function (t) {
       if (disposed) { t.terminate(); throw new Error('the lab was closed'); }
       twin = t;
       return t;
@@ -496,6 +507,14 @@ export function createLab(root, options) {
     });
     // the page takes a file dropped anywhere on it; a lab mounted in another page, one dropped on the lab
     wireFileDrop(loadFile, options.ownsPage ? { signal } : { target: root, flag: root, signal });
+    if (options.onPage) {
+      root.addEventListener('click', function (e) {
+        const a = e.target.closest ? e.target.closest('a[href]') : null, href = a ? a.getAttribute('href') : '';
+        if (!a || href.indexOf(base + FILES.page) !== 0) return;
+        e.preventDefault();
+        options.onPage(href.slice((base + FILES.page).length).replace(/^\?/, ''));
+      }, { signal });
+    }
     document.addEventListener('visibilitychange', function () { if (document.hidden) pause(); }, { signal });
     window.addEventListener('resize', drawChart, { signal });
     if (window.matchMedia) {
@@ -578,7 +597,7 @@ export function createLab(root, options) {
   wire();
 
   // The worker: started once; when the lab is disposed meanwhile, stopped as soon as it is there.
-  api.ready = startTrainer().then(function (t) {
+  api.ready = startTrainer({ base: base }).then(function (t) {
     if (disposed) { t.terminate(); throw new Error('the lab was closed'); }
     trainer = t;
     return t.tasks();
