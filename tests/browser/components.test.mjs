@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { suite, openPage, ARTIFACTS } from './helpers.mjs';
 
 // Runs before any other script of the host page: window/document/media-query listeners live by (target, type,
@@ -37,8 +38,8 @@ window.probe = { live: new Map(), workers: [] };
 
 const HOST = '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Components</title>' +
   `<script>${PROBE}</script><style>body{margin:16px;font-family:serif} .two{display:grid;grid-template-columns:1fr 1fr;gap:12px}</style></head><body>` +
-  '<h1>Two explorers, an element and two attention views</h1><div class="two"><div id="a"></div><div id="b"></div></div>' +
-  '<div class="two"><div id="v1"></div><div id="v2"></div></div><div id="e"></div>' +
+  '<main><h1>Two explorers, an element and two attention views</h1><div class="two"><div id="a"></div><div id="b"></div></div>' +
+  '<div class="two"><div id="v1"></div><div id="v2"></div></div><div id="e"></div></main>' +
   '<script src="/mha-explorer-element.js"></script>' +
   '<script type="module">import { mountAttention } from "/mha-explorer-view.js"; window.mountAttention = mountAttention;</script>' +
   '</body></html>';
@@ -131,6 +132,22 @@ test('explorers, an element and attention views share a document without touchin
 
   await page.screenshot({ path: join(ARTIFACTS, 'components.png'), fullPage: true });
 
+  // one document, many components: each a named region of the host's page (no second main landmark), and axe finds
+  // nothing (WCAG 2.1 A/AA, and the main-landmark rules), the element's shadow root included. (Two explorers have the
+  // same sections, so axe's best-practice landmark-unique cannot hold for them: a reader tells them apart by place.)
+  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+  const audit = await page.evaluate(async () => {
+    const shadow = document.querySelector('mha-explorer').shadowRoot;
+    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    const l = await window.axe.run(document, { runOnly: { type: 'rule', values: ['landmark-no-duplicate-main', 'landmark-main-is-top-level', 'landmark-one-main'] } });
+    return { mains: document.querySelectorAll('main').length - 1 + shadow.querySelectorAll('main').length,   // but the host's
+      regions: [...document.querySelectorAll('[role="region"].mhx'), ...shadow.querySelectorAll('[role="region"].mhx')].map((e) => e.getAttribute('aria-label')),
+      violations: [...r.violations, ...l.violations].map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')) };
+  });
+  assert.equal(audit.mains, 0, 'no component brings a main landmark into the host page');
+  assert.deepEqual(audit.regions, ['MHA Explorer', 'MHA Explorer', 'MHA Explorer']);
+  assert.deepEqual(audit.violations, []);
+
   // each explorer's weights are the hosted page's for its state, bit for bit
   const reference = await env.page(env.own);
   await openPage(reference.page, env.srv.origin + '/index.html');
@@ -150,10 +167,26 @@ test('explorers, an element and attention views share a document without touchin
     const a = document.getElementById('a');
     await B.update({ heads: 2 });
     return { listeners: mine.listeners.filter((k) => probe.live.has(k)), workers: workersA.filter((w) => !w.terminated).length,
-      children: a.childNodes.length, cls: a.className, theme: a.getAttribute('data-theme'), ids: document.querySelectorAll('[id^="mhx1-"]').length,
+      children: a.childNodes.length, cls: a.className, theme: a.getAttribute('data-theme'), role: a.getAttribute('role'), ids: document.querySelectorAll('[id^="mhx1-"]').length,
       B: B.api.getWeights().shape };
   }, mineA);
-  assert.deepEqual(gone, { listeners: [], workers: 0, children: 0, cls: '', theme: null, ids: 0, B: [1, 2, 5, 5] });
+  assert.deepEqual(gone, { listeners: [], workers: 0, children: 0, cls: '', theme: null, role: null, ids: 0, B: [1, 2, 5, 5] });
+
+  // the element follows its host's theme when the host switches (a dark-mode toggle on <html>)
+  const followed = await page.evaluate(async () => {
+    const root = document.querySelector('mha-explorer').shadowRoot.querySelector('.mhx');
+    const before = root.getAttribute('data-theme');
+    const style = document.createElement('style');
+    style.textContent = 'html.dark-mode body { background: #15181c; color: #eee; }';
+    document.head.appendChild(style);
+    document.documentElement.classList.add('dark-mode');
+    await new Promise((r) => setTimeout(r, 50));
+    const after = root.getAttribute('data-theme'), mountedB = document.getElementById('b').getAttribute('data-theme');
+    document.documentElement.classList.remove('dark-mode');
+    await new Promise((r) => setTimeout(r, 50));
+    return [before, after, root.getAttribute('data-theme'), mountedB];
+  });
+  assert.deepEqual(followed, ['light', 'dark', 'light', 'light'], 'the element follows the host; B (its own theme) does not');
 
   // the element leaves nothing either when removed
   const elementGone = await page.evaluate(() => {

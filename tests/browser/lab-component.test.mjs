@@ -97,6 +97,8 @@ test('two labs in one document: independent; dispose() of one leaves nothing of 
         (n.getAttribute('for') || n.getAttribute('aria-labelledby')).split(' ').filter((id) => !root.querySelector('#' + id)))),
       url: window.location.search,
       share: [one, two].map((root) => root.querySelector('[data-section="share"]').hidden),
+      regions: [one, two].map((root) => root.getAttribute('role') + ' ' + root.getAttribute('aria-label')),
+      landmarks: document.querySelectorAll('main, header').length,
     };
   });
   assert.deepEqual(state.duplicates, [], 'no id twice in the document');
@@ -112,6 +114,8 @@ test('two labs in one document: independent; dispose() of one leaves nothing of 
   assert.deepEqual(state.dangling, []);
   assert.equal(state.url, '', 'neither lab writes the document\'s URL');
   assert.deepEqual(state.share, [true, true], 'no share panel (links to this address) in a mounted lab');
+  assert.deepEqual(state.regions, ['region MHA Explorer training lab', 'region MHA Explorer training lab'], 'each lab a region of the host page');
+  assert.equal(state.landmarks, 0, 'no main or header landmark brought into the host page');
 
   // Training one (its API, then its Step button) does not move the other; playing the other does not move the first.
   const trained = await page.evaluate(async () => {

@@ -11,7 +11,8 @@
 // an element of theirs (light DOM; style.css comes with it, scoped to the explorer's root).
 // Every URL parameter of the page is accepted as an attribute (text, dmodel, heads, causal, fill, dropout, train, seed,
 // pos, preset, view, head, batch, scale, norm, theme, hide); `height` fixes the height (the explorer scrolls inside).
-// Without a theme attribute the explorer takes the theme of the page around the element.
+// Without a theme attribute the explorer takes the theme of the page around the element, and follows it when the host
+// switches (a theme toggle's class or data-theme on <html> or <body>, or the system's setting).
 // preset="train-…" mounts the training lab (web/lab/: createLab) the same way, its trainer-<build>.js from the same
 // folder; the links between the page and the lab switch the element between them.
 // An <iframe> of the page stays where a host needs one: the `src` attribute (a page of the host's choice) and
@@ -68,9 +69,38 @@ function define() {
     connectedCallback() {
       if (!this.shadowRoot) this.attachShadow({ mode: 'open' });
       this.live = true;
+      this.followHost();
       this.update();
     }
-    disconnectedCallback() { this.live = false; this.unmount(); }
+    disconnectedCallback() {
+      this.live = false;
+      this.unfollowHost();
+      this.unmount();
+    }
+    // The host page's theme, watched while the element is in it (no theme attribute: the explorer takes the host's).
+    followHost() {
+      const check = () => {
+        if (!this.live || this.hasAttribute('theme') || hostTheme(this) === this.hostShown) return;
+        if (this.explorer || this.lab) this.attributeChangedCallback('theme', 'host', null);   // as a removed theme attribute
+        else this.update();   // an iframe's page: its query names the theme
+        this.hostShown = hostTheme(this);
+      };
+      // a toggle's colours may change over a short transition: looked at again once it is over
+      const later = () => { check(); clearTimeout(this.hostTimer); this.hostTimer = setTimeout(check, 400); };
+      this.hostObserver = new MutationObserver(later);
+      for (const n of [document.documentElement, document.body]) {
+        if (n) this.hostObserver.observe(n, { attributes: true, attributeFilter: ['class', 'style', 'data-theme', 'data-mode'] });
+      }
+      this.hostMedia = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+      if (this.hostMedia) this.hostMedia.addEventListener('change', later);
+      this.hostLater = later;
+    }
+    unfollowHost() {
+      if (this.hostObserver) this.hostObserver.disconnect();
+      if (this.hostMedia) this.hostMedia.removeEventListener('change', this.hostLater);
+      clearTimeout(this.hostTimer);
+      this.hostObserver = this.hostMedia = this.hostLater = null;
+    }
     attributeChangedCallback(name, old, value) {
       // (an element upgraded when the script defines it gets its attributes before connectedCallback)
       if (!this.live || old === value) return;
@@ -107,7 +137,7 @@ function define() {
       const q = new URLSearchParams();
       q.set('embed', '1');
       for (const n of PARAMS) if (this.hasAttribute(n)) q.set(n, this.getAttribute(n));
-      if (!q.has('theme')) q.set('theme', hostTheme(this));
+      if (!q.has('theme')) q.set('theme', this.hostShown = hostTheme(this));
       return q;
     }
     update() {

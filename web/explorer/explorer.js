@@ -37,6 +37,7 @@ import { TraceView } from './trace.js';
 import { LessonView } from './lesson.js';
 import { updateURL, shareURL, embedCode } from './share.js';
 import { givenInput, inputLabels } from './input.js';
+import { asRegion, withoutLandmarks } from '../chrome/landmarks.js';
 
 const DMODELS = [4, 8, 16, 32, 48, 64, 96, 128, 256, 384, 512, 768, 1024];
 const EMBED_HIDE = ['controls', 'input', 'detail', 'trace', 'lesson'];
@@ -74,10 +75,11 @@ export function createExplorer(root, options = {}) {
   const events = new AbortController(), signal = events.signal;
   let disposed = false;
   const styleEl = options.styles ? root.insertBefore(el('style', null, options.styles), root.firstChild) : null;
-  const scope = new Scope(root, TEMPLATE, prefix);
+  const scope = new Scope(root, ownsDocument ? TEMPLATE : withoutLandmarks(TEMPLATE), prefix);
   const $ = (name) => scope.$(name);
   const setText = (e, t) => scope.setText(e, t);
   root.classList.add('mhx');
+  const unRegion = ownsDocument ? null : asRegion(root, 'MHA Explorer');
   setAttr($('open-lab'), 'href', base + FILES.lab + '?preset=train-two-offsets');
   const colors = () => themeColors(root);
   const posted = () => { if (ownsDocument) postHeight(); };
@@ -703,6 +705,7 @@ export function createExplorer(root, options = {}) {
     if (styleEl) styleEl.remove();
     root.classList.remove('mhx', 'embed', 'no-controls', 'dropping');
     root.removeAttribute('data-theme');
+    if (unRegion) unRegion();
     current = null; loaded = null;
     readyResolve(false);
   }

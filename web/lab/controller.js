@@ -21,6 +21,7 @@ import { copyText, copyWithButton } from '../chrome/clipboard.js';
 import { download } from '../chrome/download.js';
 import { postHeight } from '../chrome/frame.js';
 import { replaceQuery, shareLink, embedSnippet, fillEmbedHosts } from '../chrome/share.js';
+import { asRegion, withoutLandmarks } from '../chrome/landmarks.js';
 
 // The replay keeps at most this many views of the heads.
 const MAX_SNAPSHOTS = 150;
@@ -35,8 +36,9 @@ const ID_REFS = ['for', 'aria-labelledby', 'aria-describedby', 'aria-controls'];
 
 // The markup in root, every id (and every reference to one) with prefix in front.
 // base: the folder of the lab's files ('' : the document's); styles: a stylesheet's text put first into root.
-function render(root, prefix, base, styles) {
-  root.innerHTML = MARKUP;   // the lab's own static markup (markup.html), no outside text
+// ownsPage: the lab is its document's page (the markup's landmarks stay).
+function render(root, prefix, base, styles, ownsPage) {
+  root.innerHTML = ownsPage ? MARKUP : withoutLandmarks(MARKUP);   // the lab's own static markup (markup.html), no outside text
   if (styles) {
     const style = document.createElement('style');
     style.textContent = styles;
@@ -75,9 +77,10 @@ export function createLab(root, options) {
   let disposed = false;
 
   const base = options.base || '';
-  render(root, prefix, base, options.styles);
+  render(root, prefix, base, options.styles, options.ownsPage);
   root.classList.add('mhx', 'mhx-lab');
   root.setAttribute('data-mha-explorer-lab', '');
+  const unRegion = options.ownsPage ? null : asRegion(root, 'MHA Explorer training lab');
   const player = new Player($('play'), onFrame);
 
   // The query, then the options' properties over it (a refused one: a message, as the URL's).
@@ -651,6 +654,7 @@ export function createLab(root, options) {
     root.classList.remove('mhx', 'mhx-lab', 'embed', 'no-controls', 'dropping');
     root.removeAttribute('data-theme');
     root.removeAttribute('data-mha-explorer-lab');
+    if (unRegion) unRegion();
     delete root.mhaExplorer;
   }
 
