@@ -5,7 +5,7 @@
 // where glue is a core build's JS with its embedded wasm cut out and wasm the module's bytes, both gzip then
 // base64. coreText(build) puts them back together (DecompressionStream), once per build, and the page's
 // script, its forward workers and the lab's training workers all start from that one text (blob: URLs).
-import BUILDS from './wasm-features.js';
+import { BUILDS } from './wasm-features.js';
 
 const inline = (typeof window !== 'undefined' && window.MHA_INLINE) || null;
 // web/build.mjs puts this where the glue had the wasm's base64.

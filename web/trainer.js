@@ -14,18 +14,18 @@
 // dist/lab.js (the lab component, web/lab/), and alone into dist/trainer.js (window.MhaTrainer, for scripts and tests).
 import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain } from './core-source.js';
 
-var sources = {};  // build → worker source text, loaded once
+const sources = {};  // build → worker source text, loaded once
 
 // The folder of the script this module is bundled into (read while that script runs), where dist/trainer-*.js are.
-var scriptBase = document.currentScript ? document.currentScript.src.replace(/[^/]*$/, '') : '';
+const scriptBase = document.currentScript ? document.currentScript.src.replace(/[^/]*$/, '') : '';
 
 // Loads <base>trainer-<build>.js (a classic script: it sets MHA_TRAINER_SOURCE) and keeps the text.
 function load(build, base) {
-  var key = base + build;
+  const key = base + build;
   if (sources[key]) return Promise.resolve(sources[key]);
   if (INLINE) return coreText(build).then(function (text) { return (sources[key] = text + '\n' + workerCode('trainer')); });
   return new Promise(function (resolve, reject) {
-    var s = document.createElement('script');
+    const s = document.createElement('script');
     s.src = base + 'trainer-' + build + '.js';
     s.onload = function () {
       sources[key] = window.MHA_TRAINER_SOURCE;
@@ -35,7 +35,7 @@ function load(build, base) {
     };
     s.onerror = function () {
       s.remove();
-      var err = new Error('trainer-' + build + '.js is missing');
+      const err = new Error('trainer-' + build + '.js is missing');
       err.missingFile = 'trainer-' + build + '.js';
       reject(err);
     };
@@ -44,23 +44,23 @@ function load(build, base) {
 }
 
 function Trainer(worker, build) {
-  var pending = {}, next = 1, self = this;
+  let pending = {}, next = 1, self = this;
   this.build = build;
   this.worker = worker;
   worker.onmessage = function (e) {
-    var p = pending[e.data.id];
+    const p = pending[e.data.id];
     delete pending[e.data.id];
     if (!p) return;
     if (e.data.error !== undefined) p.reject(new Error(e.data.error)); else p.resolve(e.data.result);
   };
   worker.onerror = function (e) {
     if (e && e.preventDefault) e.preventDefault();
-    var error = new Error('the training worker stopped: ' + explain(e && e.message ? e : 'it did not say why'));
+    const error = new Error('the training worker stopped: ' + explain(e && e.message ? e : 'it did not say why'));
     Object.keys(pending).forEach(function (id) { pending[id].reject(error); delete pending[id]; });
   };
   this.request = function (op, args, transfer) {
     return new Promise(function (resolve, reject) {
-      var id = next++;
+      const id = next++;
       pending[id] = { resolve: resolve, reject: reject };
       self.worker.postMessage({ id: id, op: op, args: args }, transfer || []);
     });
@@ -74,19 +74,19 @@ function copyOf(bytes) {
   return new Uint8Array(bytes instanceof ArrayBuffer ? bytes.slice(0) : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }
 // What a file holds before loading it: {metadata, shapes} (trainer-worker.js's peek).
-Trainer.prototype.peek = function (bytes) { var copy = copyOf(bytes); return this.request('peek', { bytes: copy }, [copy.buffer]); };
-Trainer.prototype.load = function (bytes) { var copy = copyOf(bytes); return this.request('load', { bytes: copy }, [copy.buffer]); };
+Trainer.prototype.peek = function (bytes) { const copy = copyOf(bytes); return this.request('peek', { bytes: copy }, [copy.buffer]); };
+Trainer.prototype.load = function (bytes) { const copy = copyOf(bytes); return this.request('load', { bytes: copy }, [copy.buffer]); };
 Trainer.prototype.terminate = function () { this.worker.terminate(); };
 
 // The fastest build whose worker starts. options: {builds (override the order: tests), base (the folder of
 // trainer-<build>.js: the folder of the script this module is bundled into unless told)}.
 export function start(options) {
-  var order = (options && options.builds) || CORE_BUILDS, missing = [];
-  var base = (options && options.base) || scriptBase;
-  var attempt = function (i) {
+  const order = (options && options.builds) || CORE_BUILDS, missing = [];
+  const base = (options && options.base) || scriptBase;
+  const attempt = function (i) {
     return load(order[i], base).then(function (text) {
-      var url = blobURL(text);
-      var t = new Trainer(new Worker(url), order[i]);
+      const url = blobURL(text);
+      const t = new Trainer(new Worker(url), order[i]);
       // The first answer says whether this build's core started ("no model yet" means it did).
       return t.request('stateDict').then(function () { return t; }, function (err) {
         if (/no model yet/.test(err.message)) return t;

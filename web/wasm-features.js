@@ -10,8 +10,7 @@ const RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 
 function supports(probe) {
   try { return typeof WebAssembly === 'object' && WebAssembly.validate(probe); } catch (e) { return false; }
 }
-const BUILDS = (supports(RELAXED_PROBE) ? ['mha-relaxed'] : []).concat(supports(SIMD_PROBE) ? ['mha'] : [], ['mha-nosimd']);
-export default BUILDS;
+export const BUILDS = (supports(RELAXED_PROBE) ? ['mha-relaxed'] : []).concat(supports(SIMD_PROBE) ? ['mha'] : [], ['mha-nosimd']);
 
 // What the core's `implementation` means, in the page's words.
 export function implementationName(impl) {

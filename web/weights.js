@@ -10,7 +10,7 @@ const LINEARS = ['W_q', 'W_k', 'W_v', 'W_o'];
 const MODULE_KEYS = LINEARS.reduce(function (keys, n) { return keys.concat([n + '.weight', n + '.bias']); }, []);
 
 function listNames(names) {
-  var shown = names.slice(0, 6).join(', ');
+  const shown = names.slice(0, 6).join(', ');
   return names.length > 6 ? shown + ', … (' + names.length + ' tensors)' : shown || 'no tensors';
 }
 
@@ -18,56 +18,56 @@ function listNames(names) {
 // module without any, from: how the file names them, sources: {W_q.weight: the Python expression of it in the
 // file's state_dict `state`}} — or null when the file has none of these layouts.
 function otherLayout(tensors, names) {
-  var found = null;
+  let found = null;
   names.forEach(function (n) {
-    var m = /^(.*?)(in_proj_weight|q_proj_weight|q_proj\.weight)$/.exec(n);
+    const m = /^(.*?)(in_proj_weight|q_proj_weight|q_proj\.weight)$/.exec(n);
     if (m && (!found || n < found.name)) found = { name: n, prefix: m[1], kind: m[2] };
   });
   if (!found) return null;
-  var p = found.prefix, py = function (n) { return 'state["' + p + n + '"]'; }, state = {}, sources = {};
-  var need = function (n) {
+  const p = found.prefix, py = function (n) { return 'state["' + p + n + '"]'; }, state = {}, sources = {};
+  const need = function (n) {
     if (!tensors[p + n]) throw new Error('it has ' + found.name + ' but no ' + p + n + ': an attention module has four projections (Q, K, V and the output).');
     return tensors[p + n];
   };
-  var slice = function (t, i, D) {   // rows [i·D, (i+1)·D) of a [3·D, …] tensor
-    var cols = t.shape.length === 2 ? t.shape[1] : 1;
+  const slice = function (t, i, D) {   // rows [i·D, (i+1)·D) of a [3·D, …] tensor
+    const cols = t.shape.length === 2 ? t.shape[1] : 1;
     return { shape: t.shape.length === 2 ? [D, cols] : [D], data: t.data.slice(i * D * cols, (i + 1) * D * cols) };
   };
-  var outName = tensors[p + 'o_proj.weight'] ? 'o_proj' : 'out_proj';
-  var weights, biases, from;
+  const outName = tensors[p + 'o_proj.weight'] ? 'o_proj' : 'out_proj';
+  let weights, biases, from;
   if (found.kind === 'in_proj_weight') {
-    var w = tensors[found.name];
+    const w = tensors[found.name];
     if (w.shape.length !== 2 || w.shape[0] !== 3 * w.shape[1]) {
       throw new Error(found.name + ' has shape [' + w.shape.join(', ') + ']; nn.MultiheadAttention packs Q, K and V as [3·d_model, d_model].');
     }
-    var D = w.shape[1], b = tensors[p + 'in_proj_bias'];
+    const D = w.shape[1], b = tensors[p + 'in_proj_bias'];
     if (b && (b.shape.length !== 1 || b.shape[0] !== 3 * D)) throw new Error(p + 'in_proj_bias has shape [' + b.shape.join(', ') + ']; it should be [' + 3 * D + '].');
     weights = [0, 1, 2].map(function (i) { return { t: slice(w, i, D), py: py('in_proj_weight') + '[' + i * D + ':' + (i + 1) * D + ']' }; });
     biases = [0, 1, 2].map(function (i) { return b ? { t: slice(b, i, D), py: py('in_proj_bias') + '[' + i * D + ':' + (i + 1) * D + ']' } : null; });
     from = 'nn.MultiheadAttention\'s in_proj_weight' + (b ? ' and in_proj_bias' : '') + ' and out_proj';
   } else {
-    var dotted = found.kind === 'q_proj.weight', wName = function (x) { return x + (dotted ? '_proj.weight' : '_proj_weight'); };
+    const dotted = found.kind === 'q_proj.weight', wName = function (x) { return x + (dotted ? '_proj.weight' : '_proj_weight'); };
     weights = ['q', 'k', 'v'].map(function (x) { return { t: need(wName(x)), py: py(wName(x)) }; });
     biases = ['q', 'k', 'v'].map(function (x) {
-      var n = dotted ? x + '_proj.bias' : 'in_proj_bias';
-      var i = 'qkv'.indexOf(x), t = tensors[p + n];
+      const n = dotted ? x + '_proj.bias' : 'in_proj_bias';
+      const i = 'qkv'.indexOf(x), t = tensors[p + n];
       if (!t) return null;
       if (dotted) return { t: t, py: py(n) };
-      var D = weights[0].t.shape[0];
+      const D = weights[0].t.shape[0];
       return { t: slice(t, i, D), py: py(n) + '[' + i * D + ':' + (i + 1) * D + ']' };
     });
     from = dotted ? 'q_proj, k_proj, v_proj and ' + outName : 'nn.MultiheadAttention\'s q_proj_weight, k_proj_weight, v_proj_weight and out_proj';
   }
   weights.push({ t: need(outName + '.weight'), py: py(outName + '.weight') });
-  var ob = tensors[p + outName + '.bias'];
+  const ob = tensors[p + outName + '.bias'];
   biases.push(ob ? { t: ob, py: py(outName + '.bias') } : null);
-  var present = biases.filter(Boolean).length;
+  const present = biases.filter(Boolean).length;
   if (present && present < 4) {
-    var missing = LINEARS.filter(function (_, i) { return !biases[i]; }).join(', ');
+    const missing = LINEARS.filter(function (_, i) { return !biases[i]; }).join(', ');
     throw new Error('it has biases for some projections but not for ' + missing + ': a module has biases on all four (bias=True) or none (bias=False).');
   }
   LINEARS.forEach(function (n, i) {
-    var D = weights[i].t.shape[0];
+    const D = weights[i].t.shape[0];
     state[n + '.weight'] = weights[i].t; sources[n + '.weight'] = weights[i].py;
     state[n + '.bias'] = biases[i] ? biases[i].t : { shape: [D], data: new Float32Array(D) };
     sources[n + '.bias'] = biases[i] ? biases[i].py : 'torch.zeros(' + D + ')';
@@ -79,15 +79,15 @@ function otherLayout(tensors, names) {
 // → {state: {W_q.weight, …}, dModel, kind: 'module' | 'model', layer, layers, sources, from}, or throws an Error
 // whose message completes "Could not load <file>: …". sources/from: set when the file used another layout.
 export function attentionWeights(tensors, layer, maxDModel) {
-  var names = Object.keys(tensors);
+  const names = Object.keys(tensors);
   // the lab's layers as its state_dict names them: layers.<l>, l written as PyTorch writes it (no leading 0)
-  var layers = [];
+  const layers = [];
   names.forEach(function (n) {
-    var m = /^layers\.(0|[1-9]\d{0,5})\.W_q\.weight$/.exec(n);
+    const m = /^layers\.(0|[1-9]\d{0,5})\.W_q\.weight$/.exec(n);
     if (m) layers.push(Number(m[1]));
   });
   layers.sort(function (a, b) { return a - b; });
-  var prefix = '', kind = 'module', other = null;
+  let prefix = '', kind = 'module', other = null;
   if (!tensors['W_q.weight']) {
     other = layers.length ? null : otherLayout(tensors, names);
     if (!layers.length && !other) {
@@ -104,26 +104,26 @@ export function attentionWeights(tensors, layer, maxDModel) {
       prefix = 'layers.' + layer + '.';
     }
   }
-  var source = other ? other.state : tensors;
+  let source = other ? other.state : tensors;
   if (!other && !LINEARS.some(function (n) { return source[prefix + n + '.bias']; })) {   // bias=False: zeros
-    var bare = {};
+    const bare = {};
     names.forEach(function (n) { bare[n] = tensors[n]; });
     LINEARS.forEach(function (n) {
-      var w = bare[prefix + n + '.weight'];
+      const w = bare[prefix + n + '.weight'];
       if (w) bare[prefix + n + '.bias'] = { shape: [w.shape[0]], data: new Float32Array(w.shape[0]) };
     });
     source = bare;
     other = { sources: {}, from: 'a module without biases (zeros)' };
     LINEARS.forEach(function (n) { other.sources[n + '.weight'] = 'state["' + prefix + n + '.weight"]'; other.sources[n + '.bias'] = 'torch.zeros(' + (bare[prefix + n + '.weight'] || { shape: [0] }).shape[0] + ')'; });
   }
-  var q = source[prefix + 'W_q.weight'];
+  const q = source[prefix + 'W_q.weight'];
   if (q.shape.length !== 2 || q.shape[0] !== q.shape[1]) {
     throw new Error((other && other.state ? 'its query projection' : prefix + 'W_q.weight') + ' has shape [' + q.shape.join(', ') +
       ']; the lessons\' MultiHeadAttention has square [d_model, d_model] weights (nn.Linear(d_model, d_model)).');
   }
-  var D = q.shape[0];
+  const D = q.shape[0];
   if (D < 1 || D > maxDModel) throw new Error('its d_model is ' + D + '; the page shows d_model from 1 to ' + maxDModel + '.');
-  var state = {};
+  const state = {};
   MODULE_KEYS.forEach(function (k) {
     if (!source[prefix + k]) {
       throw new Error('it has no ' + prefix + k + ': the lessons\' MultiHeadAttention has W_q, W_k, W_v and W_o, each an ' +
@@ -138,8 +138,8 @@ export function attentionWeights(tensors, layer, maxDModel) {
 // The number of heads a file's metadata gives (the lab writes num_heads; a state_dict has no tensor for it):
 // {heads: a whole number that divides d_model, or null; said: the raw value, when the file gave one}.
 export function headsFromMetadata(metadata, dModel) {
-  var raw = metadata && typeof metadata.num_heads === 'string' ? metadata.num_heads : null;
-  var n = raw !== null && /^[1-9]\d{0,3}$/.test(raw) ? Number(raw) : null;
+  const raw = metadata && typeof metadata.num_heads === 'string' ? metadata.num_heads : null;
+  const n = raw !== null && /^[1-9]\d{0,3}$/.test(raw) ? Number(raw) : null;
   return { heads: n !== null && dModel % n === 0 ? n : null, said: raw };
 }
 
@@ -166,13 +166,13 @@ export const PY_LOAD_FILE = [
 // lessons' names as expressions of the file's tensors, when it used another layout; how: what writes the file, when
 // the page was given it rather than loading it).
 export function pyLoadLines(w) {
-  var path = JSON.stringify(w.file), where = '  # ' + (w.how || 'the file you loaded on the page, next to this notebook');
+  const path = JSON.stringify(w.file), where = '  # ' + (w.how || 'the file you loaded on the page, next to this notebook');
   if (w.sources) {
     return ['state = load_file(' + path + ')' + where,
       'mha.load_state_dict({' + MODULE_KEYS.map(function (k) { return '"' + k + '": ' + w.sources[k]; }).join(',\n                     ') + '})'];
   }
   if (w.layer === null || w.layer === undefined) return ['mha.load_state_dict(load_file(' + path + '))' + where];
-  var p = 'layers.' + w.layer + '.';
+  const p = 'layers.' + w.layer + '.';
   return ['state = load_file(' + path + ')' + where,
     'mha.load_state_dict({k[len("' + p + '"):]: v for k, v in state.items() if k.startswith("' + p + '")})  # layer ' + w.layer + ' of the lab\'s model'];
 }

@@ -7,9 +7,9 @@
 /* global importScripts, createMhaModule */
 import { runModule, cost } from './model.js';
 
-var M = null, queue = [];
+let M = null, queue = [];
 self.onmessage = function (e) {
-  var msg = e.data;
+  const msg = e.data;
   if (msg.init) {
     try {
       if (typeof createMhaModule !== 'function') importScripts(msg.core);
@@ -25,9 +25,9 @@ self.onmessage = function (e) {
 };
 function run(msg) {
   try {
-    var r = runModule(M, msg.spec, msg.heads);
+    const r = runModule(M, msg.spec, msg.heads);
     if (msg.heads && msg.heads[0] > 0) r.x = null;   // the input travels once, with the first part
-    var transfer = [r.weights.data.buffer, r.output.data.buffer];
+    const transfer = [r.weights.data.buffer, r.output.data.buffer];
     if (r.x) transfer.push(r.x.data.buffer);
     self.postMessage({ id: msg.id, result: r }, Array.from(new Set(transfer)));
   } catch (err) {
