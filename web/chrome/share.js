@@ -1,6 +1,6 @@
 // Sharing a page's view: the address kept in step with its state, share links, and one embed snippet per host.
-import { INLINE } from '../core-source.js';
-import { hostTheme, hostScript } from '../embed-host.js';
+import { INLINE } from '../core/source.js';
+import { hostTheme, hostScript } from './embed-host.js';
 
 // history.replaceState is slow in Chromium (about 1 ms with 512 words in the query, and rate-limited): called only
 // when the query changed, and after the change's frame is painted (a task after the next animation frame), once for

@@ -24,7 +24,7 @@
 import { PAGE_PROPS, pageProp } from '../state/page.js';
 import { LAB_PROPS, labProp } from '../state/lab.js';
 import { names } from '../state/props.js';
-import { hostTheme } from '../embed-host.js';
+import { hostTheme } from '../chrome/embed-host.js';
 import { createExplorer } from '../explorer/explorer.js';
 import { createLab } from '../lab/controller.js';
 import STYLE from '../style.css';

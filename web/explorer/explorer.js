@@ -8,7 +8,7 @@
 // views), read (reading weights), share (URL, links, embeds), input (an input given with the document), scope (DOM).
 import { PAGE_PROPS, SECTIONS, pageProp, readPageQuery, pageQueryString, setValue } from '../state/page.js';
 import { parse } from '../state/props.js';
-import { MAX_TOKENS, commas, divisors, headsMessage, now, tokenEnds, tokenize } from '../model.js';
+import { MAX_TOKENS, commas, divisors, headsMessage, now, tokenEnds, tokenize } from '../core/model.js';
 import { LESSONS, lessonById } from '../lessons/index.js';
 import { copySnippet, moduleOutput } from '../lessons/snippets.js';
 import { el, setAttr, themeColors } from '../widgets/dom.js';
@@ -17,8 +17,8 @@ import { pipeline } from '../widgets/trace.js';
 import { exportSVG, exportPNG } from '../widgets/export.js';
 import { chips } from '../widgets/chips.js';
 import { SCALES } from '../widgets/scales.js';
-import { attentionWeights, headsFromMetadata } from '../weights.js';
-import { implementationName } from '../wasm-features.js';
+import { attentionWeights, headsFromMetadata } from '../core/weights.js';
+import { implementationName } from '../core/features.js';
 import { showMessages as showMessagesIn } from '../chrome/messages.js';
 import { applyTheme, otherTheme } from '../chrome/theme.js';
 import { readFile, tooLarge, wireFileDrop } from '../chrome/files.js';
@@ -26,7 +26,7 @@ import { copyWithButton } from '../chrome/clipboard.js';
 import { download } from '../chrome/download.js';
 import { postHeight } from '../chrome/frame.js';
 import { fillEmbedHosts } from '../chrome/share.js';
-import { FILES } from '../core-source.js';
+import { FILES } from '../core/source.js';
 import { Scope, setProp, setOptions, range } from './scope.js';
 import { TEMPLATE } from './template.js';
 import { ExplorerCore } from './core.js';

@@ -11,9 +11,9 @@ import { settingsOf, disagreement } from './saved-settings.js';
 import MARKUP from './markup.html';
 import { cellAt } from '../widgets/heatmap.js';
 import { arrowStep } from '../widgets/dom.js';
-import { start as startTrainer } from '../trainer.js';
-import { implementationName } from '../wasm-features.js';
-import { FILES } from '../core-source.js';
+import { start as startTrainer } from '../core/trainer.js';
+import { implementationName } from '../core/features.js';
+import { FILES } from '../core/source.js';
 import { showMessages as showMessagesIn } from '../chrome/messages.js';
 import { applyTheme, otherTheme } from '../chrome/theme.js';
 import { readFile, tooLarge, wireFileDrop } from '../chrome/files.js';
@@ -322,7 +322,7 @@ export function createLab(root, options) {
     drawStats(); drawChart(); drawHeads(); drawPredictions(); drawCloser();
     if (options.ownsPage) postHeight();
   }
-  // The share panel's snippets (page-share.js's, as the page's): this lab's view, focused for an iframe.
+  // The share panel's snippets (chrome/share.js's, as the page's): this lab's view, focused for an iframe.
   function embedCode(host) {
     return embedSnippet(host, { query: labQueryString(values, explicit), file: FILES.lab, title: 'MHA Explorer training lab', height: 760 });
   }

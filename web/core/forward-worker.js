@@ -1,7 +1,7 @@
 // MHA Explorer — a worker of the forward pool (web/core/forward-pool.js): runs a forward, or its share of the
 // heads, off the main thread. Bundled by web/build.mjs with the model module: dist/worker.js (over http(s) it
 // loads the core by importScripts), and as text in the page's script (a blob: worker after the page's core text,
-// from file:// and in the one-file page; core-source.js's forwardWorkers).
+// from file:// and in the one-file page; source.js's forwardWorkers).
 // Messages: {init: WebAssembly.Module (the page's compiled core: no compile here), core: the core's script to
 // import, or null when the worker carries it}, then {id, spec, heads?}.
 /* global importScripts, createMhaModule */

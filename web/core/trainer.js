@@ -1,4 +1,4 @@
-// MHA Explorer — the page side of the training worker (web/trainer-worker.js).
+// MHA Explorer — the page side of the training worker (web/core/trainer-worker.js).
 //
 //   import { start } from './trainer.js';
 //   start().then(function (t) {                       // picks the fastest build this browser runs
@@ -10,9 +10,9 @@
 // Every method returns a promise; requests run in order in the worker; a failed request rejects with
 // the core's message and the worker keeps working. Works from file://: the worker is a Blob built from
 // dist/trainer-<build>.js, which holds the core and the worker code as one string (in the one-file lab,
-// from the page's own core text and worker code: core-source.js). web/build.mjs bundles this module into
+// from the page's own core text and worker code: source.js). web/build.mjs bundles this module into
 // dist/lab.js (the lab component, web/lab/), and alone into dist/trainer.js (window.MhaTrainer, for scripts and tests).
-import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain } from './core-source.js';
+import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain } from './source.js';
 
 const sources = {};  // build → worker source text, loaded once
 
