@@ -8,9 +8,8 @@ export function tooLarge(length, reader, hint) {
 }
 
 // file's bytes (a Uint8Array), or null when a later file of the same reader was chosen meanwhile (only the latest
-// counts; seq: that reader's counter {n}); a file that is too large is refused before it is read.
-const pageSeq = { n: 0 };
-export function readFile(file, reader, hint, seq = pageSeq) {
+// counts; seq: that reader's counter {n}, one per explorer or lab); a file that is too large is refused before it is read.
+export function readFile(file, reader, hint, seq) {
   const mine = ++seq.n;
   const latest = () => seq.n;
   const why = tooLarge(file.size, reader, hint);
