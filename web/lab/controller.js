@@ -73,7 +73,7 @@ export function createLab(root, options) {
   const prefix = options.idPrefix !== undefined ? String(options.idPrefix) : 'mhxlab' + (++mounted) + '-';
   if (!/^[A-Za-z0-9_-]*$/.test(prefix)) throw new Error('createLab: idPrefix may hold letters, digits, - and _ only, not "' + prefix + '"');
   const $ = function (id) { return root.querySelector('#' + prefix + id); };
-  const fileSeq = { n: 0 };   // this lab's files: only the latest one read counts
+  const readSeq = { n: 0 };   // this lab's files: only the latest one read counts
   const lifetime = new AbortController(), signal = lifetime.signal;
   let disposed = false;
 
@@ -458,7 +458,7 @@ export function createLab(root, options) {
   }
   function loadFile(file) {
     if (!file) return;
-    readFile(file, 'the lab', '', fileSeq).then(function (bytes) { if (bytes) loadBytes(bytes, file.name); },
+    readFile(file, 'the lab', '', readSeq).then(function (bytes) { if (bytes) loadBytes(bytes, file.name); },
       function (err) { tell('Could not load ' + file.name + ': ' + err.message, true); });
   }
 
