@@ -8,21 +8,33 @@ export { fmtMax } from '../widgets/colors.js';
 
 export function selB(cur) { return Math.min(cur.eff.batch, cur.res.B - 1); }
 export function selH(cur) { return Math.min(cur.eff.head, cur.res.H - 1); }
+// The heads of batch item b, read in one pass and kept with the result (the heads view, the enlarged head and the
+// colour scale all ask): {avg: the average of the H heads {S, data [S·S]} (head 0 itself when H = 1), max: the
+// largest weight of any head}. The average sums the heads in float32, in order, and divides once, as torch.mean does.
+function headsOf(cur, b) {
+  const r = cur.res, memo = r.headsByBatch || (r.headsByBatch = []);
+  if (memo[b]) return memo[b];
+  const w = r.weights, Sq = w.shape[2], H = r.H;
+  let mx = 0, avg;
+  if (H === 1) {
+    avg = headMatrix(w, b, 0).data;
+    for (let i = 0, n = avg.length; i < n; i++) if (avg[i] > mx) mx = avg[i];
+  } else {
+    avg = new Float32Array(headMatrix(w, b, 0).data);
+    const n = avg.length;
+    for (let i = 0; i < n; i++) if (avg[i] > mx) mx = avg[i];
+    for (let k = 1; k < H; k++) {
+      const m = headMatrix(w, b, k).data;
+      for (let i = 0; i < n; i++) { const v = m[i]; avg[i] += v; if (v > mx) mx = v; }
+    }
+    for (let i = 0; i < n; i++) avg[i] /= H;
+  }
+  return (memo[b] = { avg: { S: Sq, data: avg }, max: mx });
+}
 // h: a head index or 'avg' → {S, data [S·S]}.
 export function headMat(cur, b, h) {
-  let r = cur.res, Sq = r.weights.shape[2];
-  if (h === 'avg') {
-    // computed once per result and batch item (the heads view and the enlarged head both show it)
-    let memo = r.avgByBatch || (r.avgByBatch = []);
-    if (memo[b]) return memo[b];
-    let acc = new Float32Array(Sq * Sq), H = r.H, n = acc.length;
-    for (let k = 0; k < H; k++) {
-      let m = headMatrix(r.weights, b, k).data;
-      for (let i = 0; i < n; i++) acc[i] += m[i] / H;
-    }
-    return (memo[b] = { S: Sq, data: acc });
-  }
-  return { S: Sq, data: headMatrix(r.weights, b, h).data };
+  if (h === 'avg') return headsOf(cur, b).avg;
+  return { S: cur.res.weights.shape[2], data: headMatrix(cur.res.weights, b, h).data };
 }
 export function headName(cur, h) {
   let names = cur.res.headNames;
@@ -32,15 +44,10 @@ export function headName(cur, h) {
 
 // The colour range: one scale for every head of the batch item (default), each head's own max, or 0..1.
 export function colourMax(cur, b) {
-  let eff = cur.eff;
-  if (eff.norm === 'one') return 1;
-  if (eff.norm === 'max') return 0;   // per heatmap
-  let w = cur.res.weights, mx = 0;
-  // the pool's weights are read from their parts ([B, h, S, S] each), without joining them
-  (w.parts || [{ h0: 0, h1: w.shape[1], data: w.data }]).forEach(function (p) {
-    let n = (p.h1 - p.h0) * w.shape[2] * w.shape[3], d = p.data;
-    for (let i = b * n, e = i + n; i < e; i++) if (d[i] > mx) mx = d[i];
-  });
+  const norm = cur.eff.norm;
+  if (norm === 'one') return 1;
+  if (norm === 'max') return 0;   // per heatmap
+  const mx = headsOf(cur, b).max;
   return mx > 0 ? mx : 1;
 }
 
