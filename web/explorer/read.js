@@ -8,32 +8,44 @@ export { fmtMax } from '../widgets/colors.js';
 
 export function selB(cur) { return Math.min(cur.eff.batch, cur.res.B - 1); }
 export function selH(cur) { return Math.min(cur.eff.head, cur.res.H - 1); }
-// The heads of batch item b, read in one pass and kept with the result (the heads view, the enlarged head and the
-// colour scale all ask): {avg: the average of the H heads {S, data [S·S]} (head 0 itself when H = 1), max: the
-// largest weight of any head}. The average sums the heads in float32, in order, and divides once, as torch.mean does.
+// What the views read from all heads of batch item b, each computed once per result when first asked (the heads view,
+// the enlarged head and the colour scale ask; an average card off screen is not painted, so not asked for).
 function headsOf(cur, b) {
-  const r = cur.res, memo = r.headsByBatch || (r.headsByBatch = []);
-  if (memo[b]) return memo[b];
-  const w = r.weights, Sq = w.shape[2], H = r.H;
-  let mx = 0, avg;
-  if (H === 1) {
-    avg = headMatrix(w, b, 0).data;
-    for (let i = 0, n = avg.length; i < n; i++) if (avg[i] > mx) mx = avg[i];
-  } else {
-    avg = new Float32Array(headMatrix(w, b, 0).data);
-    const n = avg.length;
-    for (let i = 0; i < n; i++) if (avg[i] > mx) mx = avg[i];
-    for (let k = 1; k < H; k++) {
-      const m = headMatrix(w, b, k).data;
-      for (let i = 0; i < n; i++) { const v = m[i]; avg[i] += v; if (v > mx) mx = v; }
-    }
-    for (let i = 0; i < n; i++) avg[i] /= H;
+  const memo = cur.res.headsByBatch || (cur.res.headsByBatch = []);
+  return memo[b] || (memo[b] = { avg: null, max: null });
+}
+// The average of the H heads {S, data [S·S]} (head 0 itself when H = 1): summed in float32 in head order and divided
+// once, as torch.mean(dim=1) does.
+function headsAverage(cur, b) {
+  const w = cur.res.weights, H = cur.res.H, avg = new Float32Array(headMatrix(w, b, 0).data), n = avg.length;
+  for (let k = 1; k < H; k++) {
+    const m = headMatrix(w, b, k).data;
+    for (let i = 0; i < n; i++) avg[i] += m[i];
   }
-  return (memo[b] = { avg: { S: Sq, data: avg }, max: mx });
+  if (H > 1) for (let i = 0; i < n; i++) avg[i] /= H;
+  return { S: w.shape[2], data: avg };
+}
+// The largest weight of any head (four running maxima: the loop is bound by its compare chain otherwise).
+function headsMax(cur, b) {
+  const w = cur.res.weights;
+  let m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+  for (let k = 0; k < cur.res.H; k++) {
+    const m = headMatrix(w, b, k).data, n = m.length;
+    let i = 0;
+    for (; i + 3 < n; i += 4) {
+      const a = m[i], c = m[i + 1], d = m[i + 2], e = m[i + 3];
+      if (a > m0) m0 = a;
+      if (c > m1) m1 = c;
+      if (d > m2) m2 = d;
+      if (e > m3) m3 = e;
+    }
+    for (; i < n; i++) if (m[i] > m0) m0 = m[i];
+  }
+  return Math.max(m0, m1, m2, m3);
 }
 // h: a head index or 'avg' → {S, data [S·S]}.
 export function headMat(cur, b, h) {
-  if (h === 'avg') return headsOf(cur, b).avg;
+  if (h === 'avg') { const memo = headsOf(cur, b); return memo.avg || (memo.avg = headsAverage(cur, b)); }
   return { S: cur.res.weights.shape[2], data: headMatrix(cur.res.weights, b, h).data };
 }
 export function headName(cur, h) {
@@ -47,8 +59,9 @@ export function colourMax(cur, b) {
   const norm = cur.eff.norm;
   if (norm === 'one') return 1;
   if (norm === 'max') return 0;   // per heatmap
-  const mx = headsOf(cur, b).max;
-  return mx > 0 ? mx : 1;
+  const memo = headsOf(cur, b);
+  if (memo.max === null) memo.max = headsMax(cur, b);
+  return memo.max > 0 ? memo.max : 1;
 }
 
 // A weight as the student should read it: masked and dropped cells say so, tiny weights are not "0.000000".
