@@ -65,6 +65,8 @@ for (const variant of VARIANTS) {
     await page.fill('#c-text', 'Shared links rebuild the same heads');
     await page.waitForFunction(() => window.mhaExplorer.getLabels().length === 6 && window.mhaExplorer.getState().seed === 7);
     await settle(page);
+    // the address follows the state once a burst of changes settles
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('text') === 'Shared links rebuild the same heads');
     const url = page.url();
     const q = new URL(url).searchParams;
     assert.equal(q.get('dmodel'), '48'); assert.equal(q.get('heads'), '6'); assert.equal(q.get('seed'), '7');

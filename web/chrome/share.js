@@ -2,24 +2,28 @@
 import { INLINE } from '../core/source.js';
 import { hostTheme, hostScript } from './embed-host.js';
 
-// history.replaceState is slow in Chromium (about 1 ms with 512 words in the query, and rate-limited): called only
-// when the query changed, and after the change's frame is painted (a task after the next animation frame), once for
-// a burst of changes.
-let lastURL = null, pendingURL = null;
+// history.replaceState is slow in Chromium (1–5 ms with 512 words in the query, and rate-limited) and blocks the
+// page: the address is written once a burst of changes settles (URL_SETTLE_MS after the last one), at once when the
+// page is hidden or left, and only when the query changed.
+const URL_SETTLE_MS = 300;
+let lastURL = null, pendingURL = null, urlTimer = null, flushOnLeave = false;
+function writeQuery() {
+  clearTimeout(urlTimer); urlTimer = null;
+  const u = pendingURL;
+  pendingURL = null;
+  if (u === null || u === lastURL) return;
+  lastURL = u;
+  try { window.history.replaceState(null, '', u); } catch (e) { /* sandboxed frames, srcdoc pages */ }
+}
 export function replaceQuery(query) {
-  const url = window.location.pathname + (query ? '?' + query : '') + window.location.hash;
-  if (pendingURL === null) {
-    const flush = () => {
-      const u = pendingURL;
-      pendingURL = null;
-      if (u === lastURL) return;
-      lastURL = u;
-      try { window.history.replaceState(null, '', u); } catch (e) { /* sandboxed frames, srcdoc pages */ }
-    };
-    if (typeof requestAnimationFrame === 'function' && document.visibilityState !== 'hidden') requestAnimationFrame(() => setTimeout(flush, 0));
-    else setTimeout(flush, 0);
+  pendingURL = window.location.pathname + (query ? '?' + query : '') + window.location.hash;
+  if (!flushOnLeave) {
+    flushOnLeave = true;
+    window.addEventListener('pagehide', writeQuery);
+    document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') writeQuery(); });
   }
-  pendingURL = url;
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(writeQuery, URL_SETTLE_MS);
 }
 // The address of this document without its query (over http), or, from file:// (a path nobody else can open),
 // file: the page's or the lab's file name.

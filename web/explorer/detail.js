@@ -4,9 +4,7 @@ import { setAttr } from '../widgets/dom.js';
 import { selB, selH, headMat, headName, weightText, topKeysText, attachHover } from './read.js';
 import { drawHeatmap, CellCursor } from '../widgets/heatmap.js';
 import { lineView, matrixTable, wireLineHover, corner, LINE_ROWS, LINE_TOP } from '../widgets/lines.js';
-
-// Painting the enlarged head off screen is put off above this many cells (128 tokens and more).
-const LAZY_CELLS = 128 * 128;
+import { OffScreen, largeResult } from './offscreen.js';
 
 function shownHead(cur) { return cur.eff.avg ? 'avg' : selH(cur); }
 
@@ -14,15 +12,9 @@ export class DetailView {
   // scope: the explorer's (scope.js); getCur() → the current result (null while there is none); colors() → the
   // explorer's theme colours. Wires the detail canvas's and the line view's events.
   constructor(scope, getCur, colors) {
-    Object.assign(this, { scope, getCur, colors, hoverQuery: null, seen: null, onScreen: true, pendingPaint: null });
+    Object.assign(this, { scope, getCur, colors, hoverQuery: null });
     const $ = (n) => scope.$(n), dc = $('detail-canvas');
-    if (typeof IntersectionObserver === 'function') {
-      this.seen = new IntersectionObserver((entries) => {
-        this.onScreen = entries[entries.length - 1].isIntersecting;
-        if (this.onScreen && this.pendingPaint) { const p = this.pendingPaint; this.pendingPaint = null; p(); }
-      }, { rootMargin: '200px' });
-      this.seen.observe(dc);
-    }
+    this.offScreen = new OffScreen(dc.closest('[data-section]') || dc);
     const redraw = (read) => { const cur = getCur(); if (!cur) return; this.draw(cur); if (read) this.readCell(cur); };
     attachHover(dc, $('tooltip'), () => dc._mat, getCur);
     this.cursor = new CellCursor(dc, () => dc._mat, redraw);
@@ -30,7 +22,12 @@ export class DetailView {
   }
 
   // wd: widths measured before the redraw's writes (the explorer's draw()); without it (event handlers) read here.
+  // A redraw of the whole page (wd given) of a large result waits while the enlarged head is off screen (offscreen.js;
+  // it measures its widths when it runs); events (a click, the cursor, a picked head) draw at once.
   draw(cur, wd) {
+    this.offScreen.run((late) => this.drawNow(cur, late ? null : wd), !!wd && largeResult(cur));
+  }
+  drawNow(cur, wd) {
     const $ = (n) => this.scope.$(n), cursor = this.cursor;
     const eff = cur.eff, b = selB(cur), h = shownHead(cur);
     const mat = headMat(cur, b, h), Sq = mat.S;
@@ -40,16 +37,10 @@ export class DetailView {
     const cell = cursor.fit(mat);
     const oldW = c.style.width, oldH = c.style.height;
     const colors = this.colors();
-    const paint = () => {
-      drawHeatmap(c, mat, { labels: cur.labels, scale: eff.scale, norm: eff.norm, vmax: cur.res.vmax, size: Math.max(160, Math.min(avail, 480)),
-        showLabels: true, selected: cursor.shown(), colors });
-      c._mat = mat;
-    };
+    drawHeatmap(c, mat, { labels: cur.labels, scale: eff.scale, norm: eff.norm, vmax: cur.res.vmax, size: Math.max(160, Math.min(avail, 480)),
+      showLabels: true, selected: cursor.shown(), colors });
+    c._mat = mat;
     setAttr(c, 'aria-label', headName(cur, h) + ' enlarged heatmap; arrow keys move between cells.');
-    // A redraw of the whole page (wd given) paints a large enlarged head only when it is on screen (or within 200 px of
-    // it): below the fold it paints when scrolled into view. Events (a click, the cursor, a picked head) paint at once.
-    this.pendingPaint = null;
-    if (wd && this.seen && !this.onScreen && mat.S * (mat.T || mat.S) > LAZY_CELLS) { c._mat = null; this.pendingPaint = paint; } else paint();
     // the line view's column shares the row with the heatmap: re-measure only if the heatmap changed size
     const linesW = wd && c.style.width === oldW && c.style.height === oldH ? wd.lines : $('lines').parentNode.clientWidth;
     const lw = Math.min(420, Math.max(260, (linesW || 360)));
@@ -64,7 +55,8 @@ export class DetailView {
   // No result (no tokens): the enlarged head, its line view and readout are emptied, not left from before.
   clear() {
     const $ = (n) => this.scope.$(n), c = $('detail-canvas');
-    c._mat = null; c._geom = null; c._hm = null; this.pendingPaint = null;
+    this.offScreen.drop();
+    c._mat = null; c._geom = null; c._hm = null;
     c.width = 0; c.height = 0; c.style.width = '0px'; c.style.height = '0px';
     $('lines').textContent = ''; $('lines')._lv = null;
     this.scope.setText('detail-title', 'Head');
@@ -83,5 +75,5 @@ export class DetailView {
     box.appendChild(matrixTable(corner(mat, 64), cur.labels.slice(0, 64), headName(cur, h) + ': attention weights (rows: queries, columns: keys)' +
       (mat.S > 64 ? ' — first 64 of ' + mat.S + ' tokens' : '')));
   }
-  dispose() { if (this.seen) this.seen.disconnect(); this.pendingPaint = null; }
+  dispose() { this.offScreen.dispose(); }
 }

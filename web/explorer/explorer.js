@@ -329,6 +329,7 @@ export function createExplorer(root, options = {}) {
     current = null;
     lessonView.clear();
     detailView.clear();
+    traceView.clear();
     $('heads').textContent = '';
     $('heads').appendChild(el('p', { class: 'empty' }, 'No tokens yet — type a sentence in the controls.'));
     ['chips', 'trace-body', 'heads-note', 'legend', 'lesson-title', 'lesson-blurb'].forEach(function (id) { $(id).textContent = ''; $(id)._key = null; });
@@ -698,7 +699,7 @@ export function createExplorer(root, options = {}) {
     renderId++;   // a render under way draws nothing
     events.abort();
     timers.forEach(clearTimeout); timers.clear();
-    lessonView.cancel();
+    lessonView.dispose(); traceView.dispose();
     headsView.dispose(); detailView.dispose();
     core.dispose();
     scope.remove();

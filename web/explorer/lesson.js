@@ -4,18 +4,16 @@
 import { copyOf, copyAll, copySnippet } from '../lessons/snippets.js';
 import { el } from '../widgets/dom.js';
 import { copyWithButton } from '../chrome/clipboard.js';
-
-// Above this many tokens the printed S×S matrix is formatted lazily (on an idle callback after the redraw, or at
-// once by printedTexts()).
-const LAZY_PRINT_S = 64;
+import { OffScreen, largeResult } from './offscreen.js';
 
 export class LessonView {
   constructor(scope) {
     this.scope = scope;
     this.printed = {};        // a cell's printed text by cell id (outputs may be deferred as functions)
-    this.todo = null;         // cells whose printed text waits for the idle callback
-    this.timer = null;
     this.cells = null;        // {key, els}: the cells on screen
+    // a large result's printed S×S matrices are formatted after the redraw, and its code text too while the panel is
+    // off screen (offscreen.js; at once when read: printedTexts(), snippets())
+    this.offScreen = new OffScreen(scope.$('cells'));
   }
   codeBlock(cell, output) {
     const title = cell.title, id = cell.id;
@@ -38,20 +36,8 @@ export class LessonView {
     this.printed[c.id] = out;
     return out;
   }
-  cancel() {
-    if (this.timer !== null) { (window.cancelIdleCallback || clearTimeout)(this.timer); this.timer = null; }
-  }
-  flush() {
-    this.cancel();
-    const todo = this.todo; this.todo = null;
-    if (!todo) return;
-    todo.forEach((c) => this.scope.setText(c.el, this.printOf(c)));
-  }
-  schedule() {
-    if (this.timer !== null) return;
-    const run = () => { this.timer = null; this.flush(); };
-    this.timer = window.requestIdleCallback ? window.requestIdleCallback(run, { timeout: 150 }) : setTimeout(run, 30);
-  }
+  dispose() { this.offScreen.dispose(); }
+  flush() { this.offScreen.flush(); }
   // The code cells are rebuilt only when their set (ids, titles) changes; otherwise the code text is replaced in
   // place when it changed. title, blurb: the panel's heading and introduction (the preset's, or the page's own).
   draw(cur, title, blurb) {
@@ -62,23 +48,25 @@ export class LessonView {
     const fresh = !this.cells || this.cells.key !== key || box.firstChild !== this.cells.els[0];
     if (fresh) {
       // a new set of cells: printed at once (no empty output on screen)
-      this.todo = null; this.printed = {};
+      this.offScreen.drop(); this.printed = {};
       box.textContent = '';
       this.cells = { key: key, els: cells.map((c) => box.appendChild(this.codeBlock(c, this.printOf(c)))) };
       return;
     }
-    this.todo = cells.map((c, i) => {
-      const wrap = this.cells.els[i];
-      this.scope.setText(wrap._code, c.code);
-      wrap._cell = c;
-      return { id: c.id, output: c.output, el: wrap._out };
+    const els = this.cells.els;
+    cells.forEach((c, i) => { els[i]._cell = c; });
+    const update = (printed) => cells.forEach((c, i) => {
+      this.scope.setText(els[i]._code, c.code);
+      if (printed) this.scope.setText(els[i]._out, this.printOf(c));
     });
     // small matrices print in well under a millisecond: at once (never a stale panel); large ones when idle
-    if (cur.res.weights.shape[2] <= LAZY_PRINT_S) this.flush(); else this.schedule();
+    if (!largeResult(cur)) { this.offScreen.drop(); update(true); return; }
+    if (this.offScreen.onScreen) update(false);
+    this.offScreen.later(() => update(true));
   }
   clear() {
-    this.cancel();
-    this.todo = null; this.printed = {}; this.cells = null;
+    this.offScreen.drop();
+    this.printed = {}; this.cells = null;
     this.scope.$('cells').textContent = '';
   }
   // What each cell prints, by cell id.

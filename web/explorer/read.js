@@ -8,21 +8,45 @@ export { fmtMax } from '../widgets/colors.js';
 
 export function selB(cur) { return Math.min(cur.eff.batch, cur.res.B - 1); }
 export function selH(cur) { return Math.min(cur.eff.head, cur.res.H - 1); }
+// What the views read from all heads of batch item b, each computed once per result when first asked (the heads view,
+// the enlarged head and the colour scale ask; an average card off screen is not painted, so not asked for).
+function headsOf(cur, b) {
+  const memo = cur.res.headsByBatch || (cur.res.headsByBatch = []);
+  return memo[b] || (memo[b] = { avg: null, max: null });
+}
+// The average of the H heads {S, data [S·S]} (head 0 itself when H = 1): summed in float32 in head order and divided
+// once, as torch.mean(dim=1) does.
+function headsAverage(cur, b) {
+  const w = cur.res.weights, H = cur.res.H, avg = new Float32Array(headMatrix(w, b, 0).data), n = avg.length;
+  for (let k = 1; k < H; k++) {
+    const m = headMatrix(w, b, k).data;
+    for (let i = 0; i < n; i++) avg[i] += m[i];
+  }
+  if (H > 1) for (let i = 0; i < n; i++) avg[i] /= H;
+  return { S: w.shape[2], data: avg };
+}
+// The largest weight of any head (four running maxima: the loop is bound by its compare chain otherwise).
+function headsMax(cur, b) {
+  const w = cur.res.weights;
+  let m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+  for (let k = 0; k < cur.res.H; k++) {
+    const m = headMatrix(w, b, k).data, n = m.length;
+    let i = 0;
+    for (; i + 3 < n; i += 4) {
+      const a = m[i], c = m[i + 1], d = m[i + 2], e = m[i + 3];
+      if (a > m0) m0 = a;
+      if (c > m1) m1 = c;
+      if (d > m2) m2 = d;
+      if (e > m3) m3 = e;
+    }
+    for (; i < n; i++) if (m[i] > m0) m0 = m[i];
+  }
+  return Math.max(m0, m1, m2, m3);
+}
 // h: a head index or 'avg' → {S, data [S·S]}.
 export function headMat(cur, b, h) {
-  let r = cur.res, Sq = r.weights.shape[2];
-  if (h === 'avg') {
-    // computed once per result and batch item (the heads view and the enlarged head both show it)
-    let memo = r.avgByBatch || (r.avgByBatch = []);
-    if (memo[b]) return memo[b];
-    let acc = new Float32Array(Sq * Sq), H = r.H, n = acc.length;
-    for (let k = 0; k < H; k++) {
-      let m = headMatrix(r.weights, b, k).data;
-      for (let i = 0; i < n; i++) acc[i] += m[i] / H;
-    }
-    return (memo[b] = { S: Sq, data: acc });
-  }
-  return { S: Sq, data: headMatrix(r.weights, b, h).data };
+  if (h === 'avg') { const memo = headsOf(cur, b); return memo.avg || (memo.avg = headsAverage(cur, b)); }
+  return { S: cur.res.weights.shape[2], data: headMatrix(cur.res.weights, b, h).data };
 }
 export function headName(cur, h) {
   let names = cur.res.headNames;
@@ -32,16 +56,12 @@ export function headName(cur, h) {
 
 // The colour range: one scale for every head of the batch item (default), each head's own max, or 0..1.
 export function colourMax(cur, b) {
-  let eff = cur.eff;
-  if (eff.norm === 'one') return 1;
-  if (eff.norm === 'max') return 0;   // per heatmap
-  let w = cur.res.weights, mx = 0;
-  // the pool's weights are read from their parts ([B, h, S, S] each), without joining them
-  (w.parts || [{ h0: 0, h1: w.shape[1], data: w.data }]).forEach(function (p) {
-    let n = (p.h1 - p.h0) * w.shape[2] * w.shape[3], d = p.data;
-    for (let i = b * n, e = i + n; i < e; i++) if (d[i] > mx) mx = d[i];
-  });
-  return mx > 0 ? mx : 1;
+  const norm = cur.eff.norm;
+  if (norm === 'one') return 1;
+  if (norm === 'max') return 0;   // per heatmap
+  const memo = headsOf(cur, b);
+  if (memo.max === null) memo.max = headsMax(cur, b);
+  return memo.max > 0 ? memo.max : 1;
 }
 
 // A weight as the student should read it: masked and dropped cells say so, tiny weights are not "0.000000".

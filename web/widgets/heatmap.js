@@ -4,15 +4,21 @@
 import { themeColors, shortLabel, arrowStep } from './dom.js';
 import { lut32, rangeOf } from './colors.js';
 
-// Every heatmap of one draw has the same size: one scratch canvas of w×h texels.
-let scratch = null;
+// One scratch canvas of w×h texels per size in use (the head cards share one, the enlarged head has its own), the
+// last few sizes kept: a redraw that alternates between them makes no canvas.
+const SCRATCH_SIZES = 4;
+const scratches = new Map();   // 'w×h' → {canvas, ctx, img, px, cols, rows}, oldest first
 function scratchFor(w, h) {
-  if (!scratch || scratch.canvas.width !== w || scratch.canvas.height !== h) {
+  const key = w + 'x' + h;
+  let sc = scratches.get(key);
+  if (!sc) {
     const c = document.createElement('canvas'); c.width = w; c.height = h;
     const x = c.getContext('2d'), img = x.createImageData(w, h);
-    scratch = { canvas: c, ctx: x, img, px: new Uint32Array(img.data.buffer), cols: null };
-  }
-  return scratch;
+    sc = { canvas: c, ctx: x, img, px: new Uint32Array(img.data.buffer), cols: null, rows: null };
+    if (scratches.size >= SCRATCH_SIZES) scratches.delete(scratches.keys().next().value);
+  } else scratches.delete(key);
+  scratches.set(key, sc);   // the most recent last
+  return sc;
 }
 // The cell each of n texels shows out of m cells (n ≤ m): the cell under the texel's centre, as an unsmoothed
 // drawImage of all m cells onto n device pixels would pick.
