@@ -43,3 +43,14 @@ export function postHeight() {
 export function followHeight() {
   if (window.parent !== window && typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.body);
 }
+
+// A component mounted in a host page: a click on one of its links to page (the other page's address: base + file)
+// calls onFollow(query) instead of leaving the host (whose element then shows that page), until signal aborts.
+export function followLinksTo(root, page, onFollow, signal) {
+  root.addEventListener('click', (e) => {
+    const a = e.target.closest ? e.target.closest('a[href]') : null, href = a ? a.getAttribute('href') : '';
+    if (!a || href.indexOf(page) !== 0) return;
+    e.preventDefault();
+    onFollow(href.slice(page.length).replace(/^\?/, ''));
+  }, { signal });
+}

@@ -24,7 +24,7 @@ import { applyTheme, otherTheme } from '../chrome/theme.js';
 import { readFile, tooLarge, wireFileDrop } from '../chrome/files.js';
 import { copyWithButton } from '../chrome/clipboard.js';
 import { download } from '../chrome/download.js';
-import { postHeight } from '../chrome/frame.js';
+import { postHeight, followLinksTo } from '../chrome/frame.js';
 import { fillEmbedHosts } from '../chrome/share.js';
 import { FILES } from '../core/source.js';
 import { Scope, setProp, setOptions, range } from './scope.js';
@@ -492,14 +492,7 @@ export function createExplorer(root, options = {}) {
     wireFileDrop(loadFile, ownsDocument ? { signal } : { target: root, flag: root, signal });
     // "Skip to the heatmaps": an in-page link on the page; in a shadow root (which a # link does not reach) it focuses
     if (!ownsDocument) root.querySelector('.skip').addEventListener('click', function (e) { e.preventDefault(); $('heads-title').focus(); });
-    if (options.onLab) {
-      root.addEventListener('click', function (e) {
-        const a = e.target.closest ? e.target.closest('a[href]') : null, href = a ? a.getAttribute('href') : '';
-        if (!a || href.indexOf(base + FILES.lab) !== 0) return;
-        e.preventDefault();
-        options.onLab(href.slice((base + FILES.lab).length).replace(/^\?/, ''));
-      }, { signal });
-    }
+    if (options.onLab) followLinksTo(root, base + FILES.lab, options.onLab, signal);
     pipeline($('pipeline'));
     let rt = null;
     window.addEventListener('resize', function () { cancel(rt); rt = later(redraw, 150); }, { signal });

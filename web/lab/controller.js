@@ -19,7 +19,7 @@ import { applyTheme, otherTheme } from '../chrome/theme.js';
 import { readFile, tooLarge, wireFileDrop } from '../chrome/files.js';
 import { copyText, copyWithButton } from '../chrome/clipboard.js';
 import { download } from '../chrome/download.js';
-import { postHeight } from '../chrome/frame.js';
+import { postHeight, followLinksTo } from '../chrome/frame.js';
 import { replaceQuery, shareLink, embedSnippet, fillEmbedHosts } from '../chrome/share.js';
 import { asRegion, withoutLandmarks } from '../chrome/landmarks.js';
 
@@ -511,14 +511,7 @@ export function createLab(root, options) {
     });
     // the page takes a file dropped anywhere on it; a lab mounted in another page, one dropped on the lab
     wireFileDrop(loadFile, options.ownsPage ? { signal } : { target: root, flag: root, signal });
-    if (options.onPage) {
-      root.addEventListener('click', function (e) {
-        const a = e.target.closest ? e.target.closest('a[href]') : null, href = a ? a.getAttribute('href') : '';
-        if (!a || href.indexOf(base + FILES.page) !== 0) return;
-        e.preventDefault();
-        options.onPage(href.slice((base + FILES.page).length).replace(/^\?/, ''));
-      }, { signal });
-    }
+    if (options.onPage) followLinksTo(root, base + FILES.page, options.onPage, signal);
     document.addEventListener('visibilitychange', function () { if (document.hidden) pause(); }, { signal });
     window.addEventListener('resize', drawChart, { signal });
     if (window.matchMedia) {
