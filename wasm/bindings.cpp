@@ -375,8 +375,7 @@ bool mha_forward(const mha::MultiHeadAttention& m, double q, double k, double v,
     const Qkv in = qkv_from_blocks(q, k, v, "query", "key", "value");
     const std::size_t H = m.config().num_heads;
     const std::size_t h0 = to_count(head_begin, "options.heads[0]", H), h1 = to_count(head_end, "options.heads[1]", H);
-    const mha::ForwardResult r = h0 == 0 && h1 == H ? m.forward(in.q, in.k, in.v, options)
-                                                    : m.forward_heads(in.q, in.k, in.v, options, h0, h1);
+    const mha::ForwardResult r = m.forward_heads(in.q, in.k, in.v, options, h0, h1);   // all heads: forward()
     store_attention(r.output, r.weights, need_weights, r.fully_masked_rows);
   });
 }
@@ -572,25 +571,19 @@ val model_predict(mha::TinyAttentionModel& m, val tokens) {
   });
 }
 
-val ints_to_js(const std::vector<std::int64_t>& xs) {
-  val out = val::array();
-  for (std::size_t i = 0; i < xs.size(); ++i) out.set(i, static_cast<double>(xs[i]));
-  return out;
-}
-
 // Per readout, what the task asks of each position of `tokens` (-100: nothing).
 val model_targets(const mha::TinyAttentionModel& m, val tokens) {
   return guarded([&] {
     val out = val::array();
     const auto rows = mha::task_targets(m.config().task, tokens_from_js(tokens));
-    for (std::size_t r = 0; r < rows.size(); ++r) out.set(r, ints_to_js(rows[r]));
+    for (std::size_t r = 0; r < rows.size(); ++r) out.set(r, array_from(rows[r]));
     return out;
   });
 }
 
 val model_example(const mha::TinyAttentionModel& m) {
   return guarded([&] {
-    return ints_to_js(mha::task_example(m.config()));
+    return array_from(mha::task_example(m.config()));
   });
 }
 

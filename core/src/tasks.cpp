@@ -40,7 +40,7 @@ bool prefix_match(const float* row, const std::int64_t* x, std::size_t t, std::s
   bool any = false;
   out = 0.0;
   for (std::size_t j = 1; j <= t; ++j) {
-    if (x[j - 1] == x[t] && j - 1 < t) {
+    if (x[j - 1] == x[t]) {
       out += row[j];
       any = true;
     }

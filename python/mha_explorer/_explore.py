@@ -140,9 +140,10 @@ class PageFrame(_html.Output):
     def __init__(self, which, query, description, page_input=None):
         self.which, self.query, self.description, self.page_input = which, query, description, page_input
         self.html = self._document()
-        if len(self._repr_html_().encode("utf-8")) > MAX_OUTPUT:
+        size = len(self._repr_html_().encode("utf-8"))
+        if size > MAX_OUTPUT:
             raise ValueError("this output would take %.2f MB, more than the %.1f MB an explore/lab output may: %s" % (
-                len(self._repr_html_().encode("utf-8")) / 1e6, MAX_OUTPUT / 1e6, self._sizes()))
+                size / 1e6, MAX_OUTPUT / 1e6, self._sizes()))
 
     def _sizes(self):
         i = self.page_input or {}

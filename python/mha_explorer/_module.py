@@ -9,6 +9,7 @@ gets). The module runs in eval mode without gradients; its training flag is rest
 """
 import inspect
 import math
+from ._safetensors import heads_of
 
 
 class ModuleError(ValueError):
@@ -141,7 +142,7 @@ def _call_plan(module, x, key, value, mask):
         return module, (x, k, v), {"attn_mask": mask, "need_weights": True, "average_attn_weights": False}, \
             x, module.num_heads, "nn.MultiheadAttention"
     pos, takes_mask = _positional(module.forward)
-    heads = getattr(module, "num_heads", None) or getattr(module, "n_heads", None) or getattr(module, "h", None)
+    heads = heads_of(module)
     kind = type(module).__name__
     if pos is not None and len(pos) >= 3:   # forward(q, k, v, mask=None)
         k = x if key is None else key
@@ -175,6 +176,11 @@ def _produced(events):
 DATA_INPUT = {"baddbmm": 1, "addmm": 1, "addbmm": 1}   # ops whose first tensor is not the data (a bias or mask)
 
 
+def _data_input(e, ins):
+    """The input of event e that carries the data (not a bias or mask), among its tensor inputs ins."""
+    return ins[min(DATA_INPUT.get(e.name, 0), len(ins) - 1)]
+
+
 def _query_path(events, made, softmax_index, start):
     """The events from the module's input to the softmax's scores, following each op's data input backward."""
     path, i, start_key = [], softmax_index, _key(start)
@@ -187,7 +193,7 @@ def _query_path(events, made, softmax_index, start):
         ins = e.inputs
         if not ins:
             break
-        t = ins[min(DATA_INPUT.get(e.name, 0), len(ins) - 1)]
+        t = _data_input(e, ins)
         if _key(t) == start_key:
             break
         i = made.get(_key(t))
@@ -202,7 +208,7 @@ def _output_path(events, softmax_index):
     while i < len(events):
         e = events[i]
         ins = e.inputs
-        if ins and _key(ins[min(DATA_INPUT.get(e.name, 0), len(ins) - 1)]) == current and e.outputs:
+        if ins and _key(_data_input(e, ins)) == current and e.outputs:
             if _key(e.outputs[0]) != current:
                 path.append(i)
                 current = _key(e.outputs[0])

@@ -18,6 +18,11 @@ ALIASES = {"W_q": ("W_q", "q_proj", "query"), "W_k": ("W_k", "k_proj", "key"), "
            "W_o": ("W_o", "o_proj", "out_proj", "dense")}
 
 
+def heads_of(module):
+    """The module's number of heads under the names attention modules give it (num_heads, n_heads, h), or None."""
+    return getattr(module, "num_heads", None) or getattr(module, "n_heads", None) or getattr(module, "h", None)
+
+
 def _linears(module):
     """→ ({W_q: (weight, bias or None), …}, num_heads) from the module's own layout."""
     import torch
@@ -25,7 +30,7 @@ def _linears(module):
     if isinstance(module, nn.TransformerEncoderLayer):
         module = module.self_attn
     state = dict(module.state_dict())
-    heads = getattr(module, "num_heads", None) or getattr(module, "n_heads", None) or getattr(module, "h", None)
+    heads = heads_of(module)
     if isinstance(module, nn.MultiheadAttention):
         if not module._qkv_same_embed_dim:
             w = [state["q_proj_weight"], state["k_proj_weight"], state["v_proj_weight"]]
