@@ -285,12 +285,6 @@ function makeFormatter(values) {
     format: function (v) { const s = raw(v); return s.length < width ? ' '.repeat(width - s.length) + s : s; }
   };
 }
-// The formatted strings of `values`, all formatted by one _Formatter over them.
-export function torchFormatter(values) {
-  const f = makeFormatter(values), out = new Array(values.length);
-  for (let i = 0; i < values.length; i++) out[i] = f.format(values[i]);
-  return out;
-}
 // Indices printed along a dimension of size n: all, or the first and last EDGEITEMS.
 function shownIndices(n, summarize) {
   let idx = [], i;

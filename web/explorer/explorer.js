@@ -58,6 +58,9 @@ function freshPrefix(root) {
   return prefix;
 }
 
+// The properties that build the module (state/page.js marks them): a new example or Reset starts them from defaults.
+const MODEL_PROPS = PAGE_PROPS.filter((p) => p.model).map((p) => p.name);
+
 // root: the element the explorer fills (its markup goes before what root holds; dispose() removes it again).
 // options: {query (a page query string, '?…' or not), values ({name: value}, as api.set takes them, over the query),
 //   embed (the focused embed layout), theme ('auto' follows the reader's system; the <mha-explorer> element passes
@@ -408,8 +411,7 @@ export function createExplorer(root, options = {}) {
     on('c-preset', 'change', function () {
       const v = $('c-preset').value;
       // a new example starts from its own values
-      ['dmodel', 'heads', 'causal', 'fill', 'dropout', 'train', 'seed', 'view', 'head', 'batch', 'avg'].forEach(function (k) { delete st.explicit[k]; st.values[k] = pageProp(k).def; });
-      if (!v) { ['dmodel', 'heads'].forEach(function (k) { st.values[k] = pageProp(k).def; }); }
+      MODEL_PROPS.concat(['view', 'head', 'batch', 'avg']).forEach(function (k) { delete st.explicit[k]; st.values[k] = pageProp(k).def; });
       setValue(st, 'preset', v);
       loadMessages = [];
       if (v) dropWeights(); else weightsError = '';
@@ -455,7 +457,7 @@ export function createExplorer(root, options = {}) {
       applyTheme(st.values.theme, root); syncURL(); redraw();
     });
     on('reset-preset', 'click', function () {
-      ['dmodel', 'heads', 'causal', 'fill', 'dropout', 'train', 'seed'].forEach(function (k) { delete st.explicit[k]; });
+      MODEL_PROPS.forEach(function (k) { delete st.explicit[k]; });
       render();
     });
     on('show-table', 'click', function () {

@@ -29,7 +29,7 @@ export class HeadsView {
   select(cur) {
     if (this.cards) this.cards.select(cur.eff.avg ? 'avg' : selH(cur));
   }
-  dispose() { if (this.cards && this.cards.seen) this.cards.seen.disconnect(); this.cards = null; }
+  dispose() { if (this.cards) this.cards.dispose(); this.cards = null; }
 
   // What the student is looking at, in words. The result says whether its weights came from a file
   // (cur.cfg.weights: {file, layer, kind}).

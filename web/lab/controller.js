@@ -237,8 +237,8 @@ export function createLab(root, options) {
         const steps = rate.log.reduce(function (sum, e) { return sum + e.steps; }, 0);
         rate.value = steps * 1000 / Math.max(1, ended - rate.log[0].started);
       }
-      curve = curve.concat(r[0]);
-      twinCurve = twinCurve.concat(r[1]);
+      curve.push(...r[0]);   // (the API hands out copies: curve.slice())
+      twinCurve.push(...r[1]);
       held = null;
       return inspect();
     }).then(function () {

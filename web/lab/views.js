@@ -2,7 +2,7 @@
 // predictions, and the closer look at one head (the main page's heatmap and shape-trace widgets on
 // the trained layers). Each draws from the data it is given into the elements it is given, in the colours of
 // the theme around them (the lab's root); the controller (controller.js) owns the state.
-import { el, cssVar, themeColors } from '../widgets/dom.js';
+import { el, themeColors } from '../widgets/dom.js';
 import { legend } from '../widgets/colors.js';
 import { drawHeatmap, topKeys } from '../widgets/heatmap.js';
 import { traceTable } from '../widgets/trace.js';
@@ -21,7 +21,8 @@ export function drawChart(c, curve, twinCurve) {
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, w, h);
   let left = 44, right = 40, top = 10, bottom = 22, pw = w - left - right, ph = h - top - bottom;
-  g.strokeStyle = cssVar('--border', c); g.fillStyle = cssVar('--fg-muted', c); g.font = '11px system-ui, sans-serif';
+  const col = colorsAround(c);   // read once per theme, not on every training step
+  g.strokeStyle = col.border; g.fillStyle = col.fgMuted; g.font = '11px system-ui, sans-serif';
   g.strokeRect(left, top, pw, ph);
   let n = Math.max(curve.length, 10);
   let losses = curve.map(function (p) { return Math.max(p.loss, 1e-6); });
@@ -47,12 +48,12 @@ export function drawChart(c, curve, twinCurve) {
     g.stroke();
   };
   let lossY = function (p) { return y(p.loss); }, accY = function (p) { return ya(p.accuracy); };
-  line(curve, cssVar('--line', c), lossY);
-  line(curve, cssVar('--ok', c), accY);
+  line(curve, col.line, lossY);
+  line(curve, col.ok, accY);
   if (twinCurve.length) {
     g.setLineDash([4, 3]);
-    line(twinCurve, cssVar('--line', c), lossY);
-    line(twinCurve, cssVar('--ok', c), accY);
+    line(twinCurve, col.line, lossY);
+    line(twinCurve, col.ok, accY);
     g.setLineDash([]);
   }
 }

@@ -316,6 +316,7 @@ export function mountAttention(element, options) {
     if (darkQuery) darkQuery.removeEventListener('change', onScheme);
     if (resize) resize.disconnect();
     if (frame) win.cancelAnimationFrame(frame);
+    cards.dispose();
     delete root.mhaExplorer;
     root.remove();
   }

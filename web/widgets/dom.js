@@ -30,7 +30,7 @@ export function themeColors(scope, key) {
   const c = scope._mhaColors;
   if (c && c.key === key) return c.colors;
   const colors = { border: cssVar('--border', scope), fgMuted: cssVar('--fg-muted', scope), accent: cssVar('--accent', scope),
-    line: cssVar('--line', scope), bg: cssVar('--bg-card', scope), fg: cssVar('--fg', scope) };
+    line: cssVar('--line', scope), ok: cssVar('--ok', scope), bg: cssVar('--bg-card', scope), fg: cssVar('--fg', scope) };
   scope._mhaColors = { key, colors };
   return colors;
 }

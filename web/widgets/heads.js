@@ -31,6 +31,8 @@ export class HeadCards {
       }
     }, { rootMargin: '200px' }) : null;
   }
+  // Stops watching the cards' visibility (the view that drew them is gone).
+  dispose() { if (this.seen) this.seen.disconnect(); this.items = []; }
   // items: head indices and 'avg'; o: {name(h), mat(h) → {S, T?, data}, maxText(mat) (a card's own range, or ''),
   // and drawHeatmap's options (labels, rowLabels, scale, norm, vmax, size, showLabels, colors)}.
   draw(items, o) {
