@@ -6,3 +6,6 @@ export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 # prints nothing either where node cannot run it at all (wasm/relaxed-probe.mjs tells them apart).
 MHA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 relaxed_node_flags() { node "$MHA_ROOT/wasm/relaxed-probe.mjs" 2>/dev/null || true; }
+
+# Nothing may fetch from a model hub: transformers and huggingface_hub stay offline in every test.
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1
