@@ -178,32 +178,32 @@ def train_tokenizer(kind, vocab_size):
 # The cases. build(vocab) returns an initialised model; rename maps the saved state dict's keys.
 def gpt2_config(V, n_embd, n_head, **kw):
     return transformers.GPT2Config(vocab_size=V, n_positions=128, n_embd=n_embd, n_layer=2, n_head=n_head,
-                                   bos_token_id=0, eos_token_id=0, initializer_range=0.2, **kw)
+                                   bos_token_id=0, eos_token_id=0, **kw)
 
 
 def bert_config(V, **kw):
     return transformers.BertConfig(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                                    intermediate_size=64, max_position_embeddings=128, type_vocab_size=2,
-                                   initializer_range=0.2, **kw)
+                                   **kw)
 
 
 def distilbert_config(V):
     return transformers.DistilBertConfig(vocab_size=V, dim=32, n_layers=2, n_heads=4, hidden_dim=64,
-                                         max_position_embeddings=128, initializer_range=0.2, pad_token_id=0)
+                                         max_position_embeddings=128, pad_token_id=0)
 
 
 def llama_config(V, tied, theta):
     return transformers.LlamaConfig(vocab_size=V, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                                     num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
                                     rms_norm_eps=1e-5, rope_theta=theta, tie_word_embeddings=tied,
-                                    initializer_range=0.2, bos_token_id=0, eos_token_id=1)
+                                    bos_token_id=0, eos_token_id=1)
 
 
 def qwen2_config(V):
     return transformers.Qwen2Config(vocab_size=V, hidden_size=48, intermediate_size=96, num_hidden_layers=2,
                                     num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=128,
                                     rms_norm_eps=1e-6, rope_theta=1e6, tie_word_embeddings=True,
-                                    initializer_range=0.2, use_sliding_window=False, bos_token_id=None,
+                                    use_sliding_window=False, bos_token_id=None,
                                     eos_token_id=0)
 
 
@@ -275,18 +275,37 @@ CASES = [
 FAMILY_OF_TYPE = {"gpt2": "gpt2", "bert": "bert", "distilbert": "distilbert", "llama": "llama", "qwen2": "llama"}
 
 
-def perturb_norms(model, gen):
-    """Random LayerNorm / RMSNorm weights and biases (init leaves them 1 and 0, which would hide a swap)."""
+WIDE_NAMES = ("query", "key", "q_lin", "k_lin", "q_proj", "k_proj",  # peaked heads
+              "c_fc", "intermediate.dense", "lin1", "gate_proj", "up_proj", "transform.dense", "vocab_transform")
+
+
+def draw_weights(model, gen):
+    """Seeded weights at scales that keep the error bounds meaningful: embeddings of std 1 (so LayerNorm does not
+    amplify), query, key and MLP input projections of std 0.2 at D = 32 (peaked heads, activations used beyond their
+    linear range), every other matrix std 0.04 at D = 32 (each block adds a modest change to the residual stream;
+    both scale as 1/sqrt(D)), norms' weights 1 +- 0.2 and biases std 0.02 (init leaves them 1 and 0,
+    which would hide a swap). Worst-case bounds grow about sqrt(D) per random matrix they cross, so a model whose
+    every matrix has std 0.2 would have bounds as large as its values after two layers."""
+    scale = math.sqrt(32 / model.config.hidden_size)
     with torch.no_grad():
         for name, p in model.named_parameters():
-            leaf = name.rsplit(".", 1)
-            if "norm" in name.lower() or "ln_" in name:
-                if leaf[-1] == "weight":
-                    p.copy_(1 + 0.2 * torch.randn(p.shape, generator=gen, dtype=torch.float64))
-                else:
-                    p.copy_(0.1 * torch.randn(p.shape, generator=gen, dtype=torch.float64))
-            elif leaf[-1] == "bias" and p.abs().max() == 0:
-                p.copy_(0.05 * torch.randn(p.shape, generator=gen, dtype=torch.float64))
+            leaf, lower = name.rsplit(".", 1)[-1], name.lower()
+            draw = lambda std: std * torch.randn(p.shape, generator=gen, dtype=torch.float64)
+            if "norm" in lower or "ln_" in lower:
+                p.copy_(1 + draw(0.2) if leaf == "weight" else draw(0.1))
+            elif leaf == "bias":
+                p.copy_(draw(0.02))
+            elif "emb" in lower or lower.endswith(("wte.weight", "wpe.weight")):
+                p.copy_(draw(1.0))
+            elif any(n in lower for n in WIDE_NAMES):
+                p.copy_(draw(0.2 * scale))
+            elif "c_attn" in lower:  # GPT-2's q|k|v in one [D, 3D] matrix
+                w = draw(0.04 * scale)
+                D = p.shape[0]
+                w[:, :2 * D] = draw(0.2 * scale)[:, :2 * D]
+                p.copy_(w)
+            else:
+                p.copy_(draw(0.04 * scale))
 
 
 @contextlib.contextmanager
@@ -412,7 +431,7 @@ def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, 
     cfg.architectures = [arch]
     torch.manual_seed(seed)
     model = getattr(transformers, arch)(cfg).eval()
-    perturb_norms(model, torch.Generator().manual_seed(seed))
+    draw_weights(model, torch.Generator().manual_seed(seed))
     model = model.to(getattr(torch, dtype))
     if opts.get("shard"):
         model.save_pretrained(path, safe_serialization=True, max_shard_size=opts["shard"])
