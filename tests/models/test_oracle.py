@@ -28,6 +28,7 @@ from safetensors import safe_open  # noqa: E402
 MODELS = os.environ.get("MHA_MODEL_FIXTURES", os.path.join(HERE, "..", "..", "build", "models"))
 INDEX = json.load(open(os.path.join(MODELS, "index.json")))
 CASES = [e["case"] for e in INDEX]
+ANALYSED = [e["case"] for e in INDEX if e.get("bound") != "empirical"]  # minilm's bounds are empirical
 ENTRY = {e["case"]: e for e in INDEX}
 
 
@@ -69,20 +70,25 @@ def test_reference_equals_transformers_float64(case):
     for name, meta, stored in oracles(case):
         with mc.true_float64():
             theirs = transformers_run(model64, meta)
-        mine = reference.forward(model64, meta["ids"], meta["logits_at"], meta["heads_off"])
+        reference.WITH_BOUNDS[0] = case in ANALYSED
+        try:
+            mine = reference.forward(model64, meta["ids"], meta["logits_at"], meta["heads_off"])
+        finally:
+            reference.WITH_BOUNDS[0] = True
         assert sorted(mine) == sorted(theirs)
         for t, (value, E) in mine.items():
             scale = float(theirs[t].abs().max())
             assert float((value - theirs[t]).abs().max()) <= 1e-12 * scale, (case, name, t)
             assert torch.equal(stored[t], theirs[t].to(torch.float64)), (case, name, t, "stale fixture")
-            assert torch.equal(stored[t + ".bound"], reference.U * E), (case, name, t, "stale bound")
+            if case in ANALYSED:
+                assert torch.equal(stored[t + ".bound"], reference.U * E), (case, name, t, "stale bound")
 
 
 def float32_results(out_file):
     """Child process (its ATEN_CPU_CAPABILITY set by the parent): transformers in float32, and transformers'
     own float64 run (Llama and Qwen2 keep their float32 RMSNorm, softmax and RoPE table), on every oracle."""
     results = {}
-    for case in CASES:
+    for case in ANALYSED:
         model, model64 = load(case)
         for name, meta, _ in oracles(case):
             results[(case, name, "float32")] = transformers_run(model, meta)
@@ -97,7 +103,7 @@ def test_transformers_float32_within_bounds(path, tmp_path):
     subprocess.run([sys.executable, __file__, "--float32-results", str(out)], env=env, check=True)
     results = torch.load(out)
     worst = {}
-    for case in CASES:
+    for case in ANALYSED:
         for name, _, stored in oracles(case):
             for run in ("float32", "float64 with float32 parts"):
                 for t, value in results[(case, name, run)].items():
