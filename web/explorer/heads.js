@@ -2,7 +2,7 @@
 // note that says what the student is looking at (untrained, loaded or hand-built heads, row sums, dropout,
 // masks, colours). cur: the controller's current result {res, labels, eff, …}.
 import { el } from '../widgets/dom.js';
-import { range } from './scope.js';
+import { range } from '../chrome/scope.js';
 import { selB, selH, headMat, headName, fmtMax, hoverWords } from './read.js';
 import { HeadCards, plotSize, cardLabels } from '../widgets/heads.js';
 import { rangeOf } from '../widgets/colors.js';

@@ -1,6 +1,6 @@
 // MHA Explorer — the markup of one explorer (what web/index.html's body was): scope.js gives its ids the instance's
 // prefix and inserts it into the explorer's root. The links to the other page get their file names from
-// core/source.js's FILES at mount (the one-file pages name each other).
+// compute/source.js's FILES at mount (the one-file pages name each other).
 export const TEMPLATE = `
 <a class="skip" href="#heads-title">Skip to the heatmaps</a>
 <header class="top" data-section="header">

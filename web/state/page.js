@@ -2,7 +2,7 @@
 // the properties a lesson sets (an explicit URL value overrides the lesson's). No DOM.
 import { LESSONS } from '../lessons/catalogue.js';
 import * as props from './props.js';
-import { SCALE_NAMES, DEFAULT_SCALE } from '../widgets/scales.js';
+import { SCALE_NAMES, DEFAULT_SCALE } from './scales.js';
 
 export const DEFAULT_TEXT = 'The cat sat on the mat because it was soft';
 export const SECTIONS = ['header', 'input', 'controls', 'heads', 'detail', 'trace', 'lesson', 'share'];

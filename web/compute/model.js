@@ -364,7 +364,7 @@ const EN_US = typeof Intl !== 'undefined' ? new Intl.NumberFormat('en-US') : nul
 export function commas(n) { return EN_US ? EN_US.format(Number(n)) : String(Number(n)); }
 
 // Slice [b, h] of a [B, H, S, S] tensor.
-// w: [B, H, S, S] weights, or the forward pool's kept as parts (core/forward-pool.js's partedWeights).
+// w: [B, H, S, S] weights, or the forward pool's kept as parts (compute/forward-pool.js's partedWeights).
 export function headMatrix(w, b, h) {
   let S = w.shape[2], H = w.shape[1], data;
   if (w.parts) {

@@ -1,7 +1,7 @@
 // MHA Explorer — the training worker: owns one TinyAttentionModel, its generator and its optimizer,
 // trains in slices of steps and answers the page's requests, so the page keeps drawing while it
 // trains. web/build.mjs appends this file to a core build (mha.js …) and wraps both in a string
-// (dist/trainer-*.js) that web/core/trainer.js starts as a Blob worker: that works from file:// too,
+// (dist/trainer-*.js) that web/compute/trainer.js starts as a Blob worker: that works from file:// too,
 // where Chromium refuses a worker script from a file path.
 // Protocol: {id, op, args} → {id, result} or {id, error}; only scalars, small tensors and the
 // weights file (transferred) cross.

@@ -1,4 +1,4 @@
-// MHA Explorer — the page side of the training worker (web/core/trainer-worker.js).
+// MHA Explorer — the page side of the training worker (web/compute/trainer-worker.js).
 //
 //   import { start } from './trainer.js';
 //   start().then(function (t) {                       // picks the fastest build this browser runs

@@ -83,12 +83,12 @@ function loadScript(src, missing) {
   });
 }
 
-// The forward worker's code (web/core/forward-worker.js bundled with its imports), which web/build.mjs defines as a string
+// The forward worker's code (web/compute/forward-worker.js bundled with its imports), which web/build.mjs defines as a string
 // in the page's script: a blob: worker runs it after the page's core text.
 /* global MHA_FORWARD_WORKER */
 const FORWARD_WORKER = typeof MHA_FORWARD_WORKER === 'string' ? MHA_FORWARD_WORKER : null;
 
-// How this page starts a forward worker (web/core/forward-worker.js) running the build's core: a promise of {start: () => a new
+// How this page starts a forward worker (web/compute/forward-worker.js) running the build's core: a promise of {start: () => a new
 // Worker, core: the script the worker imports, or null when it carries the core}. Over http(s), dist/worker.js,
 // which imports <build>.js (the browser's cached copy); an explorer whose files are in another folder (base: the
 // <mha-explorer> element's, perhaps on a CDN, where a worker script of another origin cannot start) starts a blob:

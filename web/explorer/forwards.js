@@ -1,13 +1,13 @@
-// MHA Explorer — an explorer's core and forwards: the fastest core build this browser runs (core/features.js; a
+// MHA Explorer — an explorer's forwards: the fastest core build this browser runs (compute/features.js; a
 // host that lacks one falls back to the next), loaded once per document and shared by every explorer in it; each
 // explorer has its own module cache (model.js's ModuleCache: the core objects it allocated, freed by dispose())
-// and its own forward pool (core/forward-pool.js: large forwards split by heads across Web Workers, each
+// and its own forward pool (compute/forward-pool.js: large forwards split by heads across Web Workers, each
 // instantiating the shared compiled module), started and warmed up right after the core loads. Its workers start
-// the way core/source.js's forwardWorkers says (worker.js over http(s), blob: URLs of the page's core text from
+// the way compute/source.js's forwardWorkers says (worker.js over http(s), blob: URLs of the page's core text from
 // file:// and in the one-file page). Where workers cannot start, forwards run on the main thread.
-import { runModule, cost, ModuleCache } from '../core/model.js';
-import { CORE_BUILDS, FILES, INLINE, loadCoreScript, forwardWorkers, explain } from '../core/source.js';
-import { ForwardPool, poolSize } from '../core/forward-pool.js';
+import { runModule, cost, ModuleCache } from '../compute/model.js';
+import { CORE_BUILDS, FILES, INLINE, loadCoreScript, forwardWorkers, explain } from '../compute/source.js';
+import { ForwardPool, poolSize } from '../compute/forward-pool.js';
 
 // Multiply-adds above which a forward goes to the pool: about 20 ms on one core of a laptop.
 const POOL_COST = 1.2e8;
@@ -43,7 +43,7 @@ function sharedCore(win, base) {
   return core;
 }
 
-export class ExplorerCore {
+export class Forwards {
   // base: the folder of the core files ('': the page's own; the first explorer of a document loads the core from its base).
   constructor(base = '') {
     this.base = base;
