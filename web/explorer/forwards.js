@@ -14,7 +14,7 @@ const POOL_COST = 1.2e8;
 
 // A forward through every part of the kernels the page's large forwards use (heads split, weights formed), on the
 // main thread once (the workers share its compiled code, and so V8's optimized tier of it) and twice in each worker.
-const WARM_UP = { dModel: 256, numHeads: 8, seed: 0, bias: true, dropout: 0, train: false, causal: false,
+const WARM_UP = { dModel: 256, numHeads: 8, seed: 0, bias: true, dropout: 0, train: false, mask: null,
   input: { type: 'randn', batch: 1, seqLen: 192 }, order: 'module-first' };
 
 // The document's core: a promise of {M (the WebAssembly API), build}, made by the first explorer that asks.

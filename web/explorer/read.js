@@ -66,9 +66,9 @@ export function colourMax(cur, b) {
 
 // A weight as the student should read it: masked and dropped cells say so, tiny weights are not "0.000000".
 export function weightText(cur, mat, q, k) {
-  let r = cur.res, v = mat.data[q * mat.S + k];
-  if (r.causal && k > q) return '0 (masked: a later key)';
-  if (v === 0 && r.train && r.dropout > 0) return '0 (dropped by dropout)';
+  const f = cur.forward, v = mat.data[q * mat.S + k];
+  if (f.mask && k > q) return '0 (masked: a later key)';
+  if (v === 0 && f.train && f.dropout > 0) return '0 (dropped by dropout)';
   return formatWeight(v);
 }
 // The three largest weights of a row, leaving out masked and dropped keys.

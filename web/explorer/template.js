@@ -122,6 +122,7 @@ export const TEMPLATE = `
         <div class="tools">
           <span id="f-batch" hidden><label for="c-batch">batch item</label> <select id="c-batch" name="batch"></select></span>
           <span id="legend" class="legend" aria-hidden="true"></span>
+          <span id="legend-note" class="legend-note"></span>
           <button id="export-png" class="btn small" type="button">Export PNG</button>
           <button id="export-svg" class="btn small" type="button">Export SVG</button>
         </div>

@@ -2,7 +2,7 @@
 import { sizeStr } from '../compute/model.js';
 import { cells, fill } from './python.js';
 import { constructor } from './constructor.js';
-import { maskedFill } from '../widgets/trace.js';
+import { maskedFill } from './trace-words.js';
 import text from './lesson000.py';
 
 const code = cells(text);

@@ -2,7 +2,7 @@
 import { commas, sizeStr } from '../compute/model.js';
 import { cells, fill } from './python.js';
 import text from './lesson003.py';
-import { maskedFill } from '../widgets/trace.js';
+import { maskedFill } from './trace-words.js';
 
 const code = cells(text);
 
