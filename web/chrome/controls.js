@@ -21,17 +21,21 @@ const isCheckbox = (e) => e instanceof HTMLInputElement && e.type === 'checkbox'
 export const typedControl = (e) => e instanceof HTMLTextAreaElement || (e instanceof HTMLInputElement && e.type !== 'checkbox');
 
 // onValue(name, result, control): a control changed; result is parse()'s {ok, value, message} with 'keeping <the
-// value in use>' as the refusal's way out. current(name): the value in use. skip: names bound elsewhere.
+// value in use>' as the refusal's way out. list: the property list, or a function giving it when a control changes
+// (the lab's task values come with the core's task table). current(name): the value in use. skip: names bound elsewhere.
 /**
- * @param {Control[]} controls @param {Prop[]} list
+ * @param {Control[]} controls @param {Prop[] | (() => Prop[])} list
  * @param {(name: string, result: {ok: boolean, value?: any, message?: string}, control: Control) => void} onValue
  * @param {(name: string) => any} current @param {AbortSignal} [signal] @param {string[]} [skip]
  */
 export function bindControls(controls, list, onValue, current, signal, skip = []) {
+  const listNow = typeof list === 'function' ? list : () => list;
   for (const e of controls) {
-    const name = e.getAttribute('name') || '', p = list.find((q) => q.name === name);
-    if (!p || skip.includes(name)) continue;
+    const name = e.getAttribute('name') || '';
+    if (skip.includes(name)) continue;
     e.addEventListener('change', () => {
+      const p = listNow().find((q) => q.name === name);
+      if (!p) return;
       const raw = isCheckbox(e) ? (/** @type {HTMLInputElement} */ (e).checked ? '1' : '0') : e.value;
       onValue(name, parse(p, raw, 'keeping ' + serialize(p, current(name))), e);
     }, signal ? { signal } : undefined);

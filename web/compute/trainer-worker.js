@@ -20,8 +20,6 @@ function needModel() {
   return model;
 }
 
-var OPTIMIZERS = { sgd: 'SGD', adam: 'Adam', adamw: 'AdamW' };
-
 // A lessons' MultiHeadAttention file belongs on the main page, which shows its heads on a sentence.
 function refuseModule(state) {
   if (state['W_q.weight'] && !state['tok.weight']) {
@@ -50,8 +48,9 @@ var ops = {
   defaults: function (a) { return M.modelDefaults(a.task); },
   // A fresh model and optimizer from `seed` (torch.manual_seed(seed) in the script).
   reset: function (a) {
-    var kind = OPTIMIZERS[String(a.optimizer && a.optimizer.kind).toLowerCase()];
-    if (!kind) throw new Error("optimizer.kind must be 'sgd', 'adam' or 'adamw'");
+    var asked = String(a.optimizer && a.optimizer.kind).toLowerCase();
+    var kind = M.optimizers.find(function (k) { return k.toLowerCase() === asked; });   // the core's: 'SGD', 'Adam', 'AdamW'
+    if (!kind) throw new Error('optimizer.kind must be one of ' + M.optimizers.map(function (k) { return "'" + k.toLowerCase() + "'"; }).join(', '));
     var next = new M.Generator(a.seed);
     var m = null;
     try {

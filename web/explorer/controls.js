@@ -129,7 +129,7 @@ function bindButtons(ex, api) {
   on('copy-py', 'click', () => copyWithButton(ex.panels.lesson.pageSnippet(ex.current).code, out, ex.$('copy-py')));
   on('load-weights', 'change', (e) => { const f = e.target.files[0]; e.target.value = ''; if (f) loadFile(ex, f); });
   on('random-weights', 'click', () => { dropWeights(ex); recompute(ex); });
-  on('c-layer', 'change', () => { const l = ex.loaded; if (l) useWeights(ex, l.file, l.tensors, +ex.$('c-layer').value, l.metadata); });
+  on('c-layer', 'change', () => { const l = ex.loaded; if (l) useWeights(ex, l.file, l.tensors, +ex.$('c-layer').value, l.metadata, l.how); });
 }
 
 // Everything a student acts on, and the window's events the explorer follows (resize, the system's theme).

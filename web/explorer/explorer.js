@@ -34,7 +34,7 @@ function start(ex, done) {
     ex.M = M;
     const given = ex.given;
     if (given && given.weights) {   // loaded as a file is; its snippet says how the notebook writes the file
-      if (loadBytes(ex, given.weights.bytes, given.weights.file, 0) && ex.loaded) ex.loaded.how = given.weights.how;
+      loadBytes(ex, given.weights.bytes, given.weights.file, 0, given.weights.how);
       return ex.pending;
     }
     const eff = effective(ex), pr = presetOf(eff);

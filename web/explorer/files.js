@@ -38,14 +38,15 @@ function checkedWeights(ex, tensors, layer) {
   return w;
 }
 
-// metadata: the file's __metadata__ (the lab writes num_heads there; a state_dict has no tensor for it). → whether used
-/** @param {ExplorerState} ex @param {string} file @param {any} tensors @param {number} layer @param {Record<string, string>} [metadata] */
-export function useWeights(ex, file, tensors, layer, metadata) {
+// metadata: the file's __metadata__ (the lab writes num_heads there; a state_dict has no tensor for it); how: the
+// snippet's words on how the file was written (a notebook's mx.save_weights). → whether used
+/** @param {ExplorerState} ex @param {string} file @param {any} tensors @param {number} layer @param {Record<string, string>} [metadata] @param {string} [how] */
+export function useWeights(ex, file, tensors, layer, metadata, how) {
   let w;
   try { w = checkedWeights(ex, tensors, layer); } catch (err) { return refuse(ex, file, err); }
   ex.forwards.cache.free();   // the module cache holds the old weights: freed now
   const said = headsFromMetadata(metadata, w.dModel), st = ex.st;
-  ex.loaded = /** @type {import('./state.js').LoadedWeights} */ (Object.assign({ id: ++ex.weightsSeq, file, tensors, metadata: metadata || {}, heads: said.heads, saidHeads: said.said }, w));
+  ex.loaded = /** @type {import('./state.js').LoadedWeights} */ (Object.assign({ id: ++ex.weightsSeq, file, tensors, metadata: metadata || {}, heads: said.heads, saidHeads: said.said }, w, how ? { how } : {}));
   if (st.values.preset) setValue(st, 'preset', '');   // the weights run on the page's sentence
   const H = said.heads || effective(ex).heads;
   setValue(st, 'heads', w.dModel % H ? nearestDivisor(w.dModel, H) : H);
@@ -62,13 +63,13 @@ export function dropWeights(ex) {
   ex.loaded = null; ex.weightsError = '';
 }
 
-/** @param {ExplorerState} ex @param {Uint8Array} bytes @param {string} file @param {number} layer */
-export function loadBytes(ex, bytes, file, layer) {
+/** @param {ExplorerState} ex @param {Uint8Array} bytes @param {string} file @param {number} layer @param {string} [how] */
+export function loadBytes(ex, bytes, file, layer, how) {
   const big = tooLarge(bytes.length, 'the page', FILE_HINT);
   if (big) return refuse(ex, file, big);
   let f;
   try { f = ex.M.readSafetensors(bytes); } catch (err) { return refuse(ex, file, err); }
-  return useWeights(ex, file, f.tensors, layer, f.metadata);
+  return useWeights(ex, file, f.tensors, layer, f.metadata, how);
 }
 
 // A file chosen or dropped (only the latest one read counts).

@@ -23,7 +23,7 @@
  * @property {number} [maxLength]
  * @property {any[]} [values]
  * @property {Record<string, any>} [aliases]
- * @property {boolean | string} [model]
+ * @property {string | true} [model] a lesson's default (page), the core's config field (lab)
  * @property {boolean} [keep]
  * @property {string} [meta]
  * @property {Effect} [effect]
