@@ -127,3 +127,12 @@ export function loadCoreScript(build, base = '') {
     });
   });
 }
+
+// What a page says when files it needs are not next to it (page: FILES.page or FILES.lab; oneFile: the one-file page
+// that can be uploaded alone instead): the one wording of "upload the whole dist/ folder".
+/** @param {string[]} missing @param {string} page @param {string} oneFile */
+export function missingFiles(missing, page, oneFile) {
+  return missing.join(', ') + (missing.length > 1 ? ' are' : ' is') + ' missing next to ' + page + ' at this address. ' +
+    'Upload the whole dist/ folder (every file in it, ' + missing.join(', ') + ' included) to the same place; or upload the ' +
+    'one-file page ' + oneFile + ' alone.';
+}

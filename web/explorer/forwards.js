@@ -6,7 +6,7 @@
 // the way compute/source.js's forwardWorkers says (worker.js over http(s), blob: URLs of the page's core text from
 // file:// and in the one-file page). Where workers cannot start, forwards run on the main thread.
 import { runModule, cost, ModuleCache } from '../compute/model.js';
-import { CORE_BUILDS, FILES, INLINE, loadCoreScript, forwardWorkers, explain } from '../compute/source.js';
+import { CORE_BUILDS, FILES, INLINE, loadCoreScript, forwardWorkers, explain, missingFiles } from '../compute/source.js';
 import { ForwardPool, poolSize } from '../compute/forward-pool.js';
 
 // Multiply-adds above which a forward goes to the pool: about 20 ms on one core of a laptop.
@@ -27,9 +27,7 @@ function sharedCore(win, base) {
     missing.push(CORE_BUILDS[i] + '.js');
     if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
     if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
-    throw new Error('MHA Explorer could not load its WebAssembly core: ' + missing.join(', ') + ' ' + (missing.length > 1 ? 'are' : 'is') +
-      ' missing next to ' + FILES.page + ' at this address. Upload the whole dist/ folder (every file in it, ' + missing.join(', ') +
-      ' included) to the same place; or upload the one-file page mha-explorer.html alone.');
+    throw new Error('MHA Explorer could not load its WebAssembly core: ' + missingFiles(missing, FILES.page, 'mha-explorer.html'));
   });
   const core = (typeof win.createMhaModule === 'function' ? Promise.resolve() : tryBuild(0))
     .then(() => win.createMhaModule())

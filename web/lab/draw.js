@@ -58,7 +58,9 @@ export function drawChart(lab) { chart(lab.$('chart'), lab.curve, lab.twinCurve)
 // What the cards show, in words: untrained, loaded, replayed, ablated.
 /** @param {LabState} lab */
 function headsNote(lab) {
-  const step = stepOf(lab), how = 'Rows are query positions t, columns the keys they attend to. Click a head to switch it off (ablate it) and see what it contributed.';
+  const task = lab.modelConfig && taskOf(lab.tasks, lab.modelConfig.task), sorted = !!(lab.values.sort && task && task.byContent);
+  const step = stepOf(lab), how = (sorted ? 'Rows are queries, columns the keys they attend to, both sorted by token.' : 'Rows are query positions t, columns the keys they attend to.') +
+    ' Click a head to switch it off (ablate it) and see what it contributed.';
   const H = lab.modelConfig ? lab.modelConfig.numHeads * lab.modelConfig.layers : 0;
   if (lab.replay !== null) return 'Replaying step ' + lab.snapshots[lab.replay].step + ' of ' + step + '. Press Play to go on training.';
   if (lab.held) return 'Accuracy on 256 held-out sequences: ' + lab.held.full.toFixed(3) + ' with every head on, ' + lab.held.now.toFixed(3) + ' as shown. ' + how;
@@ -70,7 +72,8 @@ function headsNote(lab) {
 
 /** @param {LabState} lab */
 export function drawHeads(lab) {
-  const view = shownView(lab), H = lab.modelConfig && lab.modelConfig.numHeads, byToken = !!lab.values.sort;
+  const task = lab.modelConfig && taskOf(lab.tasks, lab.modelConfig.task);
+  const view = shownView(lab), H = lab.modelConfig && lab.modelConfig.numHeads, byToken = !!(lab.values.sort && task && task.byContent);
   drawHeadCards(lab.$('heads'), view, H, lab.probe, { onAblate: lab.onAblate, ablated: lab.ablated, byToken });
   const compare = lab.$('compare-heads');
   compare.hidden = !lab.twinInspected || lab.replay !== null;
@@ -80,7 +83,6 @@ export function drawHeads(lab) {
   slider.value = String(lab.replay === null ? Math.max(0, n - 1) : lab.replay);
   lab.$('replay-step').textContent = String(lab.replay !== null ? lab.snapshots[lab.replay].step : stepOf(lab));
   lab.$('ablation-note').textContent = headsNote(lab);
-  const task = lab.modelConfig && taskOf(lab.tasks, lab.modelConfig.task);
   lab.$('f-sort').hidden = !(task && task.byContent);
 }
 
