@@ -3,7 +3,7 @@
 import { setAttr } from '../widgets/dom.js';
 import { selB, selH, headMat, headName, weightText, topKeysText, attachHover } from './read.js';
 import { drawHeatmap, CellCursor } from '../widgets/heatmap.js';
-import { lineView, matrixTable, wireLineHover, corner, LINE_ROWS, LINE_TOP } from '../widgets/lines.js';
+import { lineView, lineViewNote, matrixTable, wireLineHover, corner } from '../widgets/lines.js';
 import { OffScreen, largeResult } from './offscreen.js';
 
 function shownHead(cur) { return cur.eff.avg ? 'avg' : selH(cur); }
@@ -44,10 +44,7 @@ export class DetailPanel {
     // the line view's column shares the row with the heatmap: re-measure only if the heatmap changed size
     const linesW = wd && c.style.width === oldW && c.style.height === oldH ? wd.lines : $('lines').parentNode.clientWidth;
     const lw = Math.min(420, Math.max(260, (linesW || 360)));
-    this.scope.setText('lines-note', Sq > LINE_ROWS
-      ? 'Line view of one query (' + Sq + ' tokens are too many to draw at once): its ' + LINE_TOP + ' strongest keys. ' +
-        'Click a cell of the heatmap, or use the arrow keys on it, to pick the query.'
-      : 'Line view (as BertViz\'s head view): a line from each query to each key, thicker for more weight. Hover a query token to isolate it.');
+    this.scope.setText('lines-note', lineViewNote(Sq));
     lineView($('lines'), mat, cur.labels, { focus: this.hoverQuery != null && this.hoverQuery < Sq ? this.hoverQuery : null,
       query: cell[0], width: lw, colors });
     if (!$('table-box').hidden) this.drawTable(cur);

@@ -29,63 +29,53 @@ function sampleIndex(n, m) {
 }
 const LABEL_FONT = '10px sans-serif';
 
-// opts: {labels (keys), rowLabels (queries; labels when absent), scale, norm, vmax, size (CSS px of the plot's
-// longer side), showLabels, selected: [row, col], colors (themeColors() of the scope; the page's when absent)}.
-// Incremental: the frame (canvas size, axis labels) is redrawn only when its key changes; otherwise a redraw
-// is one putImageData into the scratch canvas, one unsmoothed drawImage of it over the plot area, the border
-// and the selected cell. Returns the plot's geometry (also kept as canvas._geom for cellAt).
-export function drawHeatmap(canvas, mat, opts) {
-  const S = mat.S, T = mat.T || S, labels = opts.labels, rowLabels = opts.rowLabels || labels;
-  const dpr = (typeof self !== 'undefined' ? self : globalThis).devicePixelRatio || 1;
-  const showLabels = !!(opts.showLabels && labels && Math.max(S, T) <= 64);
-  const col = opts.colors || themeColors();
-  const cell = opts.size / Math.max(S, T), plotW = cell * S, plotH = cell * T;
-  let st = canvas._hm, ctx;
-  const key = S + 'x' + T + '|' + opts.size + '|' + dpr + '|' + col.border + '|' + col.fgMuted + '|' +
-    (showLabels ? labels.slice(0, S).join('\u0001') + '\u0002' + rowLabels.slice(0, T).join('\u0001') : '-');
-  if (!st || st.key !== key) {
-    ctx = canvas.getContext('2d');
-    ctx.font = LABEL_FONT;
-    // margins from the labels as drawn: row labels on the left, column labels rotated 45° up and to the
-    // right (the last ones reach past the plot's right edge by about 0.71 of their width)
-    let marginL = 0, marginT = 0, marginR = 0;
-    if (showLabels) {
-      let wr = 0, wc = 0;
-      for (let i = 0; i < T; i++) wr = Math.max(wr, ctx.measureText(shortLabel(rowLabels[i], 10)).width);
-      for (let i = 0; i < S; i++) wc = Math.max(wc, ctx.measureText(shortLabel(labels[i], 10)).width);
-      marginL = Math.ceil(wr) + 6; marginT = Math.ceil(wc * 0.71) + 12;
-      marginR = Math.max(0, Math.ceil(wc * 0.71 + 6 - cell / 2));
-    }
-    const cssW = marginL + plotW + 2 + marginR, cssH = marginT + plotH + 2;
-    const pw = Math.round(cssW * dpr), ph = Math.round(cssH * dpr);
-    if (canvas.width !== pw || canvas.height !== ph) { canvas.width = pw; canvas.height = ph; }
-    if (canvas.style.width !== cssW + 'px') canvas.style.width = cssW + 'px';
-    if (canvas.style.height !== cssH + 'px') canvas.style.height = cssH + 'px';
-    ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.clearRect(0, 0, pw, ph);
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.font = LABEL_FONT;   // set again: resizing the canvas resets the context
-    if (showLabels) {
-      ctx.fillStyle = col.fgMuted;
-      ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
-      for (let r = 0; r < T; r++) ctx.fillText(shortLabel(rowLabels[r], 10), marginL - 4, marginT + 1 + (r + 0.5) * cell);
-      ctx.textAlign = 'left';
-      for (let c = 0; c < S; c++) {
-        ctx.save();
-        ctx.translate(marginL + 1 + (c + 0.5) * cell, marginT - 4);
-        ctx.rotate(-Math.PI / 4);
-        ctx.fillText(shortLabel(labels[c], 10), 0, 0);
-        ctx.restore();
-      }
-    }
-    st = canvas._hm = { key, ctx, marginL, marginT };
-    canvas._geom = { x0: marginL + 1, y0: marginT + 1, cell, S, T };
+// The frame of a plot of T×S cells of `cell` CSS px (f: {S, T, cell, labels, rowLabels, showLabels, dpr, col}): the
+// canvas's size, cleared, and the axis labels with the margins they need. Returns the frame's state {ctx, marginL,
+// marginT} and keeps the plot's geometry as canvas._geom.
+function drawFrame(canvas, f) {
+  const { S, T, cell, labels, rowLabels, showLabels, dpr, col } = f;
+  const ctx = canvas.getContext('2d');
+  ctx.font = LABEL_FONT;
+  // margins from the labels as drawn: row labels on the left, column labels rotated 45° up and to the
+  // right (the last ones reach past the plot's right edge by about 0.71 of their width)
+  let marginL = 0, marginT = 0, marginR = 0;
+  if (showLabels) {
+    let wr = 0, wc = 0;
+    for (let i = 0; i < T; i++) wr = Math.max(wr, ctx.measureText(shortLabel(rowLabels[i], 10)).width);
+    for (let i = 0; i < S; i++) wc = Math.max(wc, ctx.measureText(shortLabel(labels[i], 10)).width);
+    marginL = Math.ceil(wr) + 6; marginT = Math.ceil(wc * 0.71) + 12;
+    marginR = Math.max(0, Math.ceil(wc * 0.71 + 6 - cell / 2));
   }
-  ctx = st.ctx;
-  const mL = st.marginL, mT = st.marginT;
-  // pixels: one ImageData texel per cell, scaled without smoothing (opaque: covers the previous plot); a plot with
-  // fewer device pixels than cells (512 tokens on a 260 px card) gets one texel per device pixel, each the cell
-  // under its centre, which is what the scaled drawImage shows, for a quarter of the colour lookups and upload.
-  const tw = Math.max(1, Math.min(S, Math.round(plotW * dpr))), th = Math.max(1, Math.min(T, Math.round(plotH * dpr)));
+  const cssW = marginL + cell * S + 2 + marginR, cssH = marginT + cell * T + 2;
+  const pw = Math.round(cssW * dpr), ph = Math.round(cssH * dpr);
+  if (canvas.width !== pw || canvas.height !== ph) { canvas.width = pw; canvas.height = ph; }
+  if (canvas.style.width !== cssW + 'px') canvas.style.width = cssW + 'px';
+  if (canvas.style.height !== cssH + 'px') canvas.style.height = cssH + 'px';
+  ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.clearRect(0, 0, pw, ph);
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.font = LABEL_FONT;   // set again: resizing the canvas resets the context
+  if (showLabels) {
+    ctx.fillStyle = col.fgMuted;
+    ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
+    for (let r = 0; r < T; r++) ctx.fillText(shortLabel(rowLabels[r], 10), marginL - 4, marginT + 1 + (r + 0.5) * cell);
+    ctx.textAlign = 'left';
+    for (let c = 0; c < S; c++) {
+      ctx.save();
+      ctx.translate(marginL + 1 + (c + 0.5) * cell, marginT - 4);
+      ctx.rotate(-Math.PI / 4);
+      ctx.fillText(shortLabel(labels[c], 10), 0, 0);
+      ctx.restore();
+    }
+  }
+  canvas._geom = { x0: marginL + 1, y0: marginT + 1, cell, S, T };
+  return { ctx, marginL, marginT };
+}
+
+// The texels of mat (S columns, T rows) in colours into a scratch canvas of tw×th (opaque: it covers the previous
+// plot): one texel per cell, or, when the plot has fewer device pixels than cells (512 tokens on a 260 px card), one
+// per device pixel, each the cell under its centre, which is what the scaled drawImage shows, for a quarter of the
+// colour lookups and upload. Returns the scratch canvas's record.
+function paintTexels(mat, S, T, tw, th, opts) {
   const sc = scratchFor(tw, th), px = sc.px, L = lut32(opts.scale), data = mat.data, vmax = opts.vmax || rangeOf(data, opts.norm);
   const k = 255 / vmax;
   if (tw === S && th === T) {
@@ -106,6 +96,28 @@ export function drawHeatmap(canvas, mat, opts) {
     }
   }
   sc.ctx.putImageData(sc.img, 0, 0);
+  return sc;
+}
+
+// opts: {labels (keys), rowLabels (queries; labels when absent), scale, norm, vmax, size (CSS px of the plot's
+// longer side), showLabels, selected: [row, col], colors (themeColors() of the scope; the page's when absent)}.
+// Incremental: the frame (canvas size, axis labels) is redrawn only when its key changes; otherwise a redraw
+// is one putImageData into the scratch canvas, one unsmoothed drawImage of it over the plot area, the border
+// and the selected cell. Returns the plot's geometry (also kept as canvas._geom for cellAt).
+export function drawHeatmap(canvas, mat, opts) {
+  const S = mat.S, T = mat.T || S, labels = opts.labels, rowLabels = opts.rowLabels || labels;
+  const dpr = (typeof self !== 'undefined' ? self : globalThis).devicePixelRatio || 1;
+  const showLabels = !!(opts.showLabels && labels && Math.max(S, T) <= 64);
+  const col = opts.colors || themeColors();
+  const cell = opts.size / Math.max(S, T), plotW = cell * S, plotH = cell * T;
+  const key = S + 'x' + T + '|' + opts.size + '|' + dpr + '|' + col.border + '|' + col.fgMuted + '|' +
+    (showLabels ? labels.slice(0, S).join('\u0001') + '\u0002' + rowLabels.slice(0, T).join('\u0001') : '-');
+  if (!canvas._hm || canvas._hm.key !== key) {
+    canvas._hm = { key, ...drawFrame(canvas, { S, T, cell, labels, rowLabels, showLabels, dpr, col }) };
+  }
+  const { ctx, marginL: mL, marginT: mT } = canvas._hm;
+  const tw = Math.max(1, Math.min(S, Math.round(plotW * dpr))), th = Math.max(1, Math.min(T, Math.round(plotH * dpr)));
+  const sc = paintTexels(mat, S, T, tw, th, opts);
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(sc.canvas, 0, 0, tw, th, mL + 1, mT + 1, plotW, plotH);
   ctx.strokeStyle = col.border; ctx.lineWidth = 1;

@@ -7,6 +7,14 @@ import { topKeys } from './heatmap.js';
 // the selected or hovered row) and its LINE_TOP strongest keys, labelled, so it stays readable and small at any S.
 export const LINE_ROWS = 48, LINE_TOP = 8;
 
+// The caption of a line view of N tokens: all of them, or one query and its strongest keys.
+export function lineViewNote(N) {
+  return N > LINE_ROWS
+    ? 'Line view of one query (' + N + ' tokens are too many to draw at once): its ' + LINE_TOP + ' strongest keys. ' +
+      'Click a cell of the heatmap, or use the arrow keys on it, to pick the query.'
+    : 'Line view (as BertViz\'s head view): a line from each query to each key, thicker for more weight. Hover a query token to isolate it.';
+}
+
 // labels: the keys' (and the queries' unless opts.rowLabels); opts: {width, focus (a hovered query), query,
 // rowLabels, colors}. Incremental: the frame (size, column heads, token labels) is rebuilt only when its key
 // changes; the lines are a pool of <line> elements whose attributes are written only when their value changes.
