@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { buildSync, transformSync } from 'esbuild';
 import { PAGE_PROPS } from './state/page.js';
 import { LAB_PROPS } from './state/lab.js';
+import { DEFAULT_SCALE, SCALES } from './state/scales.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -147,5 +148,7 @@ const params = { page: PAGE_PROPS.map((p) => param(p, p.type)),
   lab: [{ name: 'preset', type: 'enum', values: tasks.map((t) => 'train-' + t), help: 'the training task, as train-<task>' }]
     .concat(LAB_PROPS.map((p) => param(p.name === 'task' ? { ...p, values: tasks } : p, p.type))) };
 writeFileSync(join(packageStatic, 'params.json'), JSON.stringify(params, null, 1) + '\n');
+// The colour scales (web/state/scales.js) for the package's static PNG: {default, scales: [{name, label, anchors}]}.
+writeFileSync(join(packageStatic, 'scales.json'), JSON.stringify({ default: DEFAULT_SCALE, scales: SCALES }, null, 1) + '\n');
 console.log(`web/build.mjs: ${Object.keys(FILES).length} files, ${Object.keys(BUNDLES).length} bundles and mha-explorer-view.js -> ${out}` +
   (cores.length ? ` (core: ${cores.join(', ')}; one-file pages: ${oneFiles.join(', ')})` : ' (warning: no mha.js yet; run scripts/build)'));
