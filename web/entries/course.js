@@ -9,6 +9,7 @@ import { createLab } from '../lab/controller.js';
 import { INPUT_ID } from '../explorer/input.js';
 import { pageQuery, followPageLinksInElement, followHeight } from '../chrome/frame.js';
 import { dropPendingQuery } from '../chrome/share.js';
+import { guardNewWindows } from '../chrome/sandbox.js';
 import { FILES, START } from '../core/source.js';
 
 const TITLES = { page: document.title, lab: 'MHA Explorer — training lab: watch attention heads learn their roles' };
@@ -61,5 +62,6 @@ function followOwnLinks() {
 
 followPageLinksInElement();
 followOwnLinks();
+guardNewWindows();   // "Open full page ↗" in a frame that forbids pop-ups says so
 show(pageQuery());
 followHeight();

@@ -472,14 +472,14 @@ export function createExplorer(root, options = {}) {
       if (!current) return;
       const cs = headsView.canvases();
       const names = cs.map(function (c) { return c.hasAttribute('data-avg') ? 'Average' : 'Head ' + c.getAttribute('data-head'); });
-      exportPNG(cs, names, exportInfo()).toBlob(function (blob) { download('mha-heads.png', blob); });
+      exportPNG(cs, names, exportInfo()).toBlob(function (blob) { download('mha-heads.png', blob, $('export-png'), 'image'); });
     });
     on('export-svg', 'click', function () {
       if (!current) return;
       const r = current.res, b = selB(current), items = range(r.H).concat(r.H > 1 ? ['avg'] : []);
       const svg = exportSVG(items.map(function (h) { return headMat(current, b, h); }), current.labels,
         items.map(function (h) { return headName(current, h); }), exportInfo());
-      download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
+      download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }), $('export-svg'), { text: svg, say: 'Here is the SVG: copy it into a file named mha-heads.svg.' });
     });
     on('copy-link', 'click', function () { copyWithButton(api.shareURL(), $('share-out'), $('copy-link')); });
     on('copy-embed', 'click', function () { copyWithButton(api.embedCode($('embed-host').value), $('share-out'), $('copy-embed')); });
