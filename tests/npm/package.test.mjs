@@ -5,14 +5,15 @@
 // another origin served as a CDN serves it (.html as text/plain). Needs dist/ (scripts/build) and the dev dependencies.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
+import { checkDocs, docFiles, sizeTexts } from '../../npm/sizes.mjs';
 import { launch, guardedPage, ARTIFACTS } from '../browser/helpers.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -25,10 +26,10 @@ const MAX_PACKED = 3 * 1024 * 1024;
 
 // What the package may hold: the built page, lab, element, view and cores, the ESM entry, the declarations, and
 // what npm always adds. Required: what the README's instructions use.
-const INTENDED = [/^dist\/[^/]+\.(js|html|css)$/, /^npm\/index\.mjs$/, /^types\/[^/]+\.d\.(ts|mts)$/, /^(package\.json|README\.md|LICENSE)$/];
+const INTENDED = [/^dist\/[^/]+\.(js|html|css)$/, /^dist\/mha-web\.(mjs|wasm)$/, /^npm\/(index|browser)\.mjs$/, /^types\/[^/]+\.d\.(ts|mts)$/, /^(package\.json|README\.md|LICENSE)$/];
 const REQUIRED = ['dist/mha.js', 'dist/mha-nosimd.js', 'dist/mha-relaxed.js', 'dist/index.html', 'dist/app.js', 'dist/worker.js',
   'dist/style.css', 'dist/lab.html', 'dist/lab.js', 'dist/lab.css', 'dist/trainer-mha.js', 'dist/trainer-mha-nosimd.js',
-  'dist/trainer-mha-relaxed.js', 'dist/mha-explorer-element.js', 'dist/mha-explorer-view.js', 'npm/index.mjs',
+  'dist/trainer-mha-relaxed.js', 'dist/mha-explorer-element.js', 'dist/mha-explorer-view.js', 'dist/mha-web.mjs', 'dist/mha-web.wasm', 'npm/index.mjs', 'npm/browser.mjs',
   'types/index.d.ts', 'types/view.d.mts', 'types/element.d.ts', 'package.json', 'README.md', 'LICENSE'];
 // a demo page; the tests' standalone trainer; the one-file pages (for course platforms, made by scripts/build: they
 // would take the package past 3 MB and the npm page files do the same from node_modules or a CDN)
@@ -70,6 +71,12 @@ test('npm pack: at most 3 MB, only the files a user needs', () => {
     `${paths.length} files: ${paths.join(' ')}`);
   assert.ok(packed.size <= MAX_PACKED, `packed ${packed.size} bytes`);
   checkFiles(paths, 'the tarball');
+});
+
+test('the sizes the docs state are the measured ones (npm/sizes.mjs --write puts them there)', () => {
+  const texts = sizeTexts(packed);
+  console.log(`# measured: npm package ${texts.npm}, one-file page ${texts['one-file']}; docs: ${docFiles().map((f) => f.slice(repo.length + 1)).join(', ')}`);
+  assert.deepEqual(checkDocs(texts), [], 'run node npm/sizes.mjs --write after a build, and write sizes only between its markers');
 });
 
 test('npm publish --dry-run lists the same files', () => {
@@ -339,8 +346,18 @@ createMhaModule().then((M) => {
   window.bundled = { implementation: M.implementation, shape: weights.shape, handle: Object.keys(view).sort(), api: Object.keys(view.root.mhaExplorer).sort() };
 });
 `);
-  const built = run(process.execPath, [VITE, 'build', '--logLevel', 'warn'], { cwd: site });
-  console.log(`# vite build: ${built.trim() || 'no warnings'}`);
+  // Vite's warnings go to stderr: no Node module externalized for the browser, no chunk over 500 kB, nothing else
+  const vite = spawnSync(process.execPath, [VITE, 'build', '--logLevel', 'warn'], { cwd: site, encoding: 'utf8' });
+  const said = (vite.stdout + vite.stderr).trim();
+  console.log(`# vite build: ${said || 'no warnings'}`);
+  assert.equal(vite.status, 0, said);
+  assert.doesNotMatch(said, /externalized for browser compatibility/, 'the browser build has no Node branches');
+  assert.doesNotMatch(said, /larger than \d+ kB/, 'no chunk over the limit');
+  assert.equal(said, '', 'no warning at all');
+  const assets = readdirSync(join(site, 'dist', 'assets')).map((f) => ({ f, kB: statSync(join(site, 'dist', 'assets', f)).size / 1e3 }));
+  console.log(`# Vite assets: ${assets.map((a) => `${a.f} ${a.kB.toFixed(0)} kB`).join(', ')}`);
+  assert.equal(assets.filter((a) => a.f.endsWith('.wasm')).length, 1, 'the core\'s wasm is one asset');
+  assert.ok(assets.filter((a) => a.f.endsWith('.js')).length >= 2, 'the core is a chunk of its own (lazy-loaded)');
   const srv = await serve(join(site, 'dist'));
   servers.push(srv);
   const g = await guardedPage(browser.context, () => true);

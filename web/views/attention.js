@@ -291,8 +291,11 @@ export function mountAttention(element, options) {
     if (!ok()) { resolve(null); return; }
     exportPNG(cards.canvases(), heads().map(name), exportInfo()).toBlob(resolve);
   });
-  E.png.addEventListener('click', () => toPNG().then((blob) => blob && download('attention-heads.png', blob)));
-  E.svg.addEventListener('click', () => { const s = toSVG(); if (s) download('attention-heads.svg', new Blob([s], { type: 'image/svg+xml' })); });
+  E.png.addEventListener('click', () => toPNG().then((blob) => blob && download('attention-heads.png', blob, E.png, 'image')));
+  E.svg.addEventListener('click', () => {
+    const s = toSVG();
+    if (s) download('attention-heads.svg', new Blob([s], { type: 'image/svg+xml' }), E.svg, { text: s, say: 'Here is the SVG: copy it into a file named attention-heads.svg.' });
+  });
 
   // ---- Width changes: redraw at the new size ---------------------------------------------------------
   let frame = 0;
