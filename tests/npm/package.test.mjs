@@ -74,7 +74,7 @@ test('npm pack: at most 3 MB, only the files a user needs', () => {
 
 test('npm publish --dry-run lists the same files', () => {
   const report = JSON.parse(npm(['publish', '--dry-run', '--json'], repo));
-  const paths = (report.files || report['mha-explorer']?.files).map((f) => f.path).sort();
+  const paths = (report.files || report['mha-explorer'].files).map((f) => f.path).sort();
   checkFiles(paths, 'npm publish --dry-run');
   assert.deepEqual(paths, packed.files.map((f) => f.path).sort());
 });
