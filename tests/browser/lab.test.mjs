@@ -10,7 +10,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { ARTIFACTS, VARIANTS, allowedFor, fileURL, guardedPage, launch, repo, startServer } from './helpers.mjs';
 
