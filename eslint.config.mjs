@@ -20,12 +20,12 @@ export default [
   // The page, the lab and the views: ES modules bundled by esbuild for the browser; web/build.mjs runs in Node.
   {
     files: ['web/**/*.js'],
-    ignores: ['web/core/forward-worker.js', 'web/core/trainer-worker.js'],
+    ignores: ['web/compute/forward-worker.js', 'web/compute/trainer-worker.js'],
     languageOptions: { globals: { ...globals.browser } },
   },
-  { files: ['web/core/forward-worker.js'], languageOptions: { globals: { ...globals.worker } } },
+  { files: ['web/compute/forward-worker.js'], languageOptions: { globals: { ...globals.worker } } },
   // Appended to a core build as a Blob worker's classic script (web/build.mjs), not a module.
-  { files: ['web/core/trainer-worker.js'], languageOptions: { sourceType: 'script', globals: { ...globals.worker } } },
+  { files: ['web/compute/trainer-worker.js'], languageOptions: { sourceType: 'script', globals: { ...globals.worker } } },
   // Appended to (or run inside) Emscripten's output: classic scripts that run in a page, a worker or Node;
   // pre.js sees the names of Emscripten's closure.
   {

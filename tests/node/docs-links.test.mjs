@@ -166,8 +166,8 @@ test('every repository path a code comment names exists', () => {
 });
 
 test('the checker finds what it must: a renamed file, a missing anchor; and passes over what is no path', () => {
-  assert.deepEqual(missingPaths('see `web/core/model.js` and tests/torch/make_fixtures.py', 'README.md'), []);
-  assert.deepEqual(missingPaths('web/core/modell.js, tests/torch/make_fixture.py', 'README.md'), ['web/core/modell.js', 'tests/torch/make_fixture.py']);
+  assert.deepEqual(missingPaths('see `web/compute/model.js` and tests/torch/make_fixtures.py', 'README.md'), []);
+  assert.deepEqual(missingPaths('web/compute/modell.js, tests/torch/make_fixture.py', 'README.md'), ['web/compute/modell.js', 'tests/torch/make_fixture.py']);
   assert.deepEqual(missingPaths('state/props.js and lab/views.js', 'web/lab/controller.js'), []);
   assert.deepEqual(missingPaths('state/prop.js', 'web/README.md'), ['state/prop.js']);
   assert.deepEqual(missingPaths('tests/native/test_*.cpp, web/lessons/lesson*.js', 'DEVELOPERS.md'), []);

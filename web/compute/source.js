@@ -64,7 +64,7 @@ export function coreText(build) {
   return texts[build];
 }
 
-// A worker's source text (web/core/trainer-worker.js) carried by this one-file page.
+// A worker's source text (web/compute/trainer-worker.js) carried by this one-file page.
 export function workerCode(name) { return inline.workers[name]; }
 
 // Content-Security-Policy violations seen in this document, to name the policy when something fails.
