@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CORES = ['mha.js', 'mha-nosimd.js', 'mha-relaxed.js'];
+const CORES = ['mha.js', 'mha-nosimd.js', 'mha-relaxed.js', 'mha-web.mjs', 'mha-web.wasm'];
 // What the core builds are linked from (each change relinks them, which rewrites dist/): a newer file needs scripts/build.
 const CORE_SOURCES = ['core/include', 'core/src', 'wasm'];
-const LINKED = /\.(cpp|hpp|h)$|^wasm\/(api|pre)\.js$/;
+const LINKED = /\.(cpp|hpp|h)$|^wasm\/(api|pre)\.js$|^wasm\/esm\.mjs$/;
 
 function newest(dir) {
   let best = { file: null, mtime: 0 };

@@ -71,9 +71,10 @@ for (const core of cores) {
     `var MHA_TRAINER_SOURCE = MHA_CORE_TEXT[${build}] + '\\n' + ${JSON.stringify(workerCode)};\n`);
 }
 
-// The one-file pages (web/compute/source.js reads what they carry): styles and scripts inline, each core build
-// once (its JS with the wasm cut out, and the wasm bytes, each gzip then base64; the page unpacks them with
-// DecompressionStream), shared by the page's script and its workers, which start from blob: URLs.
+// The one-file pages (web/compute/source.js reads what they carry): one document holding the page and the lab, written
+// under two names (the view each opens first), styles and scripts inline, each core build once (its JS with the wasm
+// cut out, and the wasm bytes, each gzip then base64; the page unpacks them with DecompressionStream), shared by the
+// page's script and its workers, which start from blob: URLs.
 const ONE_FILE = { page: 'mha-explorer.html', lab: 'mha-explorer-lab.html' };
 const ONE_FILE_LIMIT = 1.5e6;
 const WASM_BASE64 = /(data:application\/octet-stream;base64,)([A-Za-z0-9+/=]{100,})/;
@@ -94,36 +95,37 @@ function inlineCores() {
   return data;
 }
 
-// html: a page of web/; styles: its stylesheets (dist/ names); script: its script (dist/ name); workers: the worker
-// sources it starts.
-function writeOneFile(name, html, styles, script, workers, coreData) {
-  const data = { files: ONE_FILE, cores: coreData, workers };
-  const entry = BUNDLES[script];
+// The one-file document: web/index.html with both stylesheets inline, the course entry (the page and the lab,
+// web/entries/course.js) and MHA_INLINE; name: its file name; start: the view it shows when its address has no query.
+function writeOneFile(name, start, coreData, trainer) {
+  const data = { files: { page: name, lab: name }, start, cores: coreData, workers: { trainer } };
+  const styles = ['style.css', 'lab.css'];
   const css = styles.map((f) => readFileSync(join(here, FILES[f]), 'utf8')).join('\n');
-  let page = readFileSync(join(here, html), 'utf8');
+  let page = readFileSync(join(here, 'index.html'), 'utf8');
   const replaceOnce = (from, to) => {
-    if (page.indexOf(from) < 0) throw new Error(`${html}: no ${from}`);
+    if (page.indexOf(from) < 0) throw new Error(`index.html: no ${from}`);
     page = page.replace(from, () => to);
   };
-  styles.forEach((f, i) => replaceOnce(`<link rel="stylesheet" href="${f}">\n`, i === 0 ? `<style>\n${css}</style>\n` : ''));
-  replaceOnce(`<script src="${script}"></script>`, `<script>window.MHA_INLINE = ${inlineSafe(JSON.stringify(data))};</script>\n` +
-    `<script>${inlineSafe(minified(entry, 'iife', STARTS_WORKERS.has(script) ? pageDefine : {}))}</script>`);
+  replaceOnce('<link rel="stylesheet" href="style.css">\n', `<style>\n${css}</style>\n`);
+  replaceOnce('<script src="app.js"></script>', `<script>window.MHA_INLINE = ${inlineSafe(JSON.stringify(data))};</script>\n` +
+    `<script>${inlineSafe(minified('entries/course.js', 'iife', pageDefine))}</script>`);
   // everything is inline here, so no script can be missing: no note for that (web/index.html's boot-note)
   page = page.replace(/<style>\/\* the note below[^]*?<\/style>\n/, '').replace(/<p id="boot-note"[^]*?<\/p>\n/, '');
-  if (/id="boot-note"|mha-boot/.test(page)) throw new Error(`${html}: the boot note was not removed`);
-  page = page.replace(/href="lab\.html/g, `href="${ONE_FILE.lab}`).replace(/href="index\.html/g, `href="${ONE_FILE.page}`)
-    .replace('<!doctype html>\n', '<!doctype html>\n<!-- MHA Explorer as one file (web/build.mjs): open it from a disk, a course platform or an e-mail. -->\n');
+  if (/id="boot-note"|mha-boot/.test(page)) throw new Error('index.html: the boot note was not removed');
+  if (start === 'lab') page = page.replace(/<title>[^<]*<\/title>/, '<title>MHA Explorer — training lab: watch attention heads learn their roles</title>');
+  page = page.replace('<!doctype html>\n', '<!doctype html>\n<!-- MHA Explorer as one file, the page and the training lab (web/build.mjs): ' +
+    'open it from a disk, a course platform or an e-mail. -->\n');
   writeFileSync(join(out, name), page);
   const bytes = Buffer.byteLength(page);
-  if (bytes > ONE_FILE_LIMIT) console.warn(`web/build.mjs: warning: ${name} has ${bytes} bytes, more than ${ONE_FILE_LIMIT}`);
+  if (bytes > ONE_FILE_LIMIT) throw new Error(`web/build.mjs: ${name} has ${bytes} bytes, more than ${ONE_FILE_LIMIT}`);
   return `${name} ${(bytes / 1e6).toFixed(2)} MB`;
 }
 const oneFiles = [];
 if (cores.length) {
   const coreData = inlineCores();
-  oneFiles.push(writeOneFile(ONE_FILE.page, 'index.html', ['style.css'], 'app.js', {}, coreData));
-  oneFiles.push(writeOneFile(ONE_FILE.lab, 'lab.html', ['style.css', 'lab.css'], 'lab.js',
-    { trainer: transformSync(workerCode, { minify: true, target: 'es2019', legalComments: 'none' }).code }, coreData));
+  const trainer = transformSync(workerCode, { minify: true, target: 'es2019', legalComments: 'none' }).code;
+  oneFiles.push(writeOneFile(ONE_FILE.page, 'page', coreData, trainer));
+  oneFiles.push(writeOneFile(ONE_FILE.lab, 'lab', coreData, trainer));
 }
 // The Python package's data (not in git): the view and, once built, the one-file pages.
 const packageStatic = join(here, '..', 'python', 'mha_explorer', 'static');

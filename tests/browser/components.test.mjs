@@ -2,6 +2,7 @@
 // window.MhaExplorer), one <mha-explorer> (its shadow root) and two attention views (dist/mha-explorer-view.js).
 // Changing one changes nothing in the others; each explorer's weights are what the hosted page computes for its
 // state; dispose() leaves no listener on window, document or a media query, no worker and no element behind.
+/* global probe, MhaExplorer, mountAttention, A, B, V1, V2 -- globals of the test page (HOST below) */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

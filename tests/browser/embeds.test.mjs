@@ -1,6 +1,6 @@
 // The embed in the three places an instructor puts it — a Sphinx/MyST page, an nbconvert-exported
 // Jupyter notebook, a plain HTML page — each with the iframe snippet and the <mha-explorer> element of the
-// hosted page (the element mounts the explorer in its shadow root), the one-file page's iframe snippet, and the training lab's snippet as the README gives it,
+// hosted page (the element mounts the explorer in its shadow root), the one-file page's iframe snippet, and the training lab's snippet as docs/embedding.md gives it,
 // the page over http (host pages on another origin) and over file://. The snippets are the ones the
 // pages offer; each embed loads, shows the focused layout, takes its content's height and the host's theme
 // (the browser prefers dark, the host pages are light).
@@ -32,21 +32,21 @@ async function pageSnippets(file, hosts) {
   await g.page.close();
   return out;
 }
-// The lab's snippet in the README (its MyST block), which must be what the lab offers for that view.
-const README_SITE = 'https://YOUR-SITE/mha-explorer';
+// The lab's snippet in docs/embedding.md (its MyST block), which must be what the lab offers for that view.
+const DOCS_SITE = 'https://YOUR-SITE/mha-explorer';
 async function labSnippet() {
-  const block = readFileSync(join(repo, 'README.md'), 'utf8').match(/```\{raw\} html\n<iframe src="[^"]*\/lab\.html\?[^]*?```\n/);
-  assert.ok(block, 'the README has the lab\'s MyST snippet');
+  const block = readFileSync(join(repo, 'docs', 'embedding.md'), 'utf8').match(/```\{raw\} html\n<iframe src="[^"]*\/lab\.html\?[^]*?```\n/);
+  assert.ok(block, 'docs/embedding.md has the lab\'s MyST snippet');
   const query = new URL(block[0].match(/src="([^"]*)"/)[1].replace(/&amp;/g, '&')).search;
   const g = await guardedPage(env.browser.context, () => true);
   await g.page.goto(fileURL('lab.html') + query.replace(/&?embed=1/, ''));
   await g.page.evaluate(() => window.mhaExplorer.ready);
-  assert.equal(block[0], await g.page.evaluate(() => window.mhaExplorer.embedCode('myst')), 'the README\'s lab snippet is the one the lab offers');
+  assert.equal(block[0], await g.page.evaluate(() => window.mhaExplorer.embedCode('myst')), 'docs/embedding.md\'s lab snippet is the one the lab offers');
   await g.page.close();
   return block[0];
 }
 function snippets(base) {
-  const at = (t) => t.split(env.srv.origin + '/').join(base + '/').split(README_SITE + '/').join(base + '/');
+  const at = (t) => t.split(env.srv.origin + '/').join(base + '/').split(DOCS_SITE + '/').join(base + '/');
   return {
     myst: `## The iframe\n\n${at(offered.myst)}\n## The element\n\n${at(offered.element)}\nText after the element.\n\n` +
       `## The one-file page\n\n${at(oneFile.myst)}\n## The lab\n\n${at(lab)}\nText after the lab.\n`,

@@ -146,7 +146,7 @@ export function runInPyTorch(items) {
       env: torchEnv(DRAWS_PATH),
     }));
   } catch (e) {
-    throw new Error(`/usr/bin/python3 with torch is needed (scripts/test installs Debian's python3-torch): ${e.message}`);
+    throw new Error(`/usr/bin/python3 with torch is needed (scripts/test installs Debian's python3-torch): ${e.message}`, { cause: e });
   }
 }
 
@@ -195,7 +195,7 @@ export async function checkForwardPool(page) {
   const n = Math.max(1, Math.min(info.hc, 8, info.H));
   assert.equal(info.c.where, n > 1 ? n + ' Web Workers' : 'Web Worker');
   const causalHeads = () => page.evaluate(() => {
-    const w = window.mhaExplorer.getWeights(), [B, H, S] = w.shape, out = [];
+    const w = window.mhaExplorer.getWeights(), [, H, S] = w.shape, out = [];
     for (let h = 0; h < H; h++) {
       let masked = true;
       for (let i = 0; i < S - 1 && masked; i++) if (w.data[(h * S + i) * S + S - 1] !== 0) masked = false;
@@ -219,7 +219,7 @@ export async function checkForwardPool(page) {
   const seen = await page.evaluate(async () => {
     const X = window.mhaExplorer, drawn = [];
     const heads = () => {
-      const w = X.getWeights(), [B, H, S] = w.shape, out = [];
+      const w = X.getWeights(), [, H, S] = w.shape, out = [];
       for (let h = 0; h < H; h++) out.push(w.data[(h * S) * S + S - 1] === 0 && w.data[(h * S + 1) * S + S - 1] === 0);
       return out;
     };

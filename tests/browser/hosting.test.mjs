@@ -1,5 +1,5 @@
-// Hosting as an instructor meets it: the page and the lab served under the strict Content-Security-Policy the
-// README names (no violation, the forward and training workers run); a policy that lacks one of its sources
+// Hosting as an instructor meets it: the page and the lab served under the strict Content-Security-Policy
+// docs/hosting.md names (no violation, the forward and training workers run); a policy that lacks one of its sources
 // gets a message naming the policy; a folder with files missing says which file and what to upload.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -70,7 +70,7 @@ test(`the lab under ${CSP}: no violation, it trains in its worker`, async () => 
   await g.page.close();
 });
 
-test('a policy without what the README names: the message names the policy', async () => {
+test('a policy without what docs/hosting.md names: the message names the policy', async () => {
   const page = await open(`${servers.noWasm.origin}/index.html`);
   assert.equal(page.ready, false);
   assert.match(await page.page.textContent('#messages'), /Content-Security-Policy blocked .*wasm-unsafe-eval/);

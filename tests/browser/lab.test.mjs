@@ -10,7 +10,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { ARTIFACTS, VARIANTS, allowedFor, fileURL, guardedPage, launch, repo, startServer } from './helpers.mjs';
 
@@ -182,12 +181,13 @@ print(model.layers[0].W_q.weight[0, :3].tolist())`], { encoding: 'utf8' });
     await watch.page.waitForFunction(() => /^step 151 /.test(document.getElementById('stats').textContent));
     await watch.page.close();
 
-    // Every task of the core's table opens from its preset and trains; the main page forwards train-… presets here.
+    // Every task of the core's table opens from its preset and trains; the main page forwards train-… presets here
+    // (the one-file page shows its own lab, in the same file).
     const tasks = await labTasks(context);
     assert.deepEqual(tasks, ['two-offsets', 'first-and-previous', 'reverse', 'induction', 'next-larger']);
     for (const task of tasks.slice(1)) {
       const g = await open(context, `${origin}/${variant.page}?preset=train-${task}`, `lab-${task}${one}-before.png`, allowedFor(variant, origin));
-      assert.match(g.page.url(), new RegExp(`/${lab.replace('.', '\\.')}\\?preset=train-${task}$`));
+      assert.match(g.page.url(), new RegExp(`/${(variant.oneFile ? variant.page : lab).replace('.', '\\.')}\\?preset=train-${task}$`));
       const rt = await g.page.evaluate((steps) => window.mhaExplorer.train({ steps }), task === 'induction' ? 200 : 150);
       await g.page.screenshot({ path: join(ARTIFACTS, `lab-${task}${one}-after.png`), fullPage: true });
       assert.ok(rt.accuracy > 0.9, `${task}: accuracy ${rt.accuracy}`);

@@ -8,6 +8,7 @@
 // In each: every view renders at its content's height (no scroll box), its getWeights() equals what PyTorch
 // computed in the same kernel (expected.json), its trace PyTorch's shapes and strides, no console errors, no
 // request beyond the document (and the front end's own files). axe-core audits a rendered notebook view.
+/* global Jupyter -- the classic Notebook's page */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';

@@ -1,11 +1,11 @@
-// Lesson 002: the README example written as a test (checked numerically), and its 4-step pipeline (matmul → splitHeads →
+// Lesson 002: docs/js-api.md's example written as a test (checked numerically), and its 4-step pipeline (matmul → splitHeads →
 // scaledDotProductAttention → mergeHeads → matmul) against a plain-JS double reference.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILDS, buildName, load, matmul2, split, merge, attentionRef, mhaForwardRef, assertClose, rowSums } from './fixtures/reference.mjs';
 
 for (const build of BUILDS) {
-  test(`README example of lesson 002 — ${buildName(build)}`, async (t) => {
+  test(`the JS API example of lesson 002 — ${buildName(build)}`, async (t) => {
     const M = await load(build);
 
     await t.test('manual_seed(0); MultiHeadAttention(32, 4); x = randn(2, 5, 32); forward(x, x, x)', () => {

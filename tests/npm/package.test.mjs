@@ -1,18 +1,20 @@
 // The npm package as a user gets it: `npm pack`, then a fresh project that installs the tarball and uses it —
-// require and import run lesson 002's module test (the README's example), tsc --strict accepts the typed examples and
-// the README's examples and rejects wrong calls, the declarations name exactly what the module defines, a Vite site
+// the README's quick start runs as written, require and import run lesson 002's module test (docs/js-api.md's
+// example), tsc --strict accepts the typed examples and the docs' examples and rejects wrong calls, the declarations
+// name exactly what the module defines, a Vite site
 // bundles the element, the view and the core, and a plain page loads the element from the installed package on
 // another origin served as a CDN serves it (.html as text/plain). Needs dist/ (scripts/build) and the dev dependencies.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
+import { checkDocs, docFiles, sizeTexts } from '../../npm/sizes.mjs';
 import { launch, guardedPage, ARTIFACTS } from '../browser/helpers.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -24,11 +26,11 @@ const VITE = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
 const MAX_PACKED = 3 * 1024 * 1024;
 
 // What the package may hold: the built page, lab, element, view and cores, the ESM entry, the declarations, and
-// what npm always adds. Required: what the README's instructions use.
-const INTENDED = [/^dist\/[^/]+\.(js|html|css)$/, /^npm\/index\.mjs$/, /^types\/[^/]+\.d\.(ts|mts)$/, /^(package\.json|README\.md|LICENSE)$/];
+// what npm always adds. Required: what the docs' instructions use.
+const INTENDED = [/^dist\/[^/]+\.(js|html|css)$/, /^dist\/mha-web\.(mjs|wasm)$/, /^npm\/(index|browser)\.mjs$/, /^types\/[^/]+\.d\.(ts|mts)$/, /^(package\.json|README\.md|LICENSE)$/];
 const REQUIRED = ['dist/mha.js', 'dist/mha-nosimd.js', 'dist/mha-relaxed.js', 'dist/index.html', 'dist/app.js', 'dist/worker.js',
   'dist/style.css', 'dist/lab.html', 'dist/lab.js', 'dist/lab.css', 'dist/trainer-mha.js', 'dist/trainer-mha-nosimd.js',
-  'dist/trainer-mha-relaxed.js', 'dist/mha-explorer-element.js', 'dist/mha-explorer-view.js', 'npm/index.mjs',
+  'dist/trainer-mha-relaxed.js', 'dist/mha-explorer-element.js', 'dist/mha-explorer-view.js', 'dist/mha-web.mjs', 'dist/mha-web.wasm', 'npm/index.mjs', 'npm/browser.mjs',
   'types/index.d.ts', 'types/view.d.mts', 'types/element.d.ts', 'package.json', 'README.md', 'LICENSE'];
 // a demo page; the tests' standalone trainer; the one-file pages (for course platforms, made by scripts/build: they
 // would take the package past 3 MB and the npm page files do the same from node_modules or a CDN)
@@ -72,16 +74,29 @@ test('npm pack: at most 3 MB, only the files a user needs', () => {
   checkFiles(paths, 'the tarball');
 });
 
+test('the sizes the docs state are the measured ones (npm/sizes.mjs --write puts them there)', () => {
+  const texts = sizeTexts(packed);
+  console.log(`# measured: npm package ${texts.npm}, one-file page ${texts['one-file']}; docs: ${docFiles().map((f) => f.slice(repo.length + 1)).join(', ')}`);
+  assert.deepEqual(checkDocs(texts), [], 'run node npm/sizes.mjs --write after a build, and write sizes only between its markers');
+});
+
 test('npm publish --dry-run lists the same files', () => {
   const report = JSON.parse(npm(['publish', '--dry-run', '--json'], repo));
-  const paths = (report.files || report['mha-explorer']?.files).map((f) => f.path).sort();
+  const paths = (report.files || report['mha-explorer'].files).map((f) => f.path).sort();
   checkFiles(paths, 'npm publish --dry-run');
   assert.deepEqual(paths, packed.files.map((f) => f.path).sort());
 });
 
-// The README's first example is lesson 002's module test; in the project it requires or imports the package.
-const readmeBlocks = (lang = 'js') => [...readFileSync(join(repo, 'README.md'), 'utf8').matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
+// The code blocks of the pages that show the package's JS and TypeScript: the README's quick start (it requires the
+// package), the JS API's lesson 002 module test and the training example (they require dist/mha.js; in the project
+// they require or import the package), the attention view's example and the npm page's TypeScript.
+const DOCS = ['README.md', 'docs/js-api.md', 'docs/training.md', 'docs/attention-view.md', 'docs/npm.md'];
+const blocksOf = (file, lang = 'js') => [...readFileSync(join(repo, file), 'utf8').matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
+const docBlocks = (lang = 'js') => DOCS.flatMap((file) => blocksOf(file, lang).map((code, i) => ({ file, i, code })));
 const REQUIRE_DIST = "const createMhaModule = require('./dist/mha.js');";
+const REQUIRE_PACKAGE = "const createMhaModule = require('mha-explorer');";
+// What a block's `console.log(…);  // printed` comments say it prints.
+const saidBy = (code) => [...code.matchAll(/console\.log\(.*\);\s*\/\/ (.+)$/gm)].map((m) => m[1].trim());
 
 function checkLesson002(out, how) {
   assert.match(out, /Output shape: \[ 2, 5, 32 \] weights: \[ 2, 4, 5, 5 \]/, how);
@@ -91,9 +106,19 @@ function checkLesson002(out, how) {
   assert.match(out, /Final output: \[ 2, 4, 8 \]/, how);
 }
 
+test("the README's quick start runs as written in a project that installed the package, and prints what it says", () => {
+  const [quick] = blocksOf('README.md');
+  assert.ok(quick && quick.includes(REQUIRE_PACKAGE), "the README's quick start requires the package");
+  writeFileSync(join(project, 'quick-start.js'), quick);
+  const out = run(process.execPath, ['quick-start.js'], { cwd: project });
+  const said = saidBy(quick);
+  assert.ok(said.length >= 2, 'the quick start says what it prints');
+  assert.deepEqual(out.trim().split('\n'), said, 'the quick start prints what its comments say');
+});
+
 test("require('mha-explorer') and import createMhaModule from 'mha-explorer' run lesson 002's module test", () => {
-  const example = readmeBlocks()[0];
-  assert.ok(example.includes(REQUIRE_DIST), "the README's first example requires dist/mha.js");
+  const example = blocksOf('docs/js-api.md')[0];
+  assert.ok(example.includes(REQUIRE_DIST), "docs/js-api.md's first example requires dist/mha.js");
   writeFileSync(join(project, 'lesson002.cjs'), example.replace(REQUIRE_DIST, "const createMhaModule = require('mha-explorer');"));
   writeFileSync(join(project, 'lesson002.mjs'), example.replace(REQUIRE_DIST, "import createMhaModule from 'mha-explorer';"));
   const cjs = run(process.execPath, ['lesson002.cjs'], { cwd: project });
@@ -116,29 +141,30 @@ function tsc(dir, files, options = {}) {
   }
 }
 
-// The README's examples as TypeScript: the package instead of dist/ paths; the view example's free variables
+// The docs' examples as TypeScript: the package instead of dist/ paths; the view example's free variables
 // declared, and its querySelector known to find the element (a TypeScript user writes the `!`).
-function readmeAsTypeScript() {
-  return readmeBlocks().map((code, i) => {
-    if (code.includes(REQUIRE_DIST)) {
-      return { name: `readme-${i}.cts`, text: code.replace(REQUIRE_DIST, "import createMhaModule = require('mha-explorer');") };
+function docsAsTypeScript() {
+  return docBlocks().map(({ file, i, code }) => {
+    const name = `${file.replace(/\W+/g, '-')}-${i}`;
+    for (const required of [REQUIRE_DIST, REQUIRE_PACKAGE]) {
+      if (code.includes(required)) return { name: `${name}.cts`, text: code.replace(required, "import createMhaModule = require('mha-explorer');") };
     }
     if (code.includes("from './mha-explorer-view.js'")) {
       const text = code.replace("from './mha-explorer-view.js'", "from 'mha-explorer/view'")
         .replace(/document\.querySelector\(([^)]*)\)/g, 'document.querySelector($1)!');
-      return { name: `readme-${i}.mts`, text: text + '\ndeclare const weights: Float32Array, next: Float32Array;\n' };
+      return { name: `${name}.mts`, text: text + '\ndeclare const weights: Float32Array, next: Float32Array;\n' };
     }
-    throw new Error(`README example ${i} is neither the core's nor the view's: teach tests/npm/package.test.mjs to type-check it`);
-  }).concat(readmeBlocks('ts').map((text, i) => ({ name: `readme-ts-${i}.mts`, text })));
+    throw new Error(`${file}'s example ${i} is neither the core's nor the view's: teach tests/npm/package.test.mjs to type-check it`);
+  }).concat(docBlocks('ts').map(({ file, i, code }) => ({ name: `${file.replace(/\W+/g, '-')}-ts-${i}.mts`, text: code })));
 }
 
-test('tsc --strict: the typed examples and every README example compile, wrong calls do not', () => {
+test('tsc --strict: the typed examples and every example of the docs compile, wrong calls do not', () => {
   const dir = join(project, 'typed');
   mkdirSync(dir);
   cpSync(join(repo, 'types', 'check'), dir, { recursive: true });
-  const readme = readmeAsTypeScript();
-  for (const f of readme) writeFileSync(join(dir, f.name), f.text);
-  const good = tsc(dir, ['api.mts', 'view.mts', 'wrong.mts', ...readme.map((f) => f.name)]);
+  const examples = docsAsTypeScript();
+  for (const f of examples) writeFileSync(join(dir, f.name), f.text);
+  const good = tsc(dir, ['api.mts', 'view.mts', 'wrong.mts', ...examples.map((f) => f.name)]);
   assert.ok(good.ok, 'tsc --strict fails:\n' + good.out);
   // Bundler resolution (Vite, webpack, esbuild) reads the same declarations.
   const bundler = tsc(dir, ['api.mts', 'view.mts', 'wrong.mts'], { module: 'esnext', moduleResolution: 'bundler' });
@@ -158,18 +184,17 @@ test('tsc --strict: the typed examples and every README example compile, wrong c
   assert.match(said(expected[0]), /'string' is not assignable to type 'number'/);
   assert.match(said(expected[3]), /Type '"mask"' is not assignable to type 'MaskMode/);
 
-  // The typed examples run: each result type api.mts states holds for what the module returns, and the README's
+  // The typed examples run: each result type api.mts states holds for what the module returns, and the docs'
   // TypeScript prints what its comments say (`console.log(…);  // printed`).
   const runTs = (name, text) => {
     writeFileSync(join(project, name + '.mjs'), esbuild.transformSync(text, { loader: 'ts', format: 'esm' }).code);
     return run(process.execPath, [name + '.mjs'], { cwd: project });
   };
   assert.match(runTs('api', readFileSync(join(dir, 'api.mts'), 'utf8')), /typed API example: ok/);
-  for (const f of readme.filter((r) => r.name.startsWith('readme-ts-'))) {
+  for (const f of examples.filter((r) => r.name.includes('-ts-'))) {
     const out = runTs(f.name.replace(/\.mts$/, ''), f.text);
-    const said = [...f.text.matchAll(/console\.log\(.*\);\s*\/\/ (.+)$/gm)].map((m) => m[1].trim());
-    for (const line of said) assert.ok(out.split('\n').includes(line), `${f.name} prints ${line}; it printed:\n${out}`);
-    console.log(`# README TypeScript example: ${out.trim()}`);
+    for (const line of saidBy(f.text)) assert.ok(out.split('\n').includes(line), `${f.name} prints ${line}; it printed:\n${out}`);
+    console.log(`# ${f.name}: ${out.trim()}`);
   }
 });
 
@@ -321,7 +346,7 @@ after(async () => {
 test('a Vite site that imports the element, the view and the core: heads render at their content height', async () => {
   const site = join(project, 'site');
   mkdirSync(join(site, 'public'), { recursive: true });
-  cpSync(join(pkg, 'dist'), join(site, 'public', 'mha-explorer'), { recursive: true });   // the README's step
+  cpSync(join(pkg, 'dist'), join(site, 'public', 'mha-explorer'), { recursive: true });   // docs/npm.md's step
   writeFileSync(join(site, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Course</title>
 <link rel="icon" href="data:,"></head><body><h1>Lesson 003</h1>
 <mha-explorer id="lesson" base="/mha-explorer/" preset="lesson003"></mha-explorer>
@@ -339,8 +364,18 @@ createMhaModule().then((M) => {
   window.bundled = { implementation: M.implementation, shape: weights.shape, handle: Object.keys(view).sort(), api: Object.keys(view.root.mhaExplorer).sort() };
 });
 `);
-  const built = run(process.execPath, [VITE, 'build', '--logLevel', 'warn'], { cwd: site });
-  console.log(`# vite build: ${built.trim() || 'no warnings'}`);
+  // Vite's warnings go to stderr: no Node module externalized for the browser, no chunk over 500 kB, nothing else
+  const vite = spawnSync(process.execPath, [VITE, 'build', '--logLevel', 'warn'], { cwd: site, encoding: 'utf8' });
+  const said = (vite.stdout + vite.stderr).trim();
+  console.log(`# vite build: ${said || 'no warnings'}`);
+  assert.equal(vite.status, 0, said);
+  assert.doesNotMatch(said, /externalized for browser compatibility/, 'the browser build has no Node branches');
+  assert.doesNotMatch(said, /larger than \d+ kB/, 'no chunk over the limit');
+  assert.equal(said, '', 'no warning at all');
+  const assets = readdirSync(join(site, 'dist', 'assets')).map((f) => ({ f, kB: statSync(join(site, 'dist', 'assets', f)).size / 1e3 }));
+  console.log(`# Vite assets: ${assets.map((a) => `${a.f} ${a.kB.toFixed(0)} kB`).join(', ')}`);
+  assert.equal(assets.filter((a) => a.f.endsWith('.wasm')).length, 1, 'the core\'s wasm is one asset');
+  assert.ok(assets.filter((a) => a.f.endsWith('.js')).length >= 2, 'the core is a chunk of its own (lazy-loaded)');
   const srv = await serve(join(site, 'dist'));
   servers.push(srv);
   const g = await guardedPage(browser.context, () => true);

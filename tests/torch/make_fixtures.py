@@ -140,7 +140,6 @@ def error_bounds(params, q, k, v, dout, H, mode, mask, kpm, causal, fill, cross)
 
     g = dout.to(f64)
     bounds = {"out": Eout}
-    rows = B * Sq
 
     def param_grads(name, dy, Edy, x, Ex):
         """grad of W (dy^T x summed over every row) and of b (sum of dy)."""
@@ -240,7 +239,7 @@ def mha_case(index, rng, fully_masked_fill=None):
     if kpm is not None:
         fixture["key_padding_mask"] = kpm
     for dtype, suffix in [(torch.float32, ""), (torch.float64, ".ref")]:
-        leaf = lambda t: t.detach().to(dtype).clone().requires_grad_()
+        leaf = lambda t, dtype=dtype: t.detach().to(dtype).clone().requires_grad_()
         ps = {n: leaf(t) for n, t in params.items()}
         qq = leaf(q)
         kk = leaf(k) if cross else qq

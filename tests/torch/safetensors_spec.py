@@ -142,7 +142,7 @@ def load_bytes_with_metadata(data):
         entries.append((begin, end, name, dtype, shape))
     entries.sort(key=lambda e: (e[0], e[1]))
     out, at = {}, 0
-    for begin, end, name, dtype, shape in entries:
+    for begin, end, name, _dtype, _shape in entries:
         if begin != at:
             raise ValueError("tensor %r %s (its data starts at byte %d, expected %d)"
                              % (name, "overlaps the tensor before it" if begin < at else "leaves a gap before it", begin, at))

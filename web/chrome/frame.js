@@ -18,7 +18,7 @@ export function followPageLinksInElement() {
   const alone = document.querySelector('meta[name="mha-explorer-alone"]');
   document.addEventListener('click', (e) => {
     const a = e.target.closest ? e.target.closest('a[href]') : null;
-    const m = a && OTHER_PAGE.exec(a.getAttribute('href'));
+    const m = a && !e.defaultPrevented && OTHER_PAGE.exec(a.getAttribute('href'));   // (a one-file page switched itself)
     if (!m) return;
     e.preventDefault();
     if (!alone) {

@@ -25,6 +25,10 @@ export function replaceQuery(query) {
   clearTimeout(urlTimer);
   urlTimer = setTimeout(writeQuery, URL_SETTLE_MS);
 }
+// Forgets an address not written yet (a view that gave way to another in the same document: web/entries/course.js).
+export function dropPendingQuery() {
+  clearTimeout(urlTimer); urlTimer = null; pendingURL = null; lastURL = null;
+}
 // The address of this document without its query (over http), or, from file:// (a path nobody else can open),
 // file: the page's or the lab's file name.
 const here = (file) => (window.location.protocol === 'file:' ? file : window.location.href.split(/[?#]/)[0]);

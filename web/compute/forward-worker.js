@@ -4,8 +4,8 @@
 // from file:// and in the one-file page; source.js's forwardWorkers).
 // Messages: {init: WebAssembly.Module (the page's compiled core: no compile here), core: the core's script to
 // import, or null when the worker carries it}, then {id, spec, heads?}.
-/* global importScripts, createMhaModule */
-import { runModule, cost } from './model.js';
+/* global createMhaModule */
+import { runModule } from './model.js';
 
 let M = null, queue = [];
 self.onmessage = function (e) {

@@ -25,7 +25,7 @@ export function tokenEnds(text) {
 // Each distinct token gets randn(d_model) from its own generator seeded with
 // fnv1a32(utf8(`${seed}:${token}`)) — deterministic per (token, seed), independent of position.
 export function fnv1a32(str) {
-  const bytes = typeof TextEncoder !== 'undefined' ? new TextEncoder().encode(str) : Buffer.from(str, 'utf8');
+  const bytes = new TextEncoder().encode(str);
   let h = 0x811c9dc5;
   for (let i = 0; i < bytes.length; i++) {
     h ^= bytes[i];

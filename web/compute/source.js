@@ -1,7 +1,8 @@
 // MHA Explorer — where the page and the lab get their files: next to the page (dist/index.html, lab.html,
 // mha*.js, worker.js, trainer-mha*.js), or, in the one-file pages (dist/mha-explorer.html,
-// mha-explorer-lab.html), from window.MHA_INLINE, which web/build.mjs writes into the page:
-//   {files: {page, lab}, cores: {<build>: {glue, wasm}}, workers: {trainer: source text}}
+// mha-explorer-lab.html: each holds the page and the lab), from window.MHA_INLINE, which web/build.mjs writes into the page:
+//   {files: {page, lab} (the file's own name), start: 'page' | 'lab', cores: {<build>: {glue, wasm}},
+//    workers: {trainer: source text}}
 // where glue is a core build's JS with its embedded wasm cut out and wasm the module's bytes, both gzip then
 // base64. coreText(build) puts them back together (DecompressionStream), once per build, and the page's
 // script, its forward workers and the lab's training workers all start from that one text (blob: URLs).
@@ -13,8 +14,18 @@ export const WASM_PLACEHOLDER = '@MHA_WASM_BASE64@';
 
 // Whether this is a one-file page.
 export const INLINE = !!inline;
-// The page's and the lab's file names, for the links between them.
-export const FILES = inline ? inline.files : { page: 'index.html', lab: 'lab.html' };
+// The view a one-file page shows when its address has no query ('page' or 'lab': web/entries/course.js).
+export const START = inline && inline.start === 'lab' ? 'lab' : 'page';
+// This document's own file name as its address ends (a course platform may rename an upload), or null (a srcdoc
+// page, an address that ends with a folder).
+function ownName() {
+  if (!/^(https?|file):$/.test(location.protocol)) return null;
+  return location.pathname.split('/').pop() || null;
+}
+// The page's and the lab's file names, for the links between them: a one-file page holds both, so both are its own
+// name (MHA_INLINE.files names it as web/build.mjs wrote it, for a page with no address of its own).
+export const FILES = inline ? { page: ownName() || inline.files.page, lab: ownName() || inline.files.lab }
+  : { page: 'index.html', lab: 'lab.html' };
 // The core builds this browser runs, fastest first, among the ones this page has.
 export const CORE_BUILDS = BUILDS.filter(function (b) { return !inline || !!inline.cores[b]; });
 
@@ -53,7 +64,7 @@ export function coreText(build) {
   return texts[build];
 }
 
-// A worker's source text (web/trainer-worker.js) carried by this one-file page.
+// A worker's source text (web/compute/trainer-worker.js) carried by this one-file page.
 export function workerCode(name) { return inline.workers[name]; }
 
 // Content-Security-Policy violations seen in this document, to name the policy when something fails.

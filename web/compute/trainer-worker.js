@@ -102,7 +102,7 @@ var ops = {
       if (!f) throw err;
       if (describe(f) === describe(mine)) throw err;
       throw new Error('this file is a model with ' + describe(f) + '; the lab\'s model has ' + describe(mine) +
-        '. Set the lab to the file\'s values (and the task and number of heads it was trained with), then load it again.');
+        '. Set the lab to the file\'s values (and the task and number of heads it was trained with), then load it again.', { cause: err });
     }
     return true;
   },

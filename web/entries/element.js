@@ -25,6 +25,7 @@ import { PAGE_PROPS, pageProp } from '../state/page.js';
 import { LAB_PROPS, labProp } from '../state/lab.js';
 import { names } from '../state/props.js';
 import { hostTheme } from '../chrome/embed-host.js';
+import { guardNewWindows } from '../chrome/sandbox.js';
 import { createExplorer } from '../explorer/explorer.js';
 import { createLab } from '../lab/controller.js';
 import STYLE from '../style.css';
@@ -228,4 +229,7 @@ function define() {
   window.MhaExplorer = { createExplorer: (root, options) => createExplorer(root, Object.assign({ base: SCRIPT_BASE, styles: STYLE }, options)) };
 }
 
-if (typeof window !== 'undefined' && window.customElements && !window.customElements.get('mha-explorer')) define();
+if (typeof window !== 'undefined' && window.customElements && !window.customElements.get('mha-explorer')) {
+  define();
+  guardNewWindows();   // the explorers' "Open full page ↗" in a host page that is itself a frame forbidding pop-ups
+}

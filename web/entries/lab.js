@@ -4,10 +4,12 @@
 // and its API as window.mhaExplorer.
 import { createLab } from '../lab/controller.js';
 import { pageQuery, followPageLinksInElement, followHeight } from '../chrome/frame.js';
+import { guardNewWindows } from '../chrome/sandbox.js';
 
 const bootNote = document.getElementById('boot-note');
 if (bootNote) bootNote.remove();   // the script runs (the note says when it never does; not in a one-file page)
 followPageLinksInElement();
+guardNewWindows();
 const lab = createLab(document.body, { query: pageQuery(), ownsPage: true, idPrefix: '' });
 followHeight();
 window.mhaExplorer = lab.api;

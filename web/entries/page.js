@@ -6,6 +6,7 @@ import { createExplorer } from '../explorer/explorer.js';
 import { INPUT_ID } from '../explorer/input.js';
 import { pageQuery, followPageLinksInElement, followHeight } from '../chrome/frame.js';
 import { FILES } from '../compute/source.js';
+import { guardNewWindows } from '../chrome/sandbox.js';
 
 const query = pageQuery();
 // The training lab has a page of its own: ?preset=train-… opens it with the same parameters (and the page does not boot).
@@ -15,6 +16,7 @@ if (/^train-/.test(new URLSearchParams(query).get('preset') || '')) {
   const bootNote = document.getElementById('boot-note');
   if (bootNote) bootNote.remove();   // the script runs (the note says when it never does; not in a one-file page)
   followPageLinksInElement();
+  guardNewWindows();   // "Open full page ↗" in a frame that forbids pop-ups says so
   const input = document.getElementById(INPUT_ID);
   const explorer = createExplorer(document.body, { query, idPrefix: '', ownsDocument: true,
     input: input ? input.textContent : null });

@@ -96,12 +96,13 @@ function exportImage(ex, kind) {
   if (kind === 'png') {
     const cs = ex.panels.heads.canvases();
     const names = cs.map((c) => (c.hasAttribute('data-avg') ? 'Average' : 'Head ' + c.getAttribute('data-head')));
-    exportPNG(cs, names, exportInfo(ex)).toBlob((blob) => download('mha-heads.png', blob));
+    exportPNG(cs, names, exportInfo(ex)).toBlob((blob) => download('mha-heads.png', blob, ex.$('export-png'), 'image'));
     return;
   }
   const b = selB(cur), items = /** @type {any[]} */ (range(cur.res.H)).concat(cur.res.H > 1 ? ['avg'] : []);
   const svg = exportSVG(items.map((h) => headMat(cur, b, h)), cur.labels, items.map((h) => headName(cur, h)), exportInfo(ex));
-  download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }));
+  download('mha-heads.svg', new Blob([svg], { type: 'image/svg+xml' }), ex.$('export-svg'),
+    { text: svg, say: 'Here is the SVG: copy it into a file named mha-heads.svg.' });
 }
 
 // "Show as table" under the enlarged head.

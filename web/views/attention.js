@@ -87,8 +87,11 @@ class AttentionView {
     const { E, state, root, win } = this, sel = state.sel;
     E.layer.s.addEventListener('change', () => { sel.layer = +E.layer.s.value; this.draw(); });
     E.batch.s.addEventListener('change', () => { sel.batch = +E.batch.s.value; this.draw(); });
-    E.png.addEventListener('click', () => this.toPNG().then((blob) => blob && download('attention-heads.png', blob)));
-    E.svg.addEventListener('click', () => { const s = this.toSVG(); if (s) download('attention-heads.svg', new Blob([s], { type: 'image/svg+xml' })); });
+    E.png.addEventListener('click', () => this.toPNG().then((blob) => blob && download('attention-heads.png', blob, E.png, 'image')));
+    E.svg.addEventListener('click', () => {
+      const s = this.toSVG();
+      if (s) download('attention-heads.svg', new Blob([s], { type: 'image/svg+xml' }), E.svg, { text: s, say: 'Here is the SVG: copy it into a file named attention-heads.svg.' });
+    });
     this.onScheme = () => { if (state.opts.theme !== 'light' && state.opts.theme !== 'dark') this.draw(); };
     if (state.darkQuery) state.darkQuery.addEventListener('change', this.onScheme);
     // width changes: redraw at the new size

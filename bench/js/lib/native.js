@@ -47,7 +47,7 @@ function peak(root, quick, flavour = 'wasm-simd') {
   if (!m) throw new Error('bench/cpp/build.sh output has no "| GFLOP/s (wasm simd128) |" peak row');
   const values = m[1].split('|').map((v) => parseFloat(v)).filter((v) => isFinite(v));
   if (!values.length) throw new Error('bench/cpp peak row has no numbers');
-  const chains = (text.match(/^\|\s*peak f32 mul\+add, chains\s*\|(.*)\|\s*$/m) || [, ''])[1].split('|').map((v) => v.trim());
+  const chains = (text.match(/^\|\s*peak f32 mul\+add, chains\s*\|(.*)\|\s*$/m) || ['', ''])[1].split('|').map((v) => v.trim());
   const best = values.indexOf(Math.max(...values));
   const kernels = text.split('\n').filter((l) => /^\|\s*(gemm|attention|MHA forward|softmax)/.test(l)).map((l) => l.trim());
   // | long S=N | S×S in memory GFLOP/s | % of peak | tiled GFLOP/s | % of peak |  (B=1, D=256, H=8)

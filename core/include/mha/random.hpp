@@ -1,9 +1,9 @@
 // Torch-compatible random numbers: the CPU stream of torch.manual_seed(seed), bit for bit.
 //
-// The specification is ATen: core/MT19937RNGEngine.h (the engine), CPUGeneratorImpl.cpp
-// (random/random64 and the cached normal), core/DistributionsHelper.h and
-// core/TransformationHelper.h (uniform/normal/bernoulli transforms),
-// native/cpu/DistributionTemplates.h (normal_fill for >= 16 elements) and native/Dropout.cpp.
+// The specification is ATen: ATen/core/MT19937RNGEngine.h (the engine), ATen/CPUGeneratorImpl.cpp
+// (random/random64 and the cached normal), ATen/core/DistributionsHelper.h and
+// ATen/core/TransformationHelper.h (uniform/normal/bernoulli transforms),
+// ATen/native/cpu/DistributionTemplates.h (normal_fill for >= 16 elements) and ATen/native/Dropout.cpp.
 //
 // All fills write `n` contiguous floats in row-major order, as the PyTorch op writes a fresh
 // contiguous tensor of that many elements.

@@ -1,4 +1,5 @@
-// The README's JS example must run as written and print the lessons' numbers.
+// The docs' JS examples run as written: docs/js-api.md's prints the lessons' numbers, docs/training.md's trains heads
+// into their roles and prints a PyTorch script that gives PyTorch's same curve.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,13 +11,14 @@ import { DRAWS_PATH, torchEnv } from './fixtures/reference.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-test('README example prints lesson 002 numbers', () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const block = readme.match(/```js\n([\s\S]*?)```/);
-  assert.ok(block, 'README has a ```js example');
-  const dir = mkdtempSync(join(tmpdir(), 'mha-readme-'));
+const jsBlocks = (file) => [...readFileSync(join(root, file), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+
+test("docs/js-api.md's example prints lesson 002's numbers", () => {
+  const [block] = jsBlocks('docs/js-api.md');
+  assert.ok(block, 'docs/js-api.md has a ```js example');
+  const dir = mkdtempSync(join(tmpdir(), 'mha-docs-'));
   symlinkSync(join(root, 'dist'), join(dir, 'dist'));
-  writeFileSync(join(dir, 'example.js'), block[1]);
+  writeFileSync(join(dir, 'example.js'), block);
   const out = execFileSync(process.execPath, ['example.js'], { cwd: dir, encoding: 'utf8' });
   assert.match(out, /Output shape: \[ 2, 5, 32 \] weights: \[ 2, 4, 5, 5 \]/);
   assert.match(out, /Total parameters: 4,224/);
@@ -30,11 +32,10 @@ test('README example prints lesson 002 numbers', () => {
   for (const r of rows) assert.ok(Math.abs(r.trim().split(' ').map(Number).reduce((a, b) => a + b) - 1) < 2e-4);
 });
 
-test("README training example runs, its heads specialize, and the script it prints gives PyTorch's same curve", () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('TinyAttentionModel'));
-  assert.ok(block, 'README has a training example');
-  const dir = mkdtempSync(join(tmpdir(), 'mha-readme-'));
+test("docs/training.md's example runs, its heads specialize, and the script it prints gives PyTorch's same curve", () => {
+  const block = jsBlocks('docs/training.md').find((b) => b.includes('TinyAttentionModel'));
+  assert.ok(block, 'docs/training.md has a training example');
+  const dir = mkdtempSync(join(tmpdir(), 'mha-docs-'));
   symlinkSync(join(root, 'dist'), join(dir, 'dist'));
   writeFileSync(join(dir, 'train.js'), block);
   const out = execFileSync(process.execPath, ['train.js'], { cwd: dir, encoding: 'utf8' });
