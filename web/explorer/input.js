@@ -23,7 +23,7 @@ function bytesOf(base64) {
 export function readPageInput(text, maxTokens, maxDModel) {
   if (text === null || text === undefined) return null;
   let o;
-  try { o = JSON.parse(text); } catch (e) { throw new Error('the page\'s input block is not JSON (' + e.message + ')'); }
+  try { o = JSON.parse(text); } catch (e) { throw new Error('the page\'s input block is not JSON (' + e.message + ')', { cause: e }); }
   const given = { x: null, tokens: null, weights: null, source: typeof o.source === 'string' ? o.source : 'your input' };
   if (o.tokens !== undefined && o.tokens !== null) {
     if (!Array.isArray(o.tokens) || !o.tokens.length || !o.tokens.every(function (t) { return typeof t === 'string'; })) {
