@@ -7,6 +7,7 @@
 // base64. coreText(build) puts them back together (DecompressionStream), once per build, and the page's
 // script, its forward workers and the lab's training workers all start from that one text (blob: URLs).
 import { BUILDS } from './features.js';
+import { bytesOf } from './base64.js';
 
 const inline = (typeof window !== 'undefined' && window.MHA_INLINE) || null;
 // web/build.mjs puts this where the glue had the wasm's base64.
@@ -29,11 +30,6 @@ export const FILES = inline ? { page: ownName() || inline.files.page, lab: ownNa
 // The core builds this browser runs, fastest first, among the ones this page has.
 export const CORE_BUILDS = BUILDS.filter(function (b) { return !inline || !!inline.cores[b]; });
 
-function bytesOf(base64) {
-  const text = atob(base64), bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes;
-}
 function gunzip(base64) {
   if (typeof DecompressionStream !== 'function') {
     return Promise.reject(new Error('this browser cannot unpack the one-file page (it has no DecompressionStream): ' +

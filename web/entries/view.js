@@ -6,6 +6,7 @@
 // Hosts' models differ (Jupyter's anywidget, Jupyter Book 2's static {anywidget} directive): a method a model
 // lacks or that throws is passed over.
 import { mountAttention } from '../views/attention.js';
+import { bytesOf } from '../compute/base64.js';
 
 export { mountAttention };
 
@@ -15,10 +16,8 @@ const TRAITS = ['weights', 'shape', 'tokens', 'query_tokens', 'queryTokens', 'tr
 // float16 when dtype is 'float16' (the Python package's smaller outputs, on request).
 export function decodeWeights(w, dtype = 'float32') {
   if (typeof w !== 'string') return w;
-  let bin;
-  try { bin = atob(w.replace(/\s+/g, '')); } catch (e) { return w; }   // not base64: the view names the problem
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  let bytes;
+  try { bytes = bytesOf(w.replace(/\s+/g, '')); } catch (e) { return w; }   // not base64: the view names the problem
   const dv = new DataView(bytes.buffer);
   if (dtype === 'float16') {
     const n = bytes.length >> 1, out = new Float32Array(n);

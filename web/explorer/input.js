@@ -9,13 +9,9 @@
 //   </script>
 // No DOM beyond reading that element (Node tests call readPageInput with the block's text).
 
-export const INPUT_ID = 'mha-explorer-input';
+import { bytesOf } from '../compute/base64.js';
 
-function bytesOf(base64) {
-  const text = atob(base64), bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes;
-}
+export const INPUT_ID = 'mha-explorer-input';
 
 // The block's text → {x: {shape, data} | null, tokens: [..] | null, weights: {file, bytes} | null, source} or null
 // (no block); throws an Error in a student's words when the block is not such an input.
