@@ -60,169 +60,176 @@ function sameOrigin(url) {
   return u.protocol === 'file:' || u.origin === window.location.origin;
 }
 
-function define() {
-  const script = document.currentScript;   // still this script: the bundle is a classic script
-  const SCRIPT_BASE = script && script.src ? script.src.replace(/[^/]*$/, '') : '';
+// This script's folder: the core's and pages' files are beside it (document.currentScript is this script while the
+// bundle, a classic script, runs).
+const SCRIPT_BASE = (() => {
+  const script = typeof document !== 'undefined' ? document.currentScript : null;
+  return script && script.src ? script.src.replace(/[^/]*$/, '') : '';
+})();
+// HTMLElement where there is one; elsewhere (a server render that imports the bundle) a plain class, never defined.
+const ElementBase = typeof HTMLElement === 'function' ? HTMLElement : class {};
 
-  class MhaExplorerElement extends HTMLElement {
-    static get observedAttributes() { return PARAMS.concat(['src', 'base', 'height', 'mode']); }
+class MhaExplorerElement extends ElementBase {
+  static get observedAttributes() { return PARAMS.concat(['src', 'base', 'height', 'mode']); }
 
-    connectedCallback() {
-      if (!this.shadowRoot) this.attachShadow({ mode: 'open' });
-      this.live = true;
-      this.followHost();
-      this.update();
-    }
-    disconnectedCallback() {
-      this.live = false;
-      this.unfollowHost();
-      this.unmount();
-    }
-    // The host page's theme, watched while the element is in it (no theme attribute: the explorer takes the host's).
-    followHost() {
-      const check = () => {
-        if (!this.live || this.hasAttribute('theme') || hostTheme(this) === this.hostShown) return;
-        if (this.explorer || this.lab) this.attributeChangedCallback('theme', 'host', null);   // as a removed theme attribute
-        else this.update();   // an iframe's page: its query names the theme
-        this.hostShown = hostTheme(this);
-      };
-      // a toggle's colours may change over a short transition: looked at again once it is over
-      const later = () => { check(); clearTimeout(this.hostTimer); this.hostTimer = setTimeout(check, 400); };
-      this.hostObserver = new MutationObserver(later);
-      for (const n of [document.documentElement, document.body]) {
-        if (n) this.hostObserver.observe(n, { attributes: true, attributeFilter: ['class', 'style', 'data-theme', 'data-mode'] });
-      }
-      this.hostMedia = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
-      if (this.hostMedia) this.hostMedia.addEventListener('change', later);
-      this.hostLater = later;
-    }
-    unfollowHost() {
-      if (this.hostObserver) this.hostObserver.disconnect();
-      if (this.hostMedia) this.hostMedia.removeEventListener('change', this.hostLater);
-      clearTimeout(this.hostTimer);
-      this.hostObserver = this.hostMedia = this.hostLater = null;
-    }
-    attributeChangedCallback(name, old, value) {
-      // (an element upgraded when the script defines it gets its attributes before connectedCallback)
-      if (!this.live || old === value) return;
-      // a page parameter of a mounted explorer: set on it (a removed attribute goes back to the default, a removed
-      // theme to the host's); a lab preset needs the lab's page
-      const p = pageProp(name);
-      if (this.explorer && p && !(name === 'preset' && /^train-/.test(value || ''))) {
-        try {
-          this.explorer.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : p.def });
-        } catch (err) { /* not a value the page takes: the explorer keeps its own (as the page does with such a query) */ }
-        return;
-      }
-      // a lab property of a mounted lab (another task is another preset: a new lab)
-      const lp = labProp(name);
-      if (this.lab && lp && name !== 'preset') {
-        this.lab.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : lp.def })
-          .catch(() => { /* a value the lab refuses: it keeps its own, as with such a query */ });
-        return;
-      }
-      this.update();
-    }
-    // The explorer's script API (an iframe's page's, when it is on this origin), or null.
-    get mhaExplorer() {
-      if (this.explorer) return this.explorer.api;
-      if (this.lab) return this.lab.api;
-      try { return this.frame && this.frame.contentWindow ? this.frame.contentWindow.mhaExplorer || null : null; } catch (e) { return null; }
-    }
-    // The folder of the page's files: base="…", else this script's.
-    folder() {
-      const base = this.getAttribute('base');
-      return base ? new URL(base.replace(/\/?$/, '/'), document.baseURI).href : SCRIPT_BASE;
-    }
-    query() {
-      const q = new URLSearchParams();
-      q.set('embed', '1');
-      for (const n of PARAMS) if (this.hasAttribute(n)) q.set(n, this.getAttribute(n));
-      if (!q.has('theme')) q.set('theme', this.hostShown = hostTheme(this));
-      return q;
-    }
-    update() {
-      const q = this.query(), folder = this.folder(), src = this.getAttribute('src');
-      const framed = !!src || this.getAttribute('mode') === 'iframe', lab = /^train-/.test(q.get('preset') || '');
-      if (!src && !folder) {
-        this.unmount();
-        this.show('<mha-explorer> does not know where the MHA Explorer page is: give it base="…", the URL of the folder ' +
-          'holding the package\'s dist/ files (index.html, lab.html, mha.js, …), e.g. base="/mha-explorer/".');
-        return;
-      }
-      const key = framed ? 'frame|' + (src || folder) + '|' + q.toString() : lab ? 'lab|' + folder + '|' + q.get('preset') : 'mount|' + folder;
-      if (key === this.key) { this.sizeBox(); return; }
-      this.unmount();
-      this.key = key;
-      if (framed) this.frameIt(src || folder + (lab ? 'lab.html' : 'index.html'), q);
-      else this.mount(folder, q, lab);
-      this.sizeBox();
-    }
-    // The explorer, or the lab, in the shadow root.
-    mount(folder, q, lab) {
-      const style = document.createElement('style');
-      style.textContent = HOST_STYLE;
-      this.box = document.createElement('div');
-      this.shadowRoot.append(style, this.box);
-      // a link between the page and the lab (its page would open in place of the host's, or as text from a CDN)
-      // shows the other one here
-      if (lab) this.lab = createLab(this.box, { query: q.toString(), base: folder, styles: STYLE + '\n' + LAB_STYLE, onPage: (query) => this.open(query) });
-      else this.explorer = createExplorer(this.box, { query: q.toString(), base: folder, styles: STYLE, onLab: (query) => this.open(query) });
-    }
-    // The page in an iframe (see the header).
-    frameIt(page, q) {
-      const style = document.createElement('style');
-      style.textContent = HOST_STYLE;
-      const frame = this.frame = document.createElement('iframe');
-      frame.setAttribute('title', this.getAttribute('title') || 'MHA Explorer: multi-head attention');
-      frame.setAttribute('loading', 'lazy');
-      this.shadowRoot.append(style, frame);
-      this.box = frame;
-      this.onMessage = (e) => {
-        if (e.source !== frame.contentWindow) return;
-        const d = e.data;
-        if (d && d.type === 'mha-explorer:height' && typeof d.height === 'number' && !this.hasAttribute('height')) {
-          frame.style.height = Math.max(200, Math.min(20000, Math.round(d.height))) + 'px';
-        }
-        if (d && d.type === 'mha-explorer:open' && typeof d.query === 'string') this.open(d.query);
-      };
-      window.addEventListener('message', this.onMessage);
-      const src = page + '?' + q.toString();
-      if (sameOrigin(page)) { frame.setAttribute('src', src); return; }
-      pageSource(new URL(page, document.baseURI).href).then((html) => {
-        if (this.frame !== frame) return;   // removed, or attributes changed meanwhile
-        if (html === null) { frame.setAttribute('src', src); return; }
-        frame.setAttribute('srcdoc', withBase(html, new URL('.', new URL(page, document.baseURI)).href, q.toString()));
-      });
-    }
-    // height="…": a fixed height (the iframe's, or the explorer's box, which then scrolls); else an iframe starts at 720 px.
-    sizeBox() {
-      if (!this.box) return;
-      const h = parseInt(this.getAttribute('height'), 10);
-      if (this.frame) this.frame.style.height = (h > 0 ? h : 720) + 'px';
-      else { this.box.style.height = h > 0 ? h + 'px' : ''; this.box.style.overflow = h > 0 ? 'auto' : ''; }
-    }
-    unmount() {
-      if (this.explorer) this.explorer.dispose();
-      if (this.lab) this.lab.dispose();
-      if (this.onMessage) window.removeEventListener('message', this.onMessage);
-      this.explorer = this.lab = this.frame = this.box = this.onMessage = null;
-      this.key = null;
-      if (this.shadowRoot) this.shadowRoot.textContent = '';
-    }
-    // A link of a srcdoc page (chrome/frame.js's followPageLinksInElement): the page's parameters become the attributes.
-    open(query) {
-      const q = new URLSearchParams(query);
-      for (const n of PARAMS) { if (q.has(n)) this.setAttribute(n, q.get(n)); else this.removeAttribute(n); }
-    }
-    // A message in place of the explorer.
-    show(message) {
-      const note = document.createElement('p');
-      note.className = 'mhx-missing';
-      note.textContent = message;
-      this.shadowRoot.appendChild(note);
-    }
+  connectedCallback() {
+    if (!this.shadowRoot) this.attachShadow({ mode: 'open' });
+    this.live = true;
+    this.followHost();
+    this.update();
   }
+  disconnectedCallback() {
+    this.live = false;
+    this.unfollowHost();
+    this.unmount();
+  }
+  // The host page's theme, watched while the element is in it (no theme attribute: the explorer takes the host's).
+  followHost() {
+    const check = () => {
+      if (!this.live || this.hasAttribute('theme') || hostTheme(this) === this.hostShown) return;
+      if (this.explorer || this.lab) this.attributeChangedCallback('theme', 'host', null);   // as a removed theme attribute
+      else this.update();   // an iframe's page: its query names the theme
+      this.hostShown = hostTheme(this);
+    };
+    // a toggle's colours may change over a short transition: looked at again once it is over
+    const later = () => { check(); clearTimeout(this.hostTimer); this.hostTimer = setTimeout(check, 400); };
+    this.hostObserver = new MutationObserver(later);
+    for (const n of [document.documentElement, document.body]) {
+      if (n) this.hostObserver.observe(n, { attributes: true, attributeFilter: ['class', 'style', 'data-theme', 'data-mode'] });
+    }
+    this.hostMedia = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+    if (this.hostMedia) this.hostMedia.addEventListener('change', later);
+    this.hostLater = later;
+  }
+  unfollowHost() {
+    if (this.hostObserver) this.hostObserver.disconnect();
+    if (this.hostMedia) this.hostMedia.removeEventListener('change', this.hostLater);
+    clearTimeout(this.hostTimer);
+    this.hostObserver = this.hostMedia = this.hostLater = null;
+  }
+  attributeChangedCallback(name, old, value) {
+    // (an element upgraded when the script defines it gets its attributes before connectedCallback)
+    if (!this.live || old === value) return;
+    // a page parameter of a mounted explorer: set on it (a removed attribute goes back to the default, a removed
+    // theme to the host's); a lab preset needs the lab's page
+    const p = pageProp(name);
+    if (this.explorer && p && !(name === 'preset' && /^train-/.test(value || ''))) {
+      try {
+        this.explorer.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : p.def });
+      } catch (err) { /* not a value the page takes: the explorer keeps its own (as the page does with such a query) */ }
+      return;
+    }
+    // a lab property of a mounted lab (another task is another preset: a new lab)
+    const lp = labProp(name);
+    if (this.lab && lp && name !== 'preset') {
+      this.lab.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : lp.def })
+        .catch(() => { /* a value the lab refuses: it keeps its own, as with such a query */ });
+      return;
+    }
+    this.update();
+  }
+  // The explorer's script API (an iframe's page's, when it is on this origin), or null.
+  get mhaExplorer() {
+    if (this.explorer) return this.explorer.api;
+    if (this.lab) return this.lab.api;
+    try { return this.frame && this.frame.contentWindow ? this.frame.contentWindow.mhaExplorer || null : null; } catch (e) { return null; }
+  }
+  // The folder of the page's files: base="…", else this script's.
+  folder() {
+    const base = this.getAttribute('base');
+    return base ? new URL(base.replace(/\/?$/, '/'), document.baseURI).href : SCRIPT_BASE;
+  }
+  query() {
+    const q = new URLSearchParams();
+    q.set('embed', '1');
+    for (const n of PARAMS) if (this.hasAttribute(n)) q.set(n, this.getAttribute(n));
+    if (!q.has('theme')) q.set('theme', this.hostShown = hostTheme(this));
+    return q;
+  }
+  update() {
+    const q = this.query(), folder = this.folder(), src = this.getAttribute('src');
+    const framed = !!src || this.getAttribute('mode') === 'iframe', lab = /^train-/.test(q.get('preset') || '');
+    if (!src && !folder) {
+      this.unmount();
+      this.show('<mha-explorer> does not know where the MHA Explorer page is: give it base="…", the URL of the folder ' +
+        'holding the package\'s dist/ files (index.html, lab.html, mha.js, …), e.g. base="/mha-explorer/".');
+      return;
+    }
+    const key = framed ? 'frame|' + (src || folder) + '|' + q.toString() : lab ? 'lab|' + folder + '|' + q.get('preset') : 'mount|' + folder;
+    if (key === this.key) { this.sizeBox(); return; }
+    this.unmount();
+    this.key = key;
+    if (framed) this.frameIt(src || folder + (lab ? 'lab.html' : 'index.html'), q);
+    else this.mount(folder, q, lab);
+    this.sizeBox();
+  }
+  // The explorer, or the lab, in the shadow root.
+  mount(folder, q, lab) {
+    const style = document.createElement('style');
+    style.textContent = HOST_STYLE;
+    this.box = document.createElement('div');
+    this.shadowRoot.append(style, this.box);
+    // a link between the page and the lab (its page would open in place of the host's, or as text from a CDN)
+    // shows the other one here
+    if (lab) this.lab = createLab(this.box, { query: q.toString(), base: folder, styles: STYLE + '\n' + LAB_STYLE, onPage: (query) => this.open(query) });
+    else this.explorer = createExplorer(this.box, { query: q.toString(), base: folder, styles: STYLE, onLab: (query) => this.open(query) });
+  }
+  // The page in an iframe (see the header).
+  frameIt(page, q) {
+    const style = document.createElement('style');
+    style.textContent = HOST_STYLE;
+    const frame = this.frame = document.createElement('iframe');
+    frame.setAttribute('title', this.getAttribute('title') || 'MHA Explorer: multi-head attention');
+    frame.setAttribute('loading', 'lazy');
+    this.shadowRoot.append(style, frame);
+    this.box = frame;
+    this.onMessage = (e) => {
+      if (e.source !== frame.contentWindow) return;
+      const d = e.data;
+      if (d && d.type === 'mha-explorer:height' && typeof d.height === 'number' && !this.hasAttribute('height')) {
+        frame.style.height = Math.max(200, Math.min(20000, Math.round(d.height))) + 'px';
+      }
+      if (d && d.type === 'mha-explorer:open' && typeof d.query === 'string') this.open(d.query);
+    };
+    window.addEventListener('message', this.onMessage);
+    const src = page + '?' + q.toString();
+    if (sameOrigin(page)) { frame.setAttribute('src', src); return; }
+    pageSource(new URL(page, document.baseURI).href).then((html) => {
+      if (this.frame !== frame) return;   // removed, or attributes changed meanwhile
+      if (html === null) { frame.setAttribute('src', src); return; }
+      frame.setAttribute('srcdoc', withBase(html, new URL('.', new URL(page, document.baseURI)).href, q.toString()));
+    });
+  }
+  // height="…": a fixed height (the iframe's, or the explorer's box, which then scrolls); else an iframe starts at 720 px.
+  sizeBox() {
+    if (!this.box) return;
+    const h = parseInt(this.getAttribute('height'), 10);
+    if (this.frame) this.frame.style.height = (h > 0 ? h : 720) + 'px';
+    else { this.box.style.height = h > 0 ? h + 'px' : ''; this.box.style.overflow = h > 0 ? 'auto' : ''; }
+  }
+  unmount() {
+    if (this.explorer) this.explorer.dispose();
+    if (this.lab) this.lab.dispose();
+    if (this.onMessage) window.removeEventListener('message', this.onMessage);
+    this.explorer = this.lab = this.frame = this.box = this.onMessage = null;
+    this.key = null;
+    if (this.shadowRoot) this.shadowRoot.textContent = '';
+  }
+  // A link of a srcdoc page (chrome/frame.js's followPageLinksInElement): the page's parameters become the attributes.
+  open(query) {
+    const q = new URLSearchParams(query);
+    for (const n of PARAMS) { if (q.has(n)) this.setAttribute(n, q.get(n)); else this.removeAttribute(n); }
+  }
+  // A message in place of the explorer.
+  show(message) {
+    const note = document.createElement('p');
+    note.className = 'mhx-missing';
+    note.textContent = message;
+    this.shadowRoot.appendChild(note);
+  }
+}
+
+function define() {
   window.customElements.define('mha-explorer', MhaExplorerElement);
   // For scripts of the host page: an explorer in any element of theirs, its files from this script's folder and
   // style.css inside it (options as createExplorer's, web/explorer/explorer.js).
