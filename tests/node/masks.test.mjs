@@ -8,6 +8,8 @@ import {
 
 const B = 2, H = 2, S = 4, D = 8, dk = D / H;
 const SHAPES = [[S, S], [1, 1, S, S], [B, 1, S, S], [B, H, S, S]];
+// Every mask mode of the core (protocol().maskModes: tests/node/protocol.test.mjs checks this list against it).
+const MASK_MODES = ['keep', 'block', 'bool', 'additive'];
 
 // Index of mask element for score (b, h, i, j) under broadcasting.
 function maskIndex(shape, b, h, i, j) {
@@ -51,7 +53,7 @@ for (const build of BUILDS) for (const path of FORWARD_PATHS) {
     const x = g.randn([B, S, D]);
     const rnd = mulberry32(7);
 
-    for (const mode of ['keep', 'block', 'bool', 'additive']) {
+    for (const mode of MASK_MODES) {
       for (const shape of SHAPES) {
         await t.test(`maskMode '${mode}', mask [${shape}]`, () => {
           const mask = makeMask(mode, shape, rnd);

@@ -37,6 +37,18 @@ test('mask modes: the core\'s protocol() names them; the types and api.js\'s mes
   g.delete();
 });
 
+test('mask modes: the JS reference test and the PyTorch fixtures cover every mode', () => {
+  const masks = read('tests/node/masks.test.mjs'), listed = masks.match(/^const MASK_MODES = (\[[^\]]*\]);/m);
+  assert.ok(listed, 'tests/node/masks.test.mjs has MASK_MODES');
+  assert.deepEqual(sorted(JSON.parse(listed[1].replace(/'/g, '"'))), sorted(protocol.maskModes),
+    'tests/node/masks.test.mjs: MASK_MODES must list every mask mode, and makeMask and scoreFor give each its mask and rule');
+  const fixtures = read('tests/torch/make_fixtures.py').match(/^MODES = (\[[^\]]*\])/m);
+  assert.ok(fixtures, 'tests/torch/make_fixtures.py has MODES');
+  for (const m of protocol.maskModes) {
+    assert.ok(JSON.parse(fixtures[1]).includes(m), `tests/torch/make_fixtures.py: MODES, mha_forward and error_bounds need mask mode '${m}' (PyTorch's rule)`);
+  }
+});
+
 test('optimizers: the core\'s protocol() names them; the API, the types and the lab\'s property list follow', () => {
   assert.deepEqual([...M.optimizers], protocol.optimizers);
   for (const kind of protocol.optimizers) assert.equal(typeof M[kind], 'function', `M.${kind} (wasm/api.js) is a class`);
