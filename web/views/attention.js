@@ -2,7 +2,7 @@
 // model. mountAttention(element, options) → {update(options), dispose(), root}; options: {weights (Float32Array,
 // or numbers, nested or flat), shape ([L, B, H, T, S]; shorter shapes get leading 1s), tokens (the S keys'
 // labels), queryTokens (the T queries'; tokens when T = S), trace (the page's trace steps: {op or name, shape,
-// strides, contiguous}), title, theme ('auto' | 'light' | 'dark'), scale (a name of state/scales.js: 'blues' | 'cividis')}.
+// strides, contiguous}), title, theme ('auto' | 'light' | 'dark'), scale (a name in state/scales.js's SCALES; DEFAULT_SCALE when absent)}.
 // Built from the page's widgets (web/widgets/): the head cards on one numbered colour scale with hover values,
 // the head average, the enlarged head with its cell cursor and line view, the table, the shape trace, exports.
 // Everything is the instance's own: no ids, no globals; its root carries data-mha-explorer-view and mhaExplorer.
