@@ -1,3 +1,4 @@
+// @ts-check
 // MHA Explorer — the attention view's enlarged head: its title and "Show as table" button, its heatmap (arrow keys
 // and clicks pick a cell, read aloud), the line view (as BertViz's head view) and the table. state: the view's
 // AttentionState (attention-state.js); colors() → the view's theme colours.
@@ -9,7 +10,7 @@ import { topKeysWords } from '../widgets/words.js';
 export class AttentionDetail {
   // Appends the enlarged head's elements to root and wires their events.
   constructor(root, state, colors) {
-    Object.assign(this, { root, state, colors });
+    this.root = root; this.state = state; this.colors = colors;
     this.head = root.appendChild(el('div', { class: 'mhav-head' }));
     this.title = this.head.appendChild(el('h3', { class: 'mhav-sub' }, 'Head'));
     this.tableBtn = this.head.appendChild(el('button', { type: 'button', class: 'mhav-btn', 'aria-expanded': 'false' }, 'Show as table'));

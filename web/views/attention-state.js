@@ -1,3 +1,4 @@
+// @ts-check
 // MHA Explorer — the attention view's one state object (AttentionState: its options, the input read from them and the
 // selection) and the reading of its options: the weights as float32 with their [L, B, H, T, S] dims, the labels, the
 // trace, and a note for each problem of the input. Every part of the view (attention.js, attention-detail.js) reads it.
@@ -5,14 +6,17 @@ import { DEFAULT_SCALE, SCALE_NAMES } from '../state/scales.js';
 import { themeColors } from '../widgets/dom.js';
 import { formatWeight, topKeysWords } from '../widgets/words.js';
 
+/** @typedef {number | 'avg'} HeadId a head's index, or 'avg': the average of the shown heads */
+
 const ROW_TOLERANCE = 1e-3;   // |row sum − 1| above this: not softmax weights over the keys
 
 // Any weights → a Float32Array (a copy: the view keeps exactly the values it was given) and the shape nested
 // arrays imply (null for flat input).
+/** @param {any} w */
 function toFloat32(w) {
   if (w instanceof Float32Array) return { data: new Float32Array(w.buffer.slice(w.byteOffset, w.byteOffset + w.byteLength)), nested: null };
   if (w instanceof ArrayBuffer) return { data: new Float32Array(w.slice(0)), nested: null };
-  if (ArrayBuffer.isView(w) && !(w instanceof DataView)) return { data: Float32Array.from(w), nested: null };
+  if (ArrayBuffer.isView(w) && !(w instanceof DataView)) return { data: Float32Array.from(/** @type {ArrayLike<number>} */ (/** @type {unknown} */ (w))), nested: null };
   if (w instanceof DataView) return { data: new Float32Array(w.buffer.slice(w.byteOffset, w.byteOffset + w.byteLength)), nested: null };
   if (Array.isArray(w)) {
     const nested = [];
@@ -98,6 +102,7 @@ export class AttentionState {
   constructor(win, options) {
     this.opts = options;
     this.input = null;
+    /** @type {{layer: number, batch: number, head: HeadId, hoverQuery: number | null, tableOpen: boolean}} */
     this.sel = { layer: 0, batch: 0, head: 0, hoverQuery: null, tableOpen: false };
     this.darkQuery = win.matchMedia ? win.matchMedia('(prefers-color-scheme: dark)') : null;
   }
@@ -120,9 +125,10 @@ export class AttentionState {
     if (sel.head === 'avg' && H <= 1) sel.head = 0;
   }
   // The heads drawn as cards: every head of the shown layer and batch item, and their average when there are two or more.
+  /** @returns {HeadId[]} */
   heads() {
-    const H = this.input.dims.H;
-    return Array.from({ length: H }, (_, i) => i).concat(H > 1 ? ['avg'] : []);
+    const H = this.input.dims.H, heads = /** @type {HeadId[]} */ (Array.from({ length: H }, (_, i) => i));
+    return H > 1 ? heads.concat(['avg']) : heads;
   }
   // The [T, S] matrix of one head (or the average) of the shown layer and batch item.
   mat(h) {

@@ -1,3 +1,4 @@
+// @ts-check
 // MHA Explorer — the attention view's shape trace: the pipeline (Mix, Split, Attend, Concat, Mix) over the table of
 // the trace's steps; hovering or focusing a row highlights its stage. Hidden when the view has no trace.
 import { el } from '../widgets/dom.js';

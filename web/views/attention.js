@@ -1,3 +1,4 @@
+// @ts-check
 // MHA Explorer — the attention view: the heads of any attention weights, for hosts that have a tensor and not a
 // model. mountAttention(element, options) → {update(options), dispose(), root}; options: {weights (Float32Array,
 // or numbers, nested or flat), shape ([L, B, H, T, S]; shorter shapes get leading 1s), tokens (the S keys'
