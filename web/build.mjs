@@ -19,11 +19,11 @@ const out = resolve(outIdx >= 0 ? args[outIdx + 1] : join(here, '..', 'dist'));
 
 // dist/ name → its source in web/ (copied as it is).
 const FILES = { 'index.html': 'index.html', 'style.css': 'style.css', 'element-demo.html': 'element-demo.html', 'lab.html': 'lab.html',
-  'lab.css': 'lab/lab.css' };
+  'lab.css': 'lab/lab.css', 'models.html': 'models.html', 'models.css': 'models/models.css' };
 // ES-module entries (dist/ name → source in web/), each bundled with its imports into a classic script; trainer.js
 // alone also sets window.MhaTrainer (for scripts and tests that drive the training worker without the lab).
 const BUNDLES = { 'app.js': 'entries/page.js', 'worker.js': 'core/forward-worker.js', 'mha-explorer-element.js': 'entries/element.js',
-  'lab.js': 'entries/lab.js', 'trainer.js': 'core/trainer.js' };
+  'lab.js': 'entries/lab.js', 'trainer.js': 'core/trainer.js', 'models.js': 'entries/models.js' };
 // The bundles that start forward workers (the page, the element's explorer) carry the worker's code.
 const STARTS_WORKERS = new Set(['app.js', 'mha-explorer-element.js']);
 const GLOBAL_NAMES = { 'trainer.js': 'MhaTrainer' };
