@@ -1,11 +1,12 @@
-// The model page's pure modules (web/models/) against transformers itself: tiny checkpoints written by save_pretrained,
-// run by the tests' venv (scripts/venv: transformers 4.46.3 on Debian's torch) in eager attention; the role scores,
-// where a token looks, the top 5 with and without heads, all computed here from transformers' own float32 attentions and
-// logits, equal its Python reference; the "Copy as Python" snippet runs as pasted and prints the page's numbers.
+// The model page's pure modules (web/models/) against transformers itself, on the oracle's tiny checkpoints
+// (tests/models/make_checkpoints.py: build/models/, or made here when absent) run by the tests' venv (scripts/venv:
+// transformers 4.46.3 on Debian's torch) in eager attention: the role scores, where a token looks, the top 5 with and
+// without heads, all computed here from transformers' own float32 attentions and logits, equal its Python reference
+// (tests/node/fixtures/model_page.py); the "Copy as Python" snippet runs as pasted and prints the page's numbers.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -22,19 +23,31 @@ const python = () => process.env.MHA_VENV_PYTHON || execFileSync('bash', [join(r
 const env = { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', OMP_NUM_THREADS: '1', TRANSFORMERS_VERBOSITY: 'error' };
 const F32_EPS = 2 ** -24;
 const SENTENCE = "The chicken didn't cross the road because it was too wide.";
-// The cases: each checkpoint, its text (BERT's with a [MASK] to predict), a query, a key and heads to switch off.
+const MASKED = "The chicken didn't cross the [MASK] because it was too wide.";
+// The oracle's cases the page is tested on (each family; a model without a head), their text (a masked LM's with a
+// [MASK] to predict), and whether the snippet runs on it (each output projection's name once, and the headless path).
 const CASES = [
-  { name: 'gpt2', text: SENTENCE, query: 8, key: 6, headsOff: [[0, 1], [1, 3]] },
-  { name: 'bert', text: "The chicken didn't cross the [MASK] because it was too wide.", query: 10, key: 8, headsOff: [[1, 0], [1, 2]] },
-  { name: 'llama', text: SENTENCE, query: 9, key: 1, headsOff: [[0, 0], [0, 1], [0, 2], [0, 3]] },
+  { name: 'gpt2', text: SENTENCE, snippet: true },
+  { name: 'distilgpt2', text: SENTENCE },
+  { name: 'bert', text: MASKED, snippet: true },
+  { name: 'bert-noprefix', text: SENTENCE, snippet: true },
+  { name: 'distilbert', text: MASKED, snippet: true },
+  { name: 'llama', text: SENTENCE },
+  { name: 'qwen2', text: SENTENCE, snippet: true },
 ];
+const QUERY = 8, KEY = 3, HEADS_OFF = [[0, 1], [1, 0]];
 
-let dir, server, ask;
+let dir, made = null, server, ask;
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'mha-model-page-'));
   const py = python();
-  execFileSync(py, [SCRIPT, 'make', dir], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  server = spawn(py, [SCRIPT, 'serve'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  dir = join(root, 'build', 'models');
+  if (!existsSync(join(dir, 'index.json'))) {
+    made = dir = mkdtempSync(join(tmpdir(), 'mha-model-page-'));
+    execFileSync(py, [join(root, 'tests', 'models', 'make_checkpoints.py'), '--out', join(dir, 'models'), '--only', CASES.map((c) => c.name).join(',')],
+      { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    dir = join(dir, 'models');
+  }
+  server = spawn(py, [SCRIPT], { env, stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: server.stdout });
   const waiting = [];
   lines.on('line', (line) => waiting.shift()(JSON.parse(line)));
@@ -43,7 +56,7 @@ before(() => {
     server.stdin.write(JSON.stringify(req) + '\n');
   });
 });
-after(() => { server?.stdin.end(); if (dir) rmSync(dir, { recursive: true, force: true }); });
+after(() => { server?.stdin.end(); if (made) rmSync(made, { recursive: true, force: true }); });
 
 const f32 = (a) => ({ shape: a.shape, data: Float32Array.from(a.data) });
 // Means of float32 weights summed in double precision, against Python's exact sums (math.fsum): within float32's rounding.
@@ -67,7 +80,7 @@ for (const c of CASES) {
     assert.equal(new Set(rep.ids.slice(rep.start, rep.start + rep.length)).size, rep.length, 'the random tokens are distinct');
     assert.ok(rep.ids.slice(rep.start, rep.start + 2 * rep.length).every((id) => !info.special.includes(id) && id < info.vocab));
     const ref = await ask({ folder, text: c.text, repeat_ids: rep.ids, repeat_layout: { start: rep.start, length: rep.length },
-      query: c.query, key: c.key, heads_off: c.headsOff });
+      query: QUERY, key: KEY, heads_off: HEADS_OFF });
     // the repeated sequence is what the tokenizer would frame: its specials where tokenizer(text) puts them
     assert.deepEqual(rep.ids.slice(0, rep.start), ref.ids.slice(0, rep.start));
     assert.deepEqual(rep.ids.slice(rep.start + 2 * rep.length), ref.ids.slice(ref.ids.length - frame.suffix.length));
@@ -79,18 +92,19 @@ for (const c of CASES) {
     const ranked = rankHeads(text.previous, H);
     for (let i = 1; i < ranked.length; i++) assert.ok(ranked[i - 1].score >= ranked[i].score);
 
-    const look = lookFrom(attn, c.query, null);
+    const look = lookFrom(attn, QUERY, null);
     assert.equal(look.length, ref.look.length);
     look.forEach((row, i) => {
       assert.deepEqual([row.layer, row.head], [ref.look[i].layer, ref.look[i].head]);
       assert.deepEqual(row.keys.map((k) => k.key), ref.look[i].keys, 'keys ranked, layer ' + row.layer + ' head ' + row.head);
     });
-    assert.deepEqual(lookFrom(attn, c.query).map((r) => r.keys.length), look.map(() => 3));
-    const toward = headsToward(attn, c.query, c.key);
+    assert.deepEqual(lookFrom(attn, QUERY).map((r) => r.keys.length), look.map(() => 3));
+    const toward = headsToward(attn, QUERY, KEY);
     assert.deepEqual(toward.map((r) => [r.layer, r.head, r.weight]), ref.toward.map((r) => [r.layer, r.head, r.weight]));
 
-    const maskId = c.name === 'bert' ? ref.ids[ref.tokens.indexOf('[MASK]')] : undefined;
-    assert.equal(predictionPosition(ref.ids, { causal: ref.causal, hasLmHead: true, maskId }), ref.position);
+    const maskId = ref.tokens.includes('[MASK]') ? ref.ids[ref.tokens.indexOf('[MASK]')] : undefined;
+    assert.equal(predictionPosition(ref.ids, { causal: ref.causal, hasLmHead: info.has_head, maskId }), info.has_head ? ref.position : -1);
+    if (!info.has_head) return;
     for (const [logits, top] of [[ref.logits, ref.top], [ref.ablated_logits, ref.ablated_top]]) {
       const ours = topTokens(Float32Array.from(logits), 5);
       assert.deepEqual(ours.map((t) => t.id), top.map((t) => t.id));
@@ -99,11 +113,13 @@ for (const c of CASES) {
     assert.notDeepEqual(ref.top, ref.ablated_top, 'switching heads off changes the probabilities');
   });
 
+  if (!c.snippet) continue;
   test(c.name + ': the "Copy as Python" snippet runs as pasted and prints the page\'s numbers', async () => {
-    const ref = await ask({ folder: join(dir, c.name), text: c.text, query: c.query, key: c.key, heads_off: c.headsOff });
+    const info = await ask({ info: join(dir, c.name) });
+    const ref = await ask({ folder: join(dir, c.name), text: c.text, query: QUERY, key: KEY, heads_off: HEADS_OFF });
     const [L, , H, T] = ref.attentions.shape, layer = L - 1, head = H - 2;
-    const code = pythonSnippet({ folder: c.name, dropped: true, text: c.text, layer, head, headsOff: c.headsOff,
-      info: { causal: ref.causal, hasLmHead: true, heads: H, dModel: 32 }, maskToken: '[MASK]' });
+    const code = pythonSnippet({ folder: c.name, dropped: true, text: c.text, layer, head, headsOff: HEADS_OFF,
+      info: { causal: ref.causal, hasLmHead: info.has_head, heads: H, dModel: info.d_model }, maskToken: '[MASK]' });
     const file = join(dir, c.name + '-snippet.py');
     writeFileSync(file, code);
     const out = parsePrinted(execFileSync(python(), [file], { cwd: dir, env, encoding: 'utf8' }));
@@ -116,6 +132,8 @@ for (const c of CASES) {
       assert.ok(Math.abs(v - Number(w.toFixed(4))) < 1e-9 || Math.abs(v - w) <= 0.5e-4 + 1e-12, 'weight ' + q + ',' + k + ': ' + v + ' vs ' + w);
     }));
     // the top 5, full and with the heads off, as the page shows them (percent, 2 decimals)
+    assert.equal(out.full.length, info.has_head ? 5 : 0);
+    if (!info.has_head) return;
     for (const [printed, top] of [[out.full, ref.top], [out.ablated, ref.ablated_top]]) {
       assert.deepEqual(printed.map((t) => t.id), top.map((t) => t.id));
       printed.forEach((t, i) => assert.ok(Math.abs(t.percent - 100 * top[i].prob) <= 0.005 + 1e-9));

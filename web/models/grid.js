@@ -9,7 +9,8 @@ import { attachTip } from '../widgets/tooltip.js';
 import { rankHeads } from './roles.js';
 
 // The plot size of a card so that H cards and a row label fit `width` px (clamped: readable, not huge).
-export function cardSize(H, width) { return Math.max(28, Math.min(120, Math.floor((width - 44) / H) - 12)); }
+// (a card: its plot + 2·4 px padding + 2 px border + a 4 px gap; a row: its 34 px label + a 4 px gap)
+export function cardSize(H, width) { return Math.max(28, Math.min(120, Math.floor((width - 40) / H) - 14)); }
 
 export class HeadGrid {
   // box: the grid's container; tip: the tooltip element; describe(cell, mat) → tooltip words;

@@ -313,9 +313,9 @@ export function createModelPage(root, { query = '' } = {}) {
     const shown = S.lookAll ? rows : rows.slice(0, LOOK_ROWS);
     for (const r of shown) {
       const tr = tb.appendChild(el('tr', { class: r.layer === S.sel.layer && r.head === S.sel.head ? 'selected' : '' }));
-      tr.appendChild(el('td', null, 'L' + r.layer + ' H' + r.head));
-      tr.appendChild(el('td', null, (S.key >= 0 ? r.weight : r.keys[0].weight).toFixed(3) + (S.key >= 0 ? ' (#' + (r.rank + 1) + ')' : '')));
-      const cell = tr.appendChild(el('td'));
+      tr.appendChild(el('td', { 'data-label': 'Head' }, 'L' + r.layer + ' H' + r.head));
+      tr.appendChild(el('td', { 'data-label': 'Weight' }, (S.key >= 0 ? r.weight : r.keys[0].weight).toFixed(3) + (S.key >= 0 ? ' (#' + (r.rank + 1) + ')' : '')));
+      const cell = tr.appendChild(el('td', { 'data-label': 'Looks at' }));
       for (const k of looks[r.layer * H + r.head].keys) {
         cell.appendChild(el('span', { class: 'mp-key' + (k.key === S.key ? ' target' : '') }, '“' + t[k.key] + '” ' + k.weight.toFixed(3)));
       }

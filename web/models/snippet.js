@@ -73,7 +73,7 @@ export function pythonSnippet(o) {
       '    probs = torch.softmax(logits.double(), -1)',
       '    best = sorted(range(len(logits)), key=lambda i: (-logits[i].item(), i))[:5]',
       '    for i in best:',
-      '        print(f"{i:>7} {100 * probs[i].item():6.2f}%  {tokenizer.decode([i])!r}")',
+      '        print(f"{i:>7} {100 * probs[i].item():6.2f}%  {tokenizer.convert_ids_to_tokens(i)!r}")',
       '',
       info.causal ? 'position = -1  # the next token after the text'
         : 'position = ids[0].tolist().index(tokenizer.mask_token_id)  # the first ' + (o.maskToken || '[MASK]'),
