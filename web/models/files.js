@@ -142,7 +142,7 @@ export async function filesFromFolder(base, { signal, onProgress } = {}) {
   await fetchFile(TOKENIZER_CONFIG, true);
   if (!(await fetchFile(WEIGHTS, true))) {
     const index = await fetchFile(INDEX, true);
-    if (!index) throw new Error(WEIGHTS + ' (or ' + INDEX + ' with its shards) is missing at ' + base + '. ' + FOLDER_HINT);
+    if (!index) throw new Error(WEIGHTS + ' is missing at ' + base + ' (and so is ' + INDEX + ', which lists the shards of sharded weights). ' + FOLDER_HINT);
     let map = null;
     try { map = JSON.parse(await index.text()).weight_map; } catch (e) { /* pickCheckpoint names it */ }
     for (const shard of new Set(Object.values(map || {}).map(String))) await fetchFile(shard, true);
