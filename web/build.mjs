@@ -124,6 +124,22 @@ if (cores.length) {
   oneFiles.push(writeOneFile(ONE_FILE.lab, 'lab.html', ['style.css', 'lab.css'], 'lab.js',
     { trainer: transformSync(workerCode, { minify: true, target: 'es2019', legalComments: 'none' }).code }, coreData));
 }
+// The model page as one file, holding no weights (the student drops a model folder on it): web/models.html with its
+// styles, its script and the core builds inline, its links to the page and the lab naming their one-file pages.
+if (cores.length) oneFiles.push(writeModelsOneFile('mha-explorer-models.html', inlineCores()));
+function writeModelsOneFile(name, coreData) {
+  const data = { files: { page: ONE_FILE.page, lab: ONE_FILE.lab }, cores: coreData, workers: {} };
+  const css = ['style.css', 'models.css'].map((f) => readFileSync(join(here, FILES[f]), 'utf8')).join('\n');
+  const page = readFileSync(join(here, 'models.html'), 'utf8')
+    .replace('<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="models.css">\n', () => `<style>\n${css}</style>\n`)
+    .replace('<script src="models.js"></script>', () => `<script>window.MHA_INLINE = ${inlineSafe(JSON.stringify(data))};</script>\n` +
+      `<script>${inlineSafe(minified(BUNDLES['models.js']))}</script>`)
+    .replace(/<style>\/\* the note below[^]*?<\/style>\n/, '').replace(/<p id="boot-note"[^]*?<\/p>\n/, '')
+    .replace('<!doctype html>\n', '<!doctype html>\n<!-- MHA Explorer\'s model page as one file (web/build.mjs): drop a model folder on it. -->\n');
+  if (/href="models\.css"|src="models\.js"|id="boot-note"/.test(page)) throw new Error('models.html: its stylesheets, script or boot note were not inlined');
+  writeFileSync(join(out, name), page);
+  return `${name} ${(Buffer.byteLength(page) / 1e6).toFixed(2)} MB`;
+}
 // The Python package's data (not in git): the view and, once built, the one-file pages.
 const packageStatic = join(here, '..', 'python', 'mha_explorer', 'static');
 mkdirSync(packageStatic, { recursive: true });

@@ -14,6 +14,7 @@ import { mountAttention } from '../views/attention.js';
 import { showMessages } from '../chrome/messages.js';
 import { applyTheme, otherTheme } from '../chrome/theme.js';
 import { copyWithButton } from '../chrome/clipboard.js';
+import { FILES } from '../core/source.js';
 import { loadCore } from './engine.js';
 import { filesFromDrop, folderOf, pickCheckpoint, folderURL, filesFromFolder } from './files.js';
 import { readVocabulary } from './vocab.js';
@@ -47,6 +48,9 @@ export function createModelPage(root, { query = '' } = {}) {
   const status = (t) => { $('status').textContent = t; };
   applyTheme(S.theme, root);
   $('text').value = S.text;
+  // the links to the page and the lab: their files next to this one, or their one-file pages from this one-file page
+  root.querySelector('a[href="index.html"]').setAttribute('href', FILES.page);
+  root.querySelector('a[href^="lab.html"]').setAttribute('href', FILES.lab + '?preset=train-two-offsets');
 
   // ---- The controls ------------------------------------------------------------------------------------------
   $('role').appendChild(el('option', { value: '' }, 'no score (layer by layer)'));
