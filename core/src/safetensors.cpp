@@ -9,28 +9,31 @@
 #include <limits>
 #include <set>
 
+#include "loading/json.hpp"
+
 namespace mha {
 namespace {
 
+using json::Value;
+using json::kind_name;
+using json::quoted;
+using json::valid_utf8;
+
 constexpr std::uint64_t kMaxHeader = 100'000'000;
-constexpr int kMaxDepth = 16;  // a valid header nests 3 deep
 // JSON values in one tensor entry (a valid one has at most 1 + 3 + kMaxDims + 2 = 14) or one
 // metadata value: the parse tree of an entry is dropped once read, so a hostile 100 MB header
 // cannot make a tree tens of times its size.
 constexpr std::size_t kMaxEntryValues = 64;
-constexpr std::uint64_t kMaxWhole = std::uint64_t{1} << 53;  // beyond it JSON numbers are not exact doubles
+const char kNotSafetensors[] = "this is not a valid .safetensors file: ";
 constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
 constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
 
-[[noreturn]] void bad(const std::string& why) { throw Error("this is not a valid .safetensors file: " + why); }
+[[noreturn]] void bad(const std::string& why) { throw Error(kNotSafetensors + why); }
 
-// Text from the file, for a message: quoted, and cut (at a UTF-8 boundary) when long.
-std::string quoted(const std::string& s) {
-  constexpr std::size_t kShown = 80;
-  if (s.size() <= kShown) return "'" + s + "'";
-  std::size_t cut = kShown;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return "'" + s.substr(0, cut) + "...' (" + std::to_string(s.size()) + " bytes)";
+// The next values read from the header form one entry, `what`: at most kMaxEntryValues of them.
+void limit_entry(json::Parser& json, const std::string& what) {
+  json.limit(kMaxEntryValues, kNotSafetensors + what + " is too large: more than " + std::to_string(kMaxEntryValues) +
+                                  " JSON values (a tensor's entry has at most " + std::to_string(6 + kMaxDims) + ")");
 }
 
 std::string dims_text(const std::vector<std::uint64_t>& dims) {
@@ -38,303 +41,6 @@ std::string dims_text(const std::vector<std::uint64_t>& dims) {
   for (std::size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
   return out + "]";
 }
-
-struct Json {
-  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
-  bool whole = false;      // Number: digits only (no sign, '.', exponent), at most 2^53
-  std::uint64_t uint = 0;  // Number, when whole
-  std::string text;        // String: decoded; Number: as written; Bool: "true" or "false"
-  std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;  // in file order
-};
-
-std::string kind_name(const Json& v) {
-  switch (v.kind) {
-    case Json::Null: return "null";
-    case Json::Bool: return v.text;
-    case Json::Number: return "the number " + quoted(v.text);
-    case Json::String: return "the string " + quoted(v.text);
-    case Json::Array: return "an array";
-    case Json::Object: return "an object";
-  }
-  return "a value";
-}
-
-// Well-formed UTF-8 (no overlong forms, no surrogates, at most U+10FFFF).
-bool valid_utf8(const unsigned char* s, std::size_t n) {
-  std::size_t i = 0;
-  while (i < n) {
-    const unsigned char c = s[i];
-    std::size_t len;
-    std::uint32_t cp;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (n - i < len) return false;
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF)) {
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
-
-bool valid_utf8(const std::string& s) { return valid_utf8(reinterpret_cast<const unsigned char*>(s.data()), s.size()); }
-
-// Strict JSON (RFC 8259) over header bytes already checked to be UTF-8. Duplicate keys are errors
-// at every level. object() hands each member to a callback, so the top level streams.
-class Parser {
- public:
-  Parser(const char* p, std::size_t n) : begin_(p), p_(p), end_(p + n) {}
-
-  // Skips whitespace; true when the next character is c.
-  bool at(char c) {
-    skip_space();
-    return p_ != end_ && *p_ == c;
-  }
-
-  // Limits the values the next value() calls may build; `what` names the entry in the message.
-  void limit(std::size_t values, std::string what) {
-    budget_ = values;
-    budget_what_ = std::move(what);
-  }
-
-  // The object at the cursor (at('{') is true): on_member(key) is called with the cursor at each
-  // member's value, and must consume it.
-  template <class OnMember>
-  void object(OnMember&& on_member) {
-    ++p_;
-    std::set<std::string> seen;
-    if (at('}')) {
-      ++p_;
-      return;
-    }
-    for (;;) {
-      if (!at('"')) fail("expected a key in double quotes");
-      std::string key = string();
-      if (!at(':')) fail("expected ':' after the key " + quoted(key));
-      ++p_;
-      if (!seen.insert(key).second) {
-        bad("its header has the key " + quoted(key) + " twice in one object (duplicate keys are ambiguous: JSON readers "
-            "disagree on which one counts)");
-      }
-      on_member(key);
-      skip_space();
-      if (p_ == end_) fail("an object is not closed with '}'");
-      if (*p_ == ',') {
-        ++p_;
-        continue;
-      }
-      if (*p_ != '}') fail("expected ',' or '}' after a value in an object");
-      ++p_;
-      return;
-    }
-  }
-
-  Json value(int depth) {
-    if (depth > kMaxDepth) fail("it nests deeper than " + std::to_string(kMaxDepth) + " levels");
-    if (budget_ == 0) {
-      bad(budget_what_ + " is too large: more than " + std::to_string(kMaxEntryValues) +
-          " JSON values (a tensor's entry has at most " + std::to_string(6 + kMaxDims) + ")");
-    }
-    --budget_;
-    skip_space();
-    if (p_ == end_) fail("it ends where a value should be");
-    Json v;
-    switch (*p_) {
-      case '{':
-        v.kind = Json::Object;
-        object([&](const std::string& key) { v.members.emplace_back(key, value(depth + 1)); });
-        return v;
-      case '[':
-        ++p_;
-        v.kind = Json::Array;
-        if (at(']')) {
-          ++p_;
-          return v;
-        }
-        for (;;) {
-          v.items.push_back(value(depth + 1));
-          skip_space();
-          if (p_ == end_) fail("an array is not closed with ']'");
-          if (*p_ == ',') {
-            ++p_;
-            continue;
-          }
-          if (*p_ != ']') fail("expected ',' or ']' after a value in an array");
-          ++p_;
-          return v;
-        }
-      case '"':
-        v.kind = Json::String;
-        v.text = string();
-        return v;
-      default:
-        for (const char* word : {"true", "false", "null"}) {
-          const std::size_t n = std::strlen(word);
-          if (static_cast<std::size_t>(end_ - p_) >= n && std::memcmp(p_, word, n) == 0) {
-            p_ += n;
-            v.kind = word[0] == 'n' ? Json::Null : Json::Bool;
-            if (v.kind == Json::Bool) v.text = word;
-            return v;
-          }
-        }
-        return number();
-    }
-  }
-
-  // Only whitespace may follow the top-level object (the reference writer pads with spaces).
-  void finish() {
-    skip_space();
-    if (p_ != end_) fail("unexpected characters after the JSON object");
-  }
-
- private:
-  const char* begin_;
-  const char* p_;
-  const char* end_;
-  std::size_t budget_ = 0;
-  std::string budget_what_;
-
-  [[noreturn]] void fail(const std::string& why) {
-    bad("its header is not valid JSON: " + why + " (at byte " + std::to_string(p_ - begin_) + " of the header)");
-  }
-
-  void skip_space() {
-    while (p_ != end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
-  }
-
-  bool digit() const { return p_ != end_ && *p_ >= '0' && *p_ <= '9'; }
-
-  Json number() {
-    const char* start = p_;
-    if (p_ != end_ && *p_ == '-') ++p_;
-    if (!digit()) fail("unexpected character '" + std::string(1, p_ == end_ ? ' ' : *p_) + "'");
-    if (*p_ == '0' && p_ + 1 != end_ && p_[1] >= '0' && p_[1] <= '9') fail("a number has a leading zero");
-    while (digit()) ++p_;
-    const char* int_end = p_;
-    bool integer = *start != '-';
-    if (p_ != end_ && *p_ == '.') {
-      integer = false;
-      ++p_;
-      if (!digit()) fail("a number has no digit after '.'");
-      while (digit()) ++p_;
-    }
-    if (p_ != end_ && (*p_ == 'e' || *p_ == 'E')) {
-      integer = false;
-      ++p_;
-      if (p_ != end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (!digit()) fail("a number has an empty exponent");
-      while (digit()) ++p_;
-    }
-    Json v;
-    v.kind = Json::Number;
-    v.text.assign(start, p_);
-    if (integer && int_end - start <= 16) {  // 16 digits cannot overflow 64 bits
-      std::uint64_t n = 0;
-      for (const char* c = start; c != int_end; ++c) n = n * 10 + static_cast<std::uint64_t>(*c - '0');
-      v.whole = n <= kMaxWhole;
-      v.uint = n;
-    }
-    return v;
-  }
-
-  static void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
-  std::uint32_t hex4() {
-    if (end_ - p_ < 4) fail("a \\u escape is cut short");
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i, ++p_) {
-      const char c = *p_;
-      v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<std::uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<std::uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<std::uint32_t>(c - 'A' + 10);
-      else fail("a \\u escape needs four hexadecimal digits");
-    }
-    return v;
-  }
-
-  // The string at the cursor (on its opening quote), decoded; the result is UTF-8 because the
-  // header is and escapes give only code points (surrogates must come in pairs).
-  std::string string() {
-    ++p_;
-    std::string out;
-    for (;;) {
-      if (p_ == end_) fail("a string is not closed with '\"'");
-      const unsigned char c = static_cast<unsigned char>(*p_);
-      if (c == '"') {
-        ++p_;
-        return out;
-      }
-      if (c < 0x20) fail("a string contains a control character (write it as an escape such as \\n)");
-      ++p_;
-      if (c != '\\') {
-        out += static_cast<char>(c);
-        continue;
-      }
-      if (p_ == end_) fail("a string ends with '\\'");
-      const char e = *p_++;
-      switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-          std::uint32_t cp = hex4();
-          if (cp >= 0xDC00 && cp <= 0xDFFF) fail("a \\u escape is a low surrogate without a high one before it");
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') fail("a \\u escape is a high surrogate without a low one after it");
-            p_ += 2;
-            const std::uint32_t low = hex4();
-            if (low < 0xDC00 || low > 0xDFFF) fail("a \\u escape is a high surrogate without a low one after it");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default: fail("unknown escape '\\" + std::string(1, e) + "'");
-      }
-    }
-  }
-};
 
 enum class Dtype { F32, F16, BF16, F64 };
 struct DtypeInfo {
@@ -397,20 +103,20 @@ struct Entry {
   std::uint64_t begin = 0, end = 0, elements = 0, bytes = 0;
 };
 
-std::uint64_t whole(const Json& v, const std::string& what) {
-  if (v.kind != Json::Number) bad(what + " is " + kind_name(v) + "; it must be a whole number");
+std::uint64_t whole(const Value& v, const std::string& what) {
+  if (v.kind != Value::Number) bad(what + " is " + kind_name(v) + "; it must be a whole number");
   if (!v.whole) {
     bad(what + " is " + quoted(v.text) + "; it must be a whole number from 0 to 2^53 written without a sign, '.' or exponent");
   }
   return v.uint;
 }
 
-Entry tensor_entry(const std::string& name, const Json& v) {
+Entry tensor_entry(const std::string& name, const Value& v) {
   Entry e;
   e.name = name;
   const std::string what = "tensor " + quoted(name);
-  if (v.kind != Json::Object) bad(what + " is described by " + kind_name(v) + ", not by an object {dtype, shape, data_offsets}");
-  const Json *dtype = nullptr, *shape = nullptr, *offsets = nullptr;
+  if (v.kind != Value::Object) bad(what + " is described by " + kind_name(v) + ", not by an object {dtype, shape, data_offsets}");
+  const Value *dtype = nullptr, *shape = nullptr, *offsets = nullptr;
   for (const auto& [key, field] : v.members) {
     if (key == "dtype") dtype = &field;
     else if (key == "shape") shape = &field;
@@ -419,12 +125,12 @@ Entry tensor_entry(const std::string& name, const Json& v) {
   }
   if (!dtype || !shape || !offsets) bad(what + " has no " + (!dtype ? "dtype" : !shape ? "shape" : "data_offsets"));
 
-  if (dtype->kind != Json::String) bad(what + ": dtype is " + kind_name(*dtype) + "; it must be a string such as \"F32\"");
+  if (dtype->kind != Value::String) bad(what + ": dtype is " + kind_name(*dtype) + "; it must be a string such as \"F32\"");
   for (const DtypeInfo& d : kDtypes)
     if (dtype->text == d.name) e.dtype = &d;
   if (!e.dtype) throw Error(what + ": dtype " + quoted(dtype->text) + " is not supported; supported: F32, F16, BF16, F64 (read as float32)");
 
-  if (shape->kind != Json::Array) bad(what + ": shape is " + kind_name(*shape) + "; it must be an array of sizes");
+  if (shape->kind != Value::Array) bad(what + ": shape is " + kind_name(*shape) + "; it must be an array of sizes");
   if (shape->items.size() > kMaxDims) {
     throw Error(what + " has " + std::to_string(shape->items.size()) + " dimensions; at most " + std::to_string(kMaxDims) + " are supported");
   }
@@ -445,9 +151,9 @@ Entry tensor_entry(const std::string& name, const Json& v) {
   e.elements = zero ? 0 : product;
   e.bytes = e.elements * e.dtype->bytes;
 
-  if (offsets->kind != Json::Array || offsets->items.size() != 2) {
+  if (offsets->kind != Value::Array || offsets->items.size() != 2) {
     bad(what + ": data_offsets must be an array of two whole numbers [BEGIN, END]" +
-        (offsets->kind == Json::Array ? ", not " + std::to_string(offsets->items.size()) : ", not " + kind_name(*offsets)));
+        (offsets->kind == Value::Array ? ", not " + std::to_string(offsets->items.size()) : ", not " + kind_name(*offsets)));
   }
   e.begin = whole(offsets->items[0], what + ": data_offsets[0]");
   e.end = whole(offsets->items[1], what + ": data_offsets[1]");
@@ -460,15 +166,15 @@ Entry tensor_entry(const std::string& name, const Json& v) {
   return e;
 }
 
-void read_metadata(Parser& json, std::vector<std::pair<std::string, std::string>>& metadata) {
+void read_metadata(json::Parser& json, std::vector<std::pair<std::string, std::string>>& metadata) {
   if (!json.at('{')) {
-    json.limit(kMaxEntryValues, "__metadata__");
+    limit_entry(json, "__metadata__");
     bad("__metadata__ is " + kind_name(json.value(1)) + "; it must be an object of strings");
   }
   json.object([&](const std::string& key) {
-    json.limit(kMaxEntryValues, "__metadata__ " + quoted(key));
-    Json v = json.value(2);
-    if (v.kind != Json::String) bad("__metadata__ " + quoted(key) + " is " + kind_name(v) + "; metadata values must be strings");
+    limit_entry(json, "__metadata__ " + quoted(key));
+    Value v = json.value(2);
+    if (v.kind != Value::String) bad("__metadata__ " + quoted(key) + " is " + kind_name(v) + "; metadata values must be strings");
     metadata.emplace_back(key, std::move(v.text));
   });
 }
@@ -523,13 +229,13 @@ SafetensorsFile read_safetensors(const std::uint8_t* bytes, std::size_t size) {
 
   SafetensorsFile file;
   std::vector<Entry> entries;
-  Parser json(reinterpret_cast<const char*>(bytes + 8), header_size);
+  json::Parser json(reinterpret_cast<const char*>(bytes + 8), header_size, kNotSafetensors + std::string("its header"), "the header");
   if (!json.at('{')) bad("its header is not a JSON object (it must start with '{')");
   json.object([&](const std::string& key) {
     if (key == "__metadata__") {
       read_metadata(json, file.metadata);
     } else {
-      json.limit(kMaxEntryValues, "the entry of tensor " + quoted(key));
+      limit_entry(json, "the entry of tensor " + quoted(key));
       entries.push_back(tensor_entry(key, json.value(1)));
     }
   });
