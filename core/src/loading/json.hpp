@@ -39,6 +39,8 @@ struct Value {
   double number() const;                            // a Number's value, rounded to the nearest double
 };
 
+using Json = Value;  // the name core/src/models' stand-in used
+
 // Text from a file, for a message: quoted, and cut (at a UTF-8 boundary) when long.
 std::string quoted(const std::string& s);
 // "null", "true", "the number '1.5'", "the string 'x'", "an array", "an object".
