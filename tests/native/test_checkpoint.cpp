@@ -14,7 +14,7 @@
 #include <string>
 
 #include "mha/checkpoint.hpp"
-#include "test_support.hpp"
+#include "test_errors.hpp"
 
 using namespace mha;
 

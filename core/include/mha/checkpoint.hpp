@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "mha/models.hpp"
 #include "mha/weights.hpp"
 
 namespace mha {
@@ -56,6 +57,8 @@ class CheckpointLoader {
  public:
   // `keep(name)`: whether the model reads the tensor (the others are skipped, never copied).
   explicit CheckpointLoader(std::function<bool(const std::string& name)> keep, std::size_t slice_bytes = kCheckpointSlice);
+  // Keeps what model_reads_tensor(config, name) says.
+  explicit CheckpointLoader(const ModelConfig& config, std::size_t slice_bytes = kCheckpointSlice);
   ~CheckpointLoader();
   CheckpointLoader(const CheckpointLoader&) = delete;
   CheckpointLoader& operator=(const CheckpointLoader&) = delete;
