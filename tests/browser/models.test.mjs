@@ -176,9 +176,7 @@ async function drop(page, c, dir = join(models, c)) {
     const dt = new DataTransfer();
     for (const f of files) dt.items.add(new File([Uint8Array.from(atob(f.b64), (ch) => ch.charCodeAt(0))], f.name));
     document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    await new Promise((r) => setTimeout(r, 50));
-    await window.mhaExplorer.ready.catch(() => {});
-    for (let i = 0; i < 200 && document.getElementById('progress-box').hidden === false; i++) await new Promise((r) => setTimeout(r, 25));
+    await window.mhaExplorer.ready;   // the drop's load
     return window.mhaExplorer.getMessages();
   }, files);
 }
@@ -207,10 +205,10 @@ test('dropped files: the page loads them as model= does, then the next folder', 
 test('files chosen in the file dialog (one by one, and a folder)', async () => {
   const g = await open('models.html');
   await g.page.setInputFiles('#pick-files', filesOf('qwen2').map((f) => join(models, 'qwen2', f)));
-  await g.page.waitForFunction(() => window.mhaExplorer.getTokens().length > 0, null, { timeout: 20000 });
+  assert.equal(await g.page.evaluate(() => window.mhaExplorer.ready), true);
   await checkAgainstOracle(g.page, 'qwen2');
   await g.page.setInputFiles('#pick-folder', join(site, 'broken', BROKEN[0].folder));
-  await g.page.waitForFunction(() => window.mhaExplorer.getMessages().length > 0, null, { timeout: 20000 });
+  assert.equal(await g.page.evaluate(() => window.mhaExplorer.ready), false);
   assert.match((await g.page.evaluate(() => window.mhaExplorer.getMessages())).join(' '), /config\.json is missing/);
   await closeClean(g);
 });

@@ -43,7 +43,7 @@ export function createModelPage(root, { query = '' } = {}) {
     sel: { layer: Number(params.get('layer')) || 0, head: Number(params.get('head')) || 0 },
     role: '', minScore: 0, order: 'grid', query: null, key: -1, lookAll: false, loading: null, theme: params.get('theme') || 'auto',
   };
-  const messages = { core: '', load: '', text: '' };
+  const messages = { core: '', load: '', repeat: '', text: '' };
   const say = (kind, text) => { messages[kind] = text || ''; showMessages($('messages'), Object.values(messages).filter(Boolean)); };
   const status = (t) => { $('status').textContent = t; };
   applyTheme(S.theme, root);
@@ -130,7 +130,7 @@ export function createModelPage(root, { query = '' } = {}) {
   const fromPicker = (input) => input.addEventListener('change', () => {
     const files = Array.from(input.files || []);
     input.value = '';
-    if (files.length) loadFiles(files, { folder: folderOf(files), dropped: true }).catch(() => {});
+    if (files.length) track(loadFiles(files, { folder: folderOf(files), dropped: true })).catch(() => {});
   });
   fromPicker($('pick-folder'));
   fromPicker($('pick-files'));
@@ -141,7 +141,7 @@ export function createModelPage(root, { query = '' } = {}) {
     root.classList.remove('dropping');
     if (!hasFiles(e)) return;
     e.preventDefault();
-    filesFromDrop(e.dataTransfer).then((files) => loadFiles(files, { folder: folderOf(files), dropped: true })).catch(() => {});
+    track(filesFromDrop(e.dataTransfer).then((files) => loadFiles(files, { folder: folderOf(files), dropped: true }))).catch(() => {});
   });
 
   function showInfo(picked) {
@@ -160,6 +160,7 @@ export function createModelPage(root, { query = '' } = {}) {
 
   // The duplicate and induction scores: one forward of the repeated random sequence per model.
   function computeRepeat() {
+    say('repeat', '');
     try {
       const m = S.model, frame = specialFrame((t) => m.tokenize(t).ids);
       const layout = repeatedSequence({ vocab: S.info.vocab, length: REPEAT.length, seed: REPEAT.seed, prefix: frame.prefix, suffix: frame.suffix,
@@ -168,7 +169,7 @@ export function createModelPage(root, { query = '' } = {}) {
       S.repeat = { layout, scores: repeatRoleScores(out.attentions, layout) };
     } catch (err) {
       S.repeat = null;
-      say('text', 'The duplicate and induction scores could not be computed: ' + err.message);
+      say('repeat', 'The duplicate and induction scores could not be computed: ' + err.message);
     }
   }
 
@@ -397,8 +398,9 @@ export function createModelPage(root, { query = '' } = {}) {
   drawSide();
 
   // ---- Boot and the script API -------------------------------------------------------------------------------------
-  const booted = corePromise.then(() => (params.get('model') ? loadFromURL(params.get('model')) : null)).then(() => !!S.model, () => false);
-  let ready = booted;
+  // ready: a promise of whether a model and its text are shown, once the latest load or change has settled
+  let ready = corePromise.then(() => (params.get('model') ? loadFromURL(params.get('model')) : null)).then(() => !!S.out, () => false);
+  const track = (p) => { ready = p.then(() => !!S.out, () => false); return p; };
   const need = () => { if (!S.model || !S.out) throw new Error('no model is loaded: drop a model folder, or call load({files})'); };
   const topOut = (list) => list.map((t) => ({ id: t.id, token: S.vocab.tokenOf(t.id), prob: t.prob }));
   const api = {
@@ -416,15 +418,14 @@ export function createModelPage(root, { query = '' } = {}) {
     select: (s) => { need(); select(s.layer != null ? +s.layer : S.sel.layer, s.head != null ? +s.head : S.sel.head); },
     set: (o) => {
       if (o && o.text != null) { S.text = String(o.text); $('text').value = S.text; }
-      ready = booted.then(() => { render(); return !!S.out; });
+      ready = ready.then(() => render() && !!S.out);
       return ready;
     },
     load: (o) => {
       const files = Array.from((o && o.files) || []);
-      ready = loadFiles(files, { folder: (o && o.folder) || folderOf(files), dropped: true }).then(() => true);
-      return ready;
+      return track(loadFiles(files, { folder: (o && o.folder) || folderOf(files), dropped: true })).then(() => true);
     },
-    loadURL: (value) => { ready = loadFromURL(value).then(() => true); return ready; },
+    loadURL: (value) => track(loadFromURL(value)).then(() => true),
     ablate: (heads) => { need(); setHeadsOff(heads || []); return Promise.resolve(topOut(S.headsOff.length ? S.ablated : S.full)); },
     cancel: () => { if (S.loading) S.loading.abort(); },
   };
