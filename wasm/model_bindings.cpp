@@ -103,8 +103,16 @@ val loading_plan(ModelLoading& m) {
   });
 }
 
+// The Model's constructor checks every tensor's name and shape against config.json.
 val loading_finish(ModelLoading& m) {
-  return guarded([&] { return val(std::make_shared<LoadedModel>(m.config, m.loader.finish())); });
+  return guarded([&] {
+    std::shared_ptr<const mha::Weights> weights = m.loader.finish();
+    try {
+      return val(std::make_shared<LoadedModel>(m.config, std::move(weights)));
+    } catch (const mha::Error& e) {
+      throw mha::Error(std::string("config.json does not match the weights: ") + e.what());
+    }
+  });
 }
 
 // The stored dtype that holds most of the weights' bytes.
