@@ -276,6 +276,8 @@ declare namespace createMhaModule {
     readonly readouts: readonly string[];
     /** The role each head is scored for, in order. */
     readonly roles: readonly string[];
+    /** Whether a role picks its keys by their tokens rather than their positions (next larger, induction). */
+    readonly byContent: boolean;
     readonly defaults: Readonly<ModelConfig>;
     /** The step by which this task's heads usually have their roles (where the lab pauses). */
     readonly goalSteps: number;
@@ -500,6 +502,8 @@ declare namespace createMhaModule {
     readonly tasks: readonly Task[];
     /** The core's task table, in the order of `tasks`. */
     readonly taskTable: readonly TaskInfo[];
+    /** The core's optimizers, as torch.optim's class names (`M.SGD`, `M.Adam`, `M.AdamW`). */
+    readonly optimizers: readonly ('SGD' | 'Adam' | 'AdamW')[];
     /** The largest sizes the core accepts (its protocol): a module's `dModel` (and `numHeads`), a model's `modelDModel`, `vocab`, `seqLen`, `layers`, a `batch`, a script's `scriptSteps`, `headSpecialization`'s tokens. */
     readonly limits: Readonly<Record<'dModel' | 'modelDModel' | 'vocab' | 'seqLen' | 'batch' | 'layers' | 'scriptSteps' | 'specializationTokens', number>>;
     modelDefaults(task: Task): ModelConfig;

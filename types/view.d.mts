@@ -29,8 +29,11 @@ export interface AttentionViewOptions {
   /** Default 'auto' (follows prefers-color-scheme). */
   theme?: 'auto' | 'light' | 'dark';
   /** Default 'blues'; 'cividis' is colour-blind safe. */
-  scale?: 'blues' | 'cividis';
+  scale?: ScaleName;
 }
+
+/** A colour scale of the view (web/state/scales.js's names: tests/node/protocol.test.mjs checks this list). */
+export type ScaleName = 'blues' | 'cividis';
 
 /** Which heatmap the view enlarges. */
 export interface AttentionViewSelection {

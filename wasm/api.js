@@ -12,10 +12,12 @@ var createMhaModule = (function () {
   // mask modes by index, size limits, the tensor block header (uint32 rank, uint32 dims[maxDims], then the
   // floats), the result summary's slots, the largest model sizes (LIMITS) and the training tasks (the core's task table: name, title, brief,
   // readouts, roles, defaults).
-  let MASK_MODES, MAX_DIMS, BLOCK_HEADER, MAX_DIM, MAX_ELEMENTS, MASKED_ROWS, HEADERS, TASKS, LIMITS;
+  let MASK_MODES, MASK_MODE_WORDS, OPTIMIZER_CLASSES, MAX_DIMS, BLOCK_HEADER, MAX_DIM, MAX_ELEMENTS, MASKED_ROWS, HEADERS, TASKS, LIMITS;
   function readProtocol(core) {
     const p = core.protocol();
-    MASK_MODES = p.maskModes; MAX_DIMS = p.maxDims; BLOCK_HEADER = p.blockHeader; MAX_DIM = p.maxDim;
+    MASK_MODES = p.maskModes;
+    MASK_MODE_WORDS = MASK_MODES.map((m, i) => `'${m}' (${p.maskModeMeanings[i]})`).join(', ');
+    OPTIMIZER_CLASSES = Object.freeze(p.optimizers.slice()); MAX_DIMS = p.maxDims; BLOCK_HEADER = p.blockHeader; MAX_DIM = p.maxDim;
     MAX_ELEMENTS = p.maxElements; MASKED_ROWS = p.summaryMaskedRows; HEADERS = p.summaryHeaders;
     TASKS = deepFreeze(p.tasks);
     LIMITS = Object.freeze(p.limits);
@@ -86,7 +88,7 @@ var createMhaModule = (function () {
     if (options.maskMode !== undefined) {
       out.mode = MASK_MODES.indexOf(options.maskMode);
       if (out.mode < 0) {
-        fail(`options.maskMode must be one of 'keep' (0 blocks), 'block' (1 blocks), 'bool' (true blocks), 'additive'; got ${describe(options.maskMode)}`);
+        fail(`options.maskMode must be one of ${MASK_MODE_WORDS}; got ${describe(options.maskMode)}`);
       }
     }
     if (options.fill !== undefined) {
@@ -410,7 +412,7 @@ var createMhaModule = (function () {
         checkCount(lossDigits, 'lossDigits', 1, 9);
         const kind = optimizer instanceof Optimizer ? null : OPTIMIZERS[String(optimizer).toLowerCase()];
         const settings = optimizer instanceof Optimizer ? optimizer.options
-          : kind ? optimizerSettings(kind, rest) : fail(`optimizer must be 'sgd', 'adam' or 'adamw' (or an optimizer), got ${describe(optimizer)}`);
+          : kind ? optimizerSettings(kind, rest) : fail(`optimizer must be ${OPTIMIZER_WORDS} (or an optimizer), got ${describe(optimizer)}`);
         return unwrap(live(this, 'TinyAttentionModel').toPyTorch(steps, batchSize, settings, lossDigits));
       }
       delete() { release(this, 'TinyAttentionModel'); }
@@ -418,7 +420,9 @@ var createMhaModule = (function () {
 
     // torch.optim's options, in camelCase; defaults as torch.optim's.
     const OPTIMIZER_OPTIONS = ['lr', 'momentum', 'dampening', 'nesterov', 'betas', 'eps', 'weightDecay'];
-    const OPTIMIZERS = { sgd: 'SGD', adam: 'Adam', adamw: 'AdamW' };
+    // 'sgd' → 'SGD', …: the core's optimizers (protocol().optimizers), by their lower-case names too.
+    const OPTIMIZERS = Object.fromEntries(OPTIMIZER_CLASSES.map((k) => [k.toLowerCase(), k]));
+    const OPTIMIZER_WORDS = OPTIMIZER_CLASSES.map((k) => `'${k.toLowerCase()}'`).join(', ').replace(/, ([^,]*)$/, ' or $1');
     function optimizerSettings(kind, options) {
       checkConfig(options, kind, kind === 'SGD' ? ['lr', 'momentum', 'dampening', 'nesterov', 'weightDecay'] : ['lr', 'betas', 'eps', 'weightDecay']);
       const number = (x, name, fallback) => {
@@ -723,6 +727,7 @@ var createMhaModule = (function () {
       loadSafetensors: (bytes) => readSafetensors(bytes).tensors,
       tasks: TASK_NAMES,
       taskTable: TASKS,
+      optimizers: OPTIMIZER_CLASSES,
       limits: LIMITS,
       modelDefaults: taskDefaults,
       implementation: core.implementation() + BUILD_SUFFIX,

@@ -152,13 +152,18 @@ double result_summary_address() { return static_cast<double>(reinterpret_cast<st
 std::string result_error() { return result_slot().error; }
 void release_result() { result_slot().reset(); }
 
-// The mask modes by the index api.js sends, with their JS names.
+// The mask modes by the index api.js sends, with their JS names and what a mask's values mean (api.js's message).
 struct NamedMaskMode {
   const char* name;
   mha::MaskMode mode;
+  const char* meaning;
 };
-constexpr NamedMaskMode kMaskModes[] = {
-    {"keep", mha::MaskMode::Keep}, {"block", mha::MaskMode::Block}, {"bool", mha::MaskMode::Bool}, {"additive", mha::MaskMode::Additive}};
+constexpr NamedMaskMode kMaskModes[] = {{"keep", mha::MaskMode::Keep, "0 blocks"},
+                                        {"block", mha::MaskMode::Block, "1 blocks"},
+                                        {"bool", mha::MaskMode::Bool, "true blocks"},
+                                        {"additive", mha::MaskMode::Additive, "added to the scores"}};
+static_assert(std::size(kMaskModes) == static_cast<std::size_t>(mha::MaskMode::Additive) + 1,
+              "every MaskMode has a name here (Additive is the last)");
 
 val strings_to_js(const char* const* names, std::size_t n) {
   val out = val::array();
@@ -178,7 +183,8 @@ val config_to_js(const mha::ModelConfig& c) {
   return out;
 }
 
-// The training tasks (the core's task table) in its order: {name, title, brief, readouts, roles, defaults, goalSteps}.
+// The training tasks (the core's task table) in its order: {name, title, brief, readouts, roles, byContent (a role
+// picks keys by their tokens), defaults, goalSteps}.
 val tasks_to_js() {
   val out = val::array();
   for (const mha::TaskInfo& t : mha::task_table()) {
@@ -191,6 +197,9 @@ val tasks_to_js() {
     for (const mha::Role& r : t.roles)
       if (r.name) roles.call<void>("push", std::string(r.name));
     entry.set("roles", roles);
+    bool by_content = false;
+    for (const mha::Role& r : t.roles) by_content = by_content || (r.name && r.by_content);
+    entry.set("byContent", by_content);
     entry.set("defaults", config_to_js(t.defaults));
     entry.set("goalSteps", static_cast<double>(t.goal_steps));
     out.call<void>("push", entry);
@@ -211,6 +220,12 @@ val protocol() {
   val modes = val::array();
   for (const NamedMaskMode& m : kMaskModes) modes.call<void>("push", std::string(m.name));
   p.set("maskModes", modes);
+  val meanings = val::array();
+  for (const NamedMaskMode& m : kMaskModes) meanings.call<void>("push", std::string(m.meaning));
+  p.set("maskModeMeanings", meanings);
+  val optimizers = val::array();  // torch.optim's class names: "SGD", "Adam", "AdamW"
+  for (mha::OptimizerKind k : mha::kOptimizerKinds) optimizers.call<void>("push", std::string(mha::optimizer_name(k)));
+  p.set("optimizers", optimizers);
   p.set("tasks", tasks_to_js());
   val limits = val::object();  // the largest sizes the core accepts (attention.hpp, train.hpp)
   limits.set("dModel", static_cast<double>(mha::kMaxDModel));

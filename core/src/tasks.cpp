@@ -67,7 +67,7 @@ bool next_larger(const float* row, const std::int64_t* x, std::size_t t, std::si
 
 constexpr Role kOneBack{"1 token back", one_back}, kTwoBack{"2 tokens back", two_back};
 constexpr Role kFirstToken{"first token", first_token}, kMirror{"mirror", mirror};
-constexpr Role kInduction{"induction", prefix_match}, kNextLarger{"next larger token", next_larger};
+constexpr Role kInduction{"induction", prefix_match, true}, kNextLarger{"next larger token", next_larger, true};
 constexpr Role kNoRole{nullptr, nullptr};
 
 // ---- Generators: tokens as PyTorch draws them, targets from the tokens -----------------------------

@@ -183,7 +183,7 @@ function firstDifference(a, b) {
 }
 
 
-// The forward pool (web/core/forward-pool.js) on a page showing a large forward: it ran split by heads across
+// The forward pool (web/compute/forward-pool.js) on a page showing a large forward: it ran split by heads across
 // min(cores, 8, heads) workers; its weights are the main thread's one-part forward's bit for bit; and rapid
 // changes while the workers are busy never draw a mix of two configurations (every head of each drawn result
 // causal or none, the last state's result drawn in the end, equal to the main thread's).

@@ -1,4 +1,4 @@
-// The training worker (web/core/trainer.js + dist/trainer-*.js) in headless Chromium, over http and from
+// The training worker (web/compute/trainer.js + dist/trainer-*.js) in headless Chromium, over http and from
 // file://: it trains two offsets to 99 % with two specialized heads, gives the JS API's loss curve bit
 // for bit, resumes without changing numbers, saves and loads weights, and rejects a damaged file.
 import { test } from 'node:test';

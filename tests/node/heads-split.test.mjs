@@ -1,10 +1,10 @@
 // MultiHeadAttention.forward({heads: [start, end)}): the parts of a partition of the heads, joined as the page's
-// forward pool joins them (web/core/forward-pool.js), give the one-part forward's weights bit for bit and its
+// forward pool joins them (web/compute/forward-pool.js), give the one-part forward's weights bit for bit and its
 // output within float32 rounding; bad ranges and dropout in train() are refused with a message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILDS, buildName, load } from './fixtures/reference.mjs';
-import { headParts, joinParts } from '../../web/core/forward-pool.js';
+import { headParts, joinParts } from '../../web/compute/forward-pool.js';
 
 test('headParts: contiguous, as equal as possible, at most one part per head', () => {
   assert.deepEqual(headParts(8, 2), [[0, 4], [4, 8]]);

@@ -23,6 +23,7 @@ export function readFile(file, reader, hint, seq) {
 // A file dropped anywhere on the page goes to onFile(file); other drags (text into a field) are left alone.
 // o: {target (where drops count: the document unless told otherwise), flag (the element that carries the class
 // "dropping" while a file is over it: <body> unless told otherwise), signal (an AbortSignal that removes the listeners)}.
+/** @param {(file: File) => void} onFile @param {{target?: Node, flag?: Element, signal?: AbortSignal}} [o] */
 export function wireFileDrop(onFile, { target = document, flag = document.body, signal } = {}) {
   const hasFiles = (e) => !!e.dataTransfer && Array.prototype.includes.call(e.dataTransfer.types || [], 'Files');
   target.addEventListener('dragover', (e) => {

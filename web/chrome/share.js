@@ -1,5 +1,5 @@
 // Sharing a page's view: the address kept in step with its state, share links, and one embed snippet per host.
-import { INLINE } from '../core/source.js';
+import { INLINE } from '../compute/source.js';
 import { hostTheme, hostScript } from './embed-host.js';
 
 // history.replaceState is slow in Chromium (1–5 ms with 512 words in the query, and rate-limited) and blocks the

@@ -5,7 +5,7 @@
 import { createExplorer } from '../explorer/explorer.js';
 import { INPUT_ID } from '../explorer/input.js';
 import { pageQuery, followPageLinksInElement, followHeight } from '../chrome/frame.js';
-import { FILES } from '../core/source.js';
+import { FILES } from '../compute/source.js';
 
 const query = pageQuery();
 // The training lab has a page of its own: ?preset=train-… opens it with the same parameters (and the page does not boot).

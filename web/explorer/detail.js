@@ -8,7 +8,7 @@ import { OffScreen, largeResult } from './offscreen.js';
 
 function shownHead(cur) { return cur.eff.avg ? 'avg' : selH(cur); }
 
-export class DetailView {
+export class DetailPanel {
   // scope: the explorer's (scope.js); getCur() → the current result (null while there is none); colors() → the
   // explorer's theme colours. Wires the detail canvas's and the line view's events.
   constructor(scope, getCur, colors) {

@@ -2,13 +2,13 @@
 // note that says what the student is looking at (untrained, loaded or hand-built heads, row sums, dropout,
 // masks, colours). cur: the controller's current result {res, labels, eff, …}.
 import { el } from '../widgets/dom.js';
-import { range } from './scope.js';
+import { range } from '../chrome/scope.js';
 import { selB, selH, headMat, headName, fmtMax, hoverWords } from './read.js';
 import { HeadCards, plotSize, cardLabels } from '../widgets/heads.js';
 import { rangeOf } from '../widgets/colors.js';
 
 
-export class HeadsView {
+export class HeadsPanel {
   // scope: the explorer's (scope.js); getCur() → its current result; onPick(h): a card was clicked (h a head index or
   // 'avg'); lab: the training lab's address.
   constructor(scope, getCur, onPick, lab) { Object.assign(this, { scope, getCur, onPick, lab, cards: null }); }
@@ -31,11 +31,11 @@ export class HeadsView {
   }
   dispose() { if (this.cards) this.cards.dispose(); this.cards = null; }
 
-  // What the student is looking at, in words. The result says whether its weights came from a file
-  // (cur.cfg.weights: {file, layer, kind}).
+  // What the student is looking at, in words. The forward says whether its weights came from a file
+  // (cur.forward.file: {file, layer, kind}), its mask, dropout and mode.
   note(cur) {
-    const eff = cur.eff, r = cur.res, loaded = cur.cfg && cur.cfg.weights;
-    const box = this.scope.$('heads-note'), key = [eff.preset, eff.view, eff.seed, eff.train, eff.dropout, eff.causal, eff.norm, r.vmax,
+    const eff = cur.eff, r = cur.res, f = cur.forward, loaded = f.file;
+    const box = this.scope.$('heads-note'), key = [eff.preset, eff.view, eff.seed, f.train, f.dropout, !!f.mask, eff.norm, r.vmax,
       loaded ? loaded.file + ':' + loaded.layer : ''].join('|');
     if (box._key === key) return;
     box._key = key;
@@ -55,14 +55,14 @@ export class HeadsView {
       add('. ');
     }
     add('Rows are queries, columns are keys. ');
-    if (r.dropout > 0 && r.train) {
-      add('train() with dropout p = ' + r.dropout + ': each weight was zeroed with probability p and the rest scaled by 1/(1 − p), ' +
+    if (f.dropout > 0 && f.train) {
+      add('train() with dropout p = ' + f.dropout + ': each weight was zeroed with probability p and the rest scaled by 1/(1 − p), ' +
         'so a row no longer sums to 1 (PyTorch does the same). ');
     } else {
       add('Each row sums to 1. ');
-      if (r.dropout > 0) add('Dropout p = ' + r.dropout + ' does nothing in eval() mode: choose train() to see it act. ');
+      if (f.dropout > 0) add('Dropout p = ' + f.dropout + ' does nothing in eval() mode: choose train() to see it act. ');
     }
-    if (r.causal) add('Causal mask: a query sees only itself and earlier keys; the masked cells are exactly 0. ');
+    if (f.mask) add('Causal mask: a query sees only itself and earlier keys; the masked cells are exactly 0. ');
     add(eff.norm === 'shared' ? 'Colours: one scale, 0 to ' + fmtMax(r.vmax) + ', for every head (legend above).'
       : eff.norm === 'max' ? 'Colours: each heatmap from 0 to its own max (printed on its card): heads cannot be compared by colour.'
         : 'Colours: 0 to 1 for every head.');

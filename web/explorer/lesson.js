@@ -6,7 +6,7 @@ import { el } from '../widgets/dom.js';
 import { copyWithButton } from '../chrome/clipboard.js';
 import { OffScreen, largeResult } from './offscreen.js';
 
-export class LessonView {
+export class LessonPanel {
   constructor(scope) {
     this.scope = scope;
     this.printed = {};        // a cell's printed text by cell id (outputs may be deferred as functions)
@@ -78,7 +78,7 @@ export class LessonView {
     if (cur.copyAll) {
       return { code: copyAll(cur.cells), printed: cur.cells.map((c) => this.printed[c.id]).filter(Boolean).join('\n') };
     }
-    return { code: copySnippet(cur.cfg), printed: this.printed.page };
+    return { code: copySnippet(cur.forward), printed: this.printed.page };
   }
   // Every snippet the explorer offers with the text it shows as printed: each cell's "Copy code" and "Copy as PyTorch".
   snippets(cur) {

@@ -1,7 +1,7 @@
 // MHA Explorer — reading the weights as a student does: one head's (or the average's) S×S matrix of the
 // shown batch item, its name, a weight in words (masked, dropped, tiny), a row's top keys, and the hover
 // tooltip. cur: the controller's current result {res, labels, eff, …}.
-import { headMatrix } from '../core/model.js';
+import { headMatrix } from '../compute/model.js';
 import { attachTip } from '../widgets/tooltip.js';
 import { formatWeight, topKeysWords } from '../widgets/words.js';
 export { fmtMax } from '../widgets/colors.js';
@@ -66,9 +66,9 @@ export function colourMax(cur, b) {
 
 // A weight as the student should read it: masked and dropped cells say so, tiny weights are not "0.000000".
 export function weightText(cur, mat, q, k) {
-  let r = cur.res, v = mat.data[q * mat.S + k];
-  if (r.causal && k > q) return '0 (masked: a later key)';
-  if (v === 0 && r.train && r.dropout > 0) return '0 (dropped by dropout)';
+  const f = cur.forward, v = mat.data[q * mat.S + k];
+  if (f.mask && k > q) return '0 (masked: a later key)';
+  if (v === 0 && f.train && f.dropout > 0) return '0 (dropped by dropout)';
   return formatWeight(v);
 }
 // The three largest weights of a row, leaving out masked and dropped keys.

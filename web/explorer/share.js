@@ -1,7 +1,7 @@
 // MHA Explorer — an explorer's share panel: the page's URL kept in step with the state (the hosted page only), its
 // share link and its embed snippet (chrome/share.js makes them).
 import { pageQueryString } from '../state/page.js';
-import { FILES } from '../core/source.js';
+import { FILES } from '../compute/source.js';
 import { replaceQuery, shareLink, embedSnippet } from '../chrome/share.js';
 
 export const updateURL = (st) => replaceQuery(pageQueryString(st));

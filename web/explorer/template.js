@@ -1,6 +1,6 @@
 // MHA Explorer — the markup of one explorer (what web/index.html's body was): scope.js gives its ids the instance's
 // prefix and inserts it into the explorer's root. The links to the other page get their file names from
-// core/source.js's FILES at mount (the one-file pages name each other).
+// compute/source.js's FILES at mount (the one-file pages name each other).
 export const TEMPLATE = `
 <a class="skip" href="#heads-title">Skip to the heatmaps</a>
 <header class="top" data-section="header">
@@ -13,7 +13,7 @@ export const TEMPLATE = `
     <a id="open-full" class="btn ghost" href="index.html" target="_blank" rel="noopener" hidden>Open full page ↗</a>
     <a id="open-models" class="btn ghost models-link" href="models.html">Real models ↗</a>
     <a id="open-lab" class="btn ghost" href="lab.html?preset=train-two-offsets">Train heads ↗</a>
-    <button id="theme-toggle" class="btn ghost" type="button" aria-label="Switch colour theme">◐ Theme</button>
+    <button id="theme-toggle" class="btn ghost" type="button" aria-label="Switch colour theme"><svg class="icon" viewBox="0 0 16 16" aria-hidden="true"><circle cx="8" cy="8" r="6.5" fill="none" stroke="currentColor" stroke-width="1.5"/><path d="M8 1.5a6.5 6.5 0 0 1 0 13z" fill="currentColor"/></svg>Theme</button>
   </div>
 </header>
 
@@ -123,6 +123,7 @@ export const TEMPLATE = `
         <div class="tools">
           <span id="f-batch" hidden><label for="c-batch">batch item</label> <select id="c-batch" name="batch"></select></span>
           <span id="legend" class="legend" aria-hidden="true"></span>
+          <span id="legend-note" class="legend-note"></span>
           <button id="export-png" class="btn small" type="button">Export PNG</button>
           <button id="export-svg" class="btn small" type="button">Export SVG</button>
         </div>

@@ -3,7 +3,7 @@
 import { traceTable, highlightStep } from '../widgets/trace.js';
 import { OffScreen, largeResult } from './offscreen.js';
 
-export class TraceView {
+export class TracePanel {
   constructor(scope) { this.scope = scope; this.offScreen = new OffScreen(scope.$('trace-body').closest('[data-section]') || scope.$('trace-body')); }
   // A large result's trace waits while the table is off screen (offscreen.js).
   draw(cur) { this.offScreen.run(() => this.drawNow(cur), largeResult(cur)); }
@@ -14,9 +14,7 @@ export class TraceView {
     this.scope.setText('trace-note', !trace.length ? 'Hand-built weights: there is no forward pass here, so no shapes to trace. ' +
       'Pick another example of the lesson to see its trace.' : 'Live for B=' + r.B + ', S=' + r.S + ', D=' + r.D + ', H=' + r.H +
       ' (d_k=' + (r.D / r.H) + '). Hover or focus a row (↑/↓ move) to highlight its pipeline stage.');
-    // the mask as the forward applied it: a fixed lesson's result says its own fill (r.shown), the page's is eff's
-    const fill = r.shown ? r.shown.fill : cur.eff.fill, style = cur.cfg ? cur.cfg.maskStyle : 'tril-keep';
-    const mask = r.causal && trace.length ? { style: style, fill: fill } : null;
+    const mask = trace.length ? cur.forward.mask : null;   // as the forward applied it
     const highlight = (i) => highlightStep($('trace-body'), $('pipeline'), i);
     traceTable($('trace-body'), trace, highlight, mask);   // rebuilds the rows only when the trace changed
     highlight(null);

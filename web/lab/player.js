@@ -17,8 +17,9 @@ export class Player {
     this.playing = false;
     this.show();
   }
+  // The label is text and the icon an SVG (markup.html; lab.css shows the triangle or the two bars): no glyph a font may lack.
   show() {
-    this.button.textContent = this.playing ? '⏸ Pause' : '▶ Play';
+    this.button.querySelector('.label').textContent = this.playing ? 'Pause' : 'Play';
     this.button.setAttribute('aria-pressed', this.playing ? 'true' : 'false');
   }
   // The frame loop: runs from start() until dispose().

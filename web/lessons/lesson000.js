@@ -1,8 +1,8 @@
 // Lesson 000 — Chapter 2.3: MultiHeadAttention(64, 8) on x = torch.rand(1, 5, 64), drawn before the module.
-import { sizeStr } from '../core/model.js';
+import { sizeStr } from '../compute/model.js';
 import { cells, fill } from './python.js';
 import { constructor } from './constructor.js';
-import { maskedFill } from '../widgets/trace.js';
+import { maskedFill } from './trace-words.js';
 import text from './lesson000.py';
 
 const code = cells(text);

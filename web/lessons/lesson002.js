@@ -2,8 +2,8 @@
 // (parameter counts, mix-then-split, the 4-step pipeline, head specialization, the shape table, contiguous(), the
 // module test, loop vs vectorized, causal masking). A fixed lesson: it computes itself, and five of its examples can
 // feed the heatmaps (its views).
-import { maskTensor, sizeStr, torchStr, commas, headMatrix } from '../core/model.js';
-import { traceWords } from '../widgets/trace.js';
+import { maskTensor, sizeStr, torchStr, commas, headMatrix } from '../compute/model.js';
+import { traceWords } from './trace-words.js';
 import { cells, fill } from './python.js';
 import { constructor } from './constructor.js';
 import text from './lesson002.py';

@@ -1,8 +1,8 @@
 // Lesson 003 — MultiHeadAttention(64, 4, dropout=0.1) left in train mode, x = torch.randn(2, 8, 64), a triu mask (1 = blocked).
-import { commas, sizeStr } from '../core/model.js';
+import { commas, sizeStr } from '../compute/model.js';
 import { cells, fill } from './python.js';
 import text from './lesson003.py';
-import { maskedFill } from '../widgets/trace.js';
+import { maskedFill } from './trace-words.js';
 
 const code = cells(text);
 

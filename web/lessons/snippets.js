@@ -1,7 +1,7 @@
 // The page's own PyTorch: "Copy as PyTorch" for a module run (the class, the tokenizer, the run and its prints), the
 // text those prints give (computed from the page's result), and what a lesson cell's "Copy code" copies.
-import { MAX_TOKENS, commas, headMatrix, sizeStr, torchStr } from '../core/model.js';
-import { PY_LOAD_FILE, pyLoadLines } from '../core/weights.js';
+import { MAX_TOKENS, commas, headMatrix, sizeStr, torchStr } from '../compute/model.js';
+import { PY_LOAD_FILE, pyLoadLines } from '../compute/weights.js';
 import { cells } from './python.js';
 import pageModule from './page_module.py';
 import tokenizer from './tokenizer.py';
@@ -11,18 +11,20 @@ export const PY_TOKENS = cells(tokenizer).tokenizer + '\n';
 
 const pyStr = (s) => JSON.stringify(String(s));
 
-// cfg: {seed, D, H, dropout, train, causal, maskStyle, fill, input: {type, batch, seqLen} | {type:'text', text, pos},
-//       order, b, h, seedNote, weights: {file, layer} (loaded from a file) | null}
+// cfg: the explorer's forward record (explorer/forward.js's Forward): {seed, dModel, numHeads, dropout, train,
+//       mask: {style, fill} | null, input: {type, batch, seqLen} | {type:'text', text, pos}, order, b, h, seedNote,
+//       file: {file, layer} (weights loaded from a file) | null}
 export function moduleExample(cfg) {
   const lines = [];
   const S = cfg.input.type === 'text' ? 'len(tokens)' : cfg.input.type === 'tensor' ? 'x.size(1)' : cfg.input.seqLen;
   if (cfg.seedNote) lines.push('# ' + cfg.seedNote + ': the page uses torch.manual_seed(' + cfg.seed + ').');
   lines.push('torch.manual_seed(' + cfg.seed + ')');
-  const build = 'mha = MultiHeadAttention(' + cfg.D + ', ' + cfg.H +
+  const mask = cfg.mask;
+  const build = 'mha = MultiHeadAttention(' + cfg.dModel + ', ' + cfg.numHeads +
     (cfg.dropout ? ', dropout=' + cfg.dropout : '') +
-    (cfg.causal && cfg.fill === '-1e9' ? ', fill=-1e9' : '') +
-    (cfg.causal && cfg.maskStyle === 'triu-block' ? ', block_ones=True' : '') + ')';
-  const loading = cfg.weights ? pyLoadLines(cfg.weights) : [];
+    (mask && mask.fill === '-1e9' ? ', fill=-1e9' : '') +
+    (mask && mask.style === 'triu-block' ? ', block_ones=True' : '') + ')';
+  const loading = cfg.file ? pyLoadLines(cfg.file) : [];
   if (cfg.input.type === 'text' || cfg.input.type === 'tensor') {
     if (cfg.input.listed) {
       lines.push('tokens = [' + cfg.input.tokens.map(pyStr).join(', ') + ']  # ' + cfg.input.listed);
@@ -32,14 +34,14 @@ export function moduleExample(cfg) {
     }
     lines.push(build, ...loading);
     lines.push(cfg.input.type === 'tensor' ? givenX(cfg.input.x)
-      : 'x = embed(tokens, ' + cfg.seed + ', ' + cfg.D + ', positions=' + (cfg.input.pos ? 'True' : 'False') + ')');
+      : 'x = embed(tokens, ' + cfg.seed + ', ' + cfg.dModel + ', positions=' + (cfg.input.pos ? 'True' : 'False') + ')');
   } else {
-    const input = 'x = torch.' + cfg.input.type + '(' + cfg.input.batch + ', ' + cfg.input.seqLen + ', ' + cfg.D + ')';
+    const input = 'x = torch.' + cfg.input.type + '(' + cfg.input.batch + ', ' + cfg.input.seqLen + ', ' + cfg.dModel + ')';
     lines.push(...(cfg.order === 'input-first' ? [input, build] : [build, input]), ...loading);
   }
   lines.push(cfg.train ? 'mha.train()  # dropout active' : 'mha.eval()');
-  if (cfg.causal) {
-    lines.push(cfg.maskStyle === 'triu-block'
+  if (mask) {
+    lines.push(mask.style === 'triu-block'
       ? 'mask = torch.triu(torch.ones(' + S + ', ' + S + '), diagonal=1)  # 1 = blocked'
       : 'mask = torch.tril(torch.ones(' + S + ', ' + S + '))  # 1 = may attend');
     lines.push('output, attn = mha(x, x, x, mask)');
@@ -86,7 +88,7 @@ export function moduleOutput(res, cfg) {
 
 // The page's "Copy as PyTorch" for a module run: it runs in a fresh notebook and prints what the page prints.
 export function copySnippet(cfg) {
-  return PY_CLASS + '\n' + (cfg.weights ? PY_LOAD_FILE + '\n\n' : '') + (cfg.input.type === 'text' ? PY_TOKENS + '\n' : '') +
+  return PY_CLASS + '\n' + (cfg.file ? PY_LOAD_FILE + '\n\n' : '') + (cfg.input.type === 'text' ? PY_TOKENS + '\n' : '') +
     (cfg.input.type === 'tensor' ? 'import base64\n\n' : '') + moduleExample(cfg) + '\n\n' + modulePrints(cfg) + '\n';
 }
 // What a cell's "Copy code" copies: its code, after the setup it needs (so it runs in a fresh notebook).

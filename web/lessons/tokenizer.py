@@ -1,4 +1,4 @@
-# The page's tokenizer and token embeddings (web/core/model.js) in Python: the same tokens, the same vectors.
+# The page's tokenizer and token embeddings (web/compute/model.js) in Python: the same tokens, the same vectors.
 # tests/node/tokenizer.test.mjs runs this file against model.js's tokenize() on every code point.
 # %% tokenizer
 # MHA Explorer's tokenizer and token embeddings, exactly as the page computes them

@@ -8,13 +8,13 @@
 import MARKUP from './markup.html';
 import { el, themeColors } from '../widgets/dom.js';
 import { legend } from '../widgets/colors.js';
-import { DEFAULT_SCALE } from '../widgets/scales.js';
+import { DEFAULT_SCALE } from '../state/scales.js';
 import { formatWeight, topKeysWords } from '../widgets/words.js';
 import { mountAttention } from '../views/attention.js';
 import { showMessages } from '../chrome/messages.js';
 import { applyTheme, otherTheme } from '../chrome/theme.js';
 import { copyWithButton } from '../chrome/clipboard.js';
-import { FILES } from '../core/source.js';
+import { FILES } from '../compute/source.js';
 import { loadCore } from './engine.js';
 import { filesFromDrop, folderOf, pickCheckpoint, folderURL, filesFromFolder } from './files.js';
 import { readVocabulary } from './vocab.js';

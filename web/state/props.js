@@ -1,3 +1,4 @@
+// @ts-check
 // One property engine for the page's and the lab's property lists (state/page.js, state/lab.js): a property list
 // drives the URL query, the validation of what a link, a control or a script gives (with a message a student
 // understands), the defaults and the <mha-explorer> element's attributes (TensorFlow Playground style). No DOM.
@@ -7,7 +8,28 @@
 //   enum: values (strings or numbers), aliases? ({raw: value})          list: values (a comma list of some of them)
 // model: a property a lesson or a task sets (the page's lesson defaults, the lab's model config field); it is
 // written to a link whenever it was set, even at its default.
+// effect: what a new value needs (EFFECTS): 'rebuild' (the default: a new forward, a new model), 'redraw' (the same
+// result drawn again), 'url' (only the address and what reads the value later: the lab's batch and speed).
 
+/** @typedef {'rebuild' | 'redraw' | 'url'} Effect */
+/**
+ * @typedef {object} Prop
+ * @property {string} name
+ * @property {'int' | 'number' | 'bool' | 'enum' | 'list' | 'text'} type
+ * @property {any} [def]
+ * @property {string} [help]
+ * @property {number} [min]
+ * @property {number} [max]
+ * @property {number} [maxLength]
+ * @property {any[]} [values]
+ * @property {Record<string, any>} [aliases]
+ * @property {string | true} [model] a lesson's default (page), the core's config field (lab)
+ * @property {boolean} [keep]
+ * @property {string} [meta]
+ * @property {Effect} [effect]
+ */
+
+/** @param {string} raw */
 const shown = (raw) => (raw.length > 40 ? raw.slice(0, 40) + '…' : raw);
 const defaultWords = (p) => {
   const d = p.def === undefined ? '' : serialize(p, p.def);
@@ -79,17 +101,25 @@ export function serialize(p, v) {
   return String(v);
 }
 
+/** @param {Prop[]} props @returns {Record<string, any>} */
 export function defaults(props) {
+  /** @type {Record<string, any>} */
   const values = {};
   for (const p of props) values[p.name] = Array.isArray(p.def) ? p.def.slice() : p.def;
   return values;
 }
 
 // A query string → {values, explicit: {name: true} for what it set, messages: what was refused, and why}.
+/** @param {Prop[]} props @param {string} search
+ *  @returns {{values: Record<string, any>, explicit: Record<string, boolean>, messages: string[]}} */
 export function fromQuery(props, search) {
   let params;
   try { params = new URLSearchParams(search || ''); } catch (e) { params = new URLSearchParams(''); }
-  const values = defaults(props), explicit = {}, messages = [];
+  /** @type {Record<string, boolean>} */
+  const explicit = {};
+  /** @type {string[]} */
+  const messages = [];
+  const values = defaults(props);
   for (const p of props) {
     if (!params.has(p.name)) continue;
     const r = parse(p, params.get(p.name));
@@ -110,6 +140,38 @@ export function toQuery(props, values, explicit) {
     q.set(p.name, v);
   }
   return q.toString();
+}
+
+// What a changed property needs, from least to most: the effect of a set of changes is the largest of theirs.
+export const EFFECTS = ['url', 'redraw', 'rebuild'];
+export const effectOf = (p) => p.effect || 'rebuild';
+/** @param {Prop[]} list @param {string[]} names @returns {Effect} */
+export function effectOfAll(list, names) {
+  let most = 0;
+  for (const n of names) {
+    const p = list.find((q) => q.name === n);
+    most = Math.max(most, EFFECTS.indexOf(p ? effectOf(p) : 'rebuild'));
+  }
+  return /** @type {Effect} */ (EFFECTS[most]);
+}
+
+// Raw values ({name: value}: a script's, a host's options, an element's attributes; an array for a list) parsed
+// through the list: {values: {name: value} of those that passed, messages: why the others did not}. unknown(name)
+// words a name the list does not have.
+/** @param {Prop[]} list @param {Record<string, unknown>} raw @param {(name: string) => string} [unknown]
+ *  @returns {{values: Record<string, any>, messages: string[]}} */
+export function applyValues(list, raw, unknown = (name) => 'unknown property ' + name) {
+  /** @type {Record<string, any>} */
+  const values = {};
+  /** @type {string[]} */
+  const messages = [];
+  for (const name of Object.keys(raw || {})) {
+    const p = list.find((q) => q.name === name), v = raw[name];
+    if (!p) { messages.push(unknown(name)); continue; }
+    const r = parse(p, Array.isArray(v) ? v.join(',') : v);
+    if (r.ok) values[name] = r.value; else messages.push(r.message);
+  }
+  return { values, messages };
 }
 
 // The element's attributes and the parameters a host may pass: the names of one or more lists, each once.

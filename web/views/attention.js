@@ -2,13 +2,13 @@
 // model. mountAttention(element, options) → {update(options), dispose(), root}; options: {weights (Float32Array,
 // or numbers, nested or flat), shape ([L, B, H, T, S]; shorter shapes get leading 1s), tokens (the S keys'
 // labels), queryTokens (the T queries'; tokens when T = S), trace (the page's trace steps: {op or name, shape,
-// strides, contiguous}), title, theme ('auto' | 'light' | 'dark'), scale (a name of widgets/scales.js: 'blues' | 'cividis')}.
+// strides, contiguous}), title, theme ('auto' | 'light' | 'dark'), scale (a name of state/scales.js: 'blues' | 'cividis')}.
 // Built from the page's widgets (web/widgets/): the head cards on one numbered colour scale with hover values,
 // the head average, the enlarged head with its cell cursor and line view, the table, the shape trace, exports.
 // Everything is the instance's own: no ids, no globals; its root carries data-mha-explorer-view and mhaExplorer.
 import { el, setAttr, themeColors } from '../widgets/dom.js';
 import { legend, fmtMax } from '../widgets/colors.js';
-import { DEFAULT_SCALE, SCALE_NAMES } from '../widgets/scales.js';
+import { DEFAULT_SCALE, SCALE_NAMES } from '../state/scales.js';
 import { drawHeatmap, CellCursor } from '../widgets/heatmap.js';
 import { lineView, wireLineHover, matrixTable, corner, LINE_ROWS, LINE_TOP } from '../widgets/lines.js';
 import { traceTable, pipeline, highlightStep } from '../widgets/trace.js';

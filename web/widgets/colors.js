@@ -1,7 +1,7 @@
 // MHA Explorer — colour scales (256-entry lookup tables from scales.js's anchor colours), the colour of a value,
 // a matrix's colour range, and the numbered legend.
 import { el } from './dom.js';
-import { scaleByName } from './scales.js';
+import { scaleByName } from '../state/scales.js';
 
 const LUTS = {}, LUT32 = {};
 const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;

@@ -1,79 +1,13 @@
-// MHA Explorer — the shape trace: each step's words (what the page calls a core trace step), the trace table
-// (#, operation, PyTorch expression, shape, strides, contiguous) and the Mix → Split → Attend → Concat → Mix
-// pipeline whose stage lights up for the hovered or focused row.
+// MHA Explorer — the shape trace drawn: the trace table (#, operation, PyTorch expression, shape, strides, contiguous;
+// each step worded by lessons/trace-words.js) and the Mix → Split → Attend → Concat → Mix pipeline whose stage lights
+// up for the hovered or focused row.
 import { el } from './dom.js';
+import { traceWords } from '../lessons/trace-words.js';
 
 export const STAGES = ['Mix', 'Split', 'Attend', 'Concat', 'Mix'];
 const STAGE_HELP = ['W_q, W_k, W_v: each output dim mixes all D inputs', 'view + transpose into [B, H, S, d_k]',
   'softmax(QKᵀ/√d_k)·V per head, in parallel', 'transpose back + contiguous().view to [B, S, D]',
   'W_o blends the heads'];
-// The trace's wording lives here: the core gives each step's op, shape and strides; the page names it.
-// Each row: {stage (0 Mix, 1 Split, 2 Attend, 3 Concat, 4 Mix), label, expr, description}. A model's trace
-// (the training lab) adds tokens, embedding, residual and readout rows, and tags each layer's steps.
-// mask: the mask of a masked forward ({style, fill}, worded by maskedFill), or null.
-export function traceWords(trace, mask) {
-  const first = trace[0] && trace[0].shape || [], B = first[0];
-  let S = first[1], D = first[2], attended = false, readout = 0;
-  const modelTrace = trace.some((t) => t.layer !== undefined);
-  return trace.map((t) => {
-    const w = stepWords(t.op || !t.name ? t : Object.assign({}, t, { op: t.name }));
-    if (t.layer !== undefined) w.label = 'Layer ' + t.layer + ': ' + w.label;
-    return w;
-  });
-  function stepWords(t) {
-    const sh = t.shape || [], H = sh.length === 4 ? (t.op === 'view' ? sh[2] : sh[1]) : 0, dk = sh[3];
-    const src = modelTrace ? 'h' : 'x';
-    switch (t.op) {
-      case 'tokens':
-        S = sh[1];
-        return { stage: 0, label: 'Input tokens', expr: 'x', description: 'One sequence of ' + S + ' token ids' };
-      case 'embedding':
-        D = sh[2];
-        return { stage: 0, label: 'Token + position embedding', expr: 'h = self.tok(x) + self.pos(torch.arange(' + S + '))',
-          description: 'Each token becomes a ' + D + '-dim vector: its token row plus its position row' };
-      case 'input':
-        return { stage: 0, label: 'Input x', expr: 'x', description: 'Raw input: ' + B + ' sequence' + (B === 1 ? '' : 's') +
-          ' of ' + S + ' token' + (S === 1 ? '' : 's') + ', each a ' + D + '-dim embedding' };
-      case 'linear':
-        if (attended) { attended = false; return { stage: 4, label: 'After W_o(x)', expr: 'self.W_o(attn_output)', description: 'Final projection: mixes the heads\' outputs' }; }
-        return { stage: 0, label: 'After W_q(' + src + ')', expr: 'Q = self.W_q(' + src + ')', description: 'Linear projection (still flat): every output dim mixes all ' + (sh[2] || D) + ' input dims' };
-      case 'view':
-        return { stage: 1, label: 'After .view(' + sh.join(', ') + ')', expr: 'Q.view(' + sh.join(', ') + ')',
-          description: 'Reshape: split ' + (H * dk) + ' dims into ' + H + ' heads × ' + dk + ' dims each (no copy)' };
-      case 'transpose':
-        return attended ? { stage: 3, label: 'After .transpose(1, 2)', expr: 'attn_output.transpose(1, 2)',
-          description: 'Swap back: prepare for concatenation (not contiguous)' }
-          : { stage: 1, label: 'After .transpose(1, 2)', expr: 'Q.view(' + [sh[0], sh[2], sh[1], dk].join(', ') + ').transpose(1, 2)',
-            description: 'Swap seq and heads: now ' + H + ' parallel attention mechanisms (strides change, no copy)' };
-      case 'attention': {
-        attended = true;
-        const scores = 'Q @ K.transpose(-2, -1) / math.sqrt(' + dk + ')';
-        return { stage: 2, label: 'Attention computation',
-          expr: 'torch.softmax(' + maskedFill(scores, mask) + ', dim=-1) @ V',
-          description: 'Each head computes attention independently; weights are [' + (t.weights || [sh[0], H, sh[2], sh[2]]).join(', ') + ']' };
-      }
-      case 'contiguous_view':
-        return { stage: 3, label: 'After .contiguous().view(' + sh.join(', ') + ')', expr: 'attn_output.transpose(1, 2).contiguous().view(' + sh.join(', ') + ')',
-          description: 'Flatten: merge the heads back into one ' + sh[2] + '-dim vector (copies)' };
-      case 'residual':
-        return { stage: 4, label: 'Residual add', expr: 'h = h + layer(h, h, h, mask)', description: 'The layer\'s output is added to its input' };
-      case 'readout':
-        return { stage: 4, label: 'Readout ' + readout, expr: 'self.readouts[' + (readout++) + '](h)', description: 'Scores for each of the ' + sh[2] + ' tokens of the vocabulary, at every position' };
-      default:
-        return { stage: attended ? 3 : 1, label: String(t.name || t.op), expr: t.expr || '', description: t.description || '' };
-    }
-  }
-}
-
-// The one place the masked_fill call is worded. mask: null (no mask) or {style, fill}: style 'tril-keep' (the
-// mask's 1s may attend, masked_fill(mask == 0, …): lessons 000 and 002, the page, the lab) or 'triu-block' (its
-// 1s are blocked, masked_fill(mask == 1, …): lesson 003), as model.js's maskTensor builds them; fill '-inf' or '-1e9'.
-export function maskedFill(scores, mask) {
-  if (!mask) return scores;
-  return '(' + scores + ').masked_fill(mask == ' + (mask.style === 'triu-block' ? '1' : '0') + ', ' +
-    (mask.fill === '-1e9' ? '-1e9' : 'float("-inf")') + ')';
-}
-
 // onFocus(i): a row was hovered or focused (rows are focusable only then); mask: as traceWords'.
 export function traceTable(tbody, trace, onFocus, mask) {
   const key = JSON.stringify(trace) + '|' + (mask ? mask.style + ' ' + mask.fill : '');

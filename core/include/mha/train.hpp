@@ -46,6 +46,9 @@ CrossEntropyResult cross_entropy(const float* logits, std::size_t N, std::size_t
 // ---- Optimizers --------------------------------------------------------------------------------
 
 enum class OptimizerKind { SGD, Adam, AdamW };
+// Every kind, in the enum's order (the bindings publish their names, optimizer_name, through protocol()).
+constexpr OptimizerKind kOptimizerKinds[] = {OptimizerKind::SGD, OptimizerKind::Adam, OptimizerKind::AdamW};
+static_assert(std::size(kOptimizerKinds) == static_cast<std::size_t>(OptimizerKind::AdamW) + 1, "a kind is missing");
 
 // torch.optim's option names. Defaults are torch.optim's (optimizer_defaults).
 struct OptimizerOptions {
@@ -113,6 +116,8 @@ struct Role {
   // Query t's mass on the keys the role names, from its attention row over the T keys of sequence x;
   // false when the role says nothing about t (e.g. "2 tokens back" at t = 1).
   bool (*mass)(const float* row, const std::int64_t* x, std::size_t t, std::size_t T, double& out);
+  // The role picks its keys by their tokens, not their positions (the lab offers to sort keys by token).
+  bool by_content = false;
 };
 
 // One training task: everything the core, the bindings, the lab and the PyTorch script know of it.

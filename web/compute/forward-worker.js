@@ -1,4 +1,4 @@
-// MHA Explorer — a worker of the forward pool (web/core/forward-pool.js): runs a forward, or its share of the
+// MHA Explorer — a worker of the forward pool (web/compute/forward-pool.js): runs a forward, or its share of the
 // heads, off the main thread. Bundled by web/build.mjs with the model module: dist/worker.js (over http(s) it
 // loads the core by importScripts), and as text in the page's script (a blob: worker after the page's core text,
 // from file:// and in the one-file page; source.js's forwardWorkers).

@@ -1,7 +1,7 @@
 // MHA Explorer — the training worker: owns one TinyAttentionModel, its generator and its optimizer,
 // trains in slices of steps and answers the page's requests, so the page keeps drawing while it
 // trains. web/build.mjs appends this file to a core build (mha.js …) and wraps both in a string
-// (dist/trainer-*.js) that web/core/trainer.js starts as a Blob worker: that works from file:// too,
+// (dist/trainer-*.js) that web/compute/trainer.js starts as a Blob worker: that works from file:// too,
 // where Chromium refuses a worker script from a file path.
 // Protocol: {id, op, args} → {id, result} or {id, error}; only scalars, small tensors and the
 // weights file (transferred) cross.
@@ -19,8 +19,6 @@ function needModel() {
   if (!model) throw new Error('no model yet: reset({model, optimizer, seed}) first');
   return model;
 }
-
-var OPTIMIZERS = { sgd: 'SGD', adam: 'Adam', adamw: 'AdamW' };
 
 // A lessons' MultiHeadAttention file belongs on the main page, which shows its heads on a sentence.
 function refuseModule(state) {
@@ -50,8 +48,9 @@ var ops = {
   defaults: function (a) { return M.modelDefaults(a.task); },
   // A fresh model and optimizer from `seed` (torch.manual_seed(seed) in the script).
   reset: function (a) {
-    var kind = OPTIMIZERS[String(a.optimizer && a.optimizer.kind).toLowerCase()];
-    if (!kind) throw new Error("optimizer.kind must be 'sgd', 'adam' or 'adamw'");
+    var asked = String(a.optimizer && a.optimizer.kind).toLowerCase();
+    var kind = M.optimizers.find(function (k) { return k.toLowerCase() === asked; });   // the core's: 'SGD', 'Adam', 'AdamW'
+    if (!kind) throw new Error('optimizer.kind must be one of ' + M.optimizers.map(function (k) { return "'" + k.toLowerCase() + "'"; }).join(', '));
     var next = new M.Generator(a.seed);
     var m = null;
     try {

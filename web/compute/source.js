@@ -83,12 +83,12 @@ function loadScript(src, missing) {
   });
 }
 
-// The forward worker's code (web/core/forward-worker.js bundled with its imports), which web/build.mjs defines as a string
+// The forward worker's code (web/compute/forward-worker.js bundled with its imports), which web/build.mjs defines as a string
 // in the page's script: a blob: worker runs it after the page's core text.
 /* global MHA_FORWARD_WORKER */
 const FORWARD_WORKER = typeof MHA_FORWARD_WORKER === 'string' ? MHA_FORWARD_WORKER : null;
 
-// How this page starts a forward worker (web/core/forward-worker.js) running the build's core: a promise of {start: () => a new
+// How this page starts a forward worker (web/compute/forward-worker.js) running the build's core: a promise of {start: () => a new
 // Worker, core: the script the worker imports, or null when it carries the core}. Over http(s), dist/worker.js,
 // which imports <build>.js (the browser's cached copy); an explorer whose files are in another folder (base: the
 // <mha-explorer> element's, perhaps on a CDN, where a worker script of another origin cannot start) starts a blob:
@@ -126,4 +126,13 @@ export function loadCoreScript(build, base = '') {
       document.head.appendChild(s);
     });
   });
+}
+
+// What a page says when files it needs are not next to it (page: FILES.page or FILES.lab; oneFile: the one-file page
+// that can be uploaded alone instead): the one wording of "upload the whole dist/ folder".
+/** @param {string[]} missing @param {string} page @param {string} oneFile */
+export function missingFiles(missing, page, oneFile) {
+  return missing.join(', ') + (missing.length > 1 ? ' are' : ' is') + ' missing next to ' + page + ' at this address. ' +
+    'Upload the whole dist/ folder (every file in it, ' + missing.join(', ') + ' included) to the same place; or upload the ' +
+    'one-file page ' + oneFile + ' alone.';
 }

@@ -1,20 +1,20 @@
-// MHA Explorer — an explorer's core and forwards: the fastest core build this browser runs (core/features.js; a
+// MHA Explorer — an explorer's forwards: the fastest core build this browser runs (compute/features.js; a
 // host that lacks one falls back to the next), loaded once per document and shared by every explorer in it; each
 // explorer has its own module cache (model.js's ModuleCache: the core objects it allocated, freed by dispose())
-// and its own forward pool (core/forward-pool.js: large forwards split by heads across Web Workers, each
+// and its own forward pool (compute/forward-pool.js: large forwards split by heads across Web Workers, each
 // instantiating the shared compiled module), started and warmed up right after the core loads. Its workers start
-// the way core/source.js's forwardWorkers says (worker.js over http(s), blob: URLs of the page's core text from
+// the way compute/source.js's forwardWorkers says (worker.js over http(s), blob: URLs of the page's core text from
 // file:// and in the one-file page). Where workers cannot start, forwards run on the main thread.
-import { runModule, cost, ModuleCache } from '../core/model.js';
-import { CORE_BUILDS, FILES, INLINE, loadCoreScript, forwardWorkers, explain } from '../core/source.js';
-import { ForwardPool, poolSize } from '../core/forward-pool.js';
+import { runModule, cost, ModuleCache } from '../compute/model.js';
+import { CORE_BUILDS, FILES, INLINE, loadCoreScript, forwardWorkers, explain, missingFiles } from '../compute/source.js';
+import { ForwardPool, poolSize } from '../compute/forward-pool.js';
 
 // Multiply-adds above which a forward goes to the pool: about 20 ms on one core of a laptop.
 const POOL_COST = 1.2e8;
 
 // A forward through every part of the kernels the page's large forwards use (heads split, weights formed), on the
 // main thread once (the workers share its compiled code, and so V8's optimized tier of it) and twice in each worker.
-const WARM_UP = { dModel: 256, numHeads: 8, seed: 0, bias: true, dropout: 0, train: false, causal: false,
+const WARM_UP = { dModel: 256, numHeads: 8, seed: 0, bias: true, dropout: 0, train: false, mask: null,
   input: { type: 'randn', batch: 1, seqLen: 192 }, order: 'module-first' };
 
 // The document's core: a promise of {M (the WebAssembly API), build}, made by the first explorer that asks.
@@ -27,9 +27,7 @@ function sharedCore(win, base) {
     missing.push(CORE_BUILDS[i] + '.js');
     if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
     if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
-    throw new Error('MHA Explorer could not load its WebAssembly core: ' + missing.join(', ') + ' ' + (missing.length > 1 ? 'are' : 'is') +
-      ' missing next to ' + FILES.page + ' at this address. Upload the whole dist/ folder (every file in it, ' + missing.join(', ') +
-      ' included) to the same place; or upload the one-file page mha-explorer.html alone.');
+    throw new Error('MHA Explorer could not load its WebAssembly core: ' + missingFiles(missing, FILES.page, 'mha-explorer.html'));
   });
   const core = (typeof win.createMhaModule === 'function' ? Promise.resolve() : tryBuild(0))
     .then(() => win.createMhaModule())
@@ -43,7 +41,7 @@ function sharedCore(win, base) {
   return core;
 }
 
-export class ExplorerCore {
+export class Forwards {
   // base: the folder of the core files ('': the page's own; the first explorer of a document loads the core from its base).
   constructor(base = '') {
     this.base = base;

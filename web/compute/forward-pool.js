@@ -70,7 +70,7 @@ function superseded() { const e = new Error('superseded by a newer forward'); e.
 function poolFailure(message) { const e = new Error(message); e.poolFailed = true; return e; }
 
 export class ForwardPool {
-  // startWorker: () => a new forward Worker (core/forward-worker.js; core/source.js's forwardWorkers); init: its first
+  // startWorker: () => a new forward Worker (compute/forward-worker.js; compute/source.js's forwardWorkers); init: its first
   // message ({init: the page's compiled WebAssembly.Module, core}). Throws when workers cannot start.
   constructor(startWorker, init, size) {
     this.workers = [];

@@ -102,7 +102,8 @@ export function maskTensor(S, style) {
 export function fillValue(fill) { return fill === '-1e9' ? -1e9 : -Infinity; }
 
 // ---- The module run: one nn.Module-style forward, in the lesson's draw order ------------
-// spec: {dModel, numHeads, seed, bias, dropout, train, causal, maskStyle, fill,
+// spec: the explorer's forward record (explorer/forward.js's Forward): {dModel, numHeads, seed, bias, dropout, train,
+//        mask: {style, fill} | null,
 //        input: {type: 'text', tokens, pos} | {type: 'tensor', x: {shape: [1, T, D], data}} (a given x, explorer/input.js)
 //               | {type: 'rand' | 'randn', batch, seqLen},
 //        order: 'input-first' | 'module-first', weights?: {name: {shape, data}} (a state_dict loaded after
@@ -168,7 +169,7 @@ export function runModule(M, spec, heads, cache) {
     // Both lesson mask styles (tril keep-mask, triu block-mask) mask exactly the later keys: the core's
     // causal flag does the same without an S×S mask tensor. -inf and -1e9 give the same weights (a causal
     // row always keeps its diagonal, and exp(-1e9 - max) is 0 in float32).
-    const options = spec.causal ? { causal: true, fill: fillValue(spec.fill) } : {};
+    const options = spec.mask ? { causal: true, fill: fillValue(spec.mask.fill) } : {};
     if (heads) options.heads = heads;
     const t1 = now();
     const r = mha.forward(x, x, x, options);
@@ -364,7 +365,7 @@ const EN_US = typeof Intl !== 'undefined' ? new Intl.NumberFormat('en-US') : nul
 export function commas(n) { return EN_US ? EN_US.format(Number(n)) : String(Number(n)); }
 
 // Slice [b, h] of a [B, H, S, S] tensor.
-// w: [B, H, S, S] weights, or the forward pool's kept as parts (core/forward-pool.js's partedWeights).
+// w: [B, H, S, S] weights, or the forward pool's kept as parts (compute/forward-pool.js's partedWeights).
 export function headMatrix(w, b, h) {
   let S = w.shape[2], H = w.shape[1], data;
   if (w.parts) {

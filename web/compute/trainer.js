@@ -1,4 +1,4 @@
-// MHA Explorer — the page side of the training worker (web/core/trainer-worker.js).
+// MHA Explorer — the page side of the training worker (web/compute/trainer-worker.js).
 //
 //   import { start } from './trainer.js';
 //   start().then(function (t) {                       // picks the fastest build this browser runs
@@ -12,7 +12,7 @@
 // dist/trainer-<build>.js, which holds the core and the worker code as one string (in the one-file lab,
 // from the page's own core text and worker code: source.js). web/build.mjs bundles this module into
 // dist/lab.js (the lab component, web/lab/), and alone into dist/trainer.js (window.MhaTrainer, for scripts and tests).
-import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain } from './source.js';
+import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain, missingFiles } from './source.js';
 
 const sources = {};  // build → worker source text, loaded once
 
@@ -97,8 +97,7 @@ export function start(options) {
       if (err.missingFile) missing.push(err.missingFile);
       if (i + 1 < order.length) return attempt(i + 1);
       if (missing.length === order.length) {
-        throw new Error(missing.join(', ') + (missing.length > 1 ? ' are' : ' is') + ' missing next to ' + FILES.lab + ' at this address. ' +
-          'Upload the whole dist/ folder (every file in it) to the same place; or upload the one-file lab mha-explorer-lab.html alone.');
+        throw new Error(missingFiles(missing, FILES.lab, 'mha-explorer-lab.html'));
       }
       throw new Error(explain(err));
     });

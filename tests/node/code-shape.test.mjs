@@ -1,0 +1,26 @@
+// The shape of web/'s code: the components' functions stay short (scripts/function-lengths.mjs measures them with
+// TypeScript's parser), and the files that opt in with // @ts-check type-check (tsconfig.json: tsc --noEmit, its
+// JSDoc types; a failure names the file and line).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { functionLengths } from '../../scripts/function-lengths.mjs';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MAX_LINES = 80;
+
+test(`no function of the explorer, the lab, the state and the chrome is longer than ${MAX_LINES} lines`, () => {
+  for (const folder of ['explorer', 'lab', 'state', 'chrome']) {
+    const long = functionLengths(join(repo, 'web', folder)).filter((f) => f.lines > MAX_LINES);
+    assert.deepEqual(long.map((f) => `${f.file}:${f.line} ${f.name} (${f.lines} lines)`), [], `web/${folder}: split these into functions by concern`);
+  }
+});
+
+test('the // @ts-check files type-check (tsc -p tsconfig.json)', () => {
+  const tsc = spawnSync(process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json')],
+    { cwd: repo, encoding: 'utf8' });
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+});
