@@ -269,6 +269,15 @@ test('the text box retokenizes as the student types; role scores, where a token 
   await closeClean(g);
 });
 
+test('the shape trace of the shown layer: RoPE and repeat_kv for a Llama-style model, in the attention view\'s trace table', async () => {
+  const g = await open('models.html?model=models/llama/&layer=1');
+  const rows = await g.page.$$eval('.mhav-trace tbody tr', (trs) => trs.map((tr) => tr.textContent));
+  for (const want of ['Layer 1: RMSNorm before the attention', 'RoPE on the queries', 'RoPE on the keys', 'repeat_kv: keys', 'repeat_kv: values',
+    'Softmax: the attention weights', 'self_attn.o_proj']) assert.ok(rows.some((r) => r.includes(want)), want + ' in ' + rows.join(' | '));
+  assert.ok(rows.some((r) => /\[1, 4, \d+, \d+\]/.test(r)), 'the heads\' shapes');
+  await closeClean(g);
+});
+
 test('Copy as Python: the snippet, run in transformers next to the page, prints the page\'s numbers', async () => {
   const g = await open('models.html?model=models/bert/&text=' + encodeURIComponent("The chicken didn't cross the [MASK] because it was too wide."));
   const { page } = g;

@@ -24,6 +24,7 @@ import { predictionPosition, topTokens, compareTops, normalizeHeads, wholeLayer,
 import { pythonSnippet } from './snippet.js';
 import { HeadGrid, cardSize } from './grid.js';
 import { headMatrix, dimsOf } from './attentions.js';
+import { layerTrace } from './trace.js';
 
 // Lesson 004's sentence: which head links "it" to "road"?
 export const DEFAULT_TEXT = "The chicken didn't cross the road because it was too wide.";
@@ -335,7 +336,7 @@ export function createModelPage(root, { query = '' } = {}) {
 
   function drawView() {
     const a = S.out.attentions, { H, T } = dimsOf(a), l = S.sel.layer, n = H * T * T;
-    const trace = (S.out.trace || []).filter((s) => s.layer === l);
+    const trace = layerTrace(S.out.trace || [], l, S.info, T);
     if (!view) {
       view = mountAttention($('view'), { weights: a.data.subarray(0, n), shape: [1, 1, H, T, T] });
       // the view's own head cards select a head of the shown layer too
