@@ -1,0 +1,513 @@
+"""Tiny random checkpoints of every model family the core reads, and transformers' float64 results on them.
+
+  $(bash scripts/venv) tests/models/make_checkpoints.py --out build/models [--only CASE,...]
+
+For each case, DIR/<case>/ holds the checkpoint exactly as `save_pretrained` writes it (config.json,
+model.safetensors or model.safetensors.index.json + shards, tokenizer.json and tokenizer_config.json from
+a tokenizer trained here with `tokenizers`; a few cases then renamed as old checkpoints name things), and
+oracle-<k>.safetensors, one text each (the format of /work/CHECKPOINTS.md):
+  __metadata__  JSON strings: "text", "ids" (tokenizer(text)["input_ids"]), "tokens", "logits_at",
+                "heads_off" ([layer, head] pairs)
+  attentions      [L, 1, H, T, T]  F64, every layer's softmax (eager attention)
+  hidden          [1, T, D]        last_hidden_state
+  logits          [P, V]           at logits_at (absent without an LM / MLM head)
+  ablated.logits  [P, V]           with heads_off zeroed before the output projection (absent without a head)
+  ablated.hidden  [1, T, D]        the same ablation's last_hidden_state
+  <name>.bound    same shape       an absolute bound on |float32 result - float64 result| for any float32
+                                   implementation (running error analysis: tests/models/reference.py)
+DIR/index.json lists the cases: [{"case", "family", "model_type", "dtype", "files", "oracles", "notes"}].
+DIR/tokenizers.json: Python `tokenizers`' ids and tokens of every case's tokenizer on the texts and
+extra hard strings (tests/node/tokenizer-hf.test.mjs compares @huggingface/tokenizers to them).
+
+The float64 results are transformers' own forward in float64 (model.double(), eager attention,
+output_attentions). Half-precision files are loaded as float32 (torch_dtype=torch.float32) then widened:
+the reference is the float64 computation on the stored half weights, widened exactly. Llama and Qwen2's
+modeling code computes three things in float32 whatever the model's dtype (RMSNorm's input, the softmax,
+the RoPE cos/sin table); for the float64 run those are computed in float64 (true_float64 below), so the
+reference is the exact arithmetic of the model, and the bounds account for an implementation that
+computes them in float32 as transformers does.
+
+Deterministic: seeded weights, tokenizers trained on a fixed corpus, files written in a fixed order.
+"""
+import argparse
+import contextlib
+import copy
+import json
+import math
+import os
+import shutil
+import sys
+
+import torch
+from safetensors.torch import load_file, save_file
+from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+import transformers
+from transformers import AutoTokenizer, PreTrainedTokenizerFast
+from transformers.utils import logging as hf_logging
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference  # noqa: E402
+
+hf_logging.set_verbosity_error()
+hf_logging.disable_progress_bar()
+torch.set_num_threads(1)
+
+CORPUS = [
+    "The chicken didn't cross the road because it was too wide.",
+    "The chicken didn't cross the road because it was too tired.",
+    "The animal didn't cross the street because it was too tired.",
+    "Multi-head attention is the secret sauce of GPT models: every head learns its own pattern.",
+    "Each head looks at every other token; the model mixes what the heads return.",
+    "Attention weights are a softmax of scaled dot products between queries and keys.",
+    "A student reads the lesson, then trains a tiny model in the browser and watches the loss fall.",
+    "Queries, keys and values are three linear projections of the same hidden states.",
+    "Héllo wörld! Ça va? Où est la bibliothèque? Señor Müller trinkt Kaffee im Café.",
+    "Numbers: 0 1 2 3 4 5 6 7 8 9, 12.5%, 3,141,592 and 2024-06-01 at 10:45.",
+    "Code: def f(x): return x ** 2  # squares   and  tabs\tand\nnew lines.",
+    "日本語のテキストと中文的句子。 한국어 문장도 있습니다.",
+    "Emoji 🙂🚀 and symbols ∑ √ ∞ ≠ ≤ ≥ « » — – … “quotes” ‘single’.",
+    "I'm sure you'll see they've said it's what we'd do, isn't it?",
+    "BERT reads the whole sentence at once, GPT reads from left to right.",
+    "The quick brown fox jumps over the lazy dog. THE QUICK BROWN FOX!",
+    "Rotary position embeddings rotate pairs of query and key features by an angle.",
+    "Grouped-query attention shares each key and value head among several query heads.",
+    "layer norm, rms norm, gelu, silu, softmax, matmul: the blocks of a transformer.",
+    "Why did the model predict road? Because the head linked it to road.",
+]
+
+TEXTS = [
+    "The chicken didn't cross the road because it was too wide.",
+    "Héllo wörld! Ça va? 12.5% of 日本語 🙂 isn't much.",
+    "Multi-head attention: each head looks at every other token, and the model mixes what the heads return.",
+]
+MASKED_TEXTS = [
+    "The chicken didn't cross the [MASK] because it was too wide.",
+    "Héllo wörld! Ça va? 12.5% of 日本語 🙂 isn't [MASK].",
+    "Multi-head attention: each [MASK] looks at every other token, and the model mixes what the heads return.",
+]
+# Strings that stress a tokenizer (tests/node/tokenizer-hf.test.mjs): whitespace runs, control
+# characters, combining marks, astral-plane characters, contractions in capitals, long words.
+HARD_STRINGS = [
+    "",
+    " ",
+    "   leading and trailing   ",
+    "tabs\tand\nnewlines\r\nand\u00a0nbsp",
+    "DON'T YOU'LL I'M WE'D",
+    "e\u0301 (e + combining acute) vs \u00e9, \u212b vs \u00c5",
+    "ＦＵＬＬＷＩＤＴＨ ｆｕｌｌ 123",
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝟙𝟚𝟛 𠀀𠀁 👩‍👩‍👧 🇫🇷",
+    "zero\u200bwidth\u200dspace and soft\u00adhyphen",
+    "control\u0001char\u0007s",
+    "supercalifragilisticexpialidocious" * 4,
+    "[CLS] [SEP] [MASK] <|endoftext|> <s> </s>",
+    "Mixed: Δ δ ß ﬁ Ǆ İstanbul ΣΑΣ",
+]
+
+BYTE_LEVEL = "byte-level BPE"
+WORDPIECE = "WordPiece"
+QWEN_REGEX = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+              r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def wordpiece_vocab(bert_tok, specials, vocab_size):
+    """A WordPiece vocabulary from BPE pieces trained with BERT's normalizer and pre-tokenizer: each piece as a
+    word start and as a ## continuation. (tokenizers' WordPieceTrainer breaks ties in hash order, so its
+    vocabulary changes from run to run; the BPE trainer given its alphabet is deterministic.)"""
+    bpe = Tokenizer(models.BPE())
+    bpe.normalizer, bpe.pre_tokenizer = bert_tok.normalizer, bert_tok.pre_tokenizer
+    alphabet = sorted({c for text in CORPUS for c in bpe.normalizer.normalize_str(text) if not c.isspace()})
+    bpe.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False,
+                                                        initial_alphabet=alphabet, limit_alphabet=len(alphabet)))
+    pieces = [p for p, _ in sorted(bpe.get_vocab().items(), key=lambda item: item[1])]
+    vocab = list(specials)
+    for piece in pieces:
+        vocab += [piece, "##" + piece]
+    return {piece: i for i, piece in enumerate(vocab[:vocab_size])}
+
+
+def train_tokenizer(kind, vocab_size):
+    """A small fast tokenizer trained on CORPUS, as the families' real tokenizers are built."""
+    if kind == "gpt2":
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        tok.post_processor = processors.ByteLevel(trim_offsets=False)
+        specials = ["<|endoftext|>"]
+        init = {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>"}
+    elif kind == "llama":  # Llama 3 / SmolLM style: byte-level BPE, BOS added by the post-processor
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        specials = ["<s>", "</s>"]
+        init = {"bos_token": "<s>", "eos_token": "</s>"}
+    elif kind == "qwen2":  # Qwen2 style: NFC, its own split regex, byte-level without its regex, no BOS
+        tok = Tokenizer(models.BPE())
+        tok.normalizer = normalizers.NFC()
+        tok.pre_tokenizer = pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(QWEN_REGEX), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+        tok.decoder = decoders.ByteLevel()
+        specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+        init = {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"}
+    else:  # bert: WordPiece with BERT's normalizer and pre-tokenizer
+        tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
+                                                    strip_accents=None, lowercase=True)
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        tok.decoder = decoders.WordPiece(prefix="##")
+        specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+        init = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]",
+                "mask_token": "[MASK]"}
+    if kind == "bert":
+        tok.model = models.WordPiece(wordpiece_vocab(tok, specials, vocab_size), unk_token="[UNK]")
+    else:
+        trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials, show_progress=False,
+                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+        tok.train_from_iterator(CORPUS, trainer=trainer)
+    if kind == "llama":
+        tok.post_processor = processors.TemplateProcessing(
+            single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", tok.token_to_id("<s>"))])
+    if kind == "bert":
+        cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+        tok.post_processor = processors.TemplateProcessing(
+            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    return PreTrainedTokenizerFast(tokenizer_object=tok, model_max_length=128, **init)
+
+
+# The cases. build(vocab) returns an initialised model; rename maps the saved state dict's keys.
+def gpt2_config(V, n_embd, n_head, **kw):
+    return transformers.GPT2Config(vocab_size=V, n_positions=128, n_embd=n_embd, n_layer=2, n_head=n_head,
+                                   bos_token_id=0, eos_token_id=0, initializer_range=0.2, **kw)
+
+
+def bert_config(V, **kw):
+    return transformers.BertConfig(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                   intermediate_size=64, max_position_embeddings=128, type_vocab_size=2,
+                                   initializer_range=0.2, **kw)
+
+
+def distilbert_config(V):
+    return transformers.DistilBertConfig(vocab_size=V, dim=32, n_layers=2, n_heads=4, hidden_dim=64,
+                                         max_position_embeddings=128, initializer_range=0.2, pad_token_id=0)
+
+
+def llama_config(V, tied, theta):
+    return transformers.LlamaConfig(vocab_size=V, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                    num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
+                                    rms_norm_eps=1e-5, rope_theta=theta, tie_word_embeddings=tied,
+                                    initializer_range=0.2, bos_token_id=0, eos_token_id=1)
+
+
+def qwen2_config(V):
+    return transformers.Qwen2Config(vocab_size=V, hidden_size=48, intermediate_size=96, num_hidden_layers=2,
+                                    num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=128,
+                                    rms_norm_eps=1e-6, rope_theta=1e6, tie_word_embeddings=True,
+                                    initializer_range=0.2, use_sliding_window=False, bos_token_id=None,
+                                    eos_token_id=0)
+
+
+def strip_prefix(prefix):
+    return lambda sd, cfg: {k[len(prefix):] if k.startswith(prefix) else k: v for k, v in sd.items()}
+
+
+def gpt2_as_released(sd, cfg):
+    """gpt2's own file: no `transformer.` prefix, the causal-mask buffers h.N.attn.bias stored."""
+    out = strip_prefix("transformer.")(sd, cfg)
+    P = cfg.n_positions
+    for i in range(cfg.n_layer):
+        out["h.%d.attn.bias" % i] = torch.tril(torch.ones(P, P)).view(1, 1, P, P)
+    return out
+
+
+def bert_old_names(sd, cfg):
+    """Old BERT files: LayerNorm as gamma/beta, embeddings.position_ids stored as I64."""
+    out = {}
+    for k, v in sd.items():
+        if "LayerNorm.weight" in k:
+            k = k.replace("LayerNorm.weight", "LayerNorm.gamma")
+        elif "LayerNorm.bias" in k:
+            k = k.replace("LayerNorm.bias", "LayerNorm.beta")
+        out[k] = v
+    out["bert.embeddings.position_ids"] = torch.arange(cfg.max_position_embeddings, dtype=torch.int64)[None]
+    return out
+
+
+# case: (family, tokenizer, vocab, config(vocab), model class, dtype, options)
+CASES = [
+    ("gpt2", "gpt2", "gpt2", 512, lambda V: gpt2_config(V, 32, 4), "GPT2LMHeadModel", "float32",
+     dict(rename=gpt2_as_released, notes="keys without the transformer. prefix and with the h.N.attn.bias "
+                                         "buffers, as gpt2's own file; LM head tied to wte")),
+    ("distilgpt2", "gpt2", "gpt2", 512, lambda V: gpt2_config(V, 48, 3), "GPT2LMHeadModel", "float32",
+     dict(notes="transformer. prefix as distilgpt2 and DialoGPT; 3 heads of 16; LM head tied")),
+    ("gpt2-f16", "gpt2", "gpt2", 512, lambda V: gpt2_config(V, 32, 4), "GPT2LMHeadModel", "float16", {}),
+    ("gpt2-bf16", "gpt2", "gpt2", 512, lambda V: gpt2_config(V, 32, 4), "GPT2LMHeadModel", "bfloat16", {}),
+    ("bert", "bert", "bert", 400, bert_config, "BertForMaskedLM", "float32",
+     dict(masked=True, notes="bert. prefix and the MLM head cls.predictions.*")),
+    ("bert-noprefix", "bert", "bert", 400, bert_config, "BertModel", "float32",
+     dict(notes="BertModel: no prefix, a pooler, no head (as all-MiniLM-L6-v2)")),
+    ("bert-gamma", "bert", "bert", 400, lambda V: bert_config(V, layer_norm_eps=1e-6), "BertForPreTraining",
+     "float32", dict(masked=True, rename=bert_old_names,
+                     notes="LayerNorm.gamma/beta names, I64 embeddings.position_ids, pooler, "
+                           "cls.seq_relationship and the MLM head")),
+    ("bert-f16", "bert", "bert", 400, bert_config, "BertForMaskedLM", "float16", dict(masked=True)),
+    ("bert-bf16", "bert", "bert", 400, bert_config, "BertForMaskedLM", "bfloat16", dict(masked=True)),
+    ("distilbert", "distilbert", "bert", 400, distilbert_config, "DistilBertForMaskedLM", "float32",
+     dict(masked=True, notes="distilbert. prefix, MLM head vocab_transform / vocab_layer_norm / vocab_projector")),
+    ("distilbert-f16", "distilbert", "bert", 400, distilbert_config, "DistilBertForMaskedLM", "float16",
+     dict(masked=True)),
+    ("distilbert-bf16", "distilbert", "bert", 400, distilbert_config, "DistilBertForMaskedLM", "bfloat16",
+     dict(masked=True)),
+    ("llama", "llama", "llama", 512, lambda V: llama_config(V, True, 1e4), "LlamaForCausalLM", "float32",
+     dict(notes="GQA 4 query / 2 key-value heads, tied LM head, BOS added by the tokenizer")),
+    ("llama-untied", "llama", "llama", 512, lambda V: llama_config(V, False, 1e5), "LlamaForCausalLM", "float32",
+     dict(notes="untied lm_head, rope_theta 1e5")),
+    ("llama-f16", "llama", "llama", 512, lambda V: llama_config(V, True, 1e4), "LlamaForCausalLM", "float16", {}),
+    ("llama-bf16", "llama", "llama", 512, lambda V: llama_config(V, False, 1e5), "LlamaForCausalLM",
+     "bfloat16", {}),
+    ("llama-sharded", "llama", "llama", 512, lambda V: llama_config(V, False, 1e5), "LlamaForCausalLM",
+     "float32", dict(shard="40KB", notes="model.safetensors.index.json + shards")),
+    ("qwen2", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "float32",
+     dict(notes="q/k/v biases, GQA 6 query / 2 key-value heads, rope_theta 1e6, NFC + Qwen's split regex")),
+    ("qwen2-f16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "float16", {}),
+    ("qwen2-bf16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "bfloat16", {}),
+]
+FAMILY_OF_TYPE = {"gpt2": "gpt2", "bert": "bert", "distilbert": "distilbert", "llama": "llama", "qwen2": "llama"}
+
+
+def perturb_norms(model, gen):
+    """Random LayerNorm / RMSNorm weights and biases (init leaves them 1 and 0, which would hide a swap)."""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            leaf = name.rsplit(".", 1)
+            if "norm" in name.lower() or "ln_" in name:
+                if leaf[-1] == "weight":
+                    p.copy_(1 + 0.2 * torch.randn(p.shape, generator=gen, dtype=torch.float64))
+                else:
+                    p.copy_(0.1 * torch.randn(p.shape, generator=gen, dtype=torch.float64))
+            elif leaf[-1] == "bias" and p.abs().max() == 0:
+                p.copy_(0.05 * torch.randn(p.shape, generator=gen, dtype=torch.float64))
+
+
+@contextlib.contextmanager
+def true_float64():
+    """Llama/Qwen2's RMSNorm input, softmax and RoPE table in the model's dtype (transformers forces float32)."""
+    from transformers.models.llama import modeling_llama
+    from transformers.models.qwen2 import modeling_qwen2
+    saved = []
+
+    def rms_forward(self, x):
+        return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.variance_epsilon))
+
+    def rope_forward(self, x, position_ids):
+        dim = self.inv_freq.shape[0] * 2
+        base = self.config.rope_theta
+        inv = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))
+        freqs = position_ids.to(torch.float64)[:, :, None] * inv[None, None, :]
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos().to(x.dtype), emb.sin().to(x.dtype)
+
+    softmax = torch.nn.functional.softmax
+
+    def softmax_keep_f64(x, dim=None, _stacklevel=3, dtype=None):
+        if x.dtype == torch.float64 and dtype == torch.float32:
+            dtype = None
+        return softmax(x, dim=dim, dtype=dtype)
+
+    for mod, prefix in ((modeling_llama, "Llama"), (modeling_qwen2, "Qwen2")):
+        for cls, fn in ((prefix + "RMSNorm", rms_forward), (prefix + "RotaryEmbedding", rope_forward)):
+            klass = getattr(mod, cls)
+            saved.append((klass, "forward", klass.forward))
+            klass.forward = fn
+    saved.append((torch.nn.functional, "softmax", softmax))
+    torch.nn.functional.softmax = softmax_keep_f64
+    try:
+        yield
+    finally:
+        for obj, name, value in saved:
+            setattr(obj, name, value)
+
+
+def write_f64_safetensors(path, tensors, metadata):
+    """A safetensors file of F64 tensors with its header's keys sorted (safetensors' own writer orders the
+    metadata in hash order, so its bytes would change from run to run)."""
+    header, offset = {"__metadata__": metadata}, 0
+    for name in sorted(tensors):
+        size = tensors[name].numel() * 8
+        header[name] = {"dtype": "F64", "shape": list(tensors[name].shape), "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(len(text).to_bytes(8, "little") + text)
+        for name in sorted(tensors):
+            f.write(tensors[name].contiguous().numpy().astype("<f8").tobytes())
+
+
+def out_projection(model, layer):
+    """The module whose input is the merged heads of `layer` (the ablation zeroes a head's slice of it)."""
+    mt = model.config.model_type
+    base = getattr(model, model.base_model_prefix, model)
+    if mt == "gpt2":
+        return base.h[layer].attn.c_proj
+    if mt == "bert":
+        return base.encoder.layer[layer].attention.output.dense
+    if mt == "distilbert":
+        return base.transformer.layer[layer].attention.out_lin
+    return base.layers[layer].self_attn.o_proj
+
+
+def head_dim(cfg):
+    return cfg.hidden_size // cfg.num_attention_heads
+
+
+@contextlib.contextmanager
+def heads_switched_off(model, heads_off):
+    hd = head_dim(model.config)
+    handles = []
+    for layer in sorted({l for l, _ in heads_off}):
+        heads = [h for l, h in heads_off if l == layer]
+
+        def hook(module, args, heads=heads):
+            x = args[0].clone()
+            for h in heads:
+                x[..., h * hd:(h + 1) * hd] = 0
+            return (x,) + tuple(args[1:])
+        handles.append(out_projection(model, layer).register_forward_pre_hook(hook))
+    try:
+        yield
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def run(model, ids, logits_at):
+    """attentions [L,1,H,T,T], hidden [1,T,D], logits [P,V] (or None) of one forward."""
+    x = torch.tensor([ids])
+    base = getattr(model, model.base_model_prefix, model)
+    with torch.no_grad():
+        out = base(input_ids=x, output_attentions=True)
+        hidden = out.last_hidden_state
+        logits = None
+        if base is not model:
+            full = model(input_ids=x).logits if model.config.model_type != "bert" or \
+                not hasattr(model.cls, "seq_relationship") else model(input_ids=x).prediction_logits
+            logits = full[0, logits_at]
+    return torch.stack(out.attentions), hidden, logits
+
+
+def logits_positions(family, masked_ids, T):
+    if family in ("bert", "distilbert"):
+        return masked_ids or [1]
+    return sorted({T // 2, T - 1})
+
+
+def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, tokenizers_cache, seed):
+    path = os.path.join(out_dir, case)
+    os.makedirs(path)
+    if tok_kind not in tokenizers_cache:
+        tokenizers_cache[tok_kind] = train_tokenizer(tok_kind, V)
+    tok = tokenizers_cache[tok_kind]
+    cfg = config_fn(len(tok))
+    cfg.architectures = [arch]
+    torch.manual_seed(seed)
+    model = getattr(transformers, arch)(cfg).eval()
+    perturb_norms(model, torch.Generator().manual_seed(seed))
+    model = model.to(getattr(torch, dtype))
+    if opts.get("shard"):
+        model.save_pretrained(path, safe_serialization=True, max_shard_size=opts["shard"])
+    else:
+        model.save_pretrained(path, safe_serialization=True)
+    if opts.get("rename"):
+        file = os.path.join(path, "model.safetensors")
+        save_file(opts["rename"](load_file(file), cfg), file, metadata={"format": "pt"})
+    tok.save_pretrained(path)
+    written = {k: v.float() for k, v in model.state_dict().items()}
+    del model
+
+    tok = AutoTokenizer.from_pretrained(path)
+    model = getattr(transformers, arch).from_pretrained(path, torch_dtype=torch.float32,
+                                                        attn_implementation="eager").eval()
+    for key, value in model.state_dict().items():  # transformers reads back every weight as written
+        assert torch.equal(value, written[key]), "%s: %s did not load as saved" % (case, key)
+    model64 = copy.deepcopy(model).double()
+    L, H = cfg.num_hidden_layers, cfg.num_attention_heads
+    heads_off = [[0, 1], [L - 1, H - 1]]
+    oracles = []
+    texts = MASKED_TEXTS if opts.get("masked") else TEXTS
+    for k, text in enumerate(texts):
+        enc = tok(text)
+        ids = enc["input_ids"]
+        mask_id = tok.mask_token_id
+        logits_at = logits_positions(family, [i for i, t in enumerate(ids) if t == mask_id], len(ids))
+        with true_float64():
+            attn, hidden, logits = run(model64, ids, logits_at)
+            with heads_switched_off(model64, heads_off):
+                _, ab_hidden, ab_logits = run(model64, ids, logits_at)
+        result = {"attentions": attn, "hidden": hidden, "ablated.hidden": ab_hidden}
+        if logits is not None:
+            result["logits"] = logits
+            result["ablated.logits"] = ab_logits
+        bounds = reference.bounds(model64, ids, logits_at, heads_off, result)
+        tensors = {}
+        for name, value in result.items():
+            tensors[name] = value.to(torch.float64).contiguous()
+            tensors[name + ".bound"] = bounds[name].to(torch.float64).contiguous()
+        meta = {"text": json.dumps(text, ensure_ascii=False), "ids": json.dumps(ids),
+                "tokens": json.dumps(tok.convert_ids_to_tokens(ids), ensure_ascii=False),
+                "logits_at": json.dumps(logits_at), "heads_off": json.dumps(heads_off),
+                "transformers": transformers.__version__, "torch": torch.__version__}
+        name = "oracle-%d.safetensors" % k
+        write_f64_safetensors(os.path.join(path, name), tensors, meta)
+        oracles.append(name)
+    return {"case": case, "family": family, "model_type": cfg.model_type, "architecture": arch,
+            "dtype": {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}[dtype],
+            "files": sorted(os.listdir(path)), "oracles": oracles, "notes": opts.get("notes", "")}
+
+
+def tokenizer_dump(out_dir, entries):
+    """Python tokenizers' ids and tokens of each case's tokenizer on its texts and HARD_STRINGS."""
+    dump = {}
+    for entry in entries:
+        path = os.path.join(out_dir, entry["case"])
+        tok = AutoTokenizer.from_pretrained(path)
+        texts = (MASKED_TEXTS if entry["family"] in ("bert", "distilbert") else TEXTS) + TEXTS + HARD_STRINGS
+        rows = []
+        for text in dict.fromkeys(texts):
+            ids = tok(text)["input_ids"]
+            rows.append({"text": text, "ids": ids, "tokens": tok.convert_ids_to_tokens(ids),
+                         "decoded": tok.decode(ids)})
+        dump[entry["case"]] = rows
+    return dump
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--only", default="", help="comma-separated cases (default: all)")
+    args = ap.parse_args()
+    only = set(filter(None, args.only.split(",")))
+    out = os.path.abspath(args.out)
+    tmp = out + ".tmp-%d" % os.getpid()
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    entries, cache = [], {}
+    for i, (case, family, tok_kind, V, config_fn, arch, dtype, opts) in enumerate(CASES):
+        if only and case not in only:
+            continue
+        entries.append(make_case(tmp, case, family, tok_kind, V, config_fn, arch, dtype, opts, cache, 1000 + i))
+    with open(os.path.join(tmp, "index.json"), "w") as f:
+        json.dump(entries, f, indent=1, ensure_ascii=False)
+    with open(os.path.join(tmp, "tokenizers.json"), "w") as f:
+        json.dump(tokenizer_dump(tmp, entries), f, ensure_ascii=False)
+    # Replace the previous output only once the new one is whole (CTest may run suites against it).
+    old = out + ".old-%d" % os.getpid()
+    if os.path.exists(out):
+        os.rename(out, old)
+    os.rename(tmp, out)
+    shutil.rmtree(old, ignore_errors=True)
+    print("%d cases in %s" % (len(entries), out))
+
+
+if __name__ == "__main__":
+    main()
