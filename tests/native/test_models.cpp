@@ -201,10 +201,12 @@ TEST_CASE("every oracle case: attentions, hidden state, logits and ablated logit
         check_within(oracle, "attentions", out.attentions);
         check_within(oracle, "hidden", out.hidden);
         if (has(oracle, "logits")) check_within(oracle, "logits", out.logits);
-        if (has(oracle, "ablated.logits")) {
+        if (has(oracle, "ablated.logits") || has(oracle, "ablated.hidden")) {
           options.heads_off = heads_off_of(oracle);
           REQUIRE(!options.heads_off.empty());
-          check_within(oracle, "ablated.logits", model.forward(ids_of(oracle), options).logits);
+          const ModelOutput ablated = model.forward(ids_of(oracle), options);
+          if (has(oracle, "ablated.logits")) check_within(oracle, "ablated.logits", ablated.logits);
+          if (has(oracle, "ablated.hidden")) check_within(oracle, "ablated.hidden", ablated.hidden);
         }
       }
     }
