@@ -92,7 +92,9 @@ export function createModelPage(root, { query = '' } = {}) {
       const M = await corePromise;
       progress('Reading the weights…', 0);
       status('Loading the model…');
-      const model = await M.loadModel(picked.files, { signal: abort.signal, onProgress: (a, b) => {
+      // each File as {name, bytes: File}: Chromium's Blob has a bytes() method, which the API would take for the bytes
+      const files = picked.files.map((f) => ({ name: f.name, bytes: f }));
+      const model = await M.loadModel(files, { signal: abort.signal, onProgress: (a, b) => {
         const done = typeof a === 'object' ? a.loaded : a, total = typeof a === 'object' ? a.total : b;
         progress('Reading the weights: ' + mb(done) + ' of ' + mb(total), done / total);
       } });
