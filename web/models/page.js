@@ -93,8 +93,8 @@ export function createModelPage(root, { query = '' } = {}) {
       progress('Reading the weights…', 0);
       status('Loading the model…');
       // each File as {name, bytes: File}: Chromium's Blob has a bytes() method, which the API would take for the bytes
-      const files = picked.files.map((f) => ({ name: f.name, bytes: f }));
-      const model = await M.loadModel(files, { signal: abort.signal, onProgress: (a, b) => {
+      const given = picked.files.map((f) => ({ name: f.name, bytes: f }));
+      const model = await M.loadModel(given, { signal: abort.signal, onProgress: (a, b) => {
         const done = typeof a === 'object' ? a.loaded : a, total = typeof a === 'object' ? a.total : b;
         progress('Reading the weights: ' + mb(done) + ' of ' + mb(total), done / total);
       } });
