@@ -9,8 +9,8 @@ import { attachTip } from '../widgets/tooltip.js';
 import { rankHeads } from './roles.js';
 
 // The plot size of a card so that H cards and a row label fit `width` px (clamped: readable, not huge).
-// (a card: its plot + 2·4 px padding + 2 px border + a 4 px gap; a row: its 34 px label + a 4 px gap)
-export function cardSize(H, width) { return Math.max(28, Math.min(120, Math.floor((width - 40) / H) - 14)); }
+// (a card: its plot and the plot's 2 px frame + 2·4 px padding + 2 px border + a 4 px gap; a row: its 34 px label + a 4 px gap)
+export function cardSize(H, width) { return Math.max(28, Math.min(120, Math.floor((width - 40) / H) - 16)); }
 
 export class HeadGrid {
   // box: the grid's container; tip: the tooltip element; describe(cell, mat) → tooltip words;
@@ -57,7 +57,7 @@ export class HeadGrid {
     else {
       const head = this.box.appendChild(el('div', { class: 'mg-row mg-heads', 'aria-hidden': 'true' }));
       head.appendChild(el('span', { class: 'mg-label' }, ''));
-      for (let h = 0; h < H; h++) head.appendChild(el('span', { class: 'mg-label mg-col' }, 'H' + h)).style.width = (o.size + 10) + 'px';
+      for (let h = 0; h < H; h++) head.appendChild(el('span', { class: 'mg-label mg-col' }, 'H' + h)).style.width = (o.size + 12) + 'px';
       for (let l = 0; l < L; l++) {
         const r = this.box.appendChild(el('div', { class: 'mg-row' }));
         r.appendChild(el('span', { class: 'mg-label', 'aria-hidden': 'true' }, 'L' + l));
