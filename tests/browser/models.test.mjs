@@ -244,6 +244,33 @@ test('tokenizer_config.json is optional; model= never leaves the page\'s host; f
   await closeClean(g);
 });
 
+test('Cancel while a model loads: the message says so and the model shown stays', async () => {
+  const g = await open('models.html?model=models/gpt2/');
+  const { page } = g;
+  const said = await page.evaluate(async () => {
+    const loading = window.mhaExplorer.loadURL('models/minilm/').then(() => 'loaded', (e) => 'rejected: ' + e.name);
+    await new Promise((r) => { const t = setInterval(() => { if (!document.getElementById('progress-box').hidden) { clearInterval(t); r(); } }, 1); });
+    document.getElementById('cancel').click();
+    return [await loading, window.mhaExplorer.getMessages().join(' '), window.mhaExplorer.getInfo().modelType, document.getElementById('progress-box').hidden];
+  });
+  assert.match(said[0], /^rejected/);
+  assert.match(said[1], /cancelled: the previous model stays/);
+  assert.deepEqual(said.slice(2), ['gpt2', true]);
+  await checkAgainstOracle(page, 'gpt2');
+  await closeClean(g);
+});
+
+test('the one-file twin (dist/mha-explorer-models.html, no weights in it) from a file: a dropped folder, nothing else requested', async () => {
+  const url = pathToFileURL(join(DIST, 'mha-explorer-models.html')).href;
+  assert.ok(readFileSync(join(DIST, 'mha-explorer-models.html')).length < 2e6, 'no weights inside');
+  const g = await open(url, { allowed: (u) => u.split(/[?#]/)[0] === url || /^(data|blob):/.test(u) });
+  assert.equal(g.ready, false);
+  assert.deepEqual(await drop(g.page, 'bert'), []);
+  await checkAgainstOracle(g.page, 'bert');
+  assert.equal(await g.page.getAttribute('a[href^="mha-explorer-lab.html"]', 'href'), 'mha-explorer-lab.html?preset=train-two-offsets');
+  await closeClean(g);
+});
+
 test('the text box retokenizes as the student types; role scores, where a token looks, the snippet', async () => {
   const g = await open('models.html?model=models/gpt2/');
   const { page } = g;

@@ -108,13 +108,14 @@ export function createModelPage(root, { query = '' } = {}) {
       status('Loaded ' + (source.folder || 'the model') + '.');
     } catch (err) {
       const cancelled = abort.signal.aborted;
-      if (S.loading === mine) say('load', cancelled ? 'Loading was cancelled' + (S.model ? ': the previous model stays.' : '.') : err.message);
+      if (S.loading === mine) say('load', cancelled ? cancelledWords() : err.message);
       if (S.loading === mine) status(S.model ? 'Showing ' + (S.source.folder || 'the model') + '.' : 'No model loaded.');
       throw err;
     } finally {
       if (S.loading === mine) { S.loading = null; progress(null); }
     }
   }
+  const cancelledWords = () => 'Loading was cancelled' + (S.model ? ': the previous model stays.' : '.');
   function loadFromURL(value) {
     let base;
     try { base = folderURL(value, document.baseURI); } catch (err) { say('load', err.message); return Promise.reject(err); }
@@ -125,7 +126,11 @@ export function createModelPage(root, { query = '' } = {}) {
     status('Downloading the model…');
     return filesFromFolder(base, { signal: abort.signal, onProgress: (done, total) => progress('Downloading ' + value + ': ' + mb(done) + ' of ' + mb(total), done / total) })
       .then((files) => { S.loading = null; return loadFiles(files, { folder: value, dropped: false }, abort); }, (err) => {
-        if (S.loading === abort) { S.loading = null; progress(null); say('load', abort.signal.aborted ? 'Loading was cancelled.' : err.message); status('No model loaded.'); }
+        if (S.loading === abort) {
+          S.loading = null; progress(null);
+          say('load', abort.signal.aborted ? cancelledWords() : err.message);
+          status(S.model ? 'Showing ' + (S.source.folder || 'the model') + '.' : 'No model loaded.');
+        }
         throw err;
       });
   }
