@@ -12,14 +12,20 @@ export function predictionPosition(ids, { causal, hasLmHead, maskId }) {
   return causal ? ids.length - 1 : ids.indexOf(maskId);
 }
 
+// softmax(logits) in double precision (V floats → Float64Array).
+export function softmax(logits) {
+  let max = -Infinity, sum = 0;
+  for (let i = 0; i < logits.length; i++) if (logits[i] > max) max = logits[i];
+  const p = new Float64Array(logits.length);
+  for (let i = 0; i < logits.length; i++) sum += (p[i] = Math.exp(logits[i] - max));
+  for (let i = 0; i < p.length; i++) p[i] /= sum;
+  return p;
+}
+
 // The k most probable tokens of one position's logits (V floats): [{id, prob, logit}], most probable first (ties:
 // the lower id first). prob = softmax(logits)[id], computed in double precision.
 export function topTokens(logits, k = 5) {
-  let max = -Infinity;
-  for (let i = 0; i < logits.length; i++) if (logits[i] > max) max = logits[i];
-  let sum = 0;
-  for (let i = 0; i < logits.length; i++) sum += Math.exp(logits[i] - max);
-  const ids = [];   // the k best so far, best first
+  const probs = softmax(logits), ids = [];   // the k best so far, best first
   for (let i = 0; i < logits.length; i++) {
     const v = logits[i];
     if (ids.length === k && !(v > logits[ids[k - 1]])) continue;
@@ -27,7 +33,7 @@ export function topTokens(logits, k = 5) {
     while (p > 0 && v > logits[ids[p - 1]]) { if (p < k) ids[p] = ids[p - 1]; p--; }
     ids[p] = i;
   }
-  return ids.map((id) => ({ id, prob: Math.exp(logits[id] - max) / sum, logit: logits[id] }));
+  return ids.map((id) => ({ id, prob: probs[id], logit: logits[id] }));
 }
 
 // The full model's top tokens beside the ablated model's: the ablated list, each with its change of probability
