@@ -33,8 +33,7 @@ export function createLoading(ctx) {
       const vocab = readVocabulary(picked.text), M = await core;
       progress('Reading the weights…', 0);
       status('Loading the model…');
-      // each File as {name, bytes: File}: Chromium's Blob has a bytes() method, which the API would take for the bytes
-      const model = await M.loadModel(picked.files.map((f) => ({ name: f.name, bytes: f })), { signal: abort.signal,
+      const model = await M.loadModel(picked.files, { signal: abort.signal,
         onProgress: (p) => progress('Reading the weights: ' + mb(p.loaded) + ' of ' + mb(p.total), p.loaded / p.total) });
       if (S.loading !== abort) { model.dispose(); return; }
       if (S.model) S.model.dispose();
