@@ -53,7 +53,8 @@ function fillTop(ctx, table, rows, compare) {
     const p = tr.appendChild(el('td', { class: 'p' }, (100 * r.prob).toFixed(2) + '%'));
     tr.appendChild(el('td')).appendChild(el('span', { class: 'mp-bar', 'aria-hidden': 'true' })).style.width = Math.max(1, Math.round(80 * r.prob)) + 'px';
     if (compare) {
-      const d = r.prob - r.was, moved = r.wasRank < 0 ? 'new in the top 5' : (d >= 0 ? '+' : '−') + (100 * Math.abs(d)).toFixed(2);
+      const d = r.prob - r.was, change = (100 * Math.abs(d)).toFixed(2);   // in points, as the probabilities are shown
+      const moved = r.wasRank < 0 ? 'new in the top 5' : change === '0.00' ? '±0.00' : (d >= 0 ? '+' : '−') + change;
       p.appendChild(el('small', { class: d >= 0 ? 'mp-up' : 'mp-down' }, ' ' + moved));
     }
   }
