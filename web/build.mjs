@@ -20,11 +20,11 @@ const out = resolve(outIdx >= 0 ? args[outIdx + 1] : join(here, '..', 'dist'));
 
 // dist/ name → its source in web/ (copied as it is).
 const FILES = { 'index.html': 'index.html', 'style.css': 'style.css', 'element-demo.html': 'element-demo.html', 'lab.html': 'lab.html',
-  'lab.css': 'lab/lab.css' };
+  'lab.css': 'lab/lab.css', 'models.html': 'models.html', 'models.css': 'models/models.css' };
 // ES-module entries (dist/ name → source in web/), each bundled with its imports into a classic script; trainer.js
 // alone also sets window.MhaTrainer (for scripts and tests that drive the training worker without the lab).
 const BUNDLES = { 'app.js': 'entries/page.js', 'worker.js': 'compute/forward-worker.js', 'mha-explorer-element.js': 'entries/element.js',
-  'lab.js': 'entries/lab.js', 'trainer.js': 'compute/trainer.js' };
+  'lab.js': 'entries/lab.js', 'trainer.js': 'compute/trainer.js', 'models.js': 'entries/models.js' };
 // The bundles that start forward workers (the page, the element's explorer) carry the worker's code.
 const STARTS_WORKERS = new Set(['app.js', 'mha-explorer-element.js']);
 const GLOBAL_NAMES = { 'trainer.js': 'MhaTrainer' };
@@ -126,6 +126,22 @@ if (cores.length) {
   const trainer = transformSync(workerCode, { minify: true, target: 'es2019', legalComments: 'none' }).code;
   oneFiles.push(writeOneFile(ONE_FILE.page, 'page', coreData, trainer));
   oneFiles.push(writeOneFile(ONE_FILE.lab, 'lab', coreData, trainer));
+}
+// The model page as one file, holding no weights (the student drops a model folder on it): web/models.html with its
+// styles, its script and the core builds inline, its links to the page and the lab naming their one-file pages.
+if (cores.length) oneFiles.push(writeModelsOneFile('mha-explorer-models.html', inlineCores()));
+function writeModelsOneFile(name, coreData) {
+  const data = { files: { page: ONE_FILE.page, lab: ONE_FILE.lab }, cores: coreData, workers: {} };
+  const css = ['style.css', 'models.css'].map((f) => readFileSync(join(here, FILES[f]), 'utf8')).join('\n');
+  const page = readFileSync(join(here, 'models.html'), 'utf8')
+    .replace('<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="models.css">\n', () => `<style>\n${css}</style>\n`)
+    .replace('<script src="models.js"></script>', () => `<script>window.MHA_INLINE = ${inlineSafe(JSON.stringify(data))};</script>\n` +
+      `<script>${inlineSafe(minified(BUNDLES['models.js']))}</script>`)
+    .replace(/<style>\/\* the note below[^]*?<\/style>\n/, '').replace(/<p id="boot-note"[^]*?<\/p>\n/, '')
+    .replace('<!doctype html>\n', '<!doctype html>\n<!-- MHA Explorer\'s model page as one file (web/build.mjs): drop a model folder on it. -->\n');
+  if (/href="models\.css"|src="models\.js"|id="boot-note"/.test(page)) throw new Error('models.html: its stylesheets, script or boot note were not inlined');
+  writeFileSync(join(out, name), page);
+  return `${name} ${(Buffer.byteLength(page) / 1e6).toFixed(2)} MB`;
 }
 // The Python package's data (not in git): the view and, once built, the one-file pages.
 const packageStatic = join(here, '..', 'python', 'mha_explorer', 'static');

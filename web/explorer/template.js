@@ -11,6 +11,7 @@ export const TEMPLATE = `
   <div class="top-actions">
     <span id="status" class="status" role="status" aria-live="polite">Loading the WebAssembly core…</span>
     <a id="open-full" class="btn ghost" href="index.html" target="_blank" rel="noopener" hidden>Open full page ↗</a>
+    <a id="open-models" class="btn ghost models-link" href="models.html">Real models ↗</a>
     <a id="open-lab" class="btn ghost" href="lab.html?preset=train-two-offsets">Train heads ↗</a>
     <button id="theme-toggle" class="btn ghost" type="button" aria-label="Switch colour theme"><svg class="icon" viewBox="0 0 16 16" aria-hidden="true"><circle cx="8" cy="8" r="6.5" fill="none" stroke="currentColor" stroke-width="1.5"/><path d="M8 1.5a6.5 6.5 0 0 1 0 13z" fill="currentColor"/></svg>Theme</button>
   </div>

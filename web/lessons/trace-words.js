@@ -12,7 +12,8 @@ export function traceWords(trace, mask) {
   let S = first[1], D = first[2], attended = false, readout = 0;
   const modelTrace = trace.some((t) => t.layer !== undefined);
   return trace.map((t) => {
-    const w = stepWords(t.op || !t.name ? t : Object.assign({}, t, { op: t.name }));
+    // a step that carries its words (a real checkpoint's, worded by models/trace.js) keeps them
+    const w = t.words ? Object.assign({}, t.words) : stepWords(t.op || !t.name ? t : Object.assign({}, t, { op: t.name }));
     if (t.layer !== undefined) w.label = 'Layer ' + t.layer + ': ' + w.label;
     return w;
   });

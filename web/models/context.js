@@ -1,0 +1,35 @@
+// MHA Explorer, the model page — one page's context: its elements ($(id)), its state S (the model, the text's forward,
+// the selection, the scores, the heads off) and its messages, status line and progress bar. The page's modules
+// (loading, forward, panels, api) each take it.
+import { showMessages } from '../chrome/messages.js';
+
+// Lesson 004's sentence: which head links "it" to "road"?
+export const DEFAULT_TEXT = "The chicken didn't cross the road because it was too wide.";
+
+// params: the page's URLSearchParams (text, layer, head, theme, model).
+export function createContext(root, params) {
+  const $ = (id) => root.querySelector('#' + id);
+  const S = {
+    model: null, info: null, vocab: null, source: null,            // the loaded model, its tokenizer's names, where it came from
+    text: params.has('text') ? params.get('text') : DEFAULT_TEXT,
+    enc: null, out: null, pos: -1, fullLogits: null,                // the text's tokens, forward, predicted position and logits
+    full: [], ablated: [], headsOff: [], repeat: null, scores: null, // top 5s, heads off, the repeated sequence, role scores
+    sel: { layer: Number(params.get('layer')) || 0, head: Number(params.get('head')) || 0 },
+    role: '', minScore: 0, order: 'grid', query: null, key: -1, lookAll: false, loading: null, theme: params.get('theme') || 'auto',
+  };
+  const messages = { core: '', load: '', repeat: '', text: '' };
+  const ctx = {
+    root, $, S, messages, view: null, grid: null,
+    say: (kind, text) => { messages[kind] = text || ''; showMessages($('messages'), Object.values(messages).filter(Boolean)); },
+    status: (text) => { $('status').textContent = text; },
+    // the progress bar: text (null hides it) and the fraction done
+    progress: (text, fraction) => {
+      $('progress-box').hidden = text == null;
+      if (text == null) return;
+      $('progress-text').textContent = text;
+      $('progress').value = Number.isFinite(fraction) ? Math.max(0, Math.min(1, fraction)) : 0;
+    },
+    shown: () => 'Showing ' + (S.source.folder || 'the model') + '.',
+  };
+  return ctx;
+}

@@ -1,0 +1,151 @@
+// MHA Explorer, the model page — a checkpoint's files, however they come: a dropped folder (its entries read
+// recursively), files chosen in the file dialog (one by one or a folder), or a folder next to the page named by the
+// model= parameter (fetched from the page's own host, never elsewhere). pickCheckpoint checks that the files a
+// model needs are there, naming the missing one; core.loadModel checks what they hold.
+
+// What a checkpoint folder holds that the page reads (by base name).
+export const CONFIG = 'config.json', TOKENIZER = 'tokenizer.json', TOKENIZER_CONFIG = 'tokenizer_config.json';
+export const WEIGHTS = 'model.safetensors', INDEX = 'model.safetensors.index.json';
+const FOLDER_HINT = 'A model folder as transformers saves it (save_pretrained) or as a model\'s page on the Hugging Face Hub ' +
+  'lists it: model.safetensors (or model.safetensors.index.json and its shards), config.json, tokenizer.json and tokenizer_config.json.';
+
+const baseName = (f) => String(f.name).split('/').pop();
+// The path a file had in its folder, when the browser says (a folder chosen or dropped), else its name.
+export const pathOf = (f) => f.relativePath || f.webkitRelativePath || f.name;
+
+// A dropped DataTransfer → promise of [File] (each with relativePath when it came from a folder); folders are read
+// recursively (FileSystemDirectoryEntry; readEntries answers in batches until an empty one).
+export function filesFromDrop(dataTransfer) {
+  const items = Array.from(dataTransfer.items || []).filter((i) => i.kind === 'file');
+  const entries = items.map((i) => (i.webkitGetAsEntry ? i.webkitGetAsEntry() : null));
+  if (!entries.length || entries.some((e) => !e)) return Promise.resolve(Array.from(dataTransfer.files || []));
+  const walk = (entry, path) => new Promise((resolve, reject) => {
+    if (entry.isFile) {
+      entry.file((f) => { f.relativePath = path + f.name; resolve([f]); }, reject);
+      return;
+    }
+    const reader = entry.createReader(), all = [];
+    const more = () => reader.readEntries((batch) => {
+      if (!batch.length) { Promise.all(all.map((e) => walk(e, path + entry.name + '/'))).then((l) => resolve(l.flat()), reject); return; }
+      all.push(...batch);
+      more();
+    }, reject);
+    more();
+  });
+  return Promise.all(entries.map((e) => walk(e, ''))).then((l) => l.flat());
+}
+
+// The folder the files came from (the first part of their paths when they all share it), or null.
+export function folderOf(files) {
+  const firsts = new Set(files.map((f) => pathOf(f).split('/')).map((p) => (p.length > 1 ? p[0] : null)));
+  return firsts.size === 1 ? Array.from(firsts)[0] : null;
+}
+
+// [File] → promise of {files (what loadModel reads: config, tokenizer files, weights or index and shards), text:
+// {config, tokenizer, tokenizerConfig} (their text), shards: [names]}; rejects with a message naming the file that
+// is missing or unreadable.
+export async function pickCheckpoint(files) {
+  const byName = new Map();
+  for (const f of files) {
+    const n = baseName(f);
+    if (byName.has(n) && [CONFIG, TOKENIZER, TOKENIZER_CONFIG, WEIGHTS, INDEX].includes(n)) {
+      throw new Error('Two files are named ' + n + ' (' + pathOf(byName.get(n)) + ' and ' + pathOf(f) + '): drop one model folder at a time.');
+    }
+    byName.set(n, f);
+  }
+  const need = (name, why) => {
+    if (byName.has(name)) return byName.get(name);
+    throw new Error(name + ' is missing: ' + why + ' ' + FOLDER_HINT);
+  };
+  const readText = (f) => f.text().then((t) => t, (e) => { throw new Error(pathOf(f) + ' could not be read (' + e.message + ').'); });
+  const config = need(CONFIG, 'it says which model the weights are (model_type, layers, heads).');
+  const tokenizer = need(TOKENIZER, 'the page splits your text into tokens with it' +
+    (byName.has('vocab.txt') || byName.has('vocab.json') ? ' (this folder has the older vocab files only: AutoTokenizer.from_pretrained(folder).save_pretrained(folder) writes tokenizer.json).' : '.'));
+  const picked = [config, tokenizer];
+  let shards = [];
+  if (byName.has(WEIGHTS)) picked.push(byName.get(WEIGHTS));
+  else if (byName.has(INDEX)) {
+    const index = byName.get(INDEX);
+    let map;
+    try { map = JSON.parse(await readText(index)).weight_map; } catch (e) { throw new Error(INDEX + ' is not the JSON transformers writes (' + e.message + ').'); }
+    if (!map || typeof map !== 'object') throw new Error(INDEX + ' has no weight_map: it is not the index transformers writes for sharded weights.');
+    shards = Array.from(new Set(Object.values(map).map(String)));
+    const missing = shards.filter((s) => !byName.has(s));
+    if (missing.length) {
+      throw new Error(missing.join(', ') + (missing.length > 1 ? ' are' : ' is') + ' missing: ' + INDEX + ' lists ' + (missing.length > 1 ? 'them' : 'it') +
+        ' among the ' + shards.length + ' shards of the weights. Drop the whole folder, every shard included.');
+    }
+    picked.push(index, ...shards.map((s) => byName.get(s)));
+  } else {
+    const other = ['pytorch_model.bin', 'model.ckpt.index', 'tf_model.h5', 'flax_model.msgpack', 'model.onnx'].find((n) => byName.has(n));
+    throw new Error(WEIGHTS + ' is missing' + (other ? ': this folder has ' + other + ', which the page does not read (safetensors only; ' +
+      'transformers writes it with model.save_pretrained(folder, safe_serialization=True)).' : ': the weights are in it (or in shards listed by ' + INDEX + ').') +
+      ' ' + FOLDER_HINT);
+  }
+  if (byName.has(TOKENIZER_CONFIG)) picked.push(byName.get(TOKENIZER_CONFIG));
+  const text = { config: await readText(config), tokenizer: await readText(tokenizer),
+    tokenizerConfig: byName.has(TOKENIZER_CONFIG) ? await readText(byName.get(TOKENIZER_CONFIG)) : null };
+  return { files: picked, text, shards };
+}
+
+// model= : a folder relative to the page, on its own host. → the folder's absolute URL (ending in /), or throws.
+export function folderURL(value, pageURL) {
+  const v = String(value).trim();
+  if (!v) throw new Error('model= names no folder: give a folder next to the page, such as model=models/gpt2/.');
+  if (/^[a-z][a-z0-9+.-]*:|^\/\//i.test(v)) {
+    throw new Error('model=' + v + ' is an address: the page loads a folder relative to itself only (such as model=models/gpt2/), never from another site.');
+  }
+  const page = new URL(pageURL);
+  if (page.protocol === 'file:') {
+    throw new Error('model=' + v + ' cannot be read from a page opened as a file (browsers forbid it): serve the folder and the page over http(s), or drop the model folder on the page.');
+  }
+  const url = new URL(v.endsWith('/') ? v : v + '/', page);
+  if (url.origin !== page.origin) throw new Error('model=' + v + ' leads to another site: the page loads from its own host only.');
+  return url.href;
+}
+
+// The files of a folder on the page's host: config.json, tokenizer.json, tokenizer_config.json when there,
+// model.safetensors or the index and its shards. Each is read as a File (its bytes fetched, with onProgress(loaded,
+// total) over all of them). → promise of [File]; a missing required file rejects with a message naming it.
+export async function filesFromFolder(base, { signal, onProgress } = {}) {
+  const got = [];
+  let loaded = 0, total = 0;
+  const fetchFile = async (name, optional) => {
+    let res;
+    try { res = await fetch(base + name, { signal, credentials: 'same-origin' }); } catch (e) {
+      if (signal && signal.aborted) throw e;
+      throw new Error(name + ' could not be fetched from ' + base + ' (' + e.message + ').');
+    }
+    if (!res.ok) {
+      if (optional) return null;
+      throw new Error(name + ' is missing at ' + base + ' (the server answered ' + res.status + '). ' + FOLDER_HINT);
+    }
+    const size = Number(res.headers.get('content-length')) || 0;
+    total += size;
+    const chunks = [];
+    if (res.body && res.body.getReader) {
+      const reader = res.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        loaded += value.length;
+        if (onProgress) onProgress(loaded, Math.max(total, loaded));
+      }
+    } else chunks.push(new Uint8Array(await res.arrayBuffer()));
+    const file = new File(chunks, name);
+    got.push(file);
+    return file;
+  };
+  await fetchFile(CONFIG);
+  await fetchFile(TOKENIZER);
+  await fetchFile(TOKENIZER_CONFIG, true);
+  if (!(await fetchFile(WEIGHTS, true))) {
+    const index = await fetchFile(INDEX, true);
+    if (!index) throw new Error(WEIGHTS + ' is missing at ' + base + ' (and so is ' + INDEX + ', which lists the shards of sharded weights). ' + FOLDER_HINT);
+    let map = null;
+    try { map = JSON.parse(await index.text()).weight_map; } catch (e) { /* pickCheckpoint names it */ }
+    for (const shard of new Set(Object.values(map || {}).map(String))) await fetchFile(shard, true);
+  }
+  return got;
+}

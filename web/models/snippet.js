@@ -1,0 +1,107 @@
+// MHA Explorer, the model page — "Copy as Python": a snippet that loads the same checkpoint folder with transformers
+// (eager attention, output_attentions=True), runs the same text, and prints what the page shows: the tokens, the
+// selected head's weights as the page's table prints them (4 decimals; rows: queries, columns: keys), and the top 5
+// predicted tokens with their probabilities for the full model and with the page's heads switched off (a forward
+// pre-hook zeroing each such head's slice of the output projection's input, as model.forward's headsOff does).
+// It runs as pasted (pip install torch transformers); the tests run it in their venv and compare its numbers.
+
+// The output projection of every family transformers names, with the layer's index: GPT-2's attn.c_proj, BERT's
+// attention.output.dense, DistilBERT's attention.out_lin, Llama's and Qwen2's self_attn.o_proj.
+export const OUTPUT_PROJECTION = String.raw`(?:^|\.)(?:h|layer|layers)\.(\d+)\.(?:attn\.c_proj|attention\.output\.dense|attention\.out_lin|self_attn\.o_proj)$`;
+
+// A Python string literal of any text (JSON's escapes are Python's).
+const py = (s) => JSON.stringify(String(s));
+const pairs = (heads) => '[' + heads.map(([l, h]) => '(' + l + ', ' + h + ')').join(', ') + ']';
+
+// o: {folder (the checkpoint's folder as from_pretrained finds it), dropped (true: the student's own folder, whose
+// path on disk the page does not know), text, layer, head, headsOff ([[layer, head]]), info (model.info: causal,
+// hasLmHead, heads, dModel, headDim?)}.
+export function pythonSnippet(o) {
+  const info = o.info, headDim = info.headDim || info.dModel / info.heads;
+  const cls = !info.hasLmHead ? 'AutoModel' : info.causal ? 'AutoModelForCausalLM' : 'AutoModelForMaskedLM';
+  const where = o.dropped ? '  # the folder you dropped on the page: write its path on your disk here'
+    : '  # the folder the page loaded (relative to the page: run this next to it)';
+  const lines = [
+    '# MHA Explorer, the model page: layer ' + o.layer + ', head ' + o.head + ' for your text, computed by transformers',
+    '# (pip install torch transformers). Prints the tokens, the head\'s weights as the page\'s table shows them',
+    '# (rows: queries, columns: keys)' + (info.hasLmHead ? ' and the top 5 predictions with and without the heads switched off.' : '.'),
+    'import re',
+    'import torch',
+    'from transformers import ' + cls + ', AutoTokenizer',
+    '',
+    'path = ' + py(o.folder) + where,
+    'text = ' + py(o.text),
+    'layer, head = ' + o.layer + ', ' + o.head,
+    'heads_off = ' + pairs(o.headsOff || []) + '  # (layer, head) switched off on the page',
+    '',
+    'tokenizer = AutoTokenizer.from_pretrained(path)',
+    'model = ' + cls + '.from_pretrained(path, attn_implementation="eager", torch_dtype=torch.float32).eval()',
+    'ids = tokenizer(text, return_tensors="pt")["input_ids"]  # the ids alone, as the page runs them',
+    'with torch.no_grad():',
+    '    out = model(input_ids=ids, output_attentions=True)',
+    'print(tokenizer.convert_ids_to_tokens(ids[0]))',
+    'print(f"layer {layer}, head {head}:")',
+    'for row in out.attentions[layer][0, head].tolist():',
+    '    print(" ".join(f"{w:.4f}" for w in row))',
+  ];
+  if (info.hasLmHead) {
+    lines.push(
+      '',
+      '# A head switched off: its slice of the output projection\'s input zeroed before the projection.',
+      'HEAD_DIM = ' + headDim,
+      'PROJECTION = re.compile(r"' + OUTPUT_PROJECTION + '")',
+      '',
+      'def zero_heads(heads):',
+      '    def hook(module, args):',
+      '        x = args[0].clone()',
+      '        for h in heads:',
+      '            x[..., h * HEAD_DIM:(h + 1) * HEAD_DIM] = 0',
+      '        return (x,) + args[1:]',
+      '    return hook',
+      '',
+      'def top5(off):',
+      '    hooks = []',
+      '    for name, module in model.named_modules():',
+      '        m = PROJECTION.search(name)',
+      '        heads = [h for (l, h) in off if m and l == int(m.group(1))]',
+      '        if heads:',
+      '            hooks.append(module.register_forward_pre_hook(zero_heads(heads)))',
+      '    with torch.no_grad():',
+      '        logits = model(input_ids=ids).logits[0, position]',
+      '    for h in hooks:',
+      '        h.remove()',
+      '    probs = torch.softmax(logits.double(), -1)',
+      '    best = sorted(range(len(logits)), key=lambda i: (-logits[i].item(), i))[:5]',
+      '    for i in best:',
+      '        print(f"{i:>7} {100 * probs[i].item():6.2f}%  {tokenizer.convert_ids_to_tokens(i)!r}")',
+      '',
+      info.causal ? 'position = -1  # the next token after the text'
+        : 'position = ids[0].tolist().index(tokenizer.mask_token_id)  # the first ' + (o.maskToken || '[MASK]'),
+      'print("top 5, full model:")',
+      'top5([])',
+      'if heads_off:',
+      '    print(f"top 5, heads {heads_off} switched off:")',
+      '    top5(heads_off)');
+  }
+  return lines.join('\n') + '\n';
+}
+
+// The numbers a snippet printed: {tokens (Python's list as printed), weights ([[...]] rows), full, ablated
+// ([{id, percent}])}, for the tests and for a student's comparison.
+export function parsePrinted(stdout) {
+  const lines = stdout.split('\n');
+  const out = { tokensLine: lines[0], weights: [], full: [], ablated: [] };
+  let part = null;
+  for (const line of lines.slice(1)) {
+    if (/^layer \d+, head \d+:$/.test(line)) { part = 'weights'; continue; }
+    if (line === 'top 5, full model:') { part = 'full'; continue; }
+    if (/^top 5, heads .* switched off:$/.test(line)) { part = 'ablated'; continue; }
+    if (!line.trim()) continue;
+    if (part === 'weights') out.weights.push(line.trim().split(/\s+/).map(Number));
+    else if (part) {
+      const m = line.match(/^\s*(\d+)\s+([\d.]+)%/);
+      if (m) out[part].push({ id: +m[1], percent: +m[2] });
+    }
+  }
+  return out;
+}
