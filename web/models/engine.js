@@ -1,4 +1,4 @@
-// MHA Explorer, the model page — its core: the fastest core build this browser runs (core/features.js, falling back to
+// MHA Explorer, the model page — its core: the fastest core build this browser runs (compute/features.js, falling back to
 // the next when a file is missing), loaded as the page's classic script (or from the one-file page's own text), and
 // checked for the model API (core.loadModel: the real-checkpoint loader of wasm/api.js).
 import { CORE_BUILDS, INLINE, loadCoreScript, explain } from '../compute/source.js';
