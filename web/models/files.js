@@ -67,7 +67,7 @@ export async function pickCheckpoint(files) {
   else if (byName.has(INDEX)) {
     const index = byName.get(INDEX);
     let map;
-    try { map = JSON.parse(await readText(index)).weight_map; } catch (e) { throw new Error(INDEX + ' is not the JSON transformers writes (' + e.message + ').'); }
+    try { map = JSON.parse(await readText(index)).weight_map; } catch (e) { throw new Error(INDEX + ' is not the JSON transformers writes (' + e.message + ').', { cause: e }); }
     if (!map || typeof map !== 'object') throw new Error(INDEX + ' has no weight_map: it is not the index transformers writes for sharded weights.');
     shards = Array.from(new Set(Object.values(map).map(String)));
     const missing = shards.filter((s) => !byName.has(s));
@@ -114,7 +114,7 @@ export async function filesFromFolder(base, { signal, onProgress } = {}) {
     let res;
     try { res = await fetch(base + name, { signal, credentials: 'same-origin' }); } catch (e) {
       if (signal && signal.aborted) throw e;
-      throw new Error(name + ' could not be fetched from ' + base + ' (' + e.message + ').');
+      throw new Error(name + ' could not be fetched from ' + base + ' (' + e.message + ').', { cause: e });
     }
     if (!res.ok) {
       if (optional) return null;

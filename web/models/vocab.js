@@ -7,7 +7,7 @@
 // maskToken}.
 export function readVocabulary(texts) {
   let tok;
-  try { tok = JSON.parse(texts.tokenizer); } catch (e) { throw new Error('tokenizer.json is not JSON (' + e.message + ').'); }
+  try { tok = JSON.parse(texts.tokenizer); } catch (e) { throw new Error('tokenizer.json is not JSON (' + e.message + ').', { cause: e }); }
   const names = [];
   const vocab = tok && tok.model && tok.model.vocab;
   if (Array.isArray(vocab)) vocab.forEach((entry, id) => { names[id] = Array.isArray(entry) ? String(entry[0]) : String(entry); });   // Unigram: [token, score]
@@ -19,7 +19,7 @@ export function readVocabulary(texts) {
   }
   let config = {};
   if (texts.tokenizerConfig) {
-    try { config = JSON.parse(texts.tokenizerConfig) || {}; } catch (e) { throw new Error('tokenizer_config.json is not JSON (' + e.message + ').'); }
+    try { config = JSON.parse(texts.tokenizerConfig) || {}; } catch (e) { throw new Error('tokenizer_config.json is not JSON (' + e.message + ').', { cause: e }); }
   }
   const content = (t) => (t && typeof t === 'object' ? t.content : t);
   const maskToken = content(config.mask_token) || ['[MASK]', '<mask>'].find((m) => names.includes(m)) || null;
