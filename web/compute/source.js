@@ -23,10 +23,11 @@ function ownName() {
   if (!/^(https?|file):$/.test(location.protocol)) return null;
   return location.pathname.split('/').pop() || null;
 }
-// The page's and the lab's file names, for the links between them: a one-file page holds both, so both are its own
-// name (MHA_INLINE.files names it as web/build.mjs wrote it, for a page with no address of its own).
-export const FILES = inline ? { page: ownName() || inline.files.page, lab: ownName() || inline.files.lab }
-  : { page: 'index.html', lab: 'lab.html' };
+// The page's and the lab's file names, for the links between them: the one-file course page (MHA_INLINE.start) holds
+// both, so both are its own name (MHA_INLINE.files names it as web/build.mjs wrote it, for a page with no address of
+// its own); another one-file page (the model page's twin) links to the files MHA_INLINE.files names.
+export const FILES = inline && inline.start ? { page: ownName() || inline.files.page, lab: ownName() || inline.files.lab }
+  : inline ? inline.files : { page: 'index.html', lab: 'lab.html' };
 // The core builds this browser runs, fastest first, among the ones this page has.
 export const CORE_BUILDS = BUILDS.filter(function (b) { return !inline || !!inline.cores[b]; });
 
