@@ -36,6 +36,8 @@ function show(query, view = viewOf(query)) {
   if (shown) { shown.dispose(); dropPendingQuery(); restoreAttributes(); document.body.textContent = ''; }
   const mounted = view === 'lab' ? createLab(document.body, { query, ownsPage: true, idPrefix: '' })
     : createExplorer(document.body, { query, idPrefix: '', ownsDocument: true, input });
+  // the model page is no part of this file (it has its own one-file twin): no link to a models.html beside it
+  for (const a of document.querySelectorAll('a.models-link')) a.remove();
   shown = { view, dispose: mounted.dispose };
   document.title = TITLES[view];
   window.mhaExplorer = mounted.api;
