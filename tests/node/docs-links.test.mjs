@@ -168,7 +168,7 @@ test('every repository path a code comment names exists', () => {
 test('the checker finds what it must: a renamed file, a missing anchor; and passes over what is no path', () => {
   assert.deepEqual(missingPaths('see `web/compute/model.js` and tests/torch/make_fixtures.py', 'README.md'), []);
   assert.deepEqual(missingPaths('web/compute/modell.js, tests/torch/make_fixture.py', 'README.md'), ['web/compute/modell.js', 'tests/torch/make_fixture.py']);
-  assert.deepEqual(missingPaths('state/props.js and lab/views.js', 'web/lab/controller.js'), []);
+  assert.deepEqual(missingPaths('state/props.js and lab/chart.js', 'web/lab/controller.js'), []);
   assert.deepEqual(missingPaths('state/prop.js', 'web/README.md'), ['state/prop.js']);
   assert.deepEqual(missingPaths('tests/native/test_*.cpp, web/lessons/lesson*.js', 'DEVELOPERS.md'), []);
   assert.deepEqual(missingPaths('input/output, text/plain, [B, H, S, S], https://example.org/web/x.js, 1/(1 − p), dist/app.js', 'README.md'), []);
