@@ -148,7 +148,7 @@ std::vector<Spec> gpt2_like() {
 
 }  // namespace
 
-TEST_CASE("one file: kept tensors as stored (F32, F16, BF16, a scalar), 16-byte aligned; skipped ones absent") {
+TEST_CASE("one file: kept tensors as stored (F32, F16, BF16, a scalar), 16-byte aligned, skipped ones absent") {
   const std::vector<Spec> specs = gpt2_like();
   const Files files{{"model.safetensors", file_of(specs, R"("__metadata__":{"format":"pt"})")}};
   const Loaded l = load(files);
@@ -217,7 +217,7 @@ TEST_CASE("sharded: the index's shards, tensors from each, the files in any orde
   }
 }
 
-TEST_CASE("the weights outlive the loader; a loader gives them once") {
+TEST_CASE("the weights outlive the loader, which gives them once") {
   const Files files{{"model.safetensors", file_of({tensor("w", "F32", {4})})}};
   std::shared_ptr<const Weights> w;
   {
