@@ -17,7 +17,7 @@
 #include <set>
 #include <string>
 
-#include "loading/json.hpp"
+#include "json.hpp"
 #include "loading/safetensors_header.hpp"
 #include "mha/checkpoint.hpp"
 #include "test_errors.hpp"
@@ -488,13 +488,13 @@ std::string read_string(const std::string& path) {
 
 // A checkpoint folder through the loader, as the JS API loads it.
 struct Loaded2 {
-  ModelConfig config;
+  CheckpointConfig config;
   std::shared_ptr<const Weights> weights;
 };
 
 Loaded2 load_folder(const std::string& dir) {
   Loaded2 out;
-  out.config = parse_model_config(read_string(dir + "/config.json"));
+  out.config = parse_checkpoint_config(read_string(dir + "/config.json"));
   Files files;
   std::string index;
   if (std::ifstream(dir + "/model.safetensors.index.json").good()) {
