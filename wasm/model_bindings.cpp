@@ -1,7 +1,6 @@
 // embind bindings of real checkpoints (mha/checkpoint.hpp, mha/models.hpp): conversion and
 // validation only. api.js's loadModel drives the loader: config → index → each file's header →
 // the plan's reads (copied by api.js straight into wasm memory) → finish, which builds the Model.
-// A file of its own: train.hpp (bindings.cpp) and models.hpp both name a struct ModelConfig.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -27,16 +26,16 @@ constexpr double kMaxHeaderBytes = 8.0 + 100'000'000.0;
 
 // A checkpoint being loaded: its config and the loader, until finish() builds the model.
 struct ModelLoading {
-  mha::ModelConfig config;
+  mha::CheckpointConfig config;
   mha::CheckpointLoader loader;
-  explicit ModelLoading(mha::ModelConfig c) : config(std::move(c)), loader(config) {}
+  explicit ModelLoading(mha::CheckpointConfig c) : config(std::move(c)), loader(config) {}
 };
 
 // A loaded model; `weights` for info().
 struct LoadedModel {
   std::shared_ptr<const mha::Weights> weights;
   mha::Model model;
-  LoadedModel(mha::ModelConfig config, std::shared_ptr<const mha::Weights> w) : weights(w), model(std::move(config), std::move(w)) {}
+  LoadedModel(mha::CheckpointConfig config, std::shared_ptr<const mha::Weights> w) : weights(w), model(std::move(config), std::move(w)) {}
 };
 
 // `size` bytes api.js wrote at `address`.
@@ -47,7 +46,7 @@ const std::uint8_t* bytes_at(double address, std::size_t size) {
 }
 
 val loading_create(std::string config_json) {
-  return guarded([&] { return val(std::make_shared<ModelLoading>(mha::parse_model_config(config_json))); });
+  return guarded([&] { return val(std::make_shared<ModelLoading>(mha::parse_checkpoint_config(config_json))); });
 }
 
 val loading_add_index(ModelLoading& m, std::string index_json) {
@@ -126,7 +125,7 @@ std::string main_dtype(const mha::Weights& w) {
 }
 
 val model_info(const LoadedModel& m) {
-  const mha::ModelConfig& c = m.model.config();
+  const mha::CheckpointConfig& c = m.model.config();
   std::size_t weight_bytes = 0;
   for (const mha::WeightRef& t : m.weights->tensors()) weight_bytes += t.bytes();
   val out = val::object();
@@ -155,7 +154,7 @@ std::size_t list_length(const val& list, const std::string& what, double max_len
 // messages for students; here they are checked again, as numbers that cross as doubles.
 val model_forward(const LoadedModel& m, val ids, val heads_off, val logits_at) {
   return guarded([&] {
-    const mha::ModelConfig& c = m.model.config();
+    const mha::CheckpointConfig& c = m.model.config();
     const std::size_t T = list_length(ids, "ids", static_cast<double>(c.max_positions));
     std::vector<std::int32_t> tokens(T);
     for (std::size_t i = 0; i < T; ++i) {

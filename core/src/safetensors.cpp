@@ -9,7 +9,7 @@
 #include <limits>
 #include <set>
 
-#include "loading/json.hpp"
+#include "json.hpp"
 #include "loading/safetensors_header.hpp"
 
 namespace mha {

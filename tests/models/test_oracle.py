@@ -122,17 +122,19 @@ def test_transformers_float32_within_bounds(path, tmp_path):
 
 
 def test_bound_sizes_not_vacuous():
-    """Median bound / median |value| of each tensor kind, per case (printed), each below 5e-2."""
+    """Median bound / median |value| of each tensor kind, per case (printed), each below 5e-2. MiniLM's bounds are
+    norm-wise (one per tensor: make_checkpoints.make_minilm), so they are measured against the tensor's largest |value|."""
     rows = []
     for case in CASES:
         sizes = {}
+        scale = (lambda v: v.abs().max()) if case not in ANALYSED else (lambda v: v.abs().median())
         for _, _, stored in oracles(case):
             for t in stored:
                 if t.endswith(".bound"):
                     continue
                 value, bound = stored[t], stored[t + ".bound"]
                 live = value != 0
-                sizes.setdefault(t, []).append(float(bound[live].median() / value[live].abs().median()))
+                sizes.setdefault(t, []).append(float(bound[live].median() / scale(value[live])))
         rows.append((case, {t: max(v) for t, v in sizes.items()}))
     names = ["attentions", "hidden", "logits", "ablated.hidden", "ablated.logits"]
     print("\nmedian bound / median |value| (worst text):")
@@ -170,7 +172,8 @@ def mutate(case, model64, kind):
 
 
 # Mistakes the bounds catch, and (SUBTLE) ones they are too loose to see on these models: reported, not asserted.
-MISTAKES = [("llama", "rope_theta 1.001 x"), ("qwen2", "no k_proj bias"), ("bert", "token-type embeddings left out")]
+MISTAKES = [("llama", "rope_theta 1.001 x"), ("qwen2", "no k_proj bias"), ("bert", "token-type embeddings left out"),
+            ("minilm", "gelu_new instead of erf gelu"), ("minilm", "LayerNorm eps 1e-5 instead of 1e-12")]
 SUBTLE = [("gpt2", "gelu erf instead of gelu_new"), ("bert", "gelu_new instead of erf gelu"),
           ("bert", "LayerNorm eps 1e-5 instead of 1e-12"), ("llama", "RMSNorm eps 1e-6 instead of 1e-5")]
 

@@ -17,7 +17,7 @@
 #include <set>
 #include <string>
 
-#include "loading/json.hpp"
+#include "json.hpp"
 #include "loading/safetensors_header.hpp"
 #include "mha/checkpoint.hpp"
 #include "test_errors.hpp"
@@ -148,7 +148,7 @@ std::vector<Spec> gpt2_like() {
 
 }  // namespace
 
-TEST_CASE("one file: kept tensors as stored (F32, F16, BF16, a scalar), 16-byte aligned; skipped ones absent") {
+TEST_CASE("one file: kept tensors as stored (F32, F16, BF16, a scalar), 16-byte aligned, skipped ones absent") {
   const std::vector<Spec> specs = gpt2_like();
   const Files files{{"model.safetensors", file_of(specs, R"("__metadata__":{"format":"pt"})")}};
   const Loaded l = load(files);
@@ -217,7 +217,7 @@ TEST_CASE("sharded: the index's shards, tensors from each, the files in any orde
   }
 }
 
-TEST_CASE("the weights outlive the loader; a loader gives them once") {
+TEST_CASE("the weights outlive the loader, which gives them once") {
   const Files files{{"model.safetensors", file_of({tensor("w", "F32", {4})})}};
   std::shared_ptr<const Weights> w;
   {
@@ -488,13 +488,13 @@ std::string read_string(const std::string& path) {
 
 // A checkpoint folder through the loader, as the JS API loads it.
 struct Loaded2 {
-  ModelConfig config;
+  CheckpointConfig config;
   std::shared_ptr<const Weights> weights;
 };
 
 Loaded2 load_folder(const std::string& dir) {
   Loaded2 out;
-  out.config = parse_model_config(read_string(dir + "/config.json"));
+  out.config = parse_checkpoint_config(read_string(dir + "/config.json"));
   Files files;
   std::string index;
   if (std::ifstream(dir + "/model.safetensors.index.json").good()) {

@@ -1,5 +1,5 @@
-// REQUIRE_ERROR_MENTIONS, apart from test_support.hpp: suites of real checkpoints include
-// mha/models.hpp, whose ModelConfig would clash with mha.hpp's (train.hpp).
+// REQUIRE_ERROR_MENTIONS, for every suite (test_support.hpp includes it; the suites of real checkpoints
+// need only this).
 #pragma once
 
 #include <catch2/catch.hpp>

@@ -2,6 +2,10 @@
 // (tests/models/make_checkpoints.py: DIR/index.json, DIR/<case>/ with the checkpoint as
 // save_pretrained wrote it and oracle-<k>.safetensors with transformers' float64 run and a bound
 // on any float32 implementation's error), plus the refusals and errors a student meets.
+// First: json.hpp's Parser calls quoted(key) on a non-const std::string, which picks std::quoted when
+// <iomanip> (Catch2) is already declared under libc++ (wasm).
+#include "json.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -15,7 +19,6 @@
 
 #include "mha/error.hpp"
 #include "mha/models.hpp"
-#include "loading/json.hpp"
 #include "loading/safetensors_header.hpp"
 #include "mha/checkpoint.hpp"
 
@@ -71,13 +74,13 @@ RawFile read_raw(const std::string& path) {
 // A checkpoint folder loaded as the JS API loads it (CheckpointLoader): model.safetensors, or the
 // index and its shards.
 struct Checkpoint {
-  ModelConfig config;
+  CheckpointConfig config;
   std::shared_ptr<const Weights> weights;
 };
 
 Checkpoint read_checkpoint(const std::string& dir) {
   Checkpoint c;
-  c.config = parse_model_config(read_text(dir + "/config.json"));
+  c.config = parse_checkpoint_config(read_text(dir + "/config.json"));
   CheckpointLoader loader(c.config);
   std::vector<std::string> files{"model.safetensors"};
   if (std::ifstream(dir + "/model.safetensors.index.json").good()) {
@@ -214,7 +217,7 @@ TEST_CASE("every oracle case: attentions, hidden state, logits and ablated logit
 }
 
 TEST_CASE("model_reads_tensor: the tensors each family uses, with and without prefixes, and not the buffers", "[models]") {
-  const ModelConfig gpt2 = fixture("gpt2").config;
+  const CheckpointConfig gpt2 = fixture("gpt2").config;
   CHECK(model_reads_tensor(gpt2, "transformer.h.0.attn.c_attn.weight"));
   CHECK(model_reads_tensor(gpt2, "h.1.mlp.c_proj.bias"));
   CHECK(model_reads_tensor(gpt2, "wte.weight"));
@@ -222,7 +225,7 @@ TEST_CASE("model_reads_tensor: the tensors each family uses, with and without pr
   CHECK_FALSE(model_reads_tensor(gpt2, "h.0.attn.masked_bias"));
   CHECK_FALSE(model_reads_tensor(gpt2, "lm_head.weight"));  // tied to wte
   CHECK_FALSE(model_reads_tensor(gpt2, "h.9.ln_1.weight"));  // beyond n_layer
-  const ModelConfig bert = fixture("bert").config;
+  const CheckpointConfig bert = fixture("bert").config;
   CHECK(model_reads_tensor(bert, "bert.embeddings.LayerNorm.gamma"));
   CHECK(model_reads_tensor(bert, "encoder.layer.0.attention.self.query.weight"));
   CHECK(model_reads_tensor(bert, "cls.predictions.bias"));
@@ -231,7 +234,7 @@ TEST_CASE("model_reads_tensor: the tensors each family uses, with and without pr
   CHECK_FALSE(model_reads_tensor(bert, "bert.pooler.dense.weight"));
   CHECK_FALSE(model_reads_tensor(bert, "cls.seq_relationship.weight"));
   CHECK_FALSE(model_reads_tensor(bert, "cls.predictions.decoder.weight"));  // tied to the word embeddings
-  const ModelConfig distil = fixture("distilbert").config;
+  const CheckpointConfig distil = fixture("distilbert").config;
   CHECK(model_reads_tensor(distil, "distilbert.transformer.layer.1.ffn.lin2.bias"));
   CHECK(model_reads_tensor(distil, "vocab_projector.bias"));
   CHECK_FALSE(model_reads_tensor(distil, "vocab_projector.weight"));
@@ -239,7 +242,7 @@ TEST_CASE("model_reads_tensor: the tensors each family uses, with and without pr
 
 TEST_CASE("config options the core does not compute are refused by name, with what is supported", "[models][config]") {
   const auto refused = [](const std::string& json, const std::string& named) {
-    const std::string message = error_of([&] { parse_model_config(json); });
+    const std::string message = error_of([&] { parse_checkpoint_config(json); });
     INFO(message);
     CHECK(message.find(named) != std::string::npos);
     CHECK(message.find("gpt2, bert, distilbert, llama, qwen2") != std::string::npos);
@@ -256,11 +259,11 @@ TEST_CASE("config options the core does not compute are refused by name, with wh
   refused(R"({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
     "intermediate_size": 40, "vocab_size": 50, "position_embedding_type": "relative_key"})", "relative_key");
   refused(R"({"model_type": "t5", "d_model": 32})", "model_type 't5'");
-  CHECK(error_of([&] { parse_model_config(gpt2 + R"(, "activation_function": "mish"})"); }).find("'mish'") != std::string::npos);
-  CHECK(error_of([&] { parse_model_config(llama + R"(, "num_key_value_heads": 3})"); }).find("key/value heads") != std::string::npos);
-  CHECK(error_of([&] { parse_model_config("{\"model_type\": "); }).find("not valid JSON") != std::string::npos);
+  CHECK(error_of([&] { parse_checkpoint_config(gpt2 + R"(, "activation_function": "mish"})"); }).find("'mish'") != std::string::npos);
+  CHECK(error_of([&] { parse_checkpoint_config(llama + R"(, "num_key_value_heads": 3})"); }).find("key/value heads") != std::string::npos);
+  CHECK(error_of([&] { parse_checkpoint_config("{\"model_type\": "); }).find("not valid JSON") != std::string::npos);
   // Accepted: explicit defaults and rope_scaling null.
-  const ModelConfig ok = parse_model_config(llama + R"(, "rope_scaling": null, "num_key_value_heads": 2, "rope_theta": 500000.0})");
+  const CheckpointConfig ok = parse_checkpoint_config(llama + R"(, "rope_scaling": null, "num_key_value_heads": 2, "rope_theta": 500000.0})");
   CHECK(ok.family == Family::Llama);
   CHECK(ok.kv_heads == 2);
   CHECK(ok.head_dim == 8);

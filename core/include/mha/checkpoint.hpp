@@ -7,7 +7,7 @@
 //
 //   #include "mha/checkpoint.hpp"
 //
-//   mha::ModelConfig config = mha::parse_model_config(config_json);
+//   mha::CheckpointConfig config = mha::parse_checkpoint_config(config_json);
 //   mha::CheckpointLoader loader(config);            // keeps the tensors model_reads_tensor names
 //   loader.add_index(index_json);                     // sharded only; loader.shards() lists the files
 //   for (const File& f : weight_files) {              // model.safetensors, or every shard
@@ -58,7 +58,7 @@ class CheckpointLoader {
   // `keep(name)`: whether the model reads the tensor (the others are skipped, never copied).
   explicit CheckpointLoader(std::function<bool(const std::string& name)> keep, std::size_t slice_bytes = kCheckpointSlice);
   // Keeps what model_reads_tensor(config, name) says.
-  explicit CheckpointLoader(const ModelConfig& config, std::size_t slice_bytes = kCheckpointSlice);
+  explicit CheckpointLoader(const CheckpointConfig& config, std::size_t slice_bytes = kCheckpointSlice);
   ~CheckpointLoader();
   CheckpointLoader(const CheckpointLoader&) = delete;
   CheckpointLoader& operator=(const CheckpointLoader&) = delete;

@@ -23,11 +23,14 @@
 #pragma once
 
 #include "mha/attention.hpp"
+#include "mha/checkpoint.hpp"
 #include "mha/error.hpp"
 #include "mha/kernels.hpp"
-#include "mha/random.hpp"
+#include "mha/models.hpp"
 #include "mha/module.hpp"
+#include "mha/random.hpp"
 #include "mha/safetensors.hpp"
 #include "mha/teaching.hpp"
 #include "mha/tensor.hpp"
 #include "mha/train.hpp"
+#include "mha/weights.hpp"

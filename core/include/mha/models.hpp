@@ -5,7 +5,7 @@
 //
 //   #include "mha/models.hpp"
 //
-//   mha::ModelConfig config = mha::parse_model_config(config_json_text);   // config.json
+//   mha::CheckpointConfig config = mha::parse_checkpoint_config(config_json_text);   // config.json
 //   std::shared_ptr<const mha::Weights> weights = /* the loading floor: model.safetensors */;
 //   mha::Model model(config, weights);                 // checks every tensor's name and shape
 //   mha::ModelOutput out = model.forward({15496, 995}, {});
@@ -33,7 +33,7 @@ const char* family_name(Family family);
 // What config.json says, checked: an unsupported model_type or option (ALiBi, sliding windows,
 // scale_attn_by_inverse_layer_idx, rope scaling, ...) throws mha::Error naming it and listing what
 // is supported.
-struct ModelConfig {
+struct CheckpointConfig {
   Family family = Family::GPT2;
   std::string model_type;        // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2"
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, d_ff = 0;
@@ -46,11 +46,11 @@ struct ModelConfig {
   bool mlp_bias = false;         // Llama's mlp_bias
   bool scale_attention = true;   // GPT-2's scale_attn_weights: scores / sqrt(head_dim)
 };
-ModelConfig parse_model_config(const std::string& config_json);
+CheckpointConfig parse_checkpoint_config(const std::string& config_json);
 
 // Whether the model built from `config` reads the tensor `name` (any accepted prefix): the
 // loader copies only those, and ignores the others (GPT-2's attn.bias buffers, position_ids, ...).
-bool model_reads_tensor(const ModelConfig& config, const std::string& name);
+bool model_reads_tensor(const CheckpointConfig& config, const std::string& name);
 
 struct HeadRef {
   std::size_t layer = 0, head = 0;
@@ -72,9 +72,9 @@ struct ModelOutput {
 class Model {
  public:
   // Throws mha::Error naming the tensor when one is missing or its shape disagrees with the config.
-  Model(ModelConfig config, std::shared_ptr<const Weights> weights);
+  Model(CheckpointConfig config, std::shared_ptr<const Weights> weights);
   ~Model();
-  const ModelConfig& config() const;
+  const CheckpointConfig& config() const;
   bool has_lm_head() const;           // causal LM head, or BERT/DistilBERT's MLM head
   // ids: each < vocab, 1 <= T <= max_positions, else mha::Error.
   ModelOutput forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options) const;

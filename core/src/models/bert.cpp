@@ -112,7 +112,7 @@ class Bert final : public Network {
     decoder_ = {weight, bias, false, D, c_.vocab};
   }
 
-  ModelConfig c_;
+  CheckpointConfig c_;
   const WeightRef *words_ = nullptr, *positions_ = nullptr, *types_ = nullptr;
   blocks::Norm embed_norm_;
   std::vector<BertLayer> layers_;

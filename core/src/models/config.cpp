@@ -1,4 +1,4 @@
-// config.json → ModelConfig: the keys each family's configuration_*.py reads (with their defaults),
+// config.json → CheckpointConfig: the keys each family's configuration_*.py reads (with their defaults),
 // checked; any option the core does not compute is refused by name.
 #include <array>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include "blocks/blocks.hpp"
 #include "mha/error.hpp"
 #include "mha/models.hpp"
-#include "loading/json.hpp"  // the core's one strict JSON parser (a utility that lives with the loader)
+#include "json.hpp"  // the core's one strict JSON parser (the floor of tensors, below every other)
 
 namespace mha {
 
@@ -87,7 +87,7 @@ void refuse_if(bool on, const std::string& option) {
   if (on) refuse(option);
 }
 
-void read_gpt2(const Json& c, ModelConfig& m) {
+void read_gpt2(const Json& c, CheckpointConfig& m) {
   m.d_model = count(c, {"n_embd", "hidden_size"});
   m.layers = count(c, {"n_layer", "num_hidden_layers"});
   m.heads = m.kv_heads = count(c, {"n_head", "num_attention_heads"});
@@ -103,7 +103,7 @@ void read_gpt2(const Json& c, ModelConfig& m) {
   refuse_if(flag(c, "add_cross_attention", false), "add_cross_attention = true");
 }
 
-void read_bert(const Json& c, ModelConfig& m) {
+void read_bert(const Json& c, CheckpointConfig& m) {
   m.d_model = count(c, {"hidden_size"});
   m.layers = count(c, {"num_hidden_layers"});
   m.heads = m.kv_heads = count(c, {"num_attention_heads"});
@@ -119,7 +119,7 @@ void read_bert(const Json& c, ModelConfig& m) {
   refuse_if(flag(c, "add_cross_attention", false), "add_cross_attention = true");
 }
 
-void read_distilbert(const Json& c, ModelConfig& m) {
+void read_distilbert(const Json& c, CheckpointConfig& m) {
   m.d_model = count(c, {"dim"});
   m.layers = count(c, {"n_layers"});
   m.heads = m.kv_heads = count(c, {"n_heads"});
@@ -131,7 +131,7 @@ void read_distilbert(const Json& c, ModelConfig& m) {
 }
 
 // Llama and Qwen2 (Qwen2: q/k/v biases always, no head_dim key, sliding windows refused).
-void read_llama(const Json& c, ModelConfig& m) {
+void read_llama(const Json& c, CheckpointConfig& m) {
   const bool qwen2 = m.model_type == "qwen2";
   m.d_model = count(c, {"hidden_size"});
   m.layers = count(c, {"num_hidden_layers"});
@@ -153,7 +153,7 @@ void read_llama(const Json& c, ModelConfig& m) {
   if (!(m.rope_theta > 0.0)) throw Error("config.json: 'rope_theta' must be a positive number");
 }
 
-void check_sizes(ModelConfig& m) {
+void check_sizes(CheckpointConfig& m) {
   if (m.head_dim == 0) {
     if (m.d_model % m.heads != 0)
       throw Error("config.json: the hidden size " + std::to_string(m.d_model) + " is not a multiple of the " +
@@ -173,11 +173,11 @@ void check_sizes(ModelConfig& m) {
 
 const char* family_name(Family family) { return kFamilyNames.at(static_cast<std::size_t>(family)); }
 
-ModelConfig parse_model_config(const std::string& config_json) {
+CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
   const Json c = json::parse(config_json, "config.json");
   if (c.kind != Json::Object) throw Error("config.json must hold a JSON object");
   refuse_if(flag(c, "alibi", false), "alibi = true (ALiBi attention biases)");
-  ModelConfig m;
+  CheckpointConfig m;
   m.model_type = text(c, "model_type", "");
   if (m.model_type.empty()) refuse("a config without 'model_type'");
   const ModelType* type = nullptr;

@@ -102,7 +102,7 @@ class DistilBert final : public Network {
     projector_ = {weight, b.need_head("vocab_projector.bias", {c_.vocab}), false, D, c_.vocab};
   }
 
-  ModelConfig c_;
+  CheckpointConfig c_;
   const WeightRef *words_ = nullptr, *positions_ = nullptr;
   blocks::Norm embed_norm_;
   blocks::Activation act_ = blocks::Activation::GeluErf;

@@ -85,7 +85,7 @@ class Gpt2 final : public Network {
   }
 
  private:
-  ModelConfig c_;
+  CheckpointConfig c_;
   const WeightRef* wte_ = nullptr;
   const WeightRef* wpe_ = nullptr;
   std::vector<Gpt2Layer> layers_;

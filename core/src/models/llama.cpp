@@ -90,7 +90,7 @@ class Llama final : public Network {
   }
 
  private:
-  ModelConfig c_;
+  CheckpointConfig c_;
   const WeightRef* embed_ = nullptr;
   std::vector<LlamaLayer> layers_;
   blocks::Norm norm_;

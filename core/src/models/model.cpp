@@ -20,7 +20,7 @@ std::string ends_replaced(const std::string& name, const std::string& tail, cons
   return name.substr(0, name.size() - tail.size()) + with;
 }
 
-void check_ids(const ModelConfig& c, const std::vector<std::int32_t>& ids) {
+void check_ids(const CheckpointConfig& c, const std::vector<std::int32_t>& ids) {
   if (ids.empty()) throw Error("the model needs at least one token");
   if (ids.size() > c.max_positions)
     throw Error(std::to_string(ids.size()) + " tokens are more than this model's " + std::to_string(c.max_positions) +
@@ -32,7 +32,7 @@ void check_ids(const ModelConfig& c, const std::vector<std::int32_t>& ids) {
 }
 
 // head_off[l][h] from the options, each checked.
-std::vector<std::vector<bool>> heads_off(const ModelConfig& c, const std::vector<HeadRef>& off) {
+std::vector<std::vector<bool>> heads_off(const CheckpointConfig& c, const std::vector<HeadRef>& off) {
   std::vector<std::vector<bool>> out(c.layers, std::vector<bool>(c.heads, false));
   for (const HeadRef& r : off) {
     if (r.layer >= c.layers || r.head >= c.heads)
@@ -46,12 +46,12 @@ std::vector<std::vector<bool>> heads_off(const ModelConfig& c, const std::vector
 }  // namespace
 
 struct Model::Impl {
-  ModelConfig config;
+  CheckpointConfig config;
   std::shared_ptr<const Weights> weights;
   std::unique_ptr<models::Network> network;
 };
 
-bool model_reads_tensor(const ModelConfig& config, const std::string& name) {
+bool model_reads_tensor(const CheckpointConfig& config, const std::string& name) {
   const models::FamilyNames family = models::family_names(config.family);
   const std::string prefix = family.prefix;
   models::Binder names(config, nullptr, prefix);
@@ -64,7 +64,7 @@ bool model_reads_tensor(const ModelConfig& config, const std::string& name) {
   return false;
 }
 
-Model::Model(ModelConfig config, std::shared_ptr<const Weights> weights) : impl_(std::make_unique<Impl>()) {
+Model::Model(CheckpointConfig config, std::shared_ptr<const Weights> weights) : impl_(std::make_unique<Impl>()) {
   if (!weights) throw Error("a model needs its weights");
   const models::FamilyNames family = models::family_names(config.family);
   models::Binder binder(config, weights.get(), models::body_prefix(*weights, family.prefix, family.probe));
@@ -75,12 +75,12 @@ Model::Model(ModelConfig config, std::shared_ptr<const Weights> weights) : impl_
 
 Model::~Model() = default;
 
-const ModelConfig& Model::config() const { return impl_->config; }
+const CheckpointConfig& Model::config() const { return impl_->config; }
 
 bool Model::has_lm_head() const { return impl_->network->has_head(); }
 
 ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options) const {
-  const ModelConfig& c = impl_->config;
+  const CheckpointConfig& c = impl_->config;
   check_ids(c, ids);
   const std::size_t T = ids.size();
   const std::vector<std::vector<bool>> off = heads_off(c, options.heads_off);

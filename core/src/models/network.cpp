@@ -13,7 +13,7 @@ namespace {
 std::string shape_text(const std::vector<std::size_t>& shape) { return to_string(Shape(shape)); }
 
 // What config.json says about the sizes, for messages about a tensor of the wrong shape.
-std::string sizes_text(const ModelConfig& c) {
+std::string sizes_text(const CheckpointConfig& c) {
   return "config.json (" + c.model_type + ": " + std::to_string(c.layers) + " layers, hidden size " +
          std::to_string(c.d_model) + ", " + std::to_string(c.heads) + " heads of " + std::to_string(c.head_dim) +
          (c.kv_heads != c.heads ? ", " + std::to_string(c.kv_heads) + " key/value heads" : std::string()) +
@@ -41,7 +41,7 @@ static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "n
 
 FamilyNames family_names(Family family) { return kFamilyNames.at(static_cast<std::size_t>(family)); }
 
-Binder::Binder(const ModelConfig& config, const Weights* weights, std::string body_prefix)
+Binder::Binder(const CheckpointConfig& config, const Weights* weights, std::string body_prefix)
     : config_(config), weights_(weights), prefix_(std::move(body_prefix)) {}
 
 const WeightRef* Binder::find(const std::string& name, const Shape& shape, bool body, bool required) {

@@ -20,7 +20,7 @@ namespace mha::models {
 // placeholder and records the name: model_reads_tensor runs a family's binding that way.
 class Binder {
  public:
-  Binder(const ModelConfig& config, const Weights* weights, std::string body_prefix);
+  Binder(const CheckpointConfig& config, const Weights* weights, std::string body_prefix);
   // A body tensor that must exist with this shape; throws mha::Error naming it otherwise.
   const WeightRef* need(const std::string& name, const Shape& shape) { return find(name, shape, true, true); }
   // A body tensor that may be absent (nullptr); a present one must have this shape.
@@ -36,11 +36,11 @@ class Binder {
 
   // The names looked up so far (body names with the prefix this binder was given).
   const std::vector<std::string>& names() const { return names_; }
-  const ModelConfig& config() const { return config_; }
+  const CheckpointConfig& config() const { return config_; }
 
  private:
   const WeightRef* find(const std::string& name, const Shape& shape, bool body, bool required);
-  const ModelConfig& config_;
+  const CheckpointConfig& config_;
   const Weights* weights_;
   std::string prefix_;
   std::vector<std::string> names_;
