@@ -16,7 +16,7 @@ function parseJson(text, file) {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file} is not valid JSON (${error.message})`);
+    throw new Error(`${file} is not valid JSON (${error.message})`, { cause: error });
   }
 }
 
@@ -34,7 +34,7 @@ export function loadTokenizer(tokenizerJsonText, tokenizerConfigJsonText = null)
   try {
     tokenizer = new Tokenizer(json, settings);
   } catch (error) {
-    throw new Error(`tokenizer.json could not be read: ${error.message}`);
+    throw new Error(`tokenizer.json could not be read: ${error.message}`, { cause: error });
   }
   return {
     encode(text) {

@@ -291,7 +291,7 @@ def draw_weights(model, gen):
     with torch.no_grad():
         for name, p in model.named_parameters():
             leaf, lower = name.rsplit(".", 1)[-1], name.lower()
-            draw = lambda std: std * torch.randn(p.shape, generator=gen, dtype=torch.float64)
+            draw = lambda std, shape=p.shape: std * torch.randn(shape, generator=gen, dtype=torch.float64)
             if "norm" in lower or "ln_" in lower:
                 p.copy_(1 + draw(0.2) if leaf == "weight" else draw(0.1))
             elif leaf == "bias":
