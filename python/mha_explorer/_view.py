@@ -1,6 +1,7 @@
 """mx.show and the object it returns."""
 
 from . import _html
+from ._errors import student_errors, unknown_keywords
 from ._png import heads_png
 from ._weights import read_labels, read_weights
 
@@ -11,8 +12,10 @@ class AttentionView(_html.Output):
     """What mx.show returns: the notebook renders it (_repr_html_), print() describes it (__repr__), save(path)
     writes it as one HTML file. Each rendering is independent (a fresh element id)."""
 
-    def __init__(self, weights, tokens=None, query_tokens=None, title=None, trace=None, dtype="float32", source=None):
+    def __init__(self, weights, tokens=None, query_tokens=None, title=None, trace=None, dtype="float32", source=None,
+                 caption=None):
         self.weights = weights
+        self.caption = caption if caption is not None else reading(weights)
         self.tokens, self.query_tokens = tokens, query_tokens
         self.title = title or "Attention weights"
         self.trace = trace
@@ -26,6 +29,8 @@ class AttentionView(_html.Output):
 
     def _options(self):
         o = {"shape": list(self.weights.shape), "title": self.title}
+        if self.caption:
+            o["caption"] = self.caption
         if self.tokens is not None:
             o["tokens"] = self.tokens
         if self.query_tokens is not None:
@@ -43,6 +48,8 @@ class AttentionView(_html.Output):
         lines[0] += (" (" + extra + ")" if extra else "")
         lines.append("shape [L, B, H, T, S] = %s%s" % (list(self.weights.shape),
                                                        (", from " + self.source) if self.source else ""))
+        if self.caption:
+            lines.append(self.caption)
         if self.tokens:
             lines.append("tokens: " + " ".join(self.tokens[:24]) + (" …" if len(self.tokens) > 24 else ""))
         if self.query_tokens:
@@ -67,6 +74,18 @@ class AttentionView(_html.Output):
         return _html.fragment(self.weights, self._options(), self.dtype, png, self._text(), alt)
 
 
+def reading(w):
+    """How the given tensor's dimensions were read, when that could be misread (a 3-D tensor), else None."""
+    given = list(w.given_shape)
+    if w.read_as == "[H, T, S]":
+        return ("Shape %s read as [H, T, S]: %d head%s of one sequence. A batch of head-averaged weights [B, T, S] "
+                "(nn.MultiheadAttention's default average_attn_weights=True) takes batch= (e.g. batch=0), or pass "
+                "attn[:, None] ([B, 1, T, S])." % (given, given[0], "" if given[0] == 1 else "s"))
+    if w.read_as == "[B, T, S] (batch=)":
+        return "Shape %s read as [B, T, S] (batch=): one map per batch item, averaged over heads." % given
+    return None
+
+
 def _is_module(x):
     try:
         import torch
@@ -75,19 +94,30 @@ def _is_module(x):
     return isinstance(x, torch.nn.Module)
 
 
-def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads=None, title=None,
-         key=None, value=None, mask=None, dtype="float32"):
+SHOW_KEYWORDS = ("tokens", "query_tokens", "layer", "heads", "batch", "title", "key", "value", "mask", "dtype", "widget")
+
+
+@student_errors
+def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads=None, batch=None, title=None,
+         key=None, value=None, mask=None, dtype="float32", widget=False, **unknown):
     """Shows attention weights in the notebook's cell.
 
-    mx.show(attention, tokens=None, *, query_tokens=None, layer=None, heads=None, title=None)
+    mx.show(attention, tokens=None, *, query_tokens=None, layer=None, heads=None, batch=None, title=None)
         attention: [T, S], [H, T, S], [B, H, T, S] (or [L, B, H, T, S]), or a tuple of per-layer [B, H, T, S]
         (Hugging Face's outputs.attentions); a torch tensor (any device or dtype), a numpy array or nested lists.
-        tokens: the S keys' labels; query_tokens: the T queries' (when T ≠ S). layer= / heads=: pick some
+        A 3-D tensor is read as [H, T, S]; with batch= as [B, T, S] (head-averaged weights of a batch).
+        tokens: the S keys' labels; query_tokens: the T queries' (when T ≠ S). layer= / heads= / batch=: pick some
         (a number, a list or a range). dtype="float16" halves the output's size (values rounded to float16).
     mx.show(module, x, tokens=None, *, key=None, value=None, mask=None)
         runs the module once (eval mode, no gradients) and shows its heads and the shape trace of that forward:
         the lessons' MultiHeadAttention, nn.MultiheadAttention, nn.TransformerEncoderLayer (its self_attn).
+    mx.show(model, tokenizer, text)
+        a Hugging Face transformers model: every head of every layer for that text (eager attention for the call).
+    widget=True: the anywidget front end (mx.Heads) where anywidget is installed: no size cap, layer/head/query
+        as traits a cell can read and set.
     """
+    if unknown:
+        raise unknown_keywords("mx.show()", unknown, SHOW_KEYWORDS)
     if dtype not in DTYPES:
         raise ValueError("dtype=%r: the weights are sent as float32 (exact) or float16 (half the size)." % (dtype,))
     trace, source = None, None
@@ -106,10 +136,8 @@ def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads
             if tokens is not None:
                 raise TypeError("mx.show(attention, tokens): the second argument is the tokens; x is for a module.")
             tokens, x = x, None
-    w = read_weights(attention, layer=layer, heads=heads)
+    w = read_weights(attention, layer=layer, heads=heads, batch=batch)
     T, S = w.shape[3], w.shape[4]
     keys = read_labels(tokens, S, "tokens", "key")
     queries = read_labels(query_tokens, T, "query_tokens", "query")
-    if keys is not None and queries is None and T != S:
-        queries = None   # T ≠ S: the queries are numbered; tokens label the keys
     return AttentionView(w, keys, queries, title, trace, dtype, source)

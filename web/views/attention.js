@@ -2,7 +2,7 @@
 // model. mountAttention(element, options) → {update(options), dispose(), root}; options: {weights (Float32Array,
 // or numbers, nested or flat), shape ([L, B, H, T, S]; shorter shapes get leading 1s), tokens (the S keys'
 // labels), queryTokens (the T queries'; tokens when T = S), trace (the page's trace steps: {op or name, shape,
-// strides, contiguous}), title, theme ('auto' | 'light' | 'dark'), scale (a name of widgets/scales.js: 'blues' | 'cividis')}.
+// strides, contiguous}), title, caption (a sentence before the view's note: how the host read its tensor), theme ('auto' | 'light' | 'dark'), scale (a name of widgets/scales.js: 'blues' | 'cividis')}.
 // Built from the page's widgets (web/widgets/): the head cards on one numbered colour scale with hover values,
 // the head average, the enlarged head with its cell cursor and line view, the table, the shape trace, exports.
 // Everything is the instance's own: no ids, no globals; its root carries data-mha-explorer-view and mhaExplorer.
@@ -232,7 +232,7 @@ export function mountAttention(element, options) {
     setOptions(E.batch.s, range(B)); E.batch.s.value = String(sel.batch);
     const vmax = vmaxOf();
     legend(E.legend, opts.scale, fmtMax(vmax));
-    E.note.textContent = 'Rows are queries (' + T + '), columns are keys (' + S + '). Colours: one scale, 0 to ' + fmtMax(vmax) +
+    E.note.textContent = (opts.caption ? String(opts.caption) + ' ' : '') + 'Rows are queries (' + T + '), columns are keys (' + S + '). Colours: one scale, 0 to ' + fmtMax(vmax) +
       ', for every head' + where().replace(' · ', ' of ').replace(' · ', ', ') + '. Hover a cell for its weight; click a head to enlarge it.';
     const width = lastWidth = root.clientWidth - 34;
     cards.draw(range(H).concat(H > 1 ? ['avg'] : []), { name, mat, labels: input.labels, rowLabels: input.rowLabels,
