@@ -3,7 +3,7 @@
 from . import _html
 from ._errors import student_errors, unknown_keywords
 from ._png import heads_png
-from ._weights import read_labels, read_weights
+from ._weights import TooBig, read_labels, read_weights
 
 DTYPES = ("float32", "float16")
 
@@ -94,12 +94,32 @@ def _is_module(x):
     return isinstance(x, torch.nn.Module)
 
 
-SHOW_KEYWORDS = ("tokens", "query_tokens", "layer", "heads", "batch", "title", "key", "value", "mask", "dtype", "widget")
+class Views(_html.Output):
+    """Several views in one output (an encoder-decoder model's encoder, decoder and cross-attention)."""
+
+    def __init__(self, views, title):
+        self.views, self.title = list(views), title
+
+    def __getitem__(self, i):
+        return self.views[i]
+
+    def __len__(self):
+        return len(self.views)
+
+    def __repr__(self):
+        return "<mha_explorer.Views %s:\n%s>" % (self.title, "\n".join(repr(v) for v in self.views))
+
+    def _repr_html_(self):
+        return "".join(v._repr_html_() for v in self.views)
+
+
+SHOW_KEYWORDS = ("tokens", "query_tokens", "layer", "heads", "batch", "title", "key", "value", "mask", "target", "dtype",
+                 "widget")
 
 
 @student_errors
 def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads=None, batch=None, title=None,
-         key=None, value=None, mask=None, dtype="float32", widget=False, **unknown):
+         key=None, value=None, mask=None, target=None, dtype="float32", widget=None, **unknown):
     """Shows attention weights in the notebook's cell.
 
     mx.show(attention, tokens=None, *, query_tokens=None, layer=None, heads=None, batch=None, title=None)
@@ -111,15 +131,35 @@ def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads
     mx.show(module, x, tokens=None, *, key=None, value=None, mask=None)
         runs the module once (eval mode, no gradients) and shows its heads and the shape trace of that forward:
         the lessons' MultiHeadAttention, nn.MultiheadAttention, nn.TransformerEncoderLayer (its self_attn).
-    mx.show(model, tokenizer, text)
-        a Hugging Face transformers model: every head of every layer for that text (eager attention for the call).
-    widget=True: the anywidget front end (mx.Heads) where anywidget is installed: no size cap, layer/head/query
-        as traits a cell can read and set.
+    mx.show(model, tokenizer, text, *, target=None)
+        a Hugging Face transformers model: every head of every layer for that text (eager attention for the call);
+        an encoder-decoder model's encoder, decoder and cross-attention (the decoder reads target, else the text).
+    widget: None (the default) gives the HTML output, or the anywidget view (mx.Heads) when the weights are above the
+        HTML output's cap and anywidget is installed; True always the widget (no cap; layer, head and query as
+        traits); False always the HTML output.
     """
     if unknown:
         raise unknown_keywords("mx.show()", unknown, SHOW_KEYWORDS)
     if dtype not in DTYPES:
         raise ValueError("dtype=%r: the weights are sent as float32 (exact) or float16 (half the size)." % (dtype,))
+    if widget not in (None, True, False):
+        raise TypeError("widget= is True (the anywidget view), False (the HTML output) or None (the HTML output, the "
+                        "widget when the weights are too many for it); got %r." % (widget,))
+    from ._hf import is_transformers_model, run_model as run_transformers
+    if is_transformers_model(attention):
+        if key is not None or value is not None or mask is not None:
+            raise TypeError("mx.show(model, tokenizer, text): key=, value= and mask= are not for a transformers model "
+                            "(the tokenizer makes its input).")
+        if x is None or query_tokens is not None:
+            raise TypeError("mx.show(model, tokenizer, text): give the model's tokenizer and the text, e.g. "
+                            "mx.show(model, tokenizer, \"The cat sat\").")
+        parts = run_transformers(attention, x, _text_of(tokens), target)
+        views = [_one(att, keys, queries, title or part_title, None, None, layer, heads, batch, dtype, widget)
+                 for part_title, att, keys, queries in parts]
+        return views[0] if len(views) == 1 else Views(views, title or parts[0][0].split(" (")[-1].rstrip(")"))
+    if target is not None:
+        raise TypeError("target= is the decoder's text of a transformers encoder-decoder model: "
+                        "mx.show(model, tokenizer, text, target=…).")
     trace, source = None, None
     if _is_module(attention):
         from ._module import run_module
@@ -136,8 +176,38 @@ def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads
             if tokens is not None:
                 raise TypeError("mx.show(attention, tokens): the second argument is the tokens; x is for a module.")
             tokens, x = x, None
-    w = read_weights(attention, layer=layer, heads=heads, batch=batch)
+    return _one(attention, tokens, query_tokens, title, trace, source, layer, heads, batch, dtype, widget)
+
+
+def _text_of(text):
+    if text is None:
+        raise TypeError("mx.show(model, tokenizer, text): give the text too, e.g. mx.show(model, tokenizer, \"The cat sat\").")
+    return text
+
+
+def _one(attention, tokens, query_tokens, title, trace, source, layer, heads, batch, dtype, widget):
+    """One output: the HTML view, or the widget (asked for, or where the HTML output's cap is passed)."""
+    from . import _widget
+    if widget:
+        return _widget.heads_class()(attention, tokens, query_tokens=query_tokens, heads=heads, batch=batch,
+                                     layer=_widget_layer(layer), title=title, dtype=dtype, trace=trace)
+    try:
+        w = read_weights(attention, layer=layer, heads=heads, batch=batch)
+    except TooBig:
+        if widget is False or not _widget.available():
+            raise
+        return _widget.heads_class()(attention, tokens, query_tokens=query_tokens, heads=heads, batch=batch,
+                                     layer=_widget_layer(layer), title=title, dtype=dtype, trace=trace)
     T, S = w.shape[3], w.shape[4]
     keys = read_labels(tokens, S, "tokens", "key")
     queries = read_labels(query_tokens, T, "query_tokens", "query")
     return AttentionView(w, keys, queries, title, trace, dtype, source)
+
+
+def _widget_layer(layer):
+    if layer is None:
+        return 0
+    if isinstance(layer, int) and not isinstance(layer, bool):
+        return layer
+    raise TypeError("layer=%r: the widget shows one layer at a time (its picker, or the layer trait, shows the "
+                    "others): pass one number." % (layer,))

@@ -160,7 +160,11 @@ def _index_list(sel, n, name):
     return out
 
 
-def read_weights(attention, layer=None, heads=None, batch=None):
+class TooBig(ValueError):
+    """More values than an HTML output carries (mx.show then takes the widget where anywidget is installed)."""
+
+
+def read_weights(attention, layer=None, heads=None, batch=None, limit=MAX_VALUES):
     """→ Weights, or a TypeError / ValueError / IndexError a student understands. A 3-D tensor is [H, T, S]; with
     batch= it is [B, T, S] (nn.MultiheadAttention's weights averaged over heads), read as [B, 1, T, S]."""
     if attention is None:
@@ -216,10 +220,11 @@ def read_weights(attention, layer=None, heads=None, batch=None):
             raise ValueError("heads=%r: these weights have no head dimension (shape %s)." % (heads, list(given)))
         w = _pick(w, 2, _index_list(heads, w.shape[2], "heads"))
     n = w.count()
-    if n > MAX_VALUES:
-        raise ValueError("the attention weights have %s values (shape %s), more than the %s mx.show puts in a notebook "
-                         "(the output would be about %d MB). Pick some: layer=0 (or a list of layers), heads=[0, 1] (or a "
-                         "range)." % (format(n, ","), list(given), format(MAX_VALUES, ","), n * 4 * 4 // 3 >> 20))
+    if limit is not None and n > limit:
+        raise TooBig("the attention weights have %s values (shape %s), more than the %s mx.show puts in an HTML output "
+                     "(it would be about %d MB). Pick some: layer=0 (or a list of layers), heads=[0, 1] (or a range); or "
+                     "install anywidget (pip install anywidget): mx.show then sends the view one layer at a time, with "
+                     "no cap." % (format(n, ","), list(given), format(limit, ","), n * 4 * 4 // 3 >> 20))
     return w
 
 

@@ -136,7 +136,7 @@ def test_size_rule():
     side = int(math.isqrt(MAX_VALUES // 4)) + 1           # 4 heads of side² values: just above the limit
     big = torch.zeros(1, 4, side, side)
     with pytest.raises(ValueError, match=r"more than the 4,000,000 .* layer=0 .* heads=\[0, 1\]"):
-        mx.show(big)
+        mx.show(big, widget=False)   # (without widget=False: the anywidget view where anywidget is installed)
     assert mx.show(big, heads=[0, 1]).shape == (1, 1, 2, side, side)
     w = softmax(1, 4, 16, 16)
     html = mx.show(w)._repr_html_()

@@ -199,8 +199,15 @@ export function mountAttention(element, options) {
   const colors = () => themeColors(root, themeOf());
 
   // ---- Drawing ----------------------------------------------------------------------------------------
-  const cards = new HeadCards(E.grid, E.tip, describe, (h) => { sel.head = h; cards.select(h); drawDetail(); });
-  const cursor = new CellCursor(E.canvas, () => E.canvas._mat, (read) => { drawDetail(); if (read) readCell(); });
+  // options.onSelect({layer, batch, head, query}): the student picked a layer, batch item, head or query (a host's sync)
+  const selection = () => ({ layer: sel.layer, batch: sel.batch, head: sel.head, query: cursor.cell[0] });
+  const picked = () => { if (typeof opts.onSelect === 'function') opts.onSelect(selection()); };
+  const cards = new HeadCards(E.grid, E.tip, describe, (h) => { sel.head = h; cards.select(h); drawDetail(); picked(); });
+  let lastQuery = 0;
+  const cursor = new CellCursor(E.canvas, () => E.canvas._mat, (read) => {
+    drawDetail(); if (read) readCell();
+    if (cursor.cell[0] !== lastQuery) { lastQuery = cursor.cell[0]; picked(); }
+  });
   attachTip(E.canvas, E.tip, () => E.canvas._mat, describe);
   wireLineHover(E.lines, (q) => { sel.hoverQuery = q; drawDetail(); });
   const setOptions = (sl, values) => {
@@ -273,8 +280,8 @@ export function mountAttention(element, options) {
       w.value.replace(/^weight /, '') + ' · top keys: ' + topKeysWords(m, q, input.labels);
   }
 
-  E.layer.s.addEventListener('change', () => { sel.layer = +E.layer.s.value; draw(); });
-  E.batch.s.addEventListener('change', () => { sel.batch = +E.batch.s.value; draw(); });
+  E.layer.s.addEventListener('change', () => { sel.layer = +E.layer.s.value; draw(); picked(); });
+  E.batch.s.addEventListener('change', () => { sel.batch = +E.batch.s.value; draw(); picked(); });
   E.tableBtn.addEventListener('click', () => {
     sel.tableOpen = !sel.tableOpen;
     E.tableBtn.setAttribute('aria-expanded', String(sel.tableOpen));
@@ -326,11 +333,12 @@ export function mountAttention(element, options) {
     getLabels: () => ok() ? { tokens: input.labels.slice(), queryTokens: input.rowLabels.slice() } : { tokens: [], queryTokens: [] },
     getTrace: () => input && input.trace ? JSON.parse(JSON.stringify(input.trace)) : [],
     getNotes: () => input ? input.notes.slice() : [],
-    getSelection: () => ({ layer: sel.layer, batch: sel.batch, head: sel.head }),
+    getSelection: selection,
     select: (s) => {
       if (s.layer != null) sel.layer = +s.layer;
       if (s.batch != null) sel.batch = +s.batch;
       if (s.head != null) sel.head = s.head === 'avg' ? 'avg' : +s.head;
+      if (s.query != null) { cursor.cell = [+s.query, cursor.cell[1]]; lastQuery = +s.query; }
       draw();
     },
     toSVG, toPNG, update, dispose
