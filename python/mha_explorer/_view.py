@@ -64,6 +64,15 @@ class AttentionView(_html.Output):
     def __repr__(self):
         return "<mha_explorer.AttentionView " + self._text() + ">"
 
+    def _display_(self):
+        """marimo shows an output's HTML in a frame of fixed height: there the view is its anywidget (marimo's own
+        anywidget support), at its content's height; without anywidget, the HTML output."""
+        from . import _widget
+        if not _widget.available():
+            return _HtmlOnly(self)
+        return _widget.heads_class()(self.weights, self.tokens, query_tokens=self.query_tokens, title=self.title,
+                                     dtype=self.dtype, trace=self.trace, caption=self.caption or "")
+
     def _repr_html_(self):
         png = heads_png(self.weights)
         L, B, H = self.weights.shape[:3]
@@ -94,6 +103,11 @@ def _is_module(x):
     return isinstance(x, torch.nn.Module)
 
 
+class _HtmlOnly:
+    def __init__(self, output):
+        self._repr_html_ = output._repr_html_
+
+
 class Views(_html.Output):
     """Several views in one output (an encoder-decoder model's encoder, decoder and cross-attention)."""
 
@@ -111,6 +125,11 @@ class Views(_html.Output):
 
     def _repr_html_(self):
         return "".join(v._repr_html_() for v in self.views)
+
+    def _display_(self):
+        """marimo: the views one below the other, each as AttentionView._display_ gives it."""
+        import marimo as mo
+        return mo.vstack([v._display_() for v in self.views])
 
 
 SHOW_KEYWORDS = ("tokens", "query_tokens", "layer", "heads", "batch", "title", "key", "value", "mask", "target", "dtype",

@@ -7,7 +7,7 @@ The output also carries that HTML output of what was first shown (text/html besi
 HTML (nbconvert skips a widget whose state the notebook does not hold), nbsphinx and repository previews show it, and it
 says what it left out."""
 from ._html import static_file
-from ._weights import MAX_VALUES, _is_layer_list, _is_numpy, _is_torch, read_labels, read_weights
+from ._weights import MAX_VALUES, Weights, _is_layer_list, _is_numpy, _is_torch, _pick, read_labels, read_weights
 
 VIEW_MODULE = "mha-explorer-view.js"
 
@@ -22,7 +22,10 @@ def available():
 
 def layers_of(attention):
     """(L, layer(l) → that layer's weights as read_weights takes them): a tuple of per-layer tensors, an [L, B, H, T, S]
-    tensor or array (sliced per layer, never copied whole), or anything else as one layer."""
+    tensor or array (sliced per layer, never copied whole), weights already read (an AttentionView's), or anything
+    else as one layer."""
+    if isinstance(attention, Weights):
+        return attention.shape[0], lambda l: _pick(attention, 0, [l])
     if _is_layer_list(attention):
         shapes = [tuple(a.shape) for a in attention]
         for i, s in enumerate(shapes):
@@ -93,7 +96,8 @@ def heads_class():
             return layer % n
 
         def _read(self, l):
-            return read_weights(self._layer_of(l), limit=None, **self._pick)
+            layer = self._layer_of(l)
+            return layer if isinstance(layer, Weights) else read_weights(layer, limit=None, **self._pick)
 
         def _show(self, w, l):
             self._shown = (l, w)
@@ -133,7 +137,6 @@ def heads_class():
             """The HTML output of the layer shown now (only its shown head when that layer alone is above the HTML
             output's cap), saying what it leaves out."""
             from ._view import AttentionView
-            from ._weights import _pick
             l, w = self._shown
             left = ["layer %d of %d" % (l, self._n)] if self._n > 1 else []
             if w.count() > MAX_VALUES:
