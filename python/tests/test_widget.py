@@ -91,3 +91,16 @@ def test_without_anywidget_show_keeps_the_html_output(monkeypatch):
         mx.show(big)
     with pytest.raises(ImportError, match=r"need anywidget: pip install anywidget"):
         mx.show(softmax(3, 3), widget=True)
+
+
+def test_the_output_contracts_of_front_ends_not_run_here():
+    """VS Code and Colab cannot run here: their documented output contracts. An HTML output is one text/html
+    (classic script, no require.js define, no module script, nothing fetched); the widget is anywidget's ESM: one
+    module with no import, a default export with render."""
+    v = mx.show(softmax(2, 4, 4), list("abcd"))
+    html = v._repr_html_()
+    assert not re.search(r'\b(src|href)\s*=\s*"(https?:)?//', html) and "import(" not in html
+    assert not re.search(r"\bdefine\s*\(", html) and 'type="module"' not in html and html.count("<script") == 1
+    esm = str(mx.Heads(softmax(2, 4, 4))._esm)
+    assert not re.search(r"^\s*import[\s{*]", esm, re.M) and "import(" not in esm
+    assert re.search(r"export\s*\{[^}]*\bas default\b", esm) or "export default" in esm
