@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -64,18 +65,21 @@ def run_block(code, where, env):
     lines = [l for l in code.splitlines() if l.strip() and not l.lstrip().startswith("#")]
     for line in lines:
         if re.search(r"jupyter (lab|notebook)\s*$", line):
-            server = subprocess.Popen(["bash", "-c", "exec " + line], cwd=where, env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True)
-            log = ""
+            log = where / "jupyter.log"
+            with open(log, "w") as out:
+                server = subprocess.Popen(["bash", "-c", "exec " + line], cwd=where, env=env, stdout=out, stderr=subprocess.STDOUT)
             try:
-                for out in server.stdout:
-                    log += out
-                    if "is running at" in out:
-                        break
+                deadline = time.time() + 120
+                while "is running at" not in log.read_text() and server.poll() is None and time.time() < deadline:
+                    time.sleep(0.5)
             finally:
                 server.terminate()
-                server.wait(30)
-            assert "is running at" in log, log
+                try:
+                    server.wait(20)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+            assert "is running at" in log.read_text(), log.read_text()
         else:
             done = subprocess.run(["bash", "-ec", line], cwd=where, env=env, capture_output=True, text=True)
             assert done.returncode == 0, "%s\n%s%s" % (line, done.stdout[-3000:], done.stderr[-3000:])
