@@ -10,12 +10,14 @@
 // through its Settings menu, the trace's code readable), and the view again after the notebook is reopened.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { launch, guardedPage, repo, ARTIFACTS, pythonEnv } from './helpers.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -155,6 +157,7 @@ async function runNotebook(where, path, shot) {
   const { page } = g;
   g.sources = [];   // where each console error came from
   page.on('console', (m) => { if (m.type() === 'error') g.sources.push({ text: m.text(), url: m.location().url }); });
+  page.on('pageerror', (e) => g.sources.push({ text: String(e), url: ((e.stack || '').match(/https?:\/\/[^\s)]+/) || [''])[0] }));
   await page.goto(jupyter.origin + path + '?token=' + TOKEN);
   await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
   // The notebook names the venv's kernel ("mha-explorer", not the server's default): JupyterLab asks once, the student
@@ -219,17 +222,33 @@ test('JupyterLab 4: Run All Cells, light then Dark live, the widget both ways, r
   console.log('# JupyterLab: bytes each cell adds to the .ipynb: ' + bytes.join(', '));
   clean(g, 'JupyterLab');
   await page.close();
+  // The saved notebook exported by nbconvert (Debian's, offline): the HTML views, and for the widget its saved HTML of
+  // the layer it first showed, saying what it left out (nbconvert skips a widget whose state the notebook lacks)
+  await promisify(execFile)('jupyter-nbconvert', ['--to', 'html', 'views.ipynb'], { cwd: join(DIR, 'lab'), env });
+  const x = await guardedPage(browser.context, (u) => u.startsWith('file:///usr/share/javascript/') ||
+    u === pathToFileURL(join(DIR, 'lab', 'views.html')).href || u.startsWith('data:') || u.startsWith('blob:'));
+  await x.page.goto(pathToFileURL(join(DIR, 'lab', 'views.html')).href);
+  await viewsShown(x.page, HTML_VIEWS + 1);
+  const exported = await views(x.page);
+  assert.equal(exported.length, HTML_VIEWS + 1, 'exported: the HTML views and the widget\'s saved view');
+  exported.slice(0, HTML_VIEWS).forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'exported view ' + i));
+  assert.ok(maxDiff(exported[HTML_VIEWS].data, expected.views[0].slice(0, 72)) <= 1e-6, 'the widget\'s saved layer 0');
+  assert.match(await x.page.locator('[data-mha-explorer-view]').nth(HTML_VIEWS).textContent(),
+    /Saved from the widget \(mx\.Heads\): layer 0 of 3 only; run the cell to pick the others\./);
+  clean(x, 'exported HTML');
+  await x.page.close();
 });
 
 test('Notebook 7: Run All Cells through its menu, reopened', { timeout: 300000 }, async () => {
   const { g, page, expected } = await runNotebook('Notebook 7', '/notebooks/nb7/views.ipynb', { dir: 'nb7', name: 'notebook7' });
   // Notebook 7.6.5's own errors, set aside, only these: a page error while it loads its settings (notebook_core.js; the
-  // same on a notebook with no output at all), and, once JupyterLab has used the same server, a console error from its
+  // same on a notebook with no output at all), and, once JupyterLab has used the same server, an error thrown in its
   // own bundle asking for JupyterLab's file browser command
   const own7 = (e) => e === "TypeError: Cannot read properties of undefined (reading 'schema')" ||
     (e === "Error: Command 'filebrowser:open-path' not registered." &&
      g.sources.some((s) => s.text === e && s.url.startsWith(jupyter.origin + '/static/notebook/')));
   g.errors = g.errors.filter((e) => !own7(e));
+  if (g.errors.length) console.log('# Notebook 7 console errors and their sources: ' + JSON.stringify(g.sources));
   await menu(page, 'File', 'docmanager:save');
   await page.waitForTimeout(1000);
   await page.reload();
