@@ -4,9 +4,10 @@
 // bench/results/notebook-peers-<time>.json. Per tool and size:
 //   bytes   the cell's outputs in the executed .ipynb (nbconvert --execute in the package's venv kernel)
 //   export  shown in nbconvert's exported HTML, opened offline in Chromium (every non-file request refused), and the
-//           time from navigation until it shows; dark: the output's background under prefers-color-scheme: dark
-//   lab     time from JupyterLab's Run → Run All Cells until the output shows (PyPI's JupyterLab, one server), and
-//           whether it shows again after saving and reopening
+//           time from navigation until it shows; dark: in the export with nbconvert's dark theme, the background
+//           behind the output is dark
+//   lab     in PyPI's JupyterLab (one server): after the setup cell, each tool's cell run on its own (Shift+Enter),
+//           the time from the key press until its output shows; and whether it shows again after saving and reopening
 // Usage: node bench/notebook-peers.mjs [--tokens 20,200]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,7 +48,8 @@ const WATCH = (selectors) => {
     const cells = document.querySelectorAll('.jp-Cell');
     selectors.forEach((sel, i) => {
       const c = cells[i + 1];
-      if (window.__shown[i] == null && c && c.querySelector(sel)) window.__shown[i] = performance.now() - (window.__start ?? t0);
+      const hit = c && [...c.querySelectorAll('.jp-OutputArea-output')].some((o) => o.querySelector(sel));
+      if (window.__shown[i] == null && hit) window.__shown[i] = performance.now() - (window.__starts?.[i] ?? t0);
     });
     requestAnimationFrame(tick);
   };
@@ -92,14 +94,20 @@ async function inJupyterLab(browser, origin, token, path) {
   const select = page.locator('.jp-Dialog').getByRole('button', { name: 'Select', exact: true });
   await select.waitFor({ timeout: 20000 }).then(() => select.click(), () => {});
   await page.waitForTimeout(3000);
-  await page.evaluate(() => { window.__shown = {}; window.__start = performance.now(); });
-  await page.getByRole('menuitem', { name: 'Run', exact: true }).click();
-  await page.locator('li[data-command="runmenu:run-all"]').first().click();
-  const deadline = Date.now() + 180000;
-  while (Date.now() < deadline) {
-    await page.evaluate(async () => { for (const c of document.querySelectorAll('.jp-Notebook .jp-Cell')) { c.scrollIntoView(); await new Promise((r) => setTimeout(r, 100)); } });
-    const n = Object.keys(await page.evaluate(() => window.__shown)).length;
-    if (n === TOOLS.length || !(await page.evaluate(() => document.querySelector('.jp-Notebook-ExecutionIndicator[data-status="busy"]')))) break;
+  // the setup cell (imports, tensors) first, then each tool's cell on its own with Shift+Enter, timed from its key press
+  const cells = page.locator('.jp-Notebook .jp-Cell');
+  const runCell = async (i) => {
+    await cells.nth(i).scrollIntoViewIfNeeded();
+    await cells.nth(i).locator('.jp-InputPrompt').click();
+    await page.evaluate((k) => { window.__starts = window.__starts || {}; window.__starts[k - 1] = performance.now(); }, i);
+    await page.keyboard.press('Shift+Enter');
+  };
+  await runCell(0);
+  await page.waitForFunction(() => /\[1\]/.test(document.querySelector('.jp-Notebook .jp-Cell .jp-InputPrompt')?.textContent || ''), null, { timeout: 120000 });
+  for (let i = 0; i < TOOLS.length; i++) {
+    await runCell(i + 1);
+    await page.waitForFunction((k) => window.__shown[k] != null || /\[\d+\]/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[k + 1]
+      ?.querySelector('.jp-InputPrompt')?.textContent || '') && performance.now() - window.__starts[k] > 30000, i, { timeout: 120000 }).catch(() => {});
   }
   const run = await page.evaluate(() => window.__shown);
   await page.getByRole('menuitem', { name: 'File', exact: true }).click();
@@ -134,7 +142,9 @@ try {
     const bytes = executed.cells.slice(1).map((c) => JSON.stringify(c.outputs).length);
     const errors = executed.cells.slice(1).map((c) => c.outputs.filter((o) => o.output_type === 'error').map((o) => o.ename + ': ' + o.evalue).join('; '));
     const light = await exported(browser, join(sub, 'executed.html'), false);
-    const dark = await exported(browser, join(sub, 'executed.html'), true);
+    // the same notebook exported with nbconvert's dark theme, opened with a dark colour scheme
+    execFileSync('jupyter-nbconvert', ['--to', 'html', '--HTMLExporter.theme=dark', '--output', 'executed-dark.html', 'executed.ipynb'], { cwd: sub, env, stdio: 'ignore' });
+    const dark = await exported(browser, join(sub, 'executed-dark.html'), true);
     writeFileSync(join(sub, 'lab.ipynb'), JSON.stringify(notebook(T)));
     const inLab = await inJupyterLab(browser, origin, token, 'T' + T + '/lab.ipynb');
     TOOLS.forEach((t, i) => rows.push({ tool: t.name, tokens: T, ipynbBytes: bytes[i], error: errors[i] || null,
