@@ -1,6 +1,6 @@
 // The Python package in the front ends students use, PyPI's, opened in Chromium with the cells run through each one's
-// own interface: JupyterLab 4 and Notebook 7 (one jupyter server, started once on localhost with a token) and marimo
-// (its own server, its anywidget support). The package is the wheel scripts/python-env builds and installs into a venv
+// own interface: JupyterLab 4 and Notebook 7 (one jupyter server, started once on localhost with a token), Voilà (the
+// notebook as a page) and marimo (its own server, its anywidget support). The package is the wheel scripts/python-env builds and installs into a venv
 // with the pinned front ends (scripts/python/requirements-frontends.txt). The notebook (python/tests/
 // make_frontends_notebook.py): three layers' attentions (HTML output), the real all-MiniLM-L6-v2 in one line
 // (mx.show(model, tokenizer, text)), nn.MultiheadAttention with its shape trace, mx.Heads set from Python and out of
@@ -69,10 +69,12 @@ function clean(g, where) {
 }
 
 // Every view in the document: its values, selection, theme, and whether it shows all its content (no scroll box of
-// its own cell around it: JupyterLab's notebook panel scrolls the whole notebook, which is not the view's).
-const views = (page) => page.evaluate(() => [...document.querySelectorAll('[data-mha-explorer-view]')].map((root) => {
+// its own cell around it: the notebook's or the page's scrolling container, which holds every view, is not the view's).
+const views = (page) => page.evaluate(() => [...document.querySelectorAll('[data-mha-explorer-view]')].map((root, _, all) => {
   let clipped = null;
-  for (let e = root.parentElement; e && !e.matches('.jp-WindowedPanel-outer, .jp-Notebook, body, [data-cell-id] ~ *'); e = e.parentElement) {
+  // up to the notebook's or the page's own scrolling container (the first ancestor holding every view)
+  for (let e = root.parentElement; e && !e.matches('.jp-WindowedPanel-outer, .jp-Notebook, body') && !(all.length > 1 && all.every((r) => e.contains(r)));
+    e = e.parentElement) {
     if (e.matches('.jp-Cell, .jp-OutputArea, .marimo-cell, .output-area')) { continue; }
     const s = getComputedStyle(e);
     if ((s.overflowY === 'auto' || s.overflowY === 'scroll' || s.overflowY === 'hidden') && e.scrollHeight > e.clientHeight + 1) {
@@ -259,6 +261,33 @@ test('Notebook 7: Run All Cells through its menu, reopened', { timeout: 300000 }
   again.slice(0, HTML_VIEWS).forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'reopened view ' + i));
   clean(g, 'Notebook 7');
   await page.close();
+});
+
+// Voilà: the notebook run by its server and shown as a page (outputs only), the widget through its widget manager.
+test('Voilà: the notebook as a page, the HTML views and the widget', { timeout: 240000 }, async () => {
+  const dir = join(DIR, 'voila'), port = await freePort(), origin = 'http://127.0.0.1:' + port;
+  execFileSync(join(venv, 'bin', 'python'), [join(repo, 'python', 'tests', 'make_frontends_notebook.py'), dir]);
+  const server = await startProcess(join(venv, 'bin', 'voila'), ['views.ipynb', '--no-browser', '--port=' + port, '--Voila.ip=127.0.0.1',
+    '--ServerApp.allow_root=True', '--ServerApp.token=' + TOKEN], /Voilà is running at/, { env, cwd: dir });
+  try {
+    // Voilà 0.5.13's own: its template asks jsDelivr for Font Awesome (two requests, two failed loads offline), and it
+    // loads Notebook 7's lab extension, which fails in it (webpack's RUNTIME-012): set aside, only these
+    const FONT = /^https:\/\/cdn\.jsdelivr\.net\/npm\/@fortawesome\/fontawesome-free@/;
+    const g = await guardedPage(browser.context, (u) => own(origin)(u) || FONT.test(u));
+    const { page } = g;
+    await page.goto(origin + '/?token=' + TOKEN);
+    await page.waitForFunction((n) => document.querySelectorAll('[data-mha-explorer-view]').length >= n && !document.querySelector('.mhax-fallback'),
+      HTML_VIEWS + 1, { timeout: 180000 });
+    const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'));
+    checkViews(await views(page), expected, 'Voilà', 'light');
+    await page.locator('[data-mha-explorer-view]').nth(1).screenshot({ path: join(ARTIFACTS, 'voila.png') });
+    await axe(page, 'Voilà');
+    g.errors = g.errors.filter((e) => e !== 'Failed to load resource: net::ERR_NAME_NOT_RESOLVED' && !/#RUNTIME-012/.test(e));
+    clean(g, 'Voilà');
+    await page.close();
+  } finally {
+    server.proc.kill('SIGTERM');
+  }
 });
 
 // marimo: its own notebook format (a Python file of cells) and its anywidget support: mx.Heads, and mx.show, whose
