@@ -45,7 +45,7 @@ export default [
   },
   // Tests match printed tensors, whose columns are aligned with runs of spaces.
   {
-    files: ['tests/**', 'bench/js/**/*.mjs'],
+    files: ['tests/**', 'bench/js/**/*.mjs', 'bench/*.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
     rules: { 'no-regex-spaces': 'off' },
   },

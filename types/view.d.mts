@@ -26,6 +26,10 @@ export interface AttentionViewOptions {
   trace?: readonly ViewTraceStep[] | null;
   /** Default 'Attention weights'. */
   title?: string;
+  /** A sentence before the view's note: how the host read its tensor (the Python package's "read as [H, T, S]"). */
+  caption?: string;
+  /** Called when the student picks a layer, batch item, head or query (a host keeping its own state in step). */
+  onSelect?: (selection: AttentionViewSelection) => void;
   /** Default 'auto' (follows prefers-color-scheme). */
   theme?: 'auto' | 'light' | 'dark';
   /** Default 'blues'; 'cividis' is colour-blind safe. */
@@ -40,6 +44,8 @@ export interface AttentionViewSelection {
   layer: number;
   batch: number;
   head: number | 'avg';
+  /** The query (row) of the enlarged head's cell cursor and line view. */
+  query: number;
 }
 
 /** The script API on the view's root element (`root.mhaExplorer`, the element with `data-mha-explorer-view`). */
@@ -73,14 +79,24 @@ export function mountAttention(element: Element, options?: AttentionViewOptions)
 /** Base64 of little-endian float32 (numpy's `tobytes()`) → Float32Array; anything else is returned as it is. */
 export function decodeWeights<T>(weights: T): T extends string ? Float32Array | string : T;
 
+/** The notebook's theme where the host says it (JupyterLab, Notebook 7, VS Code, marimo), else 'auto'. */
+export function hostTheme(node: Node): 'light' | 'dark' | 'auto';
+
+/** Keeps `view` on the host's theme while the host switches theme, unless `chosen` is 'light' or 'dark'; returns the
+ * cleanup. */
+export function followHostTheme(view: AttentionView, node: Node, chosen?: string | null): () => void;
+
 /** The part of an anywidget model the front end uses (a method that is missing or throws is passed over). */
 export interface AnyWidgetModel {
   get(name: string): unknown;
+  set?(name: string, value: unknown): void;
+  save_changes?(): void;
   on?(event: string, callback: () => void): void;
   off?(event: string, callback: () => void): void;
 }
 
-/** The anywidget front-end contract: reads weights, shape, tokens, query_tokens, trace, title, theme, scale. */
+/** The anywidget front-end contract: reads weights, shape, tokens, query_tokens, trace, title, caption, theme, scale;
+ * with num_layers (the Python package's mx.Heads) also layer, head and query, synced both ways. */
 declare const widget: {
   render(context: { model: AnyWidgetModel; el: HTMLElement }): () => void;
 };

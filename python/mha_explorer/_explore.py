@@ -20,7 +20,7 @@ from . import _html
 PAGE, LAB = "mha-explorer.html", "mha-explorer-lab.html"
 MAX_OUTPUT = 1_500_000      # bytes of one output
 INPUT_ID = "mha-explorer-input"   # web/explorer/input.js's INPUT_ID
-MAX_TOKENS = 512                  # the page draws at most this many (web/core/model.js's MAX_TOKENS)
+MAX_TOKENS = 512                  # the page draws at most this many (web/compute/model.js's MAX_TOKENS)
 
 _params = None
 

@@ -41,8 +41,9 @@ def script_safe(text):
     return text.replace("</", "<\\/").replace("<!--", "<\\!--")
 
 
-# The notebook side shared by every output (runs inside the output's function): the notebook's theme, the classic
-# Notebook's scroll box, and finding the output's element once it is in the document.
+# The notebook side shared by every output (runs inside the output's function): the notebook's theme for a page in an
+# iframe (mx.explore: the view itself reads it with its module's hostTheme and follows it live), the classic Notebook's
+# scroll box, and finding the output's element once it is in the document.
 HOST = r"""
 function notebookTheme(node) {
   var body = node.ownerDocument.body;
@@ -84,8 +85,8 @@ function mount(host) {
   var o = {};
   for (var k in options) o[k] = options[k];
   o.weights = MhaExplorerView.decodeWeights(data, dtype);
-  if (!o.theme) o.theme = notebookTheme(host);
-  MhaExplorerView.mountAttention(host, o);
+  if (!o.theme) o.theme = MhaExplorerView.hostTheme(host);
+  MhaExplorerView.followHostTheme(MhaExplorerView.mountAttention(host, o), host, options.theme);
   var fallback = host.querySelector('.mhax-fallback');
   if (fallback) fallback.remove();
   wholeHeight(host);

@@ -8,7 +8,6 @@ the weights, or the output alone: the weights are then the softmax PyTorch compu
 gets). The module runs in eval mode without gradients; its training flag is restored after.
 """
 import inspect
-import math
 from ._safetensors import heads_of
 
 

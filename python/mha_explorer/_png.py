@@ -1,24 +1,39 @@
 """The static picture of the heads for viewers that run no scripts (a repository's notebook preview): one
 layer and batch item's heads side by side on one colour scale, as a PNG written with zlib and struct only."""
+import json
 import struct
 import zlib
 
-# matplotlib 'Blues' (ColorBrewer), the stops of the view's 'blues' scale (web/widgets/colors.js)
-BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"]
-_STOPS = [tuple(int(h[i:i + 2], 16) for i in (1, 3, 5)) for h in BLUES]
+from . import _html
+
 HEAD_PX = 96        # each head's picture is at most this wide and tall
 GAP = 6
 MAX_HEADS = 16      # more heads than this: the first 16 (the view shows them all)
 BACKGROUND = (255, 255, 255)
 
 
+_stops = None
+
+
+def scale_stops():
+    """The RGB stops of the view's default colour scale (web/state/scales.js, which web/build.mjs writes to
+    static/scales.json), read once."""
+    global _stops
+    if _stops is None:
+        table = json.loads(_html.static_file("scales.json").read_text(encoding="utf-8"))
+        anchors = next(s["anchors"] for s in table["scales"] if s["name"] == table["default"])
+        _stops = [tuple(int(h[i:i + 2], 16) for i in (1, 3, 5)) for h in anchors]
+    return _stops
+
+
 def colour(v, vmax):
+    stops = scale_stops()
     if v != v or v <= 0 or vmax <= 0:   # NaN, negative, zero: the scale's lowest colour (as the view draws them)
-        return _STOPS[0]
-    x = min(v / vmax, 1.0) * (len(_STOPS) - 1)
-    i = min(int(x), len(_STOPS) - 2)
+        return stops[0]
+    x = min(v / vmax, 1.0) * (len(stops) - 1)
+    i = min(int(x), len(stops) - 2)
     f = x - i
-    a, b = _STOPS[i], _STOPS[i + 1]
+    a, b = stops[i], stops[i + 1]
     return tuple(round(a[c] + (b[c] - a[c]) * f) for c in range(3))
 
 

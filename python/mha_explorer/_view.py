@@ -1,8 +1,9 @@
 """mx.show and the object it returns."""
 
 from . import _html
+from ._errors import student_errors, unknown_keywords
 from ._png import heads_png
-from ._weights import read_labels, read_weights
+from ._weights import TooBig, read_labels, read_weights
 
 DTYPES = ("float32", "float16")
 
@@ -11,8 +12,10 @@ class AttentionView(_html.Output):
     """What mx.show returns: the notebook renders it (_repr_html_), print() describes it (__repr__), save(path)
     writes it as one HTML file. Each rendering is independent (a fresh element id)."""
 
-    def __init__(self, weights, tokens=None, query_tokens=None, title=None, trace=None, dtype="float32", source=None):
+    def __init__(self, weights, tokens=None, query_tokens=None, title=None, trace=None, dtype="float32", source=None,
+                 caption=None):
         self.weights = weights
+        self.caption = caption if caption is not None else reading(weights)
         self.tokens, self.query_tokens = tokens, query_tokens
         self.title = title or "Attention weights"
         self.trace = trace
@@ -26,6 +29,8 @@ class AttentionView(_html.Output):
 
     def _options(self):
         o = {"shape": list(self.weights.shape), "title": self.title}
+        if self.caption:
+            o["caption"] = self.caption
         if self.tokens is not None:
             o["tokens"] = self.tokens
         if self.query_tokens is not None:
@@ -43,6 +48,8 @@ class AttentionView(_html.Output):
         lines[0] += (" (" + extra + ")" if extra else "")
         lines.append("shape [L, B, H, T, S] = %s%s" % (list(self.weights.shape),
                                                        (", from " + self.source) if self.source else ""))
+        if self.caption:
+            lines.append(self.caption)
         if self.tokens:
             lines.append("tokens: " + " ".join(self.tokens[:24]) + (" …" if len(self.tokens) > 24 else ""))
         if self.query_tokens:
@@ -57,6 +64,15 @@ class AttentionView(_html.Output):
     def __repr__(self):
         return "<mha_explorer.AttentionView " + self._text() + ">"
 
+    def _display_(self):
+        """marimo shows an output's HTML in a frame of fixed height: there the view is its anywidget (marimo's own
+        anywidget support), at its content's height; without anywidget, the HTML output."""
+        from . import _widget
+        if not _widget.available():
+            return _HtmlOnly(self)
+        return _widget.heads_class()(self.weights, self.tokens, query_tokens=self.query_tokens, title=self.title,
+                                     dtype=self.dtype, trace=self.trace, caption=self.caption or "")
+
     def _repr_html_(self):
         png = heads_png(self.weights)
         L, B, H = self.weights.shape[:3]
@@ -67,6 +83,18 @@ class AttentionView(_html.Output):
         return _html.fragment(self.weights, self._options(), self.dtype, png, self._text(), alt)
 
 
+def reading(w):
+    """How the given tensor's dimensions were read, when that could be misread (a 3-D tensor), else None."""
+    given = list(w.given_shape)
+    if w.read_as == "[H, T, S]":
+        return ("Shape %s read as [H, T, S]: %d head%s of one sequence. A batch of head-averaged weights [B, T, S] "
+                "(nn.MultiheadAttention's default average_attn_weights=True) takes batch= (e.g. batch=0), or pass "
+                "attn[:, None] ([B, 1, T, S])." % (given, given[0], "" if given[0] == 1 else "s"))
+    if w.read_as == "[B, T, S] (batch=)":
+        return "Shape %s read as [B, T, S] (batch=): one map per batch item, averaged over heads." % given
+    return None
+
+
 def _is_module(x):
     try:
         import torch
@@ -75,21 +103,82 @@ def _is_module(x):
     return isinstance(x, torch.nn.Module)
 
 
-def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads=None, title=None,
-         key=None, value=None, mask=None, dtype="float32"):
+class _HtmlOnly:
+    def __init__(self, output):
+        self._repr_html_ = output._repr_html_
+
+
+class Views(_html.Output):
+    """Several views in one output (an encoder-decoder model's encoder, decoder and cross-attention)."""
+
+    def __init__(self, views, title):
+        self.views, self.title = list(views), title
+
+    def __getitem__(self, i):
+        return self.views[i]
+
+    def __len__(self):
+        return len(self.views)
+
+    def __repr__(self):
+        return "<mha_explorer.Views %s:\n%s>" % (self.title, "\n".join(repr(v) for v in self.views))
+
+    def _repr_html_(self):
+        return "".join(v._repr_html_() for v in self.views)
+
+    def _display_(self):
+        """marimo: the views one below the other, each as AttentionView._display_ gives it."""
+        import marimo as mo
+        return mo.vstack([v._display_() for v in self.views])
+
+
+SHOW_KEYWORDS = ("tokens", "query_tokens", "layer", "heads", "batch", "title", "key", "value", "mask", "target", "dtype",
+                 "widget")
+
+
+@student_errors
+def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads=None, batch=None, title=None,
+         key=None, value=None, mask=None, target=None, dtype="float32", widget=None, **unknown):
     """Shows attention weights in the notebook's cell.
 
-    mx.show(attention, tokens=None, *, query_tokens=None, layer=None, heads=None, title=None)
+    mx.show(attention, tokens=None, *, query_tokens=None, layer=None, heads=None, batch=None, title=None)
         attention: [T, S], [H, T, S], [B, H, T, S] (or [L, B, H, T, S]), or a tuple of per-layer [B, H, T, S]
         (Hugging Face's outputs.attentions); a torch tensor (any device or dtype), a numpy array or nested lists.
-        tokens: the S keys' labels; query_tokens: the T queries' (when T ≠ S). layer= / heads=: pick some
+        A 3-D tensor is read as [H, T, S]; with batch= as [B, T, S] (head-averaged weights of a batch).
+        tokens: the S keys' labels; query_tokens: the T queries' (when T ≠ S). layer= / heads= / batch=: pick some
         (a number, a list or a range). dtype="float16" halves the output's size (values rounded to float16).
     mx.show(module, x, tokens=None, *, key=None, value=None, mask=None)
         runs the module once (eval mode, no gradients) and shows its heads and the shape trace of that forward:
         the lessons' MultiHeadAttention, nn.MultiheadAttention, nn.TransformerEncoderLayer (its self_attn).
+    mx.show(model, tokenizer, text, *, target=None)
+        a Hugging Face transformers model: every head of every layer for that text (eager attention for the call);
+        an encoder-decoder model's encoder, decoder and cross-attention (the decoder reads target, else the text).
+    widget: None (the default) gives the HTML output, or the anywidget view (mx.Heads) when the weights are above the
+        HTML output's cap and anywidget is installed; True always the widget (no cap; layer, head and query as
+        traits); False always the HTML output.
     """
+    if unknown:
+        raise unknown_keywords("mx.show()", unknown, SHOW_KEYWORDS)
     if dtype not in DTYPES:
         raise ValueError("dtype=%r: the weights are sent as float32 (exact) or float16 (half the size)." % (dtype,))
+    if widget not in (None, True, False):
+        raise TypeError("widget= is True (the anywidget view), False (the HTML output) or None (the HTML output, the "
+                        "widget when the weights are too many for it); got %r." % (widget,))
+    from ._hf import is_transformers_model, run_model as run_transformers
+    if is_transformers_model(attention):
+        if key is not None or value is not None or mask is not None:
+            raise TypeError("mx.show(model, tokenizer, text): key=, value= and mask= are not for a transformers model "
+                            "(the tokenizer makes its input).")
+        if x is None or query_tokens is not None:
+            raise TypeError("mx.show(model, tokenizer, text): give the model's tokenizer and the text, e.g. "
+                            "mx.show(model, tokenizer, \"The cat sat\").")
+        parts = run_transformers(attention, x, _text_of(tokens), target)
+        views = [_one(att, keys, queries, title or part_title, None, None, layer, heads, batch, dtype, widget)
+                 for part_title, att, keys, queries in parts]
+        return views[0] if len(views) == 1 else Views(views, title or parts[0][0].split(" (")[-1].rstrip(")"))
+    if target is not None:
+        raise TypeError("target= is the decoder's text of a transformers encoder-decoder model: "
+                        "mx.show(model, tokenizer, text, target=…).")
     trace, source = None, None
     if _is_module(attention):
         from ._module import run_module
@@ -106,10 +195,38 @@ def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads
             if tokens is not None:
                 raise TypeError("mx.show(attention, tokens): the second argument is the tokens; x is for a module.")
             tokens, x = x, None
-    w = read_weights(attention, layer=layer, heads=heads)
+    return _one(attention, tokens, query_tokens, title, trace, source, layer, heads, batch, dtype, widget)
+
+
+def _text_of(text):
+    if text is None:
+        raise TypeError("mx.show(model, tokenizer, text): give the text too, e.g. mx.show(model, tokenizer, \"The cat sat\").")
+    return text
+
+
+def _one(attention, tokens, query_tokens, title, trace, source, layer, heads, batch, dtype, widget):
+    """One output: the HTML view, or the widget (asked for, or where the HTML output's cap is passed)."""
+    from . import _widget
+    if widget:
+        return _widget.heads_class()(attention, tokens, query_tokens=query_tokens, heads=heads, batch=batch,
+                                     layer=_widget_layer(layer), title=title, dtype=dtype, trace=trace)
+    try:
+        w = read_weights(attention, layer=layer, heads=heads, batch=batch)
+    except TooBig:
+        if widget is False or not _widget.available():
+            raise
+        return _widget.heads_class()(attention, tokens, query_tokens=query_tokens, heads=heads, batch=batch,
+                                     layer=_widget_layer(layer), title=title, dtype=dtype, trace=trace)
     T, S = w.shape[3], w.shape[4]
     keys = read_labels(tokens, S, "tokens", "key")
     queries = read_labels(query_tokens, T, "query_tokens", "query")
-    if keys is not None and queries is None and T != S:
-        queries = None   # T ≠ S: the queries are numbered; tokens label the keys
     return AttentionView(w, keys, queries, title, trace, dtype, source)
+
+
+def _widget_layer(layer):
+    if layer is None:
+        return 0
+    if isinstance(layer, int) and not isinstance(layer, bool):
+        return layer
+    raise TypeError("layer=%r: the widget shows one layer at a time (its picker, or the layer trait, shows the "
+                    "others): pass one number." % (layer,))

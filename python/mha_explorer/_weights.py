@@ -15,8 +15,9 @@ SHAPES_SAID = ("[T, S], [H, T, S] or [B, H, T, S] (queries T, keys S, heads H, b
 class Weights:
     """shape: (L, B, H, T, S); data: array('f') of their L·B·H·T·S values, row-major."""
 
-    def __init__(self, shape, data, given_shape):
+    def __init__(self, shape, data, given_shape, read_as=None):
         self.shape, self.data, self.given_shape = tuple(shape), data, tuple(given_shape)
+        self.read_as = read_as   # how the given dimensions were read, e.g. "[H, T, S]"
 
     def count(self):
         n = 1
@@ -134,8 +135,11 @@ def _is_layer_list(x):
     return isinstance(x, (list, tuple)) and len(x) > 0 and all(_is_torch(e) or _is_numpy(e) for e in x)
 
 
+NOUNS = {"layer": ("layer", "layers"), "heads": ("head", "heads"), "batch": ("batch item", "batch items")}
+
+
 def _index_list(sel, n, name):
-    """layer= / heads=: an int, a list of ints, a range or a slice → sorted-as-given indices within [0, n)."""
+    """layer= / heads= / batch=: an int, a list of ints, a range or a slice → indices within [0, n), in the order given."""
     if sel is None:
         return list(range(n))
     if isinstance(sel, slice):
@@ -147,16 +151,22 @@ def _index_list(sel, n, name):
     for i in items:
         j = i + n if i < 0 else i
         if not 0 <= j < n:
-            raise IndexError("%s=%d is out of range: there %s %d %s (0 to %d)." % (
-                name, i, "is" if n == 1 else "are", n, name if n != 1 else name.rstrip("s"), n - 1))
+            one, many = NOUNS[name]
+            raise IndexError("%s=%d is out of range: there %s %d %s (%s)." % (
+                name, i, "is" if n == 1 else "are", n, one if n == 1 else many, "only 0" if n == 1 else "0 to %d" % (n - 1)))
         out.append(j)
     if not out:
         raise ValueError("%s=%r picks nothing." % (name, sel))
     return out
 
 
-def read_weights(attention, layer=None, heads=None):
-    """→ Weights, or a TypeError / ValueError / IndexError a student understands."""
+class TooBig(ValueError):
+    """More values than an HTML output carries (mx.show then takes the widget where anywidget is installed)."""
+
+
+def read_weights(attention, layer=None, heads=None, batch=None, limit=MAX_VALUES):
+    """→ Weights, or a TypeError / ValueError / IndexError a student understands. A 3-D tensor is [H, T, S]; with
+    batch= it is [B, T, S] (nn.MultiheadAttention's weights averaged over heads), read as [B, 1, T, S]."""
     if attention is None:
         raise TypeError("mx.show got None instead of attention weights. With Hugging Face models pass "
                         "output_attentions=True and show outputs.attentions; a module's forward must return its weights.")
@@ -180,39 +190,50 @@ def read_weights(attention, layer=None, heads=None):
             data.extend(d)
         dims = (len(picked),) + first
         layer_done = True
+        read_as = "a tuple of per-layer [B, H, T, S]"
     else:
         given, data = _flat(attention, "the attention weights")
         if len(given) < 2 or len(given) > 5:
             raise ValueError("the attention weights have shape %s (%d dimension%s); mx.show takes %s, or [L, B, H, T, S]." % (
                 list(given), len(given), "" if len(given) == 1 else "s", SHAPES_SAID))
         dims = (1,) * (5 - len(given)) + tuple(given)
+        if len(given) == 3 and batch is not None:
+            dims = (1, given[0], 1, given[1], given[2])
+            read_as = "[B, T, S] (batch=)"
+        elif len(given) == 2 and batch is not None:
+            raise ValueError("batch=%r: these weights have no batch dimension (shape %s, read as [T, S])." % (batch, list(given)))
         layer_done = False
+        if len(given) != 3 or batch is None:
+            read_as = ("[T, S]", "[H, T, S]", "[B, H, T, S]", "[L, B, H, T, S]")[len(given) - 2]
     if 0 in dims:
         raise ValueError("the attention weights are empty (shape %s): there is nothing to show." % list(given))
-    w = Weights(dims, data, given)
+    w = Weights(dims, data, given, read_as)
     if not layer_done and layer is not None:
         if len(given) < 5:
             raise ValueError("layer=%r: these weights have no layer dimension (shape %s); layer= picks from a tuple of "
                              "per-layer tensors or a [L, B, H, T, S] tensor." % (layer, list(given)))
         w = _pick(w, 0, _index_list(layer, dims[0], "layer"))
+    if batch is not None:
+        w = _pick(w, 1, _index_list(batch, w.shape[1], "batch"))
     if heads is not None:
-        if len(given) < 3 and not layer_done:
+        if (len(given) < 3 or len(given) == 3 and batch is not None) and not layer_done:
             raise ValueError("heads=%r: these weights have no head dimension (shape %s)." % (heads, list(given)))
         w = _pick(w, 2, _index_list(heads, w.shape[2], "heads"))
     n = w.count()
-    if n > MAX_VALUES:
-        raise ValueError("the attention weights have %s values (shape %s), more than the %s mx.show puts in a notebook "
-                         "(the output would be about %d MB). Pick some: layer=0 (or a list of layers), heads=[0, 1] (or a "
-                         "range)." % (format(n, ","), list(given), format(MAX_VALUES, ","), n * 4 * 4 // 3 >> 20))
+    if limit is not None and n > limit:
+        raise TooBig("the attention weights have %s values (shape %s), more than the %s mx.show puts in an HTML output "
+                     "(it would be about %d MB). Pick some: layer=0 (or a list of layers), heads=[0, 1] (or a range); or "
+                     "install anywidget (pip install anywidget): mx.show then sends the view one layer at a time, with "
+                     "no cap." % (format(n, ","), list(given), format(limit, ","), n * 4 * 4 // 3 >> 20))
     return w
 
 
 def _pick(w, axis, indices):
-    """The [L, B, H, T, S] weights keeping `indices` along axis 0 (layers) or 2 (heads)."""
+    """The [L, B, H, T, S] weights keeping `indices` along axis 0 (layers), 1 (batch items) or 2 (heads)."""
     L, B, H, T, S = w.shape
-    block = T * S if axis == 2 else B * H * T * S
-    outer = L * B if axis == 2 else 1
-    count = H if axis == 2 else L
+    block = (B * H * T * S, H * T * S, T * S)[axis]
+    outer = (1, L, L * B)[axis]
+    count = w.shape[axis]
     src, out = memoryview(w.data), array("f")
     for o in range(outer):
         for i in indices:
@@ -220,7 +241,7 @@ def _pick(w, axis, indices):
             out.extend(src[start:start + block])
     shape = list(w.shape)
     shape[axis] = len(indices)
-    return Weights(shape, out, w.given_shape)
+    return Weights(shape, out, w.given_shape, w.read_as)
 
 
 def read_labels(labels, n, name, axis):

@@ -9,7 +9,6 @@ import sys
 from array import array
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 import torch.nn as nn
@@ -136,7 +135,7 @@ def test_size_rule():
     side = int(math.isqrt(MAX_VALUES // 4)) + 1           # 4 heads of side² values: just above the limit
     big = torch.zeros(1, 4, side, side)
     with pytest.raises(ValueError, match=r"more than the 4,000,000 .* layer=0 .* heads=\[0, 1\]"):
-        mx.show(big)
+        mx.show(big, widget=False)   # (without widget=False: the anywidget view where anywidget is installed)
     assert mx.show(big, heads=[0, 1]).shape == (1, 1, 2, side, side)
     w = softmax(1, 4, 16, 16)
     html = mx.show(w)._repr_html_()
@@ -277,3 +276,62 @@ def test_save_weights_reads_back(make, tmp_path):
         assert torch.allclose(ref(x, x, x)[0], want, atol=1e-6)
     header = json.loads(p.read_bytes()[8:8 + struct.unpack("<Q", p.read_bytes()[:8])[0]])
     assert header["__metadata__"]["num_heads"] == str(m.num_heads)
+
+
+# ---- what the package says it read (issue 28, item 5) -------------------------------------------------------
+
+def test_three_dimensions_are_read_as_heads_and_batch_takes_a_batch():
+    torch.manual_seed(5)
+    m = nn.MultiheadAttention(8, 2, batch_first=True)
+    x = torch.rand(2, 6, 8)
+    _, averaged = m(x, x, x)                      # the default average_attn_weights=True: [B, T, S] = [2, 6, 6]
+    v = mx.show(averaged)
+    assert v.shape == (1, 1, 2, 6, 6)
+    assert "read as [H, T, S]: 2 heads of one sequence" in options(v)["caption"] and "batch=" in repr(v)
+    v = mx.show(averaged, batch=1)
+    assert v.shape == (1, 1, 1, 6, 6) and sent(v) == averaged[1].reshape(-1).tolist()
+    assert "read as [B, T, S] (batch=)" in options(v)["caption"]
+    v = mx.show(averaged, batch=range(2))
+    assert v.shape == (1, 2, 1, 6, 6) and sent(v) == averaged.reshape(-1).tolist()
+    assert mx.show(averaged[:, None]).shape == (1, 2, 1, 6, 6)           # [B, 1, T, S]
+    four = softmax(3, 2, 4, 4)
+    assert sent(mx.show(four, batch=[2, 0])) == four[[2, 0]].reshape(-1).tolist()
+    assert "caption" not in options(mx.show(four))
+    with pytest.raises(IndexError, match=r"batch=2 is out of range: there are 2 batch items \(0 to 1\)"):
+        mx.show(averaged, batch=2)
+    with pytest.raises(ValueError, match=r"no batch dimension"):
+        mx.show(softmax(4, 4), batch=0)
+
+
+def test_plural_and_singular_in_range_messages():
+    layers = tuple(softmax(1, 2, 3, 3, seed=s) for s in range(3))
+    with pytest.raises(IndexError, match=r"layer=3 is out of range: there are 3 layers \(0 to 2\)\.$"):
+        mx.show(layers, layer=3)
+    with pytest.raises(IndexError, match=r"layer=1 is out of range: there is 1 layer \(only 0\)\.$"):
+        mx.show(layers[:1], layer=1)
+    with pytest.raises(IndexError, match=r"heads=2 is out of range: there are 2 heads \(0 to 1\)"):
+        mx.show(layers, heads=2)
+
+
+def test_unknown_keywords_list_the_allowed_ones():
+    with pytest.raises(TypeError) as e:
+        mx.show(softmax(3, 3), head=0)
+    msg = str(e.value)
+    assert msg.startswith("mx.show() got an unknown keyword 'head'; it takes tokens, query_tokens, layer, heads, batch")
+    assert "Did you mean 'heads'?" in msg
+
+
+def test_errors_come_without_the_package_frames():
+    import traceback
+    with pytest.raises(ValueError) as e:
+        mx.show(torch.ones(0, 4))
+    frames = traceback.extract_tb(e.value.__traceback__)
+    assert [f.name for f in frames][-1] == "call" and all("_weights.py" not in f.filename for f in frames)
+    assert e.value.__context__ is None and e.value.__cause__ is None
+
+    class Broken(nn.Module):                       # a student's own error keeps its frames
+        def forward(self, x):
+            raise RuntimeError("my bug")
+    with pytest.raises(ValueError, match="my bug") as e:
+        mx.show(Broken(), torch.rand(1, 2, 4))
+    assert any(f.name == "forward" for f in traceback.extract_tb(e.value.__cause__.__traceback__))

@@ -18,8 +18,8 @@ const SITE = join(DIR, 'site');
 let browser, g, frames;
 
 before(async () => {
-  // its own venv: test files may run side by side, and scripts/python-env reinstalls the package
-  const { venv, env } = pythonEnv(DIR, join(repo, 'build', 'python-venv-explore'));
+  // the shared venv: scripts/python-env takes a lock, and reinstalls the package only when its files changed
+  const { venv, env } = pythonEnv(DIR);
   execFileSync(join(venv, 'bin', 'python'), [join(repo, 'python', 'tests', 'make_explore_notebook.py'), DIR]);
   await executeNotebook(DIR, 'explore.ipynb', env);
   await buildSphinxSite(SITE, join(DIR, 'executed.ipynb'), 'explore', env);

@@ -142,7 +142,7 @@ for (const http of [true, false]) {
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowDown');
     const s1 = await state();
-    assert.deepEqual(s1.a, { layer: 0, batch: 0, head: 2 });
+    assert.deepEqual(s1.a, { layer: 0, batch: 0, head: 2, query: 1 });   // ArrowDown moved the cursor to query 1
     assert.deepEqual(s1.b, s0.b);
     assert.match(s1.readouts[1], /query “cat” \(1\) → key “cat” \(1\): 0\.\d{6}/);
     assert.equal(s1.readouts[0], s0.readouts[0]);
@@ -159,7 +159,7 @@ for (const http of [true, false]) {
     // A's theme and data change; B's stay
     await page.evaluate(() => window.va.update({ theme: 'dark', weights: window.softmaxWeights([1, 1, 4, 6, 6], 3) }));
     const s3 = await state();
-    assert.deepEqual(s3.b, { layer: 1, batch: 0, head: 0 });
+    assert.deepEqual(s3.b, { layer: 1, batch: 0, head: 0, query: 0 });
     assert.deepEqual(s3.a, s1.a);
     assert.deepEqual(s3.themes, ['light', 'dark']);
     assert.deepEqual(s3.page, s0.page);
@@ -306,7 +306,7 @@ test('L=3, B=2, H=8, T=S=64: renders, the pickers switch layer and batch, the ex
   await root.locator('label:has-text("batch item") select').selectOption('1');
   const p2 = await pixels();
   assert.notEqual(p2, p1, 'batch item 1 draws other weights');
-  assert.deepEqual(await root.evaluate((r) => r.mhaExplorer.getSelection()), { layer: 2, batch: 1, head: 0 });
+  assert.deepEqual(await root.evaluate((r) => r.mhaExplorer.getSelection()), { layer: 2, batch: 1, head: 0, query: 0 });
   assert.match(await root.locator('.mhav-sub').first().textContent(), /Head 0 · layer 2 · batch item 1/);
   // the shown heads' colour range: the largest weight of layer 2, batch item 1
   const hi = await page.evaluate(() => {

@@ -1,16 +1,18 @@
 // MHA Explorer — dist/mha-explorer-view.js: one ES module with no imports (web/build.mjs bundles it with
-// esbuild, format esm). It exports mountAttention (web/views/attention.js) and, as its default export, an
-// anywidget front end: render({model, el}) reads the model's weights (base64 of little-endian float32, a
-// DataView or ArrayBuffer from a binary trait, or a plain, possibly nested, array of numbers), shape, tokens,
-// query_tokens, trace, title, theme and scale, redraws on their change:… events and returns the cleanup.
-// Hosts' models differ (Jupyter's anywidget, Jupyter Book 2's static {anywidget} directive): a method a model
-// lacks or that throws is passed over.
+// esbuild, format esm). It exports mountAttention (web/views/attention.js), hostTheme / followHostTheme (the notebook's
+// theme, followed live) and, as its default export, an anywidget front end: render({model, el}) reads the model's
+// weights (base64 of little-endian float32, a DataView or ArrayBuffer from a binary trait, or a plain, possibly nested,
+// array of numbers), shape, tokens, query_tokens, trace, title, caption, theme and scale, redraws on their change:…
+// events and returns the cleanup. With the Python package's mx.Heads the model also has num_layers (weights then hold
+// the one layer `layer`, which Python sends as a binary buffer when it is picked), layer, head and query: synced both
+// ways. Hosts' models differ (Jupyter's anywidget, marimo, Jupyter Book 2's static {anywidget} directive): a method a
+// model lacks or that throws is passed over.
 import { mountAttention } from '../views/attention.js';
 import { bytesOf } from '../compute/base64.js';
 
 export { mountAttention };
 
-const TRAITS = ['weights', 'shape', 'tokens', 'query_tokens', 'queryTokens', 'trace', 'title', 'theme', 'scale'];
+const TRAITS = ['weights', 'shape', 'tokens', 'query_tokens', 'queryTokens', 'trace', 'title', 'caption', 'theme', 'scale'];
 
 // base64 → Float32Array: the bytes of a little-endian float32 array (as numpy's tobytes() writes them), or of
 // float16 when dtype is 'float16' (the Python package's smaller outputs, on request).
@@ -48,17 +50,88 @@ function optionsOf(model) {
   const shape = get('shape'), tokens = get('tokens'), q = get('query_tokens') ?? get('queryTokens');
   o.shape = shape ?? undefined; o.tokens = tokens ?? undefined; o.queryTokens = q ?? undefined;
   o.trace = get('trace') ?? undefined;
-  for (const k of ['title', 'theme', 'scale']) { const v = get(k); if (v != null && v !== '') o[k] = v; }
+  for (const k of ['title', 'caption', 'theme', 'scale']) { const v = get(k); if (v != null && v !== '') o[k] = v; }
   return o;
 }
 
+// The notebook's theme where the host says it (JupyterLab / Notebook 7: <body data-jp-theme-light>; VS Code: a
+// vscode-dark / vscode-light class on <body>; marimo: a dark class on <html> or <body>), else 'auto' (the system's).
+export function hostTheme(node) {
+  const doc = node.ownerDocument, body = doc.body, html = doc.documentElement;
+  const lab = body && body.getAttribute('data-jp-theme-light');
+  if (lab === 'false' || (body && body.classList.contains('vscode-dark'))) return 'dark';
+  if (lab === 'true' || (body && body.classList.contains('vscode-light'))) return 'light';
+  if ((html && html.classList.contains('dark')) || (body && body.classList.contains('dark-theme'))) return 'dark';
+  return 'auto';
+}
+
+// Keeps view's theme on the host's while the host switches theme (a theme chosen by the caller is left alone);
+// returns the cleanup.
+export function followHostTheme(view, node, chosen) {
+  const doc = node.ownerDocument;
+  if (chosen === 'light' || chosen === 'dark' || typeof MutationObserver !== 'function') return () => {};
+  let shown = hostTheme(node);
+  const seen = new MutationObserver(() => {
+    const now = hostTheme(node);
+    if (now !== shown) { shown = now; try { view.update({ theme: now }); } catch (e) { seen.disconnect(); } }
+  });
+  const watch = { attributes: true, attributeFilter: ['class', 'data-jp-theme-light', 'data-jp-theme-name'] };
+  if (doc.body) seen.observe(doc.body, watch);
+  seen.observe(doc.documentElement, watch);
+  return () => seen.disconnect();
+}
+
 function render({ model, el }) {
-  const view = mountAttention(el, optionsOf(model));
-  const redraw = () => view.update(optionsOf(model));
+  const get = (k) => attempt(() => model.get(k));
+  const save = (changes) => {
+    let changed = false;
+    for (const [k, v] of Object.entries(changes)) if (get(k) !== undefined && get(k) !== v) { attempt(() => model.set(k, v)); changed = true; }
+    if (changed) attempt(() => model.save_changes());
+  };
+  const options = () => {
+    const o = optionsOf(model);
+    if (!o.theme) o.theme = hostTheme(el);
+    o.onSelect = (s) => save({ head: s.head === 'avg' ? -1 : s.head, query: s.query });
+    return o;
+  };
+  const view = mountAttention(el, options());
+  const stopTheme = followHostTheme(view, el, get('theme'));
+  // mx.Heads: one layer at a time; the layer picker asks Python for the layer (it answers with that layer's weights)
+  let layers = null;
+  const showLayers = () => {
+    const n = get('num_layers') || 1;
+    if (n <= 1) { if (layers) layers.wrap.hidden = true; return; }
+    if (!layers) {
+      const doc = el.ownerDocument, wrap = doc.createElement('label'), s = doc.createElement('select');
+      wrap.append('layer ', s);
+      s.addEventListener('change', () => save({ layer: +s.value }));
+      const tools = view.root.querySelector('.mhav-tools');
+      tools.insertBefore(wrap, tools.firstChild);
+      layers = { wrap, s, n: 0 };
+    }
+    layers.wrap.hidden = false;
+    if (layers.n !== n) {
+      layers.n = n; layers.s.textContent = '';
+      for (let i = 0; i < n; i++) { const o = el.ownerDocument.createElement('option'); o.value = o.textContent = String(i); layers.s.appendChild(o); }
+    }
+    layers.s.value = String(get('layer') || 0);
+  };
+  const selectFromModel = () => {
+    const h = get('head'), q = get('query'), s = {};
+    if (typeof h === 'number') s.head = h < 0 ? 'avg' : h;
+    if (typeof q === 'number') s.query = q;
+    if (Object.keys(s).length) view.root.mhaExplorer.select(s);
+  };
+  const redraw = () => { view.update(options()); showLayers(); selectFromModel(); };
   const events = TRAITS.map((k) => 'change:' + k);
+  const more = { 'change:num_layers': showLayers, 'change:layer': showLayers, 'change:head': selectFromModel, 'change:query': selectFromModel };
   for (const e of events) attempt(() => model.on(e, redraw));
+  for (const [e, f] of Object.entries(more)) attempt(() => model.on(e, f));
+  showLayers(); selectFromModel();
   return () => {
     for (const e of events) attempt(() => typeof model.off === 'function' && model.off(e, redraw));
+    for (const [e, f] of Object.entries(more)) attempt(() => typeof model.off === 'function' && model.off(e, f));
+    stopTheme();
     view.dispose();
   };
 }

@@ -1,7 +1,7 @@
 // @ts-check
 // MHA Explorer — the attention view's enlarged head: its title and "Show as table" button, its heatmap (arrow keys
 // and clicks pick a cell, read aloud), the line view (as BertViz's head view) and the table. state: the view's
-// AttentionState (attention-state.js); colors() → the view's theme colours.
+// AttentionState (attention-state.js); colors() → the view's theme colours; onCursor(): the cursor moved or was read.
 import { el, svgEl, setAttr } from '../widgets/dom.js';
 import { drawHeatmap, CellCursor } from '../widgets/heatmap.js';
 import { lineView, lineViewNote, wireLineHover, matrixTable, corner } from '../widgets/lines.js';
@@ -9,7 +9,7 @@ import { topKeysWords } from '../widgets/words.js';
 
 export class AttentionDetail {
   // Appends the enlarged head's elements to root and wires their events.
-  constructor(root, state, colors) {
+  constructor(root, state, colors, onCursor) {
     this.root = root; this.state = state; this.colors = colors;
     this.head = root.appendChild(el('div', { class: 'mhav-head' }));
     this.title = this.head.appendChild(el('h3', { class: 'mhav-sub' }, 'Head'));
@@ -23,7 +23,7 @@ export class AttentionDetail {
     this.linesNote = linesFig.appendChild(el('figcaption', { class: 'mhav-note' }));
     this.table = root.appendChild(el('div', { class: 'mhav-table', tabindex: '0', role: 'region', 'aria-label': 'The enlarged head as a table' }));
     this.table.hidden = true;
-    this.cursor = new CellCursor(this.canvas, () => this.canvas._mat, (read) => { this.draw(); if (read) this.readCell(); });
+    this.cursor = new CellCursor(this.canvas, () => this.canvas._mat, (read) => { this.draw(); if (read) this.readCell(); onCursor(); });
     wireLineHover(this.lines, (q) => { state.sel.hoverQuery = q; this.draw(); });
     this.tableBtn.addEventListener('click', () => {
       const sel = state.sel;

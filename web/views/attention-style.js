@@ -64,7 +64,7 @@ export const STYLE = `
   border-bottom: 1px solid var(--border); padding: 5px 8px; }
 .mhav table.trace td { padding: 5px 8px; border-bottom: 1px solid var(--border); vertical-align: top; text-align: left; }
 .mhav table.trace tr.current td, .mhav table.trace tbody tr:focus td { background: var(--accent-soft); }
-.mhav table.trace code { font-size: .8rem; background: var(--code-bg); padding: 1px 5px; border-radius: 4px; }
+.mhav table.trace code { font-size: .8rem; color: var(--fg); background: var(--code-bg); padding: 1px 5px; border-radius: 4px; }
 .mhav table.trace small.desc { display: block; color: var(--fg-muted); font-size: .75rem; }
 .mhav td.num { color: var(--fg-muted); }
 .mhav td.mono { white-space: nowrap; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .8rem; }

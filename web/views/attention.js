@@ -3,7 +3,7 @@
 // model. mountAttention(element, options) → {update(options), dispose(), root}; options: {weights (Float32Array,
 // or numbers, nested or flat), shape ([L, B, H, T, S]; shorter shapes get leading 1s), tokens (the S keys'
 // labels), queryTokens (the T queries'; tokens when T = S), trace (the page's trace steps: {op or name, shape,
-// strides, contiguous}), title, theme ('auto' | 'light' | 'dark'), scale (a name in state/scales.js's SCALES; DEFAULT_SCALE when absent)}.
+// strides, contiguous}), title, caption (a sentence before the view's note: how the host read its tensor), theme ('auto' | 'light' | 'dark'), scale (a name in state/scales.js's SCALES; DEFAULT_SCALE when absent)}.
 // Built from the page's widgets (web/widgets/): the head cards on one numbered colour scale with hover values,
 // the head average, the enlarged head with its cell cursor and line view, the table, the shape trace, exports.
 // Everything is the instance's own: no ids, no globals; its root carries data-mha-explorer-view and mhaExplorer.
@@ -73,21 +73,32 @@ class AttentionView {
     const colors = this.colors = () => state.colors(root);
     const describe = (cell, m) => state.describe(cell, m);
     this.E = frame(root);
-    this.detail = new AttentionDetail(root, state, colors);
+    this.detail = new AttentionDetail(root, state, colors, () => this.queryPicked());
     this.trace = new AttentionTrace(root);
     const tip = root.appendChild(el('div', { class: 'tooltip', role: 'tooltip' }));
     tip.hidden = true;
     element.appendChild(root);
-    this.cards = new HeadCards(this.E.grid, tip, describe, (h) => { state.sel.head = h; this.cards.select(h); this.detail.draw(); });
+    this.cards = new HeadCards(this.E.grid, tip, describe, (h) => { state.sel.head = h; this.cards.select(h); this.detail.draw(); this.picked(); });
     attachTip(this.detail.canvas, tip, () => this.detail.canvas._mat, describe);
-    this.lastWidth = 0; this.frame = 0; this.disposed = false;
+    this.lastWidth = 0; this.frame = 0; this.disposed = false; this.lastQuery = 0;
     this.listen();
+  }
+  // options.onSelect({layer, batch, head, query}): the student picked a layer, batch item, head or query (a host's sync)
+  selection() {
+    const sel = this.state.sel;
+    return { layer: sel.layer, batch: sel.batch, head: sel.head, query: this.detail.cursor.cell[0] };
+  }
+  picked() { if (typeof this.state.opts.onSelect === 'function') this.state.opts.onSelect(this.selection()); }
+  // The enlarged head's cursor moved: a new query is a pick.
+  queryPicked() {
+    const q = this.detail.cursor.cell[0];
+    if (q !== this.lastQuery) { this.lastQuery = q; this.picked(); }
   }
   // The pickers and export buttons, the system's colour scheme (for theme 'auto') and the view's width.
   listen() {
     const { E, state, root, win } = this, sel = state.sel;
-    E.layer.s.addEventListener('change', () => { sel.layer = +E.layer.s.value; this.draw(); });
-    E.batch.s.addEventListener('change', () => { sel.batch = +E.batch.s.value; this.draw(); });
+    E.layer.s.addEventListener('change', () => { sel.layer = +E.layer.s.value; this.draw(); this.picked(); });
+    E.batch.s.addEventListener('change', () => { sel.batch = +E.batch.s.value; this.draw(); this.picked(); });
     E.png.addEventListener('click', () => this.toPNG().then((blob) => blob && download('attention-heads.png', blob, E.png, 'image')));
     E.svg.addEventListener('click', () => {
       const s = this.toSVG();
@@ -133,7 +144,7 @@ class AttentionView {
     const { E, state } = this, { input, opts } = state, { H, T, S } = input.dims;
     const vmax = state.vmax();
     legend(E.legend, opts.scale, fmtMax(vmax));
-    E.note.textContent = 'Rows are queries (' + T + '), columns are keys (' + S + '). Colours: one scale, 0 to ' + fmtMax(vmax) +
+    E.note.textContent = (opts.caption ? String(opts.caption) + ' ' : '') + 'Rows are queries (' + T + '), columns are keys (' + S + '). Colours: one scale, 0 to ' + fmtMax(vmax) +
       ', for every head' + state.where().replace(' · ', ' of ').replace(' · ', ', ') + '. Hover a cell for its weight; click a head to enlarge it.';
     const width = this.lastWidth = this.root.clientWidth - 34;
     this.cards.draw(state.heads(), { name: (h) => state.name(h), mat: (h) => state.mat(h), labels: input.labels, rowLabels: input.rowLabels,
@@ -177,11 +188,12 @@ class AttentionView {
       getLabels: () => state.ok() ? { tokens: input().labels.slice(), queryTokens: input().rowLabels.slice() } : { tokens: [], queryTokens: [] },
       getTrace: () => input() && input().trace ? JSON.parse(JSON.stringify(input().trace)) : [],
       getNotes: () => input() ? input().notes.slice() : [],
-      getSelection: () => ({ layer: sel.layer, batch: sel.batch, head: sel.head }),
+      getSelection: () => this.selection(),
       select: (s) => {
         if (s.layer != null) sel.layer = +s.layer;
         if (s.batch != null) sel.batch = +s.batch;
         if (s.head != null) sel.head = s.head === 'avg' ? 'avg' : +s.head;
+        if (s.query != null) { this.detail.cursor.cell = [+s.query, this.detail.cursor.cell[1]]; this.lastQuery = +s.query; }
         this.draw();
       },
       toSVG: () => this.toSVG(), toPNG: () => this.toPNG(), update: (next) => this.update(next), dispose: () => this.dispose()

@@ -1,0 +1,167 @@
+// The notebook side by side with its peers, on the same attention tensors (12 layers × 12 heads of seeded softmax
+// weights, 20 and 200 tokens): mx.show, BertViz's head_view and model_view, CircuitsVis's attention_heads (PyPI's,
+// --no-deps: scripts/python/requirements-nodeps.txt). A benchmark, not a test: it prints a markdown table and writes
+// bench/results/notebook-peers-<time>.json. Per tool and size:
+//   bytes   the cell's outputs in the executed .ipynb (nbconvert --execute in the package's venv kernel)
+//   export  shown in nbconvert's exported HTML, opened offline in Chromium (every non-file request refused), and the
+//           time from navigation until it shows; dark: in the export with nbconvert's dark theme, the background
+//           behind the output is dark
+//   lab     in PyPI's JupyterLab (one server): after the setup cell, each tool's cell run on its own (Shift+Enter),
+//           the time from the key press until its output shows; and whether it shows again after saving and reopening
+// Usage: node bench/notebook-peers.mjs [--tokens 20,200]
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { launch, repo, pythonEnv, executeNotebook } from '../tests/browser/helpers.mjs';
+
+const arg = process.argv.indexOf('--tokens');
+const SIZES = arg > 0 ? process.argv[arg + 1].split(',').map(Number) : [20, 200];
+const TOOLS = [
+  { name: 'mha-explorer mx.show', code: 'mx.show(att, tokens, title="mx.show")', shown: '[data-mha-explorer-view] canvas' },
+  { name: 'BertViz head_view', code: 'head_view(att, tokens)', shown: '#bertviz svg rect, #bertviz svg line' },
+  { name: 'BertViz model_view', code: 'model_view(att, tokens)', shown: '#bertviz svg rect, #bertviz svg line' },
+  { name: 'CircuitsVis attention_heads', code: 'attention_heads(torch.cat(att).reshape(-1, T, T), tokens)', shown: 'canvas, svg' },
+];
+const SETUP = (T) => `import torch
+import mha_explorer as mx
+from bertviz import head_view, model_view
+from circuitsvis.attention import attention_heads
+T = ${T}
+g = torch.Generator().manual_seed(0)
+att = tuple(torch.softmax(torch.randn(1, 12, T, T, generator=g), -1) for _ in range(12))
+tokens = ["tok%d" % i for i in range(T)]`;
+
+function notebook(T) {
+  const cell = (source) => ({ cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source });
+  return { nbformat: 4, nbformat_minor: 5, cells: [cell(SETUP(T)), ...TOOLS.map((t) => cell(t.code))],
+    metadata: { kernelspec: { name: 'mha-explorer', display_name: 'Python (mha-explorer)', language: 'python' } } };
+}
+
+// In the page: when each cell's output first matched its tool's selector (ms from navigation, or from `start`).
+const WATCH = (selectors) => {
+  window.__shown = {};
+  const t0 = performance.now();
+  const tick = () => {
+    const cells = document.querySelectorAll('.jp-Cell');
+    selectors.forEach((sel, i) => {
+      const c = cells[i + 1];
+      const hit = c && [...c.querySelectorAll('.jp-OutputArea-output')].some((o) => o.querySelector(sel));
+      if (window.__shown[i] == null && hit) window.__shown[i] = performance.now() - (window.__starts?.[i] ?? t0);
+    });
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+};
+
+const luminance = (c) => {
+  const [r, g, b] = (c.match(/[\d.]+/g) || [255, 255, 255]).slice(0, 3).map(Number).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+
+async function exported(browser, html, dark) {
+  const page = await browser.context.newPage();
+  await page.route(/^(https?|wss?):/, (route) => route.abort());       // offline
+  await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+  await page.addInitScript(WATCH, TOOLS.map((t) => t.shown));
+  await page.goto(pathToFileURL(html).href);
+  await page.waitForTimeout(20000);
+  const got = await page.evaluate(() => window.__shown);
+  // the background behind each output: its first non-transparent ancestor or own element
+  const backgrounds = await page.evaluate(() => [...document.querySelectorAll('.jp-Cell')].slice(1).map((c) => {
+    const out = c.querySelector('.jp-OutputArea-output') || c;
+    const deep = out.querySelector('[data-mha-explorer-view], #bertviz, div[id^="circuits-vis"]') || out;
+    for (let e = deep; e; e = e.parentElement) {
+      const bg = getComputedStyle(e).backgroundColor;
+      if (bg && !/rgba\(0, 0, 0, 0\)|transparent/.test(bg)) return bg;
+    }
+    return 'rgb(255, 255, 255)';
+  }));
+  await page.close();
+  return TOOLS.map((_, i) => ({ ms: got[i] ?? null, background: backgrounds[i] }));
+}
+
+const freePort = () => new Promise((resolve) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); }); });
+
+async function inJupyterLab(browser, origin, token, path) {
+  const page = await browser.context.newPage();
+  await page.route((u) => !u.href.startsWith(origin) && !u.href.startsWith(origin.replace('http', 'ws')) && /^(https?|wss?):/.test(u.href), (r) => r.abort());
+  await page.addInitScript(WATCH, TOOLS.map((t) => t.shown));
+  await page.goto(origin + '/lab/tree/' + path + '?token=' + token);
+  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
+  const select = page.locator('.jp-Dialog').getByRole('button', { name: 'Select', exact: true });
+  await select.waitFor({ timeout: 20000 }).then(() => select.click(), () => {});
+  await page.waitForTimeout(3000);
+  // the setup cell (imports, tensors) first, then each tool's cell on its own with Shift+Enter, timed from its key press
+  const cells = page.locator('.jp-Notebook .jp-Cell');
+  const runCell = async (i) => {
+    await cells.nth(i).scrollIntoViewIfNeeded();
+    await cells.nth(i).locator('.jp-InputPrompt').click();
+    await page.evaluate((k) => { window.__starts = window.__starts || {}; window.__starts[k - 1] = performance.now(); }, i);
+    await page.keyboard.press('Shift+Enter');
+  };
+  await runCell(0);
+  await page.waitForFunction(() => /\[1\]/.test(document.querySelector('.jp-Notebook .jp-Cell .jp-InputPrompt')?.textContent || ''), null, { timeout: 120000 });
+  for (let i = 0; i < TOOLS.length; i++) {
+    await runCell(i + 1);
+    await page.waitForFunction((k) => window.__shown[k] != null || /\[\d+\]/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[k + 1]
+      ?.querySelector('.jp-InputPrompt')?.textContent || '') && performance.now() - window.__starts[k] > 30000, i, { timeout: 120000 }).catch(() => {});
+  }
+  const run = await page.evaluate(() => window.__shown);
+  await page.getByRole('menuitem', { name: 'File', exact: true }).click();
+  await page.locator('li[data-command="docmanager:save"]').first().click();
+  await page.waitForTimeout(2000);
+  await page.evaluate(() => { window.__shown = {}; });
+  await page.reload();
+  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
+  await page.evaluate(async () => { for (const c of document.querySelectorAll('.jp-Notebook .jp-Cell')) { c.scrollIntoView(); await new Promise((r) => setTimeout(r, 300)); } });
+  await page.waitForTimeout(5000);
+  const reopened = await page.evaluate(() => window.__shown);
+  await page.close();
+  return TOOLS.map((_, i) => ({ ms: run[i] ?? null, reopened: reopened[i] != null }));
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mha-peers-'));
+const { venv, env } = pythonEnv(dir);
+const browser = await launch();
+const token = 'bench-' + Math.random().toString(36).slice(2);
+const port = await freePort(), origin = 'http://127.0.0.1:' + port;
+const lab = spawn(join(venv, 'bin', 'jupyter-lab'), ['--no-browser', '--ip=127.0.0.1', '--port=' + port, '--IdentityProvider.token=' + token,
+  '--allow-root', '--ServerApp.root_dir=' + dir], { env: { ...env, JUPYTERLAB_SETTINGS_DIR: join(dir, '.settings'), JUPYTERLAB_WORKSPACES_DIR: join(dir, '.ws') }, stdio: 'ignore' });
+const rows = [];
+try {
+  await new Promise((r) => setTimeout(r, 15000));
+  for (const T of SIZES) {
+    const sub = join(dir, 'T' + T);
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'peers.ipynb'), JSON.stringify(notebook(T)));
+    await executeNotebook(sub, 'peers.ipynb', env);
+    const executed = JSON.parse(readFileSync(join(sub, 'executed.ipynb'), 'utf8'));
+    const bytes = executed.cells.slice(1).map((c) => JSON.stringify(c.outputs).length);
+    const errors = executed.cells.slice(1).map((c) => c.outputs.filter((o) => o.output_type === 'error').map((o) => o.ename + ': ' + o.evalue).join('; '));
+    const light = await exported(browser, join(sub, 'executed.html'), false);
+    // the same notebook exported with nbconvert's dark theme, opened with a dark colour scheme
+    execFileSync('jupyter-nbconvert', ['--to', 'html', '--HTMLExporter.theme=dark', '--output', 'executed-dark.html', 'executed.ipynb'], { cwd: sub, env, stdio: 'ignore' });
+    const dark = await exported(browser, join(sub, 'executed-dark.html'), true);
+    writeFileSync(join(sub, 'lab.ipynb'), JSON.stringify(notebook(T)));
+    const inLab = await inJupyterLab(browser, origin, token, 'T' + T + '/lab.ipynb');
+    TOOLS.forEach((t, i) => rows.push({ tool: t.name, tokens: T, ipynbBytes: bytes[i], error: errors[i] || null,
+      exportMs: light[i].ms, exportDark: dark[i].ms != null && luminance(dark[i].background) < 0.2,
+      labMs: inLab[i].ms, labReopened: inLab[i].reopened }));
+  }
+} finally {
+  lab.kill('SIGTERM');
+  await browser.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+const fmt = (ms) => ms == null ? 'not shown' : (ms / 1000).toFixed(2) + ' s';
+console.log('| tool | tokens | .ipynb bytes | exported HTML offline | dark | JupyterLab run | reopened |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+for (const r of rows) {
+  console.log(`| ${r.tool} | ${r.tokens} | ${r.ipynbBytes.toLocaleString('en')} | ${fmt(r.exportMs)} | ${r.exportDark ? 'yes' : 'no'} | ${fmt(r.labMs)} | ${r.labReopened ? 'yes' : 'no'} |` +
+    (r.error ? ' ' + r.error : ''));
+}
+mkdirSync(join(repo, 'bench', 'results'), { recursive: true });
+writeFileSync(join(repo, 'bench', 'results', 'notebook-peers-' + Date.now() + '.json'), JSON.stringify(rows, null, 1));

