@@ -3,6 +3,7 @@
 They are built from the project's web/ (web/build.mjs, run by scripts/build), not kept in git. In a source checkout
 where they are missing, building the package runs `node web/build.mjs` (it needs the project's dist/ from
 scripts/build for the one-file pages); an sdist carries them, so a wheel built from it needs nothing more."""
+
 import subprocess
 from pathlib import Path
 
@@ -12,7 +13,14 @@ from setuptools.command.sdist import sdist
 
 HERE = Path(__file__).resolve().parent
 STATIC = HERE / "mha_explorer" / "static"
-NEEDED = ["mha-explorer-view.js", "mha-explorer-view-classic.js", "mha-explorer.html", "mha-explorer-lab.html", "params.json", "scales.json"]
+NEEDED = [
+    "mha-explorer-view.js",
+    "mha-explorer-view-classic.js",
+    "mha-explorer.html",
+    "mha-explorer-lab.html",
+    "params.json",
+    "scales.json",
+]
 WEB_BUILD = HERE.parent / "web" / "build.mjs"
 
 
@@ -25,9 +33,11 @@ def ensure_static():
         subprocess.run(["node", str(WEB_BUILD)], check=True, stdout=subprocess.DEVNULL)
     gone = missing()
     if gone:
-        raise SystemExit("mha-explorer: mha_explorer/static/ lacks %s. In the project's checkout run scripts/build (it "
-                         "builds the WebAssembly cores and web/build.mjs writes these files), then build the package "
-                         "again; or install a wheel or sdist that carries them." % ", ".join(gone))
+        raise SystemExit(
+            "mha-explorer: mha_explorer/static/ lacks %s. In the project's checkout run scripts/build (it "
+            "builds the WebAssembly cores and web/build.mjs writes these files), then build the package "
+            "again; or install a wheel or sdist that carries them." % ", ".join(gone)
+        )
 
 
 class BuildPy(build_py):

@@ -63,7 +63,8 @@ mha::Tensor tensor_from_block(double address, const std::string& what) {
   const std::size_t addr = to_count(address, what + ": buffer address", 4294967295.0);
   if (addr == 0 || addr % alignof(std::uint32_t) != 0) throw mha::Error(what + ": invalid buffer address");
   const auto* header = reinterpret_cast<const std::uint32_t*>(addr);
-  if (header[0] > mha::kMaxDims) throw mha::Error(what + ": at most " + std::to_string(mha::kMaxDims) + " dimensions are supported");
+  if (header[0] > mha::kMaxDims)
+    throw mha::Error(what + ": at most " + std::to_string(mha::kMaxDims) + " dimensions are supported");
   const mha::Shape shape(header + 1, header + 1 + header[0]);
   mha::check_shape(shape, what.c_str());
   const auto* data = reinterpret_cast<const float*>(header + kBlockHeader);
@@ -123,7 +124,8 @@ void store(std::size_t which, const mha::Tensor& t) {
   for (std::size_t d = 0; d < c.dim(); ++d) header[1 + d] = static_cast<std::uint32_t>(c.shape()[d]);
 }
 
-void store_attention(const mha::Tensor& output, const mha::Tensor& weights, bool need_weights, std::size_t fully_masked_rows) {
+void store_attention(const mha::Tensor& output, const mha::Tensor& weights, bool need_weights,
+                     std::size_t fully_masked_rows) {
   store(0, output);
   if (need_weights) store(1, weights);
   result_slot().summary[kSummaryMaskedRows] = static_cast<std::uint32_t>(fully_masked_rows);
@@ -240,7 +242,8 @@ val protocol() {
   return p;
 }
 
-mha::AttentionOptions raw_options(bool need_weights, bool causal, double fill, double mask_mode, double mask, double key_padding) {
+mha::AttentionOptions raw_options(bool need_weights, bool causal, double fill, double mask_mode, double mask,
+                                  double key_padding) {
   mha::AttentionOptions options;
   options.need_weights = need_weights;
   options.causal = causal;
@@ -286,18 +289,23 @@ val generator_randn(mha::Generator& gen, val shape) {
 // ---- Tensor functions (raw transfer) ---------------------------------------------------------
 
 bool js_matmul(double a, double b) {
-  return into_slot([&] { store(0, mha::matmul(tensor_from_block(a, "matmul: a"), tensor_from_block(b, "matmul: b"))); });
+  return into_slot(
+      [&] { store(0, mha::matmul(tensor_from_block(a, "matmul: a"), tensor_from_block(b, "matmul: b"))); });
 }
 
 bool js_softmax(double t, double dim) {
   return into_slot([&] {
-    if (!std::isfinite(dim) || dim != std::floor(dim)) throw mha::Error("softmax: dim must be a whole number such as -1");
-    store(0, mha::softmax(tensor_from_block(t, "softmax: input"), static_cast<int>(std::max(-64.0, std::min(64.0, dim)))));
+    if (!std::isfinite(dim) || dim != std::floor(dim))
+      throw mha::Error("softmax: dim must be a whole number such as -1");
+    store(0,
+          mha::softmax(tensor_from_block(t, "softmax: input"), static_cast<int>(std::max(-64.0, std::min(64.0, dim)))));
   });
 }
 
 bool js_split_heads(double t, double heads) {
-  return into_slot([&] { store(0, mha::split_heads(tensor_from_block(t, "splitHeads: input"), to_count(heads, "numHeads", 4096))); });
+  return into_slot([&] {
+    store(0, mha::split_heads(tensor_from_block(t, "splitHeads: input"), to_count(heads, "numHeads", 4096)));
+  });
 }
 
 bool js_merge_heads(double t) {
@@ -328,14 +336,14 @@ val mha_create(val config, std::shared_ptr<mha::Generator> gen) {
 }
 
 // heads [head_begin, head_end): all of them, or the part forward_heads computes (a worker pool's share).
-bool mha_forward(const mha::MultiHeadAttention& m, double q, double k, double v, bool need_weights, bool causal, double fill,
-                 double mask_mode, double mask, double key_padding, double head_begin, double head_end) {
+bool mha_forward(const mha::MultiHeadAttention& m, double q, double k, double v, bool need_weights, bool causal,
+                 double fill, double mask_mode, double mask, double key_padding, double head_begin, double head_end) {
   return into_slot([&] {
     const mha::AttentionOptions options = raw_options(need_weights, causal, fill, mask_mode, mask, key_padding);
     const Qkv in = qkv_from_blocks(q, k, v, "query", "key", "value");
     const std::size_t H = m.config().num_heads;
     const std::size_t h0 = to_count(head_begin, "options.heads[0]", H), h1 = to_count(head_end, "options.heads[1]", H);
-    const mha::ForwardResult r = m.forward_heads(in.q, in.k, in.v, options, h0, h1);   // all heads: forward()
+    const mha::ForwardResult r = m.forward_heads(in.q, in.k, in.v, options, h0, h1);  // all heads: forward()
     store_attention(r.output, r.weights, need_weights, r.fully_masked_rows);
   });
 }
@@ -343,7 +351,8 @@ bool mha_forward(const mha::MultiHeadAttention& m, double q, double k, double v,
 val mha_parameters(const mha::MultiHeadAttention& m) {
   return guarded([&] {
     val out = val::object();
-    const std::pair<const char*, const mha::Linear*> layers[] = {{"W_q", &m.W_q}, {"W_k", &m.W_k}, {"W_v", &m.W_v}, {"W_o", &m.W_o}};
+    const std::pair<const char*, const mha::Linear*> layers[] = {
+        {"W_q", &m.W_q}, {"W_k", &m.W_k}, {"W_v", &m.W_v}, {"W_o", &m.W_o}};
     for (const auto& [name, layer] : layers) {
       val entry = val::object();
       entry.set("weight", tensor_to_js(layer->weight()));
@@ -372,7 +381,8 @@ val state_dict_to_js(const M& m) {
 // names[i] with its tensor staged at addrs[i] (api.js validated both).
 std::vector<mha::NamedTensor> named_from_blocks(const val& names, const val& addrs) {
   const std::size_t n = to_count(names["length"].as<double>(), "the number of tensors", 100000);
-  if (to_count(addrs["length"].as<double>(), "the number of tensors", 100000) != n) throw mha::Error("names and tensors differ in number");
+  if (to_count(addrs["length"].as<double>(), "the number of tensors", 100000) != n)
+    throw mha::Error("names and tensors differ in number");
   std::vector<mha::NamedTensor> out;
   for (std::size_t i = 0; i < n; ++i) {
     const std::string name = names[i].as<std::string>();
@@ -397,13 +407,19 @@ val bytes_to_js(const std::vector<std::uint8_t>& bytes) {
 // the page and the lab can rebuild the module; "format": "pt" as safetensors.torch.save_file writes.
 using Metadata = std::vector<std::pair<std::string, std::string>>;
 Metadata metadata_of(const mha::MultiHeadAttention& m) {
-  return {{"format", "pt"}, {"d_model", std::to_string(m.config().d_model)}, {"num_heads", std::to_string(m.config().num_heads)}};
+  return {{"format", "pt"},
+          {"d_model", std::to_string(m.config().d_model)},
+          {"num_heads", std::to_string(m.config().num_heads)}};
 }
 Metadata metadata_of(const mha::TinyAttentionModel& m) {
   const mha::ModelConfig& c = m.config();
-  return {{"format", "pt"}, {"task", mha::task_name(c.task)}, {"vocab", std::to_string(c.vocab)},
-          {"seq_len", std::to_string(c.seq_len)}, {"d_model", std::to_string(c.d_model)},
-          {"num_heads", std::to_string(c.num_heads)}, {"layers", std::to_string(c.layers)}};
+  return {{"format", "pt"},
+          {"task", mha::task_name(c.task)},
+          {"vocab", std::to_string(c.vocab)},
+          {"seq_len", std::to_string(c.seq_len)},
+          {"d_model", std::to_string(c.d_model)},
+          {"num_heads", std::to_string(c.num_heads)},
+          {"layers", std::to_string(c.layers)}};
 }
 
 template <class M>
@@ -441,7 +457,7 @@ val js_read_safetensors(double address, double size) {
 
 mha::OptimizerOptions optimizer_from_js(const val& o) {
   const std::string kind = o["kind"].as<std::string>();
-  mha::OptimizerOptions out = mha::optimizer_defaults(kind == "SGD" ? mha::OptimizerKind::SGD
+  mha::OptimizerOptions out = mha::optimizer_defaults(kind == "SGD"     ? mha::OptimizerKind::SGD
                                                       : kind == "AdamW" ? mha::OptimizerKind::AdamW
                                                                         : mha::OptimizerKind::Adam);
   out.lr = o["lr"].as<double>();
@@ -500,7 +516,8 @@ val model_evaluate(mha::TinyAttentionModel& m, double batch_size, double seed) {
 std::vector<std::int64_t> tokens_from_js(const val& tokens) {
   const std::size_t n = to_count(tokens["length"].as<double>(), "the number of tokens", kMaxSpecializationTokens);
   std::vector<std::int64_t> out(n);
-  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int64_t>(to_count(tokens[i].as<double>(), "a token", 1e9));
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = static_cast<std::int64_t>(to_count(tokens[i].as<double>(), "a token", 1e9));
   return out;
 }
 
@@ -542,9 +559,7 @@ val model_targets(const mha::TinyAttentionModel& m, val tokens) {
 }
 
 val model_example(const mha::TinyAttentionModel& m) {
-  return guarded([&] {
-    return array_from(mha::task_example(m.config()));
-  });
+  return guarded([&] { return array_from(mha::task_example(m.config())); });
 }
 
 val model_role_scores(mha::TinyAttentionModel& m) {
@@ -583,9 +598,13 @@ val model_to_pytorch(const mha::TinyAttentionModel& m, double steps, double batc
 
 // Bound per module class (embind takes `this` as the class itself).
 template <class M>
-double module_parameter_count(const M& m) { return static_cast<double>(m.parameter_count()); }
+double module_parameter_count(const M& m) {
+  return static_cast<double>(m.parameter_count());
+}
 template <class M>
-void module_zero_grad(M& m) { m.zero_grad(); }
+void module_zero_grad(M& m) {
+  m.zero_grad();
+}
 
 // ---- Teaching pieces -------------------------------------------------------------------------
 
@@ -599,7 +618,8 @@ val js_shape_trace(double B, double S, double D, double H, double Skv) {
 
 val js_parameter_scenarios(double D, double H) {
   return guarded([&] {
-    const mha::ParameterScenarios p = mha::parameter_scenarios(to_count(D, "dModel", 4096), to_count(H, "numHeads", 4096));
+    const mha::ParameterScenarios p =
+        mha::parameter_scenarios(to_count(D, "dModel", 4096), to_count(H, "numHeads", 4096));
     val out = val::object();
     out.set("full", static_cast<double>(p.full));
     out.set("reduced", static_cast<double>(p.reduced));
@@ -612,7 +632,8 @@ val js_parameter_scenarios(double D, double H) {
 
 val js_mix_then_split(mha::Generator& gen, double D, double index) {
   return guarded([&] {
-    const mha::MixThenSplit r = mha::mix_then_split(gen, to_count(D, "dModel", 4096), to_count(index, "outputIndex", 4096));
+    const mha::MixThenSplit r =
+        mha::mix_then_split(gen, to_count(D, "dModel", 4096), to_count(index, "outputIndex", 4096));
     val out = val::object();
     out.set("x0", tensor_to_js(r.x0));
     out.set("W", tensor_to_js(r.W));
@@ -656,11 +677,11 @@ val js_head_specialization(val tokens) {
   });
 }
 
-val js_loop_vs_vectorized(const mha::MultiHeadAttention& m, double x, bool causal, double fill, double mask_mode, double mask,
-                          double key_padding) {
+val js_loop_vs_vectorized(const mha::MultiHeadAttention& m, double x, bool causal, double fill, double mask_mode,
+                          double mask, double key_padding) {
   return guarded([&] {
-    const mha::LoopVsVectorized r =
-        mha::loop_vs_vectorized(m, tensor_from_block(x, "x"), raw_options(true, causal, fill, mask_mode, mask, key_padding));
+    const mha::LoopVsVectorized r = mha::loop_vs_vectorized(
+        m, tensor_from_block(x, "x"), raw_options(true, causal, fill, mask_mode, mask, key_padding));
     val out = val::object();
     out.set("maxAbsDiff", r.max_abs_diff);
     out.set("meanAbsDiff", r.mean_abs_diff);

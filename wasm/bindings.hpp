@@ -38,8 +38,9 @@ val guarded(F&& compute) {
 // A JS number that must be a whole number in [0, max_value] (embind would coerce NaN, -1, 2.5 silently).
 inline std::size_t to_count(double x, const std::string& what, double max_value) {
   if (!std::isfinite(x) || x != std::floor(x) || x < 0 || x > max_value) {
-    throw mha::Error(what + " must be a whole number between 0 and " + std::to_string(static_cast<long long>(max_value)) +
-                     ", got " + (std::isnan(x) ? std::string("NaN") : std::to_string(x)));
+    throw mha::Error(what + " must be a whole number between 0 and " +
+                     std::to_string(static_cast<long long>(max_value)) + ", got " +
+                     (std::isnan(x) ? std::string("NaN") : std::to_string(x)));
   }
   return static_cast<std::size_t>(x);
 }

@@ -35,7 +35,8 @@ struct ModelLoading {
 struct LoadedModel {
   std::shared_ptr<const mha::Weights> weights;
   mha::Model model;
-  LoadedModel(mha::CheckpointConfig config, std::shared_ptr<const mha::Weights> w) : weights(w), model(std::move(config), std::move(w)) {}
+  LoadedModel(mha::CheckpointConfig config, std::shared_ptr<const mha::Weights> w)
+      : weights(w), model(std::move(config), std::move(w)) {}
 };
 
 // `size` bytes api.js wrote at `address`.
@@ -158,12 +159,14 @@ val model_forward(const LoadedModel& m, val ids, val heads_off, val logits_at) {
     const std::size_t T = list_length(ids, "ids", static_cast<double>(c.max_positions));
     std::vector<std::int32_t> tokens(T);
     for (std::size_t i = 0; i < T; ++i) {
-      tokens[i] = static_cast<std::int32_t>(to_count(ids[i].as<double>(), "token id " + std::to_string(i), static_cast<double>(c.vocab - 1)));
+      tokens[i] = static_cast<std::int32_t>(
+          to_count(ids[i].as<double>(), "token id " + std::to_string(i), static_cast<double>(c.vocab - 1)));
     }
     mha::ModelForwardOptions options;
     for (std::size_t i = 0, n = list_length(heads_off, "headsOff", 1e6); i < n; ++i) {
       const val pair = heads_off[i];
-      if (list_length(pair, "headsOff[" + std::to_string(i) + "]", 2) != 2) throw mha::Error("headsOff entries are [layer, head]");
+      if (list_length(pair, "headsOff[" + std::to_string(i) + "]", 2) != 2)
+        throw mha::Error("headsOff entries are [layer, head]");
       options.heads_off.push_back({to_count(pair[0].as<double>(), "headsOff layer", static_cast<double>(c.layers - 1)),
                                    to_count(pair[1].as<double>(), "headsOff head", static_cast<double>(c.heads - 1))});
     }

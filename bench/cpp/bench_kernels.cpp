@@ -122,17 +122,15 @@ double peak_gflops() {
 double bench_gemm_nt(std::size_t M, std::size_t N, std::size_t K) {
   const auto A = rnd(M * K, 1), B = rnd(N * K, 2), bias = rnd(N, 3);
   std::vector<float> C(M * N);
-  const double t = time_call([&] {
-    k::f32_gemm_nt(M, N, K, 0.5f, A.data(), K, B.data(), K, bias.data(), C.data(), N);
-  });
+  const double t =
+      time_call([&] { k::f32_gemm_nt(M, N, K, 0.5f, A.data(), K, B.data(), K, bias.data(), C.data(), N); });
   return 2.0 * double(M) * double(N) * double(K) / t * 1e-9;
 }
 
 double bench_gemm_nn(std::size_t M, std::size_t N, std::size_t K) {
   const auto A = rnd(M * K, 1), B = rnd(K * N, 2);
   std::vector<float> C(M * N);
-  const double t =
-      time_call([&] { k::f32_gemm_nn(M, N, K, A.data(), K, B.data(), N, C.data(), N); });
+  const double t = time_call([&] { k::f32_gemm_nn(M, N, K, A.data(), K, B.data(), N, C.data(), N); });
   return 2.0 * double(M) * double(N) * double(K) / t * 1e-9;
 }
 
@@ -152,8 +150,8 @@ double bench_attention(std::size_t S, std::size_t d, bool causal) {
   k::f32_score_mask m;
   m.causal = causal;
   const double t = time_call([&] {
-    k::f32_attention_online(S, S, d, d, 1.0f / std::sqrt(float(d)), q.data(), d, kk.data(), d,
-                           v.data(), d, m, out.data(), d);
+    k::f32_attention_online(S, S, d, d, 1.0f / std::sqrt(float(d)), q.data(), d, kk.data(), d, v.data(), d, m,
+                            out.data(), d);
   });
   return 4.0 * double(S) * double(S) * double(d) / t * 1e-9;
 }
@@ -166,14 +164,12 @@ double bench_mha(std::size_t S, std::size_t D, std::size_t H) {
   std::vector<float> qkv(3 * S * D), att(S * D), y(S * D);
   const double t = time_call([&] {
     for (std::size_t p = 0; p < 3; ++p)
-      k::f32_gemm_nt(S, D, D, 1.0f, x.data(), D, w.data() + p * D * D, D, b.data() + p * D,
-                     qkv.data() + p * S * D, D);
+      k::f32_gemm_nt(S, D, D, 1.0f, x.data(), D, w.data() + p * D * D, D, b.data() + p * D, qkv.data() + p * S * D, D);
     for (std::size_t h = 0; h < H; ++h)
       k::f32_attention_online(S, S, dk, dk, 1.0f / std::sqrt(float(dk)), qkv.data() + h * dk, D,
-                             qkv.data() + S * D + h * dk, D, qkv.data() + 2 * S * D + h * dk, D,
-                             k::f32_score_mask{}, att.data() + h * dk, D);
-    k::f32_gemm_nt(S, D, D, 1.0f, att.data(), D, w.data() + 3 * D * D, D, b.data() + 3 * D,
-                   y.data(), D);
+                              qkv.data() + S * D + h * dk, D, qkv.data() + 2 * S * D + h * dk, D, k::f32_score_mask{},
+                              att.data() + h * dk, D);
+    k::f32_gemm_nt(S, D, D, 1.0f, att.data(), D, w.data() + 3 * D * D, D, b.data() + 3 * D, y.data(), D);
   });
   const double flops = 4.0 * 2.0 * double(S) * double(D) * double(D) + 4.0 * double(S) * double(S) * double(D);
   return flops / t * 1e-9;
@@ -189,8 +185,7 @@ double bench_mha_long(std::size_t S, bool tiled) {
   const float scale = 1.0f / std::sqrt(float(dk));
   const double t = time_call([&] {
     for (std::size_t p = 0; p < 3; ++p)
-      k::f32_gemm_nt(S, D, D, 1.0f, x.data(), D, w.data() + p * D * D, D, b.data() + p * D,
-                     qkv.data() + p * S * D, D);
+      k::f32_gemm_nt(S, D, D, 1.0f, x.data(), D, w.data() + p * D * D, D, b.data() + p * D, qkv.data() + p * S * D, D);
     for (std::size_t h = 0; h < H; ++h) {
       const float *q = qkv.data() + h * dk, *kk = q + S * D, *v = q + 2 * S * D;
       if (tiled) {
@@ -201,8 +196,7 @@ double bench_mha_long(std::size_t S, bool tiled) {
         k::f32_gemm_nn(S, dk, S, scores.data(), S, v, D, att.data() + h * dk, D);
       }
     }
-    k::f32_gemm_nt(S, D, D, 1.0f, att.data(), D, w.data() + 3 * D * D, D, b.data() + 3 * D,
-                   y.data(), D);
+    k::f32_gemm_nt(S, D, D, 1.0f, att.data(), D, w.data() + 3 * D * D, D, b.data() + 3 * D, y.data(), D);
   });
   const double flops = 4.0 * 2.0 * double(S) * double(D) * double(D) + 4.0 * double(S) * double(S) * double(D);
   return flops / t * 1e-9;
@@ -224,22 +218,18 @@ int main(int argc, char** argv) {
   if (argc > 1) g_min_seconds = std::atof(argv[1]);
   g_wall = argc > 2 && std::string(argv[2]) == "wall";
   const std::string b = build_name();
-  std::printf("### %s (kernels: %s, %s time)\n\n", b.c_str(), k::implementation(),
-              g_wall ? "wall" : "CPU");
+  std::printf("### %s (kernels: %s, %s time)\n\n", b.c_str(), k::implementation(), g_wall ? "wall" : "CPU");
 
   std::printf("| peak f32 mul+add, chains | 8 | 10 | 12 | 14 |\n|---|---|---|---|---|\n");
   const double peaks[] = {peak_gflops<8>(), peak_gflops<10>(), peak_gflops<12>(), peak_gflops<14>()};
   const double peak = *std::max_element(std::begin(peaks), std::end(peaks));
-  std::printf("| GFLOP/s (%s) | %.1f | %.1f | %.1f | %.1f |\n\n", b.c_str(), peaks[0], peaks[1],
-              peaks[2], peaks[3]);
+  std::printf("| GFLOP/s (%s) | %.1f | %.1f | %.1f | %.1f |\n\n", b.c_str(), peaks[0], peaks[1], peaks[2], peaks[3]);
 
   std::printf("| kernel | shape | GFLOP/s |\n|---|---|---|\n");
   for (auto s : {std::vector<std::size_t>{128, 512, 512}, {512, 512, 512}, {2048, 256, 256}, {16, 64, 64}})
-    std::printf("| gemm_nt | M,N,K = %zu,%zu,%zu | %.2f |\n", s[0], s[1], s[2],
-                bench_gemm_nt(s[0], s[1], s[2]));
+    std::printf("| gemm_nt | M,N,K = %zu,%zu,%zu | %.2f |\n", s[0], s[1], s[2], bench_gemm_nt(s[0], s[1], s[2]));
   for (auto s : {std::vector<std::size_t>{512, 64, 512}, {128, 512, 512}})
-    std::printf("| gemm_nn | M,N,K = %zu,%zu,%zu | %.2f |\n", s[0], s[1], s[2],
-                bench_gemm_nn(s[0], s[1], s[2]));
+    std::printf("| gemm_nn | M,N,K = %zu,%zu,%zu | %.2f |\n", s[0], s[1], s[2], bench_gemm_nn(s[0], s[1], s[2]));
   for (std::size_t S : {128, 512, 2048})
     std::printf("| attention_online | S=%zu dk=64 | %.2f |\n", S, bench_attention(S, 64, false));
   for (std::size_t S : {512, 2048})
@@ -251,8 +241,9 @@ int main(int argc, char** argv) {
   std::printf("\n");
 
   // Long sequences: % of the peak measured above (the best chain count).
-  std::printf("| long sequence (1,S,256,8) | S×S in memory GFLOP/s | %% of peak | tiled GFLOP/s | %% of peak |\n"
-              "|---|---|---|---|---|\n");
+  std::printf(
+      "| long sequence (1,S,256,8) | S×S in memory GFLOP/s | %% of peak | tiled GFLOP/s | %% of peak |\n"
+      "|---|---|---|---|---|\n");
   for (std::size_t S : {128, 256, 512, 1024, 2048}) {
     const double mat = bench_mha_long(S, false), til = bench_mha_long(S, true);
     std::printf("| long S=%zu | %.2f | %.1f%% | %.2f | %.1f%% |\n", S, mat, 100.0 * mat / peak, til,

@@ -86,8 +86,8 @@ class SliceMasks {
       const Tensor& kpm = *options.key_padding_mask;
       const std::size_t B = batch.empty() ? 1 : batch[0];
       if (kpm.dim() != 2 || kpm.size(0) != B || kpm.size(1) != Skv) {
-        throw Error("key_padding_mask has shape " + to_string(kpm.shape()) + "; expected [batch, key length] = " +
-                    to_string(Shape{B, Skv}));
+        throw Error("key_padding_mask has shape " + to_string(kpm.shape()) +
+                    "; expected [batch, key length] = " + to_string(Shape{B, Skv}));
       }
       Shape view_shape{kpm.size(0)};
       for (std::size_t d = 1; d < batch.size(); ++d) view_shape.push_back(1);
@@ -121,7 +121,8 @@ class SliceMasks {
         add_.resize(Sq_ * Skv_);
         const float* m = mask_->data() + mask_at;
         for (std::size_t i = 0; i < Sq_; ++i)
-          for (std::size_t j = 0; j < Skv_; ++j) add_[i * Skv_ + j] = m[i * mask_->strides()[mask_->dim() - 2] + j * mask_->strides().back()];
+          for (std::size_t j = 0; j < Skv_; ++j)
+            add_[i * Skv_ + j] = m[i * mask_->strides()[mask_->dim() - 2] + j * mask_->strides().back()];
         add_from_ = mask_at;
         count_stale_ = true;
       }
@@ -193,8 +194,8 @@ void check_heads(std::size_t d_model, std::size_t num_heads) {
   }
   if (num_heads == 0) throw Error("num_heads must be at least 1, got 0");
   if (num_heads > d_model || d_model % num_heads != 0) {
-    throw Error("d_model (" + std::to_string(d_model) + ") must be divisible by num_heads (" + std::to_string(num_heads) +
-                "); head counts that work: " + list_divisors(d_model));
+    throw Error("d_model (" + std::to_string(d_model) + ") must be divisible by num_heads (" +
+                std::to_string(num_heads) + "); head counts that work: " + list_divisors(d_model));
   }
 }
 
@@ -214,8 +215,8 @@ AttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_i
                        Tensor* noise = nullptr) {
   check_dropout(dropout);
   if (q_in.dim() < 2 || k_in.dim() < 2 || v_in.dim() < 2) {
-    throw Error("attention needs q, k and v with at least 2 dimensions [..., seq, dim]; got " + to_string(q_in.shape()) +
-                ", " + to_string(k_in.shape()) + " and " + to_string(v_in.shape()));
+    throw Error("attention needs q, k and v with at least 2 dimensions [..., seq, dim]; got " +
+                to_string(q_in.shape()) + ", " + to_string(k_in.shape()) + " and " + to_string(v_in.shape()));
   }
   const std::size_t Sq = q_in.size(-2), dk = q_in.size(-1), Skv = k_in.size(-2), dv = v_in.size(-1);
   if (k_in.size(-1) != dk) {
@@ -226,11 +227,13 @@ AttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_i
     throw Error("k has shape " + to_string(k_in.shape()) + " and v has shape " + to_string(v_in.shape()) +
                 ": they must have the same number of keys (dimension -2)");
   }
-  const Shape batch = broadcast_shapes(
-      broadcast_shapes(Shape(q_in.shape().begin(), q_in.shape().end() - 2), Shape(k_in.shape().begin(), k_in.shape().end() - 2)),
-      Shape(v_in.shape().begin(), v_in.shape().end() - 2));
+  const Shape batch = broadcast_shapes(broadcast_shapes(Shape(q_in.shape().begin(), q_in.shape().end() - 2),
+                                                        Shape(k_in.shape().begin(), k_in.shape().end() - 2)),
+                                       Shape(v_in.shape().begin(), v_in.shape().end() - 2));
   for (std::size_t s : {Sq, dk, Skv, dv}) {
-    if (s == 0) throw Error("attention inputs must not be empty; got q " + to_string(q_in.shape()) + ", k " + to_string(k_in.shape()) + ", v " + to_string(v_in.shape()));
+    if (s == 0)
+      throw Error("attention inputs must not be empty; got q " + to_string(q_in.shape()) + ", k " +
+                  to_string(k_in.shape()) + ", v " + to_string(v_in.shape()));
   }
   const bool use_dropout = dropout > 0.0 && generator != nullptr;
   const bool materialize = options.need_weights || use_dropout || probs != nullptr;
@@ -240,7 +243,8 @@ AttentionResult attend(const Tensor& q_in, const Tensor& k_in, const Tensor& v_i
     try {
       check_shape(with_matrix(batch, Sq, Skv), "the attention weights");
     } catch (const Error& e) {
-      throw Error(std::string(e.what()) + " Pass needWeights: false to use the streaming path, which never forms this matrix.");
+      throw Error(std::string(e.what()) +
+                  " Pass needWeights: false to use the streaming path, which never forms this matrix.");
     }
   } else if (options.mask || options.key_padding_mask) {
     check_shape({Sq, Skv}, "the attention mask for one head");
@@ -322,14 +326,16 @@ AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
 }
 
 Tensor split_heads(const Tensor& t, std::size_t H) {
-  if (t.dim() != 3) throw Error("split_heads expects a [batch, seq_len, d_model] tensor, got shape " + to_string(t.shape()));
+  if (t.dim() != 3)
+    throw Error("split_heads expects a [batch, seq_len, d_model] tensor, got shape " + to_string(t.shape()));
   check_heads(t.size(2), H);
   const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
   return t.view({i64(t.size(0)), i64(t.size(1)), i64(H), i64(t.size(2) / H)}).transpose(1, 2);
 }
 
 Tensor merge_heads(const Tensor& t) {
-  if (t.dim() != 4) throw Error("merge_heads expects a [batch, heads, seq_len, d_k] tensor, got shape " + to_string(t.shape()));
+  if (t.dim() != 4)
+    throw Error("merge_heads expects a [batch, heads, seq_len, d_k] tensor, got shape " + to_string(t.shape()));
   const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
   return t.transpose(1, 2).contiguous().view({i64(t.size(0)), i64(t.size(2)), i64(t.size(1) * t.size(3))});
 }
@@ -384,8 +390,8 @@ void MultiHeadAttention::parameters_changed() {
 
 void MultiHeadAttention::ablate(std::size_t head, bool on) {
   if (head >= config_.num_heads) {
-    throw Error("head " + std::to_string(head) + " does not exist: this module has " + std::to_string(config_.num_heads) +
-                " heads, numbered 0 to " + std::to_string(config_.num_heads - 1));
+    throw Error("head " + std::to_string(head) + " does not exist: this module has " +
+                std::to_string(config_.num_heads) + " heads, numbered 0 to " + std::to_string(config_.num_heads - 1));
   }
   ablated_[head] = on;
 }
@@ -394,20 +400,21 @@ void MultiHeadAttention::check_inputs(const Tensor& q, const Tensor& k, const Te
   const std::size_t D = config_.d_model;
   for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"query", &q}, {"key", &k}, {"value", &v}}) {
     if (t->dim() != 3 || t->size(2) != D) {
-      throw Error(std::string("the ") + name + " must have shape [batch, seq_len, d_model] with d_model = " + std::to_string(D) +
-                  ", got " + to_string(t->shape()));
+      throw Error(std::string("the ") + name + " must have shape [batch, seq_len, d_model] with d_model = " +
+                  std::to_string(D) + ", got " + to_string(t->shape()));
     }
   }
   if (k.shape() != v.shape()) {
     throw Error("key and value must have the same shape, got " + to_string(k.shape()) + " and " + to_string(v.shape()));
   }
   if (q.size(0) != k.size(0)) {
-    throw Error("query and key must have the same batch size, got " + to_string(q.shape()) + " and " + to_string(k.shape()));
+    throw Error("query and key must have the same batch size, got " + to_string(q.shape()) + " and " +
+                to_string(k.shape()));
   }
 }
 
-ForwardResult MultiHeadAttention::forward(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options,
-                                          MhaActivations* keep) const {
+ForwardResult MultiHeadAttention::forward(const Tensor& q, const Tensor& k, const Tensor& v,
+                                          const AttentionOptions& options, MhaActivations* keep) const {
   check_inputs(q, k, v);
   const std::size_t B = q.size(0), D = config_.d_model, H = config_.num_heads, dk = d_k();
   const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
@@ -420,9 +427,9 @@ ForwardResult MultiHeadAttention::forward(const Tensor& q, const Tensor& k, cons
   // 2. Split: [B, S, D] → [B, S, H, d_k] → [B, H, S, d_k] (views, no copies); attention per head:
   //    weights [B, H, Sq, Skv], output [B, H, Sq, d_k]
   const double p = training_ ? config_.dropout : 0.0;
-  AttentionResult attended = attend(Qp.view(split).transpose(1, 2), Kp.view(split).transpose(1, 2), Vp.view(split).transpose(1, 2),
-                                    options, p, generator_.get(), OutputLayout::HeadsLast, keep ? &keep->probs : nullptr,
-                                    keep ? &keep->noise : nullptr);
+  AttentionResult attended =
+      attend(Qp.view(split).transpose(1, 2), Kp.view(split).transpose(1, 2), Vp.view(split).transpose(1, 2), options, p,
+             generator_.get(), OutputLayout::HeadsLast, keep ? &keep->probs : nullptr, keep ? &keep->noise : nullptr);
   // 3. Concatenate: [B, H, Sq, d_k] → [B, Sq, H, d_k] → [B, Sq, D] (attend() already wrote the heads
   //    in [B, Sq, H, d_k] order, so contiguous() is free here)
   Tensor merged = attended.output.transpose(1, 2).contiguous().view({i64(B), -1, i64(D)});
@@ -453,12 +460,13 @@ ForwardResult MultiHeadAttention::forward_heads(const Tensor& q, const Tensor& k
                                                 const AttentionOptions& options, std::size_t h0, std::size_t h1) const {
   const std::size_t H = config_.num_heads;
   if (!(h0 < h1 && h1 <= H)) {
-    throw Error("heads must be a range [start, end) with 0 <= start < end <= num_heads (" + std::to_string(H) + "); got [" +
-                std::to_string(h0) + ", " + std::to_string(h1) + ")");
+    throw Error("heads must be a range [start, end) with 0 <= start < end <= num_heads (" + std::to_string(H) +
+                "); got [" + std::to_string(h0) + ", " + std::to_string(h1) + ")");
   }
   if (h0 == 0 && h1 == H) return forward(q, k, v, options);
   if (training_ && config_.dropout > 0) {
-    throw Error("a forward of some heads only runs without dropout (eval(), or dropout 0): dropout draws its masks for all heads in order");
+    throw Error(
+        "a forward of some heads only runs without dropout (eval(), or dropout 0): dropout draws its masks for all heads in order");
   }
   check_inputs(q, k, v);
   const std::size_t B = q.size(0), dk = d_k(), nh = h1 - h0, c0 = h0 * dk, cols = nh * dk;
@@ -480,8 +488,8 @@ ForwardResult MultiHeadAttention::forward_heads(const Tensor& q, const Tensor& k
       std::copy_n(m.data() + (o * H + h0) * plane, nh * plane, sliced.data() + o * nh * plane);
     part.mask = sliced;
   }
-  AttentionResult attended = attend(Qp.view(split).transpose(1, 2), Kp.view(split).transpose(1, 2), Vp.view(split).transpose(1, 2),
-                                    part, 0.0, nullptr, OutputLayout::HeadsLast);
+  AttentionResult attended = attend(Qp.view(split).transpose(1, 2), Kp.view(split).transpose(1, 2),
+                                    Vp.view(split).transpose(1, 2), part, 0.0, nullptr, OutputLayout::HeadsLast);
   Tensor merged = attended.output.transpose(1, 2).contiguous().view({i64(B), -1, i64(cols)});
   const std::size_t rows = merged.numel() / cols;
   for (std::size_t h = h0; h < h1; ++h) {
@@ -496,7 +504,8 @@ ForwardResult MultiHeadAttention::forward_heads(const Tensor& q, const Tensor& k
 }
 
 MhaInputGrads MultiHeadAttention::backward(const MhaActivations& a, const Tensor& dout_in) {
-  const std::size_t B = a.query.size(0), Sq = a.query.size(1), Skv = a.key.size(1), D = config_.d_model, H = config_.num_heads;
+  const std::size_t B = a.query.size(0), Sq = a.query.size(1), Skv = a.key.size(1), D = config_.d_model,
+                    H = config_.num_heads;
   const std::size_t dk = d_k();
   if (a.probs.numel() == 0) throw Error("backward needs the activations of a training forward (forward with keep)");
   if (dout_in.shape() != Shape{B, Sq, D}) {
@@ -554,7 +563,8 @@ MhaInputGrads MultiHeadAttention::backward(const MhaActivations& a, const Tensor
   return grads;
 }
 
-Tensor MultiHeadAttention::forward_loop(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) const {
+Tensor MultiHeadAttention::forward_loop(const Tensor& q, const Tensor& k, const Tensor& v,
+                                        const AttentionOptions& options) const {
   check_inputs(q, k, v);
   const std::size_t B = q.size(0), Sq = q.size(1), Skv = k.size(1), H = config_.num_heads, dk = d_k();
   const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
@@ -565,14 +575,14 @@ Tensor MultiHeadAttention::forward_loop(const Tensor& q, const Tensor& k, const 
   std::optional<Tensor> mask;
   if (options.mask) {
     if (!broadcasts_to(options.mask->shape(), {B, H, Sq, Skv})) {
-      throw Error("the attention mask has shape " + to_string(options.mask->shape()) + ", which does not broadcast to the scores' shape " +
-                  to_string(Shape{B, H, Sq, Skv}));
+      throw Error("the attention mask has shape " + to_string(options.mask->shape()) +
+                  ", which does not broadcast to the scores' shape " + to_string(Shape{B, H, Sq, Skv}));
     }
     mask = options.mask->expand({B, H, Sq, Skv});
   }
   std::vector<Tensor> heads;
   for (std::size_t h = 0; h < H; ++h) {
-    const Tensor qh = Qs.select(2, h), kh = Ks.select(2, h), vh = Vs.select(2, h);  // [B, S, d_k]
+    const Tensor qh = Qs.select(2, h), kh = Ks.select(2, h), vh = Vs.select(2, h);                    // [B, S, d_k]
     Tensor scores = mul(matmul(qh, kh.transpose(-2, -1)), 1.0f / std::sqrt(static_cast<float>(dk)));  // [B, Sq, Skv]
     if (mask) {
       const Tensor mh = mask->select(1, h);  // [B, Sq, Skv]

@@ -145,7 +145,8 @@ void Parser::finish() {
 }
 
 void Parser::fail(const std::string& why) {
-  throw Error(subject_ + " is not valid JSON: " + why + " (at byte " + std::to_string(p_ - begin_) + " of " + unit_ + ")");
+  throw Error(subject_ + " is not valid JSON: " + why + " (at byte " + std::to_string(p_ - begin_) + " of " + unit_ +
+              ")");
 }
 
 void Parser::skip_space() {
@@ -254,7 +255,8 @@ std::string Parser::string() {
         std::uint32_t cp = hex4();
         if (cp >= 0xDC00 && cp <= 0xDFFF) fail("a \\u escape is a low surrogate without a high one before it");
         if (cp >= 0xD800 && cp <= 0xDBFF) {
-          if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') fail("a \\u escape is a high surrogate without a low one after it");
+          if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u')
+            fail("a \\u escape is a high surrogate without a low one after it");
           p_ += 2;
           const std::uint32_t low = hex4();
           if (low < 0xDC00 || low > 0xDFFF) fail("a \\u escape is a high surrogate without a low one after it");

@@ -54,7 +54,8 @@ CrossEntropyResult cross_entropy(const float* logits, std::size_t N, std::size_t
       for (std::size_t j = 0; j < C; ++j) d[j] = (j == t ? g : 0.0f) - (e[j] * inv) * g;
     }
   }
-  r.loss = r.counted ? static_cast<float>(total / static_cast<double>(r.counted)) : std::numeric_limits<float>::quiet_NaN();
+  r.loss =
+      r.counted ? static_cast<float>(total / static_cast<double>(r.counted)) : std::numeric_limits<float>::quiet_NaN();
   return r;
 }
 

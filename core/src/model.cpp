@@ -70,10 +70,11 @@ void TinyAttentionModel::ablate(std::size_t l, std::size_t head, bool on) { laye
 
 void TinyAttentionModel::check_tokens(const std::vector<std::int64_t>& tokens, std::size_t B, std::size_t T) const {
   if (T < 1 || T > config_.seq_len) {
-    throw Error("a sequence must have between 1 and " + std::to_string(config_.seq_len) + " tokens (the model's seqLen), got " +
-                std::to_string(T));
+    throw Error("a sequence must have between 1 and " + std::to_string(config_.seq_len) +
+                " tokens (the model's seqLen), got " + std::to_string(T));
   }
-  if (tokens.size() != B * T) throw Error("expected " + std::to_string(B * T) + " tokens, got " + std::to_string(tokens.size()));
+  if (tokens.size() != B * T)
+    throw Error("expected " + std::to_string(B * T) + " tokens, got " + std::to_string(tokens.size()));
   for (std::int64_t v : tokens) {
     if (v < 0 || static_cast<std::size_t>(v) >= config_.vocab) {
       throw Error("token " + std::to_string(v) + " is not in the vocabulary: tokens are whole numbers from 0 to " +
@@ -82,7 +83,8 @@ void TinyAttentionModel::check_tokens(const std::vector<std::int64_t>& tokens, s
   }
 }
 
-void TinyAttentionModel::run(const std::vector<std::int64_t>& x, std::size_t B, std::size_t T, Forward& f, bool keep) const {
+void TinyAttentionModel::run(const std::vector<std::int64_t>& x, std::size_t B, std::size_t T, Forward& f,
+                             bool keep) const {
   const std::size_t D = config_.d_model, V = config_.vocab;
   // h = tok(x) + pos(arange(T))
   Tensor h = Tensor::empty({B, T, D});
@@ -109,13 +111,17 @@ void TinyAttentionModel::run(const std::vector<std::int64_t>& x, std::size_t B, 
     f.weights.push_back(r.weights);
   }
   f.logits.clear();
-  for (const Linear& readout : readouts_) f.logits.push_back(readout(h).view({static_cast<std::int64_t>(B), static_cast<std::int64_t>(T), static_cast<std::int64_t>(V)}));
+  for (const Linear& readout : readouts_)
+    f.logits.push_back(
+        readout(h).view({static_cast<std::int64_t>(B), static_cast<std::int64_t>(T), static_cast<std::int64_t>(V)}));
 }
 
 StepResult TinyAttentionModel::evaluate(const Batch& batch, bool backward) {
   const std::size_t B = batch.batch, T = batch.seq_len, D = config_.d_model, V = config_.vocab;
-  if (T != config_.seq_len) throw Error("a training batch must have seqLen " + std::to_string(config_.seq_len) + " tokens per sequence");
-  if (batch.targets.size() != readouts_.size()) throw Error("the batch has the wrong number of target rows for this task");
+  if (T != config_.seq_len)
+    throw Error("a training batch must have seqLen " + std::to_string(config_.seq_len) + " tokens per sequence");
+  if (batch.targets.size() != readouts_.size())
+    throw Error("the batch has the wrong number of target rows for this task");
   check_tokens(batch.tokens, B, T);
   Forward f;
   run(batch.tokens, B, T, f, backward);
@@ -190,7 +196,8 @@ std::vector<Tensor> TinyAttentionModel::attention(const std::vector<std::int64_t
 
 std::vector<TraceStep> TinyAttentionModel::shape_trace(std::size_t T) const {
   if (T < 1 || T > config_.seq_len) {
-    throw Error("a sequence for this model has 1 to " + std::to_string(config_.seq_len) + " tokens, got " + std::to_string(T));
+    throw Error("a sequence for this model has 1 to " + std::to_string(config_.seq_len) + " tokens, got " +
+                std::to_string(T));
   }
   const std::size_t D = config_.d_model;
   std::vector<TraceStep> trace{{"tokens", Layout::contiguous({1, T})}, {"embedding", Layout::contiguous({1, T, D})}};
@@ -202,7 +209,8 @@ std::vector<TraceStep> TinyAttentionModel::shape_trace(std::size_t T) const {
     }
     trace.push_back({"residual", Layout::contiguous({1, T, D}), {}, static_cast<int>(l)});
   }
-  for (std::size_t r = 0; r < readouts_.size(); ++r) trace.push_back({"readout", Layout::contiguous({1, T, config_.vocab})});
+  for (std::size_t r = 0; r < readouts_.size(); ++r)
+    trace.push_back({"readout", Layout::contiguous({1, T, config_.vocab})});
   return trace;
 }
 

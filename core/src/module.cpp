@@ -105,13 +105,15 @@ Tensor Linear::operator()(const Tensor& x_in) const {
   Shape shape = x.shape();
   shape.back() = out;
   Tensor y = Tensor::empty(shape);
-  kernels::f32_gemm_nt_packed(x.numel() / in, 1.0f, x.data(), in, packed_, bias_ ? bias_->data() : nullptr, y.data(), out);
+  kernels::f32_gemm_nt_packed(x.numel() / in, 1.0f, x.data(), in, packed_, bias_ ? bias_->data() : nullptr, y.data(),
+                              out);
   return y;
 }
 
 Tensor Linear::out_rows(const Tensor& x_in, std::size_t r0, std::size_t n) const {
   const std::size_t in = in_features();
-  if (x_in.dim() == 0 || x_in.size(-1) != in || r0 + n > out_features()) throw Error("Linear::out_rows: shapes do not fit");
+  if (x_in.dim() == 0 || x_in.size(-1) != in || r0 + n > out_features())
+    throw Error("Linear::out_rows: shapes do not fit");
   const Tensor x = x_in.contiguous();
   Shape shape = x.shape();
   shape.back() = n;

@@ -5,7 +5,6 @@
 #include <sstream>
 #include <string>
 
-
 // Keeps clang (the wasm builds) from vectorizing a loop; GCC never fuses the scalar updates here.
 #if defined(__clang__)
 #define MHA_NO_VECTORIZE _Pragma("clang loop vectorize(disable)")
@@ -47,11 +46,13 @@ void check_optimizer_options(const OptimizerOptions& o) {
     if (!ok) throw Error(message);
   };
   check(std::isfinite(o.lr) && o.lr >= 0.0, "Invalid learning rate: " + number(o.lr) + " (lr must be >= 0)");
-  check(std::isfinite(o.weight_decay) && o.weight_decay >= 0.0, "Invalid weight_decay value: " + number(o.weight_decay));
+  check(std::isfinite(o.weight_decay) && o.weight_decay >= 0.0,
+        "Invalid weight_decay value: " + number(o.weight_decay));
   if (o.kind == OptimizerKind::SGD) {
     check(std::isfinite(o.momentum) && o.momentum >= 0.0, "Invalid momentum value: " + number(o.momentum));
     check(std::isfinite(o.dampening), "Invalid dampening value: " + number(o.dampening));
-    check(!o.nesterov || (o.momentum > 0.0 && o.dampening == 0.0), "Nesterov momentum requires a momentum and zero dampening");
+    check(!o.nesterov || (o.momentum > 0.0 && o.dampening == 0.0),
+          "Nesterov momentum requires a momentum and zero dampening");
   } else {
     check(std::isfinite(o.eps) && o.eps >= 0.0, "Invalid epsilon value: " + number(o.eps));
     check(o.beta1 >= 0.0 && o.beta1 < 1.0, "Invalid beta parameter at index 0: " + number(o.beta1));
@@ -59,7 +60,8 @@ void check_optimizer_options(const OptimizerOptions& o) {
   }
 }
 
-Optimizer::Optimizer(std::shared_ptr<Module> module, const OptimizerOptions& o) : module_(std::move(module)), options_(o) {
+Optimizer::Optimizer(std::shared_ptr<Module> module, const OptimizerOptions& o)
+    : module_(std::move(module)), options_(o) {
   if (!module_) throw Error("an optimizer needs a model");
   check_optimizer_options(o);
   for (const Parameter& p : module_->parameters()) {
@@ -108,16 +110,13 @@ void Optimizer::step() {
       for (std::size_t i = 0; i < n; ++i) {
         float g = grad[i];
         if (o.weight_decay != 0.0) {
-          if (adamw)
-            p[i] = p[i] * decay;  // param.mul_(1 - lr * weight_decay)
-          else
-            g = g + wd * p[i];  // grad.add(param, alpha=weight_decay)
+          if (adamw) p[i] = p[i] * decay;  // param.mul_(1 - lr * weight_decay)
+          else g = g + wd * p[i];          // grad.add(param, alpha=weight_decay)
         }
         if (o.legacy_first_moment)
-          m[i] = m[i] * b1 + w1 * g;  // exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)   (PyTorch < 2.1)
-        else
-          m[i] = m[i] + w1 * (g - m[i]);  // exp_avg.lerp_(grad, 1 - beta1), |weight| < 0.5 branch
-        v[i] = v[i] * b2 + w2 * g * g;    // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+          m[i] = m[i] * b1 + w1 * g;         // exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)   (PyTorch < 2.1)
+        else m[i] = m[i] + w1 * (g - m[i]);  // exp_avg.lerp_(grad, 1 - beta1), |weight| < 0.5 branch
+        v[i] = v[i] * b2 + w2 * g * g;       // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         const float denom = std::sqrt(v[i]) / bc2_sqrt + eps;  // (exp_avg_sq.sqrt() / bc2_sqrt).add_(eps)
         p[i] = p[i] + step_size * m[i] / denom;                // param.addcdiv_(exp_avg, denom, value=-step_size)
       }

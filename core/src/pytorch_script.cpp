@@ -26,16 +26,19 @@ std::string py_float(double x) {
 
 std::string TinyAttentionModel::to_pytorch(const TrainingScript& s) const {
   if (!fresh_seed_) {
-    throw Error("the PyTorch script starts from torch.manual_seed(seed): build the model right after seeding its generator "
-                "(new Generator(seed) or generator.manualSeed(seed)), so that both draw the same weights");
+    throw Error(
+        "the PyTorch script starts from torch.manual_seed(seed): build the model right after seeding its generator "
+        "(new Generator(seed) or generator.manualSeed(seed)), so that both draw the same weights");
   }
   if (s.steps < 1 || s.steps > kMaxScriptSteps) {
     throw Error("steps must be between 1 and " + std::to_string(kMaxScriptSteps) + ", got " + std::to_string(s.steps));
   }
   if (s.batch_size < 1 || s.batch_size > kMaxBatch) {
-    throw Error("batchSize must be between 1 and " + std::to_string(kMaxBatch) + ", got " + std::to_string(s.batch_size));
+    throw Error("batchSize must be between 1 and " + std::to_string(kMaxBatch) + ", got " +
+                std::to_string(s.batch_size));
   }
-  if (s.loss_digits < 1 || s.loss_digits > 9) throw Error("lossDigits must be between 1 and 9, got " + std::to_string(s.loss_digits));
+  if (s.loss_digits < 1 || s.loss_digits > 9)
+    throw Error("lossDigits must be between 1 and 9, got " + std::to_string(s.loss_digits));
   check_optimizer_options(s.optimizer);
   const ModelConfig& c = config_;
   const OptimizerOptions& o = s.optimizer;
@@ -72,25 +75,28 @@ std::string TinyAttentionModel::to_pytorch(const TrainingScript& s) const {
      << "        h = self.tok(x) + self.pos(torch.arange(x.size(1)))\n"
      << "        for layer in self.layers:\n            h = h + layer(h, h, h, mask)  # residual\n"
      << "        return [readout(h) for readout in self.readouts]\n\n\n"
-     << "V, T, D, H, LAYERS = " << c.vocab << ", " << c.seq_len << ", " << c.d_model << ", " << c.num_heads << ", " << c.layers << "\n"
+     << "V, T, D, H, LAYERS = " << c.vocab << ", " << c.seq_len << ", " << c.d_model << ", " << c.num_heads << ", "
+     << c.layers << "\n"
      << "BATCH, STEPS = " << s.batch_size << ", " << s.steps << "\n\n\n";
   py << task_info(c.task).pytorch;
   py << "\n\ntorch.manual_seed(" << seed_ << ")\n"
      << "model = TinyAttentionModel(V, T, D, H, LAYERS, readouts=" << readouts_.size() << ")\n";
   switch (o.kind) {
     case OptimizerKind::SGD:
-      py << "optimizer = torch.optim.SGD(model.parameters(), lr=" << py_float(o.lr) << ", momentum=" << py_float(o.momentum)
-         << ", dampening=" << py_float(o.dampening) << ", weight_decay=" << py_float(o.weight_decay)
-         << ", nesterov=" << (o.nesterov ? "True" : "False") << ")\n";
+      py << "optimizer = torch.optim.SGD(model.parameters(), lr=" << py_float(o.lr)
+         << ", momentum=" << py_float(o.momentum) << ", dampening=" << py_float(o.dampening)
+         << ", weight_decay=" << py_float(o.weight_decay) << ", nesterov=" << (o.nesterov ? "True" : "False") << ")\n";
       break;
     case OptimizerKind::Adam:
     case OptimizerKind::AdamW:
-      py << "optimizer = torch.optim." << optimizer_name(o.kind) << "(model.parameters(), lr=" << py_float(o.lr) << ", betas=("
-         << py_float(o.beta1) << ", " << py_float(o.beta2) << "), eps=" << py_float(o.eps)
+      py << "optimizer = torch.optim." << optimizer_name(o.kind) << "(model.parameters(), lr=" << py_float(o.lr)
+         << ", betas=(" << py_float(o.beta1) << ", " << py_float(o.beta2) << "), eps=" << py_float(o.eps)
          << ", weight_decay=" << py_float(o.weight_decay) << ")\n";
       break;
   }
-  py << "mask = " << (c.causal ? "torch.tril(torch.ones(T, T))  # causal: position t sees 0..t" : "None  # every position sees every other")
+  py << "mask = "
+     << (c.causal ? "torch.tril(torch.ones(T, T))  # causal: position t sees 0..t"
+                  : "None  # every position sees every other")
      << "\n\nfor step in range(1, STEPS + 1):\n"
      << "    x, targets = make_batch(BATCH)\n"
      << "    logits = model(x, mask)\n"
@@ -102,6 +108,5 @@ std::string TinyAttentionModel::to_pytorch(const TrainingScript& s) const {
      << "    print(f\"step {step} loss {loss.item():." << s.loss_digits << "f} accuracy {correct / counted:.4f}\")\n";
   return py.str();
 }
-
 
 }  // namespace mha

@@ -17,8 +17,8 @@ namespace mha {
 
 namespace {
 
-constexpr int kStateSize = 624;   // at::MERSENNE_STATE_N
-constexpr int kShift = 397;       // at::MERSENNE_STATE_M
+constexpr int kStateSize = 624;  // at::MERSENNE_STATE_N
+constexpr int kShift = 397;      // at::MERSENNE_STATE_M
 constexpr std::uint32_t kMatrixA = 0x9908b0dfU;
 constexpr std::uint32_t kUpperMask = 0x80000000U;
 constexpr std::uint32_t kLowerMask = 0x7fffffffU;
@@ -116,8 +116,7 @@ void cephes_sincos_avx2(float x, float& sine, float& cosine) {
   constexpr float kMinusDp2 = -2.4187564849853515625e-4f;
   constexpr float kMinusDp3 = -3.77489497744594108e-8f;
   constexpr float kSinP0 = -1.9515295891E-4f, kSinP1 = 8.3321608736E-3f, kSinP2 = -1.6666654611E-1f;
-  constexpr float kCosP0 = 2.443315711809948E-005f, kCosP1 = -1.388731625493765E-003f,
-                  kCosP2 = 4.166664568298827E-002f;
+  constexpr float kCosP0 = 2.443315711809948E-005f, kCosP1 = -1.388731625493765E-003f, kCosP2 = 4.166664568298827E-002f;
 
   std::uint32_t sign_sin = float_bits(x) & 0x80000000U;
   x = bits_float(float_bits(x) & 0x7fffffffU);
@@ -222,8 +221,8 @@ std::uint64_t Generator::random64() {
 // uniform_impl_ + templates::cpu::uniform_kernel: from/to are cast to float first.
 void uniform_fill(float* data, std::size_t n, double from, double to, Generator& gen) {
   if (!(from <= to)) {
-    throw std::invalid_argument("uniform_fill: expects from <= to, got from = " +
-                                std::to_string(from) + ", to = " + std::to_string(to));
+    throw std::invalid_argument("uniform_fill: expects from <= to, got from = " + std::to_string(from) +
+                                ", to = " + std::to_string(to));
   }
   const float from_f = static_cast<float>(from);
   const float to_f = static_cast<float>(to);
@@ -255,8 +254,7 @@ void normal_fill(float* data, std::size_t n, double mean, double stdv, Generator
 
 // nn.Linear.reset_parameters: kaiming_uniform_(weight, a=sqrt(5)) then uniform_(bias), bounds in
 // Python doubles exactly as torch/nn/init.py computes them.
-void linear_init(float* weight, float* bias, std::size_t in_features, std::size_t out_features,
-                 Generator& gen) {
+void linear_init(float* weight, float* bias, std::size_t in_features, std::size_t out_features, Generator& gen) {
   const double fan_in = static_cast<double>(in_features);
   if (in_features != 0 && out_features != 0) {
     const double a = std::sqrt(5.0);
@@ -274,7 +272,8 @@ void linear_init(float* weight, float* bias, std::size_t in_features, std::size_
 // native/Dropout.cpp _dropout_impl on CPU: noise.bernoulli_(1 - p) (bernoulli_distribution<double>,
 // one random64 per element), noise.div_(1 - p) in float, then input * noise.
 void dropout_noise(float* noise, std::size_t n, double p, Generator& gen) {
-  if (!(p >= 0.0 && p < 1.0)) throw std::invalid_argument("dropout_noise: probability has to be in [0, 1), got " + std::to_string(p));
+  if (!(p >= 0.0 && p < 1.0))
+    throw std::invalid_argument("dropout_noise: probability has to be in [0, 1), got " + std::to_string(p));
   const double keep_probability = 1.0 - p;
   const float kept_noise = 1.0f / static_cast<float>(keep_probability);
   if (p == 0.0) {
@@ -282,13 +281,13 @@ void dropout_noise(float* noise, std::size_t n, double p, Generator& gen) {
     return;
   }
   const float dropped_noise = 0.0f / static_cast<float>(keep_probability);
-  for (std::size_t i = 0; i < n; ++i) noise[i] = uniform_unit_double(gen.random64()) < keep_probability ? kept_noise : dropped_noise;
+  for (std::size_t i = 0; i < n; ++i)
+    noise[i] = uniform_unit_double(gen.random64()) < keep_probability ? kept_noise : dropped_noise;
 }
 
 void dropout_inplace(float* data, std::size_t n, double p, Generator& gen) {
   if (!(p >= 0.0 && p <= 1.0)) {
-    throw std::invalid_argument("dropout_inplace: probability has to be between 0 and 1, but got " +
-                                std::to_string(p));
+    throw std::invalid_argument("dropout_inplace: probability has to be between 0 and 1, but got " + std::to_string(p));
   }
   if (p == 0.0 || n == 0) return;
   if (p == 1.0) {

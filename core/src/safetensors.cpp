@@ -61,13 +61,16 @@ void decode(Dtype type, const std::uint8_t* p, std::size_t count, float* out) {
         return;
       }
       for (std::size_t i = 0; i < count; ++i, p += 4)
-        out[i] = float_from_bits(std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24);
+        out[i] = float_from_bits(std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
+                                 std::uint32_t{p[3]} << 24);
       return;
     case Dtype::F16:
-      for (std::size_t i = 0; i < count; ++i, p += 2) out[i] = half_to_float(static_cast<std::uint16_t>(p[0] | p[1] << 8));
+      for (std::size_t i = 0; i < count; ++i, p += 2)
+        out[i] = half_to_float(static_cast<std::uint16_t>(p[0] | p[1] << 8));
       return;
     case Dtype::BF16:  // the high half of a float32
-      for (std::size_t i = 0; i < count; ++i, p += 2) out[i] = float_from_bits(std::uint32_t{p[0]} << 16 | std::uint32_t{p[1]} << 24);
+      for (std::size_t i = 0; i < count; ++i, p += 2)
+        out[i] = float_from_bits(std::uint32_t{p[0]} << 16 | std::uint32_t{p[1]} << 24);
       return;
     case Dtype::F64:  // rounded to nearest, as torch's .float()
       for (std::size_t i = 0; i < count; ++i, p += 8) {
@@ -85,7 +88,8 @@ void decode(Dtype type, const std::uint8_t* p, std::size_t count, float* out) {
 
 SafetensorsFile read_safetensors(const std::uint8_t* bytes, std::size_t size) {
   const std::uint64_t n = safetensors::header_length(bytes, std::min<std::size_t>(size, 8), size);
-  safetensors::Header header = safetensors::parse_header(bytes, n, size, readable, "F32, F16, BF16, F64 (read as float32)");
+  safetensors::Header header =
+      safetensors::parse_header(bytes, n, size, readable, "F32, F16, BF16, F64 (read as float32)");
   const std::uint8_t* data = bytes + header.data_start;
   SafetensorsFile file;
   file.metadata = std::move(header.metadata);
@@ -94,7 +98,8 @@ SafetensorsFile read_safetensors(const std::uint8_t* bytes, std::size_t size) {
   // Every size below is at most the file's, so it fits in std::size_t.
   for (const safetensors::Entry& e : entries) {
     const std::string what = "tensor " + quoted(e.name);
-    if (e.elements == 0) throw Error(what + " is empty (shape " + safetensors::dims_text(e.dims) + "); empty tensors are not supported");
+    if (e.elements == 0)
+      throw Error(what + " is empty (shape " + safetensors::dims_text(e.dims) + "); empty tensors are not supported");
     Shape shape;
     for (const std::uint64_t s : e.dims) shape.push_back(static_cast<std::size_t>(s));
     check_shape(shape, what.c_str());
@@ -142,7 +147,8 @@ std::vector<std::uint8_t> write_safetensors(const std::vector<NamedTensor>& tens
   std::set<std::string> keys;
   for (const auto& [key, value] : metadata) {
     if (!keys.insert(key).second) throw Error("cannot save two metadata entries named " + quoted(key));
-    if (!valid_utf8(key) || !valid_utf8(value)) throw Error("metadata " + (valid_utf8(key) ? quoted(key) : "key") + " is not UTF-8 text");
+    if (!valid_utf8(key) || !valid_utf8(value))
+      throw Error("metadata " + (valid_utf8(key) ? quoted(key) : "key") + " is not UTF-8 text");
   }
   std::vector<const NamedTensor*> order;
   std::set<std::string> names;
@@ -179,7 +185,8 @@ std::vector<std::uint8_t> write_safetensors(const std::vector<NamedTensor>& tens
   }
   header += '}';
   header.append((8 - header.size() % 8) % 8, ' ');  // the data starts at a multiple of 8
-  if (offset > std::numeric_limits<std::size_t>::max() - 8 - header.size()) throw Error("the tensors are too large to save in one file");
+  if (offset > std::numeric_limits<std::size_t>::max() - 8 - header.size())
+    throw Error("the tensors are too large to save in one file");
 
   std::vector<std::uint8_t> out(8 + header.size() + static_cast<std::size_t>(offset));
   const std::uint64_t n = header.size();

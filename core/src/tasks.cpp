@@ -138,27 +138,41 @@ void next_larger_targets(const std::int64_t* x, std::size_t T, Targets out) {
 
 void no_limits(const ModelConfig&) {}
 void reverse_limits(const ModelConfig& c) {
-  if (c.causal) throw Error("the reverse task needs to see later tokens: turn the causal mask off (x[T-1-t] lies in the future for early t)");
+  if (c.causal)
+    throw Error(
+        "the reverse task needs to see later tokens: turn the causal mask off (x[T-1-t] lies in the future for early t)");
 }
 void induction_limits(const ModelConfig& c) {
-  if (c.vocab < kMaxPeriod) throw Error("the induction task repeats up to 7 distinct tokens: vocab must be at least 7, got " + std::to_string(c.vocab));
-  if (c.seq_len < 2 * kMaxPeriod) throw Error("the induction task needs seqLen of at least 14 (two periods of 7), got " + std::to_string(c.seq_len));
+  if (c.vocab < kMaxPeriod)
+    throw Error("the induction task repeats up to 7 distinct tokens: vocab must be at least 7, got " +
+                std::to_string(c.vocab));
+  if (c.seq_len < 2 * kMaxPeriod)
+    throw Error("the induction task needs seqLen of at least 14 (two periods of 7), got " + std::to_string(c.seq_len));
 }
 void next_larger_limits(const ModelConfig& c) {
   if (c.vocab < c.seq_len) {
-    throw Error("the next-larger task draws seqLen distinct tokens: vocab must be at least seqLen (" + std::to_string(c.seq_len) +
-                "), got " + std::to_string(c.vocab));
+    throw Error("the next-larger task draws seqLen distinct tokens: vocab must be at least seqLen (" +
+                std::to_string(c.seq_len) + "), got " + std::to_string(c.vocab));
   }
-  if (c.causal) throw Error("the next-larger task needs to see later tokens: turn the causal mask off (the next larger token can come later)");
+  if (c.causal)
+    throw Error(
+        "the next-larger task needs to see later tokens: turn the causal mask off (the next larger token can come later)");
 }
 
 // ---- The table ------------------------------------------------------------------------------------
 
 constexpr TaskInfo kTasks[] = {
-    {Task::TwoOffsets, "two-offsets", "Two offsets",
+    {Task::TwoOffsets,
+     "two-offsets",
+     "Two offsets",
      "Predict the token one back and the token two back. Two heads split the work: one attends one token back, the other two "
      "back. One head cannot do both.",
-     {"x[t−1]", "x[t−2]"}, {Task::TwoOffsets, 8, 8, 16, 2, 1, true}, 150, no_limits, uniform_tokens, two_offsets_targets,
+     {"x[t−1]", "x[t−2]"},
+     {Task::TwoOffsets, 8, 8, 16, 2, 1, true},
+     150,
+     no_limits,
+     uniform_tokens,
+     two_offsets_targets,
      {kOneBack, kTwoBack},
      "def make_batch(B):\n    \"\"\"Two offsets: predict x[t-1] and x[t-2] (-100: no target, ignored).\"\"\"\n"
      "    x = torch.randint(0, V, (B, T))\n"
@@ -166,9 +180,16 @@ constexpr TaskInfo kTasks[] = {
      "    prev2 = torch.full((B, T), -100)\n    prev2[:, 2:] = x[:, :-2]\n"
      "    return x, [prev1, prev2]\n",
      nullptr},
-    {Task::FirstAndPrevious, "first-and-previous", "First and previous",
+    {Task::FirstAndPrevious,
+     "first-and-previous",
+     "First and previous",
      "Predict the first token and the previous one: one head learns a stripe on column 0, another a diagonal one token back.",
-     {"x[0]", "x[t−1]"}, {Task::FirstAndPrevious, 8, 8, 16, 2, 1, true}, 150, no_limits, uniform_tokens, first_and_previous_targets,
+     {"x[0]", "x[t−1]"},
+     {Task::FirstAndPrevious, 8, 8, 16, 2, 1, true},
+     150,
+     no_limits,
+     uniform_tokens,
+     first_and_previous_targets,
      {kFirstToken, kOneBack},
      "def make_batch(B):\n    \"\"\"First and previous: predict x[0] and x[t-1] (-100: no target, ignored).\"\"\"\n"
      "    x = torch.randint(0, V, (B, T))\n"
@@ -176,18 +197,32 @@ constexpr TaskInfo kTasks[] = {
      "    prev1 = torch.full((B, T), -100)\n    prev1[:, 1:] = x[:, :-1]\n"
      "    return x, [first, prev1]\n",
      nullptr},
-    {Task::Reverse, "reverse", "Reverse",
+    {Task::Reverse,
+     "reverse",
+     "Reverse",
      "Predict the sequence backwards, x[T−1−t]: the head learns the anti-diagonal (no causal mask here).",
-     {"x[T−1−t]", nullptr}, {Task::Reverse, 8, 8, 16, 1, 1, false}, 150, reverse_limits, uniform_tokens, reverse_targets,
+     {"x[T−1−t]", nullptr},
+     {Task::Reverse, 8, 8, 16, 1, 1, false},
+     150,
+     reverse_limits,
+     uniform_tokens,
+     reverse_targets,
      {kMirror, kNoRole},
      "def make_batch(B):\n    \"\"\"Reverse: predict x[T-1-t].\"\"\"\n"
      "    x = torch.randint(0, V, (B, T))\n"
      "    return x, [x.flip(1)]\n",
      nullptr},
-    {Task::Induction, "induction", "Induction",
+    {Task::Induction,
+     "induction",
+     "Induction",
      "A random motif of 3–7 tokens repeats; predict the next token. Layer 0 learns \"one token back\", layer 1 an induction head "
      "(Olsson et al.).",
-     {"next token", nullptr}, {Task::Induction, 16, 16, 32, 2, 2, true}, 300, induction_limits, motif_tokens, induction_targets,
+     {"next token", nullptr},
+     {Task::Induction, 16, 16, 32, 2, 2, true},
+     300,
+     induction_limits,
+     motif_tokens,
+     induction_targets,
      {kOneBack, kInduction},
      "def make_batch(B):\n"
      "    \"\"\"Induction: a random period of 3-7 distinct tokens repeated to length T; predict the next token\n"
@@ -202,11 +237,18 @@ constexpr TaskInfo kTasks[] = {
      "        following[b, p - 1:T - 1] = x[b, p:]\n"
      "    return x, [following]\n",
      motif_example},
-    {Task::NextLarger, "next-larger", "Next larger (sorting)",
+    {Task::NextLarger,
+     "next-larger",
+     "Next larger (sorting)",
      "Distinct tokens in random order; predict, for each, the next larger token of the sequence (follow these links from the "
      "smallest and you read it sorted). The head attends by content: to the key holding that token, wherever it stands.",
-     {"next larger", nullptr}, {Task::NextLarger, 16, 8, 32, 1, 1, false}, 300, next_larger_limits, distinct_tokens,
-     next_larger_targets, {kNextLarger, kNoRole},
+     {"next larger", nullptr},
+     {Task::NextLarger, 16, 8, 32, 1, 1, false},
+     300,
+     next_larger_limits,
+     distinct_tokens,
+     next_larger_targets,
+     {kNextLarger, kNoRole},
      "def make_batch(B):\n"
      "    \"\"\"Next larger: T distinct tokens in random order; predict for each the smallest larger token of\n"
      "    the sequence (-100 for the largest, which has none: ignored).\"\"\"\n"
@@ -260,7 +302,8 @@ std::size_t task_readouts(Task task) {
 
 std::size_t task_roles(Task task) {
   const auto& r = task_info(task).roles;
-  return static_cast<std::size_t>(std::count_if(r.begin(), r.end(), [](const Role& role) { return role.name != nullptr; }));
+  return static_cast<std::size_t>(
+      std::count_if(r.begin(), r.end(), [](const Role& role) { return role.name != nullptr; }));
 }
 
 ModelConfig model_defaults(Task task) { return task_info(task).defaults; }
@@ -268,8 +311,8 @@ ModelConfig model_defaults(Task task) { return task_info(task).defaults; }
 void check_config(const ModelConfig& c) {
   const auto range = [](std::size_t v, std::size_t lo, std::size_t hi, const char* what) {
     if (v < lo || v > hi) {
-      throw Error(std::string(what) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
-                  std::to_string(v));
+      throw Error(std::string(what) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                  ", got " + std::to_string(v));
     }
   };
   range(c.vocab, 2, kMaxVocab, "vocab");
@@ -302,7 +345,8 @@ std::vector<std::int64_t> task_example(const ModelConfig& c) {
 }
 
 Batch draw_batch(const ModelConfig& c, std::size_t B, Generator& gen) {
-  if (B < 1 || B > kMaxBatch) throw Error("batchSize must be between 1 and " + std::to_string(kMaxBatch) + ", got " + std::to_string(B));
+  if (B < 1 || B > kMaxBatch)
+    throw Error("batchSize must be between 1 and " + std::to_string(kMaxBatch) + ", got " + std::to_string(B));
   const TaskInfo& task = task_info(c.task);
   const std::size_t T = c.seq_len;
   Batch batch;

@@ -59,7 +59,8 @@ std::vector<HandBuiltHead> head_specialization(const std::vector<std::string>& t
     head.weights = softmax(head.logits, -1);
     for (std::size_t i = 0; i < n; ++i) {
       const float* row = head.weights.data() + i * n;
-      const std::size_t best = static_cast<std::size_t>(std::max_element(row, row + n) - row);  // first maximum, as torch.argmax
+      const std::size_t best =
+          static_cast<std::size_t>(std::max_element(row, row + n) - row);  // first maximum, as torch.argmax
       if (row[best] > 0.5f) head.patterns.push_back({i, best, row[best]});
     }
     return head;
@@ -70,7 +71,8 @@ std::vector<HandBuiltHead> head_specialization(const std::vector<std::string>& t
 
 LoopVsVectorized loop_vs_vectorized(const MultiHeadAttention& mha, const Tensor& x, const AttentionOptions& options) {
   if (mha.training() && mha.config().dropout > 0.0) {
-    throw Error("compare the loop and vectorized implementations in eval mode: dropout draws different random numbers on each run");
+    throw Error(
+        "compare the loop and vectorized implementations in eval mode: dropout draws different random numbers on each run");
   }
   LoopVsVectorized r{mha.forward(x, x, x, options).output, mha.forward_loop(x, x, x, options), 0.0f, 0.0f};
   const Tensor diff = abs(sub(r.vectorized, r.loop));

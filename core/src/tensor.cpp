@@ -80,8 +80,8 @@ void check_shape(const Shape& shape, const char* what) {
   std::size_t total = 1;
   for (std::size_t s : shape) {
     if (s == 0 || s > kMaxDim) {
-      throw Error(std::string(what) + " has shape " + to_string(shape) +
-                  ": every size must be between 1 and " + std::to_string(kMaxDim) + ".");
+      throw Error(std::string(what) + " has shape " + to_string(shape) + ": every size must be between 1 and " +
+                  std::to_string(kMaxDim) + ".");
     }
     if (s > kMaxElements / total) {
       throw Error(std::string(what) + " of shape " + to_string(shape) + " would hold more than " +
@@ -186,8 +186,8 @@ Tensor::Tensor(std::shared_ptr<xt::xtensor<float, 1>> storage, std::size_t offse
 Tensor Tensor::from_vector(const Shape& shape, std::vector<float> values) {
   Layout layout = Layout::contiguous(shape);
   if (values.size() != layout.numel()) {
-    throw Error("a tensor of shape " + to_string(shape) + " needs " + std::to_string(layout.numel()) +
-                " values, but " + std::to_string(values.size()) + " were given");
+    throw Error("a tensor of shape " + to_string(shape) + " needs " + std::to_string(layout.numel()) + " values, but " +
+                std::to_string(values.size()) + " were given");
   }
   auto storage = std::make_shared<xt::xtensor<float, 1>>(xt::xtensor<float, 1>::shape_type{values.size()});
   std::copy(values.begin(), values.end(), storage->begin());
@@ -197,7 +197,8 @@ Tensor Tensor::from_vector(const Shape& shape, std::vector<float> values) {
 std::size_t Tensor::size(int d) const { return shape()[normalize_dim(d, dim())]; }
 
 float Tensor::at(const std::vector<std::size_t>& index) const {
-  if (index.size() != dim()) throw Error("index has " + std::to_string(index.size()) + " entries for a " + std::to_string(dim()) + "-d tensor");
+  if (index.size() != dim())
+    throw Error("index has " + std::to_string(index.size()) + " entries for a " + std::to_string(dim()) + "-d tensor");
   std::ptrdiff_t offset = 0;
   for (std::size_t d = 0; d < index.size(); ++d) {
     if (index[d] >= shape()[d]) {
@@ -214,9 +215,7 @@ std::vector<float> Tensor::to_vector() const {
   return std::vector<float>(c.data(), c.data() + c.numel());
 }
 
-Tensor Tensor::view(const Sizes& sizes) const {
-  return Tensor(storage_, offset_, layout_.view(sizes));
-}
+Tensor Tensor::view(const Sizes& sizes) const { return Tensor(storage_, offset_, layout_.view(sizes)); }
 
 Tensor Tensor::reshape(const Sizes& sizes) const {
   try {
@@ -303,9 +302,9 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
     const std::size_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
     const std::size_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
     if (da != db && da != 1 && db != 1) {
-      throw Error("shapes " + to_string(a) + " and " + to_string(b) +
-                  " cannot be broadcast together (size " + std::to_string(da) + " vs " + std::to_string(db) +
-                  " in dimension " + std::to_string(static_cast<std::ptrdiff_t>(out.size() - 1 - i)) + ")");
+      throw Error("shapes " + to_string(a) + " and " + to_string(b) + " cannot be broadcast together (size " +
+                  std::to_string(da) + " vs " + std::to_string(db) + " in dimension " +
+                  std::to_string(static_cast<std::ptrdiff_t>(out.size() - 1 - i)) + ")");
     }
     out[out.size() - 1 - i] = std::max(da, db);
   }
@@ -320,9 +319,15 @@ bool broadcasts_to(const Shape& from, const Shape& to) {
   return true;
 }
 
-Tensor add(const Tensor& a, const Tensor& b) { return from_expression(broadcast_shapes(a.shape(), b.shape()), xview(a) + xview(b)); }
-Tensor sub(const Tensor& a, const Tensor& b) { return from_expression(broadcast_shapes(a.shape(), b.shape()), xview(a) - xview(b)); }
-Tensor mul(const Tensor& a, const Tensor& b) { return from_expression(broadcast_shapes(a.shape(), b.shape()), xview(a) * xview(b)); }
+Tensor add(const Tensor& a, const Tensor& b) {
+  return from_expression(broadcast_shapes(a.shape(), b.shape()), xview(a) + xview(b));
+}
+Tensor sub(const Tensor& a, const Tensor& b) {
+  return from_expression(broadcast_shapes(a.shape(), b.shape()), xview(a) - xview(b));
+}
+Tensor mul(const Tensor& a, const Tensor& b) {
+  return from_expression(broadcast_shapes(a.shape(), b.shape()), xview(a) * xview(b));
+}
 Tensor mul(const Tensor& a, float s) { return from_expression(a.shape(), xview(a) * s); }
 Tensor abs(const Tensor& a) { return from_expression(a.shape(), xt::abs(xview(a))); }
 Tensor eq(const Tensor& a, float value) {
@@ -411,8 +416,8 @@ Tensor softmax(const Tensor& x, int dim) {
 Tensor masked_fill(const Tensor& x, const Tensor& mask, float value) {
   const Shape& shape = x.shape();
   if (!broadcasts_to(mask.shape(), shape)) {
-    throw Error("masked_fill: a mask of shape " + to_string(mask.shape()) + " cannot be broadcast to the tensor's shape " +
-                to_string(x.shape()));
+    throw Error("masked_fill: a mask of shape " + to_string(mask.shape()) +
+                " cannot be broadcast to the tensor's shape " + to_string(x.shape()));
   }
   return from_expression(shape, xt::where(xt::not_equal(xview(mask), 0.0f), value, xview(x)));
 }
@@ -457,8 +462,10 @@ Tensor cat(const std::vector<Tensor>& tensors, int dim) {
     shape[d] += other[d];
   }
   Tensor out(shape);
-  const std::size_t outer = Layout::contiguous(Shape(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(d))).numel();
-  const std::size_t inner = Layout::contiguous(Shape(shape.begin() + static_cast<std::ptrdiff_t>(d) + 1, shape.end())).numel();
+  const std::size_t outer =
+      Layout::contiguous(Shape(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(d))).numel();
+  const std::size_t inner =
+      Layout::contiguous(Shape(shape.begin() + static_cast<std::ptrdiff_t>(d) + 1, shape.end())).numel();
   std::size_t written = 0;
   for (const Tensor& t : tensors) {
     const Tensor c = t.contiguous();

@@ -11,9 +11,10 @@ trace of its forward, drawn by the explorer's own attention view, inline and off
     mx.explore(mha, x, tokens)            # the explorer's page in the cell: your module's heads on your x, every control live
     mx.lab(preset="train-two-offsets")    # the training lab in the cell
 """
-from ._view import AttentionView, show
-from ._safetensors import save_weights
+
 from ._explore import PageFrame, explore, lab
+from ._safetensors import save_weights
+from ._view import AttentionView, show
 
 __all__ = ["show", "save_weights", "explore", "lab", "AttentionView", "PageFrame", "Heads"]
 
@@ -22,6 +23,9 @@ def __getattr__(name):
     # mx.Heads: the anywidget class, made on first use (importing the package never imports anywidget)
     if name == "Heads":
         from ._widget import heads_class
+
         return heads_class()
     raise AttributeError("module 'mha_explorer' has no attribute %r" % name)
+
+
 __version__ = "0.1.0"

@@ -9,6 +9,7 @@ input block (web/explorer/input.js): x as base64 of little-endian float32, the t
 .safetensors file (mx.save_weights' bytes), which the page loads through its Load weights path. The pages post their
 height (web/chrome/frame.js's postHeight); the output's script sizes its iframe from it.
 """
+
 import base64
 import html
 import json
@@ -18,9 +19,9 @@ from urllib.parse import urlencode
 from . import _html
 
 PAGE, LAB = "mha-explorer.html", "mha-explorer-lab.html"
-MAX_OUTPUT = 1_500_000      # bytes of one output
-INPUT_ID = "mha-explorer-input"   # web/explorer/input.js's INPUT_ID
-MAX_TOKENS = 512                  # the page draws at most this many (web/compute/model.js's MAX_TOKENS)
+MAX_OUTPUT = 1_500_000  # bytes of one output
+INPUT_ID = "mha-explorer-input"  # web/explorer/input.js's INPUT_ID
+MAX_TOKENS = 512  # the page draws at most this many (web/compute/model.js's MAX_TOKENS)
 
 _params = None
 
@@ -35,8 +36,11 @@ def params():
 
 def _allowed(p):
     if p["type"] in ("enum", "list"):
-        return "one of " + ", ".join(repr(v) for v in p["values"]) if p["type"] == "enum" else \
-            "a list of " + ", ".join(repr(v) for v in p["values"])
+        return (
+            "one of " + ", ".join(repr(v) for v in p["values"])
+            if p["type"] == "enum"
+            else "a list of " + ", ".join(repr(v) for v in p["values"])
+        )
     if p["type"] == "bool":
         return "True or False"
     if p["type"] == "text":
@@ -46,15 +50,19 @@ def _allowed(p):
 
 def _query_value(call, p, value):
     """A Python value of parameter p as the page's URL writes it; raises ValueError/TypeError naming what is allowed."""
+
     def bad():
         return ValueError("%s(%s=%r): %s must be %s." % (call, p["name"], value, p["name"], _allowed(p)))
+
     kind = p["type"]
     if kind == "bool":
         if value in (True, False, 0, 1):
             return "1" if value else "0"
         raise bad()
     if kind == "list":
-        items = value.split(",") if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else None
+        items = (
+            value.split(",") if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else None
+        )
         if items is None or not all(isinstance(i, str) and i in p["values"] for i in items):
             raise bad()
         return ",".join(items)
@@ -82,8 +90,10 @@ def page_query(call, which, values):
     query = {}
     for name, value in values.items():
         if name not in props:
-            raise TypeError("%s() got an unknown parameter %r; the %s's parameters are: %s." % (
-                call, name, "page" if which == "page" else "lab", ", ".join(props)))
+            raise TypeError(
+                "%s() got an unknown parameter %r; the %s's parameters are: %s."
+                % (call, name, "page" if which == "page" else "lab", ", ".join(props))
+            )
         query[name] = _query_value(call, props[name], value)
     return urlencode(query)
 
@@ -96,25 +106,32 @@ def _float32_base64(t):
 def _read_x(x):
     """x as a CPU float32 torch tensor [1, T, D] (from [T, D] or [1, T, D]; torch, numpy or nested lists)."""
     import torch
+
     if not isinstance(x, torch.Tensor):
         try:
             x = torch.as_tensor(x.tolist() if hasattr(x, "tolist") else x)
         except (TypeError, ValueError, RuntimeError) as err:
-            raise TypeError("mx.explore(module, x): x must be a tensor of shape [1, seq_len, d_model] (%s)." % err) from None
+            raise TypeError(
+                "mx.explore(module, x): x must be a tensor of shape [1, seq_len, d_model] (%s)." % err
+            ) from None
     if x.is_complex() or x.dtype == torch.bool:
         raise TypeError("mx.explore(module, x): x must hold real numbers, not %s." % x.dtype)
     x = x.detach().to("cpu", torch.float32)
     if x.dim() == 2:
         x = x.unsqueeze(0)
     if x.dim() != 3 or x.shape[0] != 1:
-        raise ValueError("mx.explore(module, x): x has shape %s; the page shows one sequence, [1, seq_len, d_model] (or "
-                         "[seq_len, d_model])%s." % (list(x.shape), ": pass x[:1] for the first of a batch" if x.dim() == 3 else ""))
+        raise ValueError(
+            "mx.explore(module, x): x has shape %s; the page shows one sequence, [1, seq_len, d_model] (or "
+            "[seq_len, d_model])%s." % (list(x.shape), ": pass x[:1] for the first of a batch" if x.dim() == 3 else "")
+        )
     T, D = x.shape[1], x.shape[2]
     if T == 0 or D == 0:
         raise ValueError("mx.explore(module, x): x has shape %s, with nothing to attend over." % list(x.shape))
     if T > MAX_TOKENS:
-        raise ValueError("mx.explore(module, x): x has %d positions; the page draws at most %d: pass x[:, :%d]." % (
-            T, MAX_TOKENS, MAX_TOKENS))
+        raise ValueError(
+            "mx.explore(module, x): x has %d positions; the page draws at most %d: pass x[:, :%d]."
+            % (T, MAX_TOKENS, MAX_TOKENS)
+        )
     if not torch.isfinite(x).all():
         raise ValueError("mx.explore(module, x): x holds NaN or infinite values.")
     return x.contiguous()
@@ -142,8 +159,10 @@ class PageFrame(_html.Output):
         self.html = self._document()
         size = len(self._repr_html_().encode("utf-8"))
         if size > MAX_OUTPUT:
-            raise ValueError("this output would take %.2f MB, more than the %.1f MB an explore/lab output may: %s" % (
-                size / 1e6, MAX_OUTPUT / 1e6, self._sizes()))
+            raise ValueError(
+                "this output would take %.2f MB, more than the %.1f MB an explore/lab output may: %s"
+                % (size / 1e6, MAX_OUTPUT / 1e6, self._sizes())
+            )
 
     def _sizes(self):
         i = self.page_input or {}
@@ -151,18 +170,25 @@ class PageFrame(_html.Output):
         if i.get("x"):
             parts.append("x %.2f MB (a shorter x, x[:, :n], is smaller)" % (len(i["x"]["float32"]) / 1e6))
         if i.get("weights"):
-            parts.append("the module's weights %.2f MB (d_model² grows fast)" % (len(i["weights"]["safetensors"]) / 1e6))
+            parts.append(
+                "the module's weights %.2f MB (d_model² grows fast)" % (len(i["weights"]["safetensors"]) / 1e6)
+            )
         return ", ".join(parts) + "."
 
     def _document(self):
         page = _html.static_file(PAGE if self.which == "page" else LAB).read_text(encoding="utf-8")
         # The output carries this page only: its links to the other page show how to get it instead (web/chrome/frame.js).
-        other = "mx.lab() in a cell opens the training lab" if self.which == "page" else "mx.explore() in a cell opens the page"
+        other = (
+            "mx.lab() in a cell opens the training lab"
+            if self.which == "page"
+            else "mx.explore() in a cell opens the page"
+        )
         page = page.replace("</head>", '<meta name="mha-explorer-alone" content="%s">\n</head>' % other, 1)
         if self.page_input is not None:
             block = json.dumps(self.page_input, ensure_ascii=False).replace("<", "\\u003c")
-            page = page.replace("</head>", '<script type="application/json" id="%s">%s</script>\n</head>' % (
-                INPUT_ID, block), 1)
+            page = page.replace(
+                "</head>", '<script type="application/json" id="%s">%s</script>\n</head>' % (INPUT_ID, block), 1
+            )
         return page
 
     @property
@@ -174,12 +200,18 @@ class PageFrame(_html.Output):
 
     def _repr_html_(self):
         out_id = _html.fresh_id()
-        mount = FRAME % {"id": json.dumps(out_id), "query": json.dumps(self.query), "title": json.dumps(self.title),
-                         "page": _html.script_safe(json.dumps(self.html, ensure_ascii=False))}
-        return ('<div class="mhax-output" id="%s" data-mha-explorer-frame="%s">'
-                '<div class="mhax-fallback"><pre>%s\n(the page runs where the notebook\'s outputs run scripts)</pre></div>'
-                '<script>(function () {\n%s\n%s\n})();</script></div>' % (
-                    out_id, self.which, html.escape(self.description), _html.HOST, mount))
+        mount = FRAME % {
+            "id": json.dumps(out_id),
+            "query": json.dumps(self.query),
+            "title": json.dumps(self.title),
+            "page": _html.script_safe(json.dumps(self.html, ensure_ascii=False)),
+        }
+        return (
+            '<div class="mhax-output" id="%s" data-mha-explorer-frame="%s">'
+            '<div class="mhax-fallback"><pre>%s\n(the page runs where the notebook\'s outputs run scripts)</pre></div>'
+            '<script>(function () {\n%s\n%s\n})();</script></div>'
+            % (out_id, self.which, html.escape(self.description), _html.HOST, mount)
+        )
 
 
 # Runs inside the output's function, after _html.HOST: an iframe whose document is the page (srcdoc), its query in
@@ -225,15 +257,27 @@ def explore(module=None, x=None, tokens=None, **page_params):
     D = None
     if module is not None:
         from ._safetensors import weights_file
+
         for name in ("preset", "dmodel", "heads"):
             if name in page_params:
-                raise TypeError("mx.explore(module, %s=…): the module decides %s." % (
-                    name, {"preset": "the weights (a lesson's preset uses its own)", "dmodel": "d_model",
-                           "heads": "num_heads (mx.explore(module) shows its own heads)"}[name]))
+                raise TypeError(
+                    "mx.explore(module, %s=…): the module decides %s."
+                    % (
+                        name,
+                        {
+                            "preset": "the weights (a lesson's preset uses its own)",
+                            "dmodel": "d_model",
+                            "heads": "num_heads (mx.explore(module) shows its own heads)",
+                        }[name],
+                    )
+                )
         data, D, heads = weights_file(module)
         name = type(module).__name__
-        page_input["weights"] = {"file": name + ".safetensors", "safetensors": base64.b64encode(data).decode("ascii"),
-                                 "how": 'your module\'s weights: mx.save_weights(module, "%s.safetensors") writes them' % name}
+        page_input["weights"] = {
+            "file": name + ".safetensors",
+            "safetensors": base64.b64encode(data).decode("ascii"),
+            "how": 'your module\'s weights: mx.save_weights(module, "%s.safetensors") writes them' % name,
+        }
         what.append("%s (d_model %d, %d head%s)" % (name, D, heads, "" if heads == 1 else "s"))
     T = None
     if x is not None:

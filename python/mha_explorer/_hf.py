@@ -5,6 +5,7 @@ attn_implementation "eager" for that call (SDPA and flash attention compute no w
 Encoder-decoder models give three views: the encoder's self-attention, the decoder's (causal) self-attention and the
 cross-attention (decoder queries → encoder keys); the decoder reads `target` (by default the same text). The tokens
 are the tokenizer's own (convert_ids_to_tokens)."""
+
 import contextlib
 
 
@@ -27,6 +28,7 @@ def _configs(config):
             sub = getattr(c, name, None)
             if sub is not None and hasattr(sub, "model_type"):
                 walk(sub)
+
     walk(config)
     return out
 
@@ -69,34 +71,45 @@ def _encode(tokenizer, text, model, what):
     config = model.config
     limit = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
     if limit and ids.shape[1] > limit:
-        raise ValueError("the %s has %d tokens, but this %s model takes at most %d positions "
-                         "(config.max_position_embeddings): shorten it." % (what, ids.shape[1], config.model_type, limit))
+        raise ValueError(
+            "the %s has %d tokens, but this %s model takes at most %d positions "
+            "(config.max_position_embeddings): shorten it." % (what, ids.shape[1], config.model_type, limit)
+        )
     return enc
 
 
 def _check_tokenizer(model, tokenizer):
     if not (callable(tokenizer) and hasattr(tokenizer, "convert_ids_to_tokens")):
-        raise TypeError("mx.show(model, tokenizer, text): the second argument must be the model's tokenizer "
-                        "(AutoTokenizer.from_pretrained of the same checkpoint); got a %s." % type(tokenizer).__name__)
+        raise TypeError(
+            "mx.show(model, tokenizer, text): the second argument must be the model's tokenizer "
+            "(AutoTokenizer.from_pretrained of the same checkpoint); got a %s." % type(tokenizer).__name__
+        )
     emb = model.get_input_embeddings() if hasattr(model, "get_input_embeddings") else None
     rows = getattr(emb, "num_embeddings", None)
     if rows is not None and len(tokenizer) > rows:
-        raise ValueError("the tokenizer does not match the model: it has %d tokens, the model's embedding only %d rows "
-                         "(%s). Load both from the same checkpoint." % (len(tokenizer), rows, model.config.model_type))
+        raise ValueError(
+            "the tokenizer does not match the model: it has %d tokens, the model's embedding only %d rows "
+            "(%s). Load both from the same checkpoint." % (len(tokenizer), rows, model.config.model_type)
+        )
 
 
 def run_model(model, tokenizer, text, target=None):
     """→ [(title, attentions tuple, key tokens, query tokens or None)]: one entry, or three for an encoder-decoder."""
     import torch
+
     config = model.config
     _check_tokenizer(model, tokenizer)
     enc = _encode(tokenizer, text, model, "text")
     device = next(model.parameters()).device
     import inspect
+
     params = inspect.signature(model.forward).parameters
     anything = any(p.kind is p.VAR_KEYWORD for p in params.values())
-    inputs = {k: v.to(device) for k, v in enc.items()
-              if k in ("input_ids", "attention_mask", "token_type_ids") and (k in params or anything)}
+    inputs = {
+        k: v.to(device)
+        for k, v in enc.items()
+        if k in ("input_ids", "attention_mask", "token_type_ids") and (k in params or anything)
+    }
     tokens = tokenizer.convert_ids_to_tokens(enc["input_ids"][0].tolist())
     dec_tokens = None
     if getattr(config, "is_encoder_decoder", False):
@@ -112,11 +125,15 @@ def run_model(model, tokenizer, text, target=None):
         inputs["decoder_input_ids"] = dec.to(device)
         dec_tokens = tokenizer.convert_ids_to_tokens(dec[0].tolist())
     elif target is not None:
-        raise TypeError("target= is the decoder's text of an encoder-decoder model; this %s model has no decoder "
-                        "input." % config.model_type)
+        raise TypeError(
+            "target= is the decoder's text of an encoder-decoder model; this %s model has no decoder "
+            "input." % config.model_type
+        )
     if "output_attentions" not in params and not anything:
-        raise ValueError("this %s model returns no attention weights: its forward takes no output_attentions (a model "
-                         "without attention layers)." % config.model_type)
+        raise ValueError(
+            "this %s model returns no attention weights: its forward takes no output_attentions (a model "
+            "without attention layers)." % config.model_type
+        )
     was_training = model.training
     model.eval()
     try:
@@ -126,17 +143,21 @@ def run_model(model, tokenizer, text, target=None):
         model.train(was_training)
     kind = config.model_type
     if dec_tokens is not None:
-        parts = [("Encoder self-attention (%s)" % kind, "encoder_attentions", tokens, None),
-                 ("Decoder self-attention, causal (%s)" % kind, "decoder_attentions", dec_tokens, None),
-                 ("Cross-attention: decoder queries → encoder keys (%s)" % kind, "cross_attentions", tokens, dec_tokens)]
+        parts = [
+            ("Encoder self-attention (%s)" % kind, "encoder_attentions", tokens, None),
+            ("Decoder self-attention, causal (%s)" % kind, "decoder_attentions", dec_tokens, None),
+            ("Cross-attention: decoder queries → encoder keys (%s)" % kind, "cross_attentions", tokens, dec_tokens),
+        ]
     else:
         parts = [("Self-attention (%s)" % kind, "attentions", tokens, None)]
     views = []
     for title, name, keys, queries in parts:
         att = getattr(out, name, None)
         if att is None or len(att) == 0 or any(a is None for a in att):
-            raise ValueError("this %s model computed no attention weights (%s is %s) with attn_implementation %r, even "
-                             "set to 'eager' for the call: its attention cannot return weights." % (
-                                 kind, name, "empty" if att is not None and len(att) == 0 else "None", implementation))
+            raise ValueError(
+                "this %s model computed no attention weights (%s is %s) with attn_implementation %r, even "
+                "set to 'eager' for the call: its attention cannot return weights."
+                % (kind, name, "empty" if att is not None and len(att) == 0 else "None", implementation)
+            )
         views.append((title, tuple(att), keys, queries))
     return views

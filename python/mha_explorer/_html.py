@@ -7,6 +7,7 @@ re-created scripts in JupyterLab, a plain page in exported HTML and Sphinx): the
 element by the output's fresh id (the classic Notebook runs the script before the output is in the document,
 so it waits for it), mounts the view there and removes the fallback.
 """
+
 import base64
 import html
 import json
@@ -22,7 +23,8 @@ def static_file(name):
     if not path.is_file():
         raise FileNotFoundError(
             "mha_explorer's %s is missing (%s): it is built by the project's scripts/build (node web/build.mjs), which "
-            "copies it into python/mha_explorer/static/; build, then reinstall the package." % (name, path))
+            "copies it into python/mha_explorer/static/; build, then reinstall the package." % (name, path)
+        )
     return path
 
 
@@ -103,14 +105,20 @@ def fragment(weights, options, dtype, fallback_png, text, alt):
     """The output's HTML: a div with a fresh id holding the fallback (picture and text) and the script."""
     out_id = fresh_id()
     data = base64.b64encode(weights.to_bytes(dtype)).decode("ascii")
-    mount = MOUNT % {"id": json.dumps(out_id), "options": script_safe(json.dumps(options, ensure_ascii=False)),
-                     "data": json.dumps(data), "dtype": json.dumps(dtype)}
+    mount = MOUNT % {
+        "id": json.dumps(out_id),
+        "options": script_safe(json.dumps(options, ensure_ascii=False)),
+        "data": json.dumps(data),
+        "dtype": json.dumps(dtype),
+    }
     png = base64.b64encode(fallback_png[0]).decode("ascii")
-    return ('<div class="mhax-output" id="%s" data-mha-explorer-output="">'
-            '<div class="mhax-fallback"><img src="data:image/png;base64,%s" width="%d" height="%d" alt="%s">'
-            '<pre>%s</pre></div>'
-            '<script>(function () {\n%s\n%s\n%s\n})();</script></div>' % (
-                out_id, png, fallback_png[1], fallback_png[2], html.escape(alt), html.escape(text), view_code(), HOST, mount))
+    return (
+        '<div class="mhax-output" id="%s" data-mha-explorer-output="">'
+        '<div class="mhax-fallback"><img src="data:image/png;base64,%s" width="%d" height="%d" alt="%s">'
+        '<pre>%s</pre></div>'
+        '<script>(function () {\n%s\n%s\n%s\n})();</script></div>'
+        % (out_id, png, fallback_png[1], fallback_png[2], html.escape(alt), html.escape(text), view_code(), HOST, mount)
+    )
 
 
 class Output:
@@ -131,8 +139,9 @@ class Output:
 
 def document(title, body):
     """A whole HTML file around one output: opens from file:// with no server and no network."""
-    return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>%s</title>\n'
-            '<style>body{margin:16px;font-family:system-ui,sans-serif}@media (prefers-color-scheme: dark)'
-            '{body{background:#111418;color:#e6e6e6}}</style>\n</head>\n<body>\n<main>\n%s\n</main>\n</body>\n</html>\n') % (
-                html.escape(title), body)
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>%s</title>\n'
+        '<style>body{margin:16px;font-family:system-ui,sans-serif}@media (prefers-color-scheme: dark)'
+        '{body{background:#111418;color:#e6e6e6}}</style>\n</head>\n<body>\n<main>\n%s\n</main>\n</body>\n</html>\n'
+    ) % (html.escape(title), body)

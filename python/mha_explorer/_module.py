@@ -7,7 +7,9 @@ the weights, or the output alone: the weights are then the softmax PyTorch compu
 (need_weights, per head; batch_first either way) and nn.TransformerEncoderLayer (its self_attn on the input it
 gets). The module runs in eval mode without gradients; its training flag is restored after.
 """
+
 import inspect
+
 from ._safetensors import heads_of
 
 
@@ -42,6 +44,7 @@ def _args_text(args, kwargs):
         if isinstance(a, (list, tuple)):
             return "(" + ", ".join(one(x) for x in a) + ("," if len(a) == 1 else "") + ")"
         return "·" if hasattr(a, "data_ptr") else repr(a)
+
     parts = [one(a) for a in args] + ["%s=%s" % (k, one(v)) for k, v in kwargs.items()]
     return ", ".join(parts)
 
@@ -72,8 +75,11 @@ def _recorder():
             if outs:
                 name = getattr(func, "__name__", str(func))
                 method = hasattr(torch.Tensor, name) and args and isinstance(args[0], torch.Tensor)
-                call = ("." + name + "(" + _args_text(args[1:], kwargs) + ")") if method else (
-                    _qualified(func) + "(" + _args_text(args, kwargs) + ")")
+                call = (
+                    ("." + name + "(" + _args_text(args[1:], kwargs) + ")")
+                    if method
+                    else (_qualified(func) + "(" + _args_text(args, kwargs) + ")")
+                )
                 self.events.append(Event(name, _tensors(list(args) + list(kwargs.values())), outs, call))
             return out
 
@@ -92,10 +98,12 @@ class _Transparent:
     """While recording, torch.nn.functional's Python functions (F.softmax, F.multi_head_attention_forward, …)
     do not hand themselves to the mode as one call: their bodies run, so the tensor operations inside are
     recorded one by one (PyTorch 1.13 runs a mode's handler with the mode switched off)."""
+
     NAMES = ("has_torch_function", "has_torch_function_unary", "has_torch_function_variadic")
 
     def __enter__(self):
         import torch.nn.functional as F
+
         self.F, self.saved = F, {n: getattr(F, n) for n in self.NAMES if hasattr(F, n)}
         for n in self.saved:
             setattr(F, n, lambda *a, **k: False)
@@ -133,24 +141,38 @@ def _call_plan(module, x, key, value, mask):
     if isinstance(module, nn.TransformerEncoderLayer):
         sa = module.self_attn
         first = module.norm1(x) if getattr(module, "norm_first", False) else x
-        return sa, (first, first, first), {"attn_mask": mask, "need_weights": True, "average_attn_weights": False}, \
-            first, sa.num_heads, "nn.TransformerEncoderLayer.self_attn"
+        return (
+            sa,
+            (first, first, first),
+            {"attn_mask": mask, "need_weights": True, "average_attn_weights": False},
+            first,
+            sa.num_heads,
+            "nn.TransformerEncoderLayer.self_attn",
+        )
     if isinstance(module, nn.MultiheadAttention):
         k = x if key is None else key
         v = k if value is None else value
-        return module, (x, k, v), {"attn_mask": mask, "need_weights": True, "average_attn_weights": False}, \
-            x, module.num_heads, "nn.MultiheadAttention"
+        return (
+            module,
+            (x, k, v),
+            {"attn_mask": mask, "need_weights": True, "average_attn_weights": False},
+            x,
+            module.num_heads,
+            "nn.MultiheadAttention",
+        )
     pos, takes_mask = _positional(module.forward)
     heads = heads_of(module)
     kind = type(module).__name__
-    if pos is not None and len(pos) >= 3:   # forward(q, k, v, mask=None)
+    if pos is not None and len(pos) >= 3:  # forward(q, k, v, mask=None)
         k = x if key is None else key
         v = k if value is None else value
         args = (x, k, v)
-    else:                                   # forward(x, mask=None): self-attention only
+    else:  # forward(x, mask=None): self-attention only
         if key is not None or value is not None:
-            raise ModuleError("%s.forward(%s) takes one input (self-attention): key= and value= do not apply to it." % (
-                kind, ", ".join(pos or ["x"])))
+            raise ModuleError(
+                "%s.forward(%s) takes one input (self-attention): key= and value= do not apply to it."
+                % (kind, ", ".join(pos or ["x"]))
+            )
         args = (x,)
     kwargs = {}
     if mask is not None:
@@ -172,7 +194,7 @@ def _produced(events):
     return made
 
 
-DATA_INPUT = {"baddbmm": 1, "addmm": 1, "addbmm": 1}   # ops whose first tensor is not the data (a bias or mask)
+DATA_INPUT = {"baddbmm": 1, "addmm": 1, "addbmm": 1}  # ops whose first tensor is not the data (a bias or mask)
 
 
 def _data_input(e, ins):
@@ -225,26 +247,46 @@ def _trace(events, start, softmax_index, attended_index, query_path, output_path
     sm = events[softmax_index].outputs[0]
     attended = events[attended_index].outputs[0]
     before = [events[i] for i in query_path]
-    scores_from = next((n for n, e in enumerate(before) if e.name in ("matmul", "bmm", "baddbmm", "einsum")), len(before))
+    scores_from = next(
+        (n for n, e in enumerate(before) if e.name in ("matmul", "bmm", "baddbmm", "einsum")), len(before)
+    )
     before = before[:scores_from]
     after = [events[i] for i in output_path if i > attended_index]
     names_after = [e.name for e in after]
-    lesson = ([e.name for e in before] == LESSON_BEFORE and len(before[1].outputs[0].shape) == 4 and
-              names_after in (["transpose", "contiguous", "view", "linear"], ["transpose", "contiguous", "reshape", "linear"],
-                              ["transpose", "reshape", "linear"]))
+    lesson = (
+        [e.name for e in before] == LESSON_BEFORE
+        and len(before[1].outputs[0].shape) == 4
+        and names_after
+        in (
+            ["transpose", "contiguous", "view", "linear"],
+            ["transpose", "contiguous", "reshape", "linear"],
+            ["transpose", "reshape", "linear"],
+        )
+    )
     steps = [_step(start, op="input")]
     if lesson:
-        steps += [_step(before[0].outputs[0], op="linear"), _step(before[1].outputs[0], op="view"),
-                  _step(before[2].outputs[0], op="transpose"),
-                  _step(attended, op="attention", weights=_shape(sm)),
-                  _step(after[0].outputs[0], op="transpose"),
-                  _step(after[-2].outputs[0], op="contiguous_view"), _step(after[-1].outputs[0], op="linear")]
+        steps += [
+            _step(before[0].outputs[0], op="linear"),
+            _step(before[1].outputs[0], op="view"),
+            _step(before[2].outputs[0], op="transpose"),
+            _step(attended, op="attention", weights=_shape(sm)),
+            _step(after[0].outputs[0], op="transpose"),
+            _step(after[-2].outputs[0], op="contiguous_view"),
+            _step(after[-1].outputs[0], op="linear"),
+        ]
         return steps
     steps[0] = _step(start, name="Input", expr="query", description="The query as %s got it" % kind)
     for e in before:
         steps.append(_step(e.outputs[0], name="After " + _short(e), expr=e.call, description=""))
-    steps.append(_step(attended, name="Attention computation", expr="softmax(Q Kᵀ / √d_k) · V",
-                       description="Every head at once; the weights are [%s]" % ", ".join(map(str, _shape(sm))), weights=_shape(sm)))
+    steps.append(
+        _step(
+            attended,
+            name="Attention computation",
+            expr="softmax(Q Kᵀ / √d_k) · V",
+            description="Every head at once; the weights are [%s]" % ", ".join(map(str, _shape(sm))),
+            weights=_shape(sm),
+        )
+    )
     for e in after:
         steps.append(_step(e.outputs[0], name="After " + _short(e), expr=e.call, description=""))
     return steps
@@ -260,8 +302,10 @@ def run_module(module, x, key=None, value=None, mask=None):
     if not isinstance(module, torch.nn.Module):
         raise ModuleError("mx.show(module, x): %r is not a torch.nn.Module." % (type(module).__name__,))
     if not isinstance(x, torch.Tensor):
-        raise ModuleError("mx.show(module, x): x must be a torch tensor (the module's input, e.g. [B, S, d_model]); got %s." %
-                          type(x).__name__)
+        raise ModuleError(
+            "mx.show(module, x): x must be a torch tensor (the module's input, e.g. [B, S, d_model]); got %s."
+            % type(x).__name__
+        )
     was_training = module.training
     module.eval()
     try:
@@ -274,15 +318,19 @@ def run_module(module, x, key=None, value=None, mask=None):
                 with _Transparent(), recorder:
                     result = target(*args, **kwargs)
             except (RuntimeError, ValueError, AssertionError, IndexError) as e:
-                raise ModuleError("%s could not run on x of shape %s: %s" % (kind, list(x.shape), _first_line(e))) from e
+                raise ModuleError(
+                    "%s could not run on x of shape %s: %s" % (kind, list(x.shape), _first_line(e))
+                ) from e
     finally:
         module.train(was_training)
     events = recorder.events
     softmaxes = [i for i, e in enumerate(events) if e.name in ("softmax", "_softmax")]
     returned = _returned_weights(result, torch)
     if not softmaxes:
-        raise ModuleError("%s's forward computed no softmax, so it has no attention weights to show (it returned %s)." % (
-            kind, _describe(result, torch)))
+        raise ModuleError(
+            "%s's forward computed no softmax, so it has no attention weights to show (it returned %s)."
+            % (kind, _describe(result, torch))
+        )
     si = softmaxes[-1]
     sm = events[si].outputs[0]
     weights = returned if returned is not None else sm
@@ -291,16 +339,24 @@ def run_module(module, x, key=None, value=None, mask=None):
     output_path = _output_path(events, si)
     attended_index = next((i for i in output_path if events[i].name in ("matmul", "bmm", "einsum")), None)
     if attended_index is None:
-        raise ModuleError("%s's softmax weights were never multiplied with the values: this does not look like attention." % kind)
+        raise ModuleError(
+            "%s's softmax weights were never multiplied with the values: this does not look like attention." % kind
+        )
     trace = _trace(events, start, si, attended_index, query_path, output_path, kind)
     if plain is not None:
         fast = plain[0]
         if _step(fast) != {k: trace[-1][k] for k in ("shape", "strides", "contiguous")}:
             # the fast path: one fused kernel whose output is laid out otherwise; its weights are the same numbers
-            trace.append(_step(fast, name="Output of the fast path", expr="torch._native_multi_head_attention(…)",
-                               description="Your call runs as one fused kernel (eval mode, no grad, batch_first "
-                                           "self-attention); the rows above are the same computation step by step "
-                                           "(F.multi_head_attention_forward), recorded with the fast path off"))
+            trace.append(
+                _step(
+                    fast,
+                    name="Output of the fast path",
+                    expr="torch._native_multi_head_attention(…)",
+                    description="Your call runs as one fused kernel (eval mode, no grad, batch_first "
+                    "self-attention); the rows above are the same computation step by step "
+                    "(F.multi_head_attention_forward), recorded with the fast path off",
+                )
+            )
         if plain[1] is not None:
             weights = _as_bhts(plain[1], heads, kind, x)
     return weights, trace, kind
@@ -311,7 +367,12 @@ def _first_line(e):
 
 
 def _returned_weights(result, torch):
-    if isinstance(result, (tuple, list)) and len(result) >= 2 and isinstance(result[1], torch.Tensor) and result[1].dim() >= 3:
+    if (
+        isinstance(result, (tuple, list))
+        and len(result) >= 2
+        and isinstance(result[1], torch.Tensor)
+        and result[1].dim() >= 3
+    ):
         return result[1]
     return None
 
@@ -327,6 +388,8 @@ def _describe(result, torch):
 def _as_bhts(w, heads, kind, x):
     if w.dim() == 4:
         return w
-    if w.dim() == 3 and heads and w.shape[0] % heads == 0:   # [B·H, T, S]: what bmm-based modules compute
+    if w.dim() == 3 and heads and w.shape[0] % heads == 0:  # [B·H, T, S]: what bmm-based modules compute
         return w.reshape(w.shape[0] // heads, heads, w.shape[1], w.shape[2])
-    raise ModuleError("%s's attention weights have shape %s; mx.show needs them per head, [B, H, T, S]." % (kind, list(w.shape)))
+    raise ModuleError(
+        "%s's attention weights have shape %s; mx.show needs them per head, [B, H, T, S]." % (kind, list(w.shape))
+    )

@@ -9,13 +9,18 @@ gets zero biases (the same function). Its metadata says num_heads (the page sets
 Format: 8-byte little-endian header length N, N bytes of JSON {"__metadata__": {str: str}, name: {"dtype",
 "shape", "data_offsets": [begin, end]}}, padded with spaces to a multiple of 8, then the tensors' bytes.
 """
+
 import json
 import struct
 from pathlib import Path
 
 LINEARS = ("W_q", "W_k", "W_v", "W_o")
-ALIASES = {"W_q": ("W_q", "q_proj", "query"), "W_k": ("W_k", "k_proj", "key"), "W_v": ("W_v", "v_proj", "value"),
-           "W_o": ("W_o", "o_proj", "out_proj", "dense")}
+ALIASES = {
+    "W_q": ("W_q", "q_proj", "query"),
+    "W_k": ("W_k", "k_proj", "key"),
+    "W_v": ("W_v", "v_proj", "value"),
+    "W_o": ("W_o", "o_proj", "out_proj", "dense"),
+}
 
 
 def heads_of(module):
@@ -26,6 +31,7 @@ def heads_of(module):
 def _linears(module):
     """→ ({W_q: (weight, bias or None), …}, num_heads) from the module's own layout."""
     import torch
+
     nn = torch.nn
     if isinstance(module, nn.TransformerEncoderLayer):
         module = module.self_attn
@@ -37,17 +43,27 @@ def _linears(module):
         else:
             w = list(state["in_proj_weight"].chunk(3, dim=0))
         b = list(state["in_proj_bias"].chunk(3, dim=0)) if "in_proj_bias" in state else [None] * 3
-        out = {"W_q": (w[0], b[0]), "W_k": (w[1], b[1]), "W_v": (w[2], b[2]),
-               "W_o": (state["out_proj.weight"], state.get("out_proj.bias"))}
+        out = {
+            "W_q": (w[0], b[0]),
+            "W_k": (w[1], b[1]),
+            "W_v": (w[2], b[2]),
+            "W_o": (state["out_proj.weight"], state.get("out_proj.bias")),
+        }
         return out, module.num_heads
     out = {}
     for name, aliases in ALIASES.items():
         found = next((a for a in aliases if a + ".weight" in state), None)
         if found is None:
-            raise ValueError("%s has no %s (nor %s): mx.save_weights saves the lessons' MultiHeadAttention (W_q, W_k, W_v, "
-                             "W_o), nn.MultiheadAttention, or modules with q_proj/k_proj/v_proj/o_proj; its weights are: %s." % (
-                                 type(module).__name__, name + ".weight", ", ".join(a + ".weight" for a in aliases[1:]),
-                                 ", ".join(list(state)[:8]) or "none"))
+            raise ValueError(
+                "%s has no %s (nor %s): mx.save_weights saves the lessons' MultiHeadAttention (W_q, W_k, W_v, "
+                "W_o), nn.MultiheadAttention, or modules with q_proj/k_proj/v_proj/o_proj; its weights are: %s."
+                % (
+                    type(module).__name__,
+                    name + ".weight",
+                    ", ".join(a + ".weight" for a in aliases[1:]),
+                    ", ".join(list(state)[:8]) or "none",
+                )
+            )
         out[name] = (state[found + ".weight"], state.get(found + ".bias"))
     return out, heads
 
@@ -66,8 +82,10 @@ def weights_file(module, num_heads=None):
     except ImportError:
         raise RuntimeError("mx.save_weights needs torch (it saves a torch module's weights).") from None
     if not isinstance(module, torch.nn.Module):
-        raise TypeError("%r is not a torch.nn.Module (the lessons' MultiHeadAttention, nn.MultiheadAttention, …)." %
-                        type(module).__name__)
+        raise TypeError(
+            "%r is not a torch.nn.Module (the lessons' MultiHeadAttention, nn.MultiheadAttention, …)."
+            % type(module).__name__
+        )
     linears, heads = _linears(module)
     heads = num_heads or heads
     D = linears["W_q"][0].shape[1]
@@ -75,13 +93,17 @@ def weights_file(module, num_heads=None):
     for name in LINEARS:
         w, b = linears[name]
         if tuple(w.shape) != (D, D):
-            raise ValueError("%s's %s weight has shape %s; the explorer's module has square [d_model, d_model] = [%d, %d] "
-                             "projections." % (type(module).__name__, name, list(w.shape), D, D))
+            raise ValueError(
+                "%s's %s weight has shape %s; the explorer's module has square [d_model, d_model] = [%d, %d] "
+                "projections." % (type(module).__name__, name, list(w.shape), D, D)
+            )
         tensors[name + ".weight"] = w
         tensors[name + ".bias"] = b if b is not None else torch.zeros(D)
     if not heads:
-        raise ValueError("the number of heads of %s is unknown (it has no num_heads attribute): pass num_heads=." %
-                         type(module).__name__)
+        raise ValueError(
+            "the number of heads of %s is unknown (it has no num_heads attribute): pass num_heads=."
+            % type(module).__name__
+        )
     if D % int(heads):
         raise ValueError("num_heads=%d does not divide d_model=%d." % (heads, D))
     return write_safetensors(tensors, {"num_heads": str(int(heads)), "format": "pt"}), D, int(heads)
@@ -92,7 +114,7 @@ def write_safetensors(tensors, metadata):
     header, blobs, offset = {"__metadata__": metadata}, [], 0
     for name in sorted(tensors):
         t = tensors[name].detach().to("cpu").float().contiguous()
-        raw = struct.pack("<%df" % t.numel(), *t.reshape(-1).tolist())   # little-endian whatever the host
+        raw = struct.pack("<%df" % t.numel(), *t.reshape(-1).tolist())  # little-endian whatever the host
         header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
         blobs.append(raw)
         offset += len(raw)

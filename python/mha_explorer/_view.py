@@ -12,8 +12,17 @@ class AttentionView(_html.Output):
     """What mx.show returns: the notebook renders it (_repr_html_), print() describes it (__repr__), save(path)
     writes it as one HTML file. Each rendering is independent (a fresh element id)."""
 
-    def __init__(self, weights, tokens=None, query_tokens=None, title=None, trace=None, dtype="float32", source=None,
-                 caption=None):
+    def __init__(
+        self,
+        weights,
+        tokens=None,
+        query_tokens=None,
+        title=None,
+        trace=None,
+        dtype="float32",
+        source=None,
+        caption=None,
+    ):
         self.weights = weights
         self.caption = caption if caption is not None else reading(weights)
         self.tokens, self.query_tokens = tokens, query_tokens
@@ -41,19 +50,25 @@ class AttentionView(_html.Output):
 
     def _text(self):
         L, B, H, T, S = self.weights.shape
-        lines = ["%s: %d head%s, %d quer%s × %d key%s" % (self.title, H, "" if H == 1 else "s", T, "y" if T == 1 else "ies",
-                                                          S, "" if S == 1 else "s")]
+        lines = [
+            "%s: %d head%s, %d quer%s × %d key%s"
+            % (self.title, H, "" if H == 1 else "s", T, "y" if T == 1 else "ies", S, "" if S == 1 else "s")
+        ]
         dims = [("layers", L), ("batch items", B)]
         extra = ", ".join("%d %s" % (n, name) for name, n in dims if n > 1)
-        lines[0] += (" (" + extra + ")" if extra else "")
-        lines.append("shape [L, B, H, T, S] = %s%s" % (list(self.weights.shape),
-                                                       (", from " + self.source) if self.source else ""))
+        lines[0] += " (" + extra + ")" if extra else ""
+        lines.append(
+            "shape [L, B, H, T, S] = %s%s"
+            % (list(self.weights.shape), (", from " + self.source) if self.source else "")
+        )
         if self.caption:
             lines.append(self.caption)
         if self.tokens:
             lines.append("tokens: " + " ".join(self.tokens[:24]) + (" …" if len(self.tokens) > 24 else ""))
         if self.query_tokens:
-            lines.append("query tokens: " + " ".join(self.query_tokens[:24]) + (" …" if len(self.query_tokens) > 24 else ""))
+            lines.append(
+                "query tokens: " + " ".join(self.query_tokens[:24]) + (" …" if len(self.query_tokens) > 24 else "")
+            )
         bad = self.weights.non_finite()
         if bad:
             lines.append("%d weight%s NaN or infinite" % (bad, " is" if bad == 1 else "s are"))
@@ -68,16 +83,28 @@ class AttentionView(_html.Output):
         """marimo shows an output's HTML in a frame of fixed height: there the view is its anywidget (marimo's own
         anywidget support), at its content's height; without anywidget, the HTML output."""
         from . import _widget
+
         if not _widget.available():
             return _HtmlOnly(self)
-        return _widget.heads_class()(self.weights, self.tokens, query_tokens=self.query_tokens, title=self.title,
-                                     dtype=self.dtype, trace=self.trace, caption=self.caption or "")
+        return _widget.heads_class()(
+            self.weights,
+            self.tokens,
+            query_tokens=self.query_tokens,
+            title=self.title,
+            dtype=self.dtype,
+            trace=self.trace,
+            caption=self.caption or "",
+        )
 
     def _repr_html_(self):
         png = heads_png(self.weights)
         L, B, H = self.weights.shape[:3]
         alt = "Heatmaps of %s: %d head%s%s, darker is more weight" % (
-            self.title, png[3], "" if png[3] == 1 else "s", " of layer 0, batch item 0" if L > 1 or B > 1 else "")
+            self.title,
+            png[3],
+            "" if png[3] == 1 else "s",
+            " of layer 0, batch item 0" if L > 1 or B > 1 else "",
+        )
         if png[3] < H:
             alt += " (the first %d of %d)" % (png[3], H)
         return _html.fragment(self.weights, self._options(), self.dtype, png, self._text(), alt)
@@ -87,9 +114,11 @@ def reading(w):
     """How the given tensor's dimensions were read, when that could be misread (a 3-D tensor), else None."""
     given = list(w.given_shape)
     if w.read_as == "[H, T, S]":
-        return ("Shape %s read as [H, T, S]: %d head%s of one sequence. A batch of head-averaged weights [B, T, S] "
-                "(nn.MultiheadAttention's default average_attn_weights=True) takes batch= (e.g. batch=0), or pass "
-                "attn[:, None] ([B, 1, T, S])." % (given, given[0], "" if given[0] == 1 else "s"))
+        return (
+            "Shape %s read as [H, T, S]: %d head%s of one sequence. A batch of head-averaged weights [B, T, S] "
+            "(nn.MultiheadAttention's default average_attn_weights=True) takes batch= (e.g. batch=0), or pass "
+            "attn[:, None] ([B, 1, T, S])." % (given, given[0], "" if given[0] == 1 else "s")
+        )
     if w.read_as == "[B, T, S] (batch=)":
         return "Shape %s read as [B, T, S] (batch=): one map per batch item, averaged over heads." % given
     return None
@@ -129,16 +158,45 @@ class Views(_html.Output):
     def _display_(self):
         """marimo: the views one below the other, each as AttentionView._display_ gives it."""
         import marimo as mo
+
         return mo.vstack([v._display_() for v in self.views])
 
 
-SHOW_KEYWORDS = ("tokens", "query_tokens", "layer", "heads", "batch", "title", "key", "value", "mask", "target", "dtype",
-                 "widget")
+SHOW_KEYWORDS = (
+    "tokens",
+    "query_tokens",
+    "layer",
+    "heads",
+    "batch",
+    "title",
+    "key",
+    "value",
+    "mask",
+    "target",
+    "dtype",
+    "widget",
+)
 
 
 @student_errors
-def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads=None, batch=None, title=None,
-         key=None, value=None, mask=None, target=None, dtype="float32", widget=None, **unknown):
+def show(
+    attention,
+    x=None,
+    tokens=None,
+    *,
+    query_tokens=None,
+    layer=None,
+    heads=None,
+    batch=None,
+    title=None,
+    key=None,
+    value=None,
+    mask=None,
+    target=None,
+    dtype="float32",
+    widget=None,
+    **unknown,
+):
     """Shows attention weights in the notebook's cell.
 
     mx.show(attention, tokens=None, *, query_tokens=None, layer=None, heads=None, batch=None, title=None)
@@ -162,35 +220,52 @@ def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads
     if dtype not in DTYPES:
         raise ValueError("dtype=%r: the weights are sent as float32 (exact) or float16 (half the size)." % (dtype,))
     if widget not in (None, True, False):
-        raise TypeError("widget= is True (the anywidget view), False (the HTML output) or None (the HTML output, the "
-                        "widget when the weights are too many for it); got %r." % (widget,))
-    from ._hf import is_transformers_model, run_model as run_transformers
+        raise TypeError(
+            "widget= is True (the anywidget view), False (the HTML output) or None (the HTML output, the "
+            "widget when the weights are too many for it); got %r." % (widget,)
+        )
+    from ._hf import is_transformers_model
+    from ._hf import run_model as run_transformers
+
     if is_transformers_model(attention):
         if key is not None or value is not None or mask is not None:
-            raise TypeError("mx.show(model, tokenizer, text): key=, value= and mask= are not for a transformers model "
-                            "(the tokenizer makes its input).")
+            raise TypeError(
+                "mx.show(model, tokenizer, text): key=, value= and mask= are not for a transformers model "
+                "(the tokenizer makes its input)."
+            )
         if x is None or query_tokens is not None:
-            raise TypeError("mx.show(model, tokenizer, text): give the model's tokenizer and the text, e.g. "
-                            "mx.show(model, tokenizer, \"The cat sat\").")
+            raise TypeError(
+                "mx.show(model, tokenizer, text): give the model's tokenizer and the text, e.g. "
+                "mx.show(model, tokenizer, \"The cat sat\")."
+            )
         parts = run_transformers(attention, x, _text_of(tokens), target)
-        views = [_one(att, keys, queries, title or part_title, None, None, layer, heads, batch, dtype, widget)
-                 for part_title, att, keys, queries in parts]
+        views = [
+            _one(att, keys, queries, title or part_title, None, None, layer, heads, batch, dtype, widget)
+            for part_title, att, keys, queries in parts
+        ]
         return views[0] if len(views) == 1 else Views(views, title or parts[0][0].split(" (")[-1].rstrip(")"))
     if target is not None:
-        raise TypeError("target= is the decoder's text of a transformers encoder-decoder model: "
-                        "mx.show(model, tokenizer, text, target=…).")
+        raise TypeError(
+            "target= is the decoder's text of a transformers encoder-decoder model: "
+            "mx.show(model, tokenizer, text, target=…)."
+        )
     trace, source = None, None
     if _is_module(attention):
         from ._module import run_module
+
         if x is None:
-            raise TypeError("mx.show(module, x): give the module's input x too, e.g. mx.show(mha, x, tokens) with x of "
-                            "shape [batch, seq_len, d_model].")
+            raise TypeError(
+                "mx.show(module, x): give the module's input x too, e.g. mx.show(mha, x, tokens) with x of "
+                "shape [batch, seq_len, d_model]."
+            )
         attention, trace, source = run_module(attention, x, key=key, value=value, mask=mask)
         if title is None:
             title = "Attention of " + source
     else:
         if key is not None or value is not None or mask is not None:
-            raise TypeError("key=, value= and mask= go with a module: mx.show(module, x, tokens, key=…, value=…, mask=…).")
+            raise TypeError(
+                "key=, value= and mask= go with a module: mx.show(module, x, tokens, key=…, value=…, mask=…)."
+            )
         if x is not None:
             if tokens is not None:
                 raise TypeError("mx.show(attention, tokens): the second argument is the tokens; x is for a module.")
@@ -200,23 +275,44 @@ def show(attention, x=None, tokens=None, *, query_tokens=None, layer=None, heads
 
 def _text_of(text):
     if text is None:
-        raise TypeError("mx.show(model, tokenizer, text): give the text too, e.g. mx.show(model, tokenizer, \"The cat sat\").")
+        raise TypeError(
+            "mx.show(model, tokenizer, text): give the text too, e.g. mx.show(model, tokenizer, \"The cat sat\")."
+        )
     return text
 
 
 def _one(attention, tokens, query_tokens, title, trace, source, layer, heads, batch, dtype, widget):
     """One output: the HTML view, or the widget (asked for, or where the HTML output's cap is passed)."""
     from . import _widget
+
     if widget:
-        return _widget.heads_class()(attention, tokens, query_tokens=query_tokens, heads=heads, batch=batch,
-                                     layer=_widget_layer(layer), title=title, dtype=dtype, trace=trace)
+        return _widget.heads_class()(
+            attention,
+            tokens,
+            query_tokens=query_tokens,
+            heads=heads,
+            batch=batch,
+            layer=_widget_layer(layer),
+            title=title,
+            dtype=dtype,
+            trace=trace,
+        )
     try:
         w = read_weights(attention, layer=layer, heads=heads, batch=batch)
     except TooBig:
         if widget is False or not _widget.available():
             raise
-        return _widget.heads_class()(attention, tokens, query_tokens=query_tokens, heads=heads, batch=batch,
-                                     layer=_widget_layer(layer), title=title, dtype=dtype, trace=trace)
+        return _widget.heads_class()(
+            attention,
+            tokens,
+            query_tokens=query_tokens,
+            heads=heads,
+            batch=batch,
+            layer=_widget_layer(layer),
+            title=title,
+            dtype=dtype,
+            trace=trace,
+        )
     T, S = w.shape[3], w.shape[4]
     keys = read_labels(tokens, S, "tokens", "key")
     queries = read_labels(query_tokens, T, "query_tokens", "query")
@@ -228,5 +324,7 @@ def _widget_layer(layer):
         return 0
     if isinstance(layer, int) and not isinstance(layer, bool):
         return layer
-    raise TypeError("layer=%r: the widget shows one layer at a time (its picker, or the layer trait, shows the "
-                    "others): pass one number." % (layer,))
+    raise TypeError(
+        "layer=%r: the widget shows one layer at a time (its picker, or the layer trait, shows the "
+        "others): pass one number." % (layer,)
+    )

@@ -4,12 +4,15 @@ Forms: a torch tensor (any device or dtype), a numpy array or nested lists, of s
 [B, H, T, S] or [L, B, H, T, S]; or a list/tuple of per-layer [B, H, T, S] tensors (what Hugging Face models
 return with output_attentions=True). torch and numpy are used when present, never required.
 """
+
 import sys
 from array import array
 
-MAX_VALUES = 4_000_000   # above this the output would be tens of MB: the student picks layers or heads
-SHAPES_SAID = ("[T, S], [H, T, S] or [B, H, T, S] (queries T, keys S, heads H, batch B), "
-               "or a tuple of per-layer [B, H, T, S] as Hugging Face models return with output_attentions=True")
+MAX_VALUES = 4_000_000  # above this the output would be tens of MB: the student picks layers or heads
+SHAPES_SAID = (
+    "[T, S], [H, T, S] or [B, H, T, S] (queries T, keys S, heads H, batch B), "
+    "or a tuple of per-layer [B, H, T, S] as Hugging Face models return with output_attentions=True"
+)
 
 
 class Weights:
@@ -17,7 +20,7 @@ class Weights:
 
     def __init__(self, shape, data, given_shape, read_as=None):
         self.shape, self.data, self.given_shape = tuple(shape), data, tuple(given_shape)
-        self.read_as = read_as   # how the given dimensions were read, e.g. "[H, T, S]"
+        self.read_as = read_as  # how the given dimensions were read, e.g. "[H, T, S]"
 
     def count(self):
         n = 1
@@ -29,6 +32,7 @@ class Weights:
         """Little-endian float32 (or float16) bytes, as the view's decodeWeights reads them."""
         if dtype == "float16":
             import struct
+
             return struct.pack("<%de" % len(self.data), *_halves(self.data))
         data = self.data
         if sys.byteorder != "little":
@@ -40,7 +44,7 @@ class Weights:
         """One head's [T, S] values (a memoryview slice)."""
         _, B, H, T, S = self.shape
         start = ((layer * B + batch) * H + head) * T * S
-        return memoryview(self.data)[start:start + T * S]
+        return memoryview(self.data)[start : start + T * S]
 
     def non_finite(self):
         return sum(1 for v in self.data if v != v or v in (float("inf"), float("-inf")))
@@ -76,13 +80,14 @@ def _flat(x, what):
         t = t.to("cpu").float().contiguous()
         try:
             raw = t.numpy().tobytes()
-        except (RuntimeError, TypeError, ImportError):   # torch built without numpy
+        except (RuntimeError, TypeError, ImportError):  # torch built without numpy
             return tuple(t.shape), array("f", t.reshape(-1).tolist())
         data = array("f")
         data.frombytes(raw)
         return tuple(t.shape), data
     if _is_numpy(x):
         import numpy as np
+
         if np.iscomplexobj(x):
             raise TypeError("%s is a complex array; attention weights are real numbers." % what)
         try:
@@ -96,8 +101,10 @@ def _flat(x, what):
         return _flat_nested(x, what)
     if isinstance(x, (int, float)):
         raise ValueError("%s is a single number; attention weights are a matrix: %s." % (what, SHAPES_SAID))
-    raise TypeError("%s is a %s; mx.show takes attention weights as a torch tensor, a numpy array or nested lists of "
-                    "numbers: %s." % (what, _typename(x), SHAPES_SAID))
+    raise TypeError(
+        "%s is a %s; mx.show takes attention weights as a torch tensor, a numpy array or nested lists of "
+        "numbers: %s." % (what, _typename(x), SHAPES_SAID)
+    )
 
 
 def _flat_nested(x, what):
@@ -117,8 +124,10 @@ def _flat_nested(x, what):
             return
         if not isinstance(node, (list, tuple)) or len(node) != shape[depth]:
             got = "%d entries" % len(node) if isinstance(node, (list, tuple)) else "a %s" % _typename(node)
-            raise ValueError("%s is not rectangular: %s has %s where %d were expected (every row must have the same "
-                             "length)." % (what, (what + where) if where else "its first level", got, shape[depth]))
+            raise ValueError(
+                "%s is not rectangular: %s has %s where %d were expected (every row must have the same "
+                "length)." % (what, (what + where) if where else "its first level", got, shape[depth])
+            )
         for i, child in enumerate(node):
             walk(child, depth + 1, "%s[%d]" % (where, i))
 
@@ -144,7 +153,13 @@ def _index_list(sel, n, name):
         return list(range(n))
     if isinstance(sel, slice):
         return list(range(n))[sel]
-    items = [sel] if isinstance(sel, int) and not isinstance(sel, bool) else list(sel) if isinstance(sel, (list, tuple, range)) else None
+    items = (
+        [sel]
+        if isinstance(sel, int) and not isinstance(sel, bool)
+        else list(sel)
+        if isinstance(sel, (list, tuple, range))
+        else None
+    )
     if items is None or any(isinstance(i, bool) or not isinstance(i, int) for i in items):
         raise TypeError("%s= takes a whole number, a list of them or a range; got %r." % (name, sel))
     out = []
@@ -152,8 +167,17 @@ def _index_list(sel, n, name):
         j = i + n if i < 0 else i
         if not 0 <= j < n:
             one, many = NOUNS[name]
-            raise IndexError("%s=%d is out of range: there %s %d %s (%s)." % (
-                name, i, "is" if n == 1 else "are", n, one if n == 1 else many, "only 0" if n == 1 else "0 to %d" % (n - 1)))
+            raise IndexError(
+                "%s=%d is out of range: there %s %d %s (%s)."
+                % (
+                    name,
+                    i,
+                    "is" if n == 1 else "are",
+                    n,
+                    one if n == 1 else many,
+                    "only 0" if n == 1 else "0 to %d" % (n - 1),
+                )
+            )
         out.append(j)
     if not out:
         raise ValueError("%s=%r picks nothing." % (name, sel))
@@ -168,20 +192,27 @@ def read_weights(attention, layer=None, heads=None, batch=None, limit=MAX_VALUES
     """→ Weights, or a TypeError / ValueError / IndexError a student understands. A 3-D tensor is [H, T, S]; with
     batch= it is [B, T, S] (nn.MultiheadAttention's weights averaged over heads), read as [B, 1, T, S]."""
     if attention is None:
-        raise TypeError("mx.show got None instead of attention weights. With Hugging Face models pass "
-                        "output_attentions=True and show outputs.attentions; a module's forward must return its weights.")
+        raise TypeError(
+            "mx.show got None instead of attention weights. With Hugging Face models pass "
+            "output_attentions=True and show outputs.attentions; a module's forward must return its weights."
+        )
     if _is_layer_list(attention):
         picked = _index_list(layer, len(attention), "layer")
         layers, first = [], None
         for i in picked:
             shape, data = _flat(attention[i], "layer %d" % i)
-            if len(shape) == 3:   # [H, T, S] per layer: one batch item
+            if len(shape) == 3:  # [H, T, S] per layer: one batch item
                 shape = (1,) + shape
             if len(shape) != 4:
-                raise ValueError("layer %d has shape %s; each layer of a tuple must be [B, H, T, S] (or [H, T, S])." % (i, list(shape)))
+                raise ValueError(
+                    "layer %d has shape %s; each layer of a tuple must be [B, H, T, S] (or [H, T, S])."
+                    % (i, list(shape))
+                )
             if first is not None and shape != first:
-                raise ValueError("the layers' shapes differ: layer %d is %s, layer %d is %s; pass layers of one model "
-                                 "(or pick one with layer=)." % (picked[0], list(first), i, list(shape)))
+                raise ValueError(
+                    "the layers' shapes differ: layer %d is %s, layer %d is %s; pass layers of one model "
+                    "(or pick one with layer=)." % (picked[0], list(first), i, list(shape))
+                )
             first = shape
             layers.append(data)
         given = (len(attention),) + first
@@ -194,14 +225,18 @@ def read_weights(attention, layer=None, heads=None, batch=None, limit=MAX_VALUES
     else:
         given, data = _flat(attention, "the attention weights")
         if len(given) < 2 or len(given) > 5:
-            raise ValueError("the attention weights have shape %s (%d dimension%s); mx.show takes %s, or [L, B, H, T, S]." % (
-                list(given), len(given), "" if len(given) == 1 else "s", SHAPES_SAID))
+            raise ValueError(
+                "the attention weights have shape %s (%d dimension%s); mx.show takes %s, or [L, B, H, T, S]."
+                % (list(given), len(given), "" if len(given) == 1 else "s", SHAPES_SAID)
+            )
         dims = (1,) * (5 - len(given)) + tuple(given)
         if len(given) == 3 and batch is not None:
             dims = (1, given[0], 1, given[1], given[2])
             read_as = "[B, T, S] (batch=)"
         elif len(given) == 2 and batch is not None:
-            raise ValueError("batch=%r: these weights have no batch dimension (shape %s, read as [T, S])." % (batch, list(given)))
+            raise ValueError(
+                "batch=%r: these weights have no batch dimension (shape %s, read as [T, S])." % (batch, list(given))
+            )
         layer_done = False
         if len(given) != 3 or batch is None:
             read_as = ("[T, S]", "[H, T, S]", "[B, H, T, S]", "[L, B, H, T, S]")[len(given) - 2]
@@ -210,8 +245,10 @@ def read_weights(attention, layer=None, heads=None, batch=None, limit=MAX_VALUES
     w = Weights(dims, data, given, read_as)
     if not layer_done and layer is not None:
         if len(given) < 5:
-            raise ValueError("layer=%r: these weights have no layer dimension (shape %s); layer= picks from a tuple of "
-                             "per-layer tensors or a [L, B, H, T, S] tensor." % (layer, list(given)))
+            raise ValueError(
+                "layer=%r: these weights have no layer dimension (shape %s); layer= picks from a tuple of "
+                "per-layer tensors or a [L, B, H, T, S] tensor." % (layer, list(given))
+            )
         w = _pick(w, 0, _index_list(layer, dims[0], "layer"))
     if batch is not None:
         w = _pick(w, 1, _index_list(batch, w.shape[1], "batch"))
@@ -221,10 +258,12 @@ def read_weights(attention, layer=None, heads=None, batch=None, limit=MAX_VALUES
         w = _pick(w, 2, _index_list(heads, w.shape[2], "heads"))
     n = w.count()
     if limit is not None and n > limit:
-        raise TooBig("the attention weights have %s values (shape %s), more than the %s mx.show puts in an HTML output "
-                     "(it would be about %d MB). Pick some: layer=0 (or a list of layers), heads=[0, 1] (or a range); or "
-                     "install anywidget (pip install anywidget): mx.show then sends the view one layer at a time, with "
-                     "no cap." % (format(n, ","), list(given), format(limit, ","), n * 4 * 4 // 3 >> 20))
+        raise TooBig(
+            "the attention weights have %s values (shape %s), more than the %s mx.show puts in an HTML output "
+            "(it would be about %d MB). Pick some: layer=0 (or a list of layers), heads=[0, 1] (or a range); or "
+            "install anywidget (pip install anywidget): mx.show then sends the view one layer at a time, with "
+            "no cap." % (format(n, ","), list(given), format(limit, ","), n * 4 * 4 // 3 >> 20)
+        )
     return w
 
 
@@ -238,7 +277,7 @@ def _pick(w, axis, indices):
     for o in range(outer):
         for i in indices:
             start = (o * count + i) * block
-            out.extend(src[start:start + block])
+            out.extend(src[start : start + block])
     shape = list(w.shape)
     shape[axis] = len(indices)
     return Weights(shape, out, w.given_shape, w.read_as)
@@ -249,15 +288,21 @@ def read_labels(labels, n, name, axis):
     if labels is None:
         return None
     if isinstance(labels, str):
-        raise TypeError("%s is one string (%r); pass a list with one label per %s, e.g. %r." % (
-            name, labels[:40], axis, labels.split()[:4]))
+        raise TypeError(
+            "%s is one string (%r); pass a list with one label per %s, e.g. %r."
+            % (name, labels[:40], axis, labels.split()[:4])
+        )
     if _is_torch(labels) or _is_numpy(labels):
         labels = labels.tolist()
     try:
         out = [str(t) for t in labels]
     except TypeError:
-        raise TypeError("%s must be a list of strings, one per %s; got a %s." % (name, axis, _typename(labels))) from None
+        raise TypeError(
+            "%s must be a list of strings, one per %s; got a %s." % (name, axis, _typename(labels))
+        ) from None
     if len(out) != n:
-        raise ValueError("%s has %d label%s, but the attention has %d %ss (its %s dimension)." % (
-            name, len(out), "" if len(out) == 1 else "s", n, axis, "last" if axis == "key" else "query, T,"))
+        raise ValueError(
+            "%s has %d label%s, but the attention has %d %ss (its %s dimension)."
+            % (name, len(out), "" if len(out) == 1 else "s", n, axis, "last" if axis == "key" else "query, T,")
+        )
     return out

@@ -6,6 +6,7 @@ mx.show keeps its HTML output (_html.py).
 The output also carries that HTML output of what was first shown (text/html beside the widget's MIME type): exported
 HTML (nbconvert skips a widget whose state the notebook does not hold), nbsphinx and repository previews show it, and it
 says what it left out."""
+
 from ._html import static_file
 from ._weights import MAX_VALUES, Weights, _is_layer_list, _is_numpy, _is_torch, _pick, read_labels, read_weights
 
@@ -30,8 +31,10 @@ def layers_of(attention):
         shapes = [tuple(a.shape) for a in attention]
         for i, s in enumerate(shapes):
             if s != shapes[0]:
-                raise ValueError("the layers' shapes differ: layer 0 is %s, layer %d is %s; pass layers of one model "
-                                 "(or pick one with layer=)." % (list(shapes[0]), i, list(s)))
+                raise ValueError(
+                    "the layers' shapes differ: layer 0 is %s, layer %d is %s; pass layers of one model "
+                    "(or pick one with layer=)." % (list(shapes[0]), i, list(s))
+                )
         return len(attention), lambda l: attention[l]
     if (_is_torch(attention) or _is_numpy(attention)) and len(attention.shape) == 5:
         return attention.shape[0], lambda l: attention[l]
@@ -50,16 +53,19 @@ def heads_class():
         import anywidget
         import traitlets as t
     except ImportError:
-        raise ImportError("mx.Heads (and mx.show(..., widget=True)) need anywidget: pip install anywidget (or "
-                          "pip install 'mha-explorer[widget]'). Without it mx.show gives the HTML output.") from None
+        raise ImportError(
+            "mx.Heads (and mx.show(..., widget=True)) need anywidget: pip install anywidget (or "
+            "pip install 'mha-explorer[widget]'). Without it mx.show gives the HTML output."
+        ) from None
 
     class Heads(anywidget.AnyWidget):
         """The attention view as a widget. Traits a cell reads and sets: layer (0…L-1), head (0…H-1, -1 for the heads'
         average), query (0…T-1); setting one out of range raises a TraitError that says the range."""
+
         _esm = static_file(VIEW_MODULE)
-        weights = t.Bytes(b"").tag(sync=True)        # little-endian float32 (or float16) of the shown layer
+        weights = t.Bytes(b"").tag(sync=True)  # little-endian float32 (or float16) of the shown layer
         dtype = t.Unicode("float32").tag(sync=True)
-        shape = t.List(t.Int()).tag(sync=True)         # [1, B, H, T, S]: one layer
+        shape = t.List(t.Int()).tag(sync=True)  # [1, B, H, T, S]: one layer
         num_layers = t.Int(1).tag(sync=True)
         layer = t.Int(0).tag(sync=True)
         head = t.Int(0).tag(sync=True)
@@ -71,26 +77,47 @@ def heads_class():
         caption = t.Unicode("").tag(sync=True)
         theme = t.Unicode("").tag(sync=True)
 
-        def __init__(self, attention, tokens=None, *, query_tokens=None, heads=None, batch=None, layer=0, title=None,
-                     dtype="float32", trace=None, caption=None, layer_names=None):
+        def __init__(
+            self,
+            attention,
+            tokens=None,
+            *,
+            query_tokens=None,
+            heads=None,
+            batch=None,
+            layer=0,
+            title=None,
+            dtype="float32",
+            trace=None,
+            caption=None,
+            layer_names=None,
+        ):
             n, get = layers_of(attention)
             self._layer_of, self._pick = get, dict(heads=heads, batch=batch)
             self._layer_names = layer_names
             from ._view import reading
+
             self._n = n
             first = self._read(self._index(layer, n))
             _, B, H, T, S = first.shape
             self._dims = (H, T)
-            super().__init__(num_layers=n, dtype=dtype, title=title or "Attention weights", trace=trace,
-                             tokens=read_labels(tokens, S, "tokens", "key"),
-                             query_tokens=read_labels(query_tokens, T, "query_tokens", "query"),
-                             caption=caption if caption is not None else (reading(first) or ""))
+            super().__init__(
+                num_layers=n,
+                dtype=dtype,
+                title=title or "Attention weights",
+                trace=trace,
+                tokens=read_labels(tokens, S, "tokens", "key"),
+                query_tokens=read_labels(query_tokens, T, "query_tokens", "query"),
+                caption=caption if caption is not None else (reading(first) or ""),
+            )
             self._show(first, self._index(layer, n))
 
         @staticmethod
         def _index(layer, n):
             if isinstance(layer, bool) or not isinstance(layer, int):
-                raise TypeError("layer= is one whole number for the widget (the view's picker shows the others); got %r." % (layer,))
+                raise TypeError(
+                    "layer= is one whole number for the widget (the view's picker shows the others); got %r." % (layer,)
+                )
             if not -n <= layer < n:
                 raise IndexError("layer=%d is out of range: there %s." % (layer, _count(n, "layer")))
             return layer % n
@@ -113,7 +140,11 @@ def heads_class():
         @t.validate("head")
         def _check_head(self, proposal):
             v = proposal["value"]
-            return v if v == -1 and self._dims[0] > 1 else _in_range(v, self._dims[0], "head", " (or -1 for their average)" if self._dims[0] > 1 else "")
+            return (
+                v
+                if v == -1 and self._dims[0] > 1
+                else _in_range(v, self._dims[0], "head", " (or -1 for their average)" if self._dims[0] > 1 else "")
+            )
 
         @t.validate("query")
         def _check_query(self, proposal):
@@ -137,32 +168,59 @@ def heads_class():
             """The HTML output of the layer shown now (only its shown head when that layer alone is above the HTML
             output's cap), saying what it leaves out."""
             from ._view import AttentionView
+
             l, w = self._shown
             left = ["layer %d of %d" % (l, self._n)] if self._n > 1 else []
             if w.count() > MAX_VALUES:
                 h = max(self.head, 0)
                 w = _pick(w, 2, [h])
                 left.append("head %d of %d" % (h, self._dims[0]))
-            note = ("Saved from the widget (mx.Heads): %s only; run the cell to pick the others." % ", ".join(left)) if left else ""
-            return AttentionView(w, self.tokens, self.query_tokens, self.title + (" · layer %d" % l if self._n > 1 else ""),
-                                 self.trace, self.dtype, caption=" ".join(c for c in (self.caption, note) if c) or None)
+            note = (
+                ("Saved from the widget (mx.Heads): %s only; run the cell to pick the others." % ", ".join(left))
+                if left
+                else ""
+            )
+            return AttentionView(
+                w,
+                self.tokens,
+                self.query_tokens,
+                self.title + (" · layer %d" % l if self._n > 1 else ""),
+                self.trace,
+                self.dtype,
+                caption=" ".join(c for c in (self.caption, note) if c) or None,
+            )
 
         def __repr__(self):
             return "<mha_explorer.Heads %s: %d layer%s, %d head%s, %d quer%s × %d key%s; layer=%d head=%d query=%d>" % (
-                self.title, self._n, "" if self._n == 1 else "s", self._dims[0], "" if self._dims[0] == 1 else "s",
-                self._dims[1], "y" if self._dims[1] == 1 else "ies", self.shape[-1], "" if self.shape[-1] == 1 else "s",
-                self.layer, self.head, self.query)
+                self.title,
+                self._n,
+                "" if self._n == 1 else "s",
+                self._dims[0],
+                "" if self._dims[0] == 1 else "s",
+                self._dims[1],
+                "y" if self._dims[1] == 1 else "ies",
+                self.shape[-1],
+                "" if self.shape[-1] == 1 else "s",
+                self.layer,
+                self.head,
+                self.query,
+            )
 
     _Heads = Heads
     return Heads
 
 
 def _count(n, noun):
-    return "is 1 %s (only 0)" % noun if n == 1 else "are %d %s (0 to %d)" % (n, "queries" if noun == "query" else noun + "s", n - 1)
+    return (
+        "is 1 %s (only 0)" % noun
+        if n == 1
+        else "are %d %s (0 to %d)" % (n, "queries" if noun == "query" else noun + "s", n - 1)
+    )
 
 
 def _in_range(v, n, noun, extra=""):
     import traitlets as t
+
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n:
         raise t.TraitError("%s=%r is out of range: there %s%s." % (noun, v, _count(n, noun), extra))
     return v

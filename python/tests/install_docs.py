@@ -6,6 +6,7 @@ through the pip cache, and takes a few minutes). The blocks are the fenced ones 
 docs/python.md; each runs with bash -e in a fresh directory holding a copy of the checkout's python/ (with the built
 static/), with the python3 first on the PATH. `jupyter lab` runs until it says it is running, then stops.
 """
+
 import glob
 import json
 import os
@@ -47,16 +48,21 @@ def blocks():
 def checkout_copy(where):
     """The part of a checkout the commands use: python/ (after scripts/build: static/ is there)."""
     static = REPO / "python" / "mha_explorer" / "static"
-    assert (static / "mha-explorer-view.js").is_file(), "run scripts/build first (it writes python/mha_explorer/static/)"
-    shutil.copytree(REPO / "python", where / "python", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "tests"))
+    assert (static / "mha-explorer-view.js").is_file(), (
+        "run scripts/build first (it writes python/mha_explorer/static/)"
+    )
+    shutil.copytree(
+        REPO / "python", where / "python", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "tests")
+    )
 
 
 def jupyter_config(where):
     """JupyterLab's own config for the test: root may run it (CI is root), no browser, a free port."""
     cfg = where / ".jupyter-config"
     cfg.mkdir(exist_ok=True)
-    (cfg / "jupyter_server_config.json").write_text(json.dumps(
-        {"ServerApp": {"allow_root": True, "open_browser": False, "port": 0, "ip": "127.0.0.1"}}))
+    (cfg / "jupyter_server_config.json").write_text(
+        json.dumps({"ServerApp": {"allow_root": True, "open_browser": False, "port": 0, "ip": "127.0.0.1"}})
+    )
     return cfg
 
 
@@ -67,7 +73,9 @@ def run_block(code, where, env):
         if re.search(r"jupyter (lab|notebook)\s*$", line):
             log = where / "jupyter.log"
             with open(log, "w") as out:
-                server = subprocess.Popen(["bash", "-c", "exec " + line], cwd=where, env=env, stdout=out, stderr=subprocess.STDOUT)
+                server = subprocess.Popen(
+                    ["bash", "-c", "exec " + line], cwd=where, env=env, stdout=out, stderr=subprocess.STDOUT
+                )
             try:
                 deadline = time.time() + 120
                 while "is running at" not in log.read_text() and server.poll() is None and time.time() < deadline:
@@ -87,8 +95,12 @@ def run_block(code, where, env):
 
 def clean_env(where, **extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "JUPYTER", "PIP_"))}
-    env.update(JUPYTER_CONFIG_DIR=str(jupyter_config(where)), JUPYTER_DATA_DIR=str(where / ".jupyter-data"),
-               JUPYTER_RUNTIME_DIR=str(where / ".jupyter-runtime"), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.update(
+        JUPYTER_CONFIG_DIR=str(jupyter_config(where)),
+        JUPYTER_DATA_DIR=str(where / ".jupyter-data"),
+        JUPYTER_RUNTIME_DIR=str(where / ".jupyter-runtime"),
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
     cache = REPO / "build" / "pip-cache"
     env["PIP_CACHE_DIR"] = str(cache)
     env.update(extra)
@@ -114,7 +126,7 @@ def test_with_pypi_as_written(tmp_path):
 def test_offline_as_written(tmp_path):
     checkout_copy(tmp_path)
     once, offline = blocks()["offline"].strip().splitlines()[0], "\n".join(blocks()["offline"].strip().splitlines()[1:])
-    run_block(once, tmp_path, clean_env(tmp_path))              # where PyPI is reachable
+    run_block(once, tmp_path, clean_env(tmp_path))  # where PyPI is reachable
     assert glob.glob(str(tmp_path / "wheels" / "mha_explorer-*.whl"))
     # then without an index: pip's index is a closed port, the pip cache is not used
     run_block(offline, tmp_path, clean_env(tmp_path, PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_NO_CACHE_DIR="1"))
@@ -125,8 +137,12 @@ def interpreters():
     found = {}
     for exe in sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python3"))) + ["/usr/bin/python3"]:
         try:
-            v = subprocess.run([exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True,
-                               text=True, check=True).stdout.strip()
+            v = subprocess.run(
+                [exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
         except (OSError, subprocess.CalledProcessError):
             continue
         if (3, 9) <= tuple(map(int, v.split("."))) <= (3, 13):
@@ -137,8 +153,11 @@ def interpreters():
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(REPO / "python")], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(REPO / "python")],
+        check=True,
+        capture_output=True,
+    )
     return next(out.glob("mha_explorer-*.whl"))
 
 
@@ -149,7 +168,8 @@ def test_the_wheel_on_each_python(version, wheel, tmp_path):
         pytest.skip("no Python %s on this machine" % version)
     subprocess.run([exe, "-m", "venv", str(tmp_path / "venv")], check=True)
     py = tmp_path / "venv" / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--no-index", str(wheel)], check=True,
-                   env=clean_env(tmp_path))
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "--quiet", "--no-index", str(wheel)], check=True, env=clean_env(tmp_path)
+    )
     got = smoke(py, tmp_path)
     assert got["python"].startswith(version + ".") and got["ok"]

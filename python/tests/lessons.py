@@ -1,6 +1,7 @@
 """The lessons' MultiHeadAttention classes as the lessons write them (../shared/lessons/: 000, 002, 003), taken
 from the page's own copies (web/lessons/*.py, which the page's snippets run), so the tests run the students' code
 and the lessons' Python is written once."""
+
 import math
 import pathlib
 import re
@@ -44,6 +45,7 @@ MultiHeadAttention003 = named(lesson("lesson003.py", "definitions")["MultiHeadAt
 
 # ---- what PyTorch computes for these modules, step by step (the tests' reference, not the package's code) ----
 
+
 def lesson_weights(m, q_in, k_in=None, mask=None):
     """The softmax weights of a lessons' module, [B, H, T, S]."""
     k_in = q_in if k_in is None else k_in
@@ -69,6 +71,13 @@ def lesson_trace(m, x):
     back = attended.transpose(1, 2)
     merged = back.contiguous().view(B, -1, m.d_model)
     out = m.W_o(merged)
-    return [dict(step(x), op="input"), dict(step(q), op="linear"), dict(step(split), op="view"),
-            dict(step(heads), op="transpose"), dict(step(attended), op="attention", weights=list(w.shape)),
-            dict(step(back), op="transpose"), dict(step(merged), op="contiguous_view"), dict(step(out), op="linear")]
+    return [
+        dict(step(x), op="input"),
+        dict(step(q), op="linear"),
+        dict(step(split), op="view"),
+        dict(step(heads), op="transpose"),
+        dict(step(attended), op="attention", weights=list(w.shape)),
+        dict(step(back), op="transpose"),
+        dict(step(merged), op="contiguous_view"),
+        dict(step(out), op="linear"),
+    ]

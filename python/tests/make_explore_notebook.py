@@ -5,6 +5,7 @@ the module's weights as the file the page's "Copy as PyTorch" snippet loads (mx.
 
 usage: python make_explore_notebook.py DIR   → DIR/explore.ipynb
 """
+
 import os
 import sys
 

@@ -5,6 +5,7 @@ range), and a last cell writing what transformers and PyTorch computed to expect
 
 usage: python make_frontends_notebook.py DIR   → DIR/views.ipynb
 """
+
 import os
 import sys
 

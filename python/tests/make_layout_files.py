@@ -9,6 +9,7 @@ usage: python make_layout_files.py DIR   (with mha_explorer installed)
   qproj_nobias.safetensors    q_proj / k_proj / v_proj / o_proj linears without biases
   ref_<name>                  the lessons' names for each, written from the original module's tensors
 """
+
 import os
 import sys
 
@@ -20,8 +21,8 @@ import mha_explorer as mx
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "torch"))
-from lessons import MultiHeadAttention000  # noqa: E402
 import safetensors_spec  # noqa: E402
+from lessons import MultiHeadAttention000  # noqa: E402
 
 
 class QProj(nn.Module):
@@ -65,11 +66,16 @@ def main(out):
     mx.save_weights(lessons, os.path.join(out, "mx_lessons.safetensors"))
     safetensors_spec.save_file(lessons.state_dict(), os.path.join(out, "ref_mx_lessons.safetensors"))
 
-    for name, module in (("mx_mha", nn.MultiheadAttention(32, 4)), ("mha_raw", nn.MultiheadAttention(32, 4)),
-                         ("mha_nobias", nn.MultiheadAttention(32, 2, bias=False))):
+    for name, module in (
+        ("mx_mha", nn.MultiheadAttention(32, 4)),
+        ("mha_raw", nn.MultiheadAttention(32, 4)),
+        ("mha_nobias", nn.MultiheadAttention(32, 2, bias=False)),
+    ):
         s = module.state_dict()
         b = s["in_proj_bias"].chunk(3) if "in_proj_bias" in s else (None,) * 3
-        ref = lessons_from(list(s["in_proj_weight"].chunk(3)) + [s["out_proj.weight"]], list(b) + [s.get("out_proj.bias")])
+        ref = lessons_from(
+            list(s["in_proj_weight"].chunk(3)) + [s["out_proj.weight"]], list(b) + [s.get("out_proj.bias")]
+        )
         check(module, ref, module.num_heads)
         if name.startswith("mx_"):
             mx.save_weights(module, os.path.join(out, name + ".safetensors"))

@@ -1,5 +1,6 @@
 """mx.show against real PyTorch: every input form, the modules (weights and the recorded trace compared with
 PyTorch's own tensors), bad inputs, the size rules, the HTML output and mx.save_weights."""
+
 import base64
 import json
 import math
@@ -18,9 +19,15 @@ from mha_explorer._weights import MAX_VALUES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "torch"))
-from lessons import (MultiHeadAttention000, MultiHeadAttention002, MultiHeadAttention003,  # noqa: E402
-                     lesson_trace, lesson_weights, step)
 import safetensors_spec  # noqa: E402  (the project's reader written from the format's specification)
+from lessons import (  # noqa: E402
+    MultiHeadAttention000,
+    MultiHeadAttention002,
+    MultiHeadAttention003,
+    lesson_trace,
+    lesson_weights,
+    step,
+)
 
 
 def sent(view):
@@ -48,13 +55,18 @@ def test_tensor_forms(shape):
     for form in (w, w.numpy(), w.tolist(), w.double(), w.half(), w.requires_grad_(True)):
         v = mx.show(form)
         assert v.shape == (1,) * (5 - len(shape)) + shape
-        expected = (w.half() if isinstance(form, torch.Tensor) and form.dtype == torch.float16 else w).float().reshape(-1).tolist()
+        expected = (
+            (w.half() if isinstance(form, torch.Tensor) and form.dtype == torch.float16 else w)
+            .float()
+            .reshape(-1)
+            .tolist()
+        )
         assert sent(v) == expected
-    assert sent(mx.show(w)) == array("f", w.reshape(-1).tolist()).tolist()   # exact float32
+    assert sent(mx.show(w)) == array("f", w.reshape(-1).tolist()).tolist()  # exact float32
 
 
 def test_transposed_and_bfloat16_tensors():
-    w = softmax(4, 6).t()                       # not contiguous
+    w = softmax(4, 6).t()  # not contiguous
     assert sent(mx.show(w)) == w.contiguous().reshape(-1).tolist()
     b = softmax(2, 4, 4).bfloat16()
     assert sent(mx.show(b)) == b.float().reshape(-1).tolist()
@@ -87,17 +99,20 @@ def test_tokens_and_query_tokens():
     assert o["shape"] == [1, 1, 2, 3, 5]
 
 
-@pytest.mark.parametrize("bad, message", [
-    (torch.ones(5), "shape [5] (1 dimension)"),
-    (torch.ones(1, 2, 3, 4, 5, 6), "6 dimensions"),
-    (torch.ones(0, 4), "empty"),
-    ([[0.5, 0.5], [1.0]], "not rectangular"),
-    ([["a", "b"], ["c", "d"]], "not a number"),
-    ("attention", "is a str"),
-    (None, "output_attentions=True"),
-    (3.0, "single number"),
-    ((torch.ones(1, 2, 3, 3), torch.ones(1, 2, 4, 4)), "the layers' shapes differ"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (torch.ones(5), "shape [5] (1 dimension)"),
+        (torch.ones(1, 2, 3, 4, 5, 6), "6 dimensions"),
+        (torch.ones(0, 4), "empty"),
+        ([[0.5, 0.5], [1.0]], "not rectangular"),
+        ([["a", "b"], ["c", "d"]], "not a number"),
+        ("attention", "is a str"),
+        (None, "output_attentions=True"),
+        (3.0, "single number"),
+        ((torch.ones(1, 2, 3, 3), torch.ones(1, 2, 4, 4)), "the layers' shapes differ"),
+    ],
+)
 def test_bad_inputs(bad, message):
     with pytest.raises((TypeError, ValueError)) as e:
         mx.show(bad)
@@ -110,7 +125,9 @@ def test_bad_tokens_and_selection():
         mx.show(w, list("abcd"))
     with pytest.raises(TypeError, match=r"one string"):
         mx.show(w, "the cat sat on mat")
-    with pytest.raises(ValueError, match=r"query_tokens has 2 labels, but the attention has 5 querys|query_tokens has 2 labels"):
+    with pytest.raises(
+        ValueError, match=r"query_tokens has 2 labels, but the attention has 5 querys|query_tokens has 2 labels"
+    ):
         mx.show(w, query_tokens=["a", "b"])
     with pytest.raises(IndexError, match=r"heads=7 is out of range: there are 2 heads"):
         mx.show(w, heads=7)
@@ -127,21 +144,23 @@ def test_nan_and_rows_that_do_not_sum_to_one_are_shown_with_words():
     v = mx.show(w)
     assert "1 weight is NaN or infinite" in repr(v)
     got = sent(v)
-    assert math.isnan(got[6]) and got[16:20] == w[1, 0].tolist()   # sent as they are: the view notes them
+    assert math.isnan(got[6]) and got[16:20] == w[1, 0].tolist()  # sent as they are: the view notes them
     assert '<img src="data:image/png;base64,' in v._repr_html_()
 
 
 def test_size_rule():
-    side = int(math.isqrt(MAX_VALUES // 4)) + 1           # 4 heads of side² values: just above the limit
+    side = int(math.isqrt(MAX_VALUES // 4)) + 1  # 4 heads of side² values: just above the limit
     big = torch.zeros(1, 4, side, side)
     with pytest.raises(ValueError, match=r"more than the 4,000,000 .* layer=0 .* heads=\[0, 1\]"):
-        mx.show(big, widget=False)   # (without widget=False: the anywidget view where anywidget is installed)
+        mx.show(big, widget=False)  # (without widget=False: the anywidget view where anywidget is installed)
     assert mx.show(big, heads=[0, 1]).shape == (1, 1, 2, side, side)
     w = softmax(1, 4, 16, 16)
     html = mx.show(w)._repr_html_()
     data = re.search(r'\bdata = "([^"]*)", dtype', html).group(1)
-    assert len(html) - len(data) <= 150_000                  # the output without its data
-    assert '"' + base64.b64encode(array("f", w.reshape(-1).tolist()).tobytes()).decode() + '"' in html   # binary, not JSON
+    assert len(html) - len(data) <= 150_000  # the output without its data
+    assert (
+        '"' + base64.b64encode(array("f", w.reshape(-1).tolist()).tobytes()).decode() + '"' in html
+    )  # binary, not JSON
 
 
 def test_output_html_is_independent_and_scoped():
@@ -149,10 +168,10 @@ def test_output_html_is_independent_and_scoped():
     a, b = v._repr_html_(), v._repr_html_()
     ida, idb = (re.search(r'id="(mhax-[0-9a-f]{32})"', h).group(1) for h in (a, b))
     assert ida != idb
-    assert not re.search(r"\bdefine\s*\(", a)                 # nothing for require.js to catch
+    assert not re.search(r"\bdefine\s*\(", a)  # nothing for require.js to catch
     assert a.count("<script") == 1 and "type=\"module\"" not in a
-    assert "</script" not in a[a.index("<script>") + 8:a.rindex("</script>")]
-    assert "<style" not in a                                   # the view adds its own scoped sheet (.mhav)
+    assert "</script" not in a[a.index("<script>") + 8 : a.rindex("</script>")]
+    assert "<style" not in a  # the view adds its own scoped sheet (.mhav)
 
 
 def test_save_writes_one_document(tmp_path):
@@ -164,16 +183,18 @@ def test_save_writes_one_document(tmp_path):
 
 def test_png_fallback_is_a_valid_png():
     import zlib
+
     v = mx.show(softmax(3, 4, 6))
     png = base64.b64decode(re.search(r'data:image/png;base64,([^"]+)"', v._repr_html_()).group(1))
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", png[16:24])
-    idat = png[png.index(b"IDAT") + 4:png.index(b"IEND") - 8]
+    idat = png[png.index(b"IDAT") + 4 : png.index(b"IEND") - 8]
     assert len(zlib.decompress(idat)) == height * (1 + width * 3)
     assert width > 3 * 6 and height >= 4
 
 
 # ---- modules --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("cls", [MultiHeadAttention000, MultiHeadAttention002, MultiHeadAttention003])
 def test_lessons_modules(cls):
@@ -182,11 +203,11 @@ def test_lessons_modules(cls):
     m.train()
     x = torch.rand(2, 6, 32)
     v = mx.show(m, x, list("abcdef"))
-    assert m.training                                          # restored
+    assert m.training  # restored
     with torch.no_grad():
         m.eval()
         result = m(x) if cls is MultiHeadAttention003 else m(x, x, x)
-        if cls is MultiHeadAttention002:                        # returns no weights: PyTorch's softmax, computed here
+        if cls is MultiHeadAttention002:  # returns no weights: PyTorch's softmax, computed here
             result = (result, lesson_weights(m, x))
         assert v.shape == (1, 2, 4, 6, 6)
         assert sent(v) == result[1].reshape(-1).tolist()
@@ -202,7 +223,7 @@ def test_lesson_003_causal_mask_and_000_cross_attention():
     m.eval()
     with torch.no_grad():
         assert sent(v) == m(x, mask)[1].reshape(-1).tolist()
-    assert sent(v)[1] == 0.0                                  # query 0 sees no later key
+    assert sent(v)[1] == 0.0  # query 0 sees no later key
     m0 = MultiHeadAttention000(16, 2)
     q, kv = torch.rand(1, 3, 16), torch.rand(1, 5, 16)
     v = mx.show(m0, q, list("abcde"), key=kv, query_tokens=list("xyz"))
@@ -212,7 +233,7 @@ def test_lesson_003_causal_mask_and_000_cross_attention():
 
 
 @pytest.mark.parametrize("batch_first", [True, False])
-@pytest.mark.parametrize("dropout", [0.0, 0.1])   # 0.0 with batch_first: PyTorch's fused fast path in eval mode
+@pytest.mark.parametrize("dropout", [0.0, 0.1])  # 0.0 with batch_first: PyTorch's fused fast path in eval mode
 def test_nn_multihead_attention(batch_first, dropout):
     torch.manual_seed(2)
     m = nn.MultiheadAttention(16, 4, batch_first=batch_first, dropout=dropout)
@@ -223,7 +244,9 @@ def test_nn_multihead_attention(batch_first, dropout):
     with torch.no_grad():
         out, w = m(x, x, x, need_weights=True, average_attn_weights=False)
     assert sent(v) == w.reshape(-1).tolist()
-    assert v.trace[0] == dict(step(x), name="Input", expr="query", description="The query as nn.MultiheadAttention got it")
+    assert v.trace[0] == dict(
+        step(x), name="Input", expr="query", description="The query as nn.MultiheadAttention got it"
+    )
     assert {k: v.trace[-1][k] for k in ("shape", "strides", "contiguous")} == step(out)
     att = next(s for s in v.trace if s.get("weights"))
     assert att["weights"] == [8, 5, 5] and att["shape"] == [8, 5, 4]
@@ -255,11 +278,15 @@ def test_modules_that_do_not_fit():
 
 # ---- save_weights ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("make", [
-    lambda: MultiHeadAttention000(16, 4),
-    lambda: nn.MultiheadAttention(16, 4),
-    lambda: nn.MultiheadAttention(16, 2, bias=False),
-])
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: MultiHeadAttention000(16, 4),
+        lambda: nn.MultiheadAttention(16, 4),
+        lambda: nn.MultiheadAttention(16, 2, bias=False),
+    ],
+)
 def test_save_weights_reads_back(make, tmp_path):
     torch.manual_seed(4)
     m = make()
@@ -271,20 +298,24 @@ def test_save_weights_reads_back(make, tmp_path):
     ref.eval()
     m.eval()
     with torch.no_grad():
-        want = m(x, x, x)[0] if isinstance(m, MultiHeadAttention000) else m(x.transpose(0, 1), x.transpose(0, 1),
-                                                                             x.transpose(0, 1))[0].transpose(0, 1)
+        want = (
+            m(x, x, x)[0]
+            if isinstance(m, MultiHeadAttention000)
+            else m(x.transpose(0, 1), x.transpose(0, 1), x.transpose(0, 1))[0].transpose(0, 1)
+        )
         assert torch.allclose(ref(x, x, x)[0], want, atol=1e-6)
-    header = json.loads(p.read_bytes()[8:8 + struct.unpack("<Q", p.read_bytes()[:8])[0]])
+    header = json.loads(p.read_bytes()[8 : 8 + struct.unpack("<Q", p.read_bytes()[:8])[0]])
     assert header["__metadata__"]["num_heads"] == str(m.num_heads)
 
 
 # ---- what the package says it read (issue 28, item 5) -------------------------------------------------------
 
+
 def test_three_dimensions_are_read_as_heads_and_batch_takes_a_batch():
     torch.manual_seed(5)
     m = nn.MultiheadAttention(8, 2, batch_first=True)
     x = torch.rand(2, 6, 8)
-    _, averaged = m(x, x, x)                      # the default average_attn_weights=True: [B, T, S] = [2, 6, 6]
+    _, averaged = m(x, x, x)  # the default average_attn_weights=True: [B, T, S] = [2, 6, 6]
     v = mx.show(averaged)
     assert v.shape == (1, 1, 2, 6, 6)
     assert "read as [H, T, S]: 2 heads of one sequence" in options(v)["caption"] and "batch=" in repr(v)
@@ -293,7 +324,7 @@ def test_three_dimensions_are_read_as_heads_and_batch_takes_a_batch():
     assert "read as [B, T, S] (batch=)" in options(v)["caption"]
     v = mx.show(averaged, batch=range(2))
     assert v.shape == (1, 2, 1, 6, 6) and sent(v) == averaged.reshape(-1).tolist()
-    assert mx.show(averaged[:, None]).shape == (1, 2, 1, 6, 6)           # [B, 1, T, S]
+    assert mx.show(averaged[:, None]).shape == (1, 2, 1, 6, 6)  # [B, 1, T, S]
     four = softmax(3, 2, 4, 4)
     assert sent(mx.show(four, batch=[2, 0])) == four[[2, 0]].reshape(-1).tolist()
     assert "caption" not in options(mx.show(four))
@@ -323,15 +354,17 @@ def test_unknown_keywords_list_the_allowed_ones():
 
 def test_errors_come_without_the_package_frames():
     import traceback
+
     with pytest.raises(ValueError) as e:
         mx.show(torch.ones(0, 4))
     frames = traceback.extract_tb(e.value.__traceback__)
     assert [f.name for f in frames][-1] == "call" and all("_weights.py" not in f.filename for f in frames)
     assert e.value.__context__ is None and e.value.__cause__ is None
 
-    class Broken(nn.Module):                       # a student's own error keeps its frames
+    class Broken(nn.Module):  # a student's own error keeps its frames
         def forward(self, x):
             raise RuntimeError("my bug")
+
     with pytest.raises(ValueError, match="my bug") as e:
         mx.show(Broken(), torch.rand(1, 2, 4))
     assert any(f.name == "forward" for f in traceback.extract_tb(e.value.__cause__.__traceback__))

@@ -1,5 +1,6 @@
 """mx.Heads (the anywidget front end) in Python: traits, one layer per message, bad values, the saved HTML, and
 mx.show's choice between the HTML output and the widget. The view in real front ends: tests/browser/notebook-frontends.test.mjs."""
+
 import re
 import struct
 import sys
@@ -13,7 +14,6 @@ from mha_explorer._weights import MAX_VALUES
 
 pytest.importorskip("anywidget")
 import traitlets  # noqa: E402
-
 from test_show import softmax  # noqa: E402
 
 
@@ -30,19 +30,21 @@ def test_one_layer_at_a_time_as_bytes():
     w = mx.Heads(ls, list("abcde"))
     assert (w.num_layers, w.layer, w.shape) == (3, 0, [1, 1, 2, 5, 5])
     assert isinstance(w.weights, bytes) and floats(w.weights) == ls[0].reshape(-1).tolist()
-    w.layer = 2                                              # as a cell (or the view's picker) sets it
+    w.layer = 2  # as a cell (or the view's picker) sets it
     assert floats(w.weights) == ls[2].reshape(-1).tolist() and w.layer == 2
-    stacked = torch.stack(ls)                                 # [L, B, H, T, S]: sliced per layer
+    stacked = torch.stack(ls)  # [L, B, H, T, S]: sliced per layer
     assert floats(mx.Heads(stacked, layer=-1).weights) == ls[2].reshape(-1).tolist()
     assert mx.Heads(ls, heads=[1]).shape == [1, 1, 1, 5, 5]
-    assert str(w._esm).startswith("// MHA Explorer attention view")   # the view module itself
+    assert str(w._esm).startswith("// MHA Explorer attention view")  # the view module itself
 
 
 def test_traits_out_of_range_raise_with_the_range():
     w = mx.Heads(layers(), list("abcde"))
     with pytest.raises(traitlets.TraitError, match=r"layer=3 is out of range: there are 3 layers \(0 to 2\)"):
         w.layer = 3
-    with pytest.raises(traitlets.TraitError, match=r"head=2 is out of range: there are 2 heads \(0 to 1\) \(or -1 for their average\)"):
+    with pytest.raises(
+        traitlets.TraitError, match=r"head=2 is out of range: there are 2 heads \(0 to 1\) \(or -1 for their average\)"
+    ):
         w.head = 2
     with pytest.raises(traitlets.TraitError, match=r"query=5 is out of range: there are 5 queries \(0 to 4\)"):
         w.query = 5
@@ -64,12 +66,13 @@ def test_saved_output_keeps_what_was_shown_and_says_what_it_left_out():
     assert "Saved from the widget (mx.Heads): layer 1 of 3 only" in html
     sent = re.search(r'\bdata = "([A-Za-z0-9+/=]*)", dtype', html).group(1)
     import base64
+
     assert floats(base64.b64decode(sent)) == ls[1].reshape(-1).tolist()
 
 
 def test_show_takes_the_widget_above_the_html_cap():
     side = 200
-    big = softmax(12, 1, 12, side, side)                     # 5.76 M values: refused by the HTML output
+    big = softmax(12, 1, 12, side, side)  # 5.76 M values: refused by the HTML output
     assert big.numel() > MAX_VALUES
     v = mx.show(big, [str(i) for i in range(side)])
     assert type(v).__name__ == "Heads" and v.num_layers == 12

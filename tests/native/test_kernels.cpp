@@ -38,8 +38,8 @@ std::size_t extent(std::size_t rows, std::size_t cols, std::size_t ld) {
 }
 
 // Per-element checks run in hot loops: Catch's machinery (INFO, REQUIRE) only runs on failure.
-#define REQUIRE_CHEAP(cond) \
-  do {                      \
+#define REQUIRE_CHEAP(cond)     \
+  do {                          \
     if (!(cond)) REQUIRE(cond); \
   } while (0)
 
@@ -54,8 +54,8 @@ struct GemmCase {
 
 // The gemm reference in double, with the magnitude Σ|alpha·a·b| + |bias| of each output.
 void ref_gemm(bool nt, const GemmCase& g, float alpha, const std::vector<float>& A, std::size_t lda,
-              const std::vector<float>& B, std::size_t ldb, const float* bias,
-              std::vector<double>& ref, std::vector<double>& mag) {
+              const std::vector<float>& B, std::size_t ldb, const float* bias, std::vector<double>& ref,
+              std::vector<double>& mag) {
   ref.assign(g.M * g.N, 0.0);
   mag.assign(g.M * g.N, 0.0);
   for (std::size_t i = 0; i < g.M; ++i)
@@ -71,17 +71,17 @@ void ref_gemm(bool nt, const GemmCase& g, float alpha, const std::vector<float>&
     }
 }
 
-using GemmFn = void (*)(bool nt, const GemmCase&, float alpha, const float* A, std::size_t lda,
-                        const float* B, std::size_t ldb, const float* bias, float* C, std::size_t ldc);
+using GemmFn = void (*)(bool nt, const GemmCase&, float alpha, const float* A, std::size_t lda, const float* B,
+                        std::size_t ldb, const float* bias, float* C, std::size_t ldc);
 
-void run_dispatched(bool nt, const GemmCase& g, float alpha, const float* A, std::size_t lda,
-                    const float* B, std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
+void run_dispatched(bool nt, const GemmCase& g, float alpha, const float* A, std::size_t lda, const float* B,
+                    std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
   if (nt) k::f32_gemm_nt(g.M, g.N, g.K, alpha, A, lda, B, ldb, bias, C, ldc);
   else k::f32_gemm_nn(g.M, g.N, g.K, A, lda, B, ldb, C, ldc);
 }
 
-void run_scalar(bool nt, const GemmCase& g, float alpha, const float* A, std::size_t lda,
-                const float* B, std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
+void run_scalar(bool nt, const GemmCase& g, float alpha, const float* A, std::size_t lda, const float* B,
+                std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
   if (nt) k::scalar::f32_gemm_nt(g.M, g.N, g.K, alpha, A, lda, B, ldb, bias, C, ldc);
   else k::scalar::f32_gemm_nn(g.M, g.N, g.K, A, lda, B, ldb, C, ldc);
 }
@@ -116,9 +116,8 @@ void check_gemm(bool nt, const GemmCase& g, float alpha, bool with_bias, std::si
       }
       const double r = ref[i * g.N + j], m = mag[i * g.N + j];
       if (close(C[0][at], r, m) && close(C[1][at], r, m) && close(C[0][at], C[1][at], m)) continue;
-      INFO((nt ? "nt" : "nn") << " M=" << g.M << " N=" << g.N << " K=" << g.K << " i=" << i
-                              << " j=" << j << " fast=" << C[0][at] << " scalar=" << C[1][at]
-                              << " ref=" << r);
+      INFO((nt ? "nt" : "nn") << " M=" << g.M << " N=" << g.N << " K=" << g.K << " i=" << i << " j=" << j
+                              << " fast=" << C[0][at] << " scalar=" << C[1][at] << " ref=" << r);
       REQUIRE(close(C[0][at], r, m));
       REQUIRE(close(C[1][at], r, m));
       REQUIRE(close(C[0][at], C[1][at], m));
@@ -162,8 +161,8 @@ TEST_CASE("gemm_nn at tile boundaries with strides", "[kernels][gemm]") {
 }
 
 TEST_CASE("gemm larger shapes (several row blocks and panels)", "[kernels][gemm]") {
-  for (const GemmCase g : {GemmCase{300, 33, 257}, GemmCase{129, 127, 129}, GemmCase{65, 64, 512},
-                           GemmCase{16, 64, 64}, GemmCase{2, 385, 3}})
+  for (const GemmCase g : {GemmCase{300, 33, 257}, GemmCase{129, 127, 129}, GemmCase{65, 64, 512}, GemmCase{16, 64, 64},
+                           GemmCase{2, 385, 3}})
     for (bool nt : {true, false}) check_gemm(nt, g, -0.5f, true, 5);
 }
 
@@ -208,11 +207,11 @@ void check_softmax(const std::vector<float>& x0, std::size_t rows, std::size_t n
         continue;
       }
       const double tol = 1e-3 / double(n);
-      if (close(y[0][at], ref[j], tol) && close(y[1][at], ref[j], tol) &&
-          close(y[0][at], y[1][at], tol) && (ref[j] != 0.0 || y[0][at] == 0.0f))
+      if (close(y[0][at], ref[j], tol) && close(y[1][at], ref[j], tol) && close(y[0][at], y[1][at], tol) &&
+          (ref[j] != 0.0 || y[0][at] == 0.0f))
         continue;
-      INFO("n=" << n << " r=" << r << " j=" << j << " x=" << x0[at] << " fast=" << y[0][at]
-                << " scalar=" << y[1][at] << " ref=" << ref[j]);
+      INFO("n=" << n << " r=" << r << " j=" << j << " x=" << x0[at] << " fast=" << y[0][at] << " scalar=" << y[1][at]
+                << " ref=" << ref[j]);
       REQUIRE(close(y[0][at], ref[j], tol));
       REQUIRE(close(y[1][at], ref[j], tol));
       REQUIRE(close(y[0][at], y[1][at], tol));
@@ -236,11 +235,11 @@ TEST_CASE("softmax special rows: -inf, all -inf, huge values", "[kernels][softma
     const std::size_t rows = 6, ld = n + 1;
     auto x = random_vec(extent(rows, n, ld), 99 + std::uint32_t(n), -4.0f, 4.0f);
     for (std::size_t j = 0; j < n; ++j) {
-      x[0 * ld + j] = -kInf;                               // all -inf → NaN row
-      if (j % 2 == 1) x[1 * ld + j] = -kInf;               // some -inf → exactly 0 there
-      x[2 * ld + j] = (j % 3 == 0) ? 3e38f : -3e38f;       // x - max overflows to -inf → 0
-      x[3 * ld + j] = 1e30f + float(j) * 1e24f;            // huge, no overflow
-      x[4 * ld + j] = -1e9f;                               // uniform
+      x[0 * ld + j] = -kInf;                          // all -inf → NaN row
+      if (j % 2 == 1) x[1 * ld + j] = -kInf;          // some -inf → exactly 0 there
+      x[2 * ld + j] = (j % 3 == 0) ? 3e38f : -3e38f;  // x - max overflows to -inf → 0
+      x[3 * ld + j] = 1e30f + float(j) * 1e24f;       // huge, no overflow
+      x[4 * ld + j] = -1e9f;                          // uniform
     }
     x[5 * ld + n - 1] = -kInf;  // -inf in the tail lane
     check_softmax(x, rows, n, ld);
@@ -271,10 +270,10 @@ struct AttnCase {
 };
 
 enum MaskKind : unsigned {
-  kAdd = 1,         // additive float mask, full [Sq, Skv]
-  kAddBcast = 2,    // additive mask broadcast over queries (add_ld = 0)
-  kBlocked = 4,     // random boolean mask, full
-  kBlockedBc = 8,   // boolean mask broadcast over queries (blocked_ld = 0)
+  kAdd = 1,        // additive float mask, full [Sq, Skv]
+  kAddBcast = 2,   // additive mask broadcast over queries (add_ld = 0)
+  kBlocked = 4,    // random boolean mask, full
+  kBlockedBc = 8,  // boolean mask broadcast over queries (blocked_ld = 0)
   kCausal = 16,
   kBlockRows = 32,  // some queries see every key blocked
 };
@@ -282,9 +281,8 @@ enum MaskKind : unsigned {
 // The materialized reference in double: scores, masked_fill, softmax, P·V.
 // mag[i, c] = Σ_j p_j |v_jc| bounds the rounding of the weighted sum.
 void ref_attention(const AttnCase& a, float scale, const std::vector<float>& q, std::size_t ldq,
-                   const std::vector<float>& kk, std::size_t ldk, const std::vector<float>& v,
-                   std::size_t ldv, const k::f32_score_mask& m, std::vector<double>& out,
-                   std::vector<double>& mag) {
+                   const std::vector<float>& kk, std::size_t ldk, const std::vector<float>& v, std::size_t ldv,
+                   const k::f32_score_mask& m, std::vector<double>& out, std::vector<double>& mag) {
   out.assign(a.Sq * a.dv, 0.0);
   mag.assign(a.Sq * a.dv, 0.0);
   std::vector<float> s(a.Skv);
@@ -294,8 +292,8 @@ void ref_attention(const AttnCase& a, float scale, const std::vector<float>& q, 
       for (std::size_t c = 0; c < a.dk; ++c) d += double(q[i * ldq + c]) * kk[j * ldk + c];
       d *= scale;
       if (m.add) d += m.add[std::ptrdiff_t(i) * m.add_ld + std::ptrdiff_t(j)];
-      const bool blocked = (m.blocked && m.blocked[std::ptrdiff_t(i) * m.blocked_ld + std::ptrdiff_t(j)]) ||
-                           (m.causal && j > i);
+      const bool blocked =
+          (m.blocked && m.blocked[std::ptrdiff_t(i) * m.blocked_ld + std::ptrdiff_t(j)]) || (m.causal && j > i);
       s[j] = blocked ? m.fill : float(d);
     }
     const auto p = ref_softmax_row(s.data(), a.Skv);
@@ -351,8 +349,7 @@ void check_attention(const AttnCase& a, unsigned kinds, float fill, bool compare
   for (int f = 0; f < (compare_scalar ? 2 : 1); ++f) {
     out[f].assign(extent(a.Sq, a.dv, ldo), sentinel);
     (f == 0 ? k::f32_attention_online : k::scalar::f32_attention_online)(
-        a.Sq, a.Skv, a.dk, a.dv, scale, q.data(), ldq, kk.data(), ldk, v.data(), ldv, m,
-        out[f].data(), ldo);
+        a.Sq, a.Skv, a.dk, a.dv, scale, q.data(), ldq, kk.data(), ldk, v.data(), ldv, m, out[f].data(), ldo);
   }
   for (std::size_t i = 0; i < a.Sq; ++i)
     for (std::size_t c = 0; c < ldo && i * ldo + c < out[0].size(); ++c) {
@@ -362,12 +359,10 @@ void check_attention(const AttnCase& a, unsigned kinds, float fill, bool compare
         continue;
       }
       const double r = ref[i * a.dv + c], g = mag[i * a.dv + c];
-      if (close(out[0][at], r, g) &&
-          (!compare_scalar || (close(out[1][at], r, g) && close(out[0][at], out[1][at], g))))
+      if (close(out[0][at], r, g) && (!compare_scalar || (close(out[1][at], r, g) && close(out[0][at], out[1][at], g))))
         continue;
-      INFO("Sq=" << a.Sq << " Skv=" << a.Skv << " dk=" << a.dk << " dv=" << a.dv
-                 << " kinds=" << kinds << " fill=" << fill << " i=" << i << " c=" << c
-                 << " fast=" << out[0][at] << " ref=" << r);
+      INFO("Sq=" << a.Sq << " Skv=" << a.Skv << " dk=" << a.dk << " dv=" << a.dv << " kinds=" << kinds
+                 << " fill=" << fill << " i=" << i << " c=" << c << " fast=" << out[0][at] << " ref=" << r);
       REQUIRE(close(out[0][at], r, g));
       if (compare_scalar) {
         INFO("scalar=" << out[1][at]);
@@ -379,10 +374,9 @@ void check_attention(const AttnCase& a, unsigned kinds, float fill, bool compare
 
 // Query groups of 8 lanes, 4-key / 4-column microkernel rows, 128-key tiles.
 const std::vector<AttnCase> kAttnCases = {
-    {1, 1, 1, 1},    {3, 5, 3, 5},     {7, 7, 4, 4},     {8, 8, 8, 8},      {9, 9, 5, 3},
-    {16, 17, 16, 16}, {17, 33, 17, 9}, {25, 13, 64, 64}, {33, 65, 64, 65},  {8, 127, 64, 64},
-    {9, 128, 33, 31}, {13, 129, 64, 64}, {65, 256, 16, 16}, {7, 385, 64, 64}, {129, 129, 32, 32},
-    {128, 128, 64, 64}, {40, 3, 8, 8}};
+    {1, 1, 1, 1},      {3, 5, 3, 5},     {7, 7, 4, 4},       {8, 8, 8, 8},       {9, 9, 5, 3},     {16, 17, 16, 16},
+    {17, 33, 17, 9},   {25, 13, 64, 64}, {33, 65, 64, 65},   {8, 127, 64, 64},   {9, 128, 33, 31}, {13, 129, 64, 64},
+    {65, 256, 16, 16}, {7, 385, 64, 64}, {129, 129, 32, 32}, {128, 128, 64, 64}, {40, 3, 8, 8}};
 
 }  // namespace
 
@@ -407,7 +401,8 @@ TEST_CASE("attention_online with every mask feature", "[kernels][attention]") {
 
 // A fill of float32's lowest (torch.finfo(torch.float32).min, a common masked_fill value) stays a finite
 // score in the kernels' log2 units (score_log2 clamps it), so its fully masked row is uniform too.
-TEST_CASE("attention_online fully blocked rows: NaN with -inf, mean of v with -1e9 and float32's lowest", "[kernels][attention]") {
+TEST_CASE("attention_online fully blocked rows: NaN with -inf, mean of v with -1e9 and float32's lowest",
+          "[kernels][attention]") {
   for (const AttnCase a : {AttnCase{5, 9, 4, 6}, AttnCase{12, 130, 64, 64}}) {
     const auto q = random_vec(a.Sq * a.dk, 11), kk = random_vec(a.Skv * a.dk, 12);
     const auto v = random_vec(a.Skv * a.dv, 13);
@@ -423,8 +418,7 @@ TEST_CASE("attention_online fully blocked rows: NaN with -inf, mean of v with -1
         for (int f = 0; f < 2; ++f) {
           std::vector<float> out(a.Sq * a.dv);
           (f == 0 ? k::f32_attention_online : k::scalar::f32_attention_online)(
-              a.Sq, a.Skv, a.dk, a.dv, 0.5f, q.data(), a.dk, kk.data(), a.dk, v.data(), a.dv, m,
-              out.data(), a.dv);
+              a.Sq, a.Skv, a.dk, a.dv, 0.5f, q.data(), a.dk, kk.data(), a.dk, v.data(), a.dv, m, out.data(), a.dv);
           for (std::size_t c = 0; c < a.dv; ++c) {
             const float o = out[1 * a.dv + c];
             if (fill == -kInf) {
@@ -542,7 +536,8 @@ void check_gemm_tn(bool dispatched, std::size_t M, std::size_t N, std::size_t K,
         s += p;
         m += std::fabs(p);
       }
-      INFO("M " << M << " N " << N << " K " << K << " pad " << pad << " accumulate " << accumulate << " at " << i << "," << j);
+      INFO("M " << M << " N " << N << " K " << K << " pad " << pad << " accumulate " << accumulate << " at " << i << ","
+                << j);
       REQUIRE_CHEAP(close(C[i * ldc + j], s, m));
     }
   // Padding between rows is never written.
@@ -552,7 +547,8 @@ void check_gemm_tn(bool dispatched, std::size_t M, std::size_t N, std::size_t K,
 
 }  // namespace
 
-TEST_CASE("gemm_tn (dW = dYᵀ·X) at tile boundaries, with strides, overwriting and accumulating", "[kernels][gemm][backward]") {
+TEST_CASE("gemm_tn (dW = dYᵀ·X) at tile boundaries, with strides, overwriting and accumulating",
+          "[kernels][gemm][backward]") {
   for (bool dispatched : {false, true})
     for (std::size_t M : {1, 3, 4, 5, 8, 9})
       for (std::size_t N : {1, 7, 8, 9, 16, 17})
@@ -561,7 +557,8 @@ TEST_CASE("gemm_tn (dW = dYᵀ·X) at tile boundaries, with strides, overwriting
   check_gemm_tn(true, 67, 130, 300, 1, true);  // several row blocks and panels
 }
 
-TEST_CASE("softmax_backward at tile boundaries, in place and with -inf-masked (zero) weights", "[kernels][softmax][backward]") {
+TEST_CASE("softmax_backward at tile boundaries, in place and with -inf-masked (zero) weights",
+          "[kernels][softmax][backward]") {
   for (bool dispatched : {false, true})
     for (std::size_t n : {1, 2, 3, 4, 5, 7, 8, 9, 16, 33}) {
       const std::size_t rows = 3, ld = n + 2;
@@ -623,7 +620,8 @@ std::vector<std::uint16_t> random_half(std::size_t n, std::uint32_t seed, bool b
 
 }  // namespace
 
-TEST_CASE("f16_to_f32 and bf16_to_f32 widen every one of the 65536 bit patterns exactly, SIMD and scalar", "[kernels][half]") {
+TEST_CASE("f16_to_f32 and bf16_to_f32 widen every one of the 65536 bit patterns exactly, SIMD and scalar",
+          "[kernels][half]") {
   std::vector<std::uint16_t> all(65536);
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = std::uint16_t(i);
   std::vector<float> fast(all.size()), twin(all.size());
@@ -637,7 +635,8 @@ TEST_CASE("f16_to_f32 and bf16_to_f32 widen every one of the 65536 bit patterns 
     const bool same = std::isnan(ref) ? std::isnan(fast[i]) && std::signbit(fast[i]) == std::signbit(twin[i])
                                       : bits_of(fast[i]) == bits_of(twin[i]);
     REQUIRE_CHEAP(same);
-    const bool exact = std::isnan(ref) ? std::isnan(twin[i]) : double(twin[i]) == ref && std::signbit(twin[i]) == (i >> 15 == 1);
+    const bool exact =
+        std::isnan(ref) ? std::isnan(twin[i]) : double(twin[i]) == ref && std::signbit(twin[i]) == (i >> 15 == 1);
     REQUIRE_CHEAP(exact);
   }
   k::bf16_to_f32(all.size(), all.data(), fast.data());
@@ -649,7 +648,8 @@ TEST_CASE("f16_to_f32 and bf16_to_f32 widen every one of the 65536 bit patterns 
   }
 }
 
-TEST_CASE("half widening at the 8-lane boundaries: lengths 0 to 33, any start, nothing written past the end", "[kernels][half]") {
+TEST_CASE("half widening at the 8-lane boundaries: lengths 0 to 33, any start, nothing written past the end",
+          "[kernels][half]") {
   const std::vector<std::uint16_t> src = random_half(40, 3, false);
   for (std::size_t start = 0; start < 4; ++start)
     for (std::size_t n = 0; n + start <= 37 && n <= 33; ++n)
@@ -708,7 +708,8 @@ TEST_CASE("f32_gemm_nt_w and f32_gemm_nn_w with F32, F16 and BF16 weights at til
                   ref += double(A[i * lda + kk]) * w;
                   mag += std::fabs(double(A[i * lda + kk]) * w);
                 }
-                INFO("type " << type << (nt ? " nt" : " nn") << " M=" << M << " N=" << N << " K=" << K << " i=" << i << " j=" << j);
+                INFO("type " << type << (nt ? " nt" : " nn") << " M=" << M << " N=" << N << " K=" << K << " i=" << i
+                             << " j=" << j);
                 REQUIRE_CHEAP(close(C[i * ldc + j], ref, mag));
               }
           }

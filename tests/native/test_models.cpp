@@ -17,10 +17,10 @@
 #include <memory>
 #include <sstream>
 
-#include "mha/error.hpp"
-#include "mha/models.hpp"
 #include "loading/safetensors_header.hpp"
 #include "mha/checkpoint.hpp"
+#include "mha/error.hpp"
+#include "mha/models.hpp"
 
 using namespace mha;
 
@@ -59,8 +59,8 @@ RawFile read_raw(const std::string& path) {
   const std::string bytes = read_text(path);
   const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
   const std::uint64_t n = safetensors::header_length(data, std::min<std::size_t>(8, bytes.size()), bytes.size());
-  const safetensors::Header header =
-      safetensors::parse_header(data, n, bytes.size(), [](const std::string& d) { return d == "F64"; }, "F64");
+  const safetensors::Header header = safetensors::parse_header(
+      data, n, bytes.size(), [](const std::string& d) { return d == "F64"; }, "F64");
   RawFile file;
   for (const auto& [k, v] : header.metadata) file.meta[k] = v;
   for (const safetensors::Entry& e : header.entries) {
@@ -198,7 +198,8 @@ TEST_CASE("every oracle case: attentions, hidden state, logits and ablated logit
         INFO(file);
         const RawFile oracle = read_raw(kFixtures + "/" + oc.name + "/" + file);
         ModelForwardOptions options;
-        for (std::size_t p : whole_numbers(parse_value(oracle.meta.at("logits_at"), "logits_at"))) options.logits_at.push_back(p);
+        for (std::size_t p : whole_numbers(parse_value(oracle.meta.at("logits_at"), "logits_at")))
+          options.logits_at.push_back(p);
         if (!has(oracle, "logits")) options.logits_at.clear();
         const ModelOutput out = model.forward(ids_of(oracle), options);
         check_within(oracle, "attentions", out.attentions);
@@ -216,14 +217,15 @@ TEST_CASE("every oracle case: attentions, hidden state, logits and ablated logit
   }
 }
 
-TEST_CASE("model_reads_tensor: the tensors each family uses, with and without prefixes, and not the buffers", "[models]") {
+TEST_CASE("model_reads_tensor: the tensors each family uses, with and without prefixes, and not the buffers",
+          "[models]") {
   const CheckpointConfig gpt2 = fixture("gpt2").config;
   CHECK(model_reads_tensor(gpt2, "transformer.h.0.attn.c_attn.weight"));
   CHECK(model_reads_tensor(gpt2, "h.1.mlp.c_proj.bias"));
   CHECK(model_reads_tensor(gpt2, "wte.weight"));
   CHECK_FALSE(model_reads_tensor(gpt2, "transformer.h.0.attn.bias"));
   CHECK_FALSE(model_reads_tensor(gpt2, "h.0.attn.masked_bias"));
-  CHECK_FALSE(model_reads_tensor(gpt2, "lm_head.weight"));  // tied to wte
+  CHECK_FALSE(model_reads_tensor(gpt2, "lm_head.weight"));   // tied to wte
   CHECK_FALSE(model_reads_tensor(gpt2, "h.9.ln_1.weight"));  // beyond n_layer
   const CheckpointConfig bert = fixture("bert").config;
   CHECK(model_reads_tensor(bert, "bert.embeddings.LayerNorm.gamma"));
@@ -247,23 +249,30 @@ TEST_CASE("config options the core does not compute are refused by name, with wh
     CHECK(message.find(named) != std::string::npos);
     CHECK(message.find("gpt2, bert, distilbert, llama, qwen2") != std::string::npos);
   };
-  const std::string gpt2 = R"({"model_type": "gpt2", "n_embd": 32, "n_layer": 2, "n_head": 4, "vocab_size": 50, "n_positions": 16)";
-  const std::string llama = R"({"model_type": "llama", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+  const std::string gpt2 =
+      R"({"model_type": "gpt2", "n_embd": 32, "n_layer": 2, "n_head": 4, "vocab_size": 50, "n_positions": 16)";
+  const std::string llama =
+      R"({"model_type": "llama", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
     "intermediate_size": 40, "vocab_size": 50)";
   refused(gpt2 + R"(, "scale_attn_by_inverse_layer_idx": true})", "scale_attn_by_inverse_layer_idx");
   refused(gpt2 + R"(, "reorder_and_upcast_attn": true})", "reorder_and_upcast_attn");
   refused(gpt2 + R"(, "alibi": true})", "alibi");
   refused(llama + R"(, "rope_scaling": {"rope_type": "linear", "factor": 2.0}})", "rope_scaling");
   refused(R"({"model_type": "qwen2", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
-    "intermediate_size": 40, "vocab_size": 50, "use_sliding_window": true})", "use_sliding_window");
+    "intermediate_size": 40, "vocab_size": 50, "use_sliding_window": true})",
+          "use_sliding_window");
   refused(R"({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
-    "intermediate_size": 40, "vocab_size": 50, "position_embedding_type": "relative_key"})", "relative_key");
+    "intermediate_size": 40, "vocab_size": 50, "position_embedding_type": "relative_key"})",
+          "relative_key");
   refused(R"({"model_type": "t5", "d_model": 32})", "model_type 't5'");
-  CHECK(error_of([&] { parse_checkpoint_config(gpt2 + R"(, "activation_function": "mish"})"); }).find("'mish'") != std::string::npos);
-  CHECK(error_of([&] { parse_checkpoint_config(llama + R"(, "num_key_value_heads": 3})"); }).find("key/value heads") != std::string::npos);
+  CHECK(error_of([&] { parse_checkpoint_config(gpt2 + R"(, "activation_function": "mish"})"); }).find("'mish'") !=
+        std::string::npos);
+  CHECK(error_of([&] { parse_checkpoint_config(llama + R"(, "num_key_value_heads": 3})"); }).find("key/value heads") !=
+        std::string::npos);
   CHECK(error_of([&] { parse_checkpoint_config("{\"model_type\": "); }).find("not valid JSON") != std::string::npos);
   // Accepted: explicit defaults and rope_scaling null.
-  const CheckpointConfig ok = parse_checkpoint_config(llama + R"(, "rope_scaling": null, "num_key_value_heads": 2, "rope_theta": 500000.0})");
+  const CheckpointConfig ok =
+      parse_checkpoint_config(llama + R"(, "rope_scaling": null, "num_key_value_heads": 2, "rope_theta": 500000.0})");
   CHECK(ok.family == Family::Llama);
   CHECK(ok.kv_heads == 2);
   CHECK(ok.head_dim == 8);
@@ -290,15 +299,19 @@ TEST_CASE("a missing tensor or a tensor of the wrong shape is named", "[models][
   CHECK(message.find("cls.predictions.transform.LayerNorm.weight") != std::string::npos);
 }
 
-TEST_CASE("ids out of range, too many tokens, unknown heads and positions are refused with their numbers", "[models][errors]") {
+TEST_CASE("ids out of range, too many tokens, unknown heads and positions are refused with their numbers",
+          "[models][errors]") {
   const Checkpoint c = fixture("gpt2");
   const Model model(c.config, c.weights);
   const std::size_t V = c.config.vocab, P = c.config.max_positions;
-  CHECK(error_of([&] { model.forward({1, std::int32_t(V)}, {}); }).find("id " + std::to_string(V)) != std::string::npos);
+  CHECK(error_of([&] {
+          model.forward({1, std::int32_t(V)}, {});
+        }).find("id " + std::to_string(V)) != std::string::npos);
   CHECK(error_of([&] { model.forward({-1}, {}); }).find("id -1") != std::string::npos);
   CHECK(error_of([&] { model.forward({}, {}); }).find("at least one token") != std::string::npos);
-  CHECK(error_of([&] { model.forward(std::vector<std::int32_t>(P + 1, 1), {}); }).find(std::to_string(P) + " positions") !=
-        std::string::npos);
+  CHECK(error_of([&] {
+          model.forward(std::vector<std::int32_t>(P + 1, 1), {});
+        }).find(std::to_string(P) + " positions") != std::string::npos);
   CHECK_NOTHROW(model.forward(std::vector<std::int32_t>(P, 1), {}));
   ModelForwardOptions bad_head;
   bad_head.heads_off = {{0, c.config.heads}};
@@ -313,7 +326,8 @@ TEST_CASE("ids out of range, too many tokens, unknown heads and positions are re
   CHECK(error_of([&] { bare.forward({1, 2, 3}, bad_position); }).find("no language-model head") != std::string::npos);
 }
 
-TEST_CASE("the trace: every layer's steps tagged, RoPE and repeat_kv where used, the weights' shape", "[models][trace]") {
+TEST_CASE("the trace: every layer's steps tagged, RoPE and repeat_kv where used, the weights' shape",
+          "[models][trace]") {
   const Checkpoint c = fixture("llama");
   const Model model(c.config, c.weights);
   const ModelOutput out = model.forward({3, 1, 4, 1, 5}, {});
@@ -322,9 +336,11 @@ TEST_CASE("the trace: every layer's steps tagged, RoPE and repeat_kv where used,
   std::vector<std::string> layer0;
   for (const TraceStep& s : out.trace)
     if (s.layer == 0) layer0.push_back(s.op);
-  const std::vector<std::string> expected{"norm", "query", "key", "value", "query_heads", "key_heads", "value_heads",
-                                          "rope_query", "rope_key", "repeat_kv_key", "repeat_kv_value", "scores",
-                                          "softmax", "context", "merge", "output", "residual", "norm", "mlp", "residual"};
+  const std::vector<std::string> expected{
+      "norm",        "query",      "key",      "value",         "query_heads",     "key_heads",
+      "value_heads", "rope_query", "rope_key", "repeat_kv_key", "repeat_kv_value", "scores",
+      "softmax",     "context",    "merge",    "output",        "residual",        "norm",
+      "mlp",         "residual"};
   CHECK(layer0 == expected);
   std::size_t softmaxes = 0;
   for (const TraceStep& s : out.trace) {
@@ -343,5 +359,6 @@ TEST_CASE("the trace: every layer's steps tagged, RoPE and repeat_kv where used,
   const ModelOutput go = Model(g.config, g.weights).forward({1, 2, 3}, {});
   const std::size_t D = g.config.d_model;
   for (const TraceStep& s : go.trace)
-    if (s.op == "query" && s.layer == 0) CHECK(s.layout.strides == Strides{std::ptrdiff_t(9 * D), std::ptrdiff_t(3 * D), 1});
+    if (s.op == "query" && s.layer == 0)
+      CHECK(s.layout.strides == Strides{std::ptrdiff_t(9 * D), std::ptrdiff_t(3 * D), 1});
 }

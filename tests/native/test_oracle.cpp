@@ -59,9 +59,9 @@ Fixture load(const std::string& file) {
 constexpr double kUnitRoundoff = 0x1p-24;
 
 struct Agreement {
-  double error = 0.0;        // max |x - ref|
-  double worst_ratio = 0.0;  // max |x - ref| / bound: at most 1 when x is within the bound everywhere
-  bool nan_mismatch = false; // NaN in one of x and ref but not in the other
+  double error = 0.0;         // max |x - ref|
+  double worst_ratio = 0.0;   // max |x - ref| / bound: at most 1 when x is within the bound everywhere
+  bool nan_mismatch = false;  // NaN in one of x and ref but not in the other
 };
 
 // x against ref = hi + lo (double) with bound[i] * 2^-24 allowed at element i.
@@ -117,7 +117,9 @@ std::vector<std::string> mha_case_files() {
 
 }  // namespace
 
-TEST_CASE("MultiHeadAttention forward and backward against PyTorch on random configurations and 2 fully masked ones, on every CPU path", "[oracle][torch]") {
+TEST_CASE(
+    "MultiHeadAttention forward and backward against PyTorch on random configurations and 2 fully masked ones, on every CPU path",
+    "[oracle][torch]") {
   for (const std::string& file : mha_case_files()) {
     const Fixture f = load(file);
     const std::size_t D = std::stoul(f.meta.at("d_model")), H = std::stoul(f.meta.at("num_heads"));
@@ -133,7 +135,10 @@ TEST_CASE("MultiHeadAttention forward and backward against PyTorch on random con
     const std::string mode = f.meta.at("mask_mode");
     if (mode != "none") {
       o.mask = f.at("mask");
-      o.mask_mode = mode == "keep" ? MaskMode::Keep : mode == "block" ? MaskMode::Block : mode == "bool" ? MaskMode::Bool : MaskMode::Additive;
+      o.mask_mode = mode == "keep"    ? MaskMode::Keep
+                    : mode == "block" ? MaskMode::Block
+                    : mode == "bool"  ? MaskMode::Bool
+                                      : MaskMode::Additive;
     }
     o.causal = f.meta.at("causal") == "1";
     o.fill = f.meta.at("fill") == "-inf" ? -INFINITY : -1e9f;
@@ -156,15 +161,20 @@ TEST_CASE("MultiHeadAttention forward and backward against PyTorch on random con
   }
 }
 
-TEST_CASE("SGD, Adam and AdamW steps are PyTorch 1.13's bit for bit (1.13's first moment), and 2.x's lerp within ulps", "[oracle][torch]") {
+TEST_CASE("SGD, Adam and AdamW steps are PyTorch 1.13's bit for bit (1.13's first moment), and 2.x's lerp within ulps",
+          "[oracle][torch]") {
   for (int i = 0; i < 7; ++i) {
     char file[32];
     std::snprintf(file, sizeof file, "optim_%02d.safetensors", i);
     const Fixture f = load(file);
     const std::string kind = f.meta.at("kind");
     INFO(file << ": " << kind);
-    OptimizerOptions o = optimizer_defaults(kind == "SGD" ? OptimizerKind::SGD : kind == "Adam" ? OptimizerKind::Adam : OptimizerKind::AdamW);
-    const auto num = [&](const char* key, double fallback) { return f.meta.count(key) ? std::stod(f.meta.at(key)) : fallback; };
+    OptimizerOptions o = optimizer_defaults(kind == "SGD"    ? OptimizerKind::SGD
+                                            : kind == "Adam" ? OptimizerKind::Adam
+                                                             : OptimizerKind::AdamW);
+    const auto num = [&](const char* key, double fallback) {
+      return f.meta.count(key) ? std::stod(f.meta.at(key)) : fallback;
+    };
     o.lr = num("lr", o.lr);
     o.momentum = num("momentum", 0.0);
     o.dampening = num("dampening", 0.0);
@@ -187,7 +197,8 @@ TEST_CASE("SGD, Adam and AdamW steps are PyTorch 1.13's bit for bit (1.13's firs
       Optimizer opt(m, o);
       for (int step = 1; step <= 3; ++step) {
         const Tensor& g = f.at("g" + std::to_string(step));
-        m->update_parameters([&](std::vector<Parameter>& ps) { std::copy(g.data(), g.data() + g.numel(), ps[0].grad.data()); });
+        m->update_parameters(
+            [&](std::vector<Parameter>& ps) { std::copy(g.data(), g.data() + g.numel(), ps[0].grad.data()); });
         opt.step();
         const Tensor& expected = f.at("p" + std::to_string(step));
         const float* got = m->parameters()[0].value.data();
@@ -201,7 +212,8 @@ TEST_CASE("SGD, Adam and AdamW steps are PyTorch 1.13's bit for bit (1.13's firs
   }
 }
 
-TEST_CASE("torch.randint, torch.randperm and the induction batch are PyTorch's streams bit for bit", "[oracle][torch]") {
+TEST_CASE("torch.randint, torch.randperm and the induction batch are PyTorch's streams bit for bit",
+          "[oracle][torch]") {
   const Fixture f = load("draws.safetensors");
   // Two-offsets batches are torch.randint(0, V, (B, T)).
   Generator gen(5);

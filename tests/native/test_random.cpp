@@ -27,8 +27,8 @@ std::vector<float> rand_unit(std::size_t n, mha::Generator& gen) {
   return out;
 }
 
-void check_close(const std::vector<float>& actual, const std::vector<float>& expected,
-                 std::size_t offset = 0, std::size_t stride = 1) {
+void check_close(const std::vector<float>& actual, const std::vector<float>& expected, std::size_t offset = 0,
+                 std::size_t stride = 1) {
   for (std::size_t i = 0; i < expected.size(); ++i) {
     INFO("index " << offset + i * stride);
     CHECK_THAT(actual.at(offset + i * stride), WithinAbs(expected[i], 5e-5));

@@ -87,7 +87,8 @@ Bytes f64_bytes(std::initializer_list<double> values) {
 }
 
 // One tensor entry of the header.
-std::string entry(const std::string& name, const std::string& dtype, const std::string& shape, const std::string& offsets) {
+std::string entry(const std::string& name, const std::string& dtype, const std::string& shape,
+                  const std::string& offsets) {
   return "\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":" + shape + ",\"data_offsets\":" + offsets + "}";
 }
 
@@ -106,7 +107,8 @@ std::string header_of(const Bytes& file) {
 TEST_CASE("writer: exact bytes of small files, worked out from the specification") {
   SECTION("one tensor whose header is 64 bytes: no padding") {
     const Bytes out = write_safetensors({{"attn.0", Tensor::from_vector({1, 2, 3}, {0, 1, 2, 3, 4, 5})}});
-    REQUIRE(out == file_of(R"({"attn.0":{"dtype":"F32","shape":[1,2,3],"data_offsets":[0,24]}})", f32_bytes({0, 1, 2, 3, 4, 5})));
+    REQUIRE(out == file_of(R"({"attn.0":{"dtype":"F32","shape":[1,2,3],"data_offsets":[0,24]}})",
+                           f32_bytes({0, 1, 2, 3, 4, 5})));
     REQUIRE(out.size() == 8 + 64 + 24);
   }
   SECTION("a header of 65 bytes is padded with 7 spaces to 72") {
@@ -122,8 +124,9 @@ TEST_CASE("writer: exact bytes of small files, worked out from the specification
     REQUIRE(write_safetensors({}, {{"framework", "pt"}}) == file_of(R"({"__metadata__":{"framework":"pt"}}     )"));
   }
   SECTION("metadata first, tensors by name, offsets contiguous from 0") {
-    const Bytes out = write_safetensors({{"b", Tensor::from_vector({2}, {1.0f, 2.0f})}, {"a", Tensor::from_vector({1, 1}, {3.0f})}},
-                                        {{"format", "pt"}});
+    const Bytes out =
+        write_safetensors({{"b", Tensor::from_vector({2}, {1.0f, 2.0f})}, {"a", Tensor::from_vector({1, 1}, {3.0f})}},
+                          {{"format", "pt"}});
     REQUIRE(out == file_of(R"({"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[1,1],"data_offsets":[0,4]},)"
                            R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}   )",
                            f32_bytes({3.0f, 1.0f, 2.0f})));
@@ -136,10 +139,12 @@ TEST_CASE("writer: exact bytes of small files, worked out from the specification
 
 TEST_CASE("writer: names ordered bytewise, every header padded so the data starts at a multiple of 8") {
   std::vector<NamedTensor> tensors;
-  for (const char* name : {"b", "\xC3\xA9", "a_b", "a0", "B", "a", "a.b"}) tensors.push_back({name, Tensor::from_vector({1}, {1.0f})});
+  for (const char* name : {"b", "\xC3\xA9", "a_b", "a0", "B", "a", "a.b"})
+    tensors.push_back({name, Tensor::from_vector({1}, {1.0f})});
   const Bytes out = write_safetensors(tensors);
   const std::string header = header_of(out);
-  const std::vector<std::string> sorted{"B", "a", "a.b", "a0", "a_b", "b", "\xC3\xA9"};  // byte values 42 61 2E 30 5F 62 C3
+  const std::vector<std::string> sorted{"B",   "a", "a.b",     "a0",
+                                        "a_b", "b", "\xC3\xA9"};  // byte values 42 61 2E 30 5F 62 C3
   std::size_t last = 0;
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     const std::size_t at = header.find("\"" + sorted[i] + "\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[" +
@@ -161,7 +166,8 @@ TEST_CASE("writer: names ordered bytewise, every header padded so the data start
     REQUIRE(h.size() % 8 == 0);
     REQUIRE(h.size() - json_end < 8);
     REQUIRE(h.find_first_not_of(' ', json_end) == std::string::npos);
-    REQUIRE(json_end == 2 + (length + 2) + 1 + 48);  // {} + "name" + : + {"dtype":"F32","shape":[1],"data_offsets":[0,4]}
+    REQUIRE(json_end ==
+            2 + (length + 2) + 1 + 48);  // {} + "name" + : + {"dtype":"F32","shape":[1],"data_offsets":[0,4]}
   }
 }
 
@@ -170,7 +176,8 @@ TEST_CASE("writer: strings escaped as serde_json writes them, UTF-8 kept as is")
   const Bytes out = write_safetensors({{name, Tensor::from_vector({1}, {1.0f})}}, {{"k\n", "v\"\\"}});
   const std::string header = header_of(out);
   REQUIRE(header.find(R"("__metadata__":{"k\n":"v\"\\"})") != std::string::npos);
-  REQUIRE(header.find("\"q\\\"b\\\\s/\\n\\t\\b\\f\\r\\u0001\\u001f\x7f \xC3\xA9 \xF0\x9F\x98\x80\":{") != std::string::npos);
+  REQUIRE(header.find("\"q\\\"b\\\\s/\\n\\t\\b\\f\\r\\u0001\\u001f\x7f \xC3\xA9 \xF0\x9F\x98\x80\":{") !=
+          std::string::npos);
   const SafetensorsFile back = read(out);
   REQUIRE(back.tensors[0].name == name);
   REQUIRE(back.metadata == Metadata{{"k\n", "v\"\\"}});
@@ -203,10 +210,11 @@ TEST_CASE("round trip: values bit for bit, names, shapes, metadata in its order,
   }
   MultiHeadAttention other({8, 2}, std::make_shared<Generator>(5));
   other.load_state_dict(f.tensors);
-  for (std::size_t i = 0; i < sd.size(); ++i) REQUIRE(other.state_dict()[i].value.to_vector() == sd[i].value.to_vector());
+  for (std::size_t i = 0; i < sd.size(); ++i)
+    REQUIRE(other.state_dict()[i].value.to_vector() == sd[i].value.to_vector());
 
-  const std::vector<std::uint32_t> special{0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC12345, 0x7F812345,
-                                           0x00000001, 0x007FFFFF, 0x7F7FFFFF, 0x3F800001, 0xC2F6E979};
+  const std::vector<std::uint32_t> special{0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC12345,
+                                           0x7F812345, 0x00000001, 0x007FFFFF, 0x7F7FFFFF, 0x3F800001, 0xC2F6E979};
   std::vector<float> values;
   for (std::uint32_t b : special) values.push_back(from_bits(b));
   const Tensor grid = Tensor::from_vector({3, 4}, values);
@@ -221,14 +229,28 @@ TEST_CASE("round trip: values bit for bit, names, shapes, metadata in its order,
 // ---- Decoding --------------------------------------------------------------------------------
 
 TEST_CASE("F16 is converted to float32 exactly: zeros, subnormals, normals, infinities, NaN payloads") {
-  const std::vector<std::uint16_t> in{0x0000, 0x8000, 0x0001, 0x03FF, 0x0400, 0x3C00, 0x3C01, 0xC100, 0x3555, 0x7BFF, 0x7C00, 0xFC00, 0x7E00, 0xFE01};
-  const std::vector<float> expected{0.0f, -0.0f, std::ldexp(1.0f, -24), std::ldexp(1023.0f, -24), std::ldexp(1.0f, -14), 1.0f,
-                                    1.0f + std::ldexp(1.0f, -10), -2.5f, 0.333251953125f, 65504.0f, INFINITY, -INFINITY,
-                                    from_bits(0x7FC00000), from_bits(0xFFC02000)};
+  const std::vector<std::uint16_t> in{0x0000, 0x8000, 0x0001, 0x03FF, 0x0400, 0x3C00, 0x3C01,
+                                      0xC100, 0x3555, 0x7BFF, 0x7C00, 0xFC00, 0x7E00, 0xFE01};
+  const std::vector<float> expected{0.0f,
+                                    -0.0f,
+                                    std::ldexp(1.0f, -24),
+                                    std::ldexp(1023.0f, -24),
+                                    std::ldexp(1.0f, -14),
+                                    1.0f,
+                                    1.0f + std::ldexp(1.0f, -10),
+                                    -2.5f,
+                                    0.333251953125f,
+                                    65504.0f,
+                                    INFINITY,
+                                    -INFINITY,
+                                    from_bits(0x7FC00000),
+                                    from_bits(0xFFC02000)};
   Bytes data;
-  for (std::uint16_t h : in) data.push_back(static_cast<std::uint8_t>(h)), data.push_back(static_cast<std::uint8_t>(h >> 8));
+  for (std::uint16_t h : in)
+    data.push_back(static_cast<std::uint8_t>(h)), data.push_back(static_cast<std::uint8_t>(h >> 8));
   const std::string n = std::to_string(in.size());
-  const SafetensorsFile f = read(file_of("{" + entry("h", "F16", "[" + n + "]", "[0," + std::to_string(2 * in.size()) + "]") + "}", data));
+  const SafetensorsFile f =
+      read(file_of("{" + entry("h", "F16", "[" + n + "]", "[0," + std::to_string(2 * in.size()) + "]") + "}", data));
   for (std::size_t i = 0; i < in.size(); ++i) {
     INFO("half 0x" << std::hex << in[i]);
     REQUIRE(bits(f.tensors[0].value.data()[i]) == bits(expected[i]));
@@ -238,7 +260,8 @@ TEST_CASE("F16 is converted to float32 exactly: zeros, subnormals, normals, infi
 TEST_CASE("BF16 is the high half of a float32: subnormals, infinities, NaN payloads") {
   const SafetensorsFile f = read(file_of("{" + entry("b", "BF16", "[2,4]", "[0,16]") + "}",
                                          u16_bytes({0x3F80, 0xBF00, 0x0001, 0x4049, 0x7F80, 0xFF80, 0x7FC1, 0x8000})));
-  const std::vector<float> expected{1.0f, -0.5f, std::ldexp(1.0f, -133), 3.140625f, INFINITY, -INFINITY, from_bits(0x7FC10000), -0.0f};
+  const std::vector<float> expected{1.0f,     -0.5f,     std::ldexp(1.0f, -133), 3.140625f,
+                                    INFINITY, -INFINITY, from_bits(0x7FC10000),  -0.0f};
   REQUIRE(f.tensors[0].value.shape() == Shape{2, 4});
   for (std::size_t i = 0; i < expected.size(); ++i) REQUIRE(bits(f.tensors[0].value.data()[i]) == bits(expected[i]));
 }
@@ -246,8 +269,8 @@ TEST_CASE("BF16 is the high half of a float32: subnormals, infinities, NaN paylo
 TEST_CASE("F64 is rounded to the nearest float32, ties to even") {
   const double one_and_half_ulp = 1.0 + 3.0 * std::ldexp(1.0, -24);  // halfway between 1 + 2^-23 and 1 + 2^-22
   const SafetensorsFile f = read(file_of("{" + entry("d", "F64", "[9]", "[0,72]") + "}",
-                                         f64_bytes({0.1, -0.0, 1e300, -1e300, 1e-50, 1.0 + std::ldexp(1.0, -24), one_and_half_ulp,
-                                                    std::ldexp(1.0, -149), NAN})));
+                                         f64_bytes({0.1, -0.0, 1e300, -1e300, 1e-50, 1.0 + std::ldexp(1.0, -24),
+                                                    one_and_half_ulp, std::ldexp(1.0, -149), NAN})));
   const float* d = f.tensors[0].value.data();
   REQUIRE(d[0] == 0.1f);
   REQUIRE(bits(d[1]) == 0x80000000u);
@@ -282,9 +305,10 @@ TEST_CASE("the data may start at any address: bytes are copied, never cast") {
 
 TEST_CASE("reader: what a valid file may hold") {
   SECTION("entries in any order are returned in the order of their offsets; scalars have shape []") {
-    const SafetensorsFile f = read(file_of("{" + entry("z", "F32", "[1]", "[4,8]") + R"(,"__metadata__":{"b":"1","a":"2"},)" +
-                                               entry("y", "F32", "[]", "[0,4]") + "}",
-                                           f32_bytes({1.0f, 2.0f})));
+    const SafetensorsFile f =
+        read(file_of("{" + entry("z", "F32", "[1]", "[4,8]") + R"(,"__metadata__":{"b":"1","a":"2"},)" +
+                         entry("y", "F32", "[]", "[0,4]") + "}",
+                     f32_bytes({1.0f, 2.0f})));
     REQUIRE(f.tensors.size() == 2);
     REQUIRE(f.tensors[0].name == "y");
     REQUIRE(f.tensors[0].value.dim() == 0);
@@ -293,9 +317,10 @@ TEST_CASE("reader: what a valid file may hold") {
     REQUIRE(f.metadata == Metadata{{"b", "1"}, {"a", "2"}});
   }
   SECTION("JSON whitespace anywhere, escapes and surrogate pairs in names") {
-    const SafetensorsFile f = read(file_of(" \r\n\t{ \"a\\u00e9\\ud83d\\ude00\\/\\\"\" : { \"shape\" : [ 1 ] , \"data_offsets\" : [ 0 , 4 ] , "
-                                           "\"dtype\" : \"F32\" } , \"__metadata__\" : { } }  \n ",
-                                           kOne));
+    const SafetensorsFile f = read(
+        file_of(" \r\n\t{ \"a\\u00e9\\ud83d\\ude00\\/\\\"\" : { \"shape\" : [ 1 ] , \"data_offsets\" : [ 0 , 4 ] , "
+                "\"dtype\" : \"F32\" } , \"__metadata__\" : { } }  \n ",
+                kOne));
     REQUIRE(f.tensors[0].name == "a\xC3\xA9\xF0\x9F\x98\x80/\"");
     REQUIRE(f.metadata.empty());
   }
@@ -305,13 +330,14 @@ TEST_CASE("reader: what a valid file may hold") {
 // ---- One test per rule of the reader -----------------------------------------------------------
 
 TEST_CASE("reader rule: at least 8 bytes") {
-  for (std::size_t size = 0; size < 8; ++size) REQUIRE_ERROR_MENTIONS(read(Bytes(size, 0)), "has " + std::to_string(size) + " bytes, fewer than the 8");
+  for (std::size_t size = 0; size < 8; ++size)
+    REQUIRE_ERROR_MENTIONS(read(Bytes(size, 0)), "has " + std::to_string(size) + " bytes, fewer than the 8");
 }
 
 TEST_CASE("files often taken for .safetensors are named") {
   const auto bytes = [](const std::string& s) { return Bytes(s.begin(), s.end()); };
-  REQUIRE_ERROR_MENTIONS(read(bytes(std::string("PK\x03\x04", 4) + std::string(60, '\0'))), "zip archive, as torch.save writes",
-                         "safetensors.torch.save_file(model.state_dict()");
+  REQUIRE_ERROR_MENTIONS(read(bytes(std::string("PK\x03\x04", 4) + std::string(60, '\0'))),
+                         "zip archive, as torch.save writes", "safetensors.torch.save_file(model.state_dict()");
   REQUIRE_ERROR_MENTIONS(read(bytes(std::string("\x80\x02\x8a\x0a", 4) + std::string(40, '\0'))), "Python pickle");
   REQUIRE_ERROR_MENTIONS(read(bytes("\x93NUMPY\x01\x00v")), "NumPy .npy file");
   REQUIRE_ERROR_MENTIONS(read(bytes("{\n  \"cells\": [],\n  \"metadata\": {}\n}\n")), "starts with text (\"{\n  \"cel",
@@ -339,21 +365,24 @@ TEST_CASE("reader rule: the header length is at most 100,000,000") {
 TEST_CASE("reader rule: the header fits in the file (by subtraction)") {
   Bytes b = file_of("{}");
   b[0] = 50;
-  REQUIRE_ERROR_MENTIONS(read(b), "the header says its length is 50 bytes but the file has only 2 bytes after the first 8");
+  REQUIRE_ERROR_MENTIONS(read(b),
+                         "the header says its length is 50 bytes but the file has only 2 bytes after the first 8");
   Bytes c;
   put_u64(c, 1);
   REQUIRE_ERROR_MENTIONS(read(c), "its length is 1 bytes but the file has only 0 bytes");
 }
 
 TEST_CASE("reader rule: the header is UTF-8") {
-  for (const char* text : {"{\"\xC3\x28\":1}", "{\"\xC0\x80\":1}", "{\"\xED\xA0\x80\":1}", "{\"\xF4\x90\x80\x80\":1}", "{\"\xFF\":1}", "{}\xE2\x82"}) {
+  for (const char* text : {"{\"\xC3\x28\":1}", "{\"\xC0\x80\":1}", "{\"\xED\xA0\x80\":1}", "{\"\xF4\x90\x80\x80\":1}",
+                           "{\"\xFF\":1}", "{}\xE2\x82"}) {
     INFO(text);
     REQUIRE_ERROR_MENTIONS(read(file_of(text)), "not valid UTF-8");
   }
 }
 
 TEST_CASE("reader rule: the header is a JSON object") {
-  for (const char* text : {"", "   ", "[1, 2]", "\"x\"", "1", "null"}) REQUIRE_ERROR_MENTIONS(read(file_of(text)), "its header is not a JSON object");
+  for (const char* text : {"", "   ", "[1, 2]", "\"x\"", "1", "null"})
+    REQUIRE_ERROR_MENTIONS(read(file_of(text)), "its header is not a JSON object");
 }
 
 TEST_CASE("reader rule: the header is strict JSON, with the position of the error") {
@@ -389,7 +418,8 @@ TEST_CASE("reader rule: the header is strict JSON, with the position of the erro
   };
   for (const auto& [text, fragment] : cases) {
     INFO(text);
-    REQUIRE_ERROR_MENTIONS(read(file_of(text)), std::string("its header is not valid JSON"), fragment, std::string("(at byte "));
+    REQUIRE_ERROR_MENTIONS(read(file_of(text)), std::string("its header is not valid JSON"), fragment,
+                           std::string("(at byte "));
   }
   REQUIRE_ERROR_MENTIONS(read(file_of("{\"a\": }")), "(at byte 6 of the header)");
   REQUIRE(read(file_of("{}  \t\r\n")).tensors.empty());
@@ -397,7 +427,8 @@ TEST_CASE("reader rule: the header is strict JSON, with the position of the erro
 
 TEST_CASE("reader rule: nesting is limited") {
   REQUIRE_ERROR_MENTIONS(read(file_of("{\"a\":" + std::string(40, '['))), "nests deeper than 16 levels");
-  REQUIRE_ERROR_MENTIONS(read(file_of("{\"__metadata__\":{\"k\":" + std::string(100000, '['))), "nests deeper than 16 levels");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{\"__metadata__\":{\"k\":" + std::string(100000, '['))),
+                         "nests deeper than 16 levels");
   std::string deep = "{\"a\":";
   for (int i = 0; i < 20; ++i) deep += "{\"b\":";
   REQUIRE_ERROR_MENTIONS(read(file_of(deep)), "nests deeper than 16 levels");
@@ -414,12 +445,12 @@ TEST_CASE("reader rule: an entry of the header has at most 64 JSON values") {
 
 TEST_CASE("reader rule: no duplicate keys at any level") {
   const std::vector<std::string> headers{
-      "{" + kX + "," + kX + "}",                                          // two tensors
+      "{" + kX + "," + kX + "}",                                                             // two tensors
       "{\"x\":{\"dtype\":\"F32\",\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",  // a field
-      R"({"__metadata__":{"a":"1","a":"2"}})",                             // metadata
-      R"({"__metadata__":{},"__metadata__":{}})",                          // __metadata__ itself
-      R"({"__metadata__":{"v":{"b":1,"b":2}}})",                           // deep inside a value
-      R"({"__metadata__":{"x":"1","\u0078":"2"}})",                        // the same key, once escaped
+      R"({"__metadata__":{"a":"1","a":"2"}})",                                               // metadata
+      R"({"__metadata__":{},"__metadata__":{}})",                                            // __metadata__ itself
+      R"({"__metadata__":{"v":{"b":1,"b":2}}})",                                             // deep inside a value
+      R"({"__metadata__":{"x":"1","\u0078":"2"}})",  // the same key, once escaped
   };
   for (const std::string& h : headers) {
     INFO(h);
@@ -429,20 +460,24 @@ TEST_CASE("reader rule: no duplicate keys at any level") {
 }
 
 TEST_CASE("reader rule: __metadata__ is an object of strings") {
-  REQUIRE_ERROR_MENTIONS(read(file_of(R"({"__metadata__":["a"]})")), "__metadata__ is an array; it must be an object of strings");
+  REQUIRE_ERROR_MENTIONS(read(file_of(R"({"__metadata__":["a"]})")),
+                         "__metadata__ is an array; it must be an object of strings");
   REQUIRE_ERROR_MENTIONS(read(file_of(R"({"__metadata__":null})")), "__metadata__ is null");
-  REQUIRE_ERROR_MENTIONS(read(file_of(R"({"__metadata__":{"a":1}})")), "__metadata__ 'a' is the number '1'; metadata values must be strings");
+  REQUIRE_ERROR_MENTIONS(read(file_of(R"({"__metadata__":{"a":1}})")),
+                         "__metadata__ 'a' is the number '1'; metadata values must be strings");
   REQUIRE_ERROR_MENTIONS(read(file_of(R"({"__metadata__":{"a":"x","b":true}})")), "__metadata__ 'b' is true");
   REQUIRE_ERROR_MENTIONS(read(file_of(R"({"__metadata__":{"a":{}}})")), "__metadata__ 'a' is an object");
 }
 
 TEST_CASE("reader rule: a tensor is an object with exactly dtype, shape and data_offsets") {
-  REQUIRE_ERROR_MENTIONS(read(file_of(R"({"x":[0,4]})", kOne)), "tensor 'x' is described by an array, not by an object");
+  REQUIRE_ERROR_MENTIONS(read(file_of(R"({"x":[0,4]})", kOne)),
+                         "tensor 'x' is described by an array, not by an object");
   REQUIRE_ERROR_MENTIONS(read(file_of(R"({"x":"F32"})", kOne)), "tensor 'x' is described by the string 'F32'");
   REQUIRE_ERROR_MENTIONS(read(file_of(R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"extra":1}})", kOne)),
                          "tensor 'x' has an unknown field 'extra'");
   REQUIRE_ERROR_MENTIONS(read(file_of(R"({"x":{"shape":[1],"data_offsets":[0,4]}})", kOne)), "tensor 'x' has no dtype");
-  REQUIRE_ERROR_MENTIONS(read(file_of(R"({"x":{"dtype":"F32","data_offsets":[0,4]}})", kOne)), "tensor 'x' has no shape");
+  REQUIRE_ERROR_MENTIONS(read(file_of(R"({"x":{"dtype":"F32","data_offsets":[0,4]}})", kOne)),
+                         "tensor 'x' has no shape");
   REQUIRE_ERROR_MENTIONS(read(file_of(R"({"x":{"dtype":"F32","shape":[1]}})", kOne)), "tensor 'x' has no data_offsets");
 }
 
@@ -457,11 +492,13 @@ TEST_CASE("reader rule: dtype is F32, F16, BF16 or F64, others rejected by name"
 }
 
 TEST_CASE("reader rule: shape is an array of at most 8 whole numbers") {
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "1", "[0,4]") + "}", kOne)), "tensor 'x': shape is the number '1'; it must be an array");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "1", "[0,4]") + "}", kOne)),
+                         "tensor 'x': shape is the number '1'; it must be an array");
   for (const char* size : {"1.0", "-1", "1e2", "1E0", "-0", "9007199254740993", "123456789012345678901234567890"}) {
     INFO(size);
-    REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", std::string("[1,") + size + "]", "[0,4]") + "}", kOne)),
-                           std::string("tensor 'x': shape[1] is '") + size + "'; it must be a whole number from 0 to 2^53");
+    REQUIRE_ERROR_MENTIONS(
+        read(file_of("{" + entry("x", "F32", std::string("[1,") + size + "]", "[0,4]") + "}", kOne)),
+        std::string("tensor 'x': shape[1] is '") + size + "'; it must be a whole number from 0 to 2^53");
   }
   for (const char* size : {"\"2\"", "true", "null", "[1]"}) {
     INFO(size);
@@ -488,38 +525,48 @@ TEST_CASE("reader rule: element count and byte size use checked multiplication")
 }
 
 TEST_CASE("reader rule: empty tensors are valid safetensors but not supported here") {
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[0]", "[0,0]") + "}")), "tensor 'x' is empty (shape [0]); empty tensors are not supported");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[0]", "[0,0]") + "}")),
+                         "tensor 'x' is empty (shape [0]); empty tensors are not supported");
   REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("e", "F32", "[3,0,4294967296]", "[4,4]") + "," + kX + "}", kOne)),
                          "tensor 'e' is empty (shape [3, 0, 4294967296])");
   // Every other rule is checked first.
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[0]", "[0,0]") + "}", kOne)), "4 bytes after the last tensor");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[0]", "[0,0]") + "}", kOne)),
+                         "4 bytes after the last tensor");
 }
 
 TEST_CASE("reader rule: tensors respect the core's shape caps") {
   const Bytes big = file_of("{" + entry("big", "BF16", "[16777217,1]", "[0,33554434]") + "}", Bytes(33554434, 0));
-  REQUIRE_ERROR_MENTIONS(read_safetensors(big.data(), big.size()),
-                         "tensor 'big' has shape [16777217, 1]", "every size must be between 1 and 16777216");
+  REQUIRE_ERROR_MENTIONS(read_safetensors(big.data(), big.size()), "tensor 'big' has shape [16777217, 1]",
+                         "every size must be between 1 and 16777216");
 }
 
 TEST_CASE("reader rule: data_offsets are two whole numbers with END >= BEGIN") {
   for (const char* offsets : {"4", "[0]", "[0,4,8]", "{}", "\"0,4\""}) {
     INFO(offsets);
-    REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", offsets) + "}", kOne)), "tensor 'x': data_offsets must be an array of two whole numbers");
+    REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", offsets) + "}", kOne)),
+                           "tensor 'x': data_offsets must be an array of two whole numbers");
   }
   REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", "[0,9007199254740993]") + "}", kOne)),
                          "data_offsets[1] is '9007199254740993'; it must be a whole number from 0 to 2^53");
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", "[0.0,4]") + "}", kOne)), "data_offsets[0] is '0.0'");
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", "[-4,0]") + "}", kOne)), "data_offsets[0] is '-4'");
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", "[0,4e0]") + "}", kOne)), "data_offsets[1] is '4e0'");
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", "[0,null]") + "}", kOne)), "data_offsets[1] is null");
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", "[4,0]") + "}", kOne)), "tensor 'x': data_offsets [4, 0] end before they begin");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", "[0.0,4]") + "}", kOne)),
+                         "data_offsets[0] is '0.0'");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", "[-4,0]") + "}", kOne)),
+                         "data_offsets[0] is '-4'");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", "[0,4e0]") + "}", kOne)),
+                         "data_offsets[1] is '4e0'");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", "[0,null]") + "}", kOne)),
+                         "data_offsets[1] is null");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[1]", "[4,0]") + "}", kOne)),
+                         "tensor 'x': data_offsets [4, 0] end before they begin");
 }
 
 TEST_CASE("reader rule: END - BEGIN is the tensor's byte size") {
   REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[2]", "[0,4]") + "}", kOne)),
                          "tensor 'x' of shape [2] and dtype F32 needs 8 bytes, but its data_offsets [0, 4] cover 4");
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F16", "[2,3]", "[0,6]") + "}", Bytes(6, 0))), "dtype F16 needs 12 bytes");
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F64", "[]", "[0,4]") + "}", kOne)), "of shape [] and dtype F64 needs 8 bytes");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F16", "[2,3]", "[0,6]") + "}", Bytes(6, 0))),
+                         "dtype F16 needs 12 bytes");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F64", "[]", "[0,4]") + "}", kOne)),
+                         "of shape [] and dtype F64 needs 8 bytes");
 }
 
 TEST_CASE("reader rule: offsets sorted are contiguous from 0, without gap or overlap") {
@@ -527,16 +574,21 @@ TEST_CASE("reader rule: offsets sorted are contiguous from 0, without gap or ove
                          "tensor 'x' leaves a gap before it (its data starts at byte 4 of the data, expected 0)");
   REQUIRE_ERROR_MENTIONS(read(file_of("{" + kX + "," + entry("y", "F32", "[1]", "[8,12]") + "}", f32_bytes({1, 2, 3}))),
                          "tensor 'y' leaves a gap before it (its data starts at byte 8 of the data, expected 4)");
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + kX + "," + entry("y", "F32", "[1]", "[0,4]") + "}", kOne)), "overlaps the tensor before it");
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[2]", "[0,8]") + "," + entry("y", "F32", "[1]", "[4,8]") + "}", f32_bytes({1, 2}))),
-                         "tensor 'y' overlaps the tensor before it (its data starts at byte 4 of the data, expected 8)");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + kX + "," + entry("y", "F32", "[1]", "[0,4]") + "}", kOne)),
+                         "overlaps the tensor before it");
+  REQUIRE_ERROR_MENTIONS(
+      read(file_of("{" + entry("x", "F32", "[2]", "[0,8]") + "," + entry("y", "F32", "[1]", "[4,8]") + "}",
+                   f32_bytes({1, 2}))),
+      "tensor 'y' overlaps the tensor before it (its data starts at byte 4 of the data, expected 8)");
 }
 
 TEST_CASE("reader rule: the last END is the end of the file") {
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + kX + "}", f32_bytes({1, 2}))), "it has 4 bytes after the last tensor's data");
+  REQUIRE_ERROR_MENTIONS(read(file_of("{" + kX + "}", f32_bytes({1, 2}))),
+                         "it has 4 bytes after the last tensor's data");
   REQUIRE_ERROR_MENTIONS(read(file_of("{}", {0})), "it has 1 bytes after its header, which describes no tensor");
-  REQUIRE_ERROR_MENTIONS(read(file_of("{" + entry("x", "F32", "[2]", "[0,8]") + "}", kOne)),
-                         "its tensors need 8 bytes of data but the file has only 4 after the header (is it cut short?)");
+  REQUIRE_ERROR_MENTIONS(
+      read(file_of("{" + entry("x", "F32", "[2]", "[0,8]") + "}", kOne)),
+      "its tensors need 8 bytes of data but the file has only 4 after the header (is it cut short?)");
 }
 
 TEST_CASE("reader: long names are cut in messages at a character boundary") {
@@ -572,7 +624,8 @@ TEST_CASE("fuzz: 12,000 mutated files each parse or throw mha::Error, nothing el
   MultiHeadAttention m({8, 2}, std::make_shared<Generator>(0));
   const std::vector<Bytes> seeds{
       write_safetensors(m.state_dict(), {{"format", "pt"}}),
-      file_of("{" + entry("x", "F16", "[2,1]", "[0,4]") + "," + entry("y", "BF16", "[1]", "[4,6]") + "}", u16_bytes({0x3C00, 0xC100, 0x3F80})),
+      file_of("{" + entry("x", "F16", "[2,1]", "[0,4]") + "," + entry("y", "BF16", "[1]", "[4,6]") + "}",
+              u16_bytes({0x3C00, 0xC100, 0x3F80})),
       file_of(R"({"__metadata__":{"k\u00e9":"v\ud83d\ude00","a":"b"},)" + entry("s", "F64", "[]", "[0,8]") + "," +
                   entry("m", "F32", "[2,1,1]", "[8,16]") + "}  ",
               [] {
@@ -586,8 +639,19 @@ TEST_CASE("fuzz: 12,000 mutated files each parse or throw mha::Error, nothing el
   std::mt19937 gen(20261122);
   const auto pick = [&](std::size_t n) { return n == 0 ? std::size_t{0} : static_cast<std::size_t>(gen() % n); };
   const std::string alphabet = "{}[]\",:0123456789.-+eE \\u/tfnlrsa\x7f\xc3\xff";
-  const std::vector<std::string> numbers{"0", "1", "4294967296", "18446744073709551615", "18446744073709551616", "9007199254740992",
-                                         "9007199254740993", "-1", "1e2", "1.5", "00", "-0", "99999999999999999999999"};
+  const std::vector<std::string> numbers{"0",
+                                         "1",
+                                         "4294967296",
+                                         "18446744073709551615",
+                                         "18446744073709551616",
+                                         "9007199254740992",
+                                         "9007199254740993",
+                                         "-1",
+                                         "1e2",
+                                         "1.5",
+                                         "00",
+                                         "-0",
+                                         "99999999999999999999999"};
   const auto set_length = [](Bytes& b, std::uint64_t n) {
     for (int k = 0; k < 8; ++k) b[static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(n >> (8 * k));
   };
@@ -600,12 +664,13 @@ TEST_CASE("fuzz: 12,000 mutated files each parse or throw mha::Error, nothing el
     const std::size_t header_byte = 8 + pick(static_cast<std::size_t>(n));
     switch (pick(10)) {
       case 0:  // bit flips anywhere
-        for (std::size_t k = 0, c = 1 + pick(4); k < c; ++k) b[pick(b.size())] ^= static_cast<std::uint8_t>(1u << pick(8));
+        for (std::size_t k = 0, c = 1 + pick(4); k < c; ++k)
+          b[pick(b.size())] ^= static_cast<std::uint8_t>(1u << pick(8));
         break;
       case 1:  // byte overwrites anywhere
         for (std::size_t k = 0, c = 1 + pick(4); k < c; ++k) b[pick(b.size())] = static_cast<std::uint8_t>(gen());
         break;
-      case 2: b.resize(pick(b.size())); break;                                       // truncation
+      case 2: b.resize(pick(b.size())); break;                                             // truncation
       case 3: b.resize(b.size() + 1 + pick(16), static_cast<std::uint8_t>(gen())); break;  // extension
       case 4:  // the header length: random, near the true one, or huge
         switch (pick(3)) {
@@ -620,7 +685,8 @@ TEST_CASE("fuzz: 12,000 mutated files each parse or throw mha::Error, nothing el
         if (pick(2)) set_length(b, n - 1);
         break;
       case 7:  // insert a header byte, the length kept or corrected
-        b.insert(b.begin() + static_cast<std::ptrdiff_t>(header_byte), static_cast<std::uint8_t>(alphabet[pick(alphabet.size())]));
+        b.insert(b.begin() + static_cast<std::ptrdiff_t>(header_byte),
+                 static_cast<std::uint8_t>(alphabet[pick(alphabet.size())]));
         if (pick(2)) set_length(b, n + 1);
         break;
       case 8: {  // swap two digits of the header (offsets, shapes), or change one
@@ -661,7 +727,7 @@ TEST_CASE("fuzz: 12,000 mutated files each parse or throw mha::Error, nothing el
     }
   }
   REQUIRE(parsed + rejected == kMutations);
-  REQUIRE(parsed > 500);     // flips in the data keep a file valid
-  REQUIRE(rejected > 5000);  // most mutations break it
+  REQUIRE(parsed > 500);          // flips in the data keep a file valid
+  REQUIRE(rejected > 5000);       // most mutations break it
   REQUIRE(messages.size() > 30);  // by many different rules (44 with this seed)
 }

@@ -67,5 +67,4 @@ std::vector<double> reference_attention(const float* q, const float* k, const fl
   return out;
 }
 
-
 }  // namespace mha_test

@@ -20,7 +20,8 @@ TEST_CASE("lesson 002 mix then split: q0 = x0 @ W and q0[3] is a dot product ove
   const MixThenSplit r = mix_then_split(gen, 8, 3);
   mha_test::require_close(r.x0.to_vector(), {0.6614, 0.2669, 0.0617, 0.6213, -0.4519, -0.1661, -1.5228, 0.3817}, 1e-4);
   mha_test::require_close(r.q0.to_vector(), {0.0465, 0.4481, 0.3035, 1.1985, 1.6100, -0.9023, -2.0339, -1.0991}, 1e-4);
-  mha_test::require_close(r.column.to_vector(), {0.1991, -1.4465, -0.7735, -0.0288, -0.4370, -0.6446, -1.0055, -0.8313}, 1e-4);
+  mha_test::require_close(r.column.to_vector(), {0.1991, -1.4465, -0.7735, -0.0288, -0.4370, -0.6446, -1.0055, -0.8313},
+                          1e-4);
   CHECK_THAT(r.q0_at_index, WithinAbs(1.1985, 1e-4));
   CHECK_THAT(r.manual, WithinAbs(r.q0_at_index, 1e-5));
   REQUIRE_ERROR_MENTIONS(mix_then_split(gen, 8, 8), "output_index 8", "0 to 7");

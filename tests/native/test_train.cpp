@@ -29,8 +29,8 @@ TEST_CASE("MultiHeadAttention parameters are named as its state_dict, in nn.Modu
   MultiHeadAttention m({8, 2}, std::make_shared<Generator>(0));
   std::vector<std::string> names;
   for (const Parameter& p : m.parameters()) names.push_back(p.name);
-  REQUIRE(names == std::vector<std::string>{"W_q.weight", "W_q.bias", "W_k.weight", "W_k.bias", "W_v.weight", "W_v.bias",
-                                            "W_o.weight", "W_o.bias"});
+  REQUIRE(names == std::vector<std::string>{"W_q.weight", "W_q.bias", "W_k.weight", "W_k.bias", "W_v.weight",
+                                            "W_v.bias", "W_o.weight", "W_o.bias"});
   REQUIRE(m.parameter_count() == 4 * (64 + 8));
   MultiHeadAttention no_bias({8, 2, false}, std::make_shared<Generator>(0));
   REQUIRE(no_bias.parameters().size() == 4);
@@ -54,9 +54,9 @@ TEST_CASE("load_state_dict names every missing, unexpected and mis-shaped entry 
   MultiHeadAttention m({8, 2}, gen);
   const auto before = m.state_dict();
   auto sd = m.state_dict();
-  sd.erase(sd.begin() + 1);                          // W_q.bias missing
-  sd.push_back({"W_x.weight", Tensor({8, 8})});      // unexpected
-  sd[0].value = Tensor({8, 4});                      // W_q.weight mis-shaped
+  sd.erase(sd.begin() + 1);                      // W_q.bias missing
+  sd.push_back({"W_x.weight", Tensor({8, 8})});  // unexpected
+  sd[0].value = Tensor({8, 4});                  // W_q.weight mis-shaped
   REQUIRE_ERROR_MENTIONS(m.load_state_dict(sd), "missing 'W_q.bias'", "unexpected 'W_x.weight'",
                          "'W_q.weight' has shape [8, 4] but the module needs [8, 8]");
   const auto after = m.state_dict();
@@ -98,7 +98,9 @@ TEST_CASE("MultiHeadAttention backward equals central differences for every mask
       Tensor mask({Sq, Skv});
       for (std::size_t i = 0; i < Sq * Skv; ++i) {
         const bool on = (i * 7) % 3 == 0 && i % Skv != 0;  // key 0 stays open for every query
-        mask.data()[i] = c.mode == MaskMode::Additive ? (on ? -2.5f : 0.5f) : c.mode == MaskMode::Keep ? (on ? 0.0f : 1.0f) : (on ? 1.0f : 0.0f);
+        mask.data()[i] = c.mode == MaskMode::Additive ? (on ? -2.5f : 0.5f)
+                         : c.mode == MaskMode::Keep   ? (on ? 0.0f : 1.0f)
+                                                      : (on ? 1.0f : 0.0f);
       }
       o.mask = mask;
     }
@@ -139,7 +141,8 @@ TEST_CASE("MultiHeadAttention backward equals central differences for every mask
       };
       const double numeric = (at(saved + h) - at(saved - h)) / (2.0 * h);
       qp.data()[i] = saved;
-      const double analytic = c.cross ? g.dquery.data()[i] : double(g.dquery.data()[i]) + g.dkey.data()[i] + g.dvalue.data()[i];
+      const double analytic =
+          c.cross ? g.dquery.data()[i] : double(g.dquery.data()[i]) + g.dkey.data()[i] + g.dvalue.data()[i];
       INFO("input element " << i);
       REQUIRE(std::fabs(analytic - numeric) <= 2e-3 * (1.0 + std::fabs(numeric)));
     }
@@ -161,7 +164,8 @@ TEST_CASE("gradients accumulate over backward calls until zero_grad, as in PyTor
   for (float v : m.parameters()[0].grad.to_vector()) REQUIRE(v == 0.0f);
 }
 
-TEST_CASE("dropout in a training forward: backward uses the forward's mask (central differences with a replayed generator)") {
+TEST_CASE(
+    "dropout in a training forward: backward uses the forward's mask (central differences with a replayed generator)") {
   auto gen = std::make_shared<Generator>(5);
   MultiHeadAttention m({8, 2, true, 0.4}, gen);
   const Tensor x = mha_test::randn({1, 4, 8}, *gen), w = mha_test::randn({1, 4, 8}, *gen);
@@ -223,7 +227,8 @@ std::vector<float> optimize(OptimizerOptions o, float p0, float g, int n) {
 
 }  // namespace
 
-TEST_CASE("Adam follows torch/optim/adam.py (2.x): lerp first moment, bias corrections in double, eps after the division") {
+TEST_CASE(
+    "Adam follows torch/optim/adam.py (2.x): lerp first moment, bias corrections in double, eps after the division") {
   OptimizerOptions o = optimizer_defaults(OptimizerKind::Adam, 0.1);
   const std::vector<float> got = optimize(o, 1.0f, 0.5f, 3);
   // The same float32 operations written out (s = Python scalars cast to float).
@@ -273,7 +278,8 @@ TEST_CASE("SGD: plain, momentum (first buffer is the gradient), dampening, neste
   REQUIRE(optimize(o, 1.0f, 2.0f, 1)[0] == 1.0f + -0.1f * (2.0f + 0.5f * 1.0f));
   o.nesterov = true;
   REQUIRE_ERROR_MENTIONS(optimize(o, 1.0f, 1.0f, 1), "Nesterov momentum requires a momentum and zero dampening");
-  REQUIRE_ERROR_MENTIONS(optimize(optimizer_defaults(OptimizerKind::Adam, -1.0), 1.0f, 1.0f, 1), "Invalid learning rate");
+  REQUIRE_ERROR_MENTIONS(optimize(optimizer_defaults(OptimizerKind::Adam, -1.0), 1.0f, 1.0f, 1),
+                         "Invalid learning rate");
 }
 
 TEST_CASE("task batches: targets at the right offsets, -100 where there is none, induction motifs distinct") {
@@ -287,7 +293,8 @@ TEST_CASE("task batches: targets at the right offsets, -100 where there is none,
       REQUIRE(b.targets[1][s * 8 + t] == (t >= 2 ? x[t - 2] : kIgnoreIndex));
     }
   // torch.manual_seed(0); torch.randint(0, 8, (4, 8))[0] (checked with PyTorch 1.13).
-  REQUIRE(std::vector<std::int64_t>(b.tokens.begin(), b.tokens.begin() + 8) == std::vector<std::int64_t>{4, 7, 5, 0, 3, 3, 3, 7});
+  REQUIRE(std::vector<std::int64_t>(b.tokens.begin(), b.tokens.begin() + 8) ==
+          std::vector<std::int64_t>{4, 7, 5, 0, 3, 3, 3, 7});
   c = model_defaults(Task::Induction);
   const Batch ind = draw_batch(c, 8, gen);
   for (std::size_t s = 0; s < 8; ++s) {
@@ -336,15 +343,19 @@ TEST_CASE("the task table covers the enum in order — every entry is complete a
     const std::vector<std::int64_t> first(b.tokens.begin(), b.tokens.begin() + static_cast<std::ptrdiff_t>(c.seq_len));
     const auto rows = task_targets(t.task, first);
     for (std::size_t r = 0; r < rows.size(); ++r)
-      REQUIRE(rows[r] == std::vector<std::int64_t>(b.targets[r].begin(), b.targets[r].begin() + static_cast<std::ptrdiff_t>(c.seq_len)));
+      REQUIRE(rows[r] == std::vector<std::int64_t>(b.targets[r].begin(),
+                                                   b.targets[r].begin() + static_cast<std::ptrdiff_t>(c.seq_len)));
     REQUIRE(task_example(c).size() == c.seq_len);
     TinyAttentionModel model(c, std::make_shared<Generator>(0));
     REQUIRE(model.role_scores().size() == c.layers * c.num_heads);
   }
-  REQUIRE_ERROR_MENTIONS(task_from_name("copy"), "the tasks are two-offsets, first-and-previous, reverse, induction, next-larger");
+  REQUIRE_ERROR_MENTIONS(task_from_name("copy"),
+                         "the tasks are two-offsets, first-and-previous, reverse, induction, next-larger");
 }
 
-TEST_CASE("every task: at its goal_steps the heads hold the task's roles, the clearest >= 0.85, on at least 3 of 5 seeds", "[convergence]") {
+TEST_CASE(
+    "every task: at its goal_steps the heads hold the task's roles, the clearest >= 0.85, on at least 3 of 5 seeds",
+    "[convergence]") {
   for (const TaskInfo& t : task_table()) {
     int good = 0;
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
@@ -364,12 +375,14 @@ TEST_CASE("every task: at its goal_steps the heads hold the task's roles, the cl
   }
 }
 
-TEST_CASE("next larger: distinct tokens — each target is the smallest larger token of its sequence, -100 for the largest") {
+TEST_CASE(
+    "next larger: distinct tokens — each target is the smallest larger token of its sequence, -100 for the largest") {
   Generator gen(0);
   const ModelConfig c = model_defaults(Task::NextLarger);
   const Batch b = draw_batch(c, 16, gen);
   // torch.manual_seed(0); torch.randperm(16)[:8] (checked with PyTorch 1.13).
-  REQUIRE(std::vector<std::int64_t>(b.tokens.begin(), b.tokens.begin() + 8) == std::vector<std::int64_t>{12, 10, 9, 6, 11, 8, 13, 5});
+  REQUIRE(std::vector<std::int64_t>(b.tokens.begin(), b.tokens.begin() + 8) ==
+          std::vector<std::int64_t>{12, 10, 9, 6, 11, 8, 13, 5});
   REQUIRE(std::vector<std::int64_t>(b.targets[0].begin(), b.targets[0].begin() + 8) ==
           std::vector<std::int64_t>{13, 11, 10, 8, 12, 9, kIgnoreIndex, 6});
   for (std::size_t s = 0; s < 16; ++s) {
@@ -388,10 +401,13 @@ TEST_CASE("next larger: distinct tokens — each target is the smallest larger t
                          "turn the causal mask off");
 }
 
-TEST_CASE("next larger: >= 99 % held-out accuracy within 600 Adam steps on 10 of 10 seeds — its head attends by content (>= 0.85) on at least 8", "[convergence]") {
+TEST_CASE(
+    "next larger: >= 99 % held-out accuracy within 600 Adam steps on 10 of 10 seeds — its head attends by content (>= 0.85) on at least 8",
+    "[convergence]") {
   int learned = 0, by_content = 0;
   for (std::uint64_t seed = 0; seed < 10; ++seed) {
-    auto model = std::make_shared<TinyAttentionModel>(model_defaults(Task::NextLarger), std::make_shared<Generator>(seed));
+    auto model =
+        std::make_shared<TinyAttentionModel>(model_defaults(Task::NextLarger), std::make_shared<Generator>(seed));
     Optimizer adam(model, optimizer_defaults(OptimizerKind::Adam, 1e-2));
     double best = 0.0;
     for (int step = 1; step <= 600; ++step) {
@@ -410,7 +426,9 @@ TEST_CASE("next larger: >= 99 % held-out accuracy within 600 Adam steps on 10 of
   REQUIRE(by_content >= 8);
 }
 
-TEST_CASE("two offsets: 99 % within 150 Adam steps with two specialized heads for at least 8 of 10 seeds — one head does not get there", "[convergence]") {
+TEST_CASE(
+    "two offsets: 99 % within 150 Adam steps with two specialized heads for at least 8 of 10 seeds — one head does not get there",
+    "[convergence]") {
   int good = 0;
   for (std::uint64_t seed = 0; seed < 10; ++seed) {
     auto gen = std::make_shared<Generator>(seed);
@@ -435,7 +453,8 @@ TEST_CASE("two offsets: 99 % within 150 Adam steps with two specialized heads fo
   }
 }
 
-TEST_CASE("two offsets: two heads specialize on t-1 and t-2 within 150 Adam steps — ablating one costs accuracy", "[convergence]") {
+TEST_CASE("two offsets: two heads specialize on t-1 and t-2 within 150 Adam steps — ablating one costs accuracy",
+          "[convergence]") {
   auto gen = std::make_shared<Generator>(0);
   auto model = std::make_shared<TinyAttentionModel>(model_defaults(Task::TwoOffsets), gen);
   REQUIRE(model->parameters()[0].name == "tok.weight");
@@ -464,6 +483,7 @@ TEST_CASE("the training script needs a freshly seeded generator, and says so") {
   gen->random();
   TinyAttentionModel model(model_defaults(Task::Reverse), gen);
   REQUIRE_ERROR_MENTIONS(model.to_pytorch({}), "build the model right after seeding its generator");
-  REQUIRE_ERROR_MENTIONS(TinyAttentionModel({Task::Reverse, 8, 8, 16, 1, 1, true}, gen), "the reverse task needs to see later tokens");
+  REQUIRE_ERROR_MENTIONS(TinyAttentionModel({Task::Reverse, 8, 8, 16, 1, 1, true}, gen),
+                         "the reverse task needs to see later tokens");
   REQUIRE_ERROR_MENTIONS(TinyAttentionModel({Task::Induction, 4, 16, 16, 2, 2, true}, gen), "vocab must be at least 7");
 }

@@ -21,6 +21,7 @@ two float32 tensors NAME and NAME.lo with x = NAME + NAME.lo (exact to about 2^-
   vectors.safetensors    rand, randn (both paths), nn.Linear and nn.Embedding draws at full precision.
   draws.safetensors      torch.randint(0, 8, (4, 8)) and the induction task's batch (randint, randperm).
 """
+
 import math
 import os
 import random
@@ -258,16 +259,28 @@ def mha_case(index, rng, fully_masked_fill=None):
                 fixture.update(split64(name + suffix, t.detach()))
     for name, E in error_bounds(params, q, k, v, dout, H, mode, mask, kpm, causal, fill, cross).items():
         fixture[name + ".bound"] = E.to(torch.float32)
-    meta = {"d_model": str(D), "num_heads": str(H), "bias": str(int(bias)), "cross": str(int(cross)),
-            "mask_mode": mode, "causal": str(int(causal)), "fill": "-inf" if fill == float("-inf") else "-1e9"}
+    meta = {
+        "d_model": str(D),
+        "num_heads": str(H),
+        "bias": str(int(bias)),
+        "cross": str(int(cross)),
+        "mask_mode": mode,
+        "causal": str(int(causal)),
+        "fill": "-inf" if fill == float("-inf") else "-1e9",
+    }
     return fixture, meta
 
 
 def optim_case(index):
-    kinds = [("SGD", dict(lr=0.1)), ("SGD", dict(lr=0.05, momentum=0.9, dampening=0.1, weight_decay=0.01)),
-             ("SGD", dict(lr=0.05, momentum=0.8, nesterov=True)), ("Adam", dict(lr=1e-2)),
-             ("Adam", dict(lr=3e-3, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1)),
-             ("AdamW", dict(lr=1e-2)), ("AdamW", dict(lr=5e-2, betas=(0.5, 0.9), weight_decay=0.3))]
+    kinds = [
+        ("SGD", dict(lr=0.1)),
+        ("SGD", dict(lr=0.05, momentum=0.9, dampening=0.1, weight_decay=0.01)),
+        ("SGD", dict(lr=0.05, momentum=0.8, nesterov=True)),
+        ("Adam", dict(lr=1e-2)),
+        ("Adam", dict(lr=3e-3, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1)),
+        ("AdamW", dict(lr=1e-2)),
+        ("AdamW", dict(lr=5e-2, betas=(0.5, 0.9), weight_decay=0.3)),
+    ]
     kind, options = kinds[index]
     torch.manual_seed(77 + index)
     p = nn.Parameter(torch.randn(37) * 2)

@@ -14,6 +14,7 @@ usage: /usr/bin/python3 tests/torch/make_weight_files.py DIR
   bad_heads.safetensors     the lessons' module (d_model 32) whose metadata says num_heads 3
 Files go through tests/torch/safetensors_spec.py, the writer that follows the format's specification.
 """
+
 import os
 import sys
 
@@ -51,9 +52,19 @@ def main(out):
     torch.manual_seed(5)
     save(TinyAttentionModel(12, 10, 16, 2, 2, 1).state_dict(), "lab_model.safetensors")
     torch.manual_seed(6)
-    safetensors_spec.save_file(TinyAttentionModel(8, 8, 16, 2, 1, 2).state_dict(), os.path.join(out, "mislabelled.safetensors"),
-                               {"format": "pt", "task": "reverse", "num_heads": "2", "layers": "1", "d_model": "16",
-                                "seq_len": "8", "vocab": "8"})
+    safetensors_spec.save_file(
+        TinyAttentionModel(8, 8, 16, 2, 1, 2).state_dict(),
+        os.path.join(out, "mislabelled.safetensors"),
+        {
+            "format": "pt",
+            "task": "reverse",
+            "num_heads": "2",
+            "layers": "1",
+            "d_model": "16",
+            "seq_len": "8",
+            "vocab": "8",
+        },
+    )
     safetensors_spec.save_file(lessons, os.path.join(out, "bad_heads.safetensors"), {"format": "pt", "num_heads": "3"})
     torch.manual_seed(7)
     save({k: v.half() for k, v in MultiHeadAttention(8, 2).state_dict().items()}, "half.safetensors")

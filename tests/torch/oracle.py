@@ -9,6 +9,7 @@ little-endian float32 bytes, so nothing is rounded on the way.
                                                         -> {"x": tensor, "weights": tensor}  (lesson 003's module, train mode)
   draws         {"seed", "ops": [[op, args...], ...]}   -> {"results": [tensor, ...]}   (one stream: randn, rand, randint, randperm, linear, embedding)
 """
+
 import base64
 import contextlib
 import io

@@ -4,6 +4,7 @@ Reads JSON [{"id": ..., "code": ..., "cwd": optional folder (the notebook's, wit
 writes JSON [{"id", "stdout", "error"}] on stdout.
 Used by tests/browser/snippets.test.mjs with Debian's python3-torch (/usr/bin/python3).
 """
+
 import contextlib
 import io
 import json

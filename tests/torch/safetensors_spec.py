@@ -12,6 +12,7 @@ increasing alignment, descending) then by name; data_offsets contiguous from 0; 
 UTF-8 unescaped, "__metadata__" first when given; the header padded with spaces to a multiple of 8.
 Reader: strict, raising ValueError naming what is wrong (the rules of core/src/safetensors.cpp).
 """
+
 import json
 import struct
 import sys
@@ -22,14 +23,46 @@ MAX_HEADER = 100_000_000
 
 # The dtypes torch 1.13 has, with their rank in the reference's Dtype enum (tensor.rs), whose
 # derived order is the writer's sort key.
-DTYPES = {"BOOL": torch.bool, "U8": torch.uint8, "I8": torch.int8, "I16": torch.int16, "F16": torch.float16,
-          "BF16": torch.bfloat16, "I32": torch.int32, "F32": torch.float32, "F64": torch.float64, "I64": torch.int64}
-RANK = {name: rank for rank, name in enumerate(
-    ["BOOL", "U8", "I8", "F8_E5M2", "F8_E4M3", "I16", "U16", "F16", "BF16", "I32", "U32", "F32", "F64", "I64", "U64"])}
+DTYPES = {
+    "BOOL": torch.bool,
+    "U8": torch.uint8,
+    "I8": torch.int8,
+    "I16": torch.int16,
+    "F16": torch.float16,
+    "BF16": torch.bfloat16,
+    "I32": torch.int32,
+    "F32": torch.float32,
+    "F64": torch.float64,
+    "I64": torch.int64,
+}
+RANK = {
+    name: rank
+    for rank, name in enumerate(
+        [
+            "BOOL",
+            "U8",
+            "I8",
+            "F8_E5M2",
+            "F8_E4M3",
+            "I16",
+            "U16",
+            "F16",
+            "BF16",
+            "I32",
+            "U32",
+            "F32",
+            "F64",
+            "I64",
+            "U64",
+        ]
+    )
+}
 NAMES = {dtype: name for name, dtype in DTYPES.items()}
 
 if sys.byteorder != "little":
-    raise ImportError("safetensors_spec copies tensor memory as is, which is only the file's byte order on little-endian hosts")
+    raise ImportError(
+        "safetensors_spec copies tensor memory as is, which is only the file's byte order on little-endian hosts"
+    )
 
 
 def _raw(t):
@@ -92,9 +125,12 @@ def load_bytes_with_metadata(data):
     if n > MAX_HEADER:
         raise ValueError("the header says its length is %d bytes, more than the 100,000,000 allowed" % n)
     if n > len(data) - 8:
-        raise ValueError("the header says its length is %d bytes but the file has only %d bytes after the first 8" % (n, len(data) - 8))
+        raise ValueError(
+            "the header says its length is %d bytes but the file has only %d bytes after the first 8"
+            % (n, len(data) - 8)
+        )
     try:
-        text = data[8:8 + n].decode("utf-8")
+        text = data[8 : 8 + n].decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError("the header is not valid UTF-8 text (%s)" % e) from None
     if not text.lstrip(" \t\r\n").startswith("{"):
@@ -105,7 +141,7 @@ def load_bytes_with_metadata(data):
         raise ValueError("the header is not valid JSON: %s" % e) from None
     except RecursionError:
         raise ValueError("the header is not valid JSON: it nests too deeply") from None
-    buffer = data[8 + n:]
+    buffer = data[8 + n :]
 
     metadata = header.pop("__metadata__", {})
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
@@ -119,9 +155,13 @@ def load_bytes_with_metadata(data):
         if not isinstance(info, dict):
             raise ValueError("tensor %r is described by %r, not by an object" % (name, info))
         if set(info) != {"dtype", "shape", "data_offsets"}:
-            raise ValueError("tensor %r has the fields %s; it needs exactly dtype, shape and data_offsets" % (name, sorted(info)))
+            raise ValueError(
+                "tensor %r has the fields %s; it needs exactly dtype, shape and data_offsets" % (name, sorted(info))
+            )
         if info["dtype"] not in DTYPES:
-            raise ValueError("tensor %r: dtype %r is not supported; supported: %s" % (name, info["dtype"], ", ".join(DTYPES)))
+            raise ValueError(
+                "tensor %r: dtype %r is not supported; supported: %s" % (name, info["dtype"], ", ".join(DTYPES))
+            )
         dtype = DTYPES[info["dtype"]]
         shape, offsets = info["shape"], info["data_offsets"]
         if not isinstance(shape, list):
@@ -137,18 +177,24 @@ def load_bytes_with_metadata(data):
         if end < begin:
             raise ValueError("tensor %r: data_offsets %r end before they begin" % (name, offsets))
         if end - begin != size:
-            raise ValueError("tensor %r of shape %r and dtype %s needs %d bytes, but its data_offsets %r cover %d"
-                             % (name, shape, info["dtype"], size, offsets, end - begin))
+            raise ValueError(
+                "tensor %r of shape %r and dtype %s needs %d bytes, but its data_offsets %r cover %d"
+                % (name, shape, info["dtype"], size, offsets, end - begin)
+            )
         entries.append((begin, end, name, dtype, shape))
     entries.sort(key=lambda e: (e[0], e[1]))
     out, at = {}, 0
     for begin, end, name, _dtype, _shape in entries:
         if begin != at:
-            raise ValueError("tensor %r %s (its data starts at byte %d, expected %d)"
-                             % (name, "overlaps the tensor before it" if begin < at else "leaves a gap before it", begin, at))
+            raise ValueError(
+                "tensor %r %s (its data starts at byte %d, expected %d)"
+                % (name, "overlaps the tensor before it" if begin < at else "leaves a gap before it", begin, at)
+            )
         at = end
     if at > len(buffer):
-        raise ValueError("the tensors need %d bytes of data but the file has only %d after the header" % (at, len(buffer)))
+        raise ValueError(
+            "the tensors need %d bytes of data but the file has only %d after the header" % (at, len(buffer))
+        )
     if at < len(buffer):
         raise ValueError("the file has %d bytes after the last tensor" % (len(buffer) - at))
     for begin, end, name, dtype, shape in entries:

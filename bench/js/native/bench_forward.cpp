@@ -27,22 +27,34 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* {
-      if (i + 1 >= argc) { std::fprintf(stderr, "bench_forward: %s needs a value\n", a.c_str()); std::exit(2); }
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_forward: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
       return argv[++i];
     };
     if (a == "--shape") {
-      if (std::sscanf(next(), "%zu,%zu,%zu,%zu", &B, &S, &D, &H) != 4) { std::fprintf(stderr, "bench_forward: --shape B,S,D,H\n"); return 2; }
+      if (std::sscanf(next(), "%zu,%zu,%zu,%zu", &B, &S, &D, &H) != 4) {
+        std::fprintf(stderr, "bench_forward: --shape B,S,D,H\n");
+        return 2;
+      }
     } else if (a == "--runs") runs = std::atoi(next());
     else if (a == "--warmup") warmup = std::atoi(next());
     else if (a == "--seed") seed = std::strtoull(next(), nullptr, 10);
     else if (a == "--need-weights") need_weights = true;
     else if (a == "--output") output = next();
-    else { std::fprintf(stderr, "bench_forward: unknown argument %s\n", a.c_str()); return 2; }
+    else {
+      std::fprintf(stderr, "bench_forward: unknown argument %s\n", a.c_str());
+      return 2;
+    }
   }
   try {
     auto gen = std::make_shared<mha::Generator>(seed);
     mha::MhaConfig cfg;
-    cfg.d_model = D; cfg.num_heads = H; cfg.bias = true; cfg.dropout = 0.0;
+    cfg.d_model = D;
+    cfg.num_heads = H;
+    cfg.bias = true;
+    cfg.dropout = 0.0;
     mha::MultiHeadAttention m(cfg, gen);
     m.eval();
     mha::Tensor x({B, S, D});
@@ -63,11 +75,15 @@ int main(int argc, char** argv) {
     if (output) {
       const mha::Tensor out = r.output.contiguous();
       std::FILE* f = std::fopen(output, "wb");
-      if (!f || std::fwrite(out.data(), sizeof(float), out.numel(), f) != out.numel()) { std::fprintf(stderr, "bench_forward: cannot write %s\n", output); return 1; }
+      if (!f || std::fwrite(out.data(), sizeof(float), out.numel(), f) != out.numel()) {
+        std::fprintf(stderr, "bench_forward: cannot write %s\n", output);
+        return 1;
+      }
       std::fclose(f);
     }
-    std::printf("{\"shape\":[%zu,%zu,%zu,%zu],\"median_ms\":%.6f,\"min_ms\":%.6f,\"runs\":%zu,\"need_weights\":%s,\"kernels\":\"%s\"}\n",
-                B, S, D, H, median, ms[0], n, need_weights ? "true" : "false", mha::kernels::implementation());
+    std::printf(
+        "{\"shape\":[%zu,%zu,%zu,%zu],\"median_ms\":%.6f,\"min_ms\":%.6f,\"runs\":%zu,\"need_weights\":%s,\"kernels\":\"%s\"}\n",
+        B, S, D, H, median, ms[0], n, need_weights ? "true" : "false", mha::kernels::implementation());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_forward: %s\n", e.what());
     return 1;

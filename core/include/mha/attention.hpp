@@ -51,7 +51,7 @@ AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
 // Lesson 002's helpers: t.view(B, S, H, d_k).transpose(1, 2) and its inverse
 // t.transpose(1, 2).contiguous().view(B, S, H * d_k). Views, as in PyTorch.
 Tensor split_heads(const Tensor& t, std::size_t num_heads);  // [B, S, D] → [B, H, S, d_k]
-Tensor merge_heads(const Tensor& t);                          // [B, H, S, d_k] → [B, S, D]
+Tensor merge_heads(const Tensor& t);                         // [B, H, S, d_k] → [B, S, D]
 
 // One row of the lesson 004 shape table: structured data; the page words it.
 struct TraceStep {
@@ -72,8 +72,8 @@ struct TraceStep {
 
 // The shape trace of one forward pass at (B, Sq, D, H), Skv keys; computed with the same Layout
 // operations (view/transpose) the module applies to its tensors.
-std::vector<TraceStep> shape_trace(std::size_t batch, std::size_t seq_len, std::size_t d_model,
-                                   std::size_t num_heads, std::size_t kv_len = 0);
+std::vector<TraceStep> shape_trace(std::size_t batch, std::size_t seq_len, std::size_t d_model, std::size_t num_heads,
+                                   std::size_t kv_len = 0);
 
 struct MhaConfig {
   std::size_t d_model = 0;

@@ -56,7 +56,8 @@ struct CheckpointRead {
 class CheckpointLoader {
  public:
   // `keep(name)`: whether the model reads the tensor (the others are skipped, never copied).
-  explicit CheckpointLoader(std::function<bool(const std::string& name)> keep, std::size_t slice_bytes = kCheckpointSlice);
+  explicit CheckpointLoader(std::function<bool(const std::string& name)> keep,
+                            std::size_t slice_bytes = kCheckpointSlice);
   // Keeps what model_reads_tensor(config, name) says.
   explicit CheckpointLoader(const CheckpointConfig& config, std::size_t slice_bytes = kCheckpointSlice);
   ~CheckpointLoader();
@@ -70,7 +71,8 @@ class CheckpointLoader {
 
   // 8 + N: how many of the file's first bytes add_file needs. `first`: its first `available` =
   // min(8, size) bytes; `size`: the whole file's.
-  std::uint64_t header_bytes(const std::string& file, const std::uint8_t* first, std::size_t available, std::uint64_t size) const;
+  std::uint64_t header_bytes(const std::string& file, const std::uint8_t* first, std::size_t available,
+                             std::uint64_t size) const;
   // The file's first `n` = header_bytes(...) bytes.
   void add_file(const std::string& file, const std::uint8_t* bytes, std::size_t n, std::uint64_t size);
   const std::vector<std::string>& files() const;  // as added; CheckpointRead::file indexes them

@@ -17,9 +17,8 @@ namespace mha::kernels {
 
 // C[M,N] = alpha * A[M,K] · B[N,K]ᵀ (+ bias[N] when bias != nullptr).
 // This is nn.Linear (weight is [out, in]) and Q·Kᵀ.
-void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 const float* bias, float* C, std::size_t ldc);
+void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda,
+                 const float* B, std::size_t ldb, const float* bias, float* C, std::size_t ldc);
 
 // A GEMM B operand [N, K] packed once in the layout the dispatched kernel streams, for operands
 // that are reused across calls (nn.Linear weights): packing then costs nothing per call.
@@ -33,22 +32,20 @@ void f32_gemm_nt_packed(std::size_t M, float alpha, const float* A, std::size_t 
                         const float* bias, float* C, std::size_t ldc);
 
 // C[M,N] = A[M,K] · B[K,N]. This is weights·V and the lessons' plain matmul.
-void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 float* C, std::size_t ldc);
+void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
+                 std::size_t ldb, float* C, std::size_t ldc);
 
 // C[M,N] = A[K,M]ᵀ · B[K,N] (+ C when accumulate). The weight gradient of nn.Linear
 // (dW = dYᵀ·X) and of attention (dV = Pᵀ·dO, dK = dSᵀ·Q); accumulate adds into C as
 // gradients accumulate until zero_grad.
-void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 bool accumulate, float* C, std::size_t ldc);
+void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
+                 std::size_t ldb, bool accumulate, float* C, std::size_t ldc);
 
 // Softmax backward for `rows` rows of length n, as ATen's softmax_backward_data on the last dim:
 //   dx = (dy - Σ_j dy_j·y_j) · y
 // y is the softmax output (ldy), dy the incoming gradient (lddy), dx the result (lddx; may alias dy).
-void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
-                          const float* dy, std::size_t lddy, float* dx, std::size_t lddx);
+void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy, const float* dy,
+                          std::size_t lddy, float* dx, std::size_t lddx);
 
 // In-place softmax of each of `rows` rows of length n (row stride ld), as torch.softmax(dim=-1):
 // y = exp(x - max) / sum(exp(x - max)). A row of all -inf becomes all NaN, as in PyTorch.
@@ -80,8 +77,8 @@ struct f32_score_mask {
 // [i0, i0 + rows), each of n keys (row stride ld): the reference kernels, the native attention and
 // the materialized-weights path call it; the SIMD kernel applies it in its own transposed layout
 // (queries in lanes).
-void f32_score_mask_apply(const f32_score_mask& mask, std::size_t i0, std::size_t rows, std::size_t n,
-                          float* scores, std::size_t ld);
+void f32_score_mask_apply(const f32_score_mask& mask, std::size_t i0, std::size_t rows, std::size_t n, float* scores,
+                          std::size_t ld);
 
 // A score in log2 units, x·log2(e): the online kernels take 2^(s - m) on such scores, which is
 // exp(x - max) with log2(e) folded into the scale. A finite score stays finite (clamped to
@@ -101,10 +98,9 @@ inline float score_log2(float x) {
 // q is [Sq, dk] (ldq), k is [Skv, dk] (ldk), v is [Skv, dv] (ldv), out is [Sq, dv] (ldo).
 // Masks as f32_score_mask. Rows whose every score is -inf produce NaN (as PyTorch's plain
 // softmax does); with a finite fill a fully masked row is the mean of v. Skv = 0 gives zeros.
-void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
-                         float scale, const float* q, std::size_t ldq,
-                         const float* k, std::size_t ldk, const float* v, std::size_t ldv,
-                         const f32_score_mask& mask, float* out, std::size_t ldo);
+void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv, float scale, const float* q,
+                          std::size_t ldq, const float* k, std::size_t ldk, const float* v, std::size_t ldv,
+                          const f32_score_mask& mask, float* out, std::size_t ldo);
 
 // ---- Stored weights: F32, F16 and BF16 -------------------------------------------------------
 // A checkpoint's half-precision weights stay half in memory; these kernels widen them to float32
@@ -132,11 +128,11 @@ struct weight_matrix {
 void widen_tile(const weight_matrix& w, std::size_t r0, std::size_t rows, std::size_t c0, std::size_t cols, float* dst);
 
 // nn.Linear with a stored weight W [N, K]: C[M,N] = A[M,K] · Wᵀ (+ bias[N]).
-void f32_gemm_nt_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                   const weight_matrix& W, const float* bias, float* C, std::size_t ldc);
+void f32_gemm_nt_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const weight_matrix& W,
+                   const float* bias, float* C, std::size_t ldc);
 // GPT-2's Conv1D with a stored weight W [K, N]: C[M,N] = A[M,K] · W (+ bias[N]).
-void f32_gemm_nn_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                   const weight_matrix& W, const float* bias, float* C, std::size_t ldc);
+void f32_gemm_nn_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const weight_matrix& W,
+                   const float* bias, float* C, std::size_t ldc);
 
 // Name of the implementation chosen at compile time: "wasmsimd" (SIMD128 kernels), "eigen" (native
 // build with Eigen: GEMMs and the attention's products through Eigen, softmax scalar) or "scalar".
@@ -144,22 +140,18 @@ const char* implementation();
 
 // The scalar twins, always compiled, so tests can compare the dispatched kernel against them.
 namespace scalar {
-void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 const float* bias, float* C, std::size_t ldc);
-void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 float* C, std::size_t ldc);
-void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 bool accumulate, float* C, std::size_t ldc);
+void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda,
+                 const float* B, std::size_t ldb, const float* bias, float* C, std::size_t ldc);
+void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
+                 std::size_t ldb, float* C, std::size_t ldc);
+void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
+                 std::size_t ldb, bool accumulate, float* C, std::size_t ldc);
 void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld);
-void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
-                          const float* dy, std::size_t lddy, float* dx, std::size_t lddx);
-void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
-                         float scale, const float* q, std::size_t ldq,
-                         const float* k, std::size_t ldk, const float* v, std::size_t ldv,
-                         const f32_score_mask& mask, float* out, std::size_t ldo);
+void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy, const float* dy,
+                          std::size_t lddy, float* dx, std::size_t lddx);
+void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv, float scale, const float* q,
+                          std::size_t ldq, const float* k, std::size_t ldk, const float* v, std::size_t ldv,
+                          const f32_score_mask& mask, float* out, std::size_t ldo);
 void f16_to_f32(std::size_t n, const std::uint16_t* src, float* dst);
 void bf16_to_f32(std::size_t n, const std::uint16_t* src, float* dst);
 }  // namespace scalar

@@ -35,16 +35,16 @@ const char* family_name(Family family);
 // is supported.
 struct CheckpointConfig {
   Family family = Family::GPT2;
-  std::string model_type;        // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2"
+  std::string model_type;  // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2"
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, d_ff = 0;
   std::size_t vocab = 0, max_positions = 0, type_vocab = 0;
   double norm_eps = 0.0, rope_theta = 0.0;
-  std::string activation;        // "gelu_new", "gelu", "silu", ...
+  std::string activation;  // "gelu_new", "gelu", "silu", ...
   bool causal = false;
   bool tie_word_embeddings = true;
-  bool attention_bias = false;   // Qwen2's q/k/v biases (Llama's attention_bias: o_proj's too)
-  bool mlp_bias = false;         // Llama's mlp_bias
-  bool scale_attention = true;   // GPT-2's scale_attn_weights: scores / sqrt(head_dim)
+  bool attention_bias = false;  // Qwen2's q/k/v biases (Llama's attention_bias: o_proj's too)
+  bool mlp_bias = false;        // Llama's mlp_bias
+  bool scale_attention = true;  // GPT-2's scale_attn_weights: scores / sqrt(head_dim)
 };
 CheckpointConfig parse_checkpoint_config(const std::string& config_json);
 
@@ -57,16 +57,16 @@ struct HeadRef {
 };
 
 struct ModelForwardOptions {
-  std::vector<HeadRef> heads_off;     // zeroed before the output projection, as the lab's ablation
-  std::vector<std::size_t> logits_at; // positions; empty: the last (causal) or none (encoders)
+  std::vector<HeadRef> heads_off;      // zeroed before the output projection, as the lab's ablation
+  std::vector<std::size_t> logits_at;  // positions; empty: the last (causal) or none (encoders)
 };
 
 struct ModelOutput {
-  Tensor attentions;                  // [L, 1, H, T, T], after softmax
-  Tensor hidden;                      // [1, T, D]: transformers' last_hidden_state
-  Tensor logits;                      // [P, V] at logits_at (P = 0 without an LM/MLM head)
+  Tensor attentions;  // [L, 1, H, T, T], after softmax
+  Tensor hidden;      // [1, T, D]: transformers' last_hidden_state
+  Tensor logits;      // [P, V] at logits_at (P = 0 without an LM/MLM head)
   std::vector<std::size_t> logits_at;
-  std::vector<TraceStep> trace;       // every layer's steps, tagged with the layer
+  std::vector<TraceStep> trace;  // every layer's steps, tagged with the layer
 };
 
 class Model {
@@ -75,7 +75,7 @@ class Model {
   Model(CheckpointConfig config, std::shared_ptr<const Weights> weights);
   ~Model();
   const CheckpointConfig& config() const;
-  bool has_lm_head() const;           // causal LM head, or BERT/DistilBERT's MLM head
+  bool has_lm_head() const;  // causal LM head, or BERT/DistilBERT's MLM head
   // ids: each < vocab, 1 <= T <= max_positions, else mha::Error.
   ModelOutput forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options) const;
 

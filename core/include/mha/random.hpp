@@ -60,8 +60,7 @@ void normal_fill(float* data, std::size_t n, double mean, double std, Generator&
 // nn.Linear(in_features, out_features) default init: weight [out, in] first
 // (kaiming_uniform_(a = sqrt(5)) = U(-1/sqrt(in), 1/sqrt(in))), then bias [out] (same bound).
 // bias may be nullptr (bias = False), then only the weight is drawn.
-void linear_init(float* weight, float* bias, std::size_t in_features, std::size_t out_features,
-                 Generator& gen);
+void linear_init(float* weight, float* bias, std::size_t in_features, std::size_t out_features, Generator& gen);
 
 // F.dropout(x, p, training = True) on CPU in place (PyTorch >= 2.7): per element a 53-bit
 // uniform u; keep when u < 1 - p, kept values scaled by 1/(1 - p), others set to 0.

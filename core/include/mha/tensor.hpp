@@ -43,8 +43,12 @@ class Dims {
   explicit Dims(size_type n, const T& value = T()) { resize(n, value); }
   Dims(std::initializer_list<T> values) { assign(values.begin(), values.end()); }
   template <class It, class = std::enable_if_t<!std::is_integral<It>::value>>
-  Dims(It first, It last) { assign(first, last); }
-  Dims(const std::vector<T>& values) { assign(values.begin(), values.end()); }  // implicit: a std::vector still works as a Shape
+  Dims(It first, It last) {
+    assign(first, last);
+  }
+  Dims(const std::vector<T>& values) {
+    assign(values.begin(), values.end());
+  }  // implicit: a std::vector still works as a Shape
 
   size_type size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -69,7 +73,9 @@ class Dims {
     size_ = static_cast<std::uint32_t>(n);
   }
   iterator insert(const_iterator pos, T value) { return insert(pos, &value, &value + 1); }  // by value: may alias
-  iterator insert(const_iterator pos, std::initializer_list<T> values) { return insert(pos, values.begin(), values.end()); }
+  iterator insert(const_iterator pos, std::initializer_list<T> values) {
+    return insert(pos, values.begin(), values.end());
+  }
   iterator erase(const_iterator pos) {
     T* at = data_ + (pos - data_);
     std::copy(at + 1, end(), at);

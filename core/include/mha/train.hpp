@@ -33,9 +33,9 @@ constexpr std::size_t kMaxVocab = 512, kMaxSeqLen = 512, kMaxBatch = 1024, kMaxL
                       kMaxScriptSteps = 100000;
 
 struct CrossEntropyResult {
-  float loss = 0.0f;          // mean over counted rows (NaN when none, as PyTorch)
-  std::size_t counted = 0;    // rows whose target is not ignore_index
-  std::size_t correct = 0;    // counted rows whose argmax (first maximum) is the target
+  float loss = 0.0f;        // mean over counted rows (NaN when none, as PyTorch)
+  std::size_t counted = 0;  // rows whose target is not ignore_index
+  std::size_t correct = 0;  // counted rows whose argmax (first maximum) is the target
 };
 // F.cross_entropy(logits [N, C], targets [N]) with reduction 'mean' and ignore_index -100.
 // When dlogits != nullptr it receives d(loss)/d(logits) (0 on ignored rows), as log_softmax's
@@ -54,10 +54,10 @@ static_assert(std::size(kOptimizerKinds) == static_cast<std::size_t>(OptimizerKi
 struct OptimizerOptions {
   OptimizerKind kind = OptimizerKind::Adam;
   double lr = 1e-3;
-  double momentum = 0.0, dampening = 0.0;  // SGD
-  bool nesterov = false;                   // SGD
+  double momentum = 0.0, dampening = 0.0;         // SGD
+  bool nesterov = false;                          // SGD
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;  // Adam, AdamW
-  double weight_decay = 0.0;               // AdamW's default is 1e-2
+  double weight_decay = 0.0;                      // AdamW's default is 1e-2
   // Adam's first moment as PyTorch < 2.1 computes it (mul_(β1).add_(g, alpha=1-β1)) instead of
   // lerp_(g, 1-β1): only for comparing with Debian's PyTorch 1.13 bit for bit.
   bool legacy_first_moment = false;
@@ -123,11 +123,11 @@ struct Role {
 // One training task: everything the core, the bindings, the lab and the PyTorch script know of it.
 struct TaskInfo {
   Task task;
-  const char* name;   // "two-offsets": the API's and the lab URL's name
-  const char* title;  // "Two offsets"
-  const char* brief;  // one line for the student: what it predicts, what the heads learn
+  const char* name;                                // "two-offsets": the API's and the lab URL's name
+  const char* title;                               // "Two offsets"
+  const char* brief;                               // one line for the student: what it predicts, what the heads learn
   std::array<const char*, kMaxReadouts> readouts;  // what each readout predicts ("x[t−1]"); nullptr after the last
-  ModelConfig defaults;  // the settings it trains well with (measured with PyTorch)
+  ModelConfig defaults;                            // the settings it trains well with (measured with PyTorch)
   // The Adam steps (lr 1e-2, batch 32) by which its roles have formed at the defaults on most seeds
   // (tests/native/test_train.cpp checks it): where the lab stops by itself.
   std::size_t goal_steps;
@@ -138,7 +138,7 @@ struct TaskInfo {
   // One sequence's targets: out[r][t] for readout r (kIgnoreIndex where there is nothing to predict).
   void (*targets)(const std::int64_t* x, std::size_t T, std::array<std::int64_t*, kMaxReadouts> out);
   std::array<Role, kMaxRoles> roles;  // the roles the heads can take; name nullptr after the last
-  const char* pytorch;  // `def make_batch(B):` returning (x, [targets per readout]); uses V and T
+  const char* pytorch;                // `def make_batch(B):` returning (x, [targets per readout]); uses V and T
   // The sequence the lab first shows the heads on (T tokens); nullptr: 1 2 3 … (mod V).
   void (*example)(const ModelConfig& config, std::int64_t* tokens);
 };
@@ -173,7 +173,7 @@ struct StepResult {
 
 struct RoleScore {
   std::size_t layer = 0, head = 0;
-  std::string role;  // a Role's name: "1 token back", "first token", "mirror", "induction", "next larger token", …
+  std::string role;    // a Role's name: "1 token back", "first token", "mirror", "induction", "next larger token", …
   double score = 0.0;  // the mean attention mass the role predicts, in [0, 1]
 };
 

@@ -21,9 +21,9 @@ const char* dtype_name(DType dtype);
 
 // One tensor in memory: little-endian, row-major, contiguous; `data` aligned to 16 bytes.
 struct WeightRef {
-  std::string name;                 // as stored in the file (prefixes kept: "transformer.h.0.attn.c_attn.weight")
+  std::string name;  // as stored in the file (prefixes kept: "transformer.h.0.attn.c_attn.weight")
   DType dtype = DType::F32;
-  std::vector<std::size_t> shape;   // [] for a scalar
+  std::vector<std::size_t> shape;  // [] for a scalar
   const std::uint8_t* data = nullptr;
   std::size_t numel() const;
   std::size_t bytes() const { return numel() * dtype_size(dtype); }
@@ -35,7 +35,7 @@ struct WeightRef {
 class Weights {
  public:
   Weights(std::vector<WeightRef> tensors, std::vector<std::shared_ptr<void>> storage);
-  const WeightRef* find(const std::string& name) const;  // nullptr when absent
+  const WeightRef* find(const std::string& name) const;               // nullptr when absent
   const std::vector<WeightRef>& tensors() const { return tensors_; }  // sorted by name
 
  private:

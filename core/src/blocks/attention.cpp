@@ -45,8 +45,8 @@ Projected project(const Attention& a, const float* x, std::size_t T) {
 // probs[T, T] = softmax(q_h · k_hᵀ / √hd, causal positions at finfo.min) for one head.
 // GPT-2 and DistilBERT replace masked scores by finfo.min; Llama adds it, which rounds to the
 // same finfo.min for any |score| < 2^103: the softmax gives those keys exactly 0 either way.
-void head_probs(const Attention& a, const float* q, std::size_t ldq, const float* k, std::size_t ldk,
-                std::size_t T, float* probs) {
+void head_probs(const Attention& a, const float* q, std::size_t ldq, const float* k, std::size_t ldk, std::size_t T,
+                float* probs) {
   kernels::f32_gemm_nt(T, T, a.head_dim, 1.0f, q, ldq, k, ldk, nullptr, probs, T);
   if (a.scale && !a.scale_query) {
     const float root = std::sqrt(float(a.head_dim));
@@ -61,8 +61,8 @@ void head_probs(const Attention& a, const float* q, std::size_t ldq, const float
 
 }  // namespace
 
-void attention(const Attention& a, const float* x, std::size_t T, const std::vector<bool>& head_off,
-               float* probs, float* y, const Rope* rope) {
+void attention(const Attention& a, const float* x, std::size_t T, const std::vector<bool>& head_off, float* probs,
+               float* y, const Rope* rope) {
   const std::size_t H = a.heads, hd = a.head_dim, group = a.heads / a.kv_heads;
   Projected p = project(a, x, T);  // q [T, H·hd], k, v [T, KV·hd]
   if (a.rotary) {
@@ -79,10 +79,10 @@ void attention(const Attention& a, const float* x, std::size_t T, const std::vec
     const std::size_t kv = h / group;  // repeat_kv: query head h reads key/value head h / group
     float* P = probs + h * T * T;      // [T, T]
     head_probs(a, p.q + h * hd, p.ldq, p.k + kv * hd, p.ldkv, T, P);
-    if (head_off[h]) continue;         // switched off: its slice of the merged output stays 0
+    if (head_off[h]) continue;  // switched off: its slice of the merged output stays 0
     kernels::f32_gemm_nn(T, hd, T, P, T, p.v + kv * hd, p.ldkv, context.data() + h * hd, H * hd);
   }
-  linear(a.o, context.data(), T, y);   // [T, D]
+  linear(a.o, context.data(), T, y);  // [T, D]
 }
 
 std::vector<TraceStep> attention_trace(const Attention& a, std::size_t T, std::size_t D, int layer) {

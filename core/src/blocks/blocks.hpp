@@ -104,13 +104,13 @@ constexpr float kFinfoMin = -3.40282347e38f;
 
 struct Attention {
   std::size_t heads = 0, kv_heads = 0, head_dim = 0;
-  Linear q, k, v;      // separate projections (BERT, DistilBERT, Llama; Qwen2's carry biases)
-  Linear qkv;          // GPT-2's fused c_attn, [D, 3·D] as q‖k‖v; used when qkv.weight is set
-  Linear o;            // the output projection
+  Linear q, k, v;  // separate projections (BERT, DistilBERT, Llama; Qwen2's carry biases)
+  Linear qkv;      // GPT-2's fused c_attn, [D, 3·D] as q‖k‖v; used when qkv.weight is set
+  Linear o;        // the output projection
   bool causal = false;
-  bool scale = true;          // divide by √head_dim (GPT-2's scale_attn_weights may turn it off)
-  bool scale_query = false;   // DistilBERT: q / √head_dim before the product; else the scores
-  bool rotary = false;        // Llama: rotary embeddings on q and k (the table passed to attention())
+  bool scale = true;         // divide by √head_dim (GPT-2's scale_attn_weights may turn it off)
+  bool scale_query = false;  // DistilBERT: q / √head_dim before the product; else the scores
+  bool rotary = false;       // Llama: rotary embeddings on q and k (the table passed to attention())
 };
 
 // y[T, D] = attention(x[T, D]), as transformers' eager attention: q/k/v projections, split heads,
@@ -119,8 +119,8 @@ struct Attention {
 // (head_off[h]: their output zeroed before the output projection), merge, output projection.
 // probs[H, T, T] receives the softmax, as output_attentions returns it. rope: the table at T
 // (rope_table) when block.rotary.
-void attention(const Attention& block, const float* x, std::size_t T, const std::vector<bool>& head_off,
-               float* probs, float* y, const Rope* rope = nullptr);
+void attention(const Attention& block, const float* x, std::size_t T, const std::vector<bool>& head_off, float* probs,
+               float* y, const Rope* rope = nullptr);
 
 // The steps of that attention at T tokens, as TraceSteps tagged with `layer` (see TraceStep's ops).
 std::vector<TraceStep> attention_trace(const Attention& block, std::size_t T, std::size_t D, int layer);

@@ -7,7 +7,7 @@ void mlp(const Mlp& block, const float* x, std::size_t T, float* y) {
   std::vector<float> inner(T * block.up.out);  // [T, d_ff]
   linear(block.up, x, T, inner.data());
   activate(block.act, inner.data(), inner.size());
-  linear(block.down, inner.data(), T, y);      // [T, D]
+  linear(block.down, inner.data(), T, y);  // [T, D]
 }
 
 void gated_mlp(const GatedMlp& block, const float* x, std::size_t T, float* y) {

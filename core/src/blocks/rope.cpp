@@ -11,8 +11,7 @@ namespace mha::blocks {
 Rope rope_table(std::size_t T, std::size_t head_dim, double theta) {
   const std::size_t half = head_dim / 2;
   std::vector<float> inv_freq(half);
-  for (std::size_t i = 0; i < half; ++i)
-    inv_freq[i] = 1.0f / std::pow(float(theta), float(2 * i) / float(head_dim));
+  for (std::size_t i = 0; i < half; ++i) inv_freq[i] = 1.0f / std::pow(float(theta), float(2 * i) / float(head_dim));
   Rope rope{head_dim, std::vector<float>(T * head_dim), std::vector<float>(T * head_dim)};
   for (std::size_t t = 0; t < T; ++t)
     for (std::size_t i = 0; i < head_dim; ++i) {

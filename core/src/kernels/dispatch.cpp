@@ -18,28 +18,25 @@ namespace mha::kernels {
 
 #if defined(MHA_KERNELS_WASMSIMD)
 namespace wasmsimd {
-void f32_gemm_nt__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha,
-                               const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                               const float* bias, float* C, std::size_t ldc);
-void f32_gemm_nn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A,
-                               std::size_t lda, const float* B, std::size_t ldb, float* C,
+void f32_gemm_nt__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
+                               std::size_t lda, const float* B, std::size_t ldb, const float* bias, float* C,
                                std::size_t ldc);
+void f32_gemm_nn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                               const float* B, std::size_t ldb, float* C, std::size_t ldc);
 void f32_pack_nt__wasmsimd_x8(std::size_t N, std::size_t K, const float* B, std::size_t ldb,
                               std::vector<float>& packed);
-void f32_gemm_nt_packed__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha,
-                                      const float* A, std::size_t lda, const float* packed,
-                                      const float* bias, float* C, std::size_t ldc);
-void f32_gemm_tn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A,
-                               std::size_t lda, const float* B, std::size_t ldb, bool accumulate,
-                               float* C, std::size_t ldc);
+void f32_gemm_nt_packed__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
+                                      std::size_t lda, const float* packed, const float* bias, float* C,
+                                      std::size_t ldc);
+void f32_gemm_tn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                               const float* B, std::size_t ldb, bool accumulate, float* C, std::size_t ldc);
 void f32_softmax__wasmsimd(std::size_t rows, std::size_t n, float* x, std::size_t ld);
-void f32_softmax_backward__wasmsimd(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
-                                    const float* dy, std::size_t lddy, float* dx, std::size_t lddx);
-void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
-                                       std::size_t dv, float scale, const float* q,
-                                       std::size_t ldq, const float* k, std::size_t ldk,
-                                       const float* v, std::size_t ldv,
-                                       const f32_score_mask& mask, float* out, std::size_t ldo);
+void f32_softmax_backward__wasmsimd(std::size_t rows, std::size_t n, const float* y, std::size_t ldy, const float* dy,
+                                    std::size_t lddy, float* dx, std::size_t lddx);
+void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv, float scale,
+                                        const float* q, std::size_t ldq, const float* k, std::size_t ldk,
+                                        const float* v, std::size_t ldv, const f32_score_mask& mask, float* out,
+                                        std::size_t ldo);
 void f16_to_f32__wasmsimd(std::size_t n, const std::uint16_t* src, float* dst);
 void bf16_to_f32__wasmsimd(std::size_t n, const std::uint16_t* src, float* dst);
 }  // namespace wasmsimd
@@ -56,10 +53,9 @@ using Index = Eigen::Index;
 // Native attention: blocks of kBr queries, S = scale·Q_blk·Kᵀ with Eigen (kBr×Skv floats of
 // scratch, never Sq×Skv), the mask and the scalar softmax exactly as the scalar twin, then
 // out_blk = P·V with Eigen.
-void attention_eigen(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv, float scale,
-                     const float* q, std::size_t ldq, const float* k, std::size_t ldk,
-                     const float* v, std::size_t ldv, const f32_score_mask& mask, float* out,
-                     std::size_t ldo) {
+void attention_eigen(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv, float scale, const float* q,
+                     std::size_t ldq, const float* k, std::size_t ldk, const float* v, std::size_t ldv,
+                     const f32_score_mask& mask, float* out, std::size_t ldo) {
   if (Sq == 0 || dv == 0) return;
   if (Skv == 0 || dk == 0) {  // degenerate shapes: the plain loops are exact and cheap
     scalar::f32_attention_online(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
@@ -73,8 +69,7 @@ void attention_eigen(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_
   for (std::size_t i0 = 0; i0 < Sq; i0 += kBr) {
     const std::size_t nq = std::min(kBr, Sq - i0);
     MutMap s(scratch.data(), Index(nq), Index(Skv), OStride(Index(Skv)));
-    s.noalias() = scale * (ConstMap(q + i0 * ldq, Index(nq), Index(dk), OStride(Index(ldq))) *
-                           km.transpose());
+    s.noalias() = scale * (ConstMap(q + i0 * ldq, Index(nq), Index(dk), OStride(Index(ldq))) * km.transpose());
     f32_score_mask_apply(mask, i0, nq, Skv, scratch.data(), Skv);
     scalar::f32_softmax(nq, Skv, scratch.data(), Skv);
     MutMap o(out + i0 * ldo, Index(nq), Index(dv), OStride(Index(ldo)));
@@ -84,9 +79,8 @@ void attention_eigen(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_
 }  // namespace
 #endif
 
-void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 const float* bias, float* C, std::size_t ldc) {
+void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda,
+                 const float* B, std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
 #if defined(MHA_KERNELS_WASMSIMD)
   wasmsimd::f32_gemm_nt__wasmsimd_4x8(M, N, K, alpha, A, lda, B, ldb, bias, C, ldc);
 #elif defined(MHA_KERNELS_EIGEN)
@@ -100,8 +94,7 @@ void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
   ConstMap b(B, Index(N), Index(K), OStride(Index(ldb)));
   MutMap c(C, Index(M), Index(N), OStride(Index(ldc)));
   c.noalias() = alpha * (a * b.transpose());
-  if (bias)
-    c.rowwise() += Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>>(bias, Index(N));
+  if (bias) c.rowwise() += Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>>(bias, Index(N));
 #else
   scalar::f32_gemm_nt(M, N, K, alpha, A, lda, B, ldb, bias, C, ldc);
 #endif
@@ -129,9 +122,8 @@ void f32_gemm_nt_packed(std::size_t M, float alpha, const float* A, std::size_t 
 #endif
 }
 
-void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 float* C, std::size_t ldc) {
+void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
+                 std::size_t ldb, float* C, std::size_t ldc) {
 #if defined(MHA_KERNELS_WASMSIMD)
   wasmsimd::f32_gemm_nn__wasmsimd_4x8(M, N, K, A, lda, B, ldb, C, ldc);
 #elif defined(MHA_KERNELS_EIGEN)
@@ -149,9 +141,8 @@ void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
 #endif
 }
 
-void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 bool accumulate, float* C, std::size_t ldc) {
+void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
+                 std::size_t ldb, bool accumulate, float* C, std::size_t ldc) {
 #if defined(MHA_KERNELS_WASMSIMD)
   wasmsimd::f32_gemm_tn__wasmsimd_4x8(M, N, K, A, lda, B, ldb, accumulate, C, ldc);
 #elif defined(MHA_KERNELS_EIGEN)
@@ -174,8 +165,8 @@ void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K,
 #endif
 }
 
-void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
-                          const float* dy, std::size_t lddy, float* dx, std::size_t lddx) {
+void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy, const float* dy,
+                          std::size_t lddy, float* dx, std::size_t lddx) {
 #if defined(MHA_KERNELS_WASMSIMD)
   wasmsimd::f32_softmax_backward__wasmsimd(rows, n, y, ldy, dy, lddy, dx, lddx);
 #else
@@ -191,13 +182,11 @@ void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld) {
 #endif
 }
 
-void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
-                         float scale, const float* q, std::size_t ldq,
-                         const float* k, std::size_t ldk, const float* v, std::size_t ldv,
-                         const f32_score_mask& mask, float* out, std::size_t ldo) {
+void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv, float scale, const float* q,
+                          std::size_t ldq, const float* k, std::size_t ldk, const float* v, std::size_t ldv,
+                          const f32_score_mask& mask, float* out, std::size_t ldo) {
 #if defined(MHA_KERNELS_WASMSIMD)
-  wasmsimd::f32_attention_online__wasmsimd_4x8(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv,
-                                               mask, out, ldo);
+  wasmsimd::f32_attention_online__wasmsimd_4x8(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
 #elif defined(MHA_KERNELS_EIGEN)
   attention_eigen(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
 #else

@@ -9,8 +9,8 @@
 
 namespace mha::kernels {
 
-void f32_score_mask_apply(const f32_score_mask& mask, std::size_t i0, std::size_t rows, std::size_t n,
-                          float* scores, std::size_t ld) {
+void f32_score_mask_apply(const f32_score_mask& mask, std::size_t i0, std::size_t rows, std::size_t n, float* scores,
+                          std::size_t ld) {
   if (!mask.add && !mask.blocked && !mask.causal) return;
   for (std::size_t r = 0; r < rows; ++r) {
     const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(i0 + r);
@@ -21,9 +21,8 @@ void f32_score_mask_apply(const f32_score_mask& mask, std::size_t i0, std::size_
 
 namespace scalar {
 
-void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 const float* bias, float* C, std::size_t ldc) {
+void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda,
+                 const float* B, std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
   // C[i,j] = alpha * Σ_k A[i,k]·B[j,k] + bias[j]: row i of A against row j of B, both contiguous in k.
   for (std::size_t i = 0; i < M; ++i) {
     const float* a = A + i * lda;
@@ -36,9 +35,8 @@ void f32_gemm_nt(std::size_t M, std::size_t N, std::size_t K, float alpha,
   }
 }
 
-void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 float* C, std::size_t ldc) {
+void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
+                 std::size_t ldb, float* C, std::size_t ldc) {
   // C[i,:] = Σ_k A[i,k]·B[k,:]: i-k-j order so the inner loop walks rows of B and C contiguously.
   for (std::size_t i = 0; i < M; ++i) {
     float* c = C + i * ldc;
@@ -51,9 +49,8 @@ void f32_gemm_nn(std::size_t M, std::size_t N, std::size_t K,
   }
 }
 
-void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K,
-                 const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                 bool accumulate, float* C, std::size_t ldc) {
+void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
+                 std::size_t ldb, bool accumulate, float* C, std::size_t ldc) {
   // C[i,:] (+)= Σ_k A[k,i]·B[k,:]: the sum is formed on its own and then added, as PyTorch adds a
   // fresh gradient to the accumulated one.
   std::vector<float> row(N);
@@ -69,8 +66,8 @@ void f32_gemm_tn(std::size_t M, std::size_t N, std::size_t K,
   }
 }
 
-void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
-                          const float* dy, std::size_t lddy, float* dx, std::size_t lddx) {
+void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::size_t ldy, const float* dy,
+                          std::size_t lddy, float* dx, std::size_t lddx) {
   for (std::size_t r = 0; r < rows; ++r) {
     const float* yr = y + r * ldy;
     const float* gr = dy + r * lddy;
@@ -108,9 +105,8 @@ void f32_softmax(std::size_t rows, std::size_t n, float* x, std::size_t ld) {
   for (std::size_t r = 0; r < rows; ++r) softmax_row(n, x + r * ld);
 }
 
-void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv,
-                          float scale, const float* q, std::size_t ldq,
-                          const float* k, std::size_t ldk, const float* v, std::size_t ldv,
+void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv, float scale, const float* q,
+                          std::size_t ldq, const float* k, std::size_t ldk, const float* v, std::size_t ldv,
                           const f32_score_mask& mask, float* out, std::size_t ldo) {
   // One query row at a time over tiles of kKvTile keys, with the online-softmax recurrence the
   // SIMD kernel runs (running max m, running sum l, output o; m' the max after the tile), on
@@ -173,7 +169,7 @@ float from_bits(std::uint32_t bits) {
 float f16_one(std::uint16_t h) {
   const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
   const std::uint32_t exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
-  if (exponent == 0x1F) return from_bits(sign | 0x7F800000u | (mantissa << 13));        // inf, NaN
+  if (exponent == 0x1F) return from_bits(sign | 0x7F800000u | (mantissa << 13));            // inf, NaN
   if (exponent != 0) return from_bits(sign | ((exponent + 112) << 23) | (mantissa << 13));  // normal
   const float magnitude = float(mantissa) * 0x1p-24f;  // ±0 and subnormals: mantissa · 2^-24, exact
   return sign ? -magnitude : magnitude;

@@ -116,11 +116,9 @@ inline void store_tail(float* c, std::size_t nc, v128_t v0, v128_t v1) {
 // Rows past mr alias the last valid row: in-bounds reads, identical duplicate stores.
 // Live v128: 8 accumulators + 2 W + 1 broadcast + 1 product = 12 (x64 V8 has ~15).
 template <bool kUpdate>
-inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::size_t kc,
-                                           const float* a, std::size_t a_ks, const float* w,
-                                           float* c, std::size_t ldc, float alpha,
-                                           const float* bias8, const v128_t* colscale,
-                                           v128_t* colmax = nullptr) {
+inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::size_t kc, const float* a,
+                                           std::size_t a_ks, const float* w, float* c, std::size_t ldc, float alpha,
+                                           const float* bias8, const v128_t* colscale, v128_t* colmax = nullptr) {
   constexpr std::size_t MR = kMR;
   float* cp[MR];
   std::size_t aoff[MR];  // offset of A row i from a (aliased past mr)
@@ -157,10 +155,8 @@ inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::
       w += 8;
     }
   };
-  if (mr == MR)
-    kloop(std::true_type{});
-  else
-    kloop(std::false_type{});
+  if (mr == MR) kloop(std::true_type{});
+  else kloop(std::false_type{});
 
   if constexpr (!kUpdate) {
     const v128_t valpha = wasm_f32x4_splat(alpha);
@@ -244,10 +240,8 @@ void pack_b(std::size_t N, std::size_t K, const float* B, std::size_t ldb, float
   const std::size_t panels = (N + kNR - 1) / kNR;
   for (std::size_t p = 0; p < panels; ++p) {
     const std::size_t nr = std::min(kNR, N - p * kNR);
-    if (kNT)
-      pack_rows<kNR>(K, nr, B + p * kNR * ldb, ldb, w + p * K * kNR);
-    else
-      pack_cols8(K, nr, B + p * kNR, ldb, w + p * K * kNR);
+    if (kNT) pack_rows<kNR>(K, nr, B + p * kNR * ldb, ldb, w + p * K * kNR);
+    else pack_cols8(K, nr, B + p * kNR, ldb, w + p * K * kNR);
   }
 }
 
@@ -264,9 +258,8 @@ void pack_cols4(std::size_t K, std::size_t nr, const float* A, std::size_t lda, 
 
 // GEMM on packed B panels: per block of mc rows of op(A) (packed as 4-row tiles [K][4], ~256 KiB,
 // L2-resident) sweep every panel. op(A) = A [M, K], or Aᵀ of A [K, M] when a_transposed.
-void gemm_packed(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
-                 std::size_t lda, const float* w, const float* bias, float* C, std::size_t ldc,
-                 bool a_transposed = false) {
+void gemm_packed(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda,
+                 const float* w, const float* bias, float* C, std::size_t ldc, bool a_transposed = false) {
   if (M == 0 || N == 0) return;
   const std::size_t panels = (N + kNR - 1) / kNR;
   float* b8 = nullptr;
@@ -281,27 +274,23 @@ void gemm_packed(std::size_t M, std::size_t N, std::size_t K, float alpha, const
   for (std::size_t i0 = 0; i0 < M; i0 += mc) {
     const std::size_t i1 = std::min(M, i0 + mc);
     for (std::size_t i = i0; i < i1; i += kMR) {
-      if (a_transposed)
-        pack_cols4(K, std::min(kMR, i1 - i), A + i, lda, ap + (i - i0) * K);
-      else
-        pack_rows<kMR>(K, std::min(kMR, i1 - i), A + i * lda, lda, ap + (i - i0) * K);
+      if (a_transposed) pack_cols4(K, std::min(kMR, i1 - i), A + i, lda, ap + (i - i0) * K);
+      else pack_rows<kMR>(K, std::min(kMR, i1 - i), A + i * lda, lda, ap + (i - i0) * K);
     }
     for (std::size_t p = 0; p < panels; ++p) {
       const std::size_t nc = std::min(kNR, N - p * kNR);
       const float* wp = w + p * K * kNR;
       for (std::size_t i = i0; i < i1; i += kMR)
-        f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, i1 - i), nc, K, ap + (i - i0) * K,
-                                              kMR, wp, C + i * ldc + p * kNR, ldc, alpha,
-                                              b8 ? b8 + p * kNR : nullptr, nullptr);
+        f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, i1 - i), nc, K, ap + (i - i0) * K, kMR, wp,
+                                              C + i * ldc + p * kNR, ldc, alpha, b8 ? b8 + p * kNR : nullptr, nullptr);
     }
   }
 }
 
 // Shared GEMM driver: pack all of op(B) once, then run on the panels.
 template <bool kNT>
-void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
-          std::size_t lda, const float* B, std::size_t ldb, const float* bias, float* C,
-          std::size_t ldc) {
+void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda, const float* B,
+          std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
   if (M == 0 || N == 0) return;
   float* w = scratch(t_wpack, (N + kNR - 1) / kNR * K * kNR);
   pack_b<kNT>(N, K, B, ldb, w);
@@ -322,9 +311,9 @@ float hsum(v128_t v) {
 
 }  // namespace
 
-void f32_gemm_nt__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha,
-                               const float* A, std::size_t lda, const float* B, std::size_t ldb,
-                               const float* bias, float* C, std::size_t ldc) {
+void f32_gemm_nt__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
+                               std::size_t lda, const float* B, std::size_t ldb, const float* bias, float* C,
+                               std::size_t ldc) {
   gemm<true>(M, N, K, alpha, A, lda, B, ldb, bias, C, ldc);
 }
 
@@ -334,23 +323,21 @@ void f32_pack_nt__wasmsimd_x8(std::size_t N, std::size_t K, const float* B, std:
   if (N > 0) pack_b<true>(N, K, B, ldb, packed.data());
 }
 
-void f32_gemm_nt_packed__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha,
-                                      const float* A, std::size_t lda, const float* packed,
-                                      const float* bias, float* C, std::size_t ldc) {
+void f32_gemm_nt_packed__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
+                                      std::size_t lda, const float* packed, const float* bias, float* C,
+                                      std::size_t ldc) {
   gemm_packed(M, N, K, alpha, A, lda, packed, bias, C, ldc);
 }
 
-void f32_gemm_nn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A,
-                               std::size_t lda, const float* B, std::size_t ldb, float* C,
-                               std::size_t ldc) {
+void f32_gemm_nn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                               const float* B, std::size_t ldb, float* C, std::size_t ldc) {
   gemm<false>(M, N, K, 1.0f, A, lda, B, ldb, nullptr, C, ldc);
 }
 
 MHA_SCRATCH_STORAGE std::vector<float> t_accumulate;  // f32_gemm_tn's fresh product before it is added
 
-void f32_gemm_tn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A,
-                               std::size_t lda, const float* B, std::size_t ldb, bool accumulate,
-                               float* C, std::size_t ldc) {
+void f32_gemm_tn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                               const float* B, std::size_t ldb, bool accumulate, float* C, std::size_t ldc) {
   if (M == 0 || N == 0) return;
   // K is the number of rows of a batch (B·T: thousands) for weight gradients: in blocks of kKc the
   // B panels stay in L1 ([kKc][8] floats = 8 KiB) instead of streaming from L2 per microkernel call.
@@ -371,7 +358,8 @@ void f32_gemm_tn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, cons
     pack_b<false>(N, kc, B + k0 * ldb, ldb, w);
     gemm_packed(M, N, kc, 1.0f, A + k0 * lda, lda, w, nullptr, fresh, N, true);
     std::size_t i = 0;
-    for (; i + 4 <= M * N; i += 4) wasm_v128_store(sum + i, wasm_f32x4_add(wasm_v128_load(sum + i), wasm_v128_load(fresh + i)));
+    for (; i + 4 <= M * N; i += 4)
+      wasm_v128_store(sum + i, wasm_f32x4_add(wasm_v128_load(sum + i), wasm_v128_load(fresh + i)));
     for (; i < M * N; ++i) sum[i] += fresh[i];
   }
   for (std::size_t i = 0; i < M; ++i) {
@@ -388,15 +376,16 @@ void f32_gemm_tn__wasmsimd_4x8(std::size_t M, std::size_t N, std::size_t K, cons
 }
 
 // dx = (dy - Σ dy·y) · y per row: one pass for the dot product (four lanes, then a tree), one for dx.
-void f32_softmax_backward__wasmsimd(std::size_t rows, std::size_t n, const float* y, std::size_t ldy,
-                                    const float* dy, std::size_t lddy, float* dx, std::size_t lddx) {
+void f32_softmax_backward__wasmsimd(std::size_t rows, std::size_t n, const float* y, std::size_t ldy, const float* dy,
+                                    std::size_t lddy, float* dx, std::size_t lddx) {
   for (std::size_t r = 0; r < rows; ++r) {
     const float* yr = y + r * ldy;
     const float* gr = dy + r * lddy;
     float* xr = dx + r * lddx;
     v128_t vdot = wasm_f32x4_const_splat(0.0f);
     std::size_t j = 0;
-    for (; j + 4 <= n; j += 4) vdot = wasm_f32x4_add(vdot, wasm_f32x4_mul(wasm_v128_load(gr + j), wasm_v128_load(yr + j)));
+    for (; j + 4 <= n; j += 4)
+      vdot = wasm_f32x4_add(vdot, wasm_f32x4_mul(wasm_v128_load(gr + j), wasm_v128_load(yr + j)));
     float dot = hsum(vdot);
     for (std::size_t t = j; t < n; ++t) dot += gr[t] * yr[t];
     const v128_t vd = wasm_f32x4_splat(dot);
@@ -486,11 +475,11 @@ struct OnlineArgs {
   std::size_t dk, dv;
   float scale;       // of the raw scores, for an additive or boolean mask (natural units)
   float scale_log2;  // scale·log2(e): scores straight in log2 units
-  const float* kp;  // packed K
+  const float* kp;   // packed K
   const float* v;
   std::size_t ldv;
   const f32_score_mask* mask;
-  float* st;        // [kKvTile][8] scratch
+  float* st;  // [kKvTile][8] scratch
 };
 
 // The online-softmax update of one group of 8 queries q0.. (nq real, in lanes) by keys [j0, j0 + nb),
@@ -499,8 +488,8 @@ struct OnlineArgs {
 //   m' = max(m, max_j Sᵀ[j, ·]);  P = 2^(Sᵀ - m');  l = l·2^(m - m') + Σ_j P
 //   Oᵀ[c, q] = Oᵀ[c, q]·2^(m - m') + Σ_j V[j, c]·P[j, q]   4x8 microkernel, A = Vᵀ, W = P
 // stats holds m (8 floats) then l (8 floats); ot is the group's Oᵀ [dv][8].
-void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size_t nq, std::size_t j0,
-                 std::size_t nb, float* ot, float* stats) {
+void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size_t nq, std::size_t j0, std::size_t nb,
+                 float* ot, float* stats) {
   const f32_score_mask& mask = *a.mask;
   float* st = a.st;
   const v128_t vneginf = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
@@ -512,9 +501,8 @@ void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size
   const bool masked = mask_per_score || (mask.causal && j0 + nb > q0 + 1);
   v128_t bm[2] = {vneginf, vneginf};
   for (std::size_t jj = 0; jj < nb; jj += kMR)
-    f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, a.dk, a.kp + (j0 + jj) * a.dk,
-                                          kMR, qp, st + jj * 8, 8, alpha, nullptr, nullptr,
-                                          masked ? nullptr : bm);
+    f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, a.dk, a.kp + (j0 + jj) * a.dk, kMR, qp,
+                                          st + jj * 8, 8, alpha, nullptr, nullptr, masked ? nullptr : bm);
 
   if (!mask_per_score) {
     // Causal only: select fill where j > q, vectorized; blocks left of the diagonal skip it.
@@ -568,8 +556,8 @@ void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size
   wasm_v128_store(stats + 12, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(stats + 12), corr[1]), sum1));
 
   for (std::size_t c = 0; c < a.dv; c += kMR)
-    f32_gemm_ukernel__wasmsimd_4x8<true>(std::min(kMR, a.dv - c), 8, nb, a.v + j0 * a.ldv + c, a.ldv,
-                                         st, ot + c * 8, 8, 1.0f, nullptr, corr);
+    f32_gemm_ukernel__wasmsimd_4x8<true>(std::min(kMR, a.dv - c), 8, nb, a.v + j0 * a.ldv + c, a.ldv, st, ot + c * 8, 8,
+                                         1.0f, nullptr, corr);
 }
 }  // namespace
 
@@ -579,11 +567,9 @@ void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size
 // key tile, every group of the query tile takes its online_step, so the tile's K and V are read
 // from L1 by all groups. K is packed once per call into 4-key micro-panels (the size of K);
 // the rest is query_tile·(dk + dv + 2) floats plus kKvTile·8. Nothing is Sq×Skv.
-void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk,
-                                        std::size_t dv, float scale, const float* q,
-                                        std::size_t ldq, const float* k, std::size_t ldk,
-                                        const float* v, std::size_t ldv,
-                                        const f32_score_mask& mask, float* out,
+void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv, float scale,
+                                        const float* q, std::size_t ldq, const float* k, std::size_t ldk,
+                                        const float* v, std::size_t ldv, const f32_score_mask& mask, float* out,
                                         std::size_t ldo) {
   if (Sq == 0 || dv == 0) return;
   if (Skv == 0) {  // softmax over nothing, summed over nothing: zeros, as the reference
@@ -597,8 +583,7 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   float* ot = scratch(t_acc, max_groups * dv * 8);
   float* stats = scratch(t_stats, max_groups * 16);
   float* kp = scratch(t_kpack, (Skv + kMR - 1) / kMR * kMR * dk);
-  for (std::size_t j = 0; j < Skv; j += kMR)
-    pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
+  for (std::size_t j = 0; j < Skv; j += kMR) pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
   const OnlineArgs args{dk, dv, scale, score_log2(scale), kp, v, ldv, &mask, scratch(t_scores, kKvTile * 8)};
   const bool fill_neginf = mask.fill == kNegInf;
   const v128_t vfill = wasm_f32x4_splat(score_log2(mask.fill));  // running maxima are in log2 units

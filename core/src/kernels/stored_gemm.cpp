@@ -37,7 +37,8 @@ void add_bias(std::size_t M, std::size_t N, const float* bias, float* C, std::si
 
 }  // namespace
 
-void widen_tile(const weight_matrix& w, std::size_t r0, std::size_t rows, std::size_t c0, std::size_t cols, float* dst) {
+void widen_tile(const weight_matrix& w, std::size_t r0, std::size_t rows, std::size_t c0, std::size_t cols,
+                float* dst) {
   for (std::size_t r = 0; r < rows; ++r) {
     const std::size_t at = (r0 + r) * w.ld + c0;
     float* out = dst + r * cols;
@@ -49,8 +50,8 @@ void widen_tile(const weight_matrix& w, std::size_t r0, std::size_t rows, std::s
   }
 }
 
-void f32_gemm_nt_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                   const weight_matrix& W, const float* bias, float* C, std::size_t ldc) {
+void f32_gemm_nt_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const weight_matrix& W,
+                   const float* bias, float* C, std::size_t ldc) {
   if (W.type == wtype::f32) {
     f32_gemm_nt(M, N, K, 1.0f, A, lda, f32_rows(W), W.ld, bias, C, ldc);
     return;
@@ -64,8 +65,8 @@ void f32_gemm_nt_w(std::size_t M, std::size_t N, std::size_t K, const float* A, 
   }
 }
 
-void f32_gemm_nn_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                   const weight_matrix& W, const float* bias, float* C, std::size_t ldc) {
+void f32_gemm_nn_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const weight_matrix& W,
+                   const float* bias, float* C, std::size_t ldc) {
   if (M == 0 || N == 0) return;
   if (W.type == wtype::f32) {
     f32_gemm_nn(M, N, K, A, lda, f32_rows(W), W.ld, C, ldc);

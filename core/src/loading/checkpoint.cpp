@@ -3,8 +3,8 @@
 #include "mha/checkpoint.hpp"
 
 #include <algorithm>
-#include <iterator>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <new>
@@ -29,7 +29,7 @@ struct KeptTensor {
   std::size_t file = 0;
   std::uint64_t offset = 0;  // in the file
   std::size_t bytes = 0;
-  std::size_t at = 0;        // in the storage block
+  std::size_t at = 0;  // in the storage block
 };
 
 bool stored_dtype(const std::string& name, DType& out) {
@@ -80,7 +80,7 @@ bool is_nan(const std::uint8_t* p, DType dtype) {
   return (bits & (dtype == DType::F16 ? 0x03FF : 0x007F)) != 0;
 }
 
-void free_aligned(void* p) { ::operator delete(p, std::align_val_t{kAlign}); }
+void free_aligned(void* p) { ::operator delete (p, std::align_val_t{kAlign}); }
 
 }  // namespace
 
@@ -92,9 +92,9 @@ struct CheckpointLoader::Impl {
   std::map<std::string, std::size_t> index;  // tensor → shard (index into shards)
   std::vector<std::string> shards;
   std::vector<std::string> files;
-  std::vector<std::size_t> file_shard;       // files[i] is shards[file_shard[i]] (indexed only)
+  std::vector<std::size_t> file_shard;  // files[i] is shards[file_shard[i]] (indexed only)
   std::vector<KeptTensor> kept;
-  std::map<std::string, std::size_t> held;   // every tensor of the files added → its file
+  std::map<std::string, std::size_t> held;  // every tensor of the files added → its file
   std::vector<CheckpointRead> reads;
   std::uint64_t read_bytes = 0;
   std::shared_ptr<void> storage;
@@ -114,8 +114,9 @@ void CheckpointLoader::Impl::add_index(const std::string& text, const std::strin
   const json::Value doc = json::parse(text, name);
   const json::Value* map = doc.find("weight_map");
   if (!map || map->kind != json::Value::Object) {
-    refuse(name, "it has no \"weight_map\" object ({tensor name: shard file}) as save_pretrained writes; is it a "
-                 "model.safetensors.index.json?");
+    refuse(name,
+           "it has no \"weight_map\" object ({tensor name: shard file}) as save_pretrained writes; is it a "
+           "model.safetensors.index.json?");
   }
   if (map->members.empty()) refuse(name, "its weight_map names no tensor");
   std::map<std::string, std::size_t> shard_of;  // file → its place in `files_named`
@@ -123,7 +124,8 @@ void CheckpointLoader::Impl::add_index(const std::string& text, const std::strin
   std::map<std::string, std::size_t> tensors;
   for (const auto& [tensor, file] : map->members) {
     if (file.kind != json::Value::String || file.text.empty()) {
-      refuse(name, "weight_map gives tensor " + quoted(tensor) + " " + json::kind_name(file) + "; each tensor's value must be its shard's file name");
+      refuse(name, "weight_map gives tensor " + quoted(tensor) + " " + json::kind_name(file) +
+                       "; each tensor's value must be its shard's file name");
     }
     const auto shard = shard_of.emplace(file.text, shard_of.size()).first;
     if (shard->second == files_named.size()) files_named.push_back(file.text);
@@ -135,7 +137,8 @@ void CheckpointLoader::Impl::add_index(const std::string& text, const std::strin
   indexed = true;
 }
 
-void CheckpointLoader::Impl::add_file(const std::string& file, const std::uint8_t* bytes, std::size_t n, std::uint64_t size) {
+void CheckpointLoader::Impl::add_file(const std::string& file, const std::uint8_t* bytes, std::size_t n,
+                                      std::uint64_t size) {
   if (planned) throw Error("add every file before plan()");
   if (std::find(files.begin(), files.end(), file) != files.end()) throw Error(file + " was given twice");
   std::size_t shard = 0;
@@ -144,13 +147,15 @@ void CheckpointLoader::Impl::add_file(const std::string& file, const std::uint8_
     if (it == shards.end()) refuse(file, "the index (" + index_name + ") does not name this file among its shards");
     shard = static_cast<std::size_t>(it - shards.begin());
   } else if (!files.empty()) {
-    throw Error("a checkpoint of several files needs its model.safetensors.index.json (given: " + files[0] + " and " + file + ")");
+    throw Error("a checkpoint of several files needs its model.safetensors.index.json (given: " + files[0] + " and " +
+                file + ")");
   }
   if (n < 8) refuse(file, "add_file needs the file's first 8 + N bytes (header_bytes)");
   safetensors::Header header;
   try {
     const std::uint64_t length = safetensors::header_length(bytes, 8, size);
-    if (n != 8 + length) throw Error("add_file needs exactly the file's first 8 + N = " + std::to_string(8 + length) + " bytes");
+    if (n != 8 + length)
+      throw Error("add_file needs exactly the file's first 8 + N = " + std::to_string(8 + length) + " bytes");
     header = safetensors::parse_header(bytes, length, size, safetensors::every_dtype, safetensors::kFormatDTypes);
   } catch (const Error& e) {
     refuse(file, e.what());
@@ -172,8 +177,9 @@ void CheckpointLoader::Impl::add_file(const std::string& file, const std::uint8_
     KeptTensor t;
     t.name = e.name;
     if (!stored_dtype(e.dtype->name, t.dtype)) {
-      refuse(file, what + " is stored as " + e.dtype->name + "; the core reads weights stored as F32, F16 or BF16 "
-                   "(save the model with torch_dtype=torch.float32, float16 or bfloat16)");
+      refuse(file, what + " is stored as " + e.dtype->name +
+                       "; the core reads weights stored as F32, F16 or BF16 "
+                       "(save the model with torch_dtype=torch.float32, float16 or bfloat16)");
     }
     if (e.elements == 0) refuse(file, what + " is empty (shape " + safetensors::dims_text(e.dims) + ")");
     if (e.bytes > std::numeric_limits<std::size_t>::max() / 2) {
@@ -193,7 +199,8 @@ void CheckpointLoader::Impl::add_file(const std::string& file, const std::uint8_
 
 void CheckpointLoader::Impl::check_shards() const {
   if (!indexed) {
-    if (files.empty()) throw Error("no weights: give model.safetensors (or model.safetensors.index.json with its shards)");
+    if (files.empty())
+      throw Error("no weights: give model.safetensors (or model.safetensors.index.json with its shards)");
     return;
   }
   for (std::size_t s = 0; s < shards.size(); ++s) {
@@ -210,7 +217,8 @@ void CheckpointLoader::Impl::check_shards() const {
   }
   for (const auto& [tensor, shard] : index) {
     if (held.count(tensor) == 0) {
-      throw Error(index_name + ": it puts tensor " + quoted(tensor) + " in " + shards[shard] + ", but that file's header does not hold it");
+      throw Error(index_name + ": it puts tensor " + quoted(tensor) + " in " + shards[shard] +
+                  ", but that file's header does not hold it");
     }
   }
 }
@@ -221,13 +229,15 @@ void CheckpointLoader::Impl::allocate() {
     t.at = static_cast<std::size_t>(total);
     total += (t.bytes + kAlign - 1) / kAlign * kAlign;  // each t.bytes < SIZE_MAX / 2: no wrap in 64 bits
     if (total > std::numeric_limits<std::size_t>::max() / 2) {
-      throw Error("the weights need more than " + megabytes(total) + ", more than this core can address (a wasm32 tab: 4 GB)");
+      throw Error("the weights need more than " + megabytes(total) +
+                  ", more than this core can address (a wasm32 tab: 4 GB)");
     }
   }
   if (total == 0) return;
-  void* block = ::operator new(static_cast<std::size_t>(total), std::align_val_t{kAlign}, std::nothrow);
+  void* block = ::operator new (static_cast<std::size_t>(total), std::align_val_t{kAlign}, std::nothrow);
   if (!block) {
-    throw Error("out of memory: the weights need " + megabytes(total) + " (F16 and BF16 stay half) and the browser could not "
+    throw Error("out of memory: the weights need " + megabytes(total) +
+                " (F16 and BF16 stay half) and the browser could not "
                 "give this tab that much; close other tabs or try a smaller model");
   }
   storage = std::shared_ptr<void>(block, free_aligned);
@@ -281,7 +291,8 @@ const std::vector<std::string>& CheckpointLoader::shards() const { return impl_-
 
 std::uint64_t CheckpointLoader::header_bytes(const std::string& file, const std::uint8_t* first, std::size_t available,
                                              std::uint64_t size) const {
-  if (available != std::min<std::uint64_t>(size, 8)) throw Error(file + ": header_bytes needs the file's first min(8, size) bytes");
+  if (available != std::min<std::uint64_t>(size, 8))
+    throw Error(file + ": header_bytes needs the file's first min(8, size) bytes");
   try {
     return 8 + safetensors::header_length(first, available, size);
   } catch (const Error& e) {
@@ -319,9 +330,10 @@ std::shared_ptr<const Weights> CheckpointLoader::finish() {
     const std::ptrdiff_t bad = first_non_finite(data, t.dtype, count);
     if (bad >= 0) {
       const std::uint8_t* p = data + static_cast<std::size_t>(bad) * dtype_size(t.dtype);
-      m.refuse(m.files[t.file], "tensor " + quoted(t.name) + " holds " + (is_nan(p, t.dtype) ? "NaN" : "an infinity") +
-                                    " (element " + std::to_string(bad) + " of " + std::to_string(count) +
-                                    "): a model with NaN or infinite weights computes nothing meaningful; is the file damaged?");
+      m.refuse(m.files[t.file],
+               "tensor " + quoted(t.name) + " holds " + (is_nan(p, t.dtype) ? "NaN" : "an infinity") + " (element " +
+                   std::to_string(bad) + " of " + std::to_string(count) +
+                   "): a model with NaN or infinite weights computes nothing meaningful; is the file damaged?");
     }
     refs.push_back({t.name, t.dtype, t.shape, data});
   }

@@ -13,9 +13,9 @@ namespace mha::safetensors {
 const char kNotSafetensors[] = "this is not a valid .safetensors file: ";
 
 // As huggingface/safetensors' Dtype enum, in its order.
-constexpr FormatDType kDTypes[] = {{"BOOL", 1}, {"U8", 1},  {"I8", 1},   {"F8_E5M2", 1}, {"F8_E4M3", 1},
-                                   {"I16", 2},  {"U16", 2}, {"F16", 2},  {"BF16", 2},    {"I32", 4},
-                                   {"U32", 4},  {"F32", 4}, {"F64", 8},  {"I64", 8},     {"U64", 8}};
+constexpr FormatDType kDTypes[] = {{"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E5M2", 1}, {"F8_E4M3", 1},
+                                   {"I16", 2},  {"U16", 2}, {"F16", 2}, {"BF16", 2},    {"I32", 4},
+                                   {"U32", 4},  {"F32", 4}, {"F64", 8}, {"I64", 8},     {"U64", 8}};
 const char kFormatDTypes[] = "BOOL, U8, I8, F8_E5M2, F8_E4M3, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64";
 
 bool every_dtype(const std::string&) { return true; }  // tensor_entry looks the name up in kDTypes first
@@ -50,16 +50,19 @@ void limit_entry(json::Parser& json, const std::string& what) {
 std::uint64_t whole(const Value& v, const std::string& what) {
   if (v.kind != Value::Number) bad(what + " is " + kind_name(v) + "; it must be a whole number");
   if (!v.whole) {
-    bad(what + " is " + quoted(v.text) + "; it must be a whole number from 0 to 2^53 written without a sign, '.' or exponent");
+    bad(what + " is " + quoted(v.text) +
+        "; it must be a whole number from 0 to 2^53 written without a sign, '.' or exponent");
   }
   return v.uint;
 }
 
-Entry tensor_entry(const std::string& name, const Value& v, bool (*accepts)(const std::string&), const char* supported) {
+Entry tensor_entry(const std::string& name, const Value& v, bool (*accepts)(const std::string&),
+                   const char* supported) {
   Entry e;
   e.name = name;
   const std::string what = "tensor " + quoted(name);
-  if (v.kind != Value::Object) bad(what + " is described by " + kind_name(v) + ", not by an object {dtype, shape, data_offsets}");
+  if (v.kind != Value::Object)
+    bad(what + " is described by " + kind_name(v) + ", not by an object {dtype, shape, data_offsets}");
   const Value *dtype = nullptr, *shape = nullptr, *offsets = nullptr;
   for (const auto& [key, field] : v.members) {
     if (key == "dtype") dtype = &field;
@@ -69,16 +72,19 @@ Entry tensor_entry(const std::string& name, const Value& v, bool (*accepts)(cons
   }
   if (!dtype || !shape || !offsets) bad(what + " has no " + (!dtype ? "dtype" : !shape ? "shape" : "data_offsets"));
 
-  if (dtype->kind != Value::String) bad(what + ": dtype is " + kind_name(*dtype) + "; it must be a string such as \"F32\"");
+  if (dtype->kind != Value::String)
+    bad(what + ": dtype is " + kind_name(*dtype) + "; it must be a string such as \"F32\"");
   for (const FormatDType& d : kDTypes)
     if (dtype->text == d.name && accepts(dtype->text)) e.dtype = &d;
   if (!e.dtype) throw Error(what + ": dtype " + quoted(dtype->text) + " is not supported; supported: " + supported);
 
   if (shape->kind != Value::Array) bad(what + ": shape is " + kind_name(*shape) + "; it must be an array of sizes");
   if (shape->items.size() > kMaxDims) {
-    throw Error(what + " has " + std::to_string(shape->items.size()) + " dimensions; at most " + std::to_string(kMaxDims) + " are supported");
+    throw Error(what + " has " + std::to_string(shape->items.size()) + " dimensions; at most " +
+                std::to_string(kMaxDims) + " are supported");
   }
-  for (std::size_t i = 0; i < shape->items.size(); ++i) e.dims.push_back(whole(shape->items[i], what + ": shape[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < shape->items.size(); ++i)
+    e.dims.push_back(whole(shape->items[i], what + ": shape[" + std::to_string(i) + "]"));
   // Checked products. The nonzero sizes are multiplied even when one size is 0, so that a zero does
   // not hide sizes whose product wraps (a wrapped product once passed a popular parser's checks).
   std::uint64_t product = 1;
@@ -91,13 +97,15 @@ Entry tensor_entry(const std::string& name, const Value& v, bool (*accepts)(cons
       product *= s;
     }
   }
-  if (product > kU64Max / e.dtype->bytes) bad(what + ": the byte size of shape " + dims_text(e.dims) + " in " + e.dtype->name + " overflows 64 bits");
+  if (product > kU64Max / e.dtype->bytes)
+    bad(what + ": the byte size of shape " + dims_text(e.dims) + " in " + e.dtype->name + " overflows 64 bits");
   e.elements = zero ? 0 : product;
   e.bytes = e.elements * e.dtype->bytes;
 
   if (offsets->kind != Value::Array || offsets->items.size() != 2) {
     bad(what + ": data_offsets must be an array of two whole numbers [BEGIN, END]" +
-        (offsets->kind == Value::Array ? ", not " + std::to_string(offsets->items.size()) : ", not " + kind_name(*offsets)));
+        (offsets->kind == Value::Array ? ", not " + std::to_string(offsets->items.size())
+                                       : ", not " + kind_name(*offsets)));
   }
   e.begin = whole(offsets->items[0], what + ": data_offsets[0]");
   e.end = whole(offsets->items[1], what + ": data_offsets[1]");
@@ -118,7 +126,8 @@ void read_metadata(json::Parser& json, std::vector<std::pair<std::string, std::s
   json.object([&](const std::string& key) {
     limit_entry(json, "__metadata__ " + quoted(key));
     Value v = json.value(2);
-    if (v.kind != Value::String) bad("__metadata__ " + quoted(key) + " is " + kind_name(v) + "; metadata values must be strings");
+    if (v.kind != Value::String)
+      bad("__metadata__ " + quoted(key) + " is " + kind_name(v) + "; metadata values must be strings");
     metadata.emplace_back(key, std::move(v.text));
   });
 }
@@ -147,7 +156,6 @@ bool text_length(const std::uint8_t* bytes) {
   return true;
 }
 
-
 }  // namespace
 
 std::uint64_t header_length(const std::uint8_t* bytes, std::size_t available, std::uint64_t size) {
@@ -160,13 +168,15 @@ std::uint64_t header_length(const std::uint8_t* bytes, std::size_t available, st
   if (size < 8) bad("it has " + std::to_string(size) + " bytes, fewer than the 8 that give the header's length");
   if (available < 8) throw Error("header_length needs the file's first 8 bytes");
   if (!fits && text_length(bytes)) {
-    bad("it starts with text (\"" + std::string(reinterpret_cast<const char*>(bytes), 8) + "…\") where a .safetensors "
+    bad("it starts with text (\"" + std::string(reinterpret_cast<const char*>(bytes), 8) +
+        "…\") where a .safetensors "
         "file has the header's length in 8 bytes: it is a text file, not a .safetensors file");
   }
-  if (n > kMaxHeader) bad("the header says its length is " + std::to_string(n) + " bytes, more than the 100,000,000 allowed");
+  if (n > kMaxHeader)
+    bad("the header says its length is " + std::to_string(n) + " bytes, more than the 100,000,000 allowed");
   if (n > size - 8) {
-    bad("the header says its length is " + std::to_string(n) + " bytes but the file has only " + std::to_string(size - 8) +
-        " bytes after the first 8 (is it cut short?)");
+    bad("the header says its length is " + std::to_string(n) + " bytes but the file has only " +
+        std::to_string(size - 8) + " bytes after the first 8 (is it cut short?)");
   }
   return n;
 }
@@ -180,7 +190,8 @@ Header parse_header(const std::uint8_t* bytes, std::uint64_t n, std::uint64_t si
   Header header;
   header.data_start = 8 + n;
   std::vector<Entry>& entries = header.entries;
-  json::Parser json(reinterpret_cast<const char*>(bytes + 8), header_size, kNotSafetensors + std::string("its header"), "the header");
+  json::Parser json(reinterpret_cast<const char*>(bytes + 8), header_size, kNotSafetensors + std::string("its header"),
+                    "the header");
   if (!json.at('{')) bad("its header is not a JSON object (it must start with '{')");
   json.object([&](const std::string& key) {
     if (key == "__metadata__") {
@@ -192,13 +203,15 @@ Header parse_header(const std::uint8_t* bytes, std::uint64_t n, std::uint64_t si
   });
   json.finish();
 
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) { return a.begin < b.begin || (a.begin == b.begin && a.end < b.end); });
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
+  });
   std::uint64_t at = 0;
   for (const Entry& e : entries) {
     if (e.begin != at) {
       bad("tensor " + quoted(e.name) + (e.begin < at ? " overlaps the tensor before it" : " leaves a gap before it") +
-          " (its data starts at byte " + std::to_string(e.begin) + " of the data, expected " + std::to_string(at) + ")");
+          " (its data starts at byte " + std::to_string(e.begin) + " of the data, expected " + std::to_string(at) +
+          ")");
     }
     at = e.end;
   }

@@ -46,8 +46,8 @@ std::uint64_t header_length(const std::uint8_t* first, std::size_t available, st
 
 // The header from `bytes`: the file's first 8 + n bytes, n = header_length(...). `accepts`
 // decides which dtypes the caller takes; the others are refused, listing `supported`.
-Header parse_header(const std::uint8_t* bytes, std::uint64_t n, std::uint64_t file_size, bool (*accepts)(const std::string& dtype),
-                    const char* supported);
+Header parse_header(const std::uint8_t* bytes, std::uint64_t n, std::uint64_t file_size,
+                    bool (*accepts)(const std::string& dtype), const char* supported);
 
 // An `accepts` that takes every dtype of the format, and their names (for `supported`): BOOL, U8,
 // I8, F8_E5M2, F8_E4M3, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64.

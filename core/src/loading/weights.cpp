@@ -29,7 +29,8 @@ Weights::Weights(std::vector<WeightRef> tensors, std::vector<std::shared_ptr<voi
     : tensors_(std::move(tensors)), storage_(std::move(storage)) {
   std::sort(tensors_.begin(), tensors_.end(), [](const WeightRef& a, const WeightRef& b) { return a.name < b.name; });
   for (std::size_t i = 1; i < tensors_.size(); ++i)
-    if (tensors_[i].name == tensors_[i - 1].name) throw Error("the checkpoint holds the tensor " + tensors_[i].name + " twice");
+    if (tensors_[i].name == tensors_[i - 1].name)
+      throw Error("the checkpoint holds the tensor " + tensors_[i].name + " twice");
 }
 
 const WeightRef* Weights::find(const std::string& name) const {

@@ -36,7 +36,8 @@ class Bert final : public Network {
       layer.attn.v = b.linear(p + "attention.self.value", D, D, true);
       layer.attn.o = b.linear(p + "attention.output.dense", D, D, true);
       layer.attn_norm = b.norm(p + "attention.output.LayerNorm", D, eps);
-      layer.mlp = {b.linear(p + "intermediate.dense", D, c_.d_ff, true), b.linear(p + "output.dense", c_.d_ff, D, true), act};
+      layer.mlp = {b.linear(p + "intermediate.dense", D, c_.d_ff, true), b.linear(p + "output.dense", c_.d_ff, D, true),
+                   act};
       layer.out_norm = b.norm(p + "output.LayerNorm", D, eps);
       layers_.push_back(layer);
     }
@@ -101,13 +102,15 @@ class Bert final : public Network {
     head_ = true;
     act_ = act;
     transform_ = {dense, b.need_head(p + "transform.dense.bias", {D}), false, D, D};
-    transform_norm_ = {b.need_head(p + "transform.LayerNorm.weight", {D}), b.need_head(p + "transform.LayerNorm.bias", {D}),
-                       float(c_.norm_eps)};
+    transform_norm_ = {b.need_head(p + "transform.LayerNorm.weight", {D}),
+                       b.need_head(p + "transform.LayerNorm.bias", {D}), float(c_.norm_eps)};
     // The decoder's bias is cls.predictions.bias (one tensor shared with decoder.bias; files keep either).
     const WeightRef* bias = b.maybe_head(p + "bias", {c_.vocab});
     const WeightRef* decoder_bias = b.maybe_head(p + "decoder.bias", {c_.vocab});
     if (!bias) bias = decoder_bias;
-    if (!bias) throw Error("the checkpoint has an MLM head but neither 'cls.predictions.bias' nor 'cls.predictions.decoder.bias'");
+    if (!bias)
+      throw Error(
+          "the checkpoint has an MLM head but neither 'cls.predictions.bias' nor 'cls.predictions.decoder.bias'");
     const WeightRef* weight = c_.tie_word_embeddings ? words_ : b.need_head(p + "decoder.weight", {c_.vocab, D});
     decoder_ = {weight, bias, false, D, c_.vocab};
   }

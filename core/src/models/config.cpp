@@ -4,16 +4,15 @@
 #include <cmath>
 
 #include "blocks/blocks.hpp"
+#include "json.hpp"  // the core's one strict JSON parser (the floor of tensors, below every other)
 #include "mha/error.hpp"
 #include "mha/models.hpp"
-#include "json.hpp"  // the core's one strict JSON parser (the floor of tensors, below every other)
 
 namespace mha {
 
 namespace {
 
 using json::Json;
-
 
 constexpr std::array<const char*, 4> kFamilyNames{"gpt2", "bert", "distilbert", "llama"};
 static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
@@ -22,9 +21,11 @@ struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 5> kModelTypes{
-    {{"gpt2", Family::GPT2}, {"bert", Family::BERT}, {"distilbert", Family::DistilBERT}, {"llama", Family::Llama},
-     {"qwen2", Family::Llama}}};
+constexpr std::array<ModelType, 5> kModelTypes{{{"gpt2", Family::GPT2},
+                                                {"bert", Family::BERT},
+                                                {"distilbert", Family::DistilBERT},
+                                                {"llama", Family::Llama},
+                                                {"qwen2", Family::Llama}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -32,7 +33,8 @@ constexpr double kMaxSize = double(std::size_t{1} << 24);
 std::string supported() {
   std::string types;
   for (const ModelType& t : kModelTypes) types += std::string(types.empty() ? "" : ", ") + t.name;
-  return "The core computes model_type " + types + " with absolute position embeddings (GPT-2, BERT, "
+  return "The core computes model_type " + types +
+         " with absolute position embeddings (GPT-2, BERT, "
          "DistilBERT) or default rotary embeddings (rope_scaling null), full causal or bidirectional "
          "self-attention (no sliding window, no ALiBi, no cross-attention), activations " +
          blocks::activation_names() + ".";
@@ -162,7 +164,8 @@ void check_sizes(CheckpointConfig& m) {
   }
   if (m.heads % m.kv_heads != 0)
     throw Error("config.json: " + std::to_string(m.heads) + " attention heads cannot share " +
-                std::to_string(m.kv_heads) + " key/value heads (num_attention_heads must be a multiple of num_key_value_heads)");
+                std::to_string(m.kv_heads) +
+                " key/value heads (num_attention_heads must be a multiple of num_key_value_heads)");
   if (m.rope_theta > 0.0 && m.head_dim % 2 != 0)
     throw Error("config.json: rotary embeddings need an even head size, got " + std::to_string(m.head_dim));
   if (!(m.norm_eps >= 0.0)) throw Error("config.json: the norm's epsilon must be a number >= 0");

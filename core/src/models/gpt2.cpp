@@ -37,7 +37,8 @@ class Gpt2 final : public Network {
       layers_.push_back(layer);
     }
     ln_f_ = b.norm("ln_f", D, eps);
-    lm_head_ = {c_.tie_word_embeddings ? wte_ : b.need_head("lm_head.weight", {c_.vocab, D}), nullptr, false, D, c_.vocab};
+    lm_head_ = {c_.tie_word_embeddings ? wte_ : b.need_head("lm_head.weight", {c_.vocab, D}), nullptr, false, D,
+                c_.vocab};
   }
 
   bool has_head() const override { return true; }

@@ -42,7 +42,8 @@ class Llama final : public Network {
       layers_.push_back(layer);
     }
     norm_ = b.norm("norm", D, eps, false);
-    lm_head_ = {c_.tie_word_embeddings ? embed_ : b.need_head("lm_head.weight", {c_.vocab, D}), nullptr, false, D, c_.vocab};
+    lm_head_ = {c_.tie_word_embeddings ? embed_ : b.need_head("lm_head.weight", {c_.vocab, D}), nullptr, false, D,
+                c_.vocab};
   }
 
   bool has_head() const override { return true; }
@@ -51,7 +52,7 @@ class Llama final : public Network {
                float* h) const override {
     const std::size_t T = ids.size(), D = c_.d_model, HTT = c_.heads * T * T;
     const blocks::Rope rope = blocks::rope_table(T, c_.head_dim, c_.rope_theta);  // cos, sin [T, hd]
-    embed(*embed_, ids, h, false);  // h[T, D] = embed_tokens[ids]
+    embed(*embed_, ids, h, false);                                                // h[T, D] = embed_tokens[ids]
     std::vector<float> a(T * D), out(T * D);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
       const LlamaLayer& layer = layers_[l];

@@ -10,7 +10,8 @@ namespace mha {
 namespace {
 
 using BindFn = std::unique_ptr<models::Network> (*)(models::Binder&);
-constexpr std::array<BindFn, 4> kBind{models::bind_gpt2, models::bind_bert, models::bind_distilbert, models::bind_llama};
+constexpr std::array<BindFn, 4> kBind{models::bind_gpt2, models::bind_bert, models::bind_distilbert,
+                                      models::bind_llama};
 static_assert(kBind.size() == static_cast<std::size_t>(Family::COUNT), "a binding for every Family");
 
 BindFn bind_of(Family family) { return kBind.at(static_cast<std::size_t>(family)); }
@@ -27,8 +28,8 @@ void check_ids(const CheckpointConfig& c, const std::vector<std::int32_t>& ids) 
                 " positions (max_position_embeddings): shorten the text");
   for (std::size_t t = 0; t < ids.size(); ++t)
     if (ids[t] < 0 || std::size_t(ids[t]) >= c.vocab)
-      throw Error("token " + std::to_string(t) + " has id " + std::to_string(ids[t]) + ", outside the vocabulary (ids 0 to " +
-                  std::to_string(c.vocab - 1) + ")");
+      throw Error("token " + std::to_string(t) + " has id " + std::to_string(ids[t]) +
+                  ", outside the vocabulary (ids 0 to " + std::to_string(c.vocab - 1) + ")");
 }
 
 // head_off[l][h] from the options, each checked.
@@ -36,8 +37,9 @@ std::vector<std::vector<bool>> heads_off(const CheckpointConfig& c, const std::v
   std::vector<std::vector<bool>> out(c.layers, std::vector<bool>(c.heads, false));
   for (const HeadRef& r : off) {
     if (r.layer >= c.layers || r.head >= c.heads)
-      throw Error("there is no head " + std::to_string(r.head) + " in layer " + std::to_string(r.layer) + ": this model has " +
-                  std::to_string(c.layers) + " layers of " + std::to_string(c.heads) + " heads, numbered from 0");
+      throw Error("there is no head " + std::to_string(r.head) + " in layer " + std::to_string(r.layer) +
+                  ": this model has " + std::to_string(c.layers) + " layers of " + std::to_string(c.heads) +
+                  " heads, numbered from 0");
     out[r.layer][r.head] = true;
   }
   return out;
@@ -59,7 +61,8 @@ bool model_reads_tensor(const CheckpointConfig& config, const std::string& name)
   const std::string canonical = ends_replaced(ends_replaced(name, ".gamma", ".weight"), ".beta", ".bias");
   for (const std::string& n : names.names()) {
     if (n == canonical) return true;
-    if (n.compare(0, prefix.size(), prefix) == 0 && n.compare(prefix.size(), std::string::npos, canonical) == 0) return true;
+    if (n.compare(0, prefix.size(), prefix) == 0 && n.compare(prefix.size(), std::string::npos, canonical) == 0)
+      return true;
   }
   return false;
 }
