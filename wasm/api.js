@@ -164,7 +164,7 @@ var createMhaModule = (function () {
 
     // Writes a validated tensor into wasm memory as a block; the caller frees it.
     function stage(t) {
-      const addr = core._malloc(4 * (BLOCK_HEADER + t.data.length));
+      const addr = core._malloc(4 * (BLOCK_HEADER + t.data.length)) >>> 0;  // unsigned: memory may pass 2 GB
       if (!addr) fail('out of memory: the browser could not give this tab enough memory for that size; try a smaller one');
       const at = addr >>> 2;
       const header = core.HEAPU32; // re-read after malloc: memory growth replaces the views
@@ -463,7 +463,7 @@ var createMhaModule = (function () {
       if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
       if (!(bytes instanceof Uint8Array)) fail(`expected the file's bytes (a Uint8Array or ArrayBuffer), got ${describe(bytes)}`);
       if (bytes.length > 0x7fffffff) fail('this file is larger than 2 GiB, more than a browser tab can load');
-      const addr = core._malloc(Math.max(1, bytes.length));
+      const addr = core._malloc(Math.max(1, bytes.length)) >>> 0;
       if (!addr) fail('out of memory: the browser could not give this tab enough memory for that file');
       try {
         core.HEAPU8.set(bytes, addr);
@@ -477,6 +477,240 @@ var createMhaModule = (function () {
       }
     }
 
+
+    // ---- Real checkpoints (model_bindings.cpp) --------------------------------------------------
+
+    const WEIGHTS = 'model.safetensors', INDEX = 'model.safetensors.index.json';
+    const OUT_OF_MEMORY = 'out of memory: the browser could not give this tab enough memory; close other tabs or try a smaller model';
+
+    function isBlob(x) {
+      return x !== null && typeof x === 'object' && typeof x.size === 'number' && typeof x.slice === 'function' &&
+        typeof x.arrayBuffer === 'function';
+    }
+
+    // One of loadModel's files as {name, size, bytes | blob}: a File, or {name, bytes} with bytes a
+    // Uint8Array, ArrayBuffer or Blob. A path keeps its last part ('gpt2/config.json' is config.json).
+    function checkFile(f, i) {
+      const what = `files[${i}]`;
+      if (f === null || typeof f !== 'object') fail(`${what} must be a File or {name, bytes}, got ${describe(f)}`);
+      if (typeof f.name !== 'string' || f.name === '') fail(`${what} has no name: loadModel finds config.json, model.safetensors... by name`);
+      const name = f.name.slice(f.name.lastIndexOf('/') + 1);
+      const bytes = 'bytes' in f ? f.bytes : f;
+      if (bytes instanceof Uint8Array) return { name, size: bytes.length, bytes };
+      if (bytes instanceof ArrayBuffer) return { name, size: bytes.byteLength, bytes: new Uint8Array(bytes) };
+      if (isBlob(bytes)) return { name, size: bytes.size, blob: bytes };
+      return fail(`${what} (${name}): bytes must be a Uint8Array, ArrayBuffer or Blob, got ${describe(bytes)}`);
+    }
+
+    function checkFiles(files) {
+      if (files === null || typeof files !== 'object' || typeof files[Symbol.iterator] !== 'function') {
+        fail(`loadModel expects the checkpoint's files (an array or FileList of File, or of {name, bytes}), got ${describe(files)}`);
+      }
+      const byName = new Map();
+      Array.from(files).forEach((f, i) => {
+        const file = checkFile(f, i);
+        if (byName.has(file.name)) fail(`${file.name} was given twice`);
+        byName.set(file.name, file);
+      });
+      return byName;
+    }
+
+    // Bytes [a, b) of a file: a view of bytes in memory, or one read of a Blob's slice.
+    async function readRange(file, a, b) {
+      if (file.bytes) return file.bytes.subarray(a, b);
+      const out = new Uint8Array(await file.blob.slice(a, b).arrayBuffer());
+      if (out.length !== b - a) fail(`${file.name} changed while it was read (${b - a} bytes asked at ${a}, ${out.length} read)`);
+      return out;
+    }
+
+    async function readText(file) {
+      const bytes = await readRange(file, 0, file.size);
+      try {
+        return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      } catch (e) {
+        return fail(`${file.name} is not UTF-8 text; is it the right file?`);
+      }
+    }
+
+    // Runs call(address) with `bytes` copied into wasm memory, freed after.
+    function withBytes(bytes, call) {
+      const addr = core._malloc(Math.max(1, bytes.length)) >>> 0;
+      if (!addr) fail(OUT_OF_MEMORY);
+      try {
+        core.HEAPU8.set(bytes, addr);
+        return call(addr);
+      } finally {
+        core._free(addr);
+      }
+    }
+
+    // The largest token id tokenizer.json can produce (its vocabulary and added tokens), or -1.
+    function tokenizerMaxId(json) {
+      let max = -1;
+      const vocab = json && json.model && json.model.vocab;
+      if (Array.isArray(vocab)) max = vocab.length - 1;  // Unigram: [[piece, score], ...]
+      else if (vocab && typeof vocab === 'object') for (const id of Object.values(vocab)) if (typeof id === 'number' && id > max) max = id;
+      for (const t of (json && Array.isArray(json.added_tokens)) ? json.added_tokens : []) if (typeof t.id === 'number' && t.id > max) max = t.id;
+      return max;
+    }
+
+    // tokenizer.json (with tokenizer_config.json when given) through the tokenizer module
+    // (wasm/tokenizer.mjs, bundled as MhaTokenizer), checked against the model's embedding.
+    async function loadTokenizer(byName, info) {
+      const file = byName.get('tokenizer.json');
+      if (!file) return null;
+      const text = await readText(file);
+      let json;
+      try {
+        json = JSON.parse(text);
+      } catch (e) {
+        return fail(`tokenizer.json is not valid JSON (${e.message})`);
+      }
+      const maxId = tokenizerMaxId(json);
+      if (maxId >= info.vocab) {
+        fail(`tokenizer.json's vocabulary does not match the model: it has token ids up to ${maxId}, but the embedding has ` +
+          `${info.vocab} rows (config.json's vocab_size); is the tokenizer from another model?`);
+      }
+      const module = typeof MhaTokenizer !== 'undefined' ? MhaTokenizer : core.MhaTokenizer;  // eslint-disable-line no-undef
+      if (!module) return null;
+      const config = byName.get('tokenizer_config.json');
+      return module.loadTokenizer(text, config ? await readText(config) : null);
+    }
+
+    function checkLoadOptions(options) {
+      checkConfig(options, 'loadModel options', ['onProgress', 'signal']);
+      const { onProgress, signal } = options;
+      if (onProgress !== undefined && typeof onProgress !== 'function') fail(`onProgress must be a function, got ${describe(onProgress)}`);
+      if (signal !== undefined && !(signal !== null && typeof signal === 'object' && typeof signal.aborted === 'boolean')) {
+        fail(`signal must be an AbortSignal (new AbortController().signal), got ${describe(signal)}`);
+      }
+      return { onProgress, signal };
+    }
+
+    // Each weight file's header, read alone (8 bytes, then 8 + N), into the loader.
+    async function addHeaders(loading, files, stop) {
+      for (const file of files) {
+        stop();
+        const first = await readRange(file, 0, Math.min(8, file.size));
+        const n = unwrap(withBytes(first, (addr) => loading.headerBytes(file.name, addr, first.length, file.size)));
+        const header = await readRange(file, 0, n);
+        stop();
+        unwrap(withBytes(header, (addr) => loading.addFile(file.name, addr, header.length, file.size)));
+      }
+    }
+
+    // The plan's reads, each one slice of a file copied straight to the weights' place in wasm memory.
+    async function fillWeights(plan, byName, onProgress, stop) {
+      let loaded = 0;
+      const report = (file) => onProgress && onProgress({ loaded, total: plan.bytes, file });
+      report(plan.files[0]);
+      for (const read of plan.reads) {
+        stop();
+        const file = byName.get(plan.files[read.file]);
+        const bytes = await readRange(file, read.offset, read.offset + read.length);
+        stop();
+        const heap = core.HEAPU8;  // re-read after every await: memory growth replaces the view
+        const c = read.copies;
+        for (let k = 0; k < c.length; k += 3) heap.set(bytes.subarray(c[k], c[k] + c[k + 1]), c[k + 2]);
+        loaded += read.length;
+        report(file.name);
+      }
+    }
+
+    // A checkpoint's files → a Model: config.json, then model.safetensors (or the index and its shards),
+    // read in slices straight into wasm memory; optional tokenizer.json (+ tokenizer_config.json).
+    async function loadModel(files, options = {}) {
+      const { onProgress, signal } = checkLoadOptions(options === undefined ? {} : options);
+      const byName = checkFiles(files);
+      const stop = () => {
+        if (signal && signal.aborted) throw signal.reason !== undefined ? signal.reason : new Error('the load was cancelled');
+      };
+      stop();
+      const config = byName.get('config.json') ||
+        fail(`config.json is missing: loadModel needs the checkpoint's config.json with its weights (given: ${[...byName.keys()].join(', ') || 'nothing'})`);
+      const index = byName.get(INDEX);
+      if (!index && !byName.has(WEIGHTS)) {
+        const other = [...byName.keys()].find((n) => /\.(bin|pt|pth|ckpt|h5|gguf|onnx)$/i.test(n));
+        fail(`${WEIGHTS} is missing: loadModel reads the weights from model.safetensors, or from model.safetensors.index.json ` +
+          `with its shards${other ? ` (${other} is another format: save the model with save_pretrained(..., safe_serialization=True))` : ''}`);
+      }
+      const loading = unwrap(core.modelLoadingCreate(await readText(config)));
+      let handle = null;
+      try {
+        let weightFiles = [byName.get(WEIGHTS)];
+        if (index) weightFiles = unwrap(loading.addIndex(await readText(index))).filter((n) => byName.has(n)).map((n) => byName.get(n));
+        await addHeaders(loading, weightFiles, stop);
+        const plan = unwrap(loading.plan());
+        await fillWeights(plan, byName, onProgress, stop);
+        handle = unwrap(loading.finish());
+        const info = Object.freeze(handle.info());
+        const tokenizer = await loadTokenizer(byName, info);
+        stop();
+        const model = new Model(handle, info, tokenizer);
+        handle = null;
+        return model;
+      } finally {
+        loading.delete();
+        if (handle) handle.delete();
+      }
+    }
+
+    function checkIds(ids, info) {
+      if (!Array.isArray(ids) && !(ArrayBuffer.isView(ids) && !(ids instanceof DataView))) {
+        fail(`forward expects token ids (an array of whole numbers, as model.tokenize(text).ids gives), got ${describe(ids)}`);
+      }
+      const list = Array.from(ids);
+      if (list.length === 0) fail('forward needs at least one token id');
+      if (list.length > info.maxPositions) {
+        fail(`${list.length} tokens are more than this model's ${info.maxPositions} positions (config.json's max_position_embeddings); shorten the text`);
+      }
+      list.forEach((t, i) => {
+        if (!isCount(t, 0, info.vocab - 1)) fail(`token id ${i} must be a whole number from 0 to ${info.vocab - 1} (the model's vocabulary), got ${describe(t)}`);
+      });
+      return list;
+    }
+
+    function checkForwardOptions(options, info, T) {
+      checkConfig(options, 'forward options', ['headsOff', 'logitsAt']);
+      const { headsOff = [], logitsAt = [] } = options;
+      if (!Array.isArray(headsOff)) fail(`headsOff must be a list of [layer, head] pairs such as [[0, 3]], got ${describe(headsOff)}`);
+      headsOff.forEach((pair, i) => {
+        if (!Array.isArray(pair) || pair.length !== 2) fail(`headsOff[${i}] must be a [layer, head] pair, got ${describe(pair)}`);
+        checkCount(pair[0], `headsOff[${i}]'s layer`, 0, info.layers - 1);
+        checkCount(pair[1], `headsOff[${i}]'s head`, 0, info.heads - 1);
+      });
+      if (!Array.isArray(logitsAt)) fail(`logitsAt must be a list of positions such as [${T - 1}], got ${describe(logitsAt)}`);
+      if (logitsAt.length > 0 && !info.hasLmHead) fail(`this ${info.modelType} checkpoint has no LM or MLM head: it gives no logits`);
+      logitsAt.forEach((p, i) => checkCount(p, `logitsAt[${i}]`, 0, T - 1));
+      return { headsOff: headsOff.map((p) => [p[0], p[1]]), logitsAt: logitsAt.slice() };
+    }
+
+    // A loaded checkpoint: info, tokenize, forward, dispose (its memory back to the core).
+    class Model {
+      #tokenizer;
+      constructor(handle, info, tokenizer) {
+        own(this, handle);
+        this.info = info;
+        this.#tokenizer = tokenizer;
+      }
+      tokenize(text) {
+        live(this, 'model');
+        if (typeof text !== 'string') fail(`tokenize expects a string, got ${describe(text)}`);
+        if (!this.#tokenizer) fail('this model was loaded without tokenizer.json: give it to loadModel with the other files (or pass token ids to forward)');
+        return this.#tokenizer.encode(text);
+      }
+      forward(ids, options = {}) {
+        const handle = live(this, 'model');
+        const list = checkIds(ids, this.info);
+        const o = checkForwardOptions(options === undefined ? {} : options, this.info, list.length);
+        return unwrap(handle.forward(list, o.headsOff, o.logitsAt));
+      }
+      get disposed() { return !this._handle; }
+      dispose() {
+        if (this._handle) release(this, 'model');
+      }
+    }
+
     return {
       Generator,
       MultiHeadAttention,
@@ -485,6 +719,7 @@ var createMhaModule = (function () {
       Adam,
       AdamW,
       readSafetensors,
+      loadModel,
       loadSafetensors: (bytes) => readSafetensors(bytes).tensors,
       tasks: TASK_NAMES,
       taskTable: TASKS,

@@ -24,35 +24,14 @@
 #include <optional>
 #include <string>
 
+#include "bindings.hpp"
 #include "mha/mha.hpp"
 
 using emscripten::val;
 
 namespace {
 
-constexpr const char* kOutOfMemory =
-    "out of memory: the browser could not give this tab enough memory for that size; try a smaller one";
-
-template <class F>
-val guarded(F&& compute) {
-  val result = val::object();
-  try {
-    result.set("value", compute());
-  } catch (const std::bad_alloc&) {
-    result.set("error", std::string(kOutOfMemory));
-  } catch (const std::exception& e) {
-    result.set("error", std::string(e.what()));
-  }
-  return result;
-}
-
-std::size_t to_count(double x, const std::string& what, double max_value) {
-  if (!std::isfinite(x) || x != std::floor(x) || x < 0 || x > max_value) {
-    throw mha::Error(what + " must be a whole number between 0 and " + std::to_string(static_cast<long long>(max_value)) +
-                     ", got " + (std::isnan(x) ? std::string("NaN") : std::to_string(x)));
-  }
-  return static_cast<std::size_t>(x);
-}
+using namespace mha_js;
 
 std::uint64_t to_seed(double seed) {
   constexpr double kMaxSafe = 9007199254740991.0;  // 2^53 - 1: the largest integer a JS number holds exactly
@@ -73,23 +52,6 @@ mha::Shape shape_from_js(const val& shape, const std::string& what) {
     out[i] = to_count(entry.as<double>(), what + ": size " + std::to_string(i), static_cast<double>(mha::kMaxDim));
   }
   mha::check_shape(out, what.c_str());
-  return out;
-}
-
-// A fresh JS array of numbers.
-template <class Seq>
-val array_from(const Seq& values) {
-  val out = val::array();
-  for (std::size_t i = 0; i < values.size(); ++i) out.set(i, static_cast<double>(values[i]));
-  return out;
-}
-
-// {shape, data}: data is a copy (a view into wasm memory would die when memory grows).
-val tensor_to_js(const mha::Tensor& t) {
-  const mha::Tensor c = t.contiguous();
-  val out = val::object();
-  out.set("shape", array_from(c.shape()));
-  out.set("data", val::global("Float32Array").new_(val(emscripten::typed_memory_view(c.numel(), c.data()))));
   return out;
 }
 
@@ -273,23 +235,6 @@ mha::AttentionOptions raw_options(bool need_weights, bool causal, double fill, d
   options.mask = optional_block(mask, "options.mask");
   options.key_padding_mask = optional_block(key_padding, "options.keyPaddingMask");
   return options;
-}
-
-val trace_to_js(const std::vector<mha::TraceStep>& trace) {
-  val out = val::array();
-  for (std::size_t i = 0; i < trace.size(); ++i) {
-    const mha::TraceStep& s = trace[i];
-    val step = val::object();
-    step.set("step", static_cast<double>(i));
-    step.set("op", s.op);
-    step.set("shape", array_from(s.layout.shape));
-    step.set("strides", array_from(s.layout.strides));
-    step.set("contiguous", s.layout.is_contiguous());
-    if (!s.weights.empty()) step.set("weights", array_from(s.weights));
-    if (s.layer >= 0) step.set("layer", s.layer);
-    out.set(i, step);
-  }
-  return out;
 }
 
 // ---- Generator -------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mha/mha.hpp"
+#include "test_errors.hpp"
 
 namespace mha_test {
 
@@ -66,21 +67,5 @@ std::vector<double> reference_attention(const float* q, const float* k, const fl
   return out;
 }
 
-// Catches mha::Error and checks that its message contains every fragment.
-#define REQUIRE_ERROR_MENTIONS(expression, ...)                                   \
-  do {                                                                            \
-    bool thrown_ = false;                                                         \
-    try {                                                                         \
-      (void)(expression);                                                         \
-    } catch (const mha::Error& e_) {                                              \
-      thrown_ = true;                                                             \
-      const std::string message_ = e_.what();                                     \
-      for (const std::string fragment_ : {__VA_ARGS__}) {                         \
-        INFO("message: " << message_ << "\nexpected to contain: " << fragment_);  \
-        CHECK(message_.find(fragment_) != std::string::npos);                     \
-      }                                                                           \
-    }                                                                             \
-    CHECK(thrown_);                                                               \
-  } while (false)
 
 }  // namespace mha_test

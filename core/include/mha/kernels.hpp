@@ -106,6 +106,37 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
                          const float* k, std::size_t ldk, const float* v, std::size_t ldv,
                          const f32_score_mask& mask, float* out, std::size_t ldo);
 
+// ---- Stored weights: F32, F16 and BF16 -------------------------------------------------------
+// A checkpoint's half-precision weights stay half in memory; these kernels widen them to float32
+// tile by tile (never the whole matrix) and run the float32 GEMMs above on the tiles, so the
+// arithmetic is float32 whatever the storage.
+
+// Storage type of a weight matrix (safetensors' F32, F16, BF16).
+enum class wtype : std::uint8_t { f32, f16, bf16 };
+
+// dst[i] = float(src[i]), exactly (every IEEE binary16 and bfloat16 value is a float32 value;
+// subnormals, ±0, ±inf and NaN payloads kept). src and dst may not overlap.
+void f16_to_f32(std::size_t n, const std::uint16_t* src, float* dst);
+void bf16_to_f32(std::size_t n, const std::uint16_t* src, float* dst);
+
+// A stored matrix: row-major rows of `type`, leading dimension ld (elements); `data` holds
+// float (f32) or std::uint16_t (f16, bf16).
+struct weight_matrix {
+  const void* data = nullptr;
+  wtype type = wtype::f32;
+  std::size_t ld = 0;
+};
+
+// Rows [r0, r0 + rows) × columns [c0, c0 + cols) of w widened into dst[rows, cols] (leading dimension cols).
+void widen_tile(const weight_matrix& w, std::size_t r0, std::size_t rows, std::size_t c0, std::size_t cols, float* dst);
+
+// nn.Linear with a stored weight W [N, K]: C[M,N] = A[M,K] · Wᵀ (+ bias[N]).
+void f32_gemm_nt_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                   const weight_matrix& W, const float* bias, float* C, std::size_t ldc);
+// GPT-2's Conv1D with a stored weight W [K, N]: C[M,N] = A[M,K] · W (+ bias[N]).
+void f32_gemm_nn_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                   const weight_matrix& W, const float* bias, float* C, std::size_t ldc);
+
 // Name of the implementation chosen at compile time: "wasmsimd" (SIMD128 kernels), "eigen" (native
 // build with Eigen: GEMMs and the attention's products through Eigen, softmax scalar) or "scalar".
 const char* implementation();
@@ -128,6 +159,8 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
                          float scale, const float* q, std::size_t ldq,
                          const float* k, std::size_t ldk, const float* v, std::size_t ldv,
                          const f32_score_mask& mask, float* out, std::size_t ldo);
+void f16_to_f32(std::size_t n, const std::uint16_t* src, float* dst);
+void bf16_to_f32(std::size_t n, const std::uint16_t* src, float* dst);
 }  // namespace scalar
 
 }  // namespace mha::kernels

@@ -42,7 +42,9 @@ struct ModelConfig {
   std::string activation;        // "gelu_new", "gelu", "silu", ...
   bool causal = false;
   bool tie_word_embeddings = true;
-  bool attention_bias = false;   // Qwen2's q/k/v biases
+  bool attention_bias = false;   // Qwen2's q/k/v biases (Llama's attention_bias: o_proj's too)
+  bool mlp_bias = false;         // Llama's mlp_bias
+  bool scale_attention = true;   // GPT-2's scale_attn_weights: scores / sqrt(head_dim)
 };
 ModelConfig parse_model_config(const std::string& config_json);
 

@@ -40,6 +40,8 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
                                        std::size_t ldq, const float* k, std::size_t ldk,
                                        const float* v, std::size_t ldv,
                                        const f32_score_mask& mask, float* out, std::size_t ldo);
+void f16_to_f32__wasmsimd(std::size_t n, const std::uint16_t* src, float* dst);
+void bf16_to_f32__wasmsimd(std::size_t n, const std::uint16_t* src, float* dst);
 }  // namespace wasmsimd
 #endif
 
@@ -200,6 +202,22 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
   attention_eigen(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
 #else
   scalar::f32_attention_online(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
+#endif
+}
+
+void f16_to_f32(std::size_t n, const std::uint16_t* src, float* dst) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f16_to_f32__wasmsimd(n, src, dst);
+#else
+  scalar::f16_to_f32(n, src, dst);
+#endif
+}
+
+void bf16_to_f32(std::size_t n, const std::uint16_t* src, float* dst) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::bf16_to_f32__wasmsimd(n, src, dst);
+#else
+  scalar::bf16_to_f32(n, src, dst);
 #endif
 }
 

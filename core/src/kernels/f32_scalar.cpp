@@ -1,6 +1,7 @@
 // Portable scalar twins of the kernels: plain loops, the numerical reference for every fast path.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -158,6 +159,35 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
     }
     for (std::size_t c = 0; c < dv; ++c) oi[c] = o[c] / l;
   }
+}
+
+namespace {
+
+float from_bits(std::uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// IEEE binary16 (1 sign, 5 exponent, 10 mantissa bits, bias 15) to float32 (bias 127).
+float f16_one(std::uint16_t h) {
+  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
+  const std::uint32_t exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
+  if (exponent == 0x1F) return from_bits(sign | 0x7F800000u | (mantissa << 13));        // inf, NaN
+  if (exponent != 0) return from_bits(sign | ((exponent + 112) << 23) | (mantissa << 13));  // normal
+  const float magnitude = float(mantissa) * 0x1p-24f;  // ±0 and subnormals: mantissa · 2^-24, exact
+  return sign ? -magnitude : magnitude;
+}
+
+}  // namespace
+
+void f16_to_f32(std::size_t n, const std::uint16_t* src, float* dst) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] = f16_one(src[i]);
+}
+
+// bfloat16 is the top half of a float32.
+void bf16_to_f32(std::size_t n, const std::uint16_t* src, float* dst) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] = from_bits(std::uint32_t(src[i]) << 16);
 }
 
 }  // namespace scalar

@@ -656,6 +656,72 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   }
 }
 
+// Half to float, 8 at a time, as XNNPACK's f16-f32-vcvt wasmsimd-int16 kernel: the half's bits
+// without sign shifted into a float's place (h << 13, exponent bias fixed by a multiply with
+// 2^-112; inf and NaN stay inf and NaN), or, for subnormals (|h| < 0x0400), the mantissa
+// placed under 0.5's exponent minus 0.5 (exact: m · 2^-24); then the sign put back.
+void f16_to_f32__wasmsimd(std::size_t n, const std::uint16_t* src, float* dst) {
+  const v128_t vsign_mask = wasm_i16x8_const_splat(0x8000);
+  const v128_t vexp_offset = wasm_i16x8_const_splat(0x7000);
+  const v128_t vexp_scale = wasm_f32x4_const_splat(0x1.0p-112f);
+  const v128_t vmagic_mask = wasm_i16x8_const_splat(0x3F00);
+  const v128_t vmagic_bias = wasm_f32x4_const_splat(0.5f);
+  const v128_t vdenorm_cutoff = wasm_i16x8_const_splat(0x0400);
+  const v128_t vzero = wasm_i16x8_const_splat(0);
+  std::uint16_t tail[8] = {};
+  for (std::size_t i = 0; i < n; i += 8) {
+    const std::size_t m = std::min<std::size_t>(8, n - i);
+    const std::uint16_t* in = src + i;
+    if (m < 8) in = static_cast<const std::uint16_t*>(std::memcpy(tail, src + i, m * sizeof *src));
+    const v128_t vh = wasm_v128_load(in);
+    const v128_t vsign = wasm_v128_and(vh, vsign_mask);
+    const v128_t vnonsign = wasm_v128_xor(vh, vsign);
+    const v128_t vprenorm_lo = wasm_i16x8_shl(vnonsign, 13);
+    const v128_t vprenorm_hi = wasm_i16x8_add(wasm_u16x8_shr(vnonsign, 3), vexp_offset);
+    v128_t vnorm_lo = wasm_i16x8_shuffle(vprenorm_lo, vprenorm_hi, 0, 8, 1, 9, 2, 10, 3, 11);
+    v128_t vnorm_hi = wasm_i16x8_shuffle(vprenorm_lo, vprenorm_hi, 4, 12, 5, 13, 6, 14, 7, 15);
+    vnorm_lo = wasm_f32x4_mul(vnorm_lo, vexp_scale);
+    vnorm_hi = wasm_f32x4_mul(vnorm_hi, vexp_scale);
+    v128_t vdenorm_lo = wasm_i16x8_shuffle(vnonsign, vmagic_mask, 0, 8, 1, 9, 2, 10, 3, 11);
+    v128_t vdenorm_hi = wasm_i16x8_shuffle(vnonsign, vmagic_mask, 4, 12, 5, 13, 6, 14, 7, 15);
+    vdenorm_lo = wasm_f32x4_sub(vdenorm_lo, vmagic_bias);
+    vdenorm_hi = wasm_f32x4_sub(vdenorm_hi, vmagic_bias);
+    const v128_t vmask = wasm_i16x8_gt(vnonsign, vdenorm_cutoff);  // signed compare: nonsign <= 0x7FFF
+    const v128_t vmask_lo = wasm_i32x4_extend_low_i16x8(vmask);
+    const v128_t vmask_hi = wasm_i32x4_extend_high_i16x8(vmask);
+    const v128_t vsign_lo = wasm_i16x8_shuffle(vzero, vsign, 0, 8, 1, 9, 2, 10, 3, 11);
+    const v128_t vsign_hi = wasm_i16x8_shuffle(vzero, vsign, 4, 12, 5, 13, 6, 14, 7, 15);
+    const v128_t vf_lo = wasm_v128_or(vsign_lo, wasm_v128_bitselect(vnorm_lo, vdenorm_lo, vmask_lo));
+    const v128_t vf_hi = wasm_v128_or(vsign_hi, wasm_v128_bitselect(vnorm_hi, vdenorm_hi, vmask_hi));
+    if (m == 8) {
+      wasm_v128_store(dst + i, vf_lo);
+      wasm_v128_store(dst + i + 4, vf_hi);
+    } else {
+      store_tail(dst + i, m, vf_lo, vf_hi);
+    }
+  }
+}
+
+// bfloat16 to float: each half shifted into the top 16 bits of a zero word.
+void bf16_to_f32__wasmsimd(std::size_t n, const std::uint16_t* src, float* dst) {
+  const v128_t vzero = wasm_i16x8_const_splat(0);
+  std::uint16_t tail[8] = {};
+  for (std::size_t i = 0; i < n; i += 8) {
+    const std::size_t m = std::min<std::size_t>(8, n - i);
+    const std::uint16_t* in = src + i;
+    if (m < 8) in = static_cast<const std::uint16_t*>(std::memcpy(tail, src + i, m * sizeof *src));
+    const v128_t vh = wasm_v128_load(in);
+    const v128_t vf_lo = wasm_i16x8_shuffle(vzero, vh, 0, 8, 1, 9, 2, 10, 3, 11);
+    const v128_t vf_hi = wasm_i16x8_shuffle(vzero, vh, 4, 12, 5, 13, 6, 14, 7, 15);
+    if (m == 8) {
+      wasm_v128_store(dst + i, vf_lo);
+      wasm_v128_store(dst + i + 4, vf_hi);
+    } else {
+      store_tail(dst + i, m, vf_lo, vf_hi);
+    }
+  }
+}
+
 }  // namespace mha::kernels::wasmsimd
 
 #endif  // defined(__wasm_simd128__)

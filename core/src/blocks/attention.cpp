@@ -1,0 +1,120 @@
+// The model attention: transformers' eager self-attention of GPT-2, BERT, DistilBERT and
+// Llama/Qwen2 on one sequence, with every head's softmax kept and heads switched off on request.
+#include <algorithm>
+#include <cmath>
+
+#include "blocks/blocks.hpp"
+
+namespace mha::blocks {
+
+namespace {
+
+// Projected q [T, H·hd] and k, v [T, KV·hd] with their row strides (GPT-2's are views of q‖k‖v).
+struct Projected {
+  std::vector<float> fused, q_buf, k_buf, v_buf;
+  float *q = nullptr, *k = nullptr, *v = nullptr;
+  std::size_t ldq = 0, ldkv = 0;
+};
+
+Projected project(const Attention& a, const float* x, std::size_t T) {
+  Projected p;
+  if (a.qkv.weight) {  // c_attn(x).split(D, dim=2): q, k, v are column blocks of one [T, 3D]
+    const std::size_t D = a.heads * a.head_dim;
+    p.fused.resize(T * 3 * D);
+    linear(a.qkv, x, T, p.fused.data());
+    p.q = p.fused.data();
+    p.k = p.q + D;
+    p.v = p.q + 2 * D;
+    p.ldq = p.ldkv = 3 * D;
+    return p;
+  }
+  p.q_buf.resize(T * a.q.out);
+  p.k_buf.resize(T * a.k.out);
+  p.v_buf.resize(T * a.v.out);
+  linear(a.q, x, T, p.q_buf.data());
+  linear(a.k, x, T, p.k_buf.data());
+  linear(a.v, x, T, p.v_buf.data());
+  p.q = p.q_buf.data();
+  p.k = p.k_buf.data();
+  p.v = p.v_buf.data();
+  p.ldq = a.q.out;
+  p.ldkv = a.k.out;
+  return p;
+}
+
+// probs[T, T] = softmax(q_h · k_hᵀ / √hd, causal positions at finfo.min) for one head.
+// GPT-2 and DistilBERT replace masked scores by finfo.min; Llama adds it, which rounds to the
+// same finfo.min for any |score| < 2^103: the softmax gives those keys exactly 0 either way.
+void head_probs(const Attention& a, const float* q, std::size_t ldq, const float* k, std::size_t ldk,
+                std::size_t T, float* probs) {
+  kernels::f32_gemm_nt(T, T, a.head_dim, 1.0f, q, ldq, k, ldk, nullptr, probs, T);
+  if (a.scale && !a.scale_query) {
+    const float root = std::sqrt(float(a.head_dim));
+    for (std::size_t i = 0; i < T * T; ++i) probs[i] /= root;
+  }
+  kernels::f32_score_mask mask;
+  mask.causal = a.causal;
+  mask.fill = kFinfoMin;
+  kernels::f32_score_mask_apply(mask, 0, T, T, probs, T);
+  kernels::f32_softmax(T, T, probs, T);
+}
+
+}  // namespace
+
+void attention(const Attention& a, const float* x, std::size_t T, const std::vector<bool>& head_off,
+               float* probs, float* y, const Rope* rope) {
+  const std::size_t H = a.heads, hd = a.head_dim, group = a.heads / a.kv_heads;
+  Projected p = project(a, x, T);  // q [T, H·hd], k, v [T, KV·hd]
+  if (a.rotary) {
+    apply_rope(*rope, p.q, T, H, p.ldq);
+    apply_rope(*rope, p.k, T, a.kv_heads, p.ldkv);
+  }
+  if (a.scale_query) {  // q = q / math.sqrt(dim_per_head)
+    const float root = std::sqrt(float(hd));
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t i = 0; i < H * hd; ++i) p.q[t * p.ldq + i] /= root;
+  }
+  std::vector<float> context(T * H * hd, 0.0f);  // [T, H·hd]: the heads merged
+  for (std::size_t h = 0; h < H; ++h) {
+    const std::size_t kv = h / group;  // repeat_kv: query head h reads key/value head h / group
+    float* P = probs + h * T * T;      // [T, T]
+    head_probs(a, p.q + h * hd, p.ldq, p.k + kv * hd, p.ldkv, T, P);
+    if (head_off[h]) continue;         // switched off: its slice of the merged output stays 0
+    kernels::f32_gemm_nn(T, hd, T, P, T, p.v + kv * hd, p.ldkv, context.data() + h * hd, H * hd);
+  }
+  linear(a.o, context.data(), T, y);   // [T, D]
+}
+
+std::vector<TraceStep> attention_trace(const Attention& a, std::size_t T, std::size_t D, int layer) {
+  const auto n = [](std::size_t v) { return static_cast<std::int64_t>(v); };
+  const std::size_t H = a.heads, KV = a.kv_heads, hd = a.head_dim;
+  std::vector<TraceStep> steps;
+  Layout q = Layout::contiguous({1, T, H * hd}), k = Layout::contiguous({1, T, KV * hd}), v = k;
+  if (a.qkv.weight) {  // q, k, v: column blocks of c_attn's [1, T, 3D], views with row stride 3D
+    steps.push_back({"qkv", Layout::contiguous({1, T, 3 * D})});
+    q = k = v = Layout{{1, T, D}, {std::ptrdiff_t(3 * T * D), std::ptrdiff_t(3 * D), 1}};
+  }
+  steps.push_back({"query", q});
+  steps.push_back({"key", k});
+  steps.push_back({"value", v});
+  steps.push_back({"query_heads", q.view({1, n(T), n(H), n(hd)}).transpose(1, 2)});
+  steps.push_back({"key_heads", k.view({1, n(T), n(KV), n(hd)}).transpose(1, 2)});
+  steps.push_back({"value_heads", v.view({1, n(T), n(KV), n(hd)}).transpose(1, 2)});
+  if (a.rotary) {
+    steps.push_back({"rope_query", Layout::contiguous({1, H, T, hd})});
+    steps.push_back({"rope_key", Layout::contiguous({1, KV, T, hd})});
+  }
+  if (KV != H) {
+    steps.push_back({"repeat_kv_key", Layout::contiguous({1, H, T, hd})});
+    steps.push_back({"repeat_kv_value", Layout::contiguous({1, H, T, hd})});
+  }
+  steps.push_back({"scores", Layout::contiguous({1, H, T, T})});
+  steps.push_back({"softmax", Layout::contiguous({1, H, T, T}), {1, H, T, T}});
+  steps.push_back({"context", Layout::contiguous({1, H, T, hd})});
+  steps.push_back({"merge", Layout::contiguous({1, T, H * hd})});
+  steps.push_back({"output", Layout::contiguous({1, T, D})});
+  for (TraceStep& s : steps) s.layer = layer;
+  return steps;
+}
+
+}  // namespace mha::blocks

@@ -1,0 +1,128 @@
+// The blocks floor: the pieces transformer layers are built from, each as transformers' eager code
+// computes it (its modeling_*.py files are the specification), on float32 activations and stored
+// weights of any dtype (mha/weights.hpp: half-precision weights are widened inside the kernels).
+//
+// Activations are row-major float buffers: x[T, D] means T rows of D floats. Functions write to
+// their outputs without reading them first unless they say "in place".
+//
+// Floors: kernels (mha/kernels.hpp) and attention (mha/attention.hpp, the trace format) → blocks
+// → model families (core/src/models/). Nothing here knows a family or a tensor's name.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mha/attention.hpp"
+#include "mha/kernels.hpp"
+#include "mha/weights.hpp"
+
+namespace mha::blocks {
+
+// ---- Stored weights ---------------------------------------------------------------------------
+
+// A stored tensor as the kernels read it: rows of its last dimension.
+kernels::weight_matrix matrix(const WeightRef& w);
+// A stored vector (bias, norm weight, embedding row block) widened to float32.
+std::vector<float> widen(const WeightRef& w);
+// Rows [r0, r0 + rows) of a stored 2-d tensor [R, C] widened into out[rows, C].
+void widen_rows(const WeightRef& w, std::size_t r0, std::size_t rows, float* out);
+
+// nn.Linear (weight [out, in]: y = x·Wᵀ + b) or GPT-2's Conv1D (weight [in, out]: y = x·W + b).
+struct Linear {
+  const WeightRef* weight = nullptr;
+  const WeightRef* bias = nullptr;  // [out], or nullptr for bias=False
+  bool conv1d = false;
+  std::size_t in = 0, out = 0;
+};
+// y[rows, out] = linear(x[rows, in]).
+void linear(const Linear& layer, const float* x, std::size_t rows, float* y);
+
+// ---- Norms ------------------------------------------------------------------------------------
+
+struct Norm {
+  const WeightRef* weight = nullptr;  // [D]
+  const WeightRef* bias = nullptr;    // [D] (LayerNorm), nullptr (RMSNorm)
+  float eps = 0.0f;
+};
+// nn.LayerNorm, in place on x[rows, D]: (x - mean) / sqrt(var + eps) · weight + bias (biased variance).
+void layer_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D);
+// LlamaRMSNorm, in place on x[rows, D]: weight · (x · rsqrt(mean(x²) + eps)), the variance in float32.
+void rms_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D);
+
+// ---- Activations ------------------------------------------------------------------------------
+
+enum class Activation : std::uint8_t {
+  GeluErf,   // "gelu": x/2 · (1 + erf(x/√2)) (BERT, DistilBERT)
+  GeluTanh,  // "gelu_new", "gelu_pytorch_tanh": x/2 · (1 + tanh(√(2/π)(x + 0.044715x³))) (GPT-2)
+  Relu,      // "relu"
+  Silu,      // "silu", "swish": x · sigmoid(x) (Llama, Qwen2)
+  COUNT
+};
+// transformers' ACT2FN name → Activation; throws mha::Error naming it and listing the supported names.
+Activation activation_from_name(const std::string& name);
+// The names activation_from_name accepts, comma-separated.
+std::string activation_names();
+// In place on x[n].
+void activate(Activation act, float* x, std::size_t n);
+
+// ---- Rotary position embeddings (Llama) -------------------------------------------------------
+
+// cos and sin [T, head_dim] of transformers' default rope: inv_freq[i] = 1 / θ^(2i/d) and
+// freqs = position · inv_freq built in float32, emb = cat(freqs, freqs).
+struct Rope {
+  std::size_t head_dim = 0;
+  std::vector<float> cos, sin;
+};
+Rope rope_table(std::size_t T, std::size_t head_dim, double theta);
+// In place on x[T, heads · head_dim] (row stride ld): x·cos + rotate_half(x)·sin per head, with
+// rotate_half(x) = cat(-x[half:], x[:half]) (halves, not interleaved pairs).
+void apply_rope(const Rope& rope, float* x, std::size_t T, std::size_t heads, std::size_t ld);
+
+// ---- MLPs -------------------------------------------------------------------------------------
+
+// GPT-2's c_fc/c_proj, BERT's intermediate/output, DistilBERT's lin1/lin2: down(act(up(x))).
+struct Mlp {
+  Linear up, down;
+  Activation act = Activation::GeluErf;
+};
+// y[T, D] = mlp(x[T, D]).
+void mlp(const Mlp& block, const float* x, std::size_t T, float* y);
+
+// Llama's SwiGLU: down(act(gate(x)) · up(x)).
+struct GatedMlp {
+  Linear gate, up, down;
+  Activation act = Activation::Silu;
+};
+void gated_mlp(const GatedMlp& block, const float* x, std::size_t T, float* y);
+
+// ---- The model attention ----------------------------------------------------------------------
+
+// finfo(float32).min: what transformers fills (GPT-2, DistilBERT) or adds (Llama) at masked scores.
+constexpr float kFinfoMin = -3.40282347e38f;
+
+struct Attention {
+  std::size_t heads = 0, kv_heads = 0, head_dim = 0;
+  Linear q, k, v;      // separate projections (BERT, DistilBERT, Llama; Qwen2's carry biases)
+  Linear qkv;          // GPT-2's fused c_attn, [D, 3·D] as q‖k‖v; used when qkv.weight is set
+  Linear o;            // the output projection
+  bool causal = false;
+  bool scale = true;          // divide by √head_dim (GPT-2's scale_attn_weights may turn it off)
+  bool scale_query = false;   // DistilBERT: q / √head_dim before the product; else the scores
+  bool rotary = false;        // Llama: rotary embeddings on q and k (the table passed to attention())
+};
+
+// y[T, D] = attention(x[T, D]), as transformers' eager attention: q/k/v projections, split heads,
+// RoPE, repeat_kv (query head h reads key/value head h / (heads / kv_heads)), scores / √head_dim,
+// the causal mask at finfo(float32).min, softmax in float32, · v, heads switched off
+// (head_off[h]: their output zeroed before the output projection), merge, output projection.
+// probs[H, T, T] receives the softmax, as output_attentions returns it. rope: the table at T
+// (rope_table) when block.rotary.
+void attention(const Attention& block, const float* x, std::size_t T, const std::vector<bool>& head_off,
+               float* probs, float* y, const Rope* rope = nullptr);
+
+// The steps of that attention at T tokens, as TraceSteps tagged with `layer` (see TraceStep's ops).
+std::vector<TraceStep> attention_trace(const Attention& block, std::size_t T, std::size_t D, int layer);
+
+}  // namespace mha::blocks

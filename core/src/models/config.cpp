@@ -1,0 +1,201 @@
+// config.json → ModelConfig: the keys each family's configuration_*.py reads (with their defaults),
+// checked; any option the core does not compute is refused by name.
+#include <array>
+#include <cmath>
+#include <cstdlib>
+
+#include "blocks/blocks.hpp"
+#include "mha/error.hpp"
+#include "mha/models.hpp"
+#include "models/json.hpp"
+
+namespace mha {
+
+namespace {
+
+using json::Json;
+
+constexpr std::array<const char*, 4> kFamilyNames{"gpt2", "bert", "distilbert", "llama"};
+static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
+
+struct ModelType {
+  const char* name;
+  Family family;
+};
+constexpr std::array<ModelType, 5> kModelTypes{
+    {{"gpt2", Family::GPT2}, {"bert", Family::BERT}, {"distilbert", Family::DistilBERT}, {"llama", Family::Llama},
+     {"qwen2", Family::Llama}}};
+
+// Sizes beyond these are typos or files of another kind, not models a browser runs.
+constexpr double kMaxSize = double(std::size_t{1} << 24);
+
+std::string supported() {
+  std::string types;
+  for (const ModelType& t : kModelTypes) types += std::string(types.empty() ? "" : ", ") + t.name;
+  return "The core computes model_type " + types + " with absolute position embeddings (GPT-2, BERT, "
+         "DistilBERT) or default rotary embeddings (rope_scaling null), full causal or bidirectional "
+         "self-attention (no sliding window, no ALiBi, no cross-attention), activations " +
+         blocks::activation_names() + ".";
+}
+
+[[noreturn]] void refuse(const std::string& option) {
+  throw Error("config.json: " + option + " is not supported. " + supported());
+}
+
+// A member that is present and not null, else nullptr.
+const Json* member(const Json& config, const std::string& key) {
+  for (const auto& [name, value] : config.members)
+    if (name == key) return value.kind == Json::Null ? nullptr : &value;
+  return nullptr;
+}
+
+double number(const Json& config, const std::string& key, double fallback) {
+  const Json* v = member(config, key);
+  if (!v) return fallback;
+  if (v->kind != Json::Number) throw Error("config.json: '" + key + "' must be a number, got " + v->text);
+  return std::strtod(v->text.c_str(), nullptr);
+}
+
+// A whole number >= 1 (the first of `keys` present, else fallback; 0 = required).
+std::size_t count(const Json& config, std::initializer_list<const char*> keys, std::size_t fallback = 0) {
+  for (const char* key : keys) {
+    if (!member(config, key)) continue;
+    const double v = number(config, key, 0.0);
+    if (!(v >= 1.0 && v <= kMaxSize && v == std::floor(v)))
+      throw Error("config.json: '" + std::string(key) + "' must be a whole number from 1 to " +
+                  std::to_string(std::size_t(kMaxSize)) + ", got " + member(config, key)->text);
+    return std::size_t(v);
+  }
+  if (fallback == 0) throw Error("config.json has no '" + std::string(*keys.begin()) + "', which a model needs");
+  return fallback;
+}
+
+bool flag(const Json& config, const std::string& key, bool fallback) {
+  const Json* v = member(config, key);
+  if (!v) return fallback;
+  if (v->kind != Json::Bool) throw Error("config.json: '" + key + "' must be true or false");
+  return v->text == "true";
+}
+
+std::string text(const Json& config, const std::string& key, const std::string& fallback) {
+  const Json* v = member(config, key);
+  if (!v) return fallback;
+  if (v->kind != Json::String) throw Error("config.json: '" + key + "' must be a string");
+  return v->text;
+}
+
+void refuse_if(bool on, const std::string& option) {
+  if (on) refuse(option);
+}
+
+void read_gpt2(const Json& c, ModelConfig& m) {
+  m.d_model = count(c, {"n_embd", "hidden_size"});
+  m.layers = count(c, {"n_layer", "num_hidden_layers"});
+  m.heads = m.kv_heads = count(c, {"n_head", "num_attention_heads"});
+  m.d_ff = count(c, {"n_inner"}, 4 * m.d_model);
+  m.vocab = count(c, {"vocab_size"});
+  m.max_positions = count(c, {"n_positions", "max_position_embeddings"});
+  m.norm_eps = number(c, "layer_norm_epsilon", 1e-5);
+  m.activation = text(c, "activation_function", "gelu_new");
+  m.causal = true;
+  m.scale_attention = flag(c, "scale_attn_weights", true);
+  refuse_if(flag(c, "scale_attn_by_inverse_layer_idx", false), "scale_attn_by_inverse_layer_idx = true");
+  refuse_if(flag(c, "reorder_and_upcast_attn", false), "reorder_and_upcast_attn = true");
+  refuse_if(flag(c, "add_cross_attention", false), "add_cross_attention = true");
+}
+
+void read_bert(const Json& c, ModelConfig& m) {
+  m.d_model = count(c, {"hidden_size"});
+  m.layers = count(c, {"num_hidden_layers"});
+  m.heads = m.kv_heads = count(c, {"num_attention_heads"});
+  m.d_ff = count(c, {"intermediate_size"});
+  m.vocab = count(c, {"vocab_size"});
+  m.max_positions = count(c, {"max_position_embeddings"}, 512);
+  m.type_vocab = count(c, {"type_vocab_size"}, 2);
+  m.norm_eps = number(c, "layer_norm_eps", 1e-12);
+  m.activation = text(c, "hidden_act", "gelu");
+  const std::string positions = text(c, "position_embedding_type", "absolute");
+  refuse_if(positions != "absolute", "position_embedding_type = '" + positions + "'");
+  refuse_if(flag(c, "is_decoder", false), "is_decoder = true");
+  refuse_if(flag(c, "add_cross_attention", false), "add_cross_attention = true");
+}
+
+void read_distilbert(const Json& c, ModelConfig& m) {
+  m.d_model = count(c, {"dim"});
+  m.layers = count(c, {"n_layers"});
+  m.heads = m.kv_heads = count(c, {"n_heads"});
+  m.d_ff = count(c, {"hidden_dim"});
+  m.vocab = count(c, {"vocab_size"});
+  m.max_positions = count(c, {"max_position_embeddings"}, 512);
+  m.norm_eps = 1e-12;  // DistilBERT's LayerNorms are built with eps=1e-12, whatever the config says
+  m.activation = text(c, "activation", "gelu");
+}
+
+// Llama and Qwen2 (Qwen2: q/k/v biases always, no head_dim key, sliding windows refused).
+void read_llama(const Json& c, ModelConfig& m) {
+  const bool qwen2 = m.model_type == "qwen2";
+  m.d_model = count(c, {"hidden_size"});
+  m.layers = count(c, {"num_hidden_layers"});
+  m.heads = count(c, {"num_attention_heads"});
+  m.kv_heads = count(c, {"num_key_value_heads"}, m.heads);
+  m.head_dim = qwen2 ? 0 : (member(c, "head_dim") ? count(c, {"head_dim"}) : 0);
+  m.d_ff = count(c, {"intermediate_size"});
+  m.vocab = count(c, {"vocab_size"});
+  m.max_positions = count(c, {"max_position_embeddings"}, qwen2 ? 32768 : 2048);
+  m.norm_eps = number(c, "rms_norm_eps", 1e-6);
+  m.rope_theta = number(c, "rope_theta", 10000.0);
+  m.activation = text(c, "hidden_act", "silu");
+  m.causal = true;
+  m.attention_bias = qwen2 || flag(c, "attention_bias", false);
+  m.mlp_bias = !qwen2 && flag(c, "mlp_bias", false);
+  refuse_if(member(c, "rope_scaling") != nullptr, "rope_scaling (only the default rotary embedding is computed)");
+  refuse_if(number(c, "partial_rotary_factor", 1.0) != 1.0, "partial_rotary_factor other than 1");
+  refuse_if(qwen2 && flag(c, "use_sliding_window", false), "use_sliding_window = true (sliding-window attention)");
+  if (!(m.rope_theta > 0.0)) throw Error("config.json: 'rope_theta' must be a positive number");
+}
+
+void check_sizes(ModelConfig& m) {
+  if (m.head_dim == 0) {
+    if (m.d_model % m.heads != 0)
+      throw Error("config.json: the hidden size " + std::to_string(m.d_model) + " is not a multiple of the " +
+                  std::to_string(m.heads) + " attention heads");
+    m.head_dim = m.d_model / m.heads;
+  }
+  if (m.heads % m.kv_heads != 0)
+    throw Error("config.json: " + std::to_string(m.heads) + " attention heads cannot share " +
+                std::to_string(m.kv_heads) + " key/value heads (num_attention_heads must be a multiple of num_key_value_heads)");
+  if (m.rope_theta > 0.0 && m.head_dim % 2 != 0)
+    throw Error("config.json: rotary embeddings need an even head size, got " + std::to_string(m.head_dim));
+  if (!(m.norm_eps >= 0.0)) throw Error("config.json: the norm's epsilon must be a number >= 0");
+  blocks::activation_from_name(m.activation);  // throws naming it
+}
+
+}  // namespace
+
+const char* family_name(Family family) { return kFamilyNames.at(static_cast<std::size_t>(family)); }
+
+ModelConfig parse_model_config(const std::string& config_json) {
+  const Json c = json::parse(config_json, "config.json");
+  if (c.kind != Json::Object) throw Error("config.json must hold a JSON object");
+  refuse_if(flag(c, "alibi", false), "alibi = true (ALiBi attention biases)");
+  ModelConfig m;
+  m.model_type = text(c, "model_type", "");
+  if (m.model_type.empty()) refuse("a config without 'model_type'");
+  const ModelType* type = nullptr;
+  for (const ModelType& t : kModelTypes)
+    if (m.model_type == t.name) type = &t;
+  if (!type) refuse("model_type '" + m.model_type + "'");
+  m.family = type->family;
+  m.tie_word_embeddings = flag(c, "tie_word_embeddings", m.family != Family::Llama);
+  switch (m.family) {
+    case Family::GPT2: read_gpt2(c, m); break;
+    case Family::BERT: read_bert(c, m); break;
+    case Family::DistilBERT: read_distilbert(c, m); break;
+    case Family::Llama: read_llama(c, m); break;
+    case Family::COUNT: break;
+  }
+  check_sizes(m);
+  return m;
+}
+
+}  // namespace mha

@@ -1,0 +1,127 @@
+// The Binder (a family's tensors by name, shapes checked) and the pieces the families share.
+#include "models/network.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "mha/error.hpp"
+
+namespace mha::models {
+
+namespace {
+
+std::string shape_text(const std::vector<std::size_t>& shape) { return to_string(Shape(shape)); }
+
+// What config.json says about the sizes, for messages about a tensor of the wrong shape.
+std::string sizes_text(const ModelConfig& c) {
+  return "config.json (" + c.model_type + ": " + std::to_string(c.layers) + " layers, hidden size " +
+         std::to_string(c.d_model) + ", " + std::to_string(c.heads) + " heads of " + std::to_string(c.head_dim) +
+         (c.kv_heads != c.heads ? ", " + std::to_string(c.kv_heads) + " key/value heads" : std::string()) +
+         ", feed-forward " + std::to_string(c.d_ff) + ", vocabulary " + std::to_string(c.vocab) + ", " +
+         std::to_string(c.max_positions) + " positions)";
+}
+
+// transformers renames "gamma" to "weight" and "beta" to "bias" when it loads old checkpoints.
+std::string old_norm_name(const std::string& name) {
+  const auto ends = [&](const std::string& tail) {
+    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (ends(".weight")) return name.substr(0, name.size() - 7) + ".gamma";
+  if (ends(".bias")) return name.substr(0, name.size() - 5) + ".beta";
+  return "";
+}
+
+constexpr std::array<FamilyNames, 4> kFamilyNames{{{"transformer.", "wte.weight"},
+                                                   {"bert.", "embeddings.word_embeddings.weight"},
+                                                   {"distilbert.", "embeddings.word_embeddings.weight"},
+                                                   {"model.", "embed_tokens.weight"}}};
+static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "names for every Family");
+
+}  // namespace
+
+FamilyNames family_names(Family family) { return kFamilyNames.at(static_cast<std::size_t>(family)); }
+
+Binder::Binder(const ModelConfig& config, const Weights* weights, std::string body_prefix)
+    : config_(config), weights_(weights), prefix_(std::move(body_prefix)) {}
+
+const WeightRef* Binder::find(const std::string& name, const Shape& shape, bool body, bool required) {
+  const std::string full = body ? prefix_ + name : name;
+  names_.push_back(full);
+  if (!weights_) {  // names only: a placeholder that is never read
+    placeholders_.push_back(std::make_unique<WeightRef>());
+    placeholders_.back()->name = full;
+    placeholders_.back()->shape.assign(shape.begin(), shape.end());
+    return placeholders_.back().get();
+  }
+  const WeightRef* w = weights_->find(full);
+  if (!w && !old_norm_name(full).empty()) w = weights_->find(old_norm_name(full));
+  if (!w) {
+    if (!required) return nullptr;
+    throw Error("the checkpoint has no tensor '" + full + "', which a " + config_.model_type + " model needs with " +
+                sizes_text(config_));
+  }
+  if (!std::equal(w->shape.begin(), w->shape.end(), shape.begin(), shape.end()))
+    throw Error("the tensor '" + w->name + "' has shape " + shape_text(w->shape) + ", but " + sizes_text(config_) +
+                " needs " + to_string(shape));
+  return w;
+}
+
+blocks::Linear Binder::linear(const std::string& name, std::size_t in, std::size_t out, bool bias, bool conv1d) {
+  blocks::Linear l;
+  l.weight = need(name + ".weight", conv1d ? Shape{in, out} : Shape{out, in});
+  l.bias = bias ? need(name + ".bias", {out}) : nullptr;
+  l.conv1d = conv1d;
+  l.in = in;
+  l.out = out;
+  return l;
+}
+
+blocks::Norm Binder::norm(const std::string& name, std::size_t D, float eps, bool bias) {
+  return {need(name + ".weight", {D}), bias ? need(name + ".bias", {D}) : nullptr, eps};
+}
+
+std::string body_prefix(const Weights& weights, const std::string& prefix, const std::string& probe) {
+  if (weights.find(prefix + probe)) return prefix;
+  if (weights.find(probe)) return "";
+  throw Error("the checkpoint has neither '" + prefix + probe + "' nor '" + probe +
+              "': its tensors are not those of the model config.json names");
+}
+
+void embed(const WeightRef& table, const std::vector<std::int32_t>& ids, float* out, bool accumulate) {
+  const std::size_t D = table.shape[1];
+  std::vector<float> row(D);
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    float* o = out + t * D;
+    blocks::widen_rows(table, std::size_t(ids[t]), 1, accumulate ? row.data() : o);
+    if (accumulate) add_into(o, row.data(), D);
+  }
+}
+
+void add_positions(const WeightRef& table, std::size_t T, float* out) {
+  const std::size_t D = table.shape[1];
+  std::vector<float> rows(T * D);
+  blocks::widen_rows(table, 0, T, rows.data());
+  add_into(out, rows.data(), T * D);
+}
+
+std::vector<float> gather_rows(const float* x, const std::vector<std::size_t>& at, std::size_t D) {
+  std::vector<float> rows(at.size() * D);
+  for (std::size_t p = 0; p < at.size(); ++p) std::copy(x + at[p] * D, x + (at[p] + 1) * D, rows.begin() + p * D);
+  return rows;
+}
+
+void add_into(float* x, const float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) x[i] += y[i];
+}
+
+std::vector<TraceStep> trace_start(std::size_t T, std::size_t D) {
+  return {{"tokens", Layout::contiguous({1, T})}, {"embedding", Layout::contiguous({1, T, D})}};
+}
+
+TraceStep stream_step(const char* op, std::size_t T, std::size_t D, int layer) {
+  return {op, Layout::contiguous({1, T, D}), {}, layer};
+}
+
+TraceStep readout_step(std::size_t P, std::size_t V) { return {"readout", Layout::contiguous({P, V})}; }
+
+}  // namespace mha::models

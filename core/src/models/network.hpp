@@ -1,0 +1,98 @@
+// What the model families (gpt2.cpp, bert.cpp, distilbert.cpp, llama.cpp) share: the Binder that
+// finds their tensors in a checkpoint by name and checks their shapes, and the Network interface
+// Model drives.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "blocks/blocks.hpp"
+#include "mha/models.hpp"
+
+namespace mha::models {
+
+// A family's tensors by canonical name: body names ("h.0.attn.c_attn.weight") are looked up with
+// and without the family's prefix ("transformer."), head names ("lm_head.weight", "cls.*") as
+// they are; ".gamma" / ".beta" stand for ".weight" / ".bias" (old LayerNorm names, which
+// transformers renames on load). Without weights (names only) every lookup succeeds with a
+// placeholder and records the name: model_reads_tensor runs a family's binding that way.
+class Binder {
+ public:
+  Binder(const ModelConfig& config, const Weights* weights, std::string body_prefix);
+  // A body tensor that must exist with this shape; throws mha::Error naming it otherwise.
+  const WeightRef* need(const std::string& name, const Shape& shape) { return find(name, shape, true, true); }
+  // A body tensor that may be absent (nullptr); a present one must have this shape.
+  const WeightRef* maybe(const std::string& name, const Shape& shape) { return find(name, shape, true, false); }
+  // Head tensors: never prefixed.
+  const WeightRef* need_head(const std::string& name, const Shape& shape) { return find(name, shape, false, true); }
+  const WeightRef* maybe_head(const std::string& name, const Shape& shape) { return find(name, shape, false, false); }
+
+  // "<name>.weight" [out, in] (+ "<name>.bias" [out] when bias) as nn.Linear, or [in, out] as Conv1D.
+  blocks::Linear linear(const std::string& name, std::size_t in, std::size_t out, bool bias, bool conv1d = false);
+  // "<name>.weight" and "<name>.bias" [D] (LayerNorm), or "<name>.weight" alone (RMSNorm).
+  blocks::Norm norm(const std::string& name, std::size_t D, float eps, bool bias = true);
+
+  // The names looked up so far (body names with the prefix this binder was given).
+  const std::vector<std::string>& names() const { return names_; }
+  const ModelConfig& config() const { return config_; }
+
+ private:
+  const WeightRef* find(const std::string& name, const Shape& shape, bool body, bool required);
+  const ModelConfig& config_;
+  const Weights* weights_;
+  std::string prefix_;
+  std::vector<std::string> names_;
+  std::vector<std::unique_ptr<WeightRef>> placeholders_;
+};
+
+// The body prefix a checkpoint uses: `prefix` when it holds prefix + probe, "" when it holds probe,
+// else throws naming both.
+std::string body_prefix(const Weights& weights, const std::string& prefix, const std::string& probe);
+
+// One family's layers bound to a checkpoint.
+class Network {
+ public:
+  virtual ~Network() = default;
+  virtual bool has_head() const = 0;
+  // hidden[T, D] = the last hidden state; probs[L, H, T, T] every layer's softmax;
+  // head_off[l][h] switches head h of layer l off.
+  virtual void forward(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& head_off,
+                       float* probs, float* hidden) const = 0;
+  // logits[P, V] of the head at rows `at` of hidden[T, D] (has_head() only).
+  virtual void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const = 0;
+  // The forward's steps at T tokens and P logit rows, every layer's tagged with it.
+  virtual std::vector<TraceStep> trace(std::size_t T, std::size_t P) const = 0;
+};
+
+// Each family's binding: its layers from the binder (names only when the binder has no weights).
+std::unique_ptr<Network> bind_gpt2(Binder& binder);
+std::unique_ptr<Network> bind_bert(Binder& binder);
+std::unique_ptr<Network> bind_distilbert(Binder& binder);
+std::unique_ptr<Network> bind_llama(Binder& binder);
+// Each family's body prefix ("transformer.", "bert.", "distilbert.", "model.") and a body tensor
+// every checkpoint of it holds.
+struct FamilyNames {
+  const char* prefix;
+  const char* probe;
+};
+FamilyNames family_names(Family family);
+
+// ---- Shared pieces of the families' forwards ---------------------------------------------------
+
+// out[T, D] = rows ids of the embedding table [V, D] (+ out when accumulate).
+void embed(const WeightRef& table, const std::vector<std::int32_t>& ids, float* out, bool accumulate);
+// out[T, D] += rows 0..T-1 of a position table [P, D] (absolute position embeddings).
+void add_positions(const WeightRef& table, std::size_t T, float* out);
+// rows `at` of x[T, D] as [P, D] (the positions whose logits are asked for).
+std::vector<float> gather_rows(const float* x, const std::vector<std::size_t>& at, std::size_t D);
+// x[n] += y[n] (residual connections).
+void add_into(float* x, const float* y, std::size_t n);
+// Trace steps: tokens [1, T] and embedding [1, T, D] (the start of every model's trace); a step
+// of the residual stream's shape [1, T, D] tagged with a layer; the head's logits [P, V].
+std::vector<TraceStep> trace_start(std::size_t T, std::size_t D);
+TraceStep stream_step(const char* op, std::size_t T, std::size_t D, int layer = -1);
+TraceStep readout_step(std::size_t P, std::size_t V);
+
+}  // namespace mha::models

@@ -1,0 +1,371 @@
+// Real checkpoints (mha/models.hpp) against transformers: every case the oracle writes
+// (tests/models/make_checkpoints.py: DIR/index.json, DIR/<case>/ with the checkpoint as
+// save_pretrained wrote it and oracle-<k>.safetensors with transformers' float64 run and a bound
+// on any float32 implementation's error), plus the refusals and errors a student meets.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "mha/error.hpp"
+#include "mha/models.hpp"
+#include "models/json.hpp"
+
+using namespace mha;
+
+namespace {
+
+const std::string kFixtures = MHA_MODEL_FIXTURES;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  INFO("reading " << path << " (written by the oracle's make_checkpoints.py)");
+  REQUIRE(in.good());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const json::Json* member(const json::Json& object, const std::string& key) {
+  for (const auto& [name, value] : object.members)
+    if (name == key) return &value;
+  return nullptr;
+}
+
+std::vector<std::size_t> whole_numbers(const json::Json& array) {
+  std::vector<std::size_t> out;
+  for (const json::Json& v : array.items) out.push_back(std::stoull(v.text));
+  return out;
+}
+
+// One safetensors file's tensors as stored (dtype kept), each copied to its own 16-byte aligned
+// block as the loading floor guarantees, and its metadata.
+struct RawFile {
+  std::vector<WeightRef> tensors;
+  std::vector<std::shared_ptr<void>> storage;
+  std::map<std::string, std::string> meta;
+  std::map<std::string, std::string> dtypes;  // "F64" included (oracle files)
+};
+
+RawFile read_raw(const std::string& path) {
+  const std::string bytes = read_text(path);
+  REQUIRE(bytes.size() >= 8);
+  std::uint64_t n = 0;
+  std::memcpy(&n, bytes.data(), 8);
+  const json::Json header = json::parse(bytes.substr(8, n), path);
+  const char* data = bytes.data() + 8 + n;
+  RawFile file;
+  for (const auto& [name, entry] : header.members) {
+    if (name == "__metadata__") {
+      for (const auto& [k, v] : entry.members) file.meta[k] = v.text;
+      continue;
+    }
+    WeightRef w;
+    w.name = name;
+    const std::string dtype = member(entry, "dtype")->text;
+    file.dtypes[name] = dtype;
+    w.dtype = dtype == "F16" ? DType::F16 : dtype == "BF16" ? DType::BF16 : DType::F32;
+    w.shape = whole_numbers(*member(entry, "shape"));
+    const std::vector<std::size_t> offsets = whole_numbers(*member(entry, "data_offsets"));
+    const std::size_t size = offsets[1] - offsets[0];
+    std::shared_ptr<void> block(::operator new(size + 16), [](void* p) { ::operator delete(p); });
+    std::memcpy(block.get(), data + offsets[0], size);
+    w.data = static_cast<const std::uint8_t*>(block.get());
+    file.storage.push_back(block);
+    file.tensors.push_back(w);
+  }
+  return file;
+}
+
+// A checkpoint folder: config.json and model.safetensors, or the index and its shards.
+struct Checkpoint {
+  ModelConfig config;
+  std::shared_ptr<const Weights> weights;
+};
+
+Checkpoint read_checkpoint(const std::string& dir) {
+  Checkpoint c;
+  c.config = parse_model_config(read_text(dir + "/config.json"));
+  std::vector<std::string> files;
+  std::ifstream single(dir + "/model.safetensors");
+  if (single.good()) {
+    files.push_back("model.safetensors");
+  } else {
+    const json::Json index = json::parse(read_text(dir + "/model.safetensors.index.json"), "index");
+    for (const auto& [name, file] : member(index, "weight_map")->members)
+      if (std::find(files.begin(), files.end(), file.text) == files.end()) files.push_back(file.text);
+  }
+  std::vector<WeightRef> tensors;
+  std::vector<std::shared_ptr<void>> storage;
+  for (const std::string& f : files) {
+    RawFile raw = read_raw(dir + "/" + f);
+    for (WeightRef& w : raw.tensors)
+      if (model_reads_tensor(c.config, w.name)) tensors.push_back(w);  // as the loader copies only these
+    storage.insert(storage.end(), raw.storage.begin(), raw.storage.end());
+  }
+  c.weights = std::make_shared<Weights>(std::move(tensors), std::move(storage));
+  return c;
+}
+
+// An oracle tensor (F64) as doubles.
+std::vector<double> f64(const RawFile& f, const std::string& name) {
+  for (const WeightRef& w : f.tensors) {
+    if (w.name != name) continue;
+    REQUIRE(f.dtypes.at(name) == "F64");
+    std::vector<double> out(w.numel());
+    std::memcpy(out.data(), w.data, out.size() * sizeof(double));
+    return out;
+  }
+  FAIL("the oracle file has no tensor " << name);
+  return {};
+}
+
+bool has(const RawFile& f, const std::string& name) { return f.dtypes.count(name) > 0; }
+
+// |ours - reference| <= bound at every element; reports the worst ratio.
+void check_within(const RawFile& oracle, const std::string& name, const Tensor& ours) {
+  const std::vector<double> ref = f64(oracle, name), bound = f64(oracle, name + ".bound");
+  REQUIRE(ours.numel() == ref.size());
+  double worst = 0.0;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double error = std::fabs(double(ours.data()[i]) - ref[i]);
+    const double ratio = error / std::max(bound[i], 1e-300);
+    if (!(ratio <= worst)) {
+      worst = ratio;
+      at = i;
+    }
+  }
+  INFO(name << ": worst |ours - transformers (float64)| / bound = " << worst << " at element " << at << " (ours "
+            << ours.data()[at] << ", reference " << ref[at] << ", bound " << bound[at] << ")");
+  CHECK(worst <= 1.0);
+}
+
+struct OracleCase {
+  std::string name, family, dtype;
+  std::vector<std::string> files;
+};
+
+std::vector<OracleCase> oracle_cases() {
+  const json::Json index = json::parse(read_text(kFixtures + "/index.json"), "index.json");
+  std::vector<OracleCase> out;
+  for (const json::Json& c : index.items) {
+    OracleCase oc{member(c, "case")->text, member(c, "family")->text, member(c, "dtype")->text, {}};
+    if (const json::Json* files = member(c, "files"))
+      for (const json::Json& f : files->items) oc.files.push_back(f.text);
+    out.push_back(oc);
+  }
+  return out;
+}
+
+// oracle-0.safetensors, oracle-1.safetensors, ... of one case.
+std::vector<std::string> oracle_files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (int k = 0;; ++k) {
+    const std::string path = dir + "/oracle-" + std::to_string(k) + ".safetensors";
+    if (!std::ifstream(path).good()) return out;
+    out.push_back(path);
+  }
+}
+
+std::vector<std::int32_t> ids_of(const RawFile& oracle) {
+  const json::Json ids = json::parse(oracle.meta.at("ids"), "ids");
+  std::vector<std::int32_t> out;
+  for (const json::Json& v : ids.items) out.push_back(std::stoi(v.text));
+  return out;
+}
+
+std::vector<HeadRef> heads_off_of(const RawFile& oracle) {
+  std::vector<HeadRef> out;
+  const auto it = oracle.meta.find("heads_off");
+  if (it == oracle.meta.end()) return out;
+  for (const json::Json& pair : json::parse(it->second, "heads_off").items)
+    out.push_back({std::stoull(pair.items.at(0).text), std::stoull(pair.items.at(1).text)});
+  return out;
+}
+
+Checkpoint fixture(const std::string& name) { return read_checkpoint(kFixtures + "/" + name); }
+
+// The same tensors without `drop`, or with `reshaped` given another shape.
+std::shared_ptr<const Weights> edited(const Checkpoint& c, const std::string& drop, const std::string& reshaped = "") {
+  std::vector<WeightRef> tensors;
+  for (const WeightRef& w : c.weights->tensors()) {
+    if (w.name == drop) continue;
+    tensors.push_back(w);
+    if (w.name == reshaped) tensors.back().shape.back() -= 1;
+  }
+  return std::make_shared<Weights>(tensors, std::vector<std::shared_ptr<void>>{});
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("every oracle case: attentions, hidden state, logits and ablated logits within transformers' float32 bounds",
+          "[models][oracle]") {
+  const std::vector<OracleCase> cases = oracle_cases();
+  REQUIRE(!cases.empty());
+  for (const OracleCase& oc : cases) {
+    DYNAMIC_SECTION(oc.name << " (" << oc.family << ", " << oc.dtype << ")") {
+      const Checkpoint c = fixture(oc.name);
+      const Model model(c.config, c.weights);
+      const std::vector<std::string> files = oracle_files(kFixtures + "/" + oc.name);
+      REQUIRE(!files.empty());
+      for (const std::string& file : files) {
+        INFO(file);
+        const RawFile oracle = read_raw(file);
+        ModelForwardOptions options;
+        for (std::size_t p : whole_numbers(json::parse(oracle.meta.at("logits_at"), "logits_at"))) options.logits_at.push_back(p);
+        if (!has(oracle, "logits")) options.logits_at.clear();
+        const ModelOutput out = model.forward(ids_of(oracle), options);
+        check_within(oracle, "attentions", out.attentions);
+        check_within(oracle, "hidden", out.hidden);
+        if (has(oracle, "logits")) check_within(oracle, "logits", out.logits);
+        if (has(oracle, "ablated.logits")) {
+          options.heads_off = heads_off_of(oracle);
+          REQUIRE(!options.heads_off.empty());
+          check_within(oracle, "ablated.logits", model.forward(ids_of(oracle), options).logits);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("model_reads_tensor: the tensors each family uses, with and without prefixes, and not the buffers", "[models]") {
+  const ModelConfig gpt2 = fixture("gpt2").config;
+  CHECK(model_reads_tensor(gpt2, "transformer.h.0.attn.c_attn.weight"));
+  CHECK(model_reads_tensor(gpt2, "h.1.mlp.c_proj.bias"));
+  CHECK(model_reads_tensor(gpt2, "wte.weight"));
+  CHECK_FALSE(model_reads_tensor(gpt2, "transformer.h.0.attn.bias"));
+  CHECK_FALSE(model_reads_tensor(gpt2, "h.0.attn.masked_bias"));
+  CHECK_FALSE(model_reads_tensor(gpt2, "lm_head.weight"));  // tied to wte
+  CHECK_FALSE(model_reads_tensor(gpt2, "h.9.ln_1.weight"));  // beyond n_layer
+  const ModelConfig bert = fixture("bert-mlm").config;
+  CHECK(model_reads_tensor(bert, "bert.embeddings.LayerNorm.gamma"));
+  CHECK(model_reads_tensor(bert, "encoder.layer.0.attention.self.query.weight"));
+  CHECK(model_reads_tensor(bert, "cls.predictions.bias"));
+  CHECK(model_reads_tensor(bert, "cls.predictions.transform.LayerNorm.beta"));
+  CHECK_FALSE(model_reads_tensor(bert, "bert.embeddings.position_ids"));
+  CHECK_FALSE(model_reads_tensor(bert, "bert.pooler.dense.weight"));
+  CHECK_FALSE(model_reads_tensor(bert, "cls.seq_relationship.weight"));
+  CHECK_FALSE(model_reads_tensor(bert, "cls.predictions.decoder.weight"));  // tied to the word embeddings
+  const ModelConfig distil = fixture("distilbert").config;
+  CHECK(model_reads_tensor(distil, "distilbert.transformer.layer.1.ffn.lin2.bias"));
+  CHECK(model_reads_tensor(distil, "vocab_projector.bias"));
+  CHECK_FALSE(model_reads_tensor(distil, "vocab_projector.weight"));
+}
+
+TEST_CASE("config options the core does not compute are refused by name, with what is supported", "[models][config]") {
+  const auto refused = [](const std::string& json, const std::string& named) {
+    const std::string message = error_of([&] { parse_model_config(json); });
+    INFO(message);
+    CHECK(message.find(named) != std::string::npos);
+    CHECK(message.find("gpt2, bert, distilbert, llama, qwen2") != std::string::npos);
+  };
+  const std::string gpt2 = R"({"model_type": "gpt2", "n_embd": 32, "n_layer": 2, "n_head": 4, "vocab_size": 50, "n_positions": 16)";
+  const std::string llama = R"({"model_type": "llama", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 40, "vocab_size": 50)";
+  refused(gpt2 + R"(, "scale_attn_by_inverse_layer_idx": true})", "scale_attn_by_inverse_layer_idx");
+  refused(gpt2 + R"(, "reorder_and_upcast_attn": true})", "reorder_and_upcast_attn");
+  refused(gpt2 + R"(, "alibi": true})", "alibi");
+  refused(llama + R"(, "rope_scaling": {"rope_type": "linear", "factor": 2.0}})", "rope_scaling");
+  refused(R"({"model_type": "qwen2", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 40, "vocab_size": 50, "use_sliding_window": true})", "use_sliding_window");
+  refused(R"({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 40, "vocab_size": 50, "position_embedding_type": "relative_key"})", "relative_key");
+  refused(R"({"model_type": "t5", "d_model": 32})", "model_type 't5'");
+  CHECK(error_of([&] { parse_model_config(gpt2 + R"(, "activation_function": "mish"})"); }).find("'mish'") != std::string::npos);
+  CHECK(error_of([&] { parse_model_config(llama + R"(, "num_key_value_heads": 3})"); }).find("key/value heads") != std::string::npos);
+  CHECK(error_of([&] { parse_model_config("{\"model_type\": "); }).find("not valid JSON") != std::string::npos);
+  // Accepted: explicit defaults and rope_scaling null.
+  const ModelConfig ok = parse_model_config(llama + R"(, "rope_scaling": null, "num_key_value_heads": 2, "rope_theta": 500000.0})");
+  CHECK(ok.family == Family::Llama);
+  CHECK(ok.kv_heads == 2);
+  CHECK(ok.head_dim == 8);
+  CHECK(ok.rope_theta == 500000.0);
+  CHECK_FALSE(ok.tie_word_embeddings);
+}
+
+TEST_CASE("a missing tensor or a tensor of the wrong shape is named", "[models][errors]") {
+  const Checkpoint c = fixture("gpt2");
+  std::string message = error_of([&] { Model(c.config, edited(c, "transformer.h.1.mlp.c_fc.weight")); });
+  INFO(message);
+  CHECK(message.find("'transformer.h.1.mlp.c_fc.weight'") != std::string::npos);
+  message = error_of([&] { Model(c.config, edited(c, "", "transformer.h.0.attn.c_attn.weight")); });
+  CHECK(message.find("'transformer.h.0.attn.c_attn.weight' has shape [32, 95]") != std::string::npos);
+  CHECK(message.find("needs [32, 96]") != std::string::npos);
+  message = error_of([&] { Model(c.config, edited(c, "transformer.wte.weight")); });
+  CHECK(message.find("'wte.weight'") != std::string::npos);
+  const Checkpoint bert = fixture("bert-mlm");
+  message = error_of([&] { Model(bert.config, edited(bert, "cls.predictions.transform.LayerNorm.weight")); });
+  CHECK(message.find("cls.predictions.transform.LayerNorm.weight") != std::string::npos);
+}
+
+TEST_CASE("ids out of range, too many tokens, unknown heads and positions are refused with their numbers", "[models][errors]") {
+  const Checkpoint c = fixture("gpt2");
+  const Model model(c.config, c.weights);
+  const std::size_t V = c.config.vocab, P = c.config.max_positions;
+  CHECK(error_of([&] { model.forward({1, std::int32_t(V)}, {}); }).find("id " + std::to_string(V)) != std::string::npos);
+  CHECK(error_of([&] { model.forward({-1}, {}); }).find("id -1") != std::string::npos);
+  CHECK(error_of([&] { model.forward({}, {}); }).find("at least one token") != std::string::npos);
+  CHECK(error_of([&] { model.forward(std::vector<std::int32_t>(P + 1, 1), {}); }).find(std::to_string(P) + " positions") !=
+        std::string::npos);
+  CHECK_NOTHROW(model.forward(std::vector<std::int32_t>(P, 1), {}));
+  ModelForwardOptions bad_head;
+  bad_head.heads_off = {{0, c.config.heads}};
+  CHECK(error_of([&] { model.forward({1, 2}, bad_head); }).find("no head") != std::string::npos);
+  ModelForwardOptions bad_position;
+  bad_position.logits_at = {2};
+  CHECK(error_of([&] { model.forward({1, 2}, bad_position); }).find("position 2") != std::string::npos);
+  const Checkpoint encoder = fixture("bert-noprefix");
+  const Model bare(encoder.config, encoder.weights);
+  CHECK_FALSE(bare.has_lm_head());
+  CHECK(bare.forward({1, 2, 3}, {}).logits.numel() == 0);
+  CHECK(error_of([&] { bare.forward({1, 2, 3}, bad_position); }).find("no language-model head") != std::string::npos);
+}
+
+TEST_CASE("the trace: every layer's steps tagged, RoPE and repeat_kv where used, the weights' shape", "[models][trace]") {
+  const Checkpoint c = fixture("llama-tied");
+  const Model model(c.config, c.weights);
+  const ModelOutput out = model.forward({3, 1, 4, 1, 5}, {});
+  const std::size_t T = 5, H = c.config.heads, KV = c.config.kv_heads, hd = c.config.head_dim;
+  REQUIRE(KV < H);
+  std::vector<std::string> layer0;
+  for (const TraceStep& s : out.trace)
+    if (s.layer == 0) layer0.push_back(s.op);
+  const std::vector<std::string> expected{"norm", "query", "key", "value", "query_heads", "key_heads", "value_heads",
+                                          "rope_query", "rope_key", "repeat_kv_key", "repeat_kv_value", "scores",
+                                          "softmax", "context", "merge", "output", "residual", "norm", "mlp", "residual"};
+  CHECK(layer0 == expected);
+  std::size_t softmaxes = 0;
+  for (const TraceStep& s : out.trace) {
+    if (s.op == "key_heads") CHECK(s.layout.shape == Shape{1, KV, T, hd});
+    if (s.op == "softmax") {
+      ++softmaxes;
+      CHECK(s.weights == Shape{1, H, T, T});
+    }
+  }
+  CHECK(softmaxes == c.config.layers);
+  CHECK(out.trace.front().op == "tokens");
+  CHECK(out.trace.back().op == "readout");
+  CHECK(out.trace.back().layout.shape == Shape{1, c.config.vocab});
+  // GPT-2: q, k, v are strided views of c_attn's q‖k‖v.
+  const Checkpoint g = fixture("gpt2");
+  const ModelOutput go = Model(g.config, g.weights).forward({1, 2, 3}, {});
+  const std::size_t D = g.config.d_model;
+  for (const TraceStep& s : go.trace)
+    if (s.op == "query" && s.layer == 0) CHECK(s.layout.strides == Strides{std::ptrdiff_t(9 * D), std::ptrdiff_t(3 * D), 1});
+}

@@ -1,0 +1,201 @@
+// embind bindings of real checkpoints (mha/checkpoint.hpp, mha/models.hpp): conversion and
+// validation only. api.js's loadModel drives the loader: config → index → each file's header →
+// the plan's reads (copied by api.js straight into wasm memory) → finish, which builds the Model.
+// A file of its own: train.hpp (bindings.cpp) and models.hpp both name a struct ModelConfig.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "mha/checkpoint.hpp"
+#include "mha/models.hpp"
+
+using emscripten::val;
+
+namespace {
+
+using namespace mha_js;
+
+constexpr double kMaxAddress = 4294967295.0;
+constexpr double kMaxFileSize = 9007199254740991.0;  // 2^53 - 1: File.size is a JS number
+constexpr double kMaxHeaderBytes = 8.0 + 100'000'000.0;
+
+// A checkpoint being loaded: its config and the loader, until finish() builds the model.
+struct ModelLoading {
+  mha::ModelConfig config;
+  mha::CheckpointLoader loader;
+  explicit ModelLoading(mha::ModelConfig c) : config(std::move(c)), loader(config) {}
+};
+
+// A loaded model; `weights` for info().
+struct LoadedModel {
+  std::shared_ptr<const mha::Weights> weights;
+  mha::Model model;
+  LoadedModel(mha::ModelConfig config, std::shared_ptr<const mha::Weights> w) : weights(w), model(std::move(config), std::move(w)) {}
+};
+
+// `size` bytes api.js wrote at `address`.
+const std::uint8_t* bytes_at(double address, std::size_t size) {
+  const std::size_t addr = to_count(address, "buffer address", kMaxAddress);
+  if (size > 0 && addr == 0) throw mha::Error("invalid buffer address");
+  return reinterpret_cast<const std::uint8_t*>(addr);
+}
+
+val loading_create(std::string config_json) {
+  return guarded([&] { return val(std::make_shared<ModelLoading>(mha::parse_model_config(config_json))); });
+}
+
+val loading_add_index(ModelLoading& m, std::string index_json) {
+  return guarded([&] {
+    m.loader.add_index(index_json);
+    val shards = val::array();
+    for (std::size_t i = 0; i < m.loader.shards().size(); ++i) shards.set(i, m.loader.shards()[i]);
+    return shards;
+  });
+}
+
+val loading_header_bytes(ModelLoading& m, std::string file, double address, double available, double size) {
+  return guarded([&] {
+    const std::size_t n = to_count(available, "the bytes given", 8);
+    const std::uint64_t file_size = to_count(size, "the file size", kMaxFileSize);
+    return val(static_cast<double>(m.loader.header_bytes(file, bytes_at(address, n), n, file_size)));
+  });
+}
+
+val loading_add_file(ModelLoading& m, std::string file, double address, double bytes, double size) {
+  return guarded([&] {
+    const std::size_t n = to_count(bytes, "the header's bytes", kMaxHeaderBytes);
+    m.loader.add_file(file, bytes_at(address, n), n, to_count(size, "the file size", kMaxFileSize));
+    return val::undefined();
+  });
+}
+
+// {files, bytes, reads: [{file, offset, length, copies: [at, length, to, ...]}]}
+val loading_plan(ModelLoading& m) {
+  return guarded([&] {
+    const std::vector<mha::CheckpointRead>& reads = m.loader.plan();
+    val out = val::object(), list = val::array(), files = val::array();
+    for (std::size_t i = 0; i < m.loader.files().size(); ++i) files.set(i, m.loader.files()[i]);
+    for (std::size_t i = 0; i < reads.size(); ++i) {
+      const mha::CheckpointRead& r = reads[i];
+      std::vector<double> copies;
+      for (const mha::CheckpointCopy& c : r.copies) {
+        copies.push_back(static_cast<double>(c.at));
+        copies.push_back(static_cast<double>(c.length));
+        copies.push_back(static_cast<double>(reinterpret_cast<std::uintptr_t>(c.to)));
+      }
+      val read = val::object();
+      read.set("file", static_cast<double>(r.file));
+      read.set("offset", static_cast<double>(r.offset));
+      read.set("length", static_cast<double>(r.length));
+      read.set("copies", array_from(copies));
+      list.set(i, read);
+    }
+    out.set("files", files);
+    out.set("bytes", static_cast<double>(m.loader.plan_bytes()));
+    out.set("reads", list);
+    return out;
+  });
+}
+
+// The Model's constructor checks every tensor's name and shape against config.json.
+val loading_finish(ModelLoading& m) {
+  return guarded([&] {
+    std::shared_ptr<const mha::Weights> weights = m.loader.finish();
+    try {
+      return val(std::make_shared<LoadedModel>(m.config, std::move(weights)));
+    } catch (const mha::Error& e) {
+      throw mha::Error(std::string("config.json does not match the weights: ") + e.what());
+    }
+  });
+}
+
+// The stored dtype that holds most of the weights' bytes.
+std::string main_dtype(const mha::Weights& w) {
+  std::map<std::string, std::size_t> bytes;
+  for (const mha::WeightRef& t : w.tensors()) bytes[mha::dtype_name(t.dtype)] += t.bytes();
+  std::string best = "F32";
+  for (const auto& [name, n] : bytes)
+    if (n > bytes[best]) best = name;
+  return best;
+}
+
+val model_info(const LoadedModel& m) {
+  const mha::ModelConfig& c = m.model.config();
+  std::size_t weight_bytes = 0;
+  for (const mha::WeightRef& t : m.weights->tensors()) weight_bytes += t.bytes();
+  val out = val::object();
+  out.set("family", std::string(mha::family_name(c.family)));
+  out.set("modelType", c.model_type);
+  out.set("layers", static_cast<double>(c.layers));
+  out.set("heads", static_cast<double>(c.heads));
+  out.set("kvHeads", static_cast<double>(c.kv_heads));
+  out.set("dModel", static_cast<double>(c.d_model));
+  out.set("headDim", static_cast<double>(c.head_dim));
+  out.set("vocab", static_cast<double>(c.vocab));
+  out.set("maxPositions", static_cast<double>(c.max_positions));
+  out.set("causal", c.causal);
+  out.set("hasLmHead", m.model.has_lm_head());
+  out.set("dtype", main_dtype(*m.weights));
+  out.set("weightBytes", static_cast<double>(weight_bytes));
+  return out;
+}
+
+std::size_t list_length(const val& list, const std::string& what, double max_length) {
+  if (!list.isArray()) throw mha::Error(what + " must be an array");
+  return to_count(list["length"].as<double>(), "the length of " + what, max_length);
+}
+
+// ids: token ids; heads_off: [[layer, head], ...]; logits_at: positions. api.js checked them with
+// messages for students; here they are checked again, as numbers that cross as doubles.
+val model_forward(const LoadedModel& m, val ids, val heads_off, val logits_at) {
+  return guarded([&] {
+    const mha::ModelConfig& c = m.model.config();
+    const std::size_t T = list_length(ids, "ids", static_cast<double>(c.max_positions));
+    std::vector<std::int32_t> tokens(T);
+    for (std::size_t i = 0; i < T; ++i) {
+      tokens[i] = static_cast<std::int32_t>(to_count(ids[i].as<double>(), "token id " + std::to_string(i), static_cast<double>(c.vocab - 1)));
+    }
+    mha::ModelForwardOptions options;
+    for (std::size_t i = 0, n = list_length(heads_off, "headsOff", 1e6); i < n; ++i) {
+      const val pair = heads_off[i];
+      if (list_length(pair, "headsOff[" + std::to_string(i) + "]", 2) != 2) throw mha::Error("headsOff entries are [layer, head]");
+      options.heads_off.push_back({to_count(pair[0].as<double>(), "headsOff layer", static_cast<double>(c.layers - 1)),
+                                   to_count(pair[1].as<double>(), "headsOff head", static_cast<double>(c.heads - 1))});
+    }
+    for (std::size_t i = 0, n = list_length(logits_at, "logitsAt", static_cast<double>(T)); i < n; ++i) {
+      options.logits_at.push_back(to_count(logits_at[i].as<double>(), "logitsAt position", static_cast<double>(T - 1)));
+    }
+    const mha::ModelOutput r = m.model.forward(tokens, options);
+    val out = val::object();
+    out.set("attentions", tensor_to_js(r.attentions));
+    out.set("hidden", tensor_to_js(r.hidden));
+    out.set("logits", r.logits_at.empty() ? val::null() : tensor_to_js(r.logits));
+    out.set("logitsAt", array_from(r.logits_at));
+    out.set("trace", trace_to_js(r.trace));
+    return out;
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(mha_models) {
+  using namespace emscripten;
+  class_<ModelLoading>("ModelLoadingCore")
+      .smart_ptr<std::shared_ptr<ModelLoading>>("ModelLoadingCorePtr")
+      .function("addIndex", &loading_add_index)
+      .function("headerBytes", &loading_header_bytes)
+      .function("addFile", &loading_add_file)
+      .function("plan", &loading_plan)
+      .function("finish", &loading_finish);
+  class_<LoadedModel>("LoadedModelCore")
+      .smart_ptr<std::shared_ptr<LoadedModel>>("LoadedModelCorePtr")
+      .function("info", &model_info)
+      .function("forward", &model_forward);
+  function("modelLoadingCreate", &loading_create);
+}
