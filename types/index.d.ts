@@ -94,6 +94,104 @@ declare namespace createMhaModule {
     layer?: number;
   }
 
+  /** The operations of a real checkpoint's trace (Model.forward): each layer's attention steps as transformers' eager
+   *  attention takes them (`qkv` for GPT-2's fused c_attn, `rope_*` for Llama/Qwen2, `repeat_kv_*` with grouped-query
+   *  attention), between the residual stream's norms and MLPs. */
+  type ModelTraceOp = 'tokens' | 'embedding' | 'norm' | 'qkv' | 'query' | 'key' | 'value' | 'query_heads' | 'key_heads' |
+    'value_heads' | 'rope_query' | 'rope_key' | 'repeat_kv_key' | 'repeat_kv_value' | 'scores' | 'softmax' | 'context' |
+    'merge' | 'output' | 'residual' | 'mlp' | 'readout';
+
+  /** One row of a real checkpoint's trace; `layer` is absent for the embedding, the final norm and the readout. */
+  interface ModelTraceStep {
+    step: number;
+    op: ModelTraceOp;
+    shape: number[];
+    strides: number[];
+    contiguous: boolean;
+    /** For `softmax`: the attention weights' shape, [1, H, T, T]. */
+    weights?: number[];
+    layer?: number;
+  }
+
+  /** One of a checkpoint's files: a `File` (an `<input type="file" multiple>`'s or a drop's), or its name with its bytes. */
+  type CheckpointFile = File | { name: string; bytes: Uint8Array | ArrayBuffer | Blob };
+
+  /** How far loadModel has read the weights: `loaded` of `total` bytes, the last read from `file`. */
+  interface LoadProgress {
+    loaded: number;
+    total: number;
+    file: string;
+  }
+
+  interface LoadModelOptions {
+    /** Called before the first slice and after each (8–16 MiB) slice of the weights. */
+    onProgress?: (progress: LoadProgress) => void;
+    /** Aborting stops the load between slices: loadModel rejects with the signal's reason and frees what it had read. */
+    signal?: AbortSignal;
+  }
+
+  /** A loaded checkpoint's sizes, as its config.json gives them. */
+  interface ModelInfo {
+    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Qwen2). */
+    family: 'gpt2' | 'bert' | 'distilbert' | 'llama';
+    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2'. */
+    modelType: string;
+    layers: number;
+    heads: number;
+    /** Key/value heads: fewer than `heads` with grouped-query attention. */
+    kvHeads: number;
+    dModel: number;
+    headDim: number;
+    vocab: number;
+    /** The longest input, in tokens. */
+    maxPositions: number;
+    /** GPT-2 and Llama-style models see only the past. */
+    causal: boolean;
+    /** A causal LM head, or BERT/DistilBERT's MLM head: forward can give logits. */
+    hasLmHead: boolean;
+    /** The dtype that holds most of the weights, kept as stored. */
+    dtype: 'F32' | 'F16' | 'BF16';
+    /** The weights' bytes in the core's memory. */
+    weightBytes: number;
+  }
+
+  interface ModelForwardOptions {
+    /** Heads switched off, as [layer, head] pairs: their output is zeroed before the output projection. */
+    headsOff?: readonly (readonly [number, number])[];
+    /** Positions whose logits to give; default the last (causal models) or none (encoders: the [MASK] positions). */
+    logitsAt?: readonly number[];
+  }
+
+  interface ModelForwardResult {
+    /** Every layer's attention weights, [L, 1, H, T, T]. */
+    attentions: Tensor;
+    /** transformers' last_hidden_state, [1, T, D]. */
+    hidden: Tensor;
+    /** [P, V] at `logitsAt`; `null` without an LM or MLM head. */
+    logits: Tensor | null;
+    logitsAt: number[];
+    trace: ModelTraceStep[];
+  }
+
+  /** Token ids as the checkpoint's tokenizer gives them (special tokens added as `tokenizer(text)` adds them). */
+  interface Tokens {
+    ids: number[];
+    tokens: string[];
+  }
+
+  /** A checkpoint loaded by `loadModel`. Its weights live in the core's memory until `dispose()`. */
+  interface Model {
+    readonly info: Readonly<ModelInfo>;
+    /** Needs tokenizer.json among loadModel's files. */
+    tokenize(text: string): Tokens;
+    /** ids: 1 to `info.maxPositions` token ids, each below `info.vocab`. */
+    forward(ids: readonly number[] | Int32Array | Uint32Array, options?: ModelForwardOptions): ModelForwardResult;
+    /** True after `dispose()`. */
+    readonly disposed: boolean;
+    /** Gives the weights' memory back; the model cannot be used after (calling it again does nothing). */
+    dispose(): void;
+  }
+
   /** `torch.manual_seed(seed)`'s CPU stream. Needs `.delete()`. */
   interface Generator {
     /** Reseeds as `torch.manual_seed(seed)`. */
@@ -392,6 +490,12 @@ declare namespace createMhaModule {
     readSafetensors(bytes: Uint8Array | ArrayBuffer): SafetensorsFile;
     /** A .safetensors file's tensors, as a state dict. */
     loadSafetensors(bytes: Uint8Array | ArrayBuffer): StateDict;
+    /**
+     * A Hugging Face checkpoint from its files: config.json and model.safetensors (or model.safetensors.index.json with
+     * its shards), tokenizer.json (+ tokenizer_config.json) for `tokenize`. The weights are read in slices straight into
+     * the core's memory (F16 and BF16 stay half); a missing or damaged file rejects with a message naming it.
+     */
+    loadModel(files: Iterable<CheckpointFile> | ArrayLike<CheckpointFile>, options?: LoadModelOptions): Promise<Model>;
     /** The training tasks. */
     readonly tasks: readonly Task[];
     /** The core's task table, in the order of `tasks`. */

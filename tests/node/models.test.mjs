@@ -32,7 +32,8 @@ function readOracle(path) {
   const b = readFileSync(path);
   const n = Number(b.readBigUInt64LE(0));
   const header = JSON.parse(b.subarray(8, 8 + n).toString('utf8'));
-  const meta = Object.fromEntries(Object.entries(header.__metadata__).map(([k, v]) => [k, JSON.parse(v)]));
+  const meta = Object.fromEntries(['ids', 'logits_at', 'heads_off', 'text'].filter((k) => k in header.__metadata__)
+    .map((k) => [k, JSON.parse(header.__metadata__[k])]));
   const tensors = {};
   for (const [name, t] of Object.entries(header)) {
     if (name === '__metadata__') continue;

@@ -173,6 +173,28 @@ test('tsc --strict: the typed examples and every README example compile, wrong c
   }
 });
 
+// A one-layer GPT-2 checkpoint (config.json, model.safetensors) with the generator's weights.
+function tinyGpt2(g) {
+  const layer = (n, shape) => ['h.0.' + n, shape];
+  const tensors = [['wte.weight', [16, 8]], ['wpe.weight', [8, 8]], layer('ln_1.weight', [8]), layer('ln_1.bias', [8]),
+    layer('attn.c_attn.weight', [8, 24]), layer('attn.c_attn.bias', [24]), layer('attn.c_proj.weight', [8, 8]), layer('attn.c_proj.bias', [8]),
+    layer('ln_2.weight', [8]), layer('ln_2.bias', [8]), layer('mlp.c_fc.weight', [8, 32]), layer('mlp.c_fc.bias', [32]),
+    layer('mlp.c_proj.weight', [32, 8]), layer('mlp.c_proj.bias', [8]), ['ln_f.weight', [8]], ['ln_f.bias', [8]]];
+  const header = {}, data = [];
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + 4 * n] };
+    data.push(g.randn([n]).data);
+    offset += 4 * n;
+  }
+  const text = JSON.stringify(header);
+  const bytes = Buffer.concat([Buffer.alloc(8), Buffer.from(text), ...data.map((d) => Buffer.from(d.buffer))]);
+  bytes.writeBigUInt64LE(BigInt(text.length), 0);
+  const config = { model_type: 'gpt2', n_layer: 1, n_head: 2, n_embd: 8, vocab_size: 16, n_positions: 8 };
+  return [{ name: 'config.json', bytes: new TextEncoder().encode(JSON.stringify(config)) }, { name: 'model.safetensors', bytes: new Uint8Array(bytes) }];
+}
+
 // The declarations, read with the TypeScript compiler API: the properties of an interface, the members of a union of
 // string literals, the exports of a module.
 function declarations() {
@@ -216,12 +238,16 @@ test('the declarations name exactly what the module defines, and their string li
   const opt = new M.Adam(model);
   const step = model.trainStep(opt, { batchSize: 4 });
   const file = M.readSafetensors(mha.toSafetensors());
+  const progress = [];
+  const gpt = await M.loadModel(tinyGpt2(g), { onProgress: (p) => progress.push(p) });
+  const gptOut = gpt.forward([1, 2, 3], { logitsAt: [2] });
   const exact = {
     MhaModule: M, Generator: g, MultiHeadAttention: mha, ForwardResult: forward, AttentionResult: attended,
     TinyAttentionModel: model, Optimizer: opt, OptimizerSettings: opt.options, StepResult: step, ModelConfig: model.config,
     RoleScore: model.roleScores()[0], LayerAttention: model.attention([1, 2])[0], SafetensorsFile: file, Tensor: x,
     LinearParameters: mha.parameters().W_q, ParameterScenarios: M.parameterScenarios(8, 2), MixThenSplitResult: M.mixThenSplit(),
     HandBuiltHead: M.headSpecialization(['a', 'b'])[0], LoopVsVectorizedResult: M.loopVsVectorized(mha, x),
+    Model: gpt, ModelInfo: gpt.info, ModelForwardResult: gptOut, LoadProgress: progress[0],
   };
   for (const [name, obj] of Object.entries(exact)) assert.deepEqual(D.props(name), apiNames(obj), `${name}: declared vs defined`);
   const stepNames = D.props('TraceStep');
@@ -238,6 +264,11 @@ test('the declarations name exactly what the module defines, and their string li
     m.delete();
   }
   assert.deepEqual([...ops].filter((op) => !D.literals('TraceOp').includes(op)), [], 'TraceOp holds every op of the traces');
+  const modelStepNames = D.props('ModelTraceStep');
+  for (const s of gptOut.trace) assert.deepEqual(Object.keys(s).filter((k) => !modelStepNames.includes(k)), [], 'model trace step fields declared');
+  const modelOps = new Set(gptOut.trace.map((s) => s.op));
+  assert.deepEqual([...modelOps].filter((op) => !D.literals('ModelTraceOp').includes(op)), [], 'ModelTraceOp holds every op of a GPT-2 trace');
+  gpt.dispose();
   const builds = ['mha.js', 'mha-nosimd.js', 'mha-relaxed.js'];
   const implementations = [];
   for (const b of builds) {

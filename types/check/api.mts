@@ -2,7 +2,8 @@
 // file, so each declared result type is checked against what the module returns). The README's examples are
 // type-checked as they are written by tests/npm/package.test.mjs.
 import createMhaModule from 'mha-explorer';
-import type { Tensor, TraceStep, MhaModule, MaskMode, Task, Optimizer, StateDict, Implementation } from 'mha-explorer';
+import type { Tensor, TraceStep, MhaModule, MaskMode, Task, Optimizer, StateDict, Implementation, CheckpointFile, LoadProgress, Model,
+  ModelInfo, ModelForwardResult, ModelTraceStep } from 'mha-explorer';
 
 function check(ok: boolean, what: string): void {
   if (!ok) throw new Error('types disagree with the module: ' + what);
@@ -98,6 +99,58 @@ model.loadStateDict(M.loadSafetensors(modelBytes)).loadStateDict(model.stateDict
 check(M.readSafetensors(modelBytes).metadata.task === 'two-offsets', 'model safetensors');
 const script: string = model.toPyTorch({ steps: 10, batchSize: 8, optimizer: 'sgd', lr: 0.1, momentum: 0.9, lossDigits: 6 });
 check(script.includes('torch') && model.toPyTorch({ optimizer: optimizers[1] }).includes('Adam') && model.toPyTorch().length > 0, 'toPyTorch');
+
+// Real checkpoints: a one-layer GPT-2 written here (config.json and model.safetensors), loaded, run and disposed
+function safetensors(tensors: [string, number[]][], fill: (n: number) => Float32Array): Uint8Array<ArrayBuffer> {
+  const header: Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }> = {};
+  const data: Float32Array[] = [];
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + 4 * n] };
+    data.push(fill(n));
+    offset += 4 * n;
+  }
+  let text = JSON.stringify(header);
+  text += ' '.repeat((8 - text.length % 8) % 8);
+  const out = new Uint8Array(8 + text.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(new TextEncoder().encode(text), 8);
+  let at = 8 + text.length;
+  for (const d of data) {
+    out.set(new Uint8Array(d.buffer), at);
+    at += d.byteLength;
+  }
+  return out;
+}
+const layer = (n: string, shape: number[]): [string, number[]] => ['h.0.' + n, shape];
+const gpt2Tensors: [string, number[]][] = [['wte.weight', [16, 8]], ['wpe.weight', [8, 8]], layer('ln_1.weight', [8]), layer('ln_1.bias', [8]),
+  layer('attn.c_attn.weight', [8, 24]), layer('attn.c_attn.bias', [24]), layer('attn.c_proj.weight', [8, 8]), layer('attn.c_proj.bias', [8]),
+  layer('ln_2.weight', [8]), layer('ln_2.bias', [8]), layer('mlp.c_fc.weight', [8, 32]), layer('mlp.c_fc.bias', [32]),
+  layer('mlp.c_proj.weight', [32, 8]), layer('mlp.c_proj.bias', [8]), ['ln_f.weight', [8]], ['ln_f.bias', [8]]];
+const config = { model_type: 'gpt2', n_layer: 1, n_head: 2, n_embd: 8, vocab_size: 16, n_positions: 8 };
+const checkpoint: CheckpointFile[] = [
+  { name: 'config.json', bytes: new TextEncoder().encode(JSON.stringify(config)) },
+  { name: 'model.safetensors', bytes: new Blob([safetensors(gpt2Tensors, (n) => g.randn([n]).data)]) },
+];
+const progress: LoadProgress[] = [];
+const gpt: Model = await M.loadModel(checkpoint, { onProgress: (p) => progress.push(p), signal: new AbortController().signal });
+const info: Readonly<ModelInfo> = gpt.info;
+check(info.family === 'gpt2' && info.layers === 1 && info.kvHeads === 2 && info.hasLmHead && info.dtype === 'F32', 'loadModel: info');
+check(progress.length >= 2 && progress[progress.length - 1].loaded === progress[0].total, 'loadModel: progress');
+const out: ModelForwardResult = gpt.forward([1, 2, 3], { headsOff: [[0, 1]], logitsAt: [2] });
+const steps: ModelTraceStep[] = out.trace;
+check(out.attentions.shape.join() === '1,1,2,3,3' && out.hidden.shape[2] === 8 && out.logits !== null && out.logits.shape[1] === 16 &&
+  steps.some((s) => s.op === 'softmax' && s.layer === 0), 'Model.forward');
+let said = '';
+try {
+  gpt.tokenize('hi');
+} catch (e) {
+  said = (e as Error).message;
+}
+check(said.includes('tokenizer.json'), 'tokenize needs tokenizer.json');
+gpt.dispose();
+check(gpt.disposed, 'Model.dispose');
 
 for (const o of optimizers) o.delete();
 model.delete();
