@@ -207,13 +207,22 @@ async function speedPage(browser, cdp, origin, ck, probe, problems) {
         `${tokens[T].ratios.ort ? `; ORT ÷ ours ${tokens[T].ratios.ort.toFixed(2)}` : ''}`);
     }
     if (errors.length) problems.push(`Chromium page errors: ${errors.join('; ')}`);
-    return { ...build, browser: browser.version(), loadMs: load.ms, info: load.info, check: oursCheck, ort, tokens };
+    return { ...build, browser: browser.version(), loadMs: load.ms, wrapped: load.wrapped, info: load.info, check: oursCheck, ort, tokens };
   } finally {
     await context.close();
   }
 }
 
-// One load of ours or one whole-file read, each in a fresh context (its own renderer), with its memory.
+// The least memory a forward that returns every layer's attentions can take: its outputs twice (in wasm, then
+// copied to JS) and one layer's intermediates (GPT-2: the normed input, q‖k‖v, the context, the output and the
+// MLP's 4·D), float32.
+function activationFloor(cfg, T) {
+  const D = cfg.n_embd, outputs = cfg.n_layer * cfg.n_head * T * T + T * D + cfg.vocab_size;
+  return 4 * (2 * outputs + T * D * (1 + 3 + 1 + 1 + 4));
+}
+
+// One load of ours, one whole-file read or one streamed read (what), each in a fresh context (its own renderer),
+// with its memory.
 async function loadOnce(browser, cdp, origin, ck, probe, what) {
   const { context, page, errors, pids } = await openPage(browser, cdp, origin);
   const client = await context.newCDPSession(page);
@@ -222,13 +231,14 @@ async function loadOnce(browser, cdp, origin, ck, probe, what) {
     .filter((m) => m.name.startsWith('JSHeap')).map((m) => [m.name, m.value]));
   try {
     const build = what === 'load' ? await initOurs(page, probe) : null;
+    const read = { load: () => ModelsBench.ours.load(document.getElementById('files').files),
+      read: () => ModelsBench.readWhole(document.getElementById('files').files[0]),
+      stream: () => ModelsBench.readStream(document.getElementById('files').files[0], 4 << 20) };
     const files = what === 'load' ? [ck.file('config.json'), ck.file('model.safetensors')] : [ck.file('model.safetensors')];
     await page.setInputFiles('#files', files);
     const before = new Map(pids.map((p) => [p, procMemory(p)]).filter(([, m]) => m));
     const reset = [...before.keys()].map(resetPeak).every(Boolean);
-    const r = what === 'load'
-      ? await page.evaluate(() => ModelsBench.ours.load(document.getElementById('files').files))
-      : await page.evaluate(() => ModelsBench.readWhole(document.getElementById('files').files[0]));
+    const r = await page.evaluate(`(${read[what]})()`);
     let pid = null, after = null;
     for (const p of before.keys()) {
       const m = procMemory(p);
@@ -250,7 +260,7 @@ async function loadOnce(browser, cdp, origin, ck, probe, what) {
       }, idsFor(TOKENS[0], r.info.vocab));
       const end = pid ? procMemory(pid) : null;
       out.firstForward = { tokens: TOKENS[0], ms: f.ms, outBytes: f.outBytes, wasmHeap: f.memory, hwm: end && end.hwm,
-        activationBytes: f.memory.heapSize - r.memory.heapSize + f.outBytes };
+        wasmHeapGrowth: f.memory.heapSize - r.memory.heapSize, activationBytes: activationFloor(ck.meta.config, TOKENS[0]) };
     }
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
     return out;
@@ -273,10 +283,10 @@ async function chromiumLines(ck, problems) {
     const loads = [];
     if (opts.load) {
       for (let i = 0; i < LOADS; i++) {
-        for (const what of i % 2 ? ['load', 'read'] : ['read', 'load']) {
+        for (const what of i % 2 ? ['load', 'stream', 'read'] : ['read', 'stream', 'load']) {
           const r = await loadOnce(browser, cdp, server.origin, ck, RELAXED_PROBE, what);
           loads.push(r);
-          log(`  chromium ${what === 'load' ? 'loadModel' : 'File → ArrayBuffer'}: ${r.ms.toFixed(0)} ms` +
+          log(`  chromium ${{ load: 'loadModel', read: 'File → ArrayBuffer', stream: 'File → BYOB stream' }[what]}: ${r.ms.toFixed(0)} ms` +
             `${r.hwm ? `, renderer peak ${((r.hwm - r.rssBefore) / 2 ** 20).toFixed(0)} MiB over its ${(r.rssBefore / 2 ** 20).toFixed(0)} MiB before` : ''}`);
         }
       }
@@ -332,6 +342,7 @@ function summarize(result) {
   }
   const loads = chromium.available ? chromium.loads : [];
   const ours = loads.filter((l) => l.what === 'load'), read = loads.filter((l) => l.what === 'read');
+  const stream = loads.filter((l) => l.what === 'stream');
   const med = (a) => (a.length ? bench.median(a) : undefined);
   const load = {};
   if (ours.length && read.length) {
@@ -341,6 +352,9 @@ function summarize(result) {
     load.weightBytes = ours[0].weightBytes;
     load.peakLoad = med(ours.filter((l) => l.hwm).map((l) => l.hwm - l.rssBefore));
     load.peakRead = med(read.filter((l) => l.hwm).map((l) => l.hwm - l.rssBefore));
+    load.streamMs = med(stream.map((l) => l.ms));
+    load.peakStream = med(stream.filter((l) => l.hwm).map((l) => l.hwm - l.rssBefore));
+    load.wasmHeapGrowth = med(ours.map((l) => l.firstForward.wasmHeapGrowth));
     load.activations = med(ours.map((l) => l.firstForward.activationBytes));
     load.peakForward = med(ours.filter((l) => l.firstForward.hwm).map((l) => l.firstForward.hwm - l.rssBefore));
     load.memoryRatio = load.peakLoad / load.weightBytes;
@@ -350,20 +364,31 @@ function summarize(result) {
     lines.push('| measure | value | target | met |', '|---|---|---|---|');
     lines.push(`| read the File into an ArrayBuffer | ${f(load.readMs)} ms | | |`);
     lines.push(`| loadModel until the first forward can start | ${f(load.loadMs)} ms (${f(load.ratio, 2)}× the read) | ≤ ${TARGETS.loadRatio}× | ${yes(atMost(load.ratio, TARGETS.loadRatio))} |`);
+    lines.push(`| (diagnostic) read the File with a BYOB stream reader refilling one 4 MiB buffer, into one buffer of its size | ${f(load.streamMs)} ms | | |`);
     lines.push(`| renderer peak RSS over its RSS before, whole-file read | ${mib(load.peakRead)} | | |`);
+    lines.push(`| (diagnostic) the same, BYOB stream read | ${mib(load.peakStream)} | | |`);
     lines.push(`| renderer peak RSS over its RSS before, loadModel | ${mib(load.peakLoad)} (${f(load.memoryRatio, 2)}× the weights) | ≤ ${TARGETS.memoryRatio}× | ${yes(atMost(load.memoryRatio, TARGETS.memoryRatio))} |`);
-    lines.push(`| … through the first forward (${TOKENS[0]} tokens; activations ${mib(load.activations)}) | ${mib(load.peakForward)} ` +
+    lines.push(`| … through the first forward (${TOKENS[0]} tokens; activations ${mib(load.activations)}, wasm heap grown by ${mib(load.wasmHeapGrowth)}) | ${mib(load.peakForward)} ` +
       `(${f(load.forwardRatio, 2)}× weights + activations) | ≤ ${TARGETS.memoryRatio}× | ${yes(atMost(load.forwardRatio, TARGETS.memoryRatio))} |`);
   }
   const notes = [];
   if (sp) {
-    notes.push(`Ours in Chromium: dist/${sp.build} (${sp.implementation}), headless Chromium ${sp.browser}; in Node ${node ? node.node : ''}: dist/${node ? node.build : '?'}. ` +
-      `ORT-web: onnxruntime-web ${sp.ort && sp.ort.version || 'n/a'} (wasm execution provider, ort.wasm.min.js: the SIMD build, numThreads 1), ` +
-      `model.onnx (${mib(ck.bytes.onnx)}) from torch.onnx.export (torch ${ck.meta.torch}, opset 14, attentions as outputs, LM head at the last position). ` +
-      `Ours and ORT run in the same page, alternating (paired rounds, ${WARM} warm-up rounds; ${TOKENS.map((T) => `${runsFor(T)} at ${T}`).join(', ')}); ` +
-      'ORT ÷ ours is the median over rounds of ORT\'s time ÷ ours in the same round (> 1: ours is faster). ' +
-      `PyTorch eager: transformers ${ck.meta.transformers} (attn_implementation="eager", output_attentions=True), torch ${torch && torch.torch || '?'}, ` +
-      'torch.set_num_threads(1), OPENBLAS_NUM_THREADS=1, the same wrapper as the ONNX export.');
+    notes.push(`Ours in Chromium: dist/${sp.build} (${sp.implementation}; relaxed SIMD validates there), headless Chromium ${sp.browser}, ` +
+      'a page served by scripts/serve.mjs' + (sp.wrapped ? '; loadModel refused the <input>\'s File objects (this Chromium\'s File has a ' +
+      'bytes() method, which api.js takes for {name, bytes}), so they went in as {name, bytes: File}: the same Blob reads.' : '.'));
+  }
+  if (node && node.tokens) notes.push(`Ours in Node ${node.node}: dist/${node.build} (${node.implementation}), the same JS API, the files as Blobs (fs.openAsBlob).`);
+  if (sp && sp.ort && !sp.ort.error) {
+    notes.push(`ORT-web: onnxruntime-web ${sp.ort.version} (wasm execution provider from ort.wasm.min.js — its SIMD build — numThreads 1, ` +
+      `graphOptimizationLevel all), model.onnx (${mib(ck.bytes.onnx)}: the export stores wte twice, once transposed for the LM head) from ` +
+      `torch.onnx.export (torch ${ck.meta.torch}, opset 14, attentions as outputs, the LM head at the last position only, as ours). ` +
+      `Ours and ORT run in the same page, alternating (paired rounds after ${WARM} warm-up rounds; ${TOKENS.map((T) => `${runsFor(T)} at ${T}`).join(', ')}); ` +
+      'ORT ÷ ours is the median over rounds of ORT\'s time ÷ ours in the same round (> 1: ours is faster); both return every output to JS.');
+  }
+  if (torch && torch.tokens) {
+    notes.push(`PyTorch eager: transformers ${ck.meta.transformers} (attn_implementation="eager", output_attentions=True) through the ` +
+      `exported wrapper (LM head at the last position), torch ${torch.torch}, torch.set_num_threads(1), OPENBLAS_NUM_THREADS=1; ` +
+      'run after the others, not paired.');
   }
   const checks = [['ours (Chromium)', sp && sp.check], ['ORT-web', sp && sp.ort && sp.ort.check], ['ours (Node)', node && node.check]]
     .filter(([, c]) => c).map(([n, c]) => `${n} ${Object.entries(c).map(([k, v]) => `${k} ${v.maxAbsDiff.toExponential(1)}`).join(', ')}`);
@@ -372,8 +397,9 @@ function summarize(result) {
   if (loads.length) {
     notes.push('Load and read each run in a fresh browser context (its own renderer process), alternating. Peak memory: the renderer\'s VmHWM ' +
       '(/proc/PID/status; PID from CDP SystemInfo.getProcessInfo) after resetting it to the current RSS (/proc/PID/clear_refs) just before the ' +
-      'load, minus the RSS then (performance.measureUserAgentSpecificMemory is unavailable headless). Activations: the wasm heap\'s growth during ' +
-      'the first forward plus the outputs copied to JS. The file is in the OS page cache for both.');
+      'load, minus the RSS then (performance.measureUserAgentSpecificMemory is unavailable headless). Activations: the least a forward that ' +
+      'returns every attention needs: its outputs (attentions, hidden, logits) twice, in wasm and copied to JS, plus one layer\'s ' +
+      'intermediates, float32. The file is in the OS page cache for every read.');
   }
   return { markdown: [...lines, '', ...notes].join('\n'), load, speedTargets };
 }

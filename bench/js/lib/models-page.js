@@ -133,7 +133,24 @@
     return { ms: now() - t0, bytes: buffer.byteLength };
   }
 
-  const api = { loadScript, ours, ort, paired, check, compare, readWhole, median };
+  // What reading the File costs without garbage: a BYOB reader that refills one buffer (chunk bytes), each chunk
+  // copied into one destination of the file's size (as a loader would copy into wasm memory).
+  async function readStream(file, chunk) {
+    const t0 = now();
+    const dst = new Uint8Array(file.size);
+    const reader = file.stream().getReader({ mode: 'byob' });
+    let buffer = new ArrayBuffer(chunk), at = 0;
+    for (;;) {
+      const { done, value } = await reader.read(new Uint8Array(buffer));
+      if (done) break;
+      dst.set(value, at);
+      at += value.length;
+      buffer = value.buffer;
+    }
+    return { ms: now() - t0, bytes: at };
+  }
+
+  const api = { loadScript, ours, ort, paired, check, compare, readWhole, readStream, median };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.ModelsBench = api;
 })(typeof window !== 'undefined' ? window : globalThis);
