@@ -4,7 +4,7 @@
 // createMhaModule as a browser global and as Node's module.exports.
 // This layer validates arguments (types, integrality, ranges, lengths) before they cross into
 // wasm, turns the core's {error} results into thrown Errors, and owns object lifetimes.
-/* global createMhaCore */
+/* global createMhaCore, MhaTokenizer */
 var createMhaModule = (function () {
   'use strict';
 
@@ -554,8 +554,8 @@ var createMhaModule = (function () {
       return max;
     }
 
-    // tokenizer.json (with tokenizer_config.json when given) through the tokenizer module
-    // (wasm/tokenizer.mjs, bundled as MhaTokenizer), checked against the model's embedding.
+    // tokenizer.json (with tokenizer_config.json when given) through the tokenizer module (wasm/tokenizer.mjs,
+    // bundled as MhaTokenizer before this file), checked against the model's embedding; null without it.
     async function loadTokenizer(byName, info) {
       const file = byName.get('tokenizer.json');
       if (!file) return null;
@@ -571,10 +571,8 @@ var createMhaModule = (function () {
         fail(`tokenizer.json's vocabulary does not match the model: it has token ids up to ${maxId}, but the embedding has ` +
           `${info.vocab} rows (config.json's vocab_size); is the tokenizer from another model?`);
       }
-      const module = typeof MhaTokenizer !== 'undefined' ? MhaTokenizer : core.MhaTokenizer;  // eslint-disable-line no-undef
-      if (!module) return null;
       const config = byName.get('tokenizer_config.json');
-      return module.loadTokenizer(text, config ? await readText(config) : null);
+      return MhaTokenizer.loadTokenizer(text, config ? await readText(config) : null);
     }
 
     function checkLoadOptions(options) {

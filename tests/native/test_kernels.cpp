@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -588,4 +589,123 @@ TEST_CASE("softmax_backward at tile boundaries, in place and with -inf-masked (z
         REQUIRE(dx[0] == 0.0f);
       }
     }
+}
+
+// ---- Stored weights: half precision widened in the kernels' tiles ---------------------------------
+
+namespace {
+
+// The value of an IEEE binary16 bit pattern, from its definition (double holds every one exactly).
+double f16_value(std::uint16_t h) {
+  const int sign = h >> 15, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+  const double s = sign ? -1.0 : 1.0;
+  if (exponent == 0x1F) return mantissa ? std::nan("") : s * INFINITY;
+  if (exponent == 0) return s * std::ldexp(double(mantissa), -24);
+  return s * std::ldexp(1024.0 + mantissa, exponent - 25);
+}
+
+std::uint32_t bits_of(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+// Random half-precision weights of magnitude about 2^-4 .. 2^1 (both signs), as F16 or BF16 bits.
+std::vector<std::uint16_t> random_half(std::size_t n, std::uint32_t seed, bool bf16) {
+  std::mt19937 gen(seed);
+  std::vector<std::uint16_t> out(n);
+  for (auto& h : out) {
+    const std::uint32_t sign = gen() & 1, exponent = (bf16 ? 123 : 11) + gen() % 6;
+    h = std::uint16_t(sign << 15 | (bf16 ? exponent << 7 | (gen() & 0x7F) : exponent << 10 | (gen() & 0x3FF)));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("f16_to_f32 and bf16_to_f32 widen every one of the 65536 bit patterns exactly, SIMD and scalar", "[kernels][half]") {
+  std::vector<std::uint16_t> all(65536);
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = std::uint16_t(i);
+  std::vector<float> fast(all.size()), twin(all.size());
+  k::f16_to_f32(all.size(), all.data(), fast.data());
+  k::scalar::f16_to_f32(all.size(), all.data(), twin.data());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const double ref = f16_value(all[i]);
+    INFO("f16 bits 0x" << std::hex << i << ": " << fast[i] << " (SIMD) " << twin[i] << " (scalar), value " << ref);
+    REQUIRE_CHEAP(bits_of(fast[i]) == bits_of(twin[i]));  // NaN payloads and the sign of zero too
+    const bool exact = std::isnan(ref) ? std::isnan(twin[i]) : double(twin[i]) == ref && std::signbit(twin[i]) == (i >> 15 == 1);
+    REQUIRE_CHEAP(exact);
+  }
+  k::bf16_to_f32(all.size(), all.data(), fast.data());
+  k::scalar::bf16_to_f32(all.size(), all.data(), twin.data());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    INFO("bf16 bits 0x" << std::hex << i);
+    REQUIRE_CHEAP(bits_of(fast[i]) == std::uint32_t(i) << 16);
+    REQUIRE_CHEAP(bits_of(twin[i]) == std::uint32_t(i) << 16);
+  }
+}
+
+TEST_CASE("half widening at the 8-lane boundaries: lengths 0 to 33, any start, nothing written past the end", "[kernels][half]") {
+  const std::vector<std::uint16_t> src = random_half(40, 3, false);
+  for (std::size_t start = 0; start < 4; ++start)
+    for (std::size_t n = 0; n + start <= 37 && n <= 33; ++n)
+      for (bool bf16 : {false, true}) {
+        const float sentinel = 777.0f;
+        std::vector<float> fast(n + 9, sentinel), twin(n + 9, sentinel);
+        if (bf16) {
+          k::bf16_to_f32(n, src.data() + start, fast.data());
+          k::scalar::bf16_to_f32(n, src.data() + start, twin.data());
+        } else {
+          k::f16_to_f32(n, src.data() + start, fast.data());
+          k::scalar::f16_to_f32(n, src.data() + start, twin.data());
+        }
+        INFO("n " << n << " start " << start << " bf16 " << bf16);
+        for (std::size_t i = 0; i < n; ++i) REQUIRE_CHEAP(fast[i] == twin[i]);
+        for (std::size_t i = n; i < n + 9; ++i) REQUIRE_CHEAP(fast[i] == sentinel);
+      }
+}
+
+TEST_CASE("f32_gemm_nt_w and f32_gemm_nn_w with F32, F16 and BF16 weights at tile boundaries, with strides and bias",
+          "[kernels][gemm][half]") {
+  for (int type = 0; type < 3; ++type)
+    for (bool nt : {true, false})
+      for (std::size_t M : {1, 4, 5, 17})
+        for (std::size_t N : {1, 7, 8, 9, 63, 64, 65, 130})
+          for (std::size_t K : {0, 1, 5, 8, 17}) {
+            const std::size_t lda = K + 1, rows = nt ? N : K, cols = nt ? K : N, ldw = cols + 3, ldc = N + 2;
+            const auto A = random_vec(extent(M, K, lda), std::uint32_t(M * 7 + K));
+            const auto bias = random_vec(N, std::uint32_t(N), -2.0f, 2.0f);
+            // The weight as stored, and its widened values for the reference.
+            std::vector<float> wide(extent(rows, cols, ldw) + 1);
+            std::vector<std::uint16_t> half;
+            k::weight_matrix W{nullptr, k::wtype(type), ldw};
+            if (type == 0) {
+              wide = random_vec(wide.size(), std::uint32_t(N * 3 + K));
+              W.data = wide.data();
+            } else {
+              half = random_half(wide.size(), std::uint32_t(N * 5 + K), type == 2);
+              if (type == 1) k::scalar::f16_to_f32(half.size(), half.data(), wide.data());
+              else k::scalar::bf16_to_f32(half.size(), half.data(), wide.data());
+              W.data = half.data();
+            }
+            const float sentinel = 4321.0f;
+            std::vector<float> C(extent(M, N, ldc), sentinel);
+            if (nt) k::f32_gemm_nt_w(M, N, K, A.data(), lda, W, bias.data(), C.data(), ldc);
+            else k::f32_gemm_nn_w(M, N, K, A.data(), lda, W, bias.data(), C.data(), ldc);
+            for (std::size_t i = 0; i < M; ++i)
+              for (std::size_t j = 0; j < ldc && i * ldc + j < C.size(); ++j) {
+                if (j >= N) {
+                  REQUIRE_CHEAP(C[i * ldc + j] == sentinel);
+                  continue;
+                }
+                double ref = bias[j], mag = std::fabs(bias[j]);
+                for (std::size_t kk = 0; kk < K; ++kk) {
+                  const double w = nt ? wide[j * ldw + kk] : wide[kk * ldw + j];
+                  ref += double(A[i * lda + kk]) * w;
+                  mag += std::fabs(double(A[i * lda + kk]) * w);
+                }
+                INFO("type " << type << (nt ? " nt" : " nn") << " M=" << M << " N=" << N << " K=" << K << " i=" << i << " j=" << j);
+                REQUIRE_CHEAP(close(C[i * ldc + j], ref, mag));
+              }
+          }
 }

@@ -15,7 +15,9 @@
 
 #include "mha/error.hpp"
 #include "mha/models.hpp"
-#include "models/json.hpp"
+#include "loading/json.hpp"
+#include "loading/safetensors_header.hpp"
+#include "mha/checkpoint.hpp"
 
 using namespace mha;
 
@@ -32,58 +34,42 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-const json::Json* member(const json::Json& object, const std::string& key) {
-  for (const auto& [name, value] : object.members)
-    if (name == key) return &value;
-  return nullptr;
+// Any JSON value (the core's parser reads documents that are objects): index.json, "ids", ...
+json::Value parse_value(const std::string& text, const std::string& name) {
+  return json::parse("{\"v\": " + text + "}", name).members.at(0).second;
 }
 
-std::vector<std::size_t> whole_numbers(const json::Json& array) {
+std::vector<std::size_t> whole_numbers(const json::Value& array) {
   std::vector<std::size_t> out;
-  for (const json::Json& v : array.items) out.push_back(std::stoull(v.text));
+  for (const json::Value& v : array.items) out.push_back(std::size_t(v.number()));
   return out;
 }
 
-// One safetensors file's tensors as stored (dtype kept), each copied to its own 16-byte aligned
-// block as the loading floor guarantees, and its metadata.
+// An oracle file: its F64 tensors by name (the safetensors header reader of the loading floor) and
+// its metadata.
 struct RawFile {
-  std::vector<WeightRef> tensors;
-  std::vector<std::shared_ptr<void>> storage;
+  std::map<std::string, std::vector<double>> tensors;
   std::map<std::string, std::string> meta;
-  std::map<std::string, std::string> dtypes;  // "F64" included (oracle files)
 };
 
 RawFile read_raw(const std::string& path) {
   const std::string bytes = read_text(path);
-  REQUIRE(bytes.size() >= 8);
-  std::uint64_t n = 0;
-  std::memcpy(&n, bytes.data(), 8);
-  const json::Json header = json::parse(bytes.substr(8, n), path);
-  const char* data = bytes.data() + 8 + n;
+  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  const std::uint64_t n = safetensors::header_length(data, std::min<std::size_t>(8, bytes.size()), bytes.size());
+  const safetensors::Header header =
+      safetensors::parse_header(data, n, bytes.size(), [](const std::string& d) { return d == "F64"; }, "F64");
   RawFile file;
-  for (const auto& [name, entry] : header.members) {
-    if (name == "__metadata__") {
-      for (const auto& [k, v] : entry.members) file.meta[k] = v.text;
-      continue;
-    }
-    WeightRef w;
-    w.name = name;
-    const std::string dtype = member(entry, "dtype")->text;
-    file.dtypes[name] = dtype;
-    w.dtype = dtype == "F16" ? DType::F16 : dtype == "BF16" ? DType::BF16 : DType::F32;
-    w.shape = whole_numbers(*member(entry, "shape"));
-    const std::vector<std::size_t> offsets = whole_numbers(*member(entry, "data_offsets"));
-    const std::size_t size = offsets[1] - offsets[0];
-    std::shared_ptr<void> block(::operator new(size + 16), [](void* p) { ::operator delete(p); });
-    std::memcpy(block.get(), data + offsets[0], size);
-    w.data = static_cast<const std::uint8_t*>(block.get());
-    file.storage.push_back(block);
-    file.tensors.push_back(w);
+  for (const auto& [k, v] : header.metadata) file.meta[k] = v;
+  for (const safetensors::Entry& e : header.entries) {
+    std::vector<double>& values = file.tensors[e.name];
+    values.resize(e.elements);
+    std::memcpy(values.data(), data + header.data_start + e.begin, e.bytes);
   }
   return file;
 }
 
-// A checkpoint folder: config.json and model.safetensors, or the index and its shards.
+// A checkpoint folder loaded as the JS API loads it (CheckpointLoader): model.safetensors, or the
+// index and its shards.
 struct Checkpoint {
   ModelConfig config;
   std::shared_ptr<const Weights> weights;
@@ -92,45 +78,38 @@ struct Checkpoint {
 Checkpoint read_checkpoint(const std::string& dir) {
   Checkpoint c;
   c.config = parse_model_config(read_text(dir + "/config.json"));
-  std::vector<std::string> files;
-  std::ifstream single(dir + "/model.safetensors");
-  if (single.good()) {
-    files.push_back("model.safetensors");
-  } else {
-    const json::Json index = json::parse(read_text(dir + "/model.safetensors.index.json"), "index");
-    for (const auto& [name, file] : member(index, "weight_map")->members)
-      if (std::find(files.begin(), files.end(), file.text) == files.end()) files.push_back(file.text);
+  CheckpointLoader loader(c.config);
+  std::vector<std::string> files{"model.safetensors"};
+  if (std::ifstream(dir + "/model.safetensors.index.json").good()) {
+    loader.add_index(read_text(dir + "/model.safetensors.index.json"));
+    files = loader.shards();
   }
-  std::vector<WeightRef> tensors;
-  std::vector<std::shared_ptr<void>> storage;
+  std::vector<std::string> contents;
   for (const std::string& f : files) {
-    RawFile raw = read_raw(dir + "/" + f);
-    for (WeightRef& w : raw.tensors)
-      if (model_reads_tensor(c.config, w.name)) tensors.push_back(w);  // as the loader copies only these
-    storage.insert(storage.end(), raw.storage.begin(), raw.storage.end());
+    contents.push_back(read_text(dir + "/" + f));
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(contents.back().data());
+    const std::size_t size = contents.back().size();
+    loader.add_file(f, bytes, loader.header_bytes(f, bytes, std::min<std::size_t>(8, size), size), size);
   }
-  c.weights = std::make_shared<Weights>(std::move(tensors), std::move(storage));
+  for (const CheckpointRead& r : loader.plan())
+    for (const CheckpointCopy& copy : r.copies)
+      std::memcpy(copy.to, contents.at(r.file).data() + r.offset + copy.at, copy.length);
+  c.weights = loader.finish();
   return c;
 }
 
-// An oracle tensor (F64) as doubles.
-std::vector<double> f64(const RawFile& f, const std::string& name) {
-  for (const WeightRef& w : f.tensors) {
-    if (w.name != name) continue;
-    REQUIRE(f.dtypes.at(name) == "F64");
-    std::vector<double> out(w.numel());
-    std::memcpy(out.data(), w.data, out.size() * sizeof(double));
-    return out;
-  }
-  FAIL("the oracle file has no tensor " << name);
-  return {};
+// An oracle tensor (F64).
+const std::vector<double>& f64(const RawFile& f, const std::string& name) {
+  const auto it = f.tensors.find(name);
+  if (it == f.tensors.end()) FAIL("the oracle file has no tensor " << name);
+  return it->second;
 }
 
-bool has(const RawFile& f, const std::string& name) { return f.dtypes.count(name) > 0; }
+bool has(const RawFile& f, const std::string& name) { return f.tensors.count(name) > 0; }
 
 // |ours - reference| <= bound at every element; reports the worst ratio.
 void check_within(const RawFile& oracle, const std::string& name, const Tensor& ours) {
-  const std::vector<double> ref = f64(oracle, name), bound = f64(oracle, name + ".bound");
+  const std::vector<double>&ref = f64(oracle, name), &bound = f64(oracle, name + ".bound");
   REQUIRE(ours.numel() == ref.size());
   double worst = 0.0;
   std::size_t at = 0;
@@ -149,35 +128,24 @@ void check_within(const RawFile& oracle, const std::string& name, const Tensor& 
 
 struct OracleCase {
   std::string name, family, dtype;
-  std::vector<std::string> files;
+  std::vector<std::string> oracles;  // oracle-<k>.safetensors
 };
 
 std::vector<OracleCase> oracle_cases() {
-  const json::Json index = json::parse(read_text(kFixtures + "/index.json"), "index.json");
+  const json::Value index = parse_value(read_text(kFixtures + "/index.json"), "index.json");
   std::vector<OracleCase> out;
-  for (const json::Json& c : index.items) {
-    OracleCase oc{member(c, "case")->text, member(c, "family")->text, member(c, "dtype")->text, {}};
-    if (const json::Json* files = member(c, "files"))
-      for (const json::Json& f : files->items) oc.files.push_back(f.text);
+  for (const json::Value& c : index.items) {
+    OracleCase oc{c.find("case")->text, c.find("family")->text, c.find("dtype")->text, {}};
+    for (const json::Value& f : c.find("oracles")->items) oc.oracles.push_back(f.text);
     out.push_back(oc);
   }
   return out;
 }
 
-// oracle-0.safetensors, oracle-1.safetensors, ... of one case.
-std::vector<std::string> oracle_files(const std::string& dir) {
-  std::vector<std::string> out;
-  for (int k = 0;; ++k) {
-    const std::string path = dir + "/oracle-" + std::to_string(k) + ".safetensors";
-    if (!std::ifstream(path).good()) return out;
-    out.push_back(path);
-  }
-}
-
 std::vector<std::int32_t> ids_of(const RawFile& oracle) {
-  const json::Json ids = json::parse(oracle.meta.at("ids"), "ids");
+  const json::Value ids = parse_value(oracle.meta.at("ids"), "ids");
   std::vector<std::int32_t> out;
-  for (const json::Json& v : ids.items) out.push_back(std::stoi(v.text));
+  for (const json::Value& v : ids.items) out.push_back(std::int32_t(v.number()));
   return out;
 }
 
@@ -185,8 +153,8 @@ std::vector<HeadRef> heads_off_of(const RawFile& oracle) {
   std::vector<HeadRef> out;
   const auto it = oracle.meta.find("heads_off");
   if (it == oracle.meta.end()) return out;
-  for (const json::Json& pair : json::parse(it->second, "heads_off").items)
-    out.push_back({std::stoull(pair.items.at(0).text), std::stoull(pair.items.at(1).text)});
+  for (const json::Value& pair : parse_value(it->second, "heads_off").items)
+    out.push_back({std::size_t(pair.items.at(0).number()), std::size_t(pair.items.at(1).number())});
   return out;
 }
 
@@ -222,22 +190,23 @@ TEST_CASE("every oracle case: attentions, hidden state, logits and ablated logit
     DYNAMIC_SECTION(oc.name << " (" << oc.family << ", " << oc.dtype << ")") {
       const Checkpoint c = fixture(oc.name);
       const Model model(c.config, c.weights);
-      const std::vector<std::string> files = oracle_files(kFixtures + "/" + oc.name);
-      REQUIRE(!files.empty());
-      for (const std::string& file : files) {
+      REQUIRE(!oc.oracles.empty());
+      for (const std::string& file : oc.oracles) {
         INFO(file);
-        const RawFile oracle = read_raw(file);
+        const RawFile oracle = read_raw(kFixtures + "/" + oc.name + "/" + file);
         ModelForwardOptions options;
-        for (std::size_t p : whole_numbers(json::parse(oracle.meta.at("logits_at"), "logits_at"))) options.logits_at.push_back(p);
+        for (std::size_t p : whole_numbers(parse_value(oracle.meta.at("logits_at"), "logits_at"))) options.logits_at.push_back(p);
         if (!has(oracle, "logits")) options.logits_at.clear();
         const ModelOutput out = model.forward(ids_of(oracle), options);
         check_within(oracle, "attentions", out.attentions);
         check_within(oracle, "hidden", out.hidden);
         if (has(oracle, "logits")) check_within(oracle, "logits", out.logits);
-        if (has(oracle, "ablated.logits")) {
+        if (has(oracle, "ablated.logits") || has(oracle, "ablated.hidden")) {
           options.heads_off = heads_off_of(oracle);
           REQUIRE(!options.heads_off.empty());
-          check_within(oracle, "ablated.logits", model.forward(ids_of(oracle), options).logits);
+          const ModelOutput ablated = model.forward(ids_of(oracle), options);
+          if (has(oracle, "ablated.logits")) check_within(oracle, "ablated.logits", ablated.logits);
+          if (has(oracle, "ablated.hidden")) check_within(oracle, "ablated.hidden", ablated.hidden);
         }
       }
     }
@@ -253,7 +222,7 @@ TEST_CASE("model_reads_tensor: the tensors each family uses, with and without pr
   CHECK_FALSE(model_reads_tensor(gpt2, "h.0.attn.masked_bias"));
   CHECK_FALSE(model_reads_tensor(gpt2, "lm_head.weight"));  // tied to wte
   CHECK_FALSE(model_reads_tensor(gpt2, "h.9.ln_1.weight"));  // beyond n_layer
-  const ModelConfig bert = fixture("bert-mlm").config;
+  const ModelConfig bert = fixture("bert").config;
   CHECK(model_reads_tensor(bert, "bert.embeddings.LayerNorm.gamma"));
   CHECK(model_reads_tensor(bert, "encoder.layer.0.attention.self.query.weight"));
   CHECK(model_reads_tensor(bert, "cls.predictions.bias"));
@@ -300,16 +269,20 @@ TEST_CASE("config options the core does not compute are refused by name, with wh
 }
 
 TEST_CASE("a missing tensor or a tensor of the wrong shape is named", "[models][errors]") {
-  const Checkpoint c = fixture("gpt2");
-  std::string message = error_of([&] { Model(c.config, edited(c, "transformer.h.1.mlp.c_fc.weight")); });
+  const Checkpoint c = fixture("gpt2");  // no prefix, as gpt2's own file
+  const std::size_t D = c.config.d_model;
+  std::string message = error_of([&] { Model(c.config, edited(c, "h.1.mlp.c_fc.weight")); });
   INFO(message);
-  CHECK(message.find("'transformer.h.1.mlp.c_fc.weight'") != std::string::npos);
-  message = error_of([&] { Model(c.config, edited(c, "", "transformer.h.0.attn.c_attn.weight")); });
-  CHECK(message.find("'transformer.h.0.attn.c_attn.weight' has shape [32, 95]") != std::string::npos);
-  CHECK(message.find("needs [32, 96]") != std::string::npos);
-  message = error_of([&] { Model(c.config, edited(c, "transformer.wte.weight")); });
-  CHECK(message.find("'wte.weight'") != std::string::npos);
-  const Checkpoint bert = fixture("bert-mlm");
+  CHECK(message.find("no tensor 'h.1.mlp.c_fc.weight'") != std::string::npos);
+  message = error_of([&] { Model(c.config, edited(c, "", "h.0.attn.c_attn.weight")); });
+  CHECK(message.find("'h.0.attn.c_attn.weight' has shape " + to_string(Shape{D, 3 * D - 1})) != std::string::npos);
+  CHECK(message.find("needs " + to_string(Shape{D, 3 * D})) != std::string::npos);
+  message = error_of([&] { Model(c.config, edited(c, "wte.weight")); });
+  CHECK(message.find("neither 'transformer.wte.weight' nor 'wte.weight'") != std::string::npos);
+  const Checkpoint prefixed = fixture("distilgpt2");
+  message = error_of([&] { Model(prefixed.config, edited(prefixed, "transformer.ln_f.bias")); });
+  CHECK(message.find("no tensor 'transformer.ln_f.bias'") != std::string::npos);
+  const Checkpoint bert = fixture("bert");
   message = error_of([&] { Model(bert.config, edited(bert, "cls.predictions.transform.LayerNorm.weight")); });
   CHECK(message.find("cls.predictions.transform.LayerNorm.weight") != std::string::npos);
 }
@@ -338,7 +311,7 @@ TEST_CASE("ids out of range, too many tokens, unknown heads and positions are re
 }
 
 TEST_CASE("the trace: every layer's steps tagged, RoPE and repeat_kv where used, the weights' shape", "[models][trace]") {
-  const Checkpoint c = fixture("llama-tied");
+  const Checkpoint c = fixture("llama");
   const Model model(c.config, c.weights);
   const ModelOutput out = model.forward({3, 1, 4, 1, 5}, {});
   const std::size_t T = 5, H = c.config.heads, KV = c.config.kv_heads, hd = c.config.head_dim;

@@ -78,7 +78,7 @@ for (const build of BUILDS) {
     const M = await load(build);
 
     for (const c of CASES) {
-      await t.test(`${c.case} (${c.model_type}, ${c.dtype}): attentions, hidden, logits, ablated logits within transformers' bounds`, async () => {
+      await t.test(`${c.case} (${c.model_type}, ${c.dtype}): token ids, attentions, hidden, logits, ablated logits within transformers' bounds`, async () => {
         const model = await M.loadModel(await files(c.case, { blobs: c.case.includes('sharded') || c.dtype === 'F16' }));
         try {
           assert.equal(model.info.modelType, c.model_type);
@@ -86,6 +86,7 @@ for (const build of BUILDS) {
           for (const name of c.oracles) {
             const { meta, tensors } = readOracle(join(DIR, c.case, name));
             const what = `${c.case}/${name}`;
+            assert.deepEqual(model.tokenize(meta.text).ids, meta.ids, `${what}: token ids as transformers' tokenizer(text) gives them`);
             const logitsAt = model.info.hasLmHead ? meta.logits_at : [];
             const out = model.forward(meta.ids, { logitsAt });
             requireWithin(`${what} attentions`, out.attentions, tensors.attentions, tensors['attentions.bound']);

@@ -74,7 +74,7 @@ class Parser {
     for (;;) {
       if (!at('"')) fail("expected a key in double quotes");
       std::string key = string();
-      if (!at(':')) fail("expected ':' after the key " + quoted(key));
+      if (!at(':')) fail("expected ':' after the key " + json::quoted(key));  // qualified: std::quoted is found by ADL
       ++p_;
       if (!seen.insert(key).second) duplicate(key);
       on_member(key);

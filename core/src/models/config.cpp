@@ -2,18 +2,18 @@
 // checked; any option the core does not compute is refused by name.
 #include <array>
 #include <cmath>
-#include <cstdlib>
 
 #include "blocks/blocks.hpp"
 #include "mha/error.hpp"
 #include "mha/models.hpp"
-#include "models/json.hpp"
+#include "loading/json.hpp"  // the core's one strict JSON parser (a utility that lives with the loader)
 
 namespace mha {
 
 namespace {
 
 using json::Json;
+
 
 constexpr std::array<const char*, 4> kFamilyNames{"gpt2", "bert", "distilbert", "llama"};
 static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
@@ -44,16 +44,15 @@ std::string supported() {
 
 // A member that is present and not null, else nullptr.
 const Json* member(const Json& config, const std::string& key) {
-  for (const auto& [name, value] : config.members)
-    if (name == key) return value.kind == Json::Null ? nullptr : &value;
-  return nullptr;
+  const Json* v = config.find(key);
+  return v && v->kind != Json::Null ? v : nullptr;
 }
 
 double number(const Json& config, const std::string& key, double fallback) {
   const Json* v = member(config, key);
   if (!v) return fallback;
-  if (v->kind != Json::Number) throw Error("config.json: '" + key + "' must be a number, got " + v->text);
-  return std::strtod(v->text.c_str(), nullptr);
+  if (v->kind != Json::Number) throw Error("config.json: '" + key + "' must be a number, got " + json::kind_name(*v));
+  return v->number();
 }
 
 // A whole number >= 1 (the first of `keys` present, else fallback; 0 = required).
