@@ -47,19 +47,32 @@ async function main() {
   const { profile } = await post(session, 'Profiler.stop');
   session.disconnect();
 
-  // Self time per function: samples × the mean interval between samples.
+  // Self time per function (the sampled frame) and total time (any frame of the sample's stack), as shares
+  // of the samples; C++ names shortened (no parameters, no namespaces' anonymous parts).
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const counts = new Map();
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
+  const short = (f) => (f.functionName || `(anonymous ${f.url.split('/').pop()}:${f.lineNumber})`)
+    .replace(/\(anonymous namespace\)::/g, '').replace(/^(void |float |std::[^ ]+ )/, '').replace(/\((?!anonymous|garbage|program|idle).*$/, '');
+  const self = new Map(), total = new Map();
   for (const id of profile.samples) {
-    const f = byId.get(id).callFrame;
-    const name = f.functionName || `(anonymous ${f.url.split('/').pop()}:${f.lineNumber})`;
-    counts.set(name, (counts.get(name) || 0) + 1);
+    const name = short(byId.get(id).callFrame);
+    self.set(name, (self.get(name) || 0) + 1);
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) seen.add(short(byId.get(at).callFrame));
+    for (const s of seen) total.set(s, (total.get(s) || 0) + 1);
   }
-  const total = profile.samples.length;
-  const rows = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 25);
+  const n = profile.samples.length;
+  const pct = (c) => (100 * (c || 0) / n).toFixed(1);
   console.log(`${path.relative(ROOT, model)}, ${T} tokens, ${build} (${M.implementation}): ${ms.toFixed(0)} ms per forward (${runs} runs, profiler on)`);
-  console.log('| self % | ms per forward | function |\n|---|---|---|');
-  for (const [name, n] of rows) console.log(`| ${(100 * n / total).toFixed(1)} | ${(ms * n / total).toFixed(0)} | \`${name}\` |`);
+  console.log('| self % | total % | ms per forward (self) | function |\n|---|---|---|---|');
+  for (const [name, c] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
+    console.log(`| ${pct(c)} | ${pct(total.get(name))} | ${(ms * c / n).toFixed(0)} | \`${name}\` |`);
+  }
+  console.log('\n| total % | ms per forward | function (callers included) |\n|---|---|---|');
+  for (const [name, c] of [...total].filter(([k]) => /^mha::/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 16)) {
+    console.log(`| ${pct(c)} | ${(ms * c / n).toFixed(0)} | \`${name}\` |`);
+  }
   console.log(`wasm heap after: ${(M.memoryStats().heapSize / 2 ** 20).toFixed(0)} MiB (weights ${(m.info.weightBytes / 2 ** 20).toFixed(0)} MiB)`);
   m.dispose();
 }
