@@ -495,7 +495,7 @@ var createMhaModule = (function () {
       if (f === null || typeof f !== 'object') fail(`${what} must be a File or {name, bytes}, got ${describe(f)}`);
       if (typeof f.name !== 'string' || f.name === '') fail(`${what} has no name: loadModel finds config.json, model.safetensors... by name`);
       const name = f.name.slice(f.name.lastIndexOf('/') + 1);
-      const bytes = 'bytes' in f ? f.bytes : f;
+      const bytes = isBlob(f) ? f : f.bytes;  // a File is a Blob (whose newer bytes() method is not our bytes)
       if (bytes instanceof Uint8Array) return { name, size: bytes.length, bytes };
       if (bytes instanceof ArrayBuffer) return { name, size: bytes.byteLength, bytes: new Uint8Array(bytes) };
       if (isBlob(bytes)) return { name, size: bytes.size, blob: bytes };
@@ -523,7 +523,9 @@ var createMhaModule = (function () {
       return out;
     }
 
+    const MAX_TEXT = 256 << 20;  // tokenizer.json of a 150k-token vocabulary: about 10 MB
     async function readText(file) {
+      if (file.size > MAX_TEXT) fail(`${file.name} has ${file.size} bytes, too many for a JSON file of a checkpoint; is it the right file?`);
       const bytes = await readRange(file, 0, file.size);
       try {
         return new TextDecoder('utf-8', { fatal: true }).decode(bytes);

@@ -661,7 +661,7 @@ std::string js_implementation() { return mha::kernels::implementation(); }
 val js_memory_stats() {
   const struct mallinfo info = mallinfo();
   val out = val::object();
-  out.set("heapUsed", static_cast<double>(info.uordblks));
+  out.set("heapUsed", static_cast<double>(static_cast<std::uint32_t>(info.uordblks)));  // an int: unsigned past 2 GB
   out.set("heapSize", static_cast<double>(emscripten_get_heap_size()));
   return out;
 }

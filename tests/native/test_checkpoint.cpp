@@ -148,7 +148,7 @@ std::vector<Spec> gpt2_like() {
 
 }  // namespace
 
-TEST_CASE("one file: kept tensors as stored (F32, F16, BF16, a scalar), 16-byte aligned; skipped ones absent") {
+TEST_CASE("one file: kept tensors as stored (F32, F16, BF16, a scalar), 16-byte aligned, skipped ones absent") {
   const std::vector<Spec> specs = gpt2_like();
   const Files files{{"model.safetensors", file_of(specs, R"("__metadata__":{"format":"pt"})")}};
   const Loaded l = load(files);
@@ -217,7 +217,7 @@ TEST_CASE("sharded: the index's shards, tensors from each, the files in any orde
   }
 }
 
-TEST_CASE("the weights outlive the loader; a loader gives them once") {
+TEST_CASE("the weights outlive the loader, which gives them once") {
   const Files files{{"model.safetensors", file_of({tensor("w", "F32", {4})})}};
   std::shared_ptr<const Weights> w;
   {
@@ -311,6 +311,14 @@ TEST_CASE("hostile: indexes that are not one") {
   CheckpointLoader loader(keep_default);
   loader.add_index(s.index);
   REQUIRE_ERROR_MENTIONS(loader.add_index(s.index), "already has an index");
+  // 100,000 tensors, each in a shard of its own: read in linear time, the first missing shard named.
+  std::string many = "{\"weight_map\":{";
+  for (int i = 0; i < 100000; ++i) many += (i ? ",\"t" : "\"t") + std::to_string(i) + "\":\"s" + std::to_string(i) + ".safetensors\"";
+  many += "}}";
+  CheckpointLoader big(keep_default);
+  big.add_index(many);
+  REQUIRE(big.shards().size() == 100000);
+  REQUIRE_ERROR_MENTIONS(big.plan(), "s0.safetensors is missing: the index (model.safetensors.index.json) puts 1 tensor in it ('t0')");
 }
 
 TEST_CASE("hostile: truncated, extended and damaged weight files are named") {

@@ -2,6 +2,10 @@
 // (tests/models/make_checkpoints.py: DIR/index.json, DIR/<case>/ with the checkpoint as
 // save_pretrained wrote it and oracle-<k>.safetensors with transformers' float64 run and a bound
 // on any float32 implementation's error), plus the refusals and errors a student meets.
+// First: json.hpp's Parser calls quoted(key) on a non-const std::string, which picks std::quoted when
+// <iomanip> (Catch2) is already declared under libc++ (wasm).
+#include "loading/json.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -15,7 +19,6 @@
 
 #include "mha/error.hpp"
 #include "mha/models.hpp"
-#include "loading/json.hpp"
 #include "loading/safetensors_header.hpp"
 #include "mha/checkpoint.hpp"
 

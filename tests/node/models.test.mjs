@@ -106,15 +106,20 @@ for (const build of BUILDS) {
       });
     }
 
-    await t.test('sharded: the index and its four shards, given in any order, as Blobs or bytes', async () => {
+    await t.test('sharded: the index and its four shards, as File objects in any order, or named with their folder', async () => {
       const given = await files('llama-sharded');
-      const reversed = given.slice().reverse();
-      const a = await M.loadModel(reversed), b = await M.loadModel(await files('llama', {}));
-      const ids = readOracle(join(DIR, 'llama-sharded', 'oracle-0.safetensors')).meta.ids;
-      assert.equal(a.info.layers, b.info.layers);
-      assert.ok(a.forward(ids).attentions.data.length > 0);
-      a.dispose();
-      b.dispose();
+      const asFiles = given.reverse().map((f) => new File([f.bytes], f.name));
+      const withFolder = given.map((f) => ({ name: `llama-sharded/${f.name}`, bytes: f.bytes.buffer }));
+      const single = await M.loadModel(await files('llama'));
+      const { meta } = readOracle(join(DIR, 'llama-sharded', 'oracle-0.safetensors'));
+      for (const checkpoint of [asFiles, withFolder]) {
+        const model = await M.loadModel(checkpoint);
+        assert.equal(model.info.layers, single.info.layers);
+        assert.deepEqual(model.tokenize(meta.text).ids, meta.ids);
+        assert.ok(model.forward(meta.ids).attentions.data.length > 0);
+        model.dispose();
+      }
+      single.dispose();
     });
 
     await t.test('progress: from 0 to the bytes of the weights read, per slice; the files named', async () => {

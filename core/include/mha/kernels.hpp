@@ -115,7 +115,8 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
 enum class wtype : std::uint8_t { f32, f16, bf16 };
 
 // dst[i] = float(src[i]), exactly (every IEEE binary16 and bfloat16 value is a float32 value;
-// subnormals, ±0, ±inf and NaN payloads kept). src and dst may not overlap.
+// subnormals, ±0 and ±inf kept; NaN stays NaN, a signaling one may come out quiet). src and dst
+// may not overlap.
 void f16_to_f32(std::size_t n, const std::uint16_t* src, float* dst);
 void bf16_to_f32(std::size_t n, const std::uint16_t* src, float* dst);
 

@@ -118,14 +118,19 @@ void CheckpointLoader::Impl::add_index(const std::string& text, const std::strin
                  "model.safetensors.index.json?");
   }
   if (map->members.empty()) refuse(name, "its weight_map names no tensor");
+  std::map<std::string, std::size_t> shard_of;  // file → its place in `files_named`
+  std::vector<std::string> files_named;
+  std::map<std::string, std::size_t> tensors;
   for (const auto& [tensor, file] : map->members) {
     if (file.kind != json::Value::String || file.text.empty()) {
       refuse(name, "weight_map gives tensor " + quoted(tensor) + " " + json::kind_name(file) + "; each tensor's value must be its shard's file name");
     }
-    auto shard = std::find(shards.begin(), shards.end(), file.text);
-    if (shard == shards.end()) shard = shards.insert(shards.end(), file.text);
-    index.emplace(tensor, static_cast<std::size_t>(shard - shards.begin()));
+    const auto shard = shard_of.emplace(file.text, shard_of.size()).first;
+    if (shard->second == files_named.size()) files_named.push_back(file.text);
+    tensors.emplace(tensor, shard->second);
   }
+  shards = std::move(files_named);
+  index = std::move(tensors);
   index_name = name;
   indexed = true;
 }
@@ -187,8 +192,10 @@ void CheckpointLoader::Impl::add_file(const std::string& file, const std::uint8_
 }
 
 void CheckpointLoader::Impl::check_shards() const {
-  if (files.empty()) throw Error("no weights: give model.safetensors (or model.safetensors.index.json with its shards)");
-  if (!indexed) return;
+  if (!indexed) {
+    if (files.empty()) throw Error("no weights: give model.safetensors (or model.safetensors.index.json with its shards)");
+    return;
+  }
   for (std::size_t s = 0; s < shards.size(); ++s) {
     if (std::find(file_shard.begin(), file_shard.end(), s) != file_shard.end()) continue;
     std::size_t count = 0;
