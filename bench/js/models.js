@@ -207,7 +207,7 @@ async function speedPage(browser, cdp, origin, ck, probe, problems) {
         `${tokens[T].ratios.ort ? `; ORT ÷ ours ${tokens[T].ratios.ort.toFixed(2)}` : ''}`);
     }
     if (errors.length) problems.push(`Chromium page errors: ${errors.join('; ')}`);
-    return { ...build, browser: browser.version(), loadMs: load.ms, wrapped: load.wrapped, info: load.info, check: oursCheck, ort, tokens };
+    return { ...build, browser: browser.version(), loadMs: load.ms, info: load.info, check: oursCheck, ort, tokens };
   } finally {
     await context.close();
   }
@@ -245,7 +245,7 @@ async function loadOnce(browser, cdp, origin, ck, probe, what) {
       if (m && (!after || m.hwm - before.get(p).rss > after.hwm - before.get(pid).rss)) { pid = p; after = m; }
     }
     const rss0 = pid ? before.get(pid).rss : null;
-    const out = { what, ms: r.ms, build: build && build.build, wrapped: r.wrapped, pid, renderers: pids.length, peakReset: reset, rssBefore: rss0,
+    const out = { what, ms: r.ms, build: build && build.build, pid, renderers: pids.length, peakReset: reset, rssBefore: rss0,
       rssAfter: after && after.rss, hwm: after && after.hwm, jsHeap: await jsHeap() };
     if (what === 'load') {
       out.weightBytes = r.info.weightBytes;
@@ -374,8 +374,7 @@ function summarize(result) {
   const notes = [];
   if (sp) {
     notes.push(`Ours in Chromium: dist/${sp.build} (${sp.implementation}; relaxed SIMD validates there), headless Chromium ${sp.browser}, ` +
-      'a page served by scripts/serve.mjs' + (sp.wrapped ? '; loadModel refused the <input>\'s File objects (this Chromium\'s File has a ' +
-      'bytes() method, which api.js takes for {name, bytes}), so they went in as {name, bytes: File}: the same Blob reads.' : '.'));
+      'a page served by scripts/serve.mjs.');
   }
   if (node && node.tokens) notes.push(`Ours in Node ${node.node}: dist/${node.build} (${node.implementation}), the same JS API, the files as Blobs (fs.openAsBlob).`);
   if (sp && sp.ort && !sp.ort.error) {

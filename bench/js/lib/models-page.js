@@ -51,20 +51,11 @@
       return { implementation: state.core.implementation };
     },
     // files: File objects (an <input>) or {name, bytes | Blob}; resolves when the first forward can start.
-    // (Chromium ≥ 132's File has a bytes() method, which api.js's checkFile of this branch takes for {name, bytes}:
-    // when loadModel refuses the Files so, they go in as {name, bytes: File}, the same Blob reads; `wrapped` says so.)
     async load(files) {
       const t0 = now();
-      let wrapped = false;
-      try {
-        state.model = await state.core.loadModel(files);
-      } catch (e) {
-        if (!/bytes must be a Uint8Array, ArrayBuffer or Blob, got function/.test(e.message)) throw e;
-        wrapped = true;
-        state.model = await state.core.loadModel(Array.from(files, (f) => ({ name: f.name, bytes: f })));
-      }
+      state.model = await state.core.loadModel(files);
       const ms = now() - t0;
-      return { ms, wrapped, info: state.model.info, memory: state.core.memoryStats() };
+      return { ms, info: state.model.info, memory: state.core.memoryStats() };
     },
     run(ids) {
       const r = state.model.forward(ids, { logitsAt: [ids.length - 1] });
