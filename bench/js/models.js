@@ -406,6 +406,8 @@ function summarize(result) {
 async function main() {
   const started = Date.now();
   const loadavgStart = os.loadavg();
+  const loadSamples = [loadavgStart[0]];  // the 1-minute load average every 10 s: how busy the machine was
+  const sampler = setInterval(() => loadSamples.push(os.loadavg()[0]), 10000);
   const problems = [];
   if (!fs.existsSync(path.join(ROOT, 'dist', 'mha.js'))) throw new Error('dist/mha.js is missing: run scripts/build');
   const python = venvPython();
@@ -423,15 +425,19 @@ async function main() {
     if (torch.error) problems.push(`PyTorch eager: ${torch.error}`);
   }
   const loadavgEnd = os.loadavg();
+  clearInterval(sampler);
+  loadSamples.push(loadavgEnd[0]);
+  const during = { min: Math.min(...loadSamples), median: bench.median(loadSamples), max: Math.max(...loadSamples), samples: loadSamples };
   const env = { date: new Date().toISOString(), quick: opts.quick, cpu: (os.cpus()[0] || {}).model, cores: os.cpus().length,
-    node: process.version, loadavgStart, loadavgEnd, seconds: (Date.now() - started) / 1000 };
+    node: process.version, loadavgStart, loadavgEnd, loadavgDuring: during, seconds: (Date.now() - started) / 1000 };
   const { meta, dir, bytes, ref } = ck;
   const models = { env, checkpoint: { dir: path.relative(ROOT, dir), bytes, config: meta.config, referenceTokens: meta.referenceTokens, reference: ref.tensors },
     targets: TARGETS, tokens: TOKENS, node, chromium, torch, problems };
   const s = summarize({ chromium, node, torch, ck });
   models.summary = { load: s.load, speedTargets: s.speedTargets };
   const md = `${s.markdown}\n\n${env.cpu}, ${env.cores} cores; load average ${loadavgStart.map((v) => v.toFixed(1)).join('/')} at start, ` +
-    `${loadavgEnd.map((v) => v.toFixed(1)).join('/')} at the end; ${env.seconds.toFixed(0)} s.${opts.quick ? ' QUICK run: a smoke test, not a measurement.' : ''}`;
+    `${loadavgEnd.map((v) => v.toFixed(1)).join('/')} at the end; 1-minute load average during the run (every 10 s) ` +
+    `${during.min.toFixed(1)}–${during.max.toFixed(1)}, median ${during.median.toFixed(1)}${during.max >= 3 ? ' (the machine was busy: the times are inflated)' : ''}; ${env.seconds.toFixed(0)} s.${opts.quick ? ' QUICK run: a smoke test, not a measurement.' : ''}`;
   models.markdown = md;
   console.log(md);
 
