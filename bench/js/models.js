@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 'use strict';
+/* global ModelsBench, createMhaModule -- page globals of bench/js/lib/models-page.js and the scripts it loads */
 // Real-checkpoint benchmark (issue 30's "Speed and memory", run by scripts/bench after the training table).
 // One run, one checkpoint: GPT-2 small (random-initialised gpt2 config written with save_pretrained by
 // lib/gpt2.py under build/bench-models/gpt2/, made once and cached; never from a hub), every head of every
@@ -159,11 +160,11 @@ async function openPage(browser, cdp, origin) {
 // Picks the build as the page does: mha-relaxed.js where relaxed SIMD validates.
 async function initOurs(page, probe) {
   return page.evaluate(async (probeBytes) => {
-    let relaxed = false;
-    try { relaxed = WebAssembly.validate(new Uint8Array(probeBytes)); } catch (e) { relaxed = false; }
+    let relaxed;
+    try { relaxed = WebAssembly.validate(new Uint8Array(probeBytes)); } catch { relaxed = false; }
     const build = relaxed ? 'mha-relaxed.js' : 'mha.js';
     await ModelsBench.loadScript(`/dist/${build}`);
-    const r = await ModelsBench.ours.init(createMhaModule);  // eslint-disable-line no-undef
+    const r = await ModelsBench.ours.init(createMhaModule);
     return { build, ...r };
   }, [...probe]);
 }
@@ -183,9 +184,9 @@ async function speedPage(browser, cdp, origin, ck, probe, problems) {
       try {
         ort = await page.evaluate(async ([dir, url, layers, ref, refUrl]) => {
           await ModelsBench.loadScript(`${dir}ort.wasm.min.js`);
-          ort.env.wasm.wasmPaths = dir;  // eslint-disable-line no-undef
+          ort.env.wasm.wasmPaths = dir;
           const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
-          const init = await ModelsBench.ort.init(ort, bytes, layers);  // eslint-disable-line no-undef
+          const init = await ModelsBench.ort.init(ort, bytes, layers);
           return { ...init, check: await ModelsBench.check('ort', ref, await (await fetch(refUrl)).arrayBuffer()) };
         }, [ORT_DIR, `/${path.relative(ROOT, ck.file('model.onnx'))}`, ck.meta.config.n_layer, ck.ref, refUrl]);
         const badOrt = failedChecks(ort.check);

@@ -12,6 +12,7 @@
 Nothing is fetched from a hub: the weights are drawn with torch.manual_seed(0). Run with the tests' venv
 (`bash scripts/venv` prints it): transformers 4.46.3 over Debian's torch 1.13.
 """
+
 import argparse
 import json
 import os
@@ -58,7 +59,7 @@ def ids_for(tokens, vocab):
 
 def as_released(file, cfg):
     """gpt2's own model.safetensors: keys without `transformer.`, the causal-mask buffers h.N.attn.bias stored."""
-    sd = {k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in load_file(file).items()}
+    sd = {k[len("transformer.") :] if k.startswith("transformer.") else k: v for k, v in load_file(file).items()}
     P = cfg.n_positions
     for i in range(cfg.n_layer):
         sd["h.%d.attn.bias" % i] = torch.tril(torch.ones(P, P)).view(1, 1, P, P)
@@ -72,15 +73,22 @@ def write_reference(out, tokens, cfg):
     with torch.no_grad():
         r64 = load(out, torch.float64)(ids)
         r32 = load(out)(ids)
-    parts = {"logits": (r64[0], r32[0]), "hidden": (r64[1], r32[1]),
-             "attentions": (torch.stack(r64[2:]), torch.stack(r32[2:]))}  # [L, 1, H, T, T]
+    parts = {
+        "logits": (r64[0], r32[0]),
+        "hidden": (r64[1], r32[1]),
+        "attentions": (torch.stack(r64[2:]), torch.stack(r32[2:])),
+    }  # [L, 1, H, T, T]
     meta, offset = {"ids": ids[0].tolist(), "tensors": {}}, 0
     with open(os.path.join(out, "reference-%d.bin" % tokens), "wb") as f:
         for name, (a64, a32) in parts.items():
             data = a64.contiguous().numpy().astype("<f8").tobytes()
             f.write(data)
-            meta["tensors"][name] = {"shape": list(a64.shape), "offset": offset, "count": a64.numel(),
-                                     "torchFloat32Error": float((a32.double() - a64).abs().max())}
+            meta["tensors"][name] = {
+                "shape": list(a64.shape),
+                "offset": offset,
+                "count": a64.numel(),
+                "torchFloat32Error": float((a32.double() - a64).abs().max()),
+            }
             offset += len(data)
     with open(os.path.join(out, "reference-%d.json" % tokens), "w") as f:
         json.dump(meta, f)
@@ -100,12 +108,30 @@ def make(out, tiny, tokens):
     axes = {"input_ids": {1: "tokens"}, "hidden": {1: "tokens"}}
     axes.update({n: {2: "tokens", 3: "tokens"} for n in names[2:]})
     with torch.no_grad():
-        torch.onnx.export(wrapped, (example,), os.path.join(out, "model.onnx"), input_names=["input_ids"],
-                          output_names=names, dynamic_axes=axes, opset_version=14, do_constant_folding=True)
+        torch.onnx.export(
+            wrapped,
+            (example,),
+            os.path.join(out, "model.onnx"),
+            input_names=["input_ids"],
+            output_names=names,
+            dynamic_axes=axes,
+            opset_version=14,
+            do_constant_folding=True,
+        )
     write_reference(out, min(tokens, cfg.n_positions), cfg)
     with open(os.path.join(out, "done.json"), "w") as f:
-        json.dump({"tiny": tiny, "seed": SEED, "torch": torch.__version__, "transformers": transformers.__version__,
-                   "config": cfg.to_dict(), "referenceTokens": min(tokens, cfg.n_positions), "outputs": names}, f)
+        json.dump(
+            {
+                "tiny": tiny,
+                "seed": SEED,
+                "torch": torch.__version__,
+                "transformers": transformers.__version__,
+                "config": cfg.to_dict(),
+                "referenceTokens": min(tokens, cfg.n_positions),
+                "outputs": names,
+            },
+            f,
+        )
 
 
 def time_eager(directory, ids_by_length, runs):
