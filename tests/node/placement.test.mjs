@@ -24,14 +24,14 @@ test('each place runs SAMPLES times before the fastest (its best time) is chosen
   assert.equal(p.fastest(key), 'main', 'the main thread\'s best, 40 ms, beats 45 and 52');
   assert.deepEqual(p.best(key), { main: 40, worker: 45, split: 52 });
   for (let i = 0; i < 5; i++) assert.equal(p.next(key), 'main');
-  assert.equal(p.note(key, 2), ' (fastest here; Web Worker 45 ms, 2 Web Workers 52 ms)');
+  assert.equal(p.note(key, 2), ' (fastest here: 40 ms; 1 worker 45 ms, 2 workers 52 ms)');
 });
 
 test('where splitting pays it is chosen, and the cold first forward of a place does not decide', () => {
   const p = new Placement(PLACES), key = sizeClass(512, 8, 8e8);
   measure(p, key, { main: [41, 40], worker: [90, 42], split: [95, 24] });
   assert.equal(p.next(key), 'split');
-  assert.match(p.note(key, 4), /^ \(fastest here; main thread 40 ms, Web Worker 42 ms\)$/);
+  assert.match(p.note(key, 4), /^ \(fastest here: 24 ms; main thread 40 ms, 1 worker 42 ms\)$/);
 });
 
 test('a new size class is measured again, starting where the last forward ran', () => {

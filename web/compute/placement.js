@@ -8,6 +8,8 @@
 // The places, and how the status line names them (n: the pool's size).
 export const PLACES = ['main', 'worker', 'split'];
 export function placeName(place, n) { return place === 'main' ? 'main thread' : place === 'worker' || n <= 1 ? 'Web Worker' : n + ' Web Workers'; }
+// The same in the note after it (the status line stays one line on a laptop).
+function shortName(place, n) { return place === 'main' ? 'main thread' : place === 'worker' || n <= 1 ? '1 worker' : n + ' workers'; }
 // Times each place takes of a size class before the fastest is chosen (the best one counts: the first forward of a new
 // module in a place also draws its weights).
 export const SAMPLES = 2;
@@ -54,11 +56,12 @@ export class Placement {
     const b = this.best(key);
     return this.places.reduce((a, p) => (b[p] < b[a] ? p : a), this.places[0]);
   }
-  // What the status line adds after where the forward ran (n: the pool's size): the others' times once decided.
+  // What the status line adds after where the forward ran (n: the pool's size): once decided, the best times of the
+  // chosen place and of the others (the status's own number is this forward's).
   note(key, n) {
     if (this.places.length < 2) return '';
     if (!this.decided(key)) return ' (measuring where this size runs fastest)';
     const b = this.best(key), chosen = this.fastest(key);
-    return ' (fastest here; ' + this.places.filter((p) => p !== chosen).map((p) => placeName(p, n) + ' ' + b[p].toFixed(0) + ' ms').join(', ') + ')';
+    return ' (fastest here: ' + b[chosen].toFixed(0) + ' ms; ' + this.places.filter((p) => p !== chosen).map((p) => shortName(p, n) + ' ' + b[p].toFixed(0) + ' ms').join(', ') + ')';
   }
 }
