@@ -163,7 +163,7 @@ function formatPageSpeed(r) {
   return lines;
 }
 
-module.exports = { measurePageSpeed, formatPageSpeed };
+module.exports = { measurePageSpeed, formatPageSpeed, headline, SHAPES, TEXT_512 };
 
 if (require.main === module) {
   (async () => {

@@ -51,6 +51,7 @@ export class Forwards {
     this.M = null;
     this.pool = null;
     this.poolStart = null;
+    this.seq = 0;   // forwards started
     this.placement = null;   // where large forwards run (compute/placement.js), once the pool started or failed
     this.cache = new ModuleCache();
     this.disposed = false;
@@ -104,6 +105,7 @@ export class Forwards {
   // A forward that throws gives a rejected promise; one superseded by a newer forward before it started rejects
   // with err.superseded.
   runForward(spec) {
+    this.seq++;
     // window.mhaPoolCost (tests): a fixed threshold instead of the measured choice, e.g. 0 to split every forward
     if (typeof window.mhaPoolCost === 'number') return this.forced(spec, window.mhaPoolCost);
     const key = this.sizeOf(spec);
@@ -125,19 +127,22 @@ export class Forwards {
   }
   here(spec, key) {
     try {
-      const t = now(), r = this.inline(spec);
-      if (key) this.measured(key, 'main', now() - t);
+      const t = now(), r = runModule(this.M, spec, null, this.cache);
+      if (key) this.placement.record(key, 'main', this.timeOf('main', now() - t));
+      this.done(r.ms, 'main thread', null, key);
       return { promise: Promise.resolve(r), sync: true };
     } catch (err) {
       return { promise: Promise.reject(err), sync: true };
     }
   }
   // In the pool, in n parts (n = 1: one worker); key, place: the size class and place measured, or null.
+  // A result that comes after a newer forward started (which may have run here at once) is not the last compute.
   pooled(spec, n, key, place) {
     if (!this.pool) return Promise.resolve(this.inline(spec));
+    const mine = this.seq;
     return this.pool.run(spec, n).then((r) => {
-      this.done(r.ms, r.where, r);
-      if (key) this.measured(key, place, r.ms);
+      if (key) this.placement.record(key, place, this.timeOf(place, r.ms));
+      if (mine === this.seq) this.done(r.ms, r.where, r, key);
       return r;
     }, (err) => {
       if (!err || !err.poolFailed) throw err;
@@ -145,11 +150,10 @@ export class Forwards {
       return this.inline(spec);
     });
   }
-  // A time of a place (window.mhaPlaceTimes, tests: {main, worker, split} in ms instead of the measured ones).
-  measured(key, place, ms) {
+  // A time of a place: the measured one, or window.mhaPlaceTimes' (tests: {main, worker, split} in ms).
+  timeOf(place, ms) {
     const given = window.mhaPlaceTimes;
-    this.placement.record(key, place, given && typeof given[place] === 'number' ? given[place] : ms);
-    this.lastCompute.note = this.placement.note(key, this.pool ? this.pool.size : 1);
+    return given && typeof given[place] === 'number' ? given[place] : ms;
   }
   inline(spec) {
     const r = runModule(this.M, spec, null, this.cache);
@@ -157,9 +161,10 @@ export class Forwards {
     return r;
   }
   noForward() { this.done(0, 'main thread'); }
-  done(ms, where, pooled) {
+  // key: the size class whose placement the status line explains (placement.js's note), or none.
+  done(ms, where, pooled, key) {
     const c = this.lastCompute;
-    c.ms = ms; c.where = where; c.note = '';
+    c.ms = ms; c.where = where; c.note = key ? this.placement.note(key, this.pool ? this.pool.size : 1) : '';
     c.partMs = pooled ? pooled.partMs : null; c.partTotalMs = pooled ? pooled.partTotalMs : null;
   }
   // The pool's workers terminated and the core objects this explorer holds freed (the core itself stays for the others).
