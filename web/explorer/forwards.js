@@ -4,13 +4,15 @@
 // and its own forward pool (compute/forward-pool.js: large forwards split by heads across Web Workers, each
 // instantiating the shared compiled module), started and warmed up right after the core loads. Its workers start
 // the way compute/source.js's forwardWorkers says (worker.js over http(s), blob: URLs of the page's core text from
-// file:// and in the one-file page). Where workers cannot start, forwards run on the main thread.
+// file:// and in the one-file page). A large forward runs where this machine ran its size fastest: the main thread, one
+// worker or split across the pool (compute/placement.js). Where workers cannot start, forwards run on the main thread.
 import { runModule, cost, now, ModuleCache } from '../compute/model.js';
 import { CORE_BUILDS, FILES, INLINE, loadCoreScript, forwardWorkers, explain, missingFiles } from '../compute/source.js';
 import { ForwardPool, poolSize } from '../compute/forward-pool.js';
 import { Placement, PLACES, SAMPLES, sizeClass } from '../compute/placement.js';
 
-// Multiply-adds above which a forward goes to the pool: about 20 ms on one core of a laptop.
+// Multiply-adds above which a forward may go to the pool (about 20 ms on one core of a laptop): it runs where this
+// machine ran its size fastest (compute/placement.js); smaller ones always run on the main thread.
 const POOL_COST = 1.2e8;
 // Forwards at most before the first render while the places of its size are measured.
 const WARM_MAX = 2 * PLACES.length * SAMPLES;
