@@ -98,10 +98,12 @@ export class Forwards {
     });
     return again(1).then(() => {}, () => {});
   }
-  // The size class of a large forward (placement.js), or null for one that always runs here.
+  // The size class of a large forward (placement.js), or null for one that always runs here. A forward with dropout in
+  // train() runs in one part wherever it goes (forward-pool.js): a class of its own.
   sizeOf(spec) {
     const c = cost(spec);
-    return c > POOL_COST && this.placement && this.placement.places.length > 1 ? sizeClass(spec.dModel, spec.numHeads, c) : null;
+    if (!(c > POOL_COST && this.placement && this.placement.places.length > 1)) return null;
+    return sizeClass(spec.dModel, spec.numHeads, c) + (spec.train && spec.dropout > 0 ? '/one part' : '');
   }
   // The forward of spec (runModule's): {promise of the result, sync: whether it already ran here}.
   // A forward that throws gives a rejected promise; one superseded by a newer forward before it started rejects
