@@ -1,20 +1,23 @@
-'use strict';
 // The speed issue's page numbers (bench/js/page.js runs them after its views; alone: node bench/js/page-speed.js
-// [--quick] [--json FILE] [--dist DIR]):
-//  - change → painted: a change (the causal toggle) until the next painted frame, ÷ the core's own forward of that
-//    shape with weights on the main thread of the same tab, from file://, at 512 tokens for d_model 512 / 8 heads and
-//    64 / 4 heads. The frame is the first requestAnimationFrame after the redraw, then a task after its paint.
-//    Chromium runs with --disable-frame-rate-limit and --disable-gpu-vsync, but its compositor still issues a
-//    BeginFrame at most every 16.7 ms after the last one (trace: Scheduler::BeginFrame, interval_us 16666), so a change
-//    started right after a painted frame waits for that tick (with every thread idle) whenever its work is shorter.
-//    So each load also times "settled" changes, started 20 ms after the last painted frame (as a click between frames
-//    comes): the change's own work, forward and page, until its frame is painted. And the floor of the first kind: a
-//    change of one text (no forward) right after a painted frame, until the next one is painted.
+// [--quick] [--json FILE] [--dist DIR]); the method and one run's numbers: docs/page-speed.md.
+//  - the headline, page ÷ core, paired: the same change on the page and on the core, as a student makes it: the causal
+//    toggle, alternating (each round sets the other mask setting), at 512 tokens for d_model 512 / 8 heads and 64 / 4
+//    heads, from file://. Each round times, in one tab and in alternating order, the core's forward of the round's
+//    setting (MultiHeadAttention.forward on the main thread, weights formed, the mask as the page applies it) and the
+//    page's change to that setting (explorer.set({causal}) until the task after the next painted frame, started 20 ms
+//    after the last painted frame, as a click between frames comes; not right after a frame: see below). The round's ratio is page ÷
+//    core; the headline is the median of the rounds' ratios (each mask setting's too), so a burst of load on the machine
+//    hits both sides of a ratio. The page runs its forward where it measured it fastest (compute/placement.js): "where".
+//  - right after a frame: the same toggle started right after a painted frame. Chromium runs with
+//    --disable-frame-rate-limit and --disable-gpu-vsync, but its compositor still issues a BeginFrame at most every
+//    16.7 ms after the last one (trace: Scheduler::BeginFrame, interval_us 16666), so such a change waits for that tick
+//    whenever its work is shorter; the floor of that kind is a change of one text (no forward), right after a frame.
 //  - cold / warm: the first render's forward after load ÷ the median forward of later renders; the page is ready
-//    once its core and the pool are warm (load → ready is reported too).
-//  - workers: the page's forward at 512 tokens, 512 / 8, with navigator.hardwareConcurrency overridden (CDP) to
-//    1, 2, 4: the pool's size; the speed-up is the 1-worker median ÷ the n-worker median (rounds alternate), with
-//    the slowest part's own forward in its worker (parts running at once take about the whole ÷ n).
+//    once its core and the pool are warm and it measured where its forwards run (load → ready is reported too).
+//  - workers: the page's forward at 512 tokens, 512 / 8, split across the pool (window.mhaPoolCost = 0: whatever the
+//    page would choose) with navigator.hardwareConcurrency overridden (CDP) to 1, 2, 4: the pool's size; the speed-up
+//    is the 1-worker median ÷ the n-worker median (rounds alternate), with the slowest part's own forward in its worker
+//    (parts running at once take about the whole ÷ n); and where the page itself runs it on this machine.
 const path = require('path');
 const { pathToFileURL } = require('url');
 
@@ -35,34 +38,39 @@ async function openAt(browser, url, cores) {
   return { page, loadMs: Date.now() - t0 };
 }
 
-// In the page: n causal toggles, each timed from the change to the task after the next painted frame, and the
-// core's own forward of the shape (weights formed) on the main thread, alternating.
-async function changeToPaint(page, D, H, n) {
+// In the page: n paired rounds (after 2 unpaired ones), each the core's forward and the page's change to one mask
+// setting, alternating the setting and which side goes first; then n toggles right after a frame and n text changes.
+async function pairedRounds(page, D, H, n) {
   return page.evaluate(async ({ D, H, n }) => {
     const X = window.mhaExplorer, M = X.module;
     const afterPaint = () => new Promise((res) => requestAnimationFrame(() => { const ch = new MessageChannel(); ch.port1.onmessage = res; ch.port2.postMessage(0); }));
+    const pause = (ms) => new Promise((res) => setTimeout(res, ms));
     const g = new M.Generator(0), mha = new M.MultiHeadAttention({ dModel: D, numHeads: H, generator: g }).eval();
     const x = g.randn([1, 512, D]);
-    const change = [], settled = [], core = [], where = new Set();
-    const toggle = async (gap) => {
-      await afterPaint();
-      if (gap) await new Promise((res) => setTimeout(res, 20));
+    const rounds = [], quick = [], floor = [], where = new Set();
+    const core = async (causal) => {
+      await afterPaint(); await pause(20);
       const t = performance.now();
-      await X.set({ causal: !X.getState().causal });
+      mha.forward(x, x, x, causal ? { causal: true, fill: -Infinity } : {});
+      return performance.now() - t;
+    };
+    const change = async (causal, gap) => {
+      await afterPaint();
+      if (gap) await pause(gap);
+      const t = performance.now();
+      await X.set({ causal });
       await afterPaint();
       where.add(X.getCompute().where);
       return performance.now() - t;
     };
-    for (let i = 0; i < n + 3; i++) {
-      await afterPaint();
-      const t = performance.now();
-      mha.forward(x, x, x, {});
-      const c = performance.now() - t;
-      // both kinds of change, each toggling either way in turn
-      const first = await toggle(i % 2), second = await toggle(1 - i % 2);
-      if (i >= 3) { change.push(i % 2 ? second : first); settled.push(i % 2 ? first : second); core.push(c); }
+    for (let i = 0; i < n + 2; i++) {
+      const causal = !X.getState().causal;
+      let c, p;
+      if (i % 4 < 2) { c = await core(causal); p = await change(causal, 20); } else { p = await change(causal, 20); c = await core(causal); }
+      if (i >= 2) rounds.push({ causal, core: c, page: p });
     }
-    const floor = [], status = document.querySelector('.mhx [id$="status"]');
+    for (let i = 0; i < n; i++) quick.push(await change(!X.getState().causal, 0));
+    const status = document.querySelector('.mhx [id$="status"]');
     for (let i = 0; i < n; i++) {
       await afterPaint();
       const t = performance.now();
@@ -72,42 +80,51 @@ async function changeToPaint(page, D, H, n) {
     }
     await X.render();   // the status as the page says it
     mha.delete(); g.delete();
-    return { change, settled, core, floor, where: [...where].join(', ') };
+    return { rounds, quick, floor, where: [...where].join(', '), status: status.textContent };
   }, { D, H, n });
+}
+
+// One shape's paired rounds over `loads` page loads → its row of the headline table.
+async function headline(browser, url, s, loads, n) {
+  const rounds = [], quick = [], floor = [], cold = [], warm = [], ready = [];
+  let where = '', status = '';
+  for (let r = 0; r < loads; r++) {
+    const { page, loadMs } = await openAt(browser, url);
+    try {
+      cold.push((await page.evaluate(() => window.mhaExplorer.getTiming())).forwardMs); ready.push(loadMs);
+      warm.push((await page.evaluate(() => window.mhaExplorer.benchmarkRecompute(5))).forwardMs);
+      const m = await pairedRounds(page, s.D, s.H, n);
+      rounds.push(...m.rounds); quick.push(...m.quick); floor.push(...m.floor); where = m.where; status = m.status;
+    } finally { await page.close(); }
+  }
+  const ratio = (rs) => med(rs.map((x) => x.page / x.core));
+  const on = rounds.filter((x) => x.causal), off = rounds.filter((x) => !x.causal);
+  return {
+    row: { D: s.D, H: s.H, tokens: 512, target: s.target, ratio: ratio(rounds), causalRatio: ratio(on), fullRatio: ratio(off),
+      pageMs: med(rounds.map((x) => x.page)), coreMs: med(rounds.map((x) => x.core)), quickMs: med(quick),
+      quickRatio: med(quick) / med(rounds.map((x) => x.core)), floorMs: med(floor), where, status, rounds: rounds.length, samples: { rounds, quick, floor } },
+    cold: { D: s.D, H: s.H, readyMs: med(ready), firstMs: med(cold), warmMs: med(warm), ratio: med(cold) / med(warm), samples: { cold, warm, ready } },
+  };
 }
 
 async function measurePageSpeed(browser, dist, quick) {
   const file = pathToFileURL(path.join(dist, 'index.html')).href;
-  const rounds = quick ? 1 : 3, n = quick ? 3 : 10;
+  const loads = quick ? 1 : 3, n = quick ? 4 : 16;
   const out = { ratios: [], cold: [], workers: [] };
   for (const s of SHAPES) {
-    const url = `${file}?dmodel=${s.D}&heads=${s.H}&text=${TEXT_512}`;
-    const change = [], settled = [], core = [], floor = [], cold = [], warm = [], ready = [];
-    let where = '';
-    for (let r = 0; r < rounds; r++) {
-      const { page, loadMs } = await openAt(browser, url);
-      try {
-        cold.push((await page.evaluate(() => window.mhaExplorer.getTiming())).forwardMs); ready.push(loadMs);
-        warm.push((await page.evaluate(() => window.mhaExplorer.benchmarkRecompute(5))).forwardMs);
-        const m = await changeToPaint(page, s.D, s.H, n);
-        change.push(...m.change); settled.push(...m.settled); core.push(...m.core); floor.push(...m.floor); where = m.where;
-      } finally { await page.close(); }
-    }
-    out.ratios.push({ D: s.D, H: s.H, tokens: 512, changeMs: med(change), coreMs: med(core), ratio: med(change) / med(core),
-      settledMs: med(settled), settledRatio: med(settled) / med(core), floorMs: med(floor), target: s.target, where,
-      samples: { change, settled, core, floor } });
-    out.cold.push({ D: s.D, H: s.H, readyMs: med(ready), firstMs: med(cold), warmMs: med(warm), ratio: med(cold) / med(warm), samples: { cold, warm, ready } });
+    const h = await headline(browser, `${file}?dmodel=${s.D}&heads=${s.H}&text=${TEXT_512}`, s, loads, n);
+    out.ratios.push(h.row); out.cold.push(h.cold);
   }
   const counts = quick ? [1, 2] : [1, 2, 4], byCount = new Map(counts.map((c) => [c, []])), partsBy = new Map(counts.map((c) => [c, []]));
-  let coreMs = [];
-  for (let r = 0; r < rounds; r++) {
+  for (let r = 0; r < loads; r++) {
     for (const c of counts) {
       const { page } = await openAt(browser, `${file}?dmodel=512&heads=8&text=${TEXT_512}`, c);
       try {
-        // forced recomputes, one per frame: the page's forward (posting, the workers, the join) and each part's
-        // forward in its worker (parts that ran at once take about the whole ÷ n each)
+        // forced recomputes split across the pool, one per frame: the page's forward (posting, the workers, the join)
+        // and each part's forward in its worker (parts that ran at once take about the whole ÷ n each)
         const b = await page.evaluate(async (k) => {
           const X = window.mhaExplorer, forward = [], part = [];
+          window.mhaPoolCost = 0;
           for (let i = 0; i < k; i++) {
             await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
             await X.render();
@@ -118,14 +135,12 @@ async function measurePageSpeed(browser, dist, quick) {
         }, quick ? 3 : 10);
         byCount.get(c).push(...b.forward);
         partsBy.get(c).push(...b.part);
-        if (c === 1) coreMs.push(...(await changeToPaint(page, 512, 8, 2)).core);
       } finally { await page.close(); }
     }
   }
   const one = med(byCount.get(1));
   for (const c of counts) out.workers.push({ workers: c, forwardMs: med(byCount.get(c)), partMs: med(partsBy.get(c)), speedup: one / med(byCount.get(c)), samples: byCount.get(c) });
-  out.coreForwardMs = med(coreMs);
-  out.method = `file://, ${rounds} page loads per row, medians; change → painted: ${n} causal toggles of each kind per load`;
+  out.method = `file://, ${loads} page load(s) per shape, ${n} paired rounds per load (causal toggle, alternating), medians`;
   return out;
 }
 
@@ -133,20 +148,22 @@ async function measurePageSpeed(browser, dist, quick) {
 function formatPageSpeed(r) {
   const f = (v, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : 'n/a'), lines = [];
   lines.push(`Page speed (${r.method}):`);
-  lines.push('| tokens | d_model / heads | change → painted ms (right after a frame) | core forward ms | ratio | settled change → painted ms (20 ms after a frame) | ratio | target | one text changed right after a frame ms | where |');
+  lines.push('| tokens | d_model / heads | page ÷ core, paired (median of rounds) | causal on | causal off | target | page change → painted ms | core forward ms | where the page ran it | rounds |');
   lines.push('|---|---|---|---|---|---|---|---|---|---|');
-  for (const v of r.ratios) lines.push(`| ${v.tokens} | ${v.D} / ${v.H} | ${f(v.changeMs)} | ${f(v.coreMs)} | ${f(v.ratio, 2)}× | ${f(v.settledMs)} | ${f(v.settledRatio, 2)}× | ≤ ${v.target}× | ${f(v.floorMs)} | ${v.where} |`);
-  lines.push('| d_model / heads | load → ready ms (cores warmed up) | first forward after load ms | warm forward ms | ratio (target ≤ 1.5×) |');
+  for (const v of r.ratios) lines.push(`| ${v.tokens} | ${v.D} / ${v.H} | **${f(v.ratio, 2)}×** | ${f(v.causalRatio, 2)}× | ${f(v.fullRatio, 2)}× | ≤ ${v.target}× | ${f(v.pageMs)} | ${f(v.coreMs)} | ${v.where} | ${v.rounds} |`);
+  lines.push('| d_model / heads | change right after a frame → painted ms | ÷ core | one text changed right after a frame ms (the frame floor) | the status line |');
+  lines.push('|---|---|---|---|---|');
+  for (const v of r.ratios) lines.push(`| ${v.D} / ${v.H} | ${f(v.quickMs)} | ${f(v.quickRatio, 2)}× | ${f(v.floorMs)} | ${v.status} |`);
+  lines.push('| d_model / heads | load → ready ms (cores warmed up, places measured) | first forward after load ms | warm forward ms | ratio (target ≤ 1.5×) |');
   lines.push('|---|---|---|---|---|');
   for (const v of r.cold) lines.push(`| ${v.D} / ${v.H} | ${f(v.readyMs, 0)} | ${f(v.firstMs)} | ${f(v.warmMs)} | ${f(v.ratio, 2)}× |`);
-  lines.push(`| workers (512 tokens, 512 / 8) | page forward ms | slowest part's forward in its worker ms | speed-up over 1 worker (target ≥ 1.6× at 2) |`);
+  lines.push(`| workers, split by heads (512 tokens, 512 / 8) | page forward ms | slowest part's forward in its worker ms | speed-up over 1 worker |`);
   lines.push('|---|---|---|---|');
   for (const v of r.workers) lines.push(`| ${v.workers} | ${f(v.forwardMs)} | ${f(v.partMs)} | ${f(v.speedup, 2)}× |`);
-  lines.push(`core forward on the main thread, same shape: ${f(r.coreForwardMs)} ms`);
   return lines;
 }
 
-module.exports = { measurePageSpeed, formatPageSpeed };
+module.exports = { measurePageSpeed, formatPageSpeed, headline, SHAPES, TEXT_512 };
 
 if (require.main === module) {
   (async () => {

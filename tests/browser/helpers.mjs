@@ -183,13 +183,15 @@ function firstDifference(a, b) {
 }
 
 
-// The forward pool (web/compute/forward-pool.js) on a page showing a large forward: it ran split by heads across
-// min(cores, 8, heads) workers; its weights are the main thread's one-part forward's bit for bit; and rapid
-// changes while the workers are busy never draw a mix of two configurations (every head of each drawn result
-// causal or none, the last state's result drawn in the end, equal to the main thread's).
+// The forward pool (web/compute/forward-pool.js) on a page showing a large forward, split by heads (window.mhaPoolCost = 0:
+// wherever the page would run it on this machine, tests/browser/placement.test.mjs): it ran across min(cores, 8, heads)
+// workers; its weights are the main thread's one-part forward's bit for bit; and rapid changes while the workers are
+// busy never draw a mix of two configurations (every head of each drawn result causal or none, the last state's result
+// drawn in the end, equal to the main thread's).
 export async function checkForwardPool(page) {
   const settled = () => page.waitForFunction(() => !/Computing/.test(document.getElementById('status').textContent));
   await settled();
+  await page.evaluate(() => { window.mhaPoolCost = 0; return window.mhaExplorer.render(); });
   const info = await page.evaluate(() => ({ c: window.mhaExplorer.getCompute(), hc: navigator.hardwareConcurrency,
     H: window.mhaExplorer.getWeights().shape[1] }));
   const n = Math.max(1, Math.min(info.hc, 8, info.H));
@@ -208,7 +210,7 @@ export async function checkForwardPool(page) {
     const main = await page.evaluate(async () => {
       window.mhaPoolCost = Infinity;
       await window.mhaExplorer.render();
-      delete window.mhaPoolCost;
+      window.mhaPoolCost = 0;
       return { where: window.mhaExplorer.getCompute().where, data: Array.from(window.mhaExplorer.getWeights().data) };
     });
     assert.equal(main.where, 'main thread');
@@ -232,4 +234,5 @@ export async function checkForwardPool(page) {
   await settled();
   assert.ok((await causalHeads()).every(Boolean), 'the last state (causal) is what is drawn');
   await compare('after rapid changes');
+  await page.evaluate(() => { delete window.mhaPoolCost; });
 }

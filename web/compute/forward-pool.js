@@ -89,13 +89,13 @@ export class ForwardPool {
     }
   }
   get size() { return this.workers.length; }
-  // The forward of spec (model.runModule's) split into at most `size` parts: a promise of the joined result,
-  // with `where` (how many workers ran it) and `ms` (wall time from the parts' posting to the join).
-  run(spec) {
+  // The forward of spec (model.runModule's) split into at most `parts` parts (default: one per worker): a promise of
+  // the joined result, with `where` (how many workers ran it) and `ms` (wall time from the parts' posting to the join).
+  run(spec, parts = this.size) {
     return new Promise((resolve, reject) => {
       if (this.failed) { reject(poolFailure(this.failed)); return; }
       if (this.waiting) this.waiting.reject(superseded());
-      this.waiting = { spec, resolve, reject };
+      this.waiting = { spec, count: parts, resolve, reject };
       this.pump();
     });
   }
@@ -104,7 +104,7 @@ export class ForwardPool {
     const job = this.running = this.waiting;
     this.waiting = null;
     const spec = job.spec, stochastic = spec.train && spec.dropout > 0;
-    const ranges = stochastic ? [null] : headParts(spec.numHeads, this.size);
+    const ranges = stochastic || job.count <= 1 ? [null] : headParts(spec.numHeads, Math.min(job.count, this.size));
     job.id = ++this.seq; job.parts = new Array(ranges.length); job.left = ranges.length; job.t0 = performance.now();
     ranges.forEach((heads, i) => this.workers[i].postMessage({ id: job.id, spec, heads: ranges.length > 1 ? heads : null }));
   }

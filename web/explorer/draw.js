@@ -62,7 +62,7 @@ export function recompute(ex) {
     if (eff.head >= out.res.H) msgs.push('head=' + eff.head + ' is out of range for ' + out.res.H + ' heads; showing 0.');
     showMessages(ex, msgs);
     draw(ex);
-    setStatus(ex, implementationName(ex.M.implementation) + ' · ' + ex.forwards.lastCompute.ms.toFixed(1) + ' ms · ' + ex.forwards.lastCompute.where);
+    setStatus(ex, implementationName(ex.M.implementation) + ' · ' + ex.forwards.lastCompute.ms.toFixed(1) + ' ms · ' + ex.forwards.lastCompute.where + ex.forwards.lastCompute.note);
     posted(ex);
     const tD1 = now();
     ex.lastTiming = { forwardMs: tF1 - tF0, redrawMs: tD1 - tD0, totalMs: tD1 - t0, setupMs: tF0 - t0 };

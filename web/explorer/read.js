@@ -8,44 +8,53 @@ export { fmtMax } from '../widgets/colors.js';
 
 export function selB(cur) { return Math.min(cur.eff.batch, cur.res.B - 1); }
 export function selH(cur) { return Math.min(cur.eff.head, cur.res.H - 1); }
-// What the views read from all heads of batch item b, each computed once per result when first asked (the heads view,
-// the enlarged head and the colour scale ask; an average card off screen is not painted, so not asked for).
+// What the views read from all heads of batch item b, computed once per result when first asked (the heads view, the
+// enlarged head and the colour scale ask).
 function headsOf(cur, b) {
   const memo = cur.res.headsByBatch || (cur.res.headsByBatch = []);
   return memo[b] || (memo[b] = { avg: null, max: null });
 }
-// The average of the H heads {S, data [S·S]} (head 0 itself when H = 1): summed in float32 in head order and divided
-// once, as torch.mean(dim=1) does.
-function headsAverage(cur, b) {
-  const w = cur.res.weights, H = cur.res.H, avg = new Float32Array(headMatrix(w, b, 0).data), n = avg.length;
-  for (let k = 1; k < H; k++) {
-    const m = headMatrix(w, b, k).data;
-    for (let i = 0; i < n; i++) avg[i] += m[i];
-  }
-  if (H > 1) for (let i = 0; i < n; i++) avg[i] /= H;
-  return { S: w.shape[2], data: avg };
-}
-// The largest weight of any head (four running maxima: the loop is bound by its compare chain otherwise).
-function headsMax(cur, b) {
-  const w = cur.res.weights;
-  let m0 = 0, m1 = 0, m2 = 0, m3 = 0;
-  for (let k = 0; k < cur.res.H; k++) {
-    const m = headMatrix(w, b, k).data, n = m.length;
-    let i = 0;
-    for (; i + 3 < n; i += 4) {
-      const a = m[i], c = m[i + 1], d = m[i + 2], e = m[i + 3];
-      if (a > m0) m0 = a;
-      if (c > m1) m1 = c;
-      if (d > m2) m2 = d;
-      if (e > m3) m3 = e;
+// The average of the H heads {S, data [S·S]} (head 0 itself when H = 1) and the largest weight of any head, in one pass
+// over the weights (both are asked for each result: the average card and the shared colour scale). The heads are summed
+// in float32 in head order (Math.fround after each add, as a Float32Array store rounds) and divided once, as
+// torch.mean(dim=1) does; four heads per pass keep the sum in a register (a pass per head stores and reloads the
+// whole S×S sum each time: 4-7× slower at 512 tokens), and each head has its own running maximum.
+function headsAverageMax(cur, b) {
+  const w = cur.res.weights, H = cur.res.H, head = (k) => headMatrix(w, b, k).data, n = head(0).length;
+  const avg = new Float32Array(n), f = Math.fround;
+  let mx = 0, k = 0;
+  for (; k + 4 <= H; k += 4) {
+    const a = head(k), bb = head(k + 1), c = head(k + 2), d = head(k + 3), div = k + 4 === H ? H : 1;
+    let ma = 0, mb = 0, mc = 0, md = 0;
+    for (let i = 0; i < n; i++) {
+      const x = a[i], y = bb[i], z = c[i], u = d[i];
+      if (x > ma) ma = x;
+      if (y > mb) mb = y;
+      if (z > mc) mc = z;
+      if (u > md) md = u;
+      avg[i] = f(f(f((k ? f(avg[i] + x) : x) + y) + z) + u) / div;
     }
-    for (; i < n; i++) if (m[i] > m0) m0 = m[i];
+    mx = Math.max(mx, ma, mb, mc, md);
   }
-  return Math.max(m0, m1, m2, m3);
+  for (; k < H; k++) {   // the last H mod 4 heads one by one
+    const a = head(k);
+    for (let i = 0; i < n; i++) {
+      const x = a[i];
+      if (x > mx) mx = x;
+      avg[i] = k ? avg[i] + x : x;
+    }
+  }
+  if (H % 4 && H > 1) for (let i = 0; i < n; i++) avg[i] /= H;
+  return { avg: { S: w.shape[2], data: avg }, max: mx };
+}
+function averageMax(cur, b) {
+  const memo = headsOf(cur, b);
+  if (memo.max === null) Object.assign(memo, headsAverageMax(cur, b));
+  return memo;
 }
 // h: a head index or 'avg' → {S, data [S·S]}.
 export function headMat(cur, b, h) {
-  if (h === 'avg') { const memo = headsOf(cur, b); return memo.avg || (memo.avg = headsAverage(cur, b)); }
+  if (h === 'avg') return averageMax(cur, b).avg;
   return { S: cur.res.weights.shape[2], data: headMatrix(cur.res.weights, b, h).data };
 }
 export function headName(cur, h) {
@@ -59,9 +68,8 @@ export function colourMax(cur, b) {
   const norm = cur.eff.norm;
   if (norm === 'one') return 1;
   if (norm === 'max') return 0;   // per heatmap
-  const memo = headsOf(cur, b);
-  if (memo.max === null) memo.max = headsMax(cur, b);
-  return memo.max > 0 ? memo.max : 1;
+  const max = averageMax(cur, b).max;
+  return max > 0 ? max : 1;
 }
 
 // A weight as the student should read it: masked and dropped cells say so, tiny weights are not "0.000000".
