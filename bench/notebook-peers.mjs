@@ -10,7 +10,7 @@
 //           the time from the key press until its output shows; and whether it shows again after saving and reopening
 // Usage: node bench/notebook-peers.mjs [--tokens 20,200]
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,6 +123,16 @@ async function inJupyterLab(browser, origin, token, path) {
   return TOOLS.map((_, i) => ({ ms: run[i] ?? null, reopened: reopened[i] != null }));
 }
 
+// Each cell's outputs: their size as JSON and their errors. Read by Python: the peers' notebook at 200 tokens is
+// larger than the longest string Node can hold (BertViz and CircuitsVis write every weight as text).
+const OUTPUT_SIZES = `import json, sys
+cells = json.load(open(sys.argv[1], encoding="utf-8"))["cells"][1:]
+print(json.dumps({"bytes": [len(json.dumps(c["outputs"], separators=(",", ":"), ensure_ascii=False)) for c in cells],
+  "errors": ["; ".join(o["ename"] + ": " + o["evalue"] for o in c["outputs"] if o["output_type"] == "error") for c in cells]}))`;
+function outputSizes(file, venv) {
+  return JSON.parse(execFileSync(join(venv, 'bin', 'python'), ['-c', OUTPUT_SIZES, file], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'mha-peers-'));
 const { venv, env } = pythonEnv(dir);
 const browser = await launch();
@@ -138,9 +148,7 @@ try {
     mkdirSync(sub);
     writeFileSync(join(sub, 'peers.ipynb'), JSON.stringify(notebook(T)));
     await executeNotebook(sub, 'peers.ipynb', env);
-    const executed = JSON.parse(readFileSync(join(sub, 'executed.ipynb'), 'utf8'));
-    const bytes = executed.cells.slice(1).map((c) => JSON.stringify(c.outputs).length);
-    const errors = executed.cells.slice(1).map((c) => c.outputs.filter((o) => o.output_type === 'error').map((o) => o.ename + ': ' + o.evalue).join('; '));
+    const { bytes, errors } = outputSizes(join(sub, 'executed.ipynb'), venv);
     const light = await exported(browser, join(sub, 'executed.html'), false);
     // the same notebook exported with nbconvert's dark theme, opened with a dark colour scheme
     execFileSync('jupyter-nbconvert', ['--to', 'html', '--HTMLExporter.theme=dark', '--output', 'executed-dark.html', 'executed.ipynb'], { cwd: sub, env, stdio: 'ignore' });
