@@ -211,7 +211,7 @@ def test_sizes():
     lesson = MultiHeadAttention000(128, 8)  # 66,048 weights: about 350 KB as base64
     assert len(mx.explore(lesson, torch.randn(1, 64, 128))._repr_html_().encode()) <= limit
     with pytest.raises(
-        ValueError, match=r"would take 2\.\d\d MB, more than the 1\.5 MB .*the module's weights 1\.40 MB"
+        ValueError, match=r"would take 2\.\d\d MB, more than the 2\.0 MB .*the module's weights 1\.40 MB"
     ):
         mx.explore(MultiHeadAttention000(256, 8))
 

@@ -34,7 +34,8 @@ const REQUIRED = ['dist/mha.js', 'dist/mha-nosimd.js', 'dist/mha-relaxed.js', 'd
   'types/index.d.ts', 'types/view.d.mts', 'types/element.d.ts', 'package.json', 'README.md', 'LICENSE'];
 // a demo page; the tests' standalone trainer; the one-file pages (for course platforms, made by scripts/build: they
 // would take the package past 3 MB and the npm page files do the same from node_modules or a CDN)
-const NOT_SHIPPED = ['dist/element-demo.html', 'dist/trainer.js', 'dist/mha-explorer.html', 'dist/mha-explorer-lab.html'];
+const NOT_SHIPPED = ['dist/element-demo.html', 'dist/trainer.js', 'dist/mha-explorer.html', 'dist/mha-explorer-lab.html',
+  'dist/mha-explorer-models.html'];
 
 // A command's stdout; when it fails, an error with the end of its output (a throw inside dist/mha.js would print
 // the whole one-line build).
