@@ -5,14 +5,24 @@ import globals from 'globals';
 
 export default [
   {
-    ignores: ['build*/', 'dist/', '**/node_modules/', 'bench/results/', 'tests/browser/artifacts/', 'python/mha_explorer/static/'],
+    ignores: [
+      'build*/',
+      'dist/',
+      '**/node_modules/',
+      'bench/results/',
+      'tests/browser/artifacts/',
+      'python/mha_explorer/static/',
+    ],
   },
   js.configs.recommended,
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
     rules: {
-      'no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      'no-unused-vars': [
+        'error',
+        { args: 'after-used', argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
       'no-var': 'off', // the worker and wasm scripts are ES5-style classic scripts
       eqeqeq: ['error', 'smart'],
     },
@@ -25,7 +35,10 @@ export default [
   },
   { files: ['web/compute/forward-worker.js'], languageOptions: { globals: { ...globals.worker } } },
   // Appended to a core build as a Blob worker's classic script (web/build.mjs), not a module.
-  { files: ['web/compute/trainer-worker.js'], languageOptions: { sourceType: 'script', globals: { ...globals.worker } } },
+  {
+    files: ['web/compute/trainer-worker.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.worker } },
+  },
   // Appended to (or run inside) Emscripten's output: classic scripts that run in a page, a worker or Node;
   // pre.js sees the names of Emscripten's closure.
   {
@@ -34,10 +47,20 @@ export default [
   },
   {
     files: ['wasm/pre.js'],
-    languageOptions: { globals: { Module: 'writable', wasmBinaryFile: 'readonly', tryParseAsDataURI: 'readonly', readyPromiseReject: 'readonly' } },
+    languageOptions: {
+      globals: {
+        Module: 'writable',
+        wasmBinaryFile: 'readonly',
+        tryParseAsDataURI: 'readonly',
+        readyPromiseReject: 'readonly',
+      },
+    },
   },
   // The benchmark's drivers: CommonJS in Node (their page.evaluate callbacks run in Chromium).
-  { files: ['bench/js/**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { ...globals.node, ...globals.browser } } },
+  {
+    files: ['bench/js/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node, ...globals.browser } },
+  },
   // Node: the build, the package, the scripts, the tests (the browser tests' callbacks run in Chromium).
   {
     files: ['**/*.mjs', 'web/build.mjs'],
@@ -50,5 +73,8 @@ export default [
     rules: { 'no-regex-spaces': 'off' },
   },
   // A classic script loaded by the CSP test page.
-  { files: ['tests/node/fixtures/csp-page.js'], languageOptions: { sourceType: 'script', globals: { ...globals.browser } } },
+  {
+    files: ['tests/node/fixtures/csp-page.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+  },
 ];

@@ -20,10 +20,18 @@ import { launch, repo, pythonEnv, executeNotebook } from '../tests/browser/helpe
 const arg = process.argv.indexOf('--tokens');
 const SIZES = arg > 0 ? process.argv[arg + 1].split(',').map(Number) : [20, 200];
 const TOOLS = [
-  { name: 'mha-explorer mx.show', code: 'mx.show(att, tokens, title="mx.show")', shown: '[data-mha-explorer-view] canvas' },
+  {
+    name: 'mha-explorer mx.show',
+    code: 'mx.show(att, tokens, title="mx.show")',
+    shown: '[data-mha-explorer-view] canvas',
+  },
   { name: 'BertViz head_view', code: 'head_view(att, tokens)', shown: '#bertviz svg rect, #bertviz svg line' },
   { name: 'BertViz model_view', code: 'model_view(att, tokens)', shown: '#bertviz svg rect, #bertviz svg line' },
-  { name: 'CircuitsVis attention_heads', code: 'attention_heads(torch.cat(att).reshape(-1, T, T), tokens)', shown: 'canvas, svg' },
+  {
+    name: 'CircuitsVis attention_heads',
+    code: 'attention_heads(torch.cat(att).reshape(-1, T, T), tokens)',
+    shown: 'canvas, svg',
+  },
 ];
 const SETUP = (T) => `import torch
 import mha_explorer as mx
@@ -36,8 +44,12 @@ tokens = ["tok%d" % i for i in range(T)]`;
 
 function notebook(T) {
   const cell = (source) => ({ cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source });
-  return { nbformat: 4, nbformat_minor: 5, cells: [cell(SETUP(T)), ...TOOLS.map((t) => cell(t.code))],
-    metadata: { kernelspec: { name: 'mha-explorer', display_name: 'Python (mha-explorer)', language: 'python' } } };
+  return {
+    nbformat: 4,
+    nbformat_minor: 5,
+    cells: [cell(SETUP(T)), ...TOOLS.map((t) => cell(t.code))],
+    metadata: { kernelspec: { name: 'mha-explorer', display_name: 'Python (mha-explorer)', language: 'python' } },
+  };
 }
 
 // In the page: when each cell's output first matched its tool's selector (ms from navigation, or from `start`).
@@ -57,66 +69,119 @@ const WATCH = (selectors) => {
 };
 
 const luminance = (c) => {
-  const [r, g, b] = (c.match(/[\d.]+/g) || [255, 255, 255]).slice(0, 3).map(Number).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  const [r, g, b] = (c.match(/[\d.]+/g) || [255, 255, 255])
+    .slice(0, 3)
+    .map(Number)
+    .map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 };
 
 async function exported(browser, html, dark) {
   const page = await browser.context.newPage();
-  await page.route(/^(https?|wss?):/, (route) => route.abort());       // offline
+  await page.route(/^(https?|wss?):/, (route) => route.abort()); // offline
   await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
-  await page.addInitScript(WATCH, TOOLS.map((t) => t.shown));
+  await page.addInitScript(
+    WATCH,
+    TOOLS.map((t) => t.shown),
+  );
   await page.goto(pathToFileURL(html).href);
   await page.waitForTimeout(20000);
   const got = await page.evaluate(() => window.__shown);
   // the background behind each output: its first non-transparent ancestor or own element
-  const backgrounds = await page.evaluate(() => [...document.querySelectorAll('.jp-Cell')].slice(1).map((c) => {
-    const out = c.querySelector('.jp-OutputArea-output') || c;
-    const deep = out.querySelector('[data-mha-explorer-view], #bertviz, div[id^="circuits-vis"]') || out;
-    for (let e = deep; e; e = e.parentElement) {
-      const bg = getComputedStyle(e).backgroundColor;
-      if (bg && !/rgba\(0, 0, 0, 0\)|transparent/.test(bg)) return bg;
-    }
-    return 'rgb(255, 255, 255)';
-  }));
+  const backgrounds = await page.evaluate(() =>
+    [...document.querySelectorAll('.jp-Cell')].slice(1).map((c) => {
+      const out = c.querySelector('.jp-OutputArea-output') || c;
+      const deep = out.querySelector('[data-mha-explorer-view], #bertviz, div[id^="circuits-vis"]') || out;
+      for (let e = deep; e; e = e.parentElement) {
+        const bg = getComputedStyle(e).backgroundColor;
+        if (bg && !/rgba\(0, 0, 0, 0\)|transparent/.test(bg)) return bg;
+      }
+      return 'rgb(255, 255, 255)';
+    }),
+  );
   await page.close();
   return TOOLS.map((_, i) => ({ ms: got[i] ?? null, background: backgrounds[i] }));
 }
 
-const freePort = () => new Promise((resolve) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); }); });
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
 
 async function inJupyterLab(browser, origin, token, path) {
   const page = await browser.context.newPage();
-  await page.route((u) => !u.href.startsWith(origin) && !u.href.startsWith(origin.replace('http', 'ws')) && /^(https?|wss?):/.test(u.href), (r) => r.abort());
-  await page.addInitScript(WATCH, TOOLS.map((t) => t.shown));
+  await page.route(
+    (u) =>
+      !u.href.startsWith(origin) && !u.href.startsWith(origin.replace('http', 'ws')) && /^(https?|wss?):/.test(u.href),
+    (r) => r.abort(),
+  );
+  await page.addInitScript(
+    WATCH,
+    TOOLS.map((t) => t.shown),
+  );
   await page.goto(origin + '/lab/tree/' + path + '?token=' + token);
   await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
   const select = page.locator('.jp-Dialog').getByRole('button', { name: 'Select', exact: true });
-  await select.waitFor({ timeout: 20000 }).then(() => select.click(), () => {});
+  await select.waitFor({ timeout: 20000 }).then(
+    () => select.click(),
+    () => {},
+  );
   await page.waitForTimeout(3000);
   // the setup cell (imports, tensors) first, then each tool's cell on its own with Shift+Enter, timed from its key press
   const cells = page.locator('.jp-Notebook .jp-Cell');
   const runCell = async (i) => {
     await cells.nth(i).scrollIntoViewIfNeeded();
     await cells.nth(i).locator('.jp-InputPrompt').click();
-    await page.evaluate((k) => { window.__starts = window.__starts || {}; window.__starts[k - 1] = performance.now(); }, i);
+    await page.evaluate((k) => {
+      window.__starts = window.__starts || {};
+      window.__starts[k - 1] = performance.now();
+    }, i);
     await page.keyboard.press('Shift+Enter');
   };
   await runCell(0);
-  await page.waitForFunction(() => /\[1\]/.test(document.querySelector('.jp-Notebook .jp-Cell .jp-InputPrompt')?.textContent || ''), null, { timeout: 120000 });
+  await page.waitForFunction(
+    () => /\[1\]/.test(document.querySelector('.jp-Notebook .jp-Cell .jp-InputPrompt')?.textContent || ''),
+    null,
+    { timeout: 120000 },
+  );
   for (let i = 0; i < TOOLS.length; i++) {
     await runCell(i + 1);
-    await page.waitForFunction((k) => window.__shown[k] != null || /\[\d+\]/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[k + 1]
-      ?.querySelector('.jp-InputPrompt')?.textContent || '') && performance.now() - window.__starts[k] > 30000, i, { timeout: 120000 }).catch(() => {});
+    await page
+      .waitForFunction(
+        (k) =>
+          window.__shown[k] != null ||
+          (/\[\d+\]/.test(
+            document.querySelectorAll('.jp-Notebook .jp-Cell')[k + 1]?.querySelector('.jp-InputPrompt')?.textContent ||
+              '',
+          ) &&
+            performance.now() - window.__starts[k] > 30000),
+        i,
+        { timeout: 120000 },
+      )
+      .catch(() => {});
   }
   const run = await page.evaluate(() => window.__shown);
   await page.getByRole('menuitem', { name: 'File', exact: true }).click();
   await page.locator('li[data-command="docmanager:save"]').first().click();
   await page.waitForTimeout(2000);
-  await page.evaluate(() => { window.__shown = {}; });
+  await page.evaluate(() => {
+    window.__shown = {};
+  });
   await page.reload();
   await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
-  await page.evaluate(async () => { for (const c of document.querySelectorAll('.jp-Notebook .jp-Cell')) { c.scrollIntoView(); await new Promise((r) => setTimeout(r, 300)); } });
+  await page.evaluate(async () => {
+    for (const c of document.querySelectorAll('.jp-Notebook .jp-Cell')) {
+      c.scrollIntoView();
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  });
   await page.waitForTimeout(5000);
   const reopened = await page.evaluate(() => window.__shown);
   await page.close();
@@ -130,16 +195,32 @@ cells = json.load(open(sys.argv[1], encoding="utf-8"))["cells"][1:]
 print(json.dumps({"bytes": [len(json.dumps(c["outputs"], separators=(",", ":"), ensure_ascii=False)) for c in cells],
   "errors": ["; ".join(o["ename"] + ": " + o["evalue"] for o in c["outputs"] if o["output_type"] == "error") for c in cells]}))`;
 function outputSizes(file, venv) {
-  return JSON.parse(execFileSync(join(venv, 'bin', 'python'), ['-c', OUTPUT_SIZES, file], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+  return JSON.parse(
+    execFileSync(join(venv, 'bin', 'python'), ['-c', OUTPUT_SIZES, file], { encoding: 'utf8', maxBuffer: 1 << 20 }),
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'mha-peers-'));
 const { venv, env } = pythonEnv(dir);
 const browser = await launch();
 const token = 'bench-' + Math.random().toString(36).slice(2);
-const port = await freePort(), origin = 'http://127.0.0.1:' + port;
-const lab = spawn(join(venv, 'bin', 'jupyter-lab'), ['--no-browser', '--ip=127.0.0.1', '--port=' + port, '--IdentityProvider.token=' + token,
-  '--allow-root', '--ServerApp.root_dir=' + dir], { env: { ...env, JUPYTERLAB_SETTINGS_DIR: join(dir, '.settings'), JUPYTERLAB_WORKSPACES_DIR: join(dir, '.ws') }, stdio: 'ignore' });
+const port = await freePort(),
+  origin = 'http://127.0.0.1:' + port;
+const lab = spawn(
+  join(venv, 'bin', 'jupyter-lab'),
+  [
+    '--no-browser',
+    '--ip=127.0.0.1',
+    '--port=' + port,
+    '--IdentityProvider.token=' + token,
+    '--allow-root',
+    '--ServerApp.root_dir=' + dir,
+  ],
+  {
+    env: { ...env, JUPYTERLAB_SETTINGS_DIR: join(dir, '.settings'), JUPYTERLAB_WORKSPACES_DIR: join(dir, '.ws') },
+    stdio: 'ignore',
+  },
+);
 const rows = [];
 try {
   await new Promise((r) => setTimeout(r, 15000));
@@ -151,25 +232,40 @@ try {
     const { bytes, errors } = outputSizes(join(sub, 'executed.ipynb'), venv);
     const light = await exported(browser, join(sub, 'executed.html'), false);
     // the same notebook exported with nbconvert's dark theme, opened with a dark colour scheme
-    execFileSync('jupyter-nbconvert', ['--to', 'html', '--HTMLExporter.theme=dark', '--output', 'executed-dark.html', 'executed.ipynb'], { cwd: sub, env, stdio: 'ignore' });
+    execFileSync(
+      'jupyter-nbconvert',
+      ['--to', 'html', '--HTMLExporter.theme=dark', '--output', 'executed-dark.html', 'executed.ipynb'],
+      { cwd: sub, env, stdio: 'ignore' },
+    );
     const dark = await exported(browser, join(sub, 'executed-dark.html'), true);
     writeFileSync(join(sub, 'lab.ipynb'), JSON.stringify(notebook(T)));
     const inLab = await inJupyterLab(browser, origin, token, 'T' + T + '/lab.ipynb');
-    TOOLS.forEach((t, i) => rows.push({ tool: t.name, tokens: T, ipynbBytes: bytes[i], error: errors[i] || null,
-      exportMs: light[i].ms, exportDark: dark[i].ms != null && luminance(dark[i].background) < 0.2,
-      labMs: inLab[i].ms, labReopened: inLab[i].reopened }));
+    TOOLS.forEach((t, i) =>
+      rows.push({
+        tool: t.name,
+        tokens: T,
+        ipynbBytes: bytes[i],
+        error: errors[i] || null,
+        exportMs: light[i].ms,
+        exportDark: dark[i].ms != null && luminance(dark[i].background) < 0.2,
+        labMs: inLab[i].ms,
+        labReopened: inLab[i].reopened,
+      }),
+    );
   }
 } finally {
   lab.kill('SIGTERM');
   await browser.close();
   rmSync(dir, { recursive: true, force: true });
 }
-const fmt = (ms) => ms == null ? 'not shown' : (ms / 1000).toFixed(2) + ' s';
+const fmt = (ms) => (ms == null ? 'not shown' : (ms / 1000).toFixed(2) + ' s');
 console.log('| tool | tokens | .ipynb bytes | exported HTML offline | dark | JupyterLab run | reopened |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) {
-  console.log(`| ${r.tool} | ${r.tokens} | ${r.ipynbBytes.toLocaleString('en')} | ${fmt(r.exportMs)} | ${r.exportDark ? 'yes' : 'no'} | ${fmt(r.labMs)} | ${r.labReopened ? 'yes' : 'no'} |` +
-    (r.error ? ' ' + r.error : ''));
+  console.log(
+    `| ${r.tool} | ${r.tokens} | ${r.ipynbBytes.toLocaleString('en')} | ${fmt(r.exportMs)} | ${r.exportDark ? 'yes' : 'no'} | ${fmt(r.labMs)} | ${r.labReopened ? 'yes' : 'no'} |` +
+      (r.error ? ' ' + r.error : ''),
+  );
 }
 mkdirSync(join(repo, 'bench', 'results'), { recursive: true });
 writeFileSync(join(repo, 'bench', 'results', 'notebook-peers-' + Date.now() + '.json'), JSON.stringify(rows, null, 1));

@@ -17,8 +17,11 @@ function newest(dir) {
   let best = { file: null, mtime: 0 };
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    const found = entry.isDirectory() ? newest(path)
-      : LINKED.test(relative(root, path)) ? { file: path, mtime: statSync(path).mtimeMs } : best;
+    const found = entry.isDirectory()
+      ? newest(path)
+      : LINKED.test(relative(root, path))
+        ? { file: path, mtime: statSync(path).mtimeMs }
+        : best;
     if (found.mtime > best.mtime) best = found;
   }
   return best;
@@ -31,13 +34,17 @@ function fail(message) {
 
 const missing = CORES.filter((f) => !existsSync(join(root, 'dist', f)));
 if (missing.length) {
-  fail(`dist/${missing.join(', dist/')} missing. The package ships the WebAssembly builds, which need Emscripten:\n` +
-    '  bash scripts/build     (installs what is missing with scripts/install-deps, then builds dist/)\nthen run npm pack again.');
+  fail(
+    `dist/${missing.join(', dist/')} missing. The package ships the WebAssembly builds, which need Emscripten:\n` +
+      '  bash scripts/build     (installs what is missing with scripts/install-deps, then builds dist/)\nthen run npm pack again.',
+  );
 }
 const source = CORE_SOURCES.map((d) => newest(join(root, d))).reduce((a, b) => (b.mtime > a.mtime ? b : a));
 for (const f of CORES) {
   if (statSync(join(root, 'dist', f)).mtimeMs < source.mtime) {
-    fail(`dist/${f} is older than ${relative(root, source.file)}: rebuild it with bash scripts/build, then run npm pack again.`);
+    fail(
+      `dist/${f} is older than ${relative(root, source.file)}: rebuild it with bash scripts/build, then run npm pack again.`,
+    );
   }
 }
 // stdout stays npm's own (npm pack --json prints JSON there).

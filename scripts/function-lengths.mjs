@@ -20,14 +20,25 @@ function* jsFiles(dir) {
 export function functionLengths(dir) {
   const out = [];
   for (const file of jsFiles(dir)) {
-    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+    const source = ts.createSourceFile(
+      file,
+      readFileSync(file, 'utf8'),
+      ts.ScriptTarget.Latest,
+      true,
+      ts.ScriptKind.JS,
+    );
     const lineOf = (pos) => source.getLineAndCharacterOfPosition(pos).line + 1;
     const visit = (node) => {
       if (ts.isFunctionLike(node) && node.body) {
-        const start = lineOf(node.getStart(source)), end = lineOf(node.end);
-        const name = node.name ? node.name.getText(source)
-          : node.parent && ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(source)
-            : node.parent && ts.isPropertyAssignment(node.parent) ? node.parent.name.getText(source) : '(anonymous)';
+        const start = lineOf(node.getStart(source)),
+          end = lineOf(node.end);
+        const name = node.name
+          ? node.name.getText(source)
+          : node.parent && ts.isVariableDeclaration(node.parent)
+            ? node.parent.name.getText(source)
+            : node.parent && ts.isPropertyAssignment(node.parent)
+              ? node.parent.name.getText(source)
+              : '(anonymous)';
         out.push({ lines: end - start + 1, file: relative(process.cwd(), file), line: start, name });
       }
       ts.forEachChild(node, visit);
@@ -38,11 +49,17 @@ export function functionLengths(dir) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const args = process.argv.slice(2), flag = (f, d) => (args.includes(f) ? Number(args[args.indexOf(f) + 1]) : d);
+  const args = process.argv.slice(2),
+    flag = (f, d) => (args.includes(f) ? Number(args[args.indexOf(f) + 1]) : d);
   const dir = args.find((a, i) => !a.startsWith('--') && !(i && args[i - 1].startsWith('--'))) || 'web';
-  const over = flag('--over', Infinity), top = flag('--top', 15);
+  const over = flag('--over', Infinity),
+    top = flag('--top', 15);
   const all = functionLengths(dir);
-  for (const f of all.slice(0, top)) console.log(String(f.lines).padStart(5) + '  ' + f.file + ':' + f.line + '  ' + f.name);
+  for (const f of all.slice(0, top))
+    console.log(String(f.lines).padStart(5) + '  ' + f.file + ':' + f.line + '  ' + f.name);
   const long = all.filter((f) => f.lines > over);
-  if (long.length) { console.error(long.length + ' function(s) longer than ' + over + ' lines'); process.exit(1); }
+  if (long.length) {
+    console.error(long.length + ' function(s) longer than ' + over + ' lines');
+    process.exit(1);
+  }
 }

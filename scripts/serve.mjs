@@ -10,8 +10,16 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css', '.wasm': 'application/wasm', '.png': 'image/png', '.svg': 'image/svg+xml', '.json': 'application/json' };
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css',
+  '.wasm': 'application/wasm',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+};
 
 export function serve(dir, { port = 0, extra = {}, cdn = false, headers = {} } = {}) {
   const root = resolve(dir);
@@ -22,21 +30,29 @@ export function serve(dir, { port = 0, extra = {}, cdn = false, headers = {} } =
       return;
     }
     if (path.endsWith('/')) path += 'index.html';
-    const file = join(root, path);  // join normalizes, so the check below sees any '..'
-    if (!file.startsWith(root + sep)) { res.writeHead(403, headers).end(); return; }
+    const file = join(root, path); // join normalizes, so the check below sees any '..'
+    if (!file.startsWith(root + sep)) {
+      res.writeHead(403, headers).end();
+      return;
+    }
     try {
       const body = await readFile(file);
-      const type = cdn && extname(file) === '.html' ? 'text/plain; charset=utf-8' : TYPES[extname(file)] || 'application/octet-stream';
+      const type =
+        cdn && extname(file) === '.html'
+          ? 'text/plain; charset=utf-8'
+          : TYPES[extname(file)] || 'application/octet-stream';
       const cors = cdn ? { 'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff' } : {};
       res.writeHead(200, { ...headers, 'content-type': type, 'cache-control': 'no-store', ...cors }).end(body);
     } catch {
       res.writeHead(404, headers).end('not found');
     }
   });
-  return new Promise((ok) => server.listen(port, '127.0.0.1', () => {
-    const origin = `http://127.0.0.1:${server.address().port}`;
-    ok({ origin, close: () => new Promise((r) => server.close(r)) });
-  }));
+  return new Promise((ok) =>
+    server.listen(port, '127.0.0.1', () => {
+      const origin = `http://127.0.0.1:${server.address().port}`;
+      ok({ origin, close: () => new Promise((r) => server.close(r)) });
+    }),
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -12,13 +12,28 @@ var createMhaModule = (function () {
   // mask modes by index, size limits, the tensor block header (uint32 rank, uint32 dims[maxDims], then the
   // floats), the result summary's slots, the largest model sizes (LIMITS) and the training tasks (the core's task table: name, title, brief,
   // readouts, roles, defaults).
-  let MASK_MODES, MASK_MODE_WORDS, OPTIMIZER_CLASSES, MAX_DIMS, BLOCK_HEADER, MAX_DIM, MAX_ELEMENTS, MASKED_ROWS, HEADERS, TASKS, LIMITS;
+  let MASK_MODES,
+    MASK_MODE_WORDS,
+    OPTIMIZER_CLASSES,
+    MAX_DIMS,
+    BLOCK_HEADER,
+    MAX_DIM,
+    MAX_ELEMENTS,
+    MASKED_ROWS,
+    HEADERS,
+    TASKS,
+    LIMITS;
   function readProtocol(core) {
     const p = core.protocol();
     MASK_MODES = p.maskModes;
     MASK_MODE_WORDS = MASK_MODES.map((m, i) => `'${m}' (${p.maskModeMeanings[i]})`).join(', ');
-    OPTIMIZER_CLASSES = Object.freeze(p.optimizers.slice()); MAX_DIMS = p.maxDims; BLOCK_HEADER = p.blockHeader; MAX_DIM = p.maxDim;
-    MAX_ELEMENTS = p.maxElements; MASKED_ROWS = p.summaryMaskedRows; HEADERS = p.summaryHeaders;
+    OPTIMIZER_CLASSES = Object.freeze(p.optimizers.slice());
+    MAX_DIMS = p.maxDims;
+    BLOCK_HEADER = p.blockHeader;
+    MAX_DIM = p.maxDim;
+    MAX_ELEMENTS = p.maxElements;
+    MASKED_ROWS = p.summaryMaskedRows;
+    HEADERS = p.summaryHeaders;
     TASKS = deepFreeze(p.tasks);
     LIMITS = Object.freeze(p.limits);
   }
@@ -51,14 +66,16 @@ var createMhaModule = (function () {
   }
 
   function checkShape(shape, name) {
-    if (!Array.isArray(shape)) fail(`${name}: shape must be an array of sizes such as [2, 5, 32], got ${describe(shape)}`);
+    if (!Array.isArray(shape))
+      fail(`${name}: shape must be an array of sizes such as [2, 5, 32], got ${describe(shape)}`);
     if (shape.length > MAX_DIMS) fail(`${name}: at most ${MAX_DIMS} dimensions are supported, got ${shape.length}`);
     let n = 1;
     for (let i = 0; i < shape.length; i++) {
       if (!isCount(shape[i], 1, MAX_DIM)) checkCount(shape[i], `${name}: size ${i} of the shape`, 1, MAX_DIM);
       n *= shape[i];
     }
-    if (n > MAX_ELEMENTS) fail(`${name}: shape [${shape.join(', ')}] holds more than ${MAX_ELEMENTS} numbers (the 256 MiB cap)`);
+    if (n > MAX_ELEMENTS)
+      fail(`${name}: shape [${shape.join(', ')}] holds more than ${MAX_ELEMENTS} numbers (the 256 MiB cap)`);
     return n;
   }
 
@@ -72,8 +89,10 @@ var createMhaModule = (function () {
       if (!data.every((v) => typeof v === 'number')) fail(`${name}: data must contain only numbers`);
       data = Float32Array.from(data);
     }
-    if (!(data instanceof Float32Array)) fail(`${name}: data must be a Float32Array (or an array of numbers), got ${describe(data)}`);
-    if (data.length !== n) fail(`${name}: shape [${t.shape.join(', ')}] needs ${n} values, but data has ${data.length}`);
+    if (!(data instanceof Float32Array))
+      fail(`${name}: data must be a Float32Array (or an array of numbers), got ${describe(data)}`);
+    if (data.length !== n)
+      fail(`${name}: shape [${t.shape.join(', ')}] needs ${n} values, but data has ${data.length}`);
     return { shape: t.shape.slice(), data };
   }
 
@@ -99,7 +118,8 @@ var createMhaModule = (function () {
     }
     for (const flag of ['causal', 'needWeights']) {
       if (options[flag] !== undefined) {
-        if (typeof options[flag] !== 'boolean') fail(`options.${flag} must be true or false, got ${describe(options[flag])}`);
+        if (typeof options[flag] !== 'boolean')
+          fail(`options.${flag} must be true or false, got ${describe(options[flag])}`);
         out[flag] = options[flag];
       }
     }
@@ -143,9 +163,12 @@ var createMhaModule = (function () {
 
   function wrap(core) {
     // Safety net for objects never .delete()d: free the wasm side when the wrapper is collected.
-    const registry = typeof FinalizationRegistry === 'function'
-      ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
-      : null;
+    const registry =
+      typeof FinalizationRegistry === 'function'
+        ? new FinalizationRegistry((handle) => {
+            if (!handle.isDeleted()) handle.delete();
+          })
+        : null;
 
     function own(wrapper, handle) {
       wrapper._handle = handle;
@@ -166,8 +189,9 @@ var createMhaModule = (function () {
 
     // Writes a validated tensor into wasm memory as a block; the caller frees it.
     function stage(t) {
-      const addr = core._malloc(4 * (BLOCK_HEADER + t.data.length)) >>> 0;  // unsigned: memory may pass 2 GB
-      if (!addr) fail('out of memory: the browser could not give this tab enough memory for that size; try a smaller one');
+      const addr = core._malloc(4 * (BLOCK_HEADER + t.data.length)) >>> 0; // unsigned: memory may pass 2 GB
+      if (!addr)
+        fail('out of memory: the browser could not give this tab enough memory for that size; try a smaller one');
       const at = addr >>> 2;
       const header = core.HEAPU32; // re-read after malloc: memory growth replaces the views
       header[at] = t.shape.length;
@@ -195,7 +219,7 @@ var createMhaModule = (function () {
     // Stages the tensors (null stays 0; the same tensor is staged once), makes one core call,
     // and frees everything whatever happens. `call` gets the block addresses.
     function withStaged(tensors, call) {
-      const staged = new Map();  // tensor → its block
+      const staged = new Map(); // tensor → its block
       try {
         const addrs = tensors.map((t) => {
           if (!t) return 0;
@@ -220,8 +244,9 @@ var createMhaModule = (function () {
 
     // An attention call of the core: q, k, v and the options' masks staged, then the core's argument order.
     function runAttention(qkv, o, call) {
-      return runRaw([...qkv, o.mask, o.keyPaddingMask],
-        (qa, ka, va, ma, pa) => call(qa, ka, va, o.needWeights, o.causal, o.fill, o.mode, ma, pa));
+      return runRaw([...qkv, o.mask, o.keyPaddingMask], (qa, ka, va, ma, pa) =>
+        call(qa, ka, va, o.needWeights, o.causal, o.fill, o.mode, ma, pa),
+      );
     }
 
     // What MultiHeadAttention.forward returns: {output, weights, fullyMaskedRows} and `trace`, the
@@ -249,7 +274,9 @@ var createMhaModule = (function () {
         unwrap(live(this, 'Generator').manualSeed(checkSeed(seed)));
         return this;
       }
-      initialSeed() { return live(this, 'Generator').initialSeed(); }
+      initialSeed() {
+        return live(this, 'Generator').initialSeed();
+      }
       rand(shape) {
         checkShape(shape, 'rand');
         return unwrap(live(this, 'Generator').rand(shape));
@@ -258,15 +285,24 @@ var createMhaModule = (function () {
         checkShape(shape, 'randn');
         return unwrap(live(this, 'Generator').randn(shape));
       }
-      delete() { release(this, 'Generator'); }
+      delete() {
+        release(this, 'Generator');
+      }
     }
 
     function checkHeads(heads, H) {
       if (heads === undefined) return [0, H];
       const whole = (x) => typeof x === 'number' && Number.isInteger(x);
-      if (!Array.isArray(heads) || heads.length !== 2 || !whole(heads[0]) || !whole(heads[1]) ||
-          !(heads[0] >= 0 && heads[0] < heads[1] && heads[1] <= H)) {
-        fail(`options.heads must be [start, end): two whole numbers with 0 <= start < end <= numHeads (${H}), such as [0, ${Math.max(1, H >> 1)}]; got ${Array.isArray(heads) ? `[${heads.map(describe).join(', ')}]` : describe(heads)}`);
+      if (
+        !Array.isArray(heads) ||
+        heads.length !== 2 ||
+        !whole(heads[0]) ||
+        !whole(heads[1]) ||
+        !(heads[0] >= 0 && heads[0] < heads[1] && heads[1] <= H)
+      ) {
+        fail(
+          `options.heads must be [start, end): two whole numbers with 0 <= start < end <= numHeads (${H}), such as [0, ${Math.max(1, H >> 1)}]; got ${Array.isArray(heads) ? `[${heads.map(describe).join(', ')}]` : describe(heads)}`,
+        );
       }
       return heads;
     }
@@ -302,29 +338,48 @@ var createMhaModule = (function () {
         const raw = runAttention([tq, tk, tv], o, (...args) => h.forward(...args, h0, h1));
         return new ForwardResult(raw, [tq.shape[0], tq.shape[1], this.dModel, this.numHeads, tk.shape[1]]);
       }
-      parameterCount() { return live(this, 'MultiHeadAttention').parameterCount(); }
-      parameters() { return unwrap(live(this, 'MultiHeadAttention').parameters()); }
+      parameterCount() {
+        return live(this, 'MultiHeadAttention').parameterCount();
+      }
+      parameters() {
+        return unwrap(live(this, 'MultiHeadAttention').parameters());
+      }
       train(on = true) {
         if (typeof on !== 'boolean') fail(`train(mode) expects true or false, got ${describe(on)}`);
         live(this, 'MultiHeadAttention').setTraining(on);
         return this;
       }
-      eval() { return this.train(false); }
-      get training() { return live(this, 'MultiHeadAttention').training(); }
-      stateDict() { return unwrap(live(this, 'MultiHeadAttention').stateDict()); }
+      eval() {
+        return this.train(false);
+      }
+      get training() {
+        return live(this, 'MultiHeadAttention').training();
+      }
+      stateDict() {
+        return unwrap(live(this, 'MultiHeadAttention').stateDict());
+      }
       loadStateDict(state) {
         loadState(live(this, 'MultiHeadAttention'), state);
         return this;
       }
-      toSafetensors() { return unwrap(live(this, 'MultiHeadAttention').toSafetensors()); }
-      delete() { release(this, 'MultiHeadAttention'); }
+      toSafetensors() {
+        return unwrap(live(this, 'MultiHeadAttention').toSafetensors());
+      }
+      delete() {
+        release(this, 'MultiHeadAttention');
+      }
     }
 
     // {name: tensor} (an object or a Map, as stateDict() and loadSafetensors() give) into a module.
     function loadState(handle, state) {
-      const entries = state instanceof Map ? [...state.entries()]
-        : state !== null && typeof state === 'object' && !Array.isArray(state) ? Object.keys(state).map((k) => [k, state[k]])
-          : fail(`loadStateDict expects {name: {shape, data}} (as stateDict() or loadSafetensors() give), got ${describe(state)}`);
+      const entries =
+        state instanceof Map
+          ? [...state.entries()]
+          : state !== null && typeof state === 'object' && !Array.isArray(state)
+            ? Object.keys(state).map((k) => [k, state[k]])
+            : fail(
+                `loadStateDict expects {name: {shape, data}} (as stateDict() or loadSafetensors() give), got ${describe(state)}`,
+              );
       const names = entries.map(([name]) => String(name));
       const tensors = entries.map(([name, t]) => checkTensor(t, `'${name}'`));
       unwrap(withStaged(tensors, (...addrs) => handle.loadStateDict(names, addrs)));
@@ -354,18 +409,28 @@ var createMhaModule = (function () {
         if (typeof c.causal !== 'boolean') fail(`causal must be true or false, got ${describe(c.causal)}`);
         const g = checkGenerator(c.generator, 'generator');
         own(this, unwrap(core.modelCreate({ ...c, generator: undefined }, g)));
-        this.config = Object.freeze({ task, vocab: c.vocab, seqLen: c.seqLen, dModel: c.dModel, numHeads: c.numHeads, layers: c.layers, causal: c.causal });
+        this.config = Object.freeze({
+          task,
+          vocab: c.vocab,
+          seqLen: c.seqLen,
+          dModel: c.dModel,
+          numHeads: c.numHeads,
+          layers: c.layers,
+          causal: c.causal,
+        });
       }
       trainStep(optimizer, options = {}) {
         checkConfig(options, 'trainStep', ['batchSize']);
         const { batchSize = 32 } = options;
         checkCount(batchSize, 'batchSize', 1, LIMITS.batch);
-        if (!(optimizer instanceof Optimizer)) fail(`trainStep expects an optimizer (new M.Adam(model, {lr})), got ${describe(optimizer)}`);
+        if (!(optimizer instanceof Optimizer))
+          fail(`trainStep expects an optimizer (new M.Adam(model, {lr})), got ${describe(optimizer)}`);
         if (optimizer.model !== this) fail('this optimizer was made for another model');
         return unwrap(live(this, 'TinyAttentionModel').trainStep(live(optimizer, 'optimizer'), batchSize));
       }
       #tokens(tokens) {
-        if (!Array.isArray(tokens) && !ArrayBuffer.isView(tokens)) fail(`tokens must be an array of token ids such as [0, 3, 1], got ${describe(tokens)}`);
+        if (!Array.isArray(tokens) && !ArrayBuffer.isView(tokens))
+          fail(`tokens must be an array of token ids such as [0, 3, 1], got ${describe(tokens)}`);
         const list = Array.from(tokens);
         checkCount(list.length, 'the number of tokens', 1, this.config.seqLen);
         list.forEach((t, i) => checkCount(t, `token ${i}`, 0, this.config.vocab - 1));
@@ -378,13 +443,23 @@ var createMhaModule = (function () {
         checkCount(batchSize, 'batchSize', 1, LIMITS.batch);
         return unwrap(live(this, 'TinyAttentionModel').evaluate(batchSize, checkSeed(seed)));
       }
-      attention(tokens) { return unwrap(live(this, 'TinyAttentionModel').attention(this.#tokens(tokens))); }
-      predict(tokens) { return unwrap(live(this, 'TinyAttentionModel').predict(this.#tokens(tokens))); }
-      roleScores() { return unwrap(live(this, 'TinyAttentionModel').roleScores()); }
+      attention(tokens) {
+        return unwrap(live(this, 'TinyAttentionModel').attention(this.#tokens(tokens)));
+      }
+      predict(tokens) {
+        return unwrap(live(this, 'TinyAttentionModel').predict(this.#tokens(tokens)));
+      }
+      roleScores() {
+        return unwrap(live(this, 'TinyAttentionModel').roleScores());
+      }
       // Per readout, the task's target at each position of `tokens` (-100 where there is nothing to predict).
-      targets(tokens) { return unwrap(live(this, 'TinyAttentionModel').targets(this.#tokens(tokens))); }
+      targets(tokens) {
+        return unwrap(live(this, 'TinyAttentionModel').targets(this.#tokens(tokens)));
+      }
       // The sequence of seqLen tokens the lab first shows the heads on (the task's example).
-      example() { return unwrap(live(this, 'TinyAttentionModel').example()); }
+      example() {
+        return unwrap(live(this, 'TinyAttentionModel').example());
+      }
       shapeTrace(seqLen = this.config.seqLen) {
         checkCount(seqLen, 'seqLen', 1, this.config.seqLen);
         return unwrap(live(this, 'TinyAttentionModel').shapeTrace(seqLen));
@@ -392,18 +467,28 @@ var createMhaModule = (function () {
       ablate(layer, head, on = true) {
         checkCount(layer, 'layer', 0, this.config.layers - 1);
         checkCount(head, 'head', 0, this.config.numHeads - 1);
-        if (typeof on !== 'boolean') fail(`ablate(layer, head, on) expects on to be true or false, got ${describe(on)}`);
+        if (typeof on !== 'boolean')
+          fail(`ablate(layer, head, on) expects on to be true or false, got ${describe(on)}`);
         unwrap(live(this, 'TinyAttentionModel').ablate(layer, head, on));
         return this;
       }
-      parameterCount() { return live(this, 'TinyAttentionModel').parameterCount(); }
-      zeroGrad() { live(this, 'TinyAttentionModel').zeroGrad(); return this; }
-      stateDict() { return unwrap(live(this, 'TinyAttentionModel').stateDict()); }
+      parameterCount() {
+        return live(this, 'TinyAttentionModel').parameterCount();
+      }
+      zeroGrad() {
+        live(this, 'TinyAttentionModel').zeroGrad();
+        return this;
+      }
+      stateDict() {
+        return unwrap(live(this, 'TinyAttentionModel').stateDict());
+      }
       loadStateDict(state) {
         loadState(live(this, 'TinyAttentionModel'), state);
         return this;
       }
-      toSafetensors() { return unwrap(live(this, 'TinyAttentionModel').toSafetensors()); }
+      toSafetensors() {
+        return unwrap(live(this, 'TinyAttentionModel').toSafetensors());
+      }
       toPyTorch(options = {}) {
         checkConfig(options, 'toPyTorch', ['steps', 'batchSize', 'optimizer', 'lossDigits', ...OPTIMIZER_OPTIONS]);
         const { steps = 200, batchSize = 32, optimizer = 'adam', lossDigits = 4, ...rest } = options;
@@ -411,28 +496,44 @@ var createMhaModule = (function () {
         checkCount(batchSize, 'batchSize', 1, LIMITS.batch);
         checkCount(lossDigits, 'lossDigits', 1, 9);
         const kind = optimizer instanceof Optimizer ? null : OPTIMIZERS[String(optimizer).toLowerCase()];
-        const settings = optimizer instanceof Optimizer ? optimizer.options
-          : kind ? optimizerSettings(kind, rest) : fail(`optimizer must be ${OPTIMIZER_WORDS} (or an optimizer), got ${describe(optimizer)}`);
+        const settings =
+          optimizer instanceof Optimizer
+            ? optimizer.options
+            : kind
+              ? optimizerSettings(kind, rest)
+              : fail(`optimizer must be ${OPTIMIZER_WORDS} (or an optimizer), got ${describe(optimizer)}`);
         return unwrap(live(this, 'TinyAttentionModel').toPyTorch(steps, batchSize, settings, lossDigits));
       }
-      delete() { release(this, 'TinyAttentionModel'); }
+      delete() {
+        release(this, 'TinyAttentionModel');
+      }
     }
 
     // torch.optim's options, in camelCase; defaults as torch.optim's.
     const OPTIMIZER_OPTIONS = ['lr', 'momentum', 'dampening', 'nesterov', 'betas', 'eps', 'weightDecay'];
     // 'sgd' → 'SGD', …: the core's optimizers (protocol().optimizers), by their lower-case names too.
     const OPTIMIZERS = Object.fromEntries(OPTIMIZER_CLASSES.map((k) => [k.toLowerCase(), k]));
-    const OPTIMIZER_WORDS = OPTIMIZER_CLASSES.map((k) => `'${k.toLowerCase()}'`).join(', ').replace(/, ([^,]*)$/, ' or $1');
+    const OPTIMIZER_WORDS = OPTIMIZER_CLASSES.map((k) => `'${k.toLowerCase()}'`)
+      .join(', ')
+      .replace(/, ([^,]*)$/, ' or $1');
     function optimizerSettings(kind, options) {
-      checkConfig(options, kind, kind === 'SGD' ? ['lr', 'momentum', 'dampening', 'nesterov', 'weightDecay'] : ['lr', 'betas', 'eps', 'weightDecay']);
+      checkConfig(
+        options,
+        kind,
+        kind === 'SGD'
+          ? ['lr', 'momentum', 'dampening', 'nesterov', 'weightDecay']
+          : ['lr', 'betas', 'eps', 'weightDecay'],
+      );
       const number = (x, name, fallback) => {
         if (x === undefined) return fallback;
         if (typeof x !== 'number' || !Number.isFinite(x)) fail(`${kind}: ${name} must be a number, got ${describe(x)}`);
         return x;
       };
       const betas = options.betas === undefined ? [0.9, 0.999] : options.betas;
-      if (!Array.isArray(betas) || betas.length !== 2) fail(`${kind}: betas must be two numbers such as [0.9, 0.999], got ${describe(betas)}`);
-      if (options.nesterov !== undefined && typeof options.nesterov !== 'boolean') fail(`${kind}: nesterov must be true or false`);
+      if (!Array.isArray(betas) || betas.length !== 2)
+        fail(`${kind}: betas must be two numbers such as [0.9, 0.999], got ${describe(betas)}`);
+      if (options.nesterov !== undefined && typeof options.nesterov !== 'boolean')
+        fail(`${kind}: nesterov must be true or false`);
       return {
         kind,
         lr: number(options.lr, 'lr', 1e-3),
@@ -448,32 +549,56 @@ var createMhaModule = (function () {
 
     class Optimizer {
       constructor(kind, model, options) {
-        if (!(model instanceof TinyAttentionModel)) fail(`${kind} expects a TinyAttentionModel as its first argument, got ${describe(model)}`);
+        if (!(model instanceof TinyAttentionModel))
+          fail(`${kind} expects a TinyAttentionModel as its first argument, got ${describe(model)}`);
         this.options = Object.freeze(optimizerSettings(kind, options === undefined ? {} : options));
         this.model = model;
         own(this, unwrap(core.optimizerCreate(live(model, 'TinyAttentionModel'), this.options)));
       }
-      get steps() { return live(this, 'optimizer').steps(); }
-      zeroGrad() { this.model.zeroGrad(); return this; }
-      delete() { release(this, 'optimizer'); }
+      get steps() {
+        return live(this, 'optimizer').steps();
+      }
+      zeroGrad() {
+        this.model.zeroGrad();
+        return this;
+      }
+      delete() {
+        release(this, 'optimizer');
+      }
     }
-    class SGD extends Optimizer { constructor(model, options) { super('SGD', model, options); } }
-    class Adam extends Optimizer { constructor(model, options) { super('Adam', model, options); } }
-    class AdamW extends Optimizer { constructor(model, options) { super('AdamW', model, options); } }
+    class SGD extends Optimizer {
+      constructor(model, options) {
+        super('SGD', model, options);
+      }
+    }
+    class Adam extends Optimizer {
+      constructor(model, options) {
+        super('Adam', model, options);
+      }
+    }
+    class AdamW extends Optimizer {
+      constructor(model, options) {
+        super('AdamW', model, options);
+      }
+    }
 
     // A .safetensors file as {tensors: {name: {shape, data}}, metadata: {key: value}} (objects without a
     // prototype, so any name is a plain key); a damaged file throws a message naming what is wrong.
     function readSafetensors(bytes) {
       if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
-      if (!(bytes instanceof Uint8Array)) fail(`expected the file's bytes (a Uint8Array or ArrayBuffer), got ${describe(bytes)}`);
+      if (!(bytes instanceof Uint8Array))
+        fail(`expected the file's bytes (a Uint8Array or ArrayBuffer), got ${describe(bytes)}`);
       if (bytes.length > 0x7fffffff) fail('this file is larger than 2 GiB, more than a browser tab can load');
       const addr = core._malloc(Math.max(1, bytes.length)) >>> 0;
       if (!addr) fail('out of memory: the browser could not give this tab enough memory for that file');
       try {
         core.HEAPU8.set(bytes, addr);
         const file = unwrap(core.readSafetensors(addr, bytes.length));
-        const tensors = Object.create(null), metadata = Object.create(null);
-        file.names.forEach((name, i) => { tensors[name] = file.tensors[i]; });
+        const tensors = Object.create(null),
+          metadata = Object.create(null);
+        file.names.forEach((name, i) => {
+          tensors[name] = file.tensors[i];
+        });
         for (const [key, value] of file.metadata) metadata[key] = value;
         return { tensors, metadata };
       } finally {
@@ -481,15 +606,21 @@ var createMhaModule = (function () {
       }
     }
 
-
     // ---- Real checkpoints (model_bindings.cpp) --------------------------------------------------
 
-    const WEIGHTS = 'model.safetensors', INDEX = 'model.safetensors.index.json';
-    const OUT_OF_MEMORY = 'out of memory: the browser could not give this tab enough memory; close other tabs or try a smaller model';
+    const WEIGHTS = 'model.safetensors',
+      INDEX = 'model.safetensors.index.json';
+    const OUT_OF_MEMORY =
+      'out of memory: the browser could not give this tab enough memory; close other tabs or try a smaller model';
 
     function isBlob(x) {
-      return x !== null && typeof x === 'object' && typeof x.size === 'number' && typeof x.slice === 'function' &&
-        typeof x.arrayBuffer === 'function';
+      return (
+        x !== null &&
+        typeof x === 'object' &&
+        typeof x.size === 'number' &&
+        typeof x.slice === 'function' &&
+        typeof x.arrayBuffer === 'function'
+      );
     }
 
     // One of loadModel's files as {name, size, bytes | blob}: a File, or {name, bytes} with bytes a
@@ -497,9 +628,10 @@ var createMhaModule = (function () {
     function checkFile(f, i) {
       const what = `files[${i}]`;
       if (f === null || typeof f !== 'object') fail(`${what} must be a File or {name, bytes}, got ${describe(f)}`);
-      if (typeof f.name !== 'string' || f.name === '') fail(`${what} has no name: loadModel finds config.json, model.safetensors... by name`);
+      if (typeof f.name !== 'string' || f.name === '')
+        fail(`${what} has no name: loadModel finds config.json, model.safetensors... by name`);
       const name = f.name.slice(f.name.lastIndexOf('/') + 1);
-      const bytes = isBlob(f) ? f : f.bytes;  // a File is a Blob (whose newer bytes() method is not our bytes)
+      const bytes = isBlob(f) ? f : f.bytes; // a File is a Blob (whose newer bytes() method is not our bytes)
       if (bytes instanceof Uint8Array) return { name, size: bytes.length, bytes };
       if (bytes instanceof ArrayBuffer) return { name, size: bytes.byteLength, bytes: new Uint8Array(bytes) };
       if (isBlob(bytes)) return { name, size: bytes.size, blob: bytes };
@@ -508,7 +640,9 @@ var createMhaModule = (function () {
 
     function checkFiles(files) {
       if (files === null || typeof files !== 'object' || typeof files[Symbol.iterator] !== 'function') {
-        fail(`loadModel expects the checkpoint's files (an array or FileList of File, or of {name, bytes}), got ${describe(files)}`);
+        fail(
+          `loadModel expects the checkpoint's files (an array or FileList of File, or of {name, bytes}), got ${describe(files)}`,
+        );
       }
       const byName = new Map();
       Array.from(files).forEach((f, i) => {
@@ -523,13 +657,15 @@ var createMhaModule = (function () {
     async function readRange(file, a, b) {
       if (file.bytes) return file.bytes.subarray(a, b);
       const out = new Uint8Array(await file.blob.slice(a, b).arrayBuffer());
-      if (out.length !== b - a) fail(`${file.name} changed while it was read (${b - a} bytes asked at ${a}, ${out.length} read)`);
+      if (out.length !== b - a)
+        fail(`${file.name} changed while it was read (${b - a} bytes asked at ${a}, ${out.length} read)`);
       return out;
     }
 
-    const MAX_TEXT = 256 << 20;  // tokenizer.json of a 150k-token vocabulary: about 10 MB
+    const MAX_TEXT = 256 << 20; // tokenizer.json of a 150k-token vocabulary: about 10 MB
     async function readText(file) {
-      if (file.size > MAX_TEXT) fail(`${file.name} has ${file.size} bytes, too many for a JSON file of a checkpoint; is it the right file?`);
+      if (file.size > MAX_TEXT)
+        fail(`${file.name} has ${file.size} bytes, too many for a JSON file of a checkpoint; is it the right file?`);
       const bytes = await readRange(file, 0, file.size);
       try {
         return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -554,9 +690,12 @@ var createMhaModule = (function () {
     function tokenizerMaxId(json) {
       let max = -1;
       const vocab = json && json.model && json.model.vocab;
-      if (Array.isArray(vocab)) max = vocab.length - 1;  // Unigram: [[piece, score], ...]
-      else if (vocab && typeof vocab === 'object') for (const id of Object.values(vocab)) if (typeof id === 'number' && id > max) max = id;
-      for (const t of (json && Array.isArray(json.added_tokens)) ? json.added_tokens : []) if (typeof t.id === 'number' && t.id > max) max = t.id;
+      if (Array.isArray(vocab))
+        max = vocab.length - 1; // Unigram: [[piece, score], ...]
+      else if (vocab && typeof vocab === 'object')
+        for (const id of Object.values(vocab)) if (typeof id === 'number' && id > max) max = id;
+      for (const t of json && Array.isArray(json.added_tokens) ? json.added_tokens : [])
+        if (typeof t.id === 'number' && t.id > max) max = t.id;
       return max;
     }
 
@@ -574,8 +713,10 @@ var createMhaModule = (function () {
       }
       const maxId = tokenizerMaxId(json);
       if (maxId >= info.vocab) {
-        fail(`tokenizer.json's vocabulary does not match the model: it has token ids up to ${maxId}, but the embedding has ` +
-          `${info.vocab} rows (config.json's vocab_size); is the tokenizer from another model?`);
+        fail(
+          `tokenizer.json's vocabulary does not match the model: it has token ids up to ${maxId}, but the embedding has ` +
+            `${info.vocab} rows (config.json's vocab_size); is the tokenizer from another model?`,
+        );
       }
       const config = byName.get('tokenizer_config.json');
       return MhaTokenizer.loadTokenizer(text, config ? await readText(config) : null);
@@ -584,8 +725,12 @@ var createMhaModule = (function () {
     function checkLoadOptions(options) {
       checkConfig(options, 'loadModel options', ['onProgress', 'signal']);
       const { onProgress, signal } = options;
-      if (onProgress !== undefined && typeof onProgress !== 'function') fail(`onProgress must be a function, got ${describe(onProgress)}`);
-      if (signal !== undefined && !(signal !== null && typeof signal === 'object' && typeof signal.aborted === 'boolean')) {
+      if (onProgress !== undefined && typeof onProgress !== 'function')
+        fail(`onProgress must be a function, got ${describe(onProgress)}`);
+      if (
+        signal !== undefined &&
+        !(signal !== null && typeof signal === 'object' && typeof signal.aborted === 'boolean')
+      ) {
         fail(`signal must be an AbortSignal (new AbortController().signal), got ${describe(signal)}`);
       }
       return { onProgress, signal };
@@ -613,7 +758,7 @@ var createMhaModule = (function () {
         const file = byName.get(plan.files[read.file]);
         const bytes = await readRange(file, read.offset, read.offset + read.length);
         stop();
-        const heap = core.HEAPU8;  // re-read after every await: memory growth replaces the view
+        const heap = core.HEAPU8; // re-read after every await: memory growth replaces the view
         const c = read.copies;
         for (let k = 0; k < c.length; k += 3) heap.set(bytes.subarray(c[k], c[k] + c[k + 1]), c[k + 2]);
         loaded += read.length;
@@ -627,22 +772,31 @@ var createMhaModule = (function () {
       const { onProgress, signal } = checkLoadOptions(options === undefined ? {} : options);
       const byName = checkFiles(files);
       const stop = () => {
-        if (signal && signal.aborted) throw signal.reason !== undefined ? signal.reason : new Error('the load was cancelled');
+        if (signal && signal.aborted)
+          throw signal.reason !== undefined ? signal.reason : new Error('the load was cancelled');
       };
       stop();
-      const config = byName.get('config.json') ||
-        fail(`config.json is missing: loadModel needs the checkpoint's config.json with its weights (given: ${[...byName.keys()].join(', ') || 'nothing'})`);
+      const config =
+        byName.get('config.json') ||
+        fail(
+          `config.json is missing: loadModel needs the checkpoint's config.json with its weights (given: ${[...byName.keys()].join(', ') || 'nothing'})`,
+        );
       const index = byName.get(INDEX);
       if (!index && !byName.has(WEIGHTS)) {
         const other = [...byName.keys()].find((n) => /\.(bin|pt|pth|ckpt|h5|gguf|onnx)$/i.test(n));
-        fail(`${WEIGHTS} is missing: loadModel reads the weights from model.safetensors, or from model.safetensors.index.json ` +
-          `with its shards${other ? ` (${other} is another format: save the model with save_pretrained(..., safe_serialization=True))` : ''}`);
+        fail(
+          `${WEIGHTS} is missing: loadModel reads the weights from model.safetensors, or from model.safetensors.index.json ` +
+            `with its shards${other ? ` (${other} is another format: save the model with save_pretrained(..., safe_serialization=True))` : ''}`,
+        );
       }
       const loading = unwrap(core.modelLoadingCreate(await readText(config)));
       let handle = null;
       try {
         let weightFiles = [byName.get(WEIGHTS)];
-        if (index) weightFiles = unwrap(loading.addIndex(await readText(index))).filter((n) => byName.has(n)).map((n) => byName.get(n));
+        if (index)
+          weightFiles = unwrap(loading.addIndex(await readText(index)))
+            .filter((n) => byName.has(n))
+            .map((n) => byName.get(n));
         await addHeaders(loading, weightFiles, stop);
         const plan = unwrap(loading.plan());
         await fillWeights(plan, byName, onProgress, stop);
@@ -661,15 +815,22 @@ var createMhaModule = (function () {
 
     function checkIds(ids, info) {
       if (!Array.isArray(ids) && !(ArrayBuffer.isView(ids) && !(ids instanceof DataView))) {
-        fail(`forward expects token ids (an array of whole numbers, as model.tokenize(text).ids gives), got ${describe(ids)}`);
+        fail(
+          `forward expects token ids (an array of whole numbers, as model.tokenize(text).ids gives), got ${describe(ids)}`,
+        );
       }
       const list = Array.from(ids);
       if (list.length === 0) fail('forward needs at least one token id');
       if (list.length > info.maxPositions) {
-        fail(`${list.length} tokens are more than this model's ${info.maxPositions} positions (config.json's max_position_embeddings); shorten the text`);
+        fail(
+          `${list.length} tokens are more than this model's ${info.maxPositions} positions (config.json's max_position_embeddings); shorten the text`,
+        );
       }
       list.forEach((t, i) => {
-        if (!isCount(t, 0, info.vocab - 1)) fail(`token id ${i} must be a whole number from 0 to ${info.vocab - 1} (the model's vocabulary), got ${describe(t)}`);
+        if (!isCount(t, 0, info.vocab - 1))
+          fail(
+            `token id ${i} must be a whole number from 0 to ${info.vocab - 1} (the model's vocabulary), got ${describe(t)}`,
+          );
       });
       return list;
     }
@@ -677,14 +838,18 @@ var createMhaModule = (function () {
     function checkForwardOptions(options, info, T) {
       checkConfig(options, 'forward options', ['headsOff', 'logitsAt']);
       const { headsOff = [], logitsAt = [] } = options;
-      if (!Array.isArray(headsOff)) fail(`headsOff must be a list of [layer, head] pairs such as [[0, 3]], got ${describe(headsOff)}`);
+      if (!Array.isArray(headsOff))
+        fail(`headsOff must be a list of [layer, head] pairs such as [[0, 3]], got ${describe(headsOff)}`);
       headsOff.forEach((pair, i) => {
-        if (!Array.isArray(pair) || pair.length !== 2) fail(`headsOff[${i}] must be a [layer, head] pair, got ${describe(pair)}`);
+        if (!Array.isArray(pair) || pair.length !== 2)
+          fail(`headsOff[${i}] must be a [layer, head] pair, got ${describe(pair)}`);
         checkCount(pair[0], `headsOff[${i}]'s layer`, 0, info.layers - 1);
         checkCount(pair[1], `headsOff[${i}]'s head`, 0, info.heads - 1);
       });
-      if (!Array.isArray(logitsAt)) fail(`logitsAt must be a list of positions such as [${T - 1}], got ${describe(logitsAt)}`);
-      if (logitsAt.length > 0 && !info.hasLmHead) fail(`this ${info.modelType} checkpoint has no LM or MLM head: it gives no logits`);
+      if (!Array.isArray(logitsAt))
+        fail(`logitsAt must be a list of positions such as [${T - 1}], got ${describe(logitsAt)}`);
+      if (logitsAt.length > 0 && !info.hasLmHead)
+        fail(`this ${info.modelType} checkpoint has no LM or MLM head: it gives no logits`);
       logitsAt.forEach((p, i) => checkCount(p, `logitsAt[${i}]`, 0, T - 1));
       return { headsOff: headsOff.map((p) => [p[0], p[1]]), logitsAt: logitsAt.slice() };
     }
@@ -700,7 +865,10 @@ var createMhaModule = (function () {
       tokenize(text) {
         live(this, 'model');
         if (typeof text !== 'string') fail(`tokenize expects a string, got ${describe(text)}`);
-        if (!this.#tokenizer) fail('this model was loaded without tokenizer.json: give it to loadModel with the other files (or pass token ids to forward)');
+        if (!this.#tokenizer)
+          fail(
+            'this model was loaded without tokenizer.json: give it to loadModel with the other files (or pass token ids to forward)',
+          );
         return this.#tokenizer.encode(text);
       }
       forward(ids, options = {}) {
@@ -709,7 +877,9 @@ var createMhaModule = (function () {
         const o = checkForwardOptions(options === undefined ? {} : options, this.info, list.length);
         return unwrap(handle.forward(list, o.headsOff, o.logitsAt));
       }
-      get disposed() { return !this._handle; }
+      get disposed() {
+        return !this._handle;
+      }
       dispose() {
         if (this._handle) release(this, 'model');
       }
@@ -731,7 +901,8 @@ var createMhaModule = (function () {
       limits: LIMITS,
       modelDefaults: taskDefaults,
       implementation: core.implementation() + BUILD_SUFFIX,
-      matmul: (a, b) => runRaw([checkTensor(a, 'matmul: a'), checkTensor(b, 'matmul: b')], (x, y) => core.matmul(x, y)).output,
+      matmul: (a, b) =>
+        runRaw([checkTensor(a, 'matmul: a'), checkTensor(b, 'matmul: b')], (x, y) => core.matmul(x, y)).output,
       softmax: (t, dim = -1) => {
         checkCount(dim, 'softmax: dim', -8, 7);
         return runRaw([checkTensor(t, 'softmax: input')], (x) => core.softmax(x, dim)).output;
@@ -756,13 +927,19 @@ var createMhaModule = (function () {
         return unwrap(core.shapeTrace(batch, seqLen, dModel, numHeads, kvLen));
       },
       parameterScenarios: (dModel, numHeads) =>
-        unwrap(core.parameterScenarios(checkCount(dModel, 'dModel', 1, LIMITS.dModel), checkCount(numHeads, 'numHeads', 1, LIMITS.dModel))),
+        unwrap(
+          core.parameterScenarios(
+            checkCount(dModel, 'dModel', 1, LIMITS.dModel),
+            checkCount(numHeads, 'numHeads', 1, LIMITS.dModel),
+          ),
+        ),
       mixThenSplit: (config = {}) => {
         checkConfig(config, 'mixThenSplit', ['seed', 'dModel', 'outputIndex', 'generator']);
         const { seed = 1, dModel = 8, outputIndex = 3, generator } = config;
         checkCount(dModel, 'dModel', 1, LIMITS.dModel);
         checkCount(outputIndex, 'outputIndex', 0, dModel - 1);
-        if (generator !== undefined) return unwrap(checkGenerator(generator, 'generator').mixThenSplit(dModel, outputIndex));
+        if (generator !== undefined)
+          return unwrap(checkGenerator(generator, 'generator').mixThenSplit(dModel, outputIndex));
         const g = new Generator(checkSeed(seed));
         try {
           return unwrap(g._handle.mixThenSplit(dModel, outputIndex));
@@ -778,11 +955,15 @@ var createMhaModule = (function () {
         return unwrap(core.headSpecialization(tokens));
       },
       loopVsVectorized: (mha, x, options = {}) => {
-        if (!(mha instanceof MultiHeadAttention)) fail(`loopVsVectorized expects a MultiHeadAttention, got ${describe(mha)}`);
+        if (!(mha instanceof MultiHeadAttention))
+          fail(`loopVsVectorized expects a MultiHeadAttention, got ${describe(mha)}`);
         const h = live(mha, 'MultiHeadAttention');
         const o = checkOptions(options);
-        return unwrap(withStaged([checkTensor(x, 'x'), o.mask, o.keyPaddingMask],
-          (xa, ma, pa) => h.loopVsVectorized(xa, o.causal, o.fill, o.mode, ma, pa)));
+        return unwrap(
+          withStaged([checkTensor(x, 'x'), o.mask, o.keyPaddingMask], (xa, ma, pa) =>
+            h.loopVsVectorized(xa, o.causal, o.fill, o.mode, ma, pa),
+          ),
+        );
       },
       viewError: () => core.viewError(),
       // The compiled WebAssembly.Module: createMhaModule({wasmModule}) in a worker instantiates it without compiling.

@@ -7,7 +7,12 @@ import { fileURLToPath } from 'node:url';
 export function bundleTokenizer() {
   const result = buildSync({
     entryPoints: [fileURLToPath(new URL('./tokenizer.mjs', import.meta.url))],
-    bundle: true, format: 'iife', globalName: 'MhaTokenizer', minify: true, target: 'es2020', write: false,
+    bundle: true,
+    format: 'iife',
+    globalName: 'MhaTokenizer',
+    minify: true,
+    target: 'es2020',
+    write: false,
     legalComments: 'inline',
   });
   return result.outputFiles[0].text;

@@ -6,6 +6,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 const [glueFile, apiFile, out] = process.argv.slice(2);
 const glue = readFileSync(glueFile, 'utf8');
 const EXPORT = /\n\s*export default createMhaCore;\s*$/;
-if (!EXPORT.test(glue)) throw new Error(`${glueFile}: no "export default createMhaCore;" at its end (built without -sEXPORT_ES6?)`);
-if (/require\(['"](fs|path)['"]\)/.test(glue)) throw new Error(`${glueFile}: Node's branches are in (built with ENVIRONMENT node?)`);
+if (!EXPORT.test(glue))
+  throw new Error(`${glueFile}: no "export default createMhaCore;" at its end (built without -sEXPORT_ES6?)`);
+if (/require\(['"](fs|path)['"]\)/.test(glue))
+  throw new Error(`${glueFile}: Node's branches are in (built with ENVIRONMENT node?)`);
 writeFileSync(out, glue.replace(EXPORT, '\n') + readFileSync(apiFile, 'utf8') + '\nexport default createMhaModule;\n');

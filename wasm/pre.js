@@ -8,14 +8,34 @@ Module['instantiateWasm'] = function (imports, receiveInstance) {
   // the SINGLE_FILE builds carry the bytes; dist/mha-web.mjs (no SINGLE_FILE, no tryParseAsDataURI) fetches its .wasm
   var embedded = typeof tryParseAsDataURI === 'function' ? tryParseAsDataURI(wasmBinaryFile) : null;
   var instantiated = given
-    ? WebAssembly.instantiate(given, imports).then(function (instance) { return { instance: instance, module: given }; })
-    : embedded ? WebAssembly.instantiate(embedded, imports)
-      : fetch(wasmBinaryFile, { credentials: 'same-origin' }).then(function (response) {
-        if (!response.ok) throw new Error('the core\'s ' + wasmBinaryFile + ' did not load (HTTP ' + response.status + '): ship it beside mha-web.mjs');
-        return response.arrayBuffer();
-      }).then(function (bytes) { return WebAssembly.instantiate(bytes, imports); });
+    ? WebAssembly.instantiate(given, imports).then(function (instance) {
+        return { instance: instance, module: given };
+      })
+    : embedded
+      ? WebAssembly.instantiate(embedded, imports)
+      : fetch(wasmBinaryFile, { credentials: 'same-origin' })
+          .then(function (response) {
+            if (!response.ok)
+              throw new Error(
+                "the core's " +
+                  wasmBinaryFile +
+                  ' did not load (HTTP ' +
+                  response.status +
+                  '): ship it beside mha-web.mjs',
+              );
+            return response.arrayBuffer();
+          })
+          .then(function (bytes) {
+            return WebAssembly.instantiate(bytes, imports);
+          });
   instantiated.then(
-    function (result) { Module['wasmModule'] = result.module; receiveInstance(result.instance, result.module); },
-    function (error) { readyPromiseReject(error); });
+    function (result) {
+      Module['wasmModule'] = result.module;
+      receiveInstance(result.instance, result.module);
+    },
+    function (error) {
+      readyPromiseReject(error);
+    },
+  );
   return {};
 };

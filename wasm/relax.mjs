@@ -11,10 +11,13 @@
 // differ from dist/mha.js in the last bits (tests hold every build to the same tolerances).
 import fs from 'node:fs';
 
-const b = await import('binaryen').then((m) => m.default, () => {
-  console.error('relax: the npm package binaryen is missing; run scripts/install-deps (npm ci)');
-  process.exit(1);
-});
+const b = await import('binaryen').then(
+  (m) => m.default,
+  () => {
+    console.error('relax: the npm package binaryen is missing; run scripts/install-deps (npm ci)');
+    process.exit(1);
+  },
+);
 const DATA_URI = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/;
 // api.js names the build; this build reports 'wasmsimd-relaxed'.
 const SUFFIX_LINE = "const BUILD_SUFFIX = '';";
@@ -24,19 +27,29 @@ function main([input, output]) {
   const js = fs.readFileSync(input, 'utf8');
   const embedded = js.match(DATA_URI);
   if (!embedded) throw new Error(`${input}: no embedded wasm (the build must use -sSINGLE_FILE=1)`);
-  const isApi = js.includes('createMhaModule');   // dist/mha.js names its build; test binaries do not
+  const isApi = js.includes('createMhaModule'); // dist/mha.js names its build; test binaries do not
   if (isApi && !js.includes(SUFFIX_LINE)) throw new Error(`${input}: api.js no longer contains ${SUFFIX_LINE}`);
 
   const module = b.readBinary(new Uint8Array(Buffer.from(embedded[1], 'base64')));
   const F = b.Features;
-  module.setFeatures(F.MVP | F.MutableGlobals | F.SignExt | F.NontrappingFPToInt | F.SIMD128 | F.BulkMemory |
-    F.BulkMemoryOpt | F.ExceptionHandling | F.RelaxedSIMD);
+  module.setFeatures(
+    F.MVP |
+      F.MutableGlobals |
+      F.SignExt |
+      F.NontrappingFPToInt |
+      F.SIMD128 |
+      F.BulkMemory |
+      F.BulkMemoryOpt |
+      F.ExceptionHandling |
+      F.RelaxedSIMD,
+  );
   const fused = fuseMultiplyAdds(module);
   if (!module.validate()) throw new Error('the rewritten module does not validate');
   const bytes = module.emitBinary();
   module.dispose();
 
-  const out = js.replace(DATA_URI, () => 'data:application/octet-stream;base64,' + Buffer.from(bytes).toString('base64'))
+  const out = js
+    .replace(DATA_URI, () => 'data:application/octet-stream;base64,' + Buffer.from(bytes).toString('base64'))
     .replace(SUFFIX_LINE, () => "const BUILD_SUFFIX = '-relaxed';");
   fs.writeFileSync(output, out);
   console.log(`relax: ${output}: ${fused} f32x4 multiply-adds fused into relaxed_madd or relaxed_nmadd`);
@@ -101,10 +114,21 @@ function fuseMultiplyAdds(module) {
   const visit = (fn, e) => {
     mapChildren(e, (c) => visit(fn, c));
     if (b.getExpressionId(e) !== b.BinaryId) return e;
-    const op = b.Binary.getOp(e), left = b.Binary.getLeft(e), right = b.Binary.getRight(e);
-    if (op === b.AddVecF32x4 && isMul(left)) { fused++; return ternary(b.RelaxedMaddVecF32x4, left, right); }
-    if (op === b.AddVecF32x4 && isMul(right)) { fused++; return cFirst(fn, b.RelaxedMaddVecF32x4, right, left); }
-    if (op === b.SubVecF32x4 && isMul(right)) { fused++; return cFirst(fn, b.RelaxedNmaddVecF32x4, right, left); }
+    const op = b.Binary.getOp(e),
+      left = b.Binary.getLeft(e),
+      right = b.Binary.getRight(e);
+    if (op === b.AddVecF32x4 && isMul(left)) {
+      fused++;
+      return ternary(b.RelaxedMaddVecF32x4, left, right);
+    }
+    if (op === b.AddVecF32x4 && isMul(right)) {
+      fused++;
+      return cFirst(fn, b.RelaxedMaddVecF32x4, right, left);
+    }
+    if (op === b.SubVecF32x4 && isMul(right)) {
+      fused++;
+      return cFirst(fn, b.RelaxedNmaddVecF32x4, right, left);
+    }
     return e;
   };
   for (let i = 0; i < module.getNumFunctions(); i++) {

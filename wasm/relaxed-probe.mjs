@@ -9,12 +9,47 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ZERO_V128 = [253, 12, ...new Array(16).fill(0)];
-export const RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 61, 1, 59, 0,
-  ...ZERO_V128, ...ZERO_V128, ...ZERO_V128, 253, 133, 2, 11]);
+export const RELAXED_PROBE = new Uint8Array([
+  0,
+  97,
+  115,
+  109,
+  1,
+  0,
+  0,
+  0,
+  1,
+  5,
+  1,
+  96,
+  0,
+  1,
+  123,
+  3,
+  2,
+  1,
+  0,
+  10,
+  61,
+  1,
+  59,
+  0,
+  ...ZERO_V128,
+  ...ZERO_V128,
+  ...ZERO_V128,
+  253,
+  133,
+  2,
+  11,
+]);
 export const RELAXED_FLAG = '--experimental-wasm-relaxed-simd';
 
 export function relaxedSupported() {
-  try { return WebAssembly.validate(RELAXED_PROBE); } catch { return false; }
+  try {
+    return WebAssembly.validate(RELAXED_PROBE);
+  } catch {
+    return false;
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -43,8 +43,9 @@ export function loadTokenizer(tokenizerJsonText, tokenizerConfigJsonText = null)
       return { ids, tokens };
     },
     decode(ids) {
-      if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw new TypeError('decode: expected an array of token ids');
-      return ids.length === 0 ? '' : tokenizer.decode(Array.from(ids, Number));  // the library refuses []
+      if (!Array.isArray(ids) && !ArrayBuffer.isView(ids))
+        throw new TypeError('decode: expected an array of token ids');
+      return ids.length === 0 ? '' : tokenizer.decode(Array.from(ids, Number)); // the library refuses []
     },
   };
 }

@@ -10,11 +10,23 @@ const require = createRequire(root + '/package.json');
 const { chromium } = require('playwright-core');
 const { CHROMIUM } = await import(root + '/scripts/chromium.mjs');
 const { headline, SHAPES, TEXT_512 } = require(path.join(root, 'bench', 'js', 'page-speed.js'));
-const args = process.argv.slice(2), at = args.indexOf('--loads'), loads = at >= 0 ? Number(args.splice(at, 2)[1]) : 3;
-if (!args[0]) { console.error('usage: node bench/js/page-ab.mjs BASE_DIST [DIST] [--loads N]'); process.exit(2); }
+const args = process.argv.slice(2),
+  at = args.indexOf('--loads'),
+  loads = at >= 0 ? Number(args.splice(at, 2)[1]) : 3;
+if (!args[0]) {
+  console.error('usage: node bench/js/page-ab.mjs BASE_DIST [DIST] [--loads N]');
+  process.exit(2);
+}
 const dists = { before: path.resolve(args[0]), after: path.resolve(args[1] || path.join(root, 'dist')) };
-const med = (v) => { const s = v.slice().sort((a, b) => a - b), k = s.length >> 1; return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2; };
-const browser = await chromium.launch({ ...CHROMIUM, args: [...CHROMIUM.args, '--disable-frame-rate-limit', '--disable-gpu-vsync'] });
+const med = (v) => {
+  const s = v.slice().sort((a, b) => a - b),
+    k = s.length >> 1;
+  return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
+};
+const browser = await chromium.launch({
+  ...CHROMIUM,
+  args: [...CHROMIUM.args, '--disable-frame-rate-limit', '--disable-gpu-vsync'],
+});
 try {
   for (const s of SHAPES) {
     const res = { before: [], after: [] };
@@ -26,8 +38,12 @@ try {
     }
     for (const [name, rows] of Object.entries(res)) {
       const rounds = rows.flatMap((x) => x.samples.rounds);
-      console.log(`${s.D}/${s.H} ${name}: page ÷ core ${med(rounds.map((x) => x.page / x.core)).toFixed(2)}× (per load ${rows.map((x) => x.ratio.toFixed(2)).join(' ')}), ` +
-        `page ${med(rounds.map((x) => x.page)).toFixed(1)} ms, core ${med(rounds.map((x) => x.core)).toFixed(1)} ms, where: ${[...new Set(rows.map((x) => x.where))].join('; ')}`);
+      console.log(
+        `${s.D}/${s.H} ${name}: page ÷ core ${med(rounds.map((x) => x.page / x.core)).toFixed(2)}× (per load ${rows.map((x) => x.ratio.toFixed(2)).join(' ')}), ` +
+          `page ${med(rounds.map((x) => x.page)).toFixed(1)} ms, core ${med(rounds.map((x) => x.core)).toFixed(1)} ms, where: ${[...new Set(rows.map((x) => x.where))].join('; ')}`,
+      );
     }
   }
-} finally { await browser.close(); }
+} finally {
+  await browser.close();
+}

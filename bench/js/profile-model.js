@@ -30,11 +30,19 @@ function post(session, method, params) {
 
 async function main() {
   const M = await require(path.join(dist, build))();
-  const files = await Promise.all(['config.json', 'model.safetensors'].map(async (n) => ({ name: n, bytes: await fs.openAsBlob(path.join(model, n)) })));
+  const files = await Promise.all(
+    ['config.json', 'model.safetensors'].map(async (n) => ({
+      name: n,
+      bytes: await fs.openAsBlob(path.join(model, n)),
+    })),
+  );
   const m = await M.loadModel(files);
   let s = 1;
-  const ids = Array.from({ length: T }, () => { s = (Math.imul(s, 1103515245) + 12345) >>> 0; return (s >>> 8) % m.info.vocab; });
-  m.forward(ids, { logitsAt: [T - 1] });  // warm-up: scratch buffers grown, code tiered up
+  const ids = Array.from({ length: T }, () => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    return (s >>> 8) % m.info.vocab;
+  });
+  m.forward(ids, { logitsAt: [T - 1] }); // warm-up: scratch buffers grown, code tiered up
 
   const session = new inspector.Session();
   session.connect();
@@ -52,9 +60,13 @@ async function main() {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
-  const short = (f) => (f.functionName || `(anonymous ${f.url.split('/').pop()}:${f.lineNumber})`)
-    .replace(/\(anonymous namespace\)::/g, '').replace(/^(void |float |std::[^ ]+ )/, '').replace(/\((?!anonymous|garbage|program|idle).*$/, '');
-  const self = new Map(), total = new Map();
+  const short = (f) =>
+    (f.functionName || `(anonymous ${f.url.split('/').pop()}:${f.lineNumber})`)
+      .replace(/\(anonymous namespace\)::/g, '')
+      .replace(/^(void |float |std::[^ ]+ )/, '')
+      .replace(/\((?!anonymous|garbage|program|idle).*$/, '');
+  const self = new Map(),
+    total = new Map();
   for (const id of profile.samples) {
     const name = short(byId.get(id).callFrame);
     self.set(name, (self.get(name) || 0) + 1);
@@ -63,18 +75,28 @@ async function main() {
     for (const s of seen) total.set(s, (total.get(s) || 0) + 1);
   }
   const n = profile.samples.length;
-  const pct = (c) => (100 * (c || 0) / n).toFixed(1);
-  console.log(`${path.relative(ROOT, model)}, ${T} tokens, ${build} (${M.implementation}): ${ms.toFixed(0)} ms per forward (${runs} runs, profiler on)`);
+  const pct = (c) => ((100 * (c || 0)) / n).toFixed(1);
+  console.log(
+    `${path.relative(ROOT, model)}, ${T} tokens, ${build} (${M.implementation}): ${ms.toFixed(0)} ms per forward (${runs} runs, profiler on)`,
+  );
   console.log('| self % | total % | ms per forward (self) | function |\n|---|---|---|---|');
   for (const [name, c] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
-    console.log(`| ${pct(c)} | ${pct(total.get(name))} | ${(ms * c / n).toFixed(0)} | \`${name}\` |`);
+    console.log(`| ${pct(c)} | ${pct(total.get(name))} | ${((ms * c) / n).toFixed(0)} | \`${name}\` |`);
   }
   console.log('\n| total % | ms per forward | function (callers included) |\n|---|---|---|');
-  for (const [name, c] of [...total].filter(([k]) => /^mha::/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 16)) {
-    console.log(`| ${pct(c)} | ${(ms * c / n).toFixed(0)} | \`${name}\` |`);
+  for (const [name, c] of [...total]
+    .filter(([k]) => /^mha::/.test(k))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 16)) {
+    console.log(`| ${pct(c)} | ${((ms * c) / n).toFixed(0)} | \`${name}\` |`);
   }
-  console.log(`wasm heap after: ${(M.memoryStats().heapSize / 2 ** 20).toFixed(0)} MiB (weights ${(m.info.weightBytes / 2 ** 20).toFixed(0)} MiB)`);
+  console.log(
+    `wasm heap after: ${(M.memoryStats().heapSize / 2 ** 20).toFixed(0)} MiB (weights ${(m.info.weightBytes / 2 ** 20).toFixed(0)} MiB)`,
+  );
   m.dispose();
 }
 
-main().catch((e) => { console.error(e && e.stack || e); process.exit(1); });
+main().catch((e) => {
+  console.error((e && e.stack) || e);
+  process.exit(1);
+});

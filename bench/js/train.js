@@ -18,15 +18,28 @@ const jsonPath = jsonAt > 0 ? process.argv[jsonAt + 1] : null;
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
 const SIZES = [
-  { name: 'default', config: { task: 'two-offsets', vocab: 8, seqLen: 8, dModel: 16, numHeads: 2, layers: 1, causal: true }, steps: quick ? 20 : 400, peerSteps: quick ? 5 : 100 },
-  { name: 'large', config: { task: 'two-offsets', vocab: 64, seqLen: 128, dModel: 128, numHeads: 4, layers: 1, causal: true }, steps: 12, peerSteps: 6 },
+  {
+    name: 'default',
+    config: { task: 'two-offsets', vocab: 8, seqLen: 8, dModel: 16, numHeads: 2, layers: 1, causal: true },
+    steps: quick ? 20 : 400,
+    peerSteps: quick ? 5 : 100,
+  },
+  {
+    name: 'large',
+    config: { task: 'two-offsets', vocab: 64, seqLen: 128, dModel: 128, numHeads: 4, layers: 1, causal: true },
+    steps: 12,
+    peerSteps: 6,
+  },
 ].filter((s) => !quick || s.name === 'default');
 const BATCH = 32;
 const LR = 1e-2;
 
-const median = (a) => { const s = [...a].sort((x, y) => x - y); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
 const now = () => Number(process.hrtime.bigint()) / 1e6;
-
 
 async function ours(build, size) {
   const file = path.join(ROOT, 'dist', build);
@@ -43,7 +56,9 @@ async function ours(build, size) {
     times.push(now() - t0);
   }
   const script = model.toPyTorch({ steps: 1, batchSize: BATCH, optimizer: 'adam', lr: LR });
-  opt.delete(); model.delete(); g.delete();
+  opt.delete();
+  model.delete();
+  g.delete();
   return { ms: median(times), implementation: M.implementation, script };
 }
 
@@ -53,15 +68,18 @@ async function stepsTo99(build) {
   const g = new M.Generator(0);
   const model = new M.TinyAttentionModel({ task: 'two-offsets', generator: g });
   const opt = new M.Adam(model, { lr: LR });
-  let steps = 0, total = 0;
-  for (; steps < 1000; ) {
+  let steps = 0,
+    total = 0;
+  for (; steps < 1000;) {
     const t0 = now();
     const r = model.trainStep(opt, { batchSize: BATCH });
     total += now() - t0;
     steps++;
     if (r.accuracy >= 0.99) break;
   }
-  opt.delete(); model.delete(); g.delete();
+  opt.delete();
+  model.delete();
+  g.delete();
   return { steps, ms: total };
 }
 
@@ -90,7 +108,12 @@ print(json.dumps({"times": times, "version": torch.__version__, "threads": torch
 `;
   const env = { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' };
   delete env.ATEN_CPU_CAPABILITY;
-  const r = spawnSync('/usr/bin/python3', ['-c', harness], { input: script, env, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync('/usr/bin/python3', ['-c', harness], {
+    input: script,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   if (r.status !== 0) return { error: (r.stderr || r.error || 'python3 failed').toString().trim().split('\n').pop() };
   const out = JSON.parse(r.stdout);
   return { ms: median(out.times), version: out.version };
@@ -117,42 +140,62 @@ async function tfjs(config, steps) {
     return { error: `TF.js-wasm unavailable: ${e.message}` };
   }
   const { vocab: V, seqLen: T, dModel: D, numHeads: H } = config;
-  const dk = D / H, B = BATCH;
+  const dk = D / H,
+    B = BATCH;
   const rand = (shape, scale) => tf.variable(tf.randomUniform(shape, -scale, scale, 'float32', 1));
   const lin = (i, o) => ({ W: rand([i, o], 1 / Math.sqrt(i)), b: rand([o], 1 / Math.sqrt(i)) });
   const p = {
-    tok: tf.variable(tf.randomNormal([V, D], 0, 1, 'float32', 2)), pos: tf.variable(tf.randomNormal([T, D], 0, 1, 'float32', 3)),
-    q: lin(D, D), k: lin(D, D), v: lin(D, D), o: lin(D, D), r0: lin(D, V), r1: lin(D, V),
+    tok: tf.variable(tf.randomNormal([V, D], 0, 1, 'float32', 2)),
+    pos: tf.variable(tf.randomNormal([T, D], 0, 1, 'float32', 3)),
+    q: lin(D, D),
+    k: lin(D, D),
+    v: lin(D, D),
+    o: lin(D, D),
+    r0: lin(D, V),
+    r1: lin(D, V),
   };
   const vars = [p.tok, p.pos, ...['q', 'k', 'v', 'o', 'r0', 'r1'].flatMap((n) => [p[n].W, p[n].b])];
-  const causal = tf.tensor2d(Array.from({ length: T * T }, (_, i) => ((i % T) > Math.floor(i / T) ? -1e9 : 0)), [T, T]);
+  const causal = tf.tensor2d(
+    Array.from({ length: T * T }, (_, i) => (i % T > Math.floor(i / T) ? -1e9 : 0)),
+    [T, T],
+  );
   const opt = tf.train.adam(LR);
   let seed = 7;
-  const rnd = () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed; };
+  const rnd = () => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return seed;
+  };
   const step = () => {
     const x = Int32Array.from({ length: B * T }, () => rnd() % V);
     const y1 = Int32Array.from(x, (_, i) => (i % T >= 1 ? x[i - 1] : -1));
     const y2 = Int32Array.from(x, (_, i) => (i % T >= 2 ? x[i - 2] : -1));
     const xs = tf.tensor1d(x, 'int32');
-    const t1 = tf.tensor1d(y1, 'int32'), t2 = tf.tensor1d(y2, 'int32');
-    const loss = opt.minimize(() => {
-      const onehot = tf.oneHot(xs, V);                                         // [B*T, V]
-      let h = tf.add(tf.reshape(tf.matMul(onehot, p.tok), [B, T, D]), p.pos); // tok(x) + pos
-      const proj = (l, t) => tf.add(tf.matMul(tf.reshape(t, [B * T, D]), l.W), l.b);
-      const heads = (t) => tf.reshape(tf.transpose(tf.reshape(t, [B, T, H, dk]), [0, 2, 1, 3]), [B * H, T, dk]);
-      const q = heads(proj(p.q, h)), k = heads(proj(p.k, h)), v = heads(proj(p.v, h));
-      const scores = tf.add(tf.div(tf.matMul(q, k, false, true), Math.sqrt(dk)), causal);
-      const ctx = tf.matMul(tf.softmax(scores), v);
-      const merged = tf.reshape(tf.transpose(tf.reshape(ctx, [B, H, T, dk]), [0, 2, 1, 3]), [B * T, D]);
-      h = tf.add(tf.reshape(h, [B * T, D]), proj(p.o, merged));
-      const ce = (l, t) => {
-        const valid = tf.cast(tf.greaterEqual(t, 0), 'float32');
-        const logp = tf.logSoftmax(tf.add(tf.matMul(h, l.W), l.b));
-        const picked = tf.sum(tf.mul(logp, tf.oneHot(tf.maximum(t, tf.scalar(0, 'int32')), V)), 1);
-        return tf.div(tf.neg(tf.sum(tf.mul(picked, valid))), tf.sum(valid));
-      };
-      return tf.add(ce(p.r0, t1), ce(p.r1, t2));
-    }, true, vars);
+    const t1 = tf.tensor1d(y1, 'int32'),
+      t2 = tf.tensor1d(y2, 'int32');
+    const loss = opt.minimize(
+      () => {
+        const onehot = tf.oneHot(xs, V); // [B*T, V]
+        let h = tf.add(tf.reshape(tf.matMul(onehot, p.tok), [B, T, D]), p.pos); // tok(x) + pos
+        const proj = (l, t) => tf.add(tf.matMul(tf.reshape(t, [B * T, D]), l.W), l.b);
+        const heads = (t) => tf.reshape(tf.transpose(tf.reshape(t, [B, T, H, dk]), [0, 2, 1, 3]), [B * H, T, dk]);
+        const q = heads(proj(p.q, h)),
+          k = heads(proj(p.k, h)),
+          v = heads(proj(p.v, h));
+        const scores = tf.add(tf.div(tf.matMul(q, k, false, true), Math.sqrt(dk)), causal);
+        const ctx = tf.matMul(tf.softmax(scores), v);
+        const merged = tf.reshape(tf.transpose(tf.reshape(ctx, [B, H, T, dk]), [0, 2, 1, 3]), [B * T, D]);
+        h = tf.add(tf.reshape(h, [B * T, D]), proj(p.o, merged));
+        const ce = (l, t) => {
+          const valid = tf.cast(tf.greaterEqual(t, 0), 'float32');
+          const logp = tf.logSoftmax(tf.add(tf.matMul(h, l.W), l.b));
+          const picked = tf.sum(tf.mul(logp, tf.oneHot(tf.maximum(t, tf.scalar(0, 'int32')), V)), 1);
+          return tf.div(tf.neg(tf.sum(tf.mul(picked, valid))), tf.sum(valid));
+        };
+        return tf.add(ce(p.r0, t1), ce(p.r1, t2));
+      },
+      true,
+      vars,
+    );
     loss.dataSync();
     tf.dispose([xs, t1, t2, loss]);
   };
@@ -214,18 +257,34 @@ async function tfjs(config, steps) {
     '',
     '| size | ours FMA | ours SIMD | ours scalar | TF.js-wasm | PyTorch eager | TF.js / ours | PyTorch / ours |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${r.size} (V ${r.config.vocab}, T ${r.config.seqLen}, d ${r.config.dModel}, ${r.config.numHeads} heads) | ${fmt(r.FMA)} | ${fmt(r.SIMD)} | ${fmt(r.scalar)} | ${fmt(r.tfjs)} | ${fmt(r.pytorch)} | ${ratio(r.tfjs, best(r))} | ${ratio(r.pytorch, best(r))} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.size} (V ${r.config.vocab}, T ${r.config.seqLen}, d ${r.config.dModel}, ${r.config.numHeads} heads) | ${fmt(r.FMA)} | ${fmt(r.SIMD)} | ${fmt(r.scalar)} | ${fmt(r.tfjs)} | ${fmt(r.pytorch)} | ${ratio(r.tfjs, best(r))} | ${ratio(r.pytorch, best(r))} |`,
+    ),
     '',
     `Two offsets to 99 % accuracy (defaults, Adam lr 1e-2, seed 0): ${to99.steps} steps, ${fmt(to99.ms)} ms of compute (${relaxed ? 'FMA' : 'SIMD'} build).`,
     `PyTorch: Debian's ${openblas() ? 'with libopenblas0-pthread' : 'WITHOUT libopenblas0-pthread (reference BLAS: ten times slower)'}, one thread. Notes: ${rows.flatMap((r) => [r.pytorchNote, r.tfjsNote].filter(Boolean)).join('; ') || 'none'}.`,
   ];
   console.log(lines.join('\n'));
   // Into the forward benchmark's JSON when --json names it, else a file of its own.
-  const training = { date: new Date().toISOString(), quick, batch: BATCH, lr: LR, rows, stepsTo99: to99, markdown: lines.join('\n') };
+  const training = {
+    date: new Date().toISOString(),
+    quick,
+    batch: BATCH,
+    lr: LR,
+    rows,
+    stepsTo99: to99,
+    markdown: lines.join('\n'),
+  };
   if (jsonPath && fs.existsSync(jsonPath)) {
     fs.writeFileSync(jsonPath, JSON.stringify({ ...JSON.parse(fs.readFileSync(jsonPath, 'utf8')), training }, null, 1));
   } else {
-    const out = path.join(ROOT, 'bench', 'results', `train-${training.date.replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`);
+    const out = path.join(
+      ROOT,
+      'bench',
+      'results',
+      `train-${training.date.replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`,
+    );
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, JSON.stringify(training, null, 1));
   }

@@ -21,20 +21,27 @@ const WIDTHS = { desktop: { width: 1360, height: 900 }, phone: { width: 390, hei
 const THEMES = ['light', 'dark'];
 
 // [name, path with query (without the theme)] of each variant
-const PAGES = VARIANTS.flatMap(({ oneFile, page, lab }) => [
-  ['index', `/${page}`],
-  ['lesson000', `/${page}?preset=lesson000`],
-  ['lesson001', `/${page}?preset=lesson001`],
-  ...['heads', 'pipeline', 'module', 'loop', 'causal'].map((v) => [`lesson002-${v}`, `/${page}?preset=lesson002&view=${v}`]),
-  ['lesson003', `/${page}?preset=lesson003`],
-  ['lesson004', `/${page}?preset=lesson004`],
-  ['embed-lesson000', `/${page}?embed=1&preset=lesson000`],
-  ['lab-two-offsets', `/${lab}?preset=train-two-offsets`],
-].map(([name, path]) => [oneFile ? name + '-one-file' : name, path]));
+const PAGES = VARIANTS.flatMap(({ oneFile, page, lab }) =>
+  [
+    ['index', `/${page}`],
+    ['lesson000', `/${page}?preset=lesson000`],
+    ['lesson001', `/${page}?preset=lesson001`],
+    ...['heads', 'pipeline', 'module', 'loop', 'causal'].map((v) => [
+      `lesson002-${v}`,
+      `/${page}?preset=lesson002&view=${v}`,
+    ]),
+    ['lesson003', `/${page}?preset=lesson003`],
+    ['lesson004', `/${page}?preset=lesson004`],
+    ['embed-lesson000', `/${page}?embed=1&preset=lesson000`],
+    ['lab-two-offsets', `/${lab}?preset=train-two-offsets`],
+  ].map(([name, path]) => [oneFile ? name + '-one-file' : name, path]),
+);
 
 const env = suite();
-const report = {};   // label → violations, written to artifacts/a11y/violations.json
-after(() => { writeFileSync(join(SHOTS, 'violations.json'), JSON.stringify(report, null, 1) + '\n'); });
+const report = {}; // label → violations, written to artifacts/a11y/violations.json
+after(() => {
+  writeFileSync(join(SHOTS, 'violations.json'), JSON.stringify(report, null, 1) + '\n');
+});
 
 const withTheme = (path, theme) => path + (path.includes('?') ? '&' : '?') + 'theme=' + theme;
 
@@ -46,46 +53,89 @@ async function ready(page, url) {
     await page.evaluate(() => window.mhaExplorer.ready);
   } else {
     await openPage(page, url);
-    await page.waitForFunction(() => { const s = document.getElementById('status'); return !s || !/Computing/.test(s.textContent); },
-      null, { timeout: 20000 });
+    await page.waitForFunction(
+      () => {
+        const s = document.getElementById('status');
+        return !s || !/Computing/.test(s.textContent);
+      },
+      null,
+      { timeout: 20000 },
+    );
   }
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await page.waitForTimeout(200);
 }
 
 function describe(violations) {
-  return violations.map((v) => {
-    const targets = v.nodes.slice(0, 5).map((n) => '      ' + n.target.join(' >>> ') +
-      (n.failureSummary ? '  — ' + n.failureSummary.split('\n').slice(1).map((x) => x.trim()).join('; ') : '')).join('\n');
-    return `  ${v.id} [${v.impact}] ${v.help} (${v.nodes.length} node${v.nodes.length === 1 ? '' : 's'})\n${targets}` +
-      (v.nodes.length > 5 ? `\n      … and ${v.nodes.length - 5} more` : '');
-  }).join('\n');
+  return violations
+    .map((v) => {
+      const targets = v.nodes
+        .slice(0, 5)
+        .map(
+          (n) =>
+            '      ' +
+            n.target.join(' >>> ') +
+            (n.failureSummary
+              ? '  — ' +
+                n.failureSummary
+                  .split('\n')
+                  .slice(1)
+                  .map((x) => x.trim())
+                  .join('; ')
+              : ''),
+        )
+        .join('\n');
+      return (
+        `  ${v.id} [${v.impact}] ${v.help} (${v.nodes.length} node${v.nodes.length === 1 ? '' : 's'})\n${targets}` +
+        (v.nodes.length > 5 ? `\n      … and ${v.nodes.length - 5} more` : '')
+      );
+    })
+    .join('\n');
 }
 
 const cases = [];
-for (const [name, path] of PAGES) for (const [wname, size] of Object.entries(WIDTHS)) for (const theme of THEMES) {
-  cases.push({ name, path, wname, size, theme, label: `${name} · ${wname} · ${theme}` });
-}
+for (const [name, path] of PAGES)
+  for (const [wname, size] of Object.entries(WIDTHS))
+    for (const theme of THEMES) {
+      cases.push({ name, path, wname, size, theme, label: `${name} · ${wname} · ${theme}` });
+    }
 
 test('axe-core: zero WCAG 2.1 A/AA violations', { concurrency: 2 }, async (t) => {
-  await Promise.all(cases.map((c) => t.test(c.label, async (st) => {
-    // not in the suite's end check: console errors go to the diagnostics, axe's violations are the assertion
-    const g = await guardedPage(env.browser.context, () => true);
-    const { page } = g;
-    try {
-      await page.setViewportSize(c.size);
-      await ready(page, env.srv.origin + withTheme(c.path, c.theme));
-      assert.equal(await page.evaluate(() => (document.querySelector('.mhx') || document.documentElement).getAttribute('data-theme')), c.theme, 'theme applied');
-      await page.screenshot({ path: join(SHOTS, `${c.name}-${c.wname}-${c.theme}.png`), fullPage: true });
-      await page.addScriptTag({ path: AXE });
-      const result = await page.evaluate((values) => window.axe.run(document, { runOnly: { type: 'tag', values } }), TAGS);
-      if (g.errors.length) st.diagnostic('console errors: ' + g.errors.join(' | '));
-      const v = result.violations;
-      report[c.label] = v.map((x) => ({ id: x.id, impact: x.impact, help: x.help,
-        targets: x.nodes.map((n) => ({ target: n.target, html: n.html, summary: n.failureSummary })) }));
-      assert.equal(v.length, 0, `${v.length} axe violation(s) on ${c.label} (${c.path}):\n${describe(v)}`);
-    } finally {
-      await page.close();
-    }
-  })));
+  await Promise.all(
+    cases.map((c) =>
+      t.test(c.label, async (st) => {
+        // not in the suite's end check: console errors go to the diagnostics, axe's violations are the assertion
+        const g = await guardedPage(env.browser.context, () => true);
+        const { page } = g;
+        try {
+          await page.setViewportSize(c.size);
+          await ready(page, env.srv.origin + withTheme(c.path, c.theme));
+          assert.equal(
+            await page.evaluate(() =>
+              (document.querySelector('.mhx') || document.documentElement).getAttribute('data-theme'),
+            ),
+            c.theme,
+            'theme applied',
+          );
+          await page.screenshot({ path: join(SHOTS, `${c.name}-${c.wname}-${c.theme}.png`), fullPage: true });
+          await page.addScriptTag({ path: AXE });
+          const result = await page.evaluate(
+            (values) => window.axe.run(document, { runOnly: { type: 'tag', values } }),
+            TAGS,
+          );
+          if (g.errors.length) st.diagnostic('console errors: ' + g.errors.join(' | '));
+          const v = result.violations;
+          report[c.label] = v.map((x) => ({
+            id: x.id,
+            impact: x.impact,
+            help: x.help,
+            targets: x.nodes.map((n) => ({ target: n.target, html: n.html, summary: n.failureSummary })),
+          }));
+          assert.equal(v.length, 0, `${v.length} axe violation(s) on ${c.label} (${c.path}):\n${describe(v)}`);
+        } finally {
+          await page.close();
+        }
+      }),
+    ),
+  );
 });

@@ -37,7 +37,8 @@ window.probe = { live: new Map(), workers: [] };
   };
 })();`;
 
-const HOST = '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Components</title>' +
+const HOST =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Components</title>' +
   `<script>${PROBE}</script><style>body{margin:16px;font-family:serif} .two{display:grid;grid-template-columns:1fr 1fr;gap:12px}</style></head><body>` +
   '<main><h1>Two explorers, an element and two attention views</h1><div class="two"><div id="a"></div><div id="b"></div></div>' +
   '<div class="two"><div id="v1"></div><div id="v2"></div></div><div id="e"></div></main>' +
@@ -48,8 +49,10 @@ const HOST = '<!doctype html><html lang="en"><head><meta charset="utf-8"><link r
 const env = suite({ extra: { '/host/components.html': HOST } });
 
 // Two attention views' weights: [1, 1, 2, 3, 3] rows that sum to 1.
-const VIEW_WEIGHTS = [[0.5, 0.25, 0.25, 1, 0, 0, 0.2, 0.3, 0.5, 0.1, 0.1, 0.8, 0.3, 0.3, 0.4, 0, 1, 0],
-  [1, 0, 0, 0.5, 0.5, 0, 0.25, 0.25, 0.5, 0.6, 0.2, 0.2, 0.1, 0.9, 0, 0.3, 0.3, 0.4]];
+const VIEW_WEIGHTS = [
+  [0.5, 0.25, 0.25, 1, 0, 0, 0.2, 0.3, 0.5, 0.1, 0.1, 0.8, 0.3, 0.3, 0.4, 0, 1, 0],
+  [1, 0, 0, 0.5, 0.5, 0, 0.25, 0.25, 0.5, 0.6, 0.2, 0.2, 0.1, 0.9, 0, 0.3, 0.3, 0.4],
+];
 
 test('explorers, an element and attention views share a document without touching each other', async () => {
   const g = await env.page(env.own);
@@ -59,49 +62,103 @@ test('explorers, an element and attention views share a document without touchin
 
   // A alone first: what it adds to window and document, and the workers its pool starts, are its own.
   const mineA = await page.evaluate(async () => {
-    const before = new Set(probe.live.keys()), w0 = probe.workers.length;
-    window.A = MhaExplorer.createExplorer(document.getElementById('a'), { values: { text: 'the cat sat on the mat', heads: 2 } });
+    const before = new Set(probe.live.keys()),
+      w0 = probe.workers.length;
+    window.A = MhaExplorer.createExplorer(document.getElementById('a'), {
+      values: { text: 'the cat sat on the mat', heads: 2 },
+    });
     const ok = await A.ready;
     return { ok, listeners: [...probe.live.keys()].filter((k) => !before.has(k)), workers: probe.workers.length - w0 };
   });
   assert.equal(mineA.ok, true);
-  assert.ok(mineA.listeners.length >= 2, 'A listens to window (resize) and the colour-scheme query: ' + mineA.listeners);
+  assert.ok(
+    mineA.listeners.length >= 2,
+    'A listens to window (resize) and the colour-scheme query: ' + mineA.listeners,
+  );
   assert.ok(mineA.workers >= 1, 'A started its forward pool');
 
   await page.evaluate(async ([w1, w2]) => {
-    window.B = MhaExplorer.createExplorer(document.getElementById('b'), { query: '?heads=4&causal=1&text=' + encodeURIComponent('one two three four five') });
+    window.B = MhaExplorer.createExplorer(document.getElementById('b'), {
+      query: '?heads=4&causal=1&text=' + encodeURIComponent('one two three four five'),
+    });
     const e = document.createElement('mha-explorer');
-    e.setAttribute('heads', '8'); e.setAttribute('text', 'an element in a shadow root'); e.setAttribute('hide', 'lesson');
+    e.setAttribute('heads', '8');
+    e.setAttribute('text', 'an element in a shadow root');
+    e.setAttribute('hide', 'lesson');
     document.getElementById('e').appendChild(e);
-    window.V1 = mountAttention(document.getElementById('v1'), { weights: new Float32Array(w1), shape: [1, 1, 2, 3, 3], tokens: ['a', 'b', 'c'], title: 'View one' });
-    window.V2 = mountAttention(document.getElementById('v2'), { weights: new Float32Array(w2), shape: [1, 1, 2, 3, 3], tokens: ['x', 'y', 'z'], title: 'View two' });
+    window.V1 = mountAttention(document.getElementById('v1'), {
+      weights: new Float32Array(w1),
+      shape: [1, 1, 2, 3, 3],
+      tokens: ['a', 'b', 'c'],
+      title: 'View one',
+    });
+    window.V2 = mountAttention(document.getElementById('v2'), {
+      weights: new Float32Array(w2),
+      shape: [1, 1, 2, 3, 3],
+      tokens: ['x', 'y', 'z'],
+      title: 'View two',
+    });
     await B.ready;
-    await new Promise((r) => { const t = setInterval(() => { if (e.mhaExplorer) { clearInterval(t); r(); } }, 20); });
+    await new Promise((r) => {
+      const t = setInterval(() => {
+        if (e.mhaExplorer) {
+          clearInterval(t);
+          r();
+        }
+      }, 20);
+    });
     await e.mhaExplorer.ready;
   }, VIEW_WEIGHTS);
 
   // every id once in the document (each explorer's prefixed); the element's live in its shadow root
   const ids = await page.evaluate(() => {
     const all = [...document.querySelectorAll('[id]')].map((n) => n.id);
-    return { dup: all.filter((x, i) => all.indexOf(x) !== i), a: !!document.getElementById('mhx1-heads'), b: !!document.getElementById('mhx2-heads'),
-      labels: [...document.querySelectorAll('#a label[for]')].every((l) => document.getElementById(l.htmlFor) && document.getElementById(l.htmlFor).closest('#a')),
-      shadow: !!document.querySelector('mha-explorer').shadowRoot.getElementById('mhx3-heads') };
+    return {
+      dup: all.filter((x, i) => all.indexOf(x) !== i),
+      a: !!document.getElementById('mhx1-heads'),
+      b: !!document.getElementById('mhx2-heads'),
+      labels: [...document.querySelectorAll('#a label[for]')].every(
+        (l) => document.getElementById(l.htmlFor) && document.getElementById(l.htmlFor).closest('#a'),
+      ),
+      shadow: !!document.querySelector('mha-explorer').shadowRoot.getElementById('mhx3-heads'),
+    };
   });
   assert.deepEqual(ids, { dup: [], a: true, b: true, labels: true, shadow: true });
 
-  const snapshot = () => page.evaluate(() => {
-    const E = document.querySelector('mha-explorer').mhaExplorer;
-    const one = (api) => ({ w: Array.from(api.getWeights().data), shape: api.getWeights().shape, st: api.getState() });
-    const text = (root, sel) => root.querySelector(sel).textContent;
-    const eRoot = document.querySelector('mha-explorer').shadowRoot;
-    return { A: one(A.api), B: one(B.api), E: one(E),
-      V1: Array.from(V1.root.mhaExplorer.getWeights().data), V2: Array.from(V2.root.mhaExplorer.getWeights().data),
-      readout: { A: text(document, '#mhx1-cell-readout'), B: text(document, '#mhx2-cell-readout'), E: text(eRoot, '#mhx3-cell-readout') },
-      theme: { A: document.getElementById('a').dataset.theme, B: document.getElementById('b').dataset.theme },
-      url: location.href };
-  });
+  const snapshot = () =>
+    page.evaluate(() => {
+      const E = document.querySelector('mha-explorer').mhaExplorer;
+      const one = (api) => ({
+        w: Array.from(api.getWeights().data),
+        shape: api.getWeights().shape,
+        st: api.getState(),
+      });
+      const text = (root, sel) => root.querySelector(sel).textContent;
+      const eRoot = document.querySelector('mha-explorer').shadowRoot;
+      return {
+        A: one(A.api),
+        B: one(B.api),
+        E: one(E),
+        V1: Array.from(V1.root.mhaExplorer.getWeights().data),
+        V2: Array.from(V2.root.mhaExplorer.getWeights().data),
+        readout: {
+          A: text(document, '#mhx1-cell-readout'),
+          B: text(document, '#mhx2-cell-readout'),
+          E: text(eRoot, '#mhx3-cell-readout'),
+        },
+        theme: { A: document.getElementById('a').dataset.theme, B: document.getElementById('b').dataset.theme },
+        url: location.href,
+      };
+    });
   const s0 = await snapshot();
-  assert.deepEqual([s0.A.shape, s0.B.shape, s0.E.shape], [[1, 2, 6, 6], [1, 4, 5, 5], [1, 8, 6, 6]]);
+  assert.deepEqual(
+    [s0.A.shape, s0.B.shape, s0.E.shape],
+    [
+      [1, 2, 6, 6],
+      [1, 4, 5, 5],
+      [1, 8, 6, 6],
+    ],
+  );
   // the views hold exactly the weights they were given
   assert.deepEqual(s0.V1, Array.from(new Float32Array(VIEW_WEIGHTS[0])));
   assert.deepEqual(s0.V2, Array.from(new Float32Array(VIEW_WEIGHTS[1])));
@@ -119,11 +176,16 @@ test('explorers, an element and attention views share a document without touchin
   assert.match(s1.readout.A, /query “cat” \(1\) → key “the” \(0\)/);
   assert.notEqual(s1.theme.A, s1.theme.B);
   for (const k of ['B', 'E']) assert.deepEqual(s1[k], s0[k], k + ' unchanged by A');
-  assert.deepEqual([s1.V1, s1.V2, s1.readout.B, s1.readout.E, s1.theme.B, s1.url], [s0.V1, s0.V2, s0.readout.B, s0.readout.E, s0.theme.B, s0.url]);
+  assert.deepEqual(
+    [s1.V1, s1.V2, s1.readout.B, s1.readout.E, s1.theme.B, s1.url],
+    [s0.V1, s0.V2, s0.readout.B, s0.readout.E, s0.theme.B, s0.url],
+  );
 
   // B: a head clicked, then a key in the element
   await page.click('#b [data-head="3"]');
-  await page.evaluate(() => document.querySelector('mha-explorer').shadowRoot.getElementById('mhx3-detail-canvas').focus());
+  await page.evaluate(() =>
+    document.querySelector('mha-explorer').shadowRoot.getElementById('mhx3-detail-canvas').focus(),
+  );
   await page.keyboard.press('ArrowRight');
   const s2 = await snapshot();
   assert.equal(s2.B.st.head, 3);
@@ -139,11 +201,25 @@ test('explorers, an element and attention views share a document without touchin
   await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
   const audit = await page.evaluate(async () => {
     const shadow = document.querySelector('mha-explorer').shadowRoot;
-    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    const l = await window.axe.run(document, { runOnly: { type: 'rule', values: ['landmark-no-duplicate-main', 'landmark-main-is-top-level', 'landmark-one-main'] } });
-    return { mains: document.querySelectorAll('main').length - 1 + shadow.querySelectorAll('main').length,   // but the host's
-      regions: [...document.querySelectorAll('[role="region"].mhx'), ...shadow.querySelectorAll('[role="region"].mhx')].map((e) => e.getAttribute('aria-label')),
-      violations: [...r.violations, ...l.violations].map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')) };
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    const l = await window.axe.run(document, {
+      runOnly: {
+        type: 'rule',
+        values: ['landmark-no-duplicate-main', 'landmark-main-is-top-level', 'landmark-one-main'],
+      },
+    });
+    return {
+      mains: document.querySelectorAll('main').length - 1 + shadow.querySelectorAll('main').length, // but the host's
+      regions: [
+        ...document.querySelectorAll('[role="region"].mhx'),
+        ...shadow.querySelectorAll('[role="region"].mhx'),
+      ].map((e) => e.getAttribute('aria-label')),
+      violations: [...r.violations, ...l.violations].map(
+        (v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '),
+      ),
+    };
   });
   assert.equal(audit.mains, 0, 'no component brings a main landmark into the host page');
   assert.deepEqual(audit.regions, ['MHA Explorer', 'MHA Explorer', 'MHA Explorer']);
@@ -154,11 +230,14 @@ test('explorers, an element and attention views share a document without touchin
   await openPage(reference.page, env.srv.origin + '/index.html');
   for (const k of ['A', 'B', 'E']) {
     const st = s2[k].st;
-    const w = await reference.page.evaluate(async (v) => {
-      await window.mhaExplorer.set(v);
-      return Array.from(window.mhaExplorer.getWeights().data);
-    }, { text: st.text, dmodel: st.dmodel, heads: st.heads, causal: st.causal, seed: st.seed, pos: st.pos });
-    assert.deepEqual(s2[k].w, w, k + ': the hosted page\'s weights');
+    const w = await reference.page.evaluate(
+      async (v) => {
+        await window.mhaExplorer.set(v);
+        return Array.from(window.mhaExplorer.getWeights().data);
+      },
+      { text: st.text, dmodel: st.dmodel, heads: st.heads, causal: st.causal, seed: st.seed, pos: st.pos },
+    );
+    assert.deepEqual(s2[k].w, w, k + ": the hosted page's weights");
   }
 
   // A's dispose(): none of its listeners, workers or elements stay; the others go on working
@@ -167,11 +246,27 @@ test('explorers, an element and attention views share a document without touchin
     A.dispose();
     const a = document.getElementById('a');
     await B.update({ heads: 2 });
-    return { listeners: mine.listeners.filter((k) => probe.live.has(k)), workers: workersA.filter((w) => !w.terminated).length,
-      children: a.childNodes.length, cls: a.className, theme: a.getAttribute('data-theme'), role: a.getAttribute('role'), ids: document.querySelectorAll('[id^="mhx1-"]').length,
-      B: B.api.getWeights().shape };
+    return {
+      listeners: mine.listeners.filter((k) => probe.live.has(k)),
+      workers: workersA.filter((w) => !w.terminated).length,
+      children: a.childNodes.length,
+      cls: a.className,
+      theme: a.getAttribute('data-theme'),
+      role: a.getAttribute('role'),
+      ids: document.querySelectorAll('[id^="mhx1-"]').length,
+      B: B.api.getWeights().shape,
+    };
   }, mineA);
-  assert.deepEqual(gone, { listeners: [], workers: 0, children: 0, cls: '', theme: null, role: null, ids: 0, B: [1, 2, 5, 5] });
+  assert.deepEqual(gone, {
+    listeners: [],
+    workers: 0,
+    children: 0,
+    cls: '',
+    theme: null,
+    role: null,
+    ids: 0,
+    B: [1, 2, 5, 5],
+  });
 
   // the element follows its host's theme when the host switches (a dark-mode toggle on <html>)
   const followed = await page.evaluate(async () => {
@@ -182,18 +277,29 @@ test('explorers, an element and attention views share a document without touchin
     document.head.appendChild(style);
     document.documentElement.classList.add('dark-mode');
     await new Promise((r) => setTimeout(r, 50));
-    const after = root.getAttribute('data-theme'), mountedB = document.getElementById('b').getAttribute('data-theme');
+    const after = root.getAttribute('data-theme'),
+      mountedB = document.getElementById('b').getAttribute('data-theme');
     document.documentElement.classList.remove('dark-mode');
     await new Promise((r) => setTimeout(r, 50));
     return [before, after, root.getAttribute('data-theme'), mountedB];
   });
-  assert.deepEqual(followed, ['light', 'dark', 'light', 'light'], 'the element follows the host; B (its own theme) does not');
+  assert.deepEqual(
+    followed,
+    ['light', 'dark', 'light', 'light'],
+    'the element follows the host; B (its own theme) does not',
+  );
 
   // the element leaves nothing either when removed
   const elementGone = await page.evaluate(() => {
-    const before = probe.live.size, e = document.querySelector('mha-explorer'), live = probe.workers.filter((w) => !w.terminated).length;
+    const before = probe.live.size,
+      e = document.querySelector('mha-explorer'),
+      live = probe.workers.filter((w) => !w.terminated).length;
     e.remove();
-    return { shadow: e.shadowRoot.childNodes.length, listeners: probe.live.size - before, workersLeft: probe.workers.filter((w) => !w.terminated).length - live };
+    return {
+      shadow: e.shadowRoot.childNodes.length,
+      listeners: probe.live.size - before,
+      workersLeft: probe.workers.filter((w) => !w.terminated).length - live,
+    };
   });
   assert.equal(elementGone.shadow, 0);
   assert.ok(elementGone.listeners < 0 && elementGone.workersLeft < 0, JSON.stringify(elementGone));

@@ -37,8 +37,12 @@ export const VARIANTS = [
 // allowed(url) for a page of a variant at base (an http origin or dist/'s file:// URL, no trailing slash):
 // its own files (hosted), or only the page's own document (one-file); data: and blob: URLs in both.
 export function allowedFor(variant, base) {
-  return (u) => u.startsWith('data:') || u.startsWith('blob:') ||
-    (variant.oneFile ? [variant.page, variant.lab].includes(u.slice(base.length + 1).split(/[?#]/)[0]) && u.startsWith(base + '/') : u.startsWith(base + '/'));
+  return (u) =>
+    u.startsWith('data:') ||
+    u.startsWith('blob:') ||
+    (variant.oneFile
+      ? [variant.page, variant.lab].includes(u.slice(base.length + 1).split(/[?#]/)[0]) && u.startsWith(base + '/')
+      : u.startsWith(base + '/'));
 }
 
 export { CHROMIUM, chromium };
@@ -49,15 +53,22 @@ export async function launch() {
     ...CHROMIUM,
     viewport: { width: 1360, height: 900 },
   });
-  const close = async () => { await context.close(); rmSync(userDataDir, { recursive: true, force: true }); };
+  const close = async () => {
+    await context.close();
+    rmSync(userDataDir, { recursive: true, force: true });
+  };
   return { context, close };
 }
 
 // A page that records console errors, page errors and every request URL.
 export async function guardedPage(context, allowed) {
   const page = await context.newPage();
-  const errors = [], requests = [], foreign = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const errors = [],
+    requests = [],
+    foreign = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('request', (r) => {
     const u = r.url();
@@ -73,15 +84,22 @@ export async function guardedPage(context, allowed) {
 // that needs srv or browser awaits `ready`: Node 20 starts the next top-level hook without waiting.
 export function suite({ extra } = {}) {
   const s = { srv: null, browser: null, guards: [], ready: null };
-  before(() => (s.ready = (async () => { s.srv = await startServer(extra); s.browser = await launch(); })()));
+  before(
+    () =>
+      (s.ready = (async () => {
+        s.srv = await startServer(extra);
+        s.browser = await launch();
+      })()),
+  );
   after(async () => {
     try {
       for (const g of s.guards) {
         assert.deepEqual(g.errors, [], 'console errors on ' + g.page.url());
-        assert.deepEqual(g.foreign, [], 'requests beyond the page\'s own files on ' + g.page.url());
+        assert.deepEqual(g.foreign, [], "requests beyond the page's own files on " + g.page.url());
       }
     } finally {
-      await s.browser?.close(); await s.srv?.close();
+      await s.browser?.close();
+      await s.srv?.close();
     }
   });
   s.own = (u) => u.startsWith(s.srv.origin + '/') || u.startsWith('data:') || u.startsWith('blob:');
@@ -102,15 +120,29 @@ export function suite({ extra } = {}) {
 // The Python package installed as a student installs it (scripts/python-env [venv]: a venv that sees Debian's torch,
 // with its kernel) and the environment notebooks run in (the venv's kernelspec; Jupyter's files in dir; one thread).
 export function pythonEnv(dir, venvPath) {
-  const venv = execFileSync('bash', [join(repo, 'scripts', 'python-env'), ...(venvPath ? [venvPath] : [])], { encoding: 'utf8' }).trim();
-  return { venv, env: { ...process.env, JUPYTER_PATH: join(venv, 'share', 'jupyter'), PYDEVD_DISABLE_FILE_VALIDATION: '1',
-    JUPYTER_CONFIG_DIR: join(dir, '.jupyter'), JUPYTER_RUNTIME_DIR: join(dir, '.runtime'), OMP_NUM_THREADS: '1' } };
+  const venv = execFileSync('bash', [join(repo, 'scripts', 'python-env'), ...(venvPath ? [venvPath] : [])], {
+    encoding: 'utf8',
+  }).trim();
+  return {
+    venv,
+    env: {
+      ...process.env,
+      JUPYTER_PATH: join(venv, 'share', 'jupyter'),
+      PYDEVD_DISABLE_FILE_VALIDATION: '1',
+      JUPYTER_CONFIG_DIR: join(dir, '.jupyter'),
+      JUPYTER_RUNTIME_DIR: join(dir, '.runtime'),
+      OMP_NUM_THREADS: '1',
+    },
+  };
 }
 // The notebook dir/name executed by jupyter nbconvert in the venv's kernel (dir/executed.ipynb), then exported with
 // Debian's HTML template (dir/executed.html: require.js and MathJax from libjs-requirejs / libjs-mathjax).
 export async function executeNotebook(dir, name, env) {
   const run = promisify(execFile);
-  await run('jupyter-nbconvert', ['--to', 'notebook', '--execute', '--output', 'executed.ipynb', name], { cwd: dir, env });
+  await run('jupyter-nbconvert', ['--to', 'notebook', '--execute', '--output', 'executed.ipynb', name], {
+    cwd: dir,
+    env,
+  });
   await run('jupyter-nbconvert', ['--to', 'html', 'executed.ipynb'], { cwd: dir, env });
 }
 
@@ -120,19 +152,27 @@ export async function executeNotebook(dir, name, env) {
 export async function buildSphinxSite(site, notebook, name, env) {
   cpSync(notebook, join(site, name + '.ipynb'));
   cpSync('/usr/share/javascript/requirejs/require.min.js', join(site, '_static', 'require.min.js'));
-  writeFileSync(join(site, 'conf.py'), "project = 'Course'\nextensions = ['nbsphinx']\nnbsphinx_execute = 'never'\n" +
-    "html_theme = 'alabaster'\nhtml_static_path = ['_static']\nnbsphinx_requirejs_path = 'require.min.js'\n" +
-    "nbsphinx_requirejs_options = {}\n" +
-    "mathjax_path = 'file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML'\n" +
-    "exclude_patterns = ['_build', '**.ipynb_checkpoints']\n");
+  writeFileSync(
+    join(site, 'conf.py'),
+    "project = 'Course'\nextensions = ['nbsphinx']\nnbsphinx_execute = 'never'\n" +
+      "html_theme = 'alabaster'\nhtml_static_path = ['_static']\nnbsphinx_requirejs_path = 'require.min.js'\n" +
+      'nbsphinx_requirejs_options = {}\n' +
+      "mathjax_path = 'file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML'\n" +
+      "exclude_patterns = ['_build', '**.ipynb_checkpoints']\n",
+  );
   writeFileSync(join(site, 'index.rst'), 'Course\n======\n\n.. toctree::\n\n   ' + name + '\n');
-  await promisify(execFile)('/usr/bin/python3', ['-m', 'sphinx', '-q', '-b', 'html', site, join(site, '_build')], { env });
+  await promisify(execFile)('/usr/bin/python3', ['-m', 'sphinx', '-q', '-b', 'html', site, join(site, '_build')], {
+    env,
+  });
 }
 
 export async function openPage(page, url) {
   await page.goto(url);
-  await page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.getWeights && window.mhaExplorer.getWeights() !== null,
-    null, { timeout: 20000 });
+  await page.waitForFunction(
+    () => window.mhaExplorer && window.mhaExplorer.getWeights && window.mhaExplorer.getWeights() !== null,
+    null,
+    { timeout: 20000 },
+  );
 }
 
 // Snippets run as pasted into fresh notebooks by real PyTorch (Debian's python3-torch, /usr/bin/python3,
@@ -141,12 +181,18 @@ export async function openPage(page, url) {
 // [{id, stdout, error}].
 export function runInPyTorch(items) {
   try {
-    return JSON.parse(execFileSync('/usr/bin/python3', [join(repo, 'tests', 'torch', 'run_snippets.py')], {
-      input: JSON.stringify(items.map(({ id, code, cwd }) => ({ id, code, cwd }))), maxBuffer: 1 << 28,
-      env: torchEnv(DRAWS_PATH),
-    }));
+    return JSON.parse(
+      execFileSync('/usr/bin/python3', [join(repo, 'tests', 'torch', 'run_snippets.py')], {
+        input: JSON.stringify(items.map(({ id, code, cwd }) => ({ id, code, cwd }))),
+        maxBuffer: 1 << 28,
+        env: torchEnv(DRAWS_PATH),
+      }),
+    );
   } catch (e) {
-    throw new Error(`/usr/bin/python3 with torch is needed (scripts/test installs Debian's python3-torch): ${e.message}`, { cause: e });
+    throw new Error(
+      `/usr/bin/python3 with torch is needed (scripts/test installs Debian's python3-torch): ${e.message}`,
+      { cause: e },
+    );
   }
 }
 
@@ -163,9 +209,13 @@ const lastDigitUnit = (printed) => {
 };
 export function comparePrinted(got, want) {
   const words = (text) => text.split(NUM).map((t) => t.replace(/\s+/g, ' '));
-  const gs = words(got), ws = words(want);
-  if (gs.length !== ws.length || gs.some((t, i) => t !== ws[i])) return { text: firstDifference(got, want), roundings: [] };
-  const gn = got.match(NUM) || [], wn = want.match(NUM) || [], roundings = [];
+  const gs = words(got),
+    ws = words(want);
+  if (gs.length !== ws.length || gs.some((t, i) => t !== ws[i]))
+    return { text: firstDifference(got, want), roundings: [] };
+  const gn = got.match(NUM) || [],
+    wn = want.match(NUM) || [],
+    roundings = [];
   for (let i = 0; i < gn.length; i++) {
     if (gn[i] === wn[i]) continue;
     const unit = Math.max(lastDigitUnit(gn[i]), lastDigitUnit(wn[i]));
@@ -182,7 +232,6 @@ function firstDifference(a, b) {
   return `text differs at character ${i}: PyTorch …${JSON.stringify(a.slice(Math.max(0, i - 30), i + 30))}, page …${JSON.stringify(b.slice(Math.max(0, i - 30), i + 30))}`;
 }
 
-
 // The forward pool (web/compute/forward-pool.js) on a page showing a large forward, split by heads (window.mhaPoolCost = 0:
 // wherever the page would run it on this machine, tests/browser/placement.test.mjs): it ran across min(cores, 8, heads)
 // workers; its weights are the main thread's one-part forward's bit for bit; and rapid changes while the workers are
@@ -191,20 +240,29 @@ function firstDifference(a, b) {
 export async function checkForwardPool(page) {
   const settled = () => page.waitForFunction(() => !/Computing/.test(document.getElementById('status').textContent));
   await settled();
-  await page.evaluate(() => { window.mhaPoolCost = 0; return window.mhaExplorer.render(); });
-  const info = await page.evaluate(() => ({ c: window.mhaExplorer.getCompute(), hc: navigator.hardwareConcurrency,
-    H: window.mhaExplorer.getWeights().shape[1] }));
+  await page.evaluate(() => {
+    window.mhaPoolCost = 0;
+    return window.mhaExplorer.render();
+  });
+  const info = await page.evaluate(() => ({
+    c: window.mhaExplorer.getCompute(),
+    hc: navigator.hardwareConcurrency,
+    H: window.mhaExplorer.getWeights().shape[1],
+  }));
   const n = Math.max(1, Math.min(info.hc, 8, info.H));
   assert.equal(info.c.where, n > 1 ? n + ' Web Workers' : 'Web Worker');
-  const causalHeads = () => page.evaluate(() => {
-    const w = window.mhaExplorer.getWeights(), [, H, S] = w.shape, out = [];
-    for (let h = 0; h < H; h++) {
-      let masked = true;
-      for (let i = 0; i < S - 1 && masked; i++) if (w.data[(h * S + i) * S + S - 1] !== 0) masked = false;
-      out.push(masked);
-    }
-    return out;
-  });
+  const causalHeads = () =>
+    page.evaluate(() => {
+      const w = window.mhaExplorer.getWeights(),
+        [, H, S] = w.shape,
+        out = [];
+      for (let h = 0; h < H; h++) {
+        let masked = true;
+        for (let i = 0; i < S - 1 && masked; i++) if (w.data[(h * S + i) * S + S - 1] !== 0) masked = false;
+        out.push(masked);
+      }
+      return out;
+    });
   const compare = async (label) => {
     const pooled = await page.evaluate(() => Array.from(window.mhaExplorer.getWeights().data));
     const main = await page.evaluate(async () => {
@@ -215,24 +273,44 @@ export async function checkForwardPool(page) {
     });
     assert.equal(main.where, 'main thread');
     assert.equal(pooled.length, main.data.length);
-    assert.ok(pooled.every((v, i) => Object.is(v, main.data[i])), label + ': the split forward\'s weights are the one-part forward\'s');
+    assert.ok(
+      pooled.every((v, i) => Object.is(v, main.data[i])),
+      label + ": the split forward's weights are the one-part forward's",
+    );
   };
   await compare('first');
   const seen = await page.evaluate(async () => {
-    const X = window.mhaExplorer, drawn = [];
+    const X = window.mhaExplorer,
+      drawn = [];
     const heads = () => {
-      const w = X.getWeights(), [, H, S] = w.shape, out = [];
-      for (let h = 0; h < H; h++) out.push(w.data[(h * S) * S + S - 1] === 0 && w.data[(h * S + 1) * S + S - 1] === 0);
+      const w = X.getWeights(),
+        [, H, S] = w.shape,
+        out = [];
+      for (let h = 0; h < H; h++) out.push(w.data[h * S * S + S - 1] === 0 && w.data[(h * S + 1) * S + S - 1] === 0);
       return out;
     };
-    const steps = [{ causal: true }, { seed: 3 }, { causal: false }, { seed: 4, causal: true }, { causal: false }, { causal: true, seed: 5 }];
+    const steps = [
+      { causal: true },
+      { seed: 3 },
+      { causal: false },
+      { seed: 4, causal: true },
+      { causal: false },
+      { causal: true, seed: 5 },
+    ];
     await Promise.all(steps.map((s) => X.set(s).then(() => drawn.push(heads()))));
     return { drawn, state: X.getState() };
   });
-  for (const d of seen.drawn) assert.ok(d.every((v) => v === d[0]), 'a drawn result mixes causal and non-causal heads: ' + JSON.stringify(d));
-  assert.equal(seen.state.causal, true); assert.equal(seen.state.seed, 5);
+  for (const d of seen.drawn)
+    assert.ok(
+      d.every((v) => v === d[0]),
+      'a drawn result mixes causal and non-causal heads: ' + JSON.stringify(d),
+    );
+  assert.equal(seen.state.causal, true);
+  assert.equal(seen.state.seed, 5);
   await settled();
   assert.ok((await causalHeads()).every(Boolean), 'the last state (causal) is what is drawn');
   await compare('after rapid changes');
-  await page.evaluate(() => { delete window.mhaPoolCost; });
+  await page.evaluate(() => {
+    delete window.mhaPoolCost;
+  });
 }

@@ -12,10 +12,12 @@ import { serve } from '../../scripts/serve.mjs';
 import { DIST, guardedPage, launch } from './helpers.mjs';
 
 const CSP = "script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:";
-const NO_WASM = "script-src 'self'; worker-src 'self' blob:";   // wasm compilation refused
-const NO_BLOB = "script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'";   // the lab's Blob worker refused
+const NO_WASM = "script-src 'self'; worker-src 'self' blob:"; // wasm compilation refused
+const NO_BLOB = "script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'"; // the lab's Blob worker refused
 
-let browser, servers = {}, partial;
+let browser,
+  servers = {},
+  partial;
 before(async () => {
   browser = await launch();
   for (const [name, policy] of Object.entries({ strict: CSP, noWasm: NO_WASM, noBlob: NO_BLOB })) {
@@ -23,7 +25,8 @@ before(async () => {
   }
   // an upload without the core builds and the training workers (only the pages and their scripts)
   partial = mkdtempSync(join(tmpdir(), 'mha-partial-'));
-  for (const f of readdirSync(DIST).filter((f) => !/^(trainer-)?mha(-relaxed|-nosimd)?\.js$/.test(f))) copyFileSync(join(DIST, f), join(partial, f));
+  for (const f of readdirSync(DIST).filter((f) => !/^(trainer-)?mha(-relaxed|-nosimd)?\.js$/.test(f)))
+    copyFileSync(join(DIST, f), join(partial, f));
   servers.partial = await serve(partial);
 });
 after(async () => {
@@ -37,7 +40,9 @@ async function open(url, wait) {
   const g = await guardedPage(browser.context, () => true);
   await g.page.addInitScript(() => {
     window.__violations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.effectiveDirective + ' ' + e.blockedURI));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.__violations.push(e.effectiveDirective + ' ' + e.blockedURI),
+    );
   });
   await g.page.goto(url);
   await g.page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 20000 });
@@ -48,15 +53,22 @@ async function open(url, wait) {
 
 test(`the page under ${CSP}: no violation, the forward worker runs`, async () => {
   const text = Array.from({ length: 300 }, (_, i) => 'tok' + i).join(' ');
-  const g = await open(`${servers.strict.origin}/index.html?dmodel=512&heads=8&text=${encodeURIComponent(text)}`,
-    () => !/Computing/.test(document.getElementById('status').textContent));
+  const g = await open(
+    `${servers.strict.origin}/index.html?dmodel=512&heads=8&text=${encodeURIComponent(text)}`,
+    () => !/Computing/.test(document.getElementById('status').textContent),
+  );
   assert.equal(g.ready, true);
   // the pool split (wherever the page measured the forward fastest, the workers started and ran at load)
-  await g.page.evaluate(() => { window.mhaPoolCost = 0; return window.mhaExplorer.render(); });
+  await g.page.evaluate(() => {
+    window.mhaPoolCost = 0;
+    return window.mhaExplorer.render();
+  });
   assert.match((await g.page.evaluate(() => window.mhaExplorer.getCompute())).where, /^(\d+ )?Web Workers?$/);
   await g.page.fill('#c-seed', '3');
-  await g.page.press('#c-seed', 'Enter');   // Enter in the form: no submit, no reload
-  await g.page.waitForFunction(() => window.mhaExplorer.getState().seed === 3 && !/Computing/.test(document.getElementById('status').textContent));
+  await g.page.press('#c-seed', 'Enter'); // Enter in the form: no submit, no reload
+  await g.page.waitForFunction(
+    () => window.mhaExplorer.getState().seed === 3 && !/Computing/.test(document.getElementById('status').textContent),
+  );
   assert.deepEqual(await g.violations(), []);
   assert.deepEqual(g.errors, []);
   await g.page.close();
@@ -92,11 +104,14 @@ test('a folder missing its core files says which files and what to upload', asyn
     const msg = await page.page.textContent('#messages');
     assert.match(msg, /mha-relaxed\.js, mha\.js, mha-nosimd\.js are missing next to index\.html/);
     assert.match(msg, /Upload the whole dist\/ folder/);
-    assert.doesNotMatch(msg + await page.page.textContent('#status'), /scripts\/build|Loading the WebAssembly core/);
+    assert.doesNotMatch(msg + (await page.page.textContent('#status')), /scripts\/build|Loading the WebAssembly core/);
     await page.page.close();
     const lab = await open(`${base}/lab.html`);
     assert.equal(lab.ready, false);
-    assert.match(await lab.page.textContent('#messages'), /trainer-mha-relaxed\.js, trainer-mha\.js, trainer-mha-nosimd\.js are missing next to lab\.html.*Upload the whole dist\/ folder/);
+    assert.match(
+      await lab.page.textContent('#messages'),
+      /trainer-mha-relaxed\.js, trainer-mha\.js, trainer-mha-nosimd\.js are missing next to lab\.html.*Upload the whole dist\/ folder/,
+    );
     await lab.page.close();
   }
   // the page alone (its script missing too): the note in the page itself appears
@@ -105,8 +120,15 @@ test('a folder missing its core files says which files and what to upload', asyn
     copyFileSync(join(DIST, 'index.html'), join(lone, 'index.html'));
     const g = await guardedPage(browser.context, () => true);
     await g.page.goto(pathToFileURL(join(lone, 'index.html')).href);
-    await g.page.waitForFunction(() => getComputedStyle(document.getElementById('boot-note')).visibility === 'visible', null, { timeout: 10000 });
-    assert.match(await g.page.textContent('#boot-note'), /its script app\.js did not load.*upload the whole dist\/ folder/);
+    await g.page.waitForFunction(
+      () => getComputedStyle(document.getElementById('boot-note')).visibility === 'visible',
+      null,
+      { timeout: 10000 },
+    );
+    assert.match(
+      await g.page.textContent('#boot-note'),
+      /its script app\.js did not load.*upload the whole dist\/ folder/,
+    );
     // the shell holds nothing else: no "Loading the WebAssembly core…" that never ends
     assert.equal(await g.page.locator('#status').count(), 0);
     assert.doesNotMatch(await g.page.textContent('body'), /Loading the WebAssembly core/);

@@ -18,7 +18,12 @@ const run = promisify(execFile);
 const PYTHON = process.env.MHA_PYTHON || '/usr/bin/python3';
 const NBCONVERT = process.env.MHA_NBCONVERT || '/usr/bin/jupyter-nbconvert';
 // No kernel, no network, no user config: the same result on every machine.
-const ENV = { ...process.env, PYTHONDONTWRITEBYTECODE: '1', JUPYTER_PLATFORM_DIRS: '1', PYDEVD_DISABLE_FILE_VALIDATION: '1' };
+const ENV = {
+  ...process.env,
+  PYTHONDONTWRITEBYTECODE: '1',
+  JUPYTER_PLATFORM_DIRS: '1',
+  PYDEVD_DISABLE_FILE_VALIDATION: '1',
+};
 
 const relDist = (file, distDir) => {
   const r = relative(dirname(file), distDir).split(sep).join('/');
@@ -107,7 +112,10 @@ async function buildSphinx(dir, myst, { distDir, title }) {
   writeFileSync(join(dir, 'conf.py'), CONF_PY);
   const body = fill(myst, file, distDir);
   writeFileSync(join(dir, 'index.md'), /^\s*# /.test(body) ? body : `# ${title}\n\n${body}\n`);
-  const { stderr } = await run(PYTHON, ['-m', 'sphinx', '-b', 'html', '-q', '-E', '-n', dir, out], { env: ENV, timeout: 120000 });
+  const { stderr } = await run(PYTHON, ['-m', 'sphinx', '-b', 'html', '-q', '-E', '-n', dir, out], {
+    env: ENV,
+    timeout: 120000,
+  });
   return { file, warnings: stderr.split('\n').filter(Boolean) };
 }
 
@@ -120,19 +128,36 @@ async function buildNotebook(dir, notebookCells, { distDir, title }) {
   const cells = notebookCells.map((c) => fill(c, file, distDir));
   await new Promise((ok, fail) => {
     const child = execFile(PYTHON, [script], { env: ENV, cwd: dir, timeout: 60000 }, (err, _out, stderr) =>
-      err ? fail(new Error(`make_notebook.py failed: ${stderr || err.message}`)) : ok());
+      err ? fail(new Error(`make_notebook.py failed: ${stderr || err.message}`)) : ok(),
+    );
     child.stdin.end(JSON.stringify({ path: ipynb, cells, title }));
   });
-  const { stderr } = await run(NBCONVERT, ['--to', 'html', '--template-file', join(dir, 'offline.html.j2'),
-    '--output-dir', dir, '--output', 'notebook', ipynb], { env: ENV, cwd: dir, timeout: 120000 });
+  const { stderr } = await run(
+    NBCONVERT,
+    [
+      '--to',
+      'html',
+      '--template-file',
+      join(dir, 'offline.html.j2'),
+      '--output-dir',
+      dir,
+      '--output',
+      'notebook',
+      ipynb,
+    ],
+    { env: ENV, cwd: dir, timeout: 120000 },
+  );
   return { file, warnings: stderr.split('\n').filter((l) => l && !/\[NbConvertApp\] (Converting|Writing)/.test(l)) };
 }
 
 async function buildPlain(dir, html, { distDir, title }) {
   const file = join(dir, 'index.html');
-  writeFileSync(file, '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">' +
-    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>\n<body>\n` +
-    `<h1>${title}</h1>\n${fill(html, file, distDir)}\n</body></html>\n`);
+  writeFileSync(
+    file,
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">' +
+      `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>\n<body>\n` +
+      `<h1>${title}</h1>\n${fill(html, file, distDir)}\n</body></html>\n`,
+  );
   return { file, warnings: [] };
 }
 
@@ -145,13 +170,20 @@ export async function buildHosts({ outDir, myst, notebookCells, html, distDir = 
   rmSync(outDir, { recursive: true, force: true });
   const jobs = {};
   const opts = { distDir, title };
-  const dir = (name) => { const d = join(outDir, name); mkdirSync(d, { recursive: true }); return d; };
+  const dir = (name) => {
+    const d = join(outDir, name);
+    mkdirSync(d, { recursive: true });
+    return d;
+  };
   if (myst != null) jobs.sphinx = timed(() => buildSphinx(dir('sphinx'), myst, opts));
   if (notebookCells != null) jobs.notebook = timed(() => buildNotebook(dir('notebook'), notebookCells, opts));
   if (html != null) jobs.plain = timed(() => buildPlain(dir('plain'), html, opts));
   const names = Object.keys(jobs);
   const done = await Promise.all(names.map((n) => jobs[n]));
   const result = { sphinx: null, notebook: null, plain: null, builds: {} };
-  names.forEach((n, i) => { result[n] = done[i].file; result.builds[n] = { ms: done[i].ms, warnings: done[i].warnings }; });
+  names.forEach((n, i) => {
+    result[n] = done[i].file;
+    result.builds[n] = { ms: done[i].ms, warnings: done[i].warnings };
+  });
   return result;
 }

@@ -10,28 +10,45 @@ import { buildSync } from 'esbuild';
 
 import { ARTIFACTS, fileURL, guardedPage, launch, repo, startServer } from './helpers.mjs';
 
-const bundle = buildSync({ entryPoints: [join(repo, 'web', 'lab', 'controller.js')], write: false, bundle: true, format: 'iife',
-  globalName: 'MhaLab', loader: { '.py': 'text', '.html': 'text', '.css': 'text' }, target: 'es2019', charset: 'utf8',
-  logLevel: 'warning' }).outputFiles[0].text;
+const bundle = buildSync({
+  entryPoints: [join(repo, 'web', 'lab', 'controller.js')],
+  write: false,
+  bundle: true,
+  format: 'iife',
+  globalName: 'MhaLab',
+  loader: { '.py': 'text', '.html': 'text', '.css': 'text' },
+  target: 'es2019',
+  charset: 'utf8',
+  logLevel: 'warning',
+}).outputFiles[0].text;
 const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Two labs</title>
 <link rel="stylesheet" href="style.css"><link rel="stylesheet" href="lab.css"></head>
 <body><div id="one"></div><div id="two"></div><script src="lab-component.js"></script></body></html>`;
 
 const server = await startServer({ '/two-labs.html': HOST, '/lab-component.js': bundle });
 const { context, close } = await launch();
-after(async () => { await close(); await server.close(); });
+after(async () => {
+  await close();
+  await server.close();
+});
 // Controls must not rely on a symbol font: no code point from the arrows, technical, shapes, symbols, dingbats or emoji blocks.
 const GLYPHS = /[\u2190-\u2bff\u{1f000}-\u{1faff}]/u;
 
-test('the one-file lab\'s API called the moment it appears (file://) trains, as a host script would call it', async () => {
+test("the one-file lab's API called the moment it appears (file://) trains, as a host script would call it", async () => {
   const g = await guardedPage(context, () => true);
   await g.page.addInitScript(() => {
     let api = null;
-    Object.defineProperty(window, 'mhaExplorer', { configurable: true, get: () => api, set(v) {
-      api = v;
-      window.atOnce = Promise.all([v.train({ steps: 20 }), v.stateDict()]).then(([r, sd]) => ({ step: r.step, tensors: Object.keys(sd).length }),
-        (err) => ({ error: String(err) }));
-    } });
+    Object.defineProperty(window, 'mhaExplorer', {
+      configurable: true,
+      get: () => api,
+      set(v) {
+        api = v;
+        window.atOnce = Promise.all([v.train({ steps: 20 }), v.stateDict()]).then(
+          ([r, sd]) => ({ step: r.step, tensors: Object.keys(sd).length }),
+          (err) => ({ error: String(err) }),
+        );
+      },
+    });
   });
   await g.page.goto(fileURL('mha-explorer-lab.html') + '?preset=train-two-offsets');
   const r = await g.page.evaluate(() => window.atOnce);
@@ -43,7 +60,8 @@ test('the one-file lab\'s API called the moment it appears (file://) trains, as 
 });
 
 test('two labs in one document, their APIs called at once, train at the same time; paces, labels, sorting, wording', async () => {
-  const g = await guardedPage(context, () => true), page = g.page;
+  const g = await guardedPage(context, () => true),
+    page = g.page;
   await page.goto(server.origin + '/two-labs.html');
   const both = await page.evaluate(() => {
     const one = window.MhaLab.createLab(document.getElementById('one'), { query: '?preset=train-next-larger' });
@@ -56,12 +74,16 @@ test('two labs in one document, their APIs called at once, train at the same tim
 
   // the paces: a few steps per second first, the default 10 per second; labels in words
   const speeds = await page.$$eval(el(0, 'c-speed') + ' option', (os) => os.map((o) => [o.value, o.textContent]));
-  assert.deepEqual(speeds.slice(0, 4).map((s) => s[0]), ['2/s', '5/s', '10/s', '20/s']);
+  assert.deepEqual(
+    speeds.slice(0, 4).map((s) => s[0]),
+    ['2/s', '5/s', '10/s', '20/s'],
+  );
   assert.equal(speeds[0][1], '2 steps per second');
   assert.equal(await page.inputValue(el(1, 'c-speed')), '10/s');
   await page.selectOption(el(1, 'c-speed'), '5/s');
   const played = await page.evaluate(async () => {
-    const api = window.labs[1].api, from = api.getTraining().step;
+    const api = window.labs[1].api,
+      from = api.getTraining().step;
     await api.play();
     await new Promise((go) => setTimeout(go, 2000));
     api.pause();
@@ -70,27 +92,53 @@ test('two labs in one document, their APIs called at once, train at the same tim
   assert.ok(played >= 3 && played <= 13, `5 steps per second for 2 s: ${played} steps`);
 
   // the head cards carry their tokens; next-larger (by content) offers sorting, two offsets (by position) does not
-  const cards = await page.evaluate(() => Array.from(document.querySelectorAll('.lab-head canvas'), (c) => c._geom && c._geom.x0));
+  const cards = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('.lab-head canvas'), (c) => c._geom && c._geom.x0),
+  );
   assert.ok(cards.length >= 3 && cards.every((x0) => x0 > 8), `token labels beside every card's plot: ${cards}`);
   assert.equal(await page.isVisible(el(0, 'f-sort')), true);
   assert.equal(await page.isVisible(el(1, 'f-sort')), false);
   await page.check(el(0, 'c-sort'));
   // sorted by token, a trained next-larger head's weight sits just right of the diagonal: darker (Blues) there than elsewhere
   const contrast = await page.evaluate((sel) => {
-    const c = document.querySelector(sel + ' .lab-head canvas'), geo = c._geom, dpr = c.width / parseFloat(c.style.width);
-    const px = c.getContext('2d'), T = geo.S, at = (i, j) => px.getImageData(Math.round((geo.x0 + (j + 0.5) * geo.cell) * dpr),
-      Math.round((geo.y0 + (i + 0.5) * geo.cell) * dpr), 1, 1).data[0];
-    let next = 0, rest = 0, n = 0;
-    for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) { if (j === i + 1) next += at(i, j); else { rest += at(i, j); n++; } }
+    const c = document.querySelector(sel + ' .lab-head canvas'),
+      geo = c._geom,
+      dpr = c.width / parseFloat(c.style.width);
+    const px = c.getContext('2d'),
+      T = geo.S,
+      at = (i, j) =>
+        px.getImageData(
+          Math.round((geo.x0 + (j + 0.5) * geo.cell) * dpr),
+          Math.round((geo.y0 + (i + 0.5) * geo.cell) * dpr),
+          1,
+          1,
+        ).data[0];
+    let next = 0,
+      rest = 0,
+      n = 0;
+    for (let i = 0; i < T; i++)
+      for (let j = 0; j < T; j++) {
+        if (j === i + 1) next += at(i, j);
+        else {
+          rest += at(i, j);
+          n++;
+        }
+      }
     return { next: next / (T - 1), rest: rest / n, title: c.parentNode.title };
   }, '#one');
-  assert.ok(contrast.next < contrast.rest - 60, `sorted: the diagonal right of the main one is dark (${contrast.next} vs ${contrast.rest})`);
+  assert.ok(
+    contrast.next < contrast.rest - 60,
+    `sorted: the diagonal right of the main one is dark (${contrast.next} vs ${contrast.rest})`,
+  );
   assert.match(contrast.title, /sorted by token/);
   await page.screenshot({ path: join(ARTIFACTS, 'lab-follow-two.png'), fullPage: true });
 
   // controls in text and SVG: no symbol glyph in a button
   const buttons = await page.$$eval('button', (bs) => bs.map((b) => b.textContent));
-  assert.deepEqual(buttons.filter((t) => GLYPHS.test(t)), []);
+  assert.deepEqual(
+    buttons.filter((t) => GLYPHS.test(t)),
+    [],
+  );
   assert.equal(await page.$$eval(el(0, 'play') + ' svg', (s) => s.length), 1);
 
   // one head is worded as one
@@ -100,9 +148,13 @@ test('two labs in one document, their APIs called at once, train at the same tim
   await page.close();
 });
 
-test('the page: a note beside a legend whose range is not 0 … 1 (lesson 003\'s dropout), on a phone too; no symbol glyph in a button', async () => {
-  for (const [width, name] of [[1280, 'desktop'], [390, 'phone']]) {
-    const g = await guardedPage(context, () => true), page = g.page;
+test("the page: a note beside a legend whose range is not 0 … 1 (lesson 003's dropout), on a phone too; no symbol glyph in a button", async () => {
+  for (const [width, name] of [
+    [1280, 'desktop'],
+    [390, 'phone'],
+  ]) {
+    const g = await guardedPage(context, () => true),
+      page = g.page;
     await page.setViewportSize({ width, height: 900 });
     await page.goto(fileURL('index.html') + '?preset=lesson003');
     await page.evaluate(() => window.mhaExplorer.ready);
@@ -112,14 +164,20 @@ test('the page: a note beside a legend whose range is not 0 … 1 (lesson 003\'s
       const r = (id) => document.getElementById(id).getBoundingClientRect();
       return { legend: r('legend'), note: r('legend-note'), heads: r('heads') };
     });
-    assert.ok(Math.abs(box.note.top - box.legend.top) < 60 && box.note.bottom <= box.heads.top, `${name}: the note sits by the legend, above the heads`);
+    assert.ok(
+      Math.abs(box.note.top - box.legend.top) < 60 && box.note.bottom <= box.heads.top,
+      `${name}: the note sits by the legend, above the heads`,
+    );
     await page.screenshot({ path: join(ARTIFACTS, `page-legend-note-${name}.png`) });
     await page.evaluate(() => window.mhaExplorer.set({ preset: '', norm: 'one' }));
     assert.equal(await page.textContent('#legend-note'), '', 'a 0 … 1 legend needs no note');
     await page.evaluate(() => window.mhaExplorer.set({ norm: 'shared' }));
     assert.match(await page.textContent('#legend-note'), /not 1/);
     const buttons = await page.$$eval('button', (bs) => bs.map((b) => b.textContent));
-    assert.deepEqual(buttons.filter((t) => GLYPHS.test(t)), []);
+    assert.deepEqual(
+      buttons.filter((t) => GLYPHS.test(t)),
+      [],
+    );
     assert.deepEqual(g.errors, []);
     await page.close();
   }

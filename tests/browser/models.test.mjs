@@ -9,7 +9,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,24 +32,52 @@ const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
 // The policy an instructor's host can send: nothing from elsewhere, wasm compiled, inline styles (the attention view's
 // stylesheet), blob: workers.
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; worker-src 'self' blob:";
+const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; worker-src 'self' blob:";
 // The oracle's cases loaded by model= (every family, F16 and BF16 files, a sharded checkpoint, one without a head, and the
 // real all-MiniLM-L6-v2), each on all its texts but MiniLM's 20: lesson 004's sentence and the 5 after it.
-const CASES = ['gpt2', 'distilgpt2', 'gpt2-f16', 'bert', 'bert-noprefix', 'bert-gamma', 'bert-bf16', 'distilbert', 'llama', 'llama-untied',
-  'llama-sharded', 'qwen2', 'qwen2-bf16', 'minilm'];
+const CASES = [
+  'gpt2',
+  'distilgpt2',
+  'gpt2-f16',
+  'bert',
+  'bert-noprefix',
+  'bert-gamma',
+  'bert-bf16',
+  'distilbert',
+  'llama',
+  'llama-untied',
+  'llama-sharded',
+  'qwen2',
+  'qwen2-bf16',
+  'minilm',
+];
 const TEXTS = { minilm: 6 };
-const python = () => process.env.MHA_VENV_PYTHON || execFileSync('bash', [join(repo, 'scripts', 'venv')], { encoding: 'utf8' }).trim();
+const python = () =>
+  process.env.MHA_VENV_PYTHON || execFileSync('bash', [join(repo, 'scripts', 'venv')], { encoding: 'utf8' }).trim();
 
 // ---- The fixtures ---------------------------------------------------------------------------------------------------
 // A safetensors file of F64 tensors → {metadata (JSON-decoded), tensors: name → {shape, data: Float64Array}}.
 function readOracle(file) {
-  const bytes = readFileSync(file), n = Number(bytes.readBigUInt64LE(0)), header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const bytes = readFileSync(file),
+    n = Number(bytes.readBigUInt64LE(0)),
+    header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
   const out = { metadata: {}, tensors: {} };
-  for (const [k, v] of Object.entries(header.__metadata__ || {})) { try { out.metadata[k] = JSON.parse(v); } catch { out.metadata[k] = v; } }   // versions are plain
+  for (const [k, v] of Object.entries(header.__metadata__ || {})) {
+    try {
+      out.metadata[k] = JSON.parse(v);
+    } catch {
+      out.metadata[k] = v;
+    }
+  } // versions are plain
   for (const [name, t] of Object.entries(header)) {
     if (name === '__metadata__') continue;
-    const [a, b] = t.data_offsets, buf = bytes.subarray(8 + n + a, 8 + n + b);
-    out.tensors[name] = { shape: t.shape, data: new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)) };
+    const [a, b] = t.data_offsets,
+      buf = bytes.subarray(8 + n + a, 8 + n + b);
+    out.tensors[name] = {
+      shape: t.shape,
+      data: new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)),
+    };
   }
   return out;
 }
@@ -49,21 +87,50 @@ const filesOf = (c) => readdirSync(join(models, c)).filter((f) => !/^oracle-/.te
 // Broken copies of good checkpoints: each file missing in turn, a missing and a truncated shard, configs that lie.
 // {what, from (the good case), skip (files left out), edit: {file: bytes → bytes}, names (what the message must name)};
 // shard: the first or second shard of llama-sharded, by name.
-const shardsOf = (c) => filesOf(c).filter((f) => /^model-\d+-of-\d+\.safetensors$/.test(f)).sort();
+const shardsOf = (c) =>
+  filesOf(c)
+    .filter((f) => /^model-\d+-of-\d+\.safetensors$/.test(f))
+    .sort();
 const lie = (change) => (bytes) => JSON.stringify(Object.assign(JSON.parse(bytes.toString('utf8')), change));
 const BROKEN = [
-  ...['config.json', 'tokenizer.json', 'model.safetensors'].map((f) => ({ what: 'no ' + f, from: 'gpt2', skip: [f], names: f + ' is missing' })),
+  ...['config.json', 'tokenizer.json', 'model.safetensors'].map((f) => ({
+    what: 'no ' + f,
+    from: 'gpt2',
+    skip: [f],
+    names: f + ' is missing',
+  })),
   { what: 'a missing shard', from: 'llama-sharded', skip: [1], names: 1 },
   { what: 'a truncated shard', from: 'llama-sharded', edit: { 0: (b) => b.subarray(0, b.length - 100) }, names: 0 },
-  { what: 'a truncated model.safetensors', from: 'gpt2', edit: { 'model.safetensors': (b) => b.subarray(0, Math.floor(b.length / 2)) }, names: 'model.safetensors' },
-  { what: 'a config that lies about the width', from: 'gpt2', edit: { 'config.json': lie({ n_embd: 64 }) }, names: /config\.json/ },
-  { what: 'a config that lies about the vocabulary', from: 'bert', edit: { 'config.json': lie({ vocab_size: 999 }) }, names: /config\.json/ },
-  { what: 'a config of a model the core does not implement', from: 'gpt2', edit: { 'config.json': lie({ model_type: 'bloom' }) }, names: /bloom/ },
+  {
+    what: 'a truncated model.safetensors',
+    from: 'gpt2',
+    edit: { 'model.safetensors': (b) => b.subarray(0, Math.floor(b.length / 2)) },
+    names: 'model.safetensors',
+  },
+  {
+    what: 'a config that lies about the width',
+    from: 'gpt2',
+    edit: { 'config.json': lie({ n_embd: 64 }) },
+    names: /config\.json/,
+  },
+  {
+    what: 'a config that lies about the vocabulary',
+    from: 'bert',
+    edit: { 'config.json': lie({ vocab_size: 999 }) },
+    names: /config\.json/,
+  },
+  {
+    what: 'a config of a model the core does not implement',
+    from: 'gpt2',
+    edit: { 'config.json': lie({ model_type: 'bloom' }) },
+    names: /bloom/,
+  },
 ].map((b, i) => Object.assign(b, { folder: 'broken-' + i }));
 function makeBroken(dir) {
   for (const b of BROKEN) {
     const shard = (x) => (typeof x === 'number' ? shardsOf(b.from)[x] : x);
-    const skip = (b.skip || []).map(shard), edit = Object.fromEntries(Object.entries(b.edit || {}).map(([k, f]) => [shard(/^\d+$/.test(k) ? +k : k), f]));
+    const skip = (b.skip || []).map(shard),
+      edit = Object.fromEntries(Object.entries(b.edit || {}).map(([k, f]) => [shard(/^\d+$/.test(k) ? +k : k), f]));
     if (typeof b.names === 'number') b.names = shard(b.names);
     const to = join(dir, b.folder);
     mkdirSync(to, { recursive: true });
@@ -75,13 +142,21 @@ function makeBroken(dir) {
   }
 }
 
-let models, made = null, site, srv, cspSrv, browser;
+let models,
+  made = null,
+  site,
+  srv,
+  cspSrv,
+  browser;
 before(async () => {
   models = join(repo, 'build', 'models');
-  if (!existsSync(join(models, 'index.json'))) {   // run alone: the oracle's generator, as CTest's models.checkpoints runs it
+  if (!existsSync(join(models, 'index.json'))) {
+    // run alone: the oracle's generator, as CTest's models.checkpoints runs it
     made = mkdtempSync(join(tmpdir(), 'mha-models-'));
     models = join(made, 'models');
-    execFileSync(python(), [join(repo, 'tests', 'models', 'make_checkpoints.py'), '--out', models], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(python(), [join(repo, 'tests', 'models', 'make_checkpoints.py'), '--out', models], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   // the page's folder as an instructor uploads it: dist/'s files, the checkpoints in models/, and broken folders in broken/
   site = mkdtempSync(join(tmpdir(), 'mha-models-site-'));
@@ -93,7 +168,9 @@ before(async () => {
   browser = await launch();
 });
 after(async () => {
-  await browser?.close(); await srv?.close(); await cspSrv?.close();
+  await browser?.close();
+  await srv?.close();
+  await cspSrv?.close();
   if (site) rmSync(site, { recursive: true, force: true });
   if (made) rmSync(made, { recursive: true, force: true });
 });
@@ -101,11 +178,16 @@ after(async () => {
 // ---- Helpers ------------------------------------------------------------------------------------------------------
 async function open(url, { allowed, csp } = {}) {
   const base = (csp ? cspSrv : srv).origin;
-  const g = await guardedPage(browser.context, allowed || ((u) => u.startsWith(base + '/') || u.startsWith('data:') || u.startsWith('blob:')));
+  const g = await guardedPage(
+    browser.context,
+    allowed || ((u) => u.startsWith(base + '/') || u.startsWith('data:') || u.startsWith('blob:')),
+  );
   if (csp) {
     await g.page.addInitScript(() => {
       window.__violations = [];
-      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.effectiveDirective + ' ' + e.blockedURI));
+      document.addEventListener('securitypolicyviolation', (e) =>
+        window.__violations.push(e.effectiveDirective + ' ' + e.blockedURI),
+      );
     });
   }
   await g.page.goto(url.startsWith('file:') ? url : base + '/' + url);
@@ -115,37 +197,58 @@ async function open(url, { allowed, csp } = {}) {
 }
 // Console errors but the server's 404s for the files a folder may lack (tokenizer_config.json, model.safetensors of a
 // sharded checkpoint) and those a broken folder lacks.
-const realErrors = (g) => g.errors.filter((e) => !/Failed to load resource: the server responded with a status of 404/.test(e));
+const realErrors = (g) =>
+  g.errors.filter((e) => !/Failed to load resource: the server responded with a status of 404/.test(e));
 async function closeClean(g) {
   assert.deepEqual(realErrors(g), [], 'console errors');
-  assert.deepEqual(g.foreign, [], 'requests beyond the page\'s host');
+  assert.deepEqual(g.foreign, [], "requests beyond the page's host");
   await g.page.close();
 }
 
 // |ours − transformers' float64| ≤ the fixture's bound, element by element.
 function assertWithin(ours, ref, what) {
-  const t = ref.tensors[what], b = ref.tensors[what + '.bound'];
+  const t = ref.tensors[what],
+    b = ref.tensors[what + '.bound'];
   assert.deepEqual(ours.shape, t.shape, what + ' shape');
   assert.equal(ours.data.length, t.data.length);
-  let worst = 0, at = -1;
+  let worst = 0,
+    at = -1;
   for (let i = 0; i < t.data.length; i++) {
     const excess = Math.abs(ours.data[i] - t.data[i]) - b.data[i];
-    if (!(excess <= 0) && (at < 0 || excess > worst)) { worst = excess; at = i; }
+    if (!(excess <= 0) && (at < 0 || excess > worst)) {
+      worst = excess;
+      at = i;
+    }
   }
-  assert.ok(at < 0, what + ': element ' + at + ' is ' + ours.data[at] + ', transformers ' + t.data[at] + ' ± ' + b.data[at]);
+  assert.ok(
+    at < 0,
+    what + ': element ' + at + ' is ' + ours.data[at] + ', transformers ' + t.data[at] + ' ± ' + b.data[at],
+  );
 }
 // The page's top 5 (ids, most probable first) against the float64 logits of one position with their bounds: every id
 // the page lists is in transformers' top 5 up to ties within the bounds, in transformers' order up to such ties.
 function assertTop5(ids, logits, bounds, what) {
-  const V = logits.length, order = Array.from({ length: V }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
+  const V = logits.length,
+    order = Array.from({ length: V }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
   const fifth = logits[order[4]];
   assert.equal(ids.length, 5, what);
   ids.forEach((id, r) => {
-    assert.ok(logits[id] + bounds[id] + bounds[order[4]] >= fifth, what + ': ' + id + ' (rank ' + r + ') is not in transformers\' top 5 ' + order.slice(0, 5));
-    if (r) assert.ok(logits[ids[r - 1]] + bounds[ids[r - 1]] + bounds[id] >= logits[id], what + ': ' + ids[r - 1] + ' before ' + id);
+    assert.ok(
+      logits[id] + bounds[id] + bounds[order[4]] >= fifth,
+      what + ': ' + id + ' (rank ' + r + ") is not in transformers' top 5 " + order.slice(0, 5),
+    );
+    if (r)
+      assert.ok(
+        logits[ids[r - 1]] + bounds[ids[r - 1]] + bounds[id] >= logits[id],
+        what + ': ' + ids[r - 1] + ' before ' + id,
+      );
   });
   for (const id of order.slice(0, 5)) {
-    if (!ids.includes(id)) assert.ok(logits[id] - bounds[id] - bounds[ids[4]] <= logits[ids[4]], what + ': transformers\' ' + id + ' is missing');
+    if (!ids.includes(id))
+      assert.ok(
+        logits[id] - bounds[id] - bounds[ids[4]] <= logits[ids[4]],
+        what + ": transformers' " + id + ' is missing',
+      );
   }
 }
 const row = (t, p, V) => ({ logits: Array.from(t.data.subarray(p * V, (p + 1) * V)) });
@@ -153,21 +256,41 @@ const row = (t, p, V) => ({ logits: Array.from(t.data.subarray(p * V, (p + 1) * 
 // Checks a loaded page against a case's oracle k: tokens, ids, every attention weight, and the top 5 with and without
 // the fixture's heads switched off.
 async function checkAgainstOracle(page, c, k = 0) {
-  const ref = oracle(c, k), meta = ref.metadata;
+  const ref = oracle(c, k),
+    meta = ref.metadata;
   await page.evaluate((text) => window.mhaExplorer.set({ text }), meta.text);
   assert.deepEqual(await page.evaluate(() => window.mhaExplorer.getTokens()), meta.tokens, c + ': tokens');
   assert.deepEqual(await page.evaluate(() => window.mhaExplorer.getIds()), meta.ids, c + ': ids');
-  const w = await page.evaluate(() => { const x = window.mhaExplorer.getWeights(); return { shape: x.shape, data: Array.from(x.data) }; });
+  const w = await page.evaluate(() => {
+    const x = window.mhaExplorer.getWeights();
+    return { shape: x.shape, data: Array.from(x.data) };
+  });
   assertWithin(w, ref, 'attentions');
   const top = await page.evaluate(() => window.mhaExplorer.getTop());
-  if (!ref.tensors.logits) { assert.equal(top.position, -1, c + ': no head, no prediction'); return; }
-  const at = meta.logits_at.indexOf(top.position), V = ref.tensors.logits.shape[1];
+  if (!ref.tensors.logits) {
+    assert.equal(top.position, -1, c + ': no head, no prediction');
+    return;
+  }
+  const at = meta.logits_at.indexOf(top.position),
+    V = ref.tensors.logits.shape[1];
   assert.ok(at >= 0, c + ': the page predicts at ' + top.position + ', the fixture has ' + meta.logits_at);
-  const full = row(ref.tensors.logits, at, V), fullB = row(ref.tensors['logits.bound'], at, V);
-  assertTop5(top.full.map((t) => t.id), full.logits, fullB.logits, c + ' full model');
+  const full = row(ref.tensors.logits, at, V),
+    fullB = row(ref.tensors['logits.bound'], at, V);
+  assertTop5(
+    top.full.map((t) => t.id),
+    full.logits,
+    fullB.logits,
+    c + ' full model',
+  );
   const ablated = await page.evaluate((heads) => window.mhaExplorer.ablate(heads), meta.heads_off);
-  const off = row(ref.tensors['ablated.logits'], at, V), offB = row(ref.tensors['ablated.logits.bound'], at, V);
-  assertTop5(ablated.map((t) => t.id), off.logits, offB.logits, c + ' heads ' + JSON.stringify(meta.heads_off) + ' off');
+  const off = row(ref.tensors['ablated.logits'], at, V),
+    offB = row(ref.tensors['ablated.logits.bound'], at, V);
+  assertTop5(
+    ablated.map((t) => t.id),
+    off.logits,
+    offB.logits,
+    c + ' heads ' + JSON.stringify(meta.heads_off) + ' off',
+  );
   await page.evaluate(() => window.mhaExplorer.ablate([]));
 }
 
@@ -178,20 +301,27 @@ async function drop(page, c, dir = join(models, c)) {
     const dt = new DataTransfer();
     for (const f of files) dt.items.add(new File([Uint8Array.from(atob(f.b64), (ch) => ch.charCodeAt(0))], f.name));
     document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    await window.mhaExplorer.ready;   // the drop's load
+    await window.mhaExplorer.ready; // the drop's load
     return window.mhaExplorer.getMessages();
   }, files);
 }
 
 // ---- The tests ----------------------------------------------------------------------------------------------------
 for (const c of CASES) {
-  test(c + ' by model=: tokens, every head of every layer and the top 5 with heads off equal transformers\'', async () => {
-    const g = await open('models.html?model=models/' + c + '/');
-    assert.equal(g.ready, true, 'loaded: ' + JSON.stringify(await g.page.evaluate(() => window.mhaExplorer.getMessages())));
-    const n = TEXTS[c] || readdirSync(join(models, c)).filter((f) => /^oracle-\d+\.safetensors$/.test(f)).length;
-    for (let k = 0; k < n; k++) await checkAgainstOracle(g.page, c, k);
-    await closeClean(g);
-  });
+  test(
+    c + " by model=: tokens, every head of every layer and the top 5 with heads off equal transformers'",
+    async () => {
+      const g = await open('models.html?model=models/' + c + '/');
+      assert.equal(
+        g.ready,
+        true,
+        'loaded: ' + JSON.stringify(await g.page.evaluate(() => window.mhaExplorer.getMessages())),
+      );
+      const n = TEXTS[c] || readdirSync(join(models, c)).filter((f) => /^oracle-\d+\.safetensors$/.test(f)).length;
+      for (let k = 0; k < n; k++) await checkAgainstOracle(g.page, c, k);
+      await closeClean(g);
+    },
+  );
 }
 
 test('dropped files: the page loads them as model= does, then the next folder', async () => {
@@ -206,7 +336,10 @@ test('dropped files: the page loads them as model= does, then the next folder', 
 
 test('files chosen in the file dialog (one by one, and a folder)', async () => {
   const g = await open('models.html');
-  await g.page.setInputFiles('#pick-files', filesOf('qwen2').map((f) => join(models, 'qwen2', f)));
+  await g.page.setInputFiles(
+    '#pick-files',
+    filesOf('qwen2').map((f) => join(models, 'qwen2', f)),
+  );
   assert.equal(await g.page.evaluate(() => window.mhaExplorer.ready), true);
   await checkAgainstOracle(g.page, 'qwen2');
   await g.page.setInputFiles('#pick-folder', join(site, 'broken', BROKEN[0].folder));
@@ -220,23 +353,39 @@ for (const b of BROKEN) {
     const g = await open('models.html?model=broken/' + b.folder + '/');
     assert.equal(g.ready, false);
     const said = (await g.page.evaluate(() => window.mhaExplorer.getMessages())).join(' ');
-    if (b.names instanceof RegExp) assert.match(said, b.names); else assert.ok(said.includes(b.names), b.names + ' not named in: ' + said);
+    if (b.names instanceof RegExp) assert.match(said, b.names);
+    else assert.ok(said.includes(b.names), b.names + ' not named in: ' + said);
     assert.equal(await g.page.evaluate(() => window.mhaExplorer.getWeights()), null);
-    assert.equal(await g.page.evaluate((u) => window.mhaExplorer.loadURL(u).then(() => true, () => false), 'models/bert/'), true);
+    assert.equal(
+      await g.page.evaluate(
+        (u) =>
+          window.mhaExplorer.loadURL(u).then(
+            () => true,
+            () => false,
+          ),
+        'models/bert/',
+      ),
+      true,
+    );
     await checkAgainstOracle(g.page, 'bert');
     await closeClean(g);
   });
 }
 
-test('tokenizer_config.json is optional; model= never leaves the page\'s host; from a file, model= says to drop the folder', async () => {
+test("tokenizer_config.json is optional; model= never leaves the page's host; from a file, model= says to drop the folder", async () => {
   let g = await open('models.html?model=https://example.org/gpt2/');
-  assert.match((await g.page.evaluate(() => window.mhaExplorer.getMessages())).join(' '), /address: the page loads a folder relative to itself only/);
+  assert.match(
+    (await g.page.evaluate(() => window.mhaExplorer.getMessages())).join(' '),
+    /address: the page loads a folder relative to itself only/,
+  );
   await closeClean(g);
   g = await open('models.html?model=//example.org/gpt2/');
   assert.match((await g.page.evaluate(() => window.mhaExplorer.getMessages())).join(' '), /relative to itself only/);
   await closeClean(g);
   const fileURL = pathToFileURL(join(site, 'models.html')).href;
-  g = await open(fileURL + '?model=models/gpt2/', { allowed: (u) => u.startsWith(pathToFileURL(site).href + '/') || /^(data|blob):/.test(u) });
+  g = await open(fileURL + '?model=models/gpt2/', {
+    allowed: (u) => u.startsWith(pathToFileURL(site).href + '/') || /^(data|blob):/.test(u),
+  });
   assert.match((await g.page.evaluate(() => window.mhaExplorer.getMessages())).join(' '), /opened as a file/);
   // file:// with a dropped folder
   assert.deepEqual(await drop(g.page, 'llama'), []);
@@ -248,10 +397,25 @@ test('Cancel while a model loads: the message says so and the model shown stays'
   const g = await open('models.html?model=models/gpt2/');
   const { page } = g;
   const said = await page.evaluate(async () => {
-    const loading = window.mhaExplorer.loadURL('models/minilm/').then(() => 'loaded', (e) => 'rejected: ' + e.name);
-    await new Promise((r) => { const t = setInterval(() => { if (!document.getElementById('progress-box').hidden) { clearInterval(t); r(); } }, 1); });
+    const loading = window.mhaExplorer.loadURL('models/minilm/').then(
+      () => 'loaded',
+      (e) => 'rejected: ' + e.name,
+    );
+    await new Promise((r) => {
+      const t = setInterval(() => {
+        if (!document.getElementById('progress-box').hidden) {
+          clearInterval(t);
+          r();
+        }
+      }, 1);
+    });
     document.getElementById('cancel').click();
-    return [await loading, window.mhaExplorer.getMessages().join(' '), window.mhaExplorer.getInfo().modelType, document.getElementById('progress-box').hidden];
+    return [
+      await loading,
+      window.mhaExplorer.getMessages().join(' '),
+      window.mhaExplorer.getInfo().modelType,
+      document.getElementById('progress-box').hidden,
+    ];
   });
   assert.match(said[0], /^rejected/);
   assert.match(said[1], /cancelled: the previous model stays/);
@@ -267,7 +431,10 @@ test('the one-file twin (dist/mha-explorer-models.html, no weights in it) from a
   assert.equal(g.ready, false);
   assert.deepEqual(await drop(g.page, 'bert'), []);
   await checkAgainstOracle(g.page, 'bert');
-  assert.equal(await g.page.getAttribute('a[href^="mha-explorer-lab.html"]', 'href'), 'mha-explorer-lab.html?preset=train-two-offsets');
+  assert.equal(
+    await g.page.getAttribute('a[href^="mha-explorer-lab.html"]', 'href'),
+    'mha-explorer-lab.html?preset=train-two-offsets',
+  );
   await closeClean(g);
 });
 
@@ -298,37 +465,80 @@ test('the text box retokenizes as the student types; role scores, where a token 
   await closeClean(g);
 });
 
-test('the shape trace of the shown layer: RoPE and repeat_kv for a Llama-style model, in the attention view\'s trace table', async () => {
+test("the shape trace of the shown layer: RoPE and repeat_kv for a Llama-style model, in the attention view's trace table", async () => {
   const g = await open('models.html?model=models/llama/&layer=1');
   const rows = await g.page.$$eval('.mhav-trace tbody tr', (trs) => trs.map((tr) => tr.textContent));
-  for (const want of ['Layer 1: RMSNorm before the attention', 'RoPE on the queries', 'RoPE on the keys', 'repeat_kv: keys', 'repeat_kv: values',
-    'Softmax: the attention weights', 'self_attn.o_proj']) assert.ok(rows.some((r) => r.includes(want)), want + ' in ' + rows.join(' | '));
-  assert.ok(rows.some((r) => /\[1, 4, \d+, \d+\]/.test(r)), 'the heads\' shapes');
+  for (const want of [
+    'Layer 1: RMSNorm before the attention',
+    'RoPE on the queries',
+    'RoPE on the keys',
+    'repeat_kv: keys',
+    'repeat_kv: values',
+    'Softmax: the attention weights',
+    'self_attn.o_proj',
+  ])
+    assert.ok(
+      rows.some((r) => r.includes(want)),
+      want + ' in ' + rows.join(' | '),
+    );
+  assert.ok(
+    rows.some((r) => /\[1, 4, \d+, \d+\]/.test(r)),
+    "the heads' shapes",
+  );
   await closeClean(g);
 });
 
-test('Copy as Python: the snippet, run in transformers next to the page, prints the page\'s numbers', async () => {
-  const g = await open('models.html?model=models/bert/&text=' + encodeURIComponent("The chicken didn't cross the [MASK] because it was too wide."));
+test("Copy as Python: the snippet, run in transformers next to the page, prints the page's numbers", async () => {
+  const g = await open(
+    'models.html?model=models/bert/&text=' +
+      encodeURIComponent("The chicken didn't cross the [MASK] because it was too wide."),
+  );
   const { page } = g;
-  await page.evaluate(() => { window.mhaExplorer.select({ layer: 1, head: 2 }); return window.mhaExplorer.ablate([[0, 1], [1, 3]]); });
+  await page.evaluate(() => {
+    window.mhaExplorer.select({ layer: 1, head: 2 });
+    return window.mhaExplorer.ablate([
+      [0, 1],
+      [1, 3],
+    ]);
+  });
   const code = await page.evaluate(() => window.mhaExplorer.getSnippet());
   const file = join(site, 'snippet.py');
   writeFileSync(file, code);
-  const printed = execFileSync(python(), [file], { cwd: site, encoding: 'utf8', env: { ...process.env, TRANSFORMERS_VERBOSITY: 'error', OMP_NUM_THREADS: '1' } });
+  const printed = execFileSync(python(), [file], {
+    cwd: site,
+    encoding: 'utf8',
+    env: { ...process.env, TRANSFORMERS_VERBOSITY: 'error', OMP_NUM_THREADS: '1' },
+  });
   const { parsePrinted } = await import('../../web/models/snippet.js');
   const out = parsePrinted(printed);
-  const w = await page.evaluate(() => { const x = window.mhaExplorer.getWeights(); return { shape: x.shape, data: Array.from(x.data) }; });
-  const [, , H, T] = w.shape, at = (1 * H + 2) * T * T;
+  const w = await page.evaluate(() => {
+    const x = window.mhaExplorer.getWeights();
+    return { shape: x.shape, data: Array.from(x.data) };
+  });
+  const [, , H, T] = w.shape,
+    at = (1 * H + 2) * T * T;
   const ref = oracle('bert');
-  out.weights.forEach((r, q) => r.forEach((v, k) => {
-    const i = at + q * T + k;
-    assert.ok(Math.abs(v - w.data[i]) <= 0.5e-4 + 2 * ref.tensors['attentions.bound'].data[i] + 1e-9, 'printed ' + v + ', page ' + w.data[i]);
-  }));
+  out.weights.forEach((r, q) =>
+    r.forEach((v, k) => {
+      const i = at + q * T + k;
+      assert.ok(
+        Math.abs(v - w.data[i]) <= 0.5e-4 + 2 * ref.tensors['attentions.bound'].data[i] + 1e-9,
+        'printed ' + v + ', page ' + w.data[i],
+      );
+    }),
+  );
   const top = await page.evaluate(() => window.mhaExplorer.getTop());
-  for (const [printed2, ours] of [[out.full, top.full], [out.ablated, top.ablated]]) {
+  for (const [printed2, ours] of [
+    [out.full, top.full],
+    [out.ablated, top.ablated],
+  ]) {
     assert.equal(printed2.length, 5);
-    printed2.forEach((p, r) => assert.ok(p.id === ours[r].id || Math.abs(p.percent - 100 * ours[r].prob) < 0.02, 'rank ' + r));
-    printed2.forEach((p, r) => { if (p.id === ours[r].id) assert.ok(Math.abs(p.percent - 100 * ours[r].prob) <= 0.005 + 1e-3); });
+    printed2.forEach((p, r) =>
+      assert.ok(p.id === ours[r].id || Math.abs(p.percent - 100 * ours[r].prob) < 0.02, 'rank ' + r),
+    );
+    printed2.forEach((p, r) => {
+      if (p.id === ours[r].id) assert.ok(Math.abs(p.percent - 100 * ours[r].prob) <= 0.005 + 1e-3);
+    });
   }
   await closeClean(g);
 });
@@ -342,18 +552,39 @@ test('under a strict Content-Security-Policy: no violation, nothing requested fr
 });
 
 test('axe-core finds no WCAG 2.1 A/AA violation (desktop, phone, dark); screenshots', async () => {
-  const shots = [['desktop', 1360, 900, 'light'], ['phone', 390, 844, 'light'], ['dark', 1360, 900, 'dark']];
+  const shots = [
+    ['desktop', 1360, 900, 'light'],
+    ['phone', 390, 844, 'light'],
+    ['dark', 1360, 900, 'dark'],
+  ];
   for (const [name, width, height, theme] of shots) {
     const g = await open('models.html?model=models/gpt2/&theme=' + theme);
     const { page } = g;
     await page.setViewportSize({ width, height });
-    await page.evaluate(() => { window.mhaExplorer.select({ layer: 1, head: 2 }); document.querySelector('#role').value = 'previous';
-      document.querySelector('#role').dispatchEvent(new Event('change')); return window.mhaExplorer.ablate([[1, 2]]); });
+    await page.evaluate(() => {
+      window.mhaExplorer.select({ layer: 1, head: 2 });
+      document.querySelector('#role').value = 'previous';
+      document.querySelector('#role').dispatchEvent(new Event('change'));
+      return window.mhaExplorer.ablate([[1, 2]]);
+    });
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await page.screenshot({ path: join(ARTIFACTS, 'models-' + name + '.png'), fullPage: true });
     await page.addScriptTag({ path: AXE });
-    const v = await page.evaluate(() => window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
-      .then((r) => r.violations.map((x) => x.id + ': ' + x.nodes.slice(0, 3).map((n) => n.target.join(' ') + ' ' + (n.failureSummary || '')).join(' | '))));
+    const v = await page.evaluate(() =>
+      window.axe
+        .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+        .then((r) =>
+          r.violations.map(
+            (x) =>
+              x.id +
+              ': ' +
+              x.nodes
+                .slice(0, 3)
+                .map((n) => n.target.join(' ') + ' ' + (n.failureSummary || ''))
+                .join(' | '),
+          ),
+        ),
+    );
     assert.deepEqual(v, [], name);
     await closeClean(g);
   }

@@ -24,34 +24,66 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const DIR = mkdtempSync(join(tmpdir(), 'mha-frontends-'));
 const TOKEN = 'mha-' + Math.random().toString(36).slice(2);
-const HTML_VIEWS = 3;                      // the notebook's HTML outputs; then the widget
+const HTML_VIEWS = 3; // the notebook's HTML outputs; then the widget
 let venv, env, browser, jupyter;
 
-const freePort = () => new Promise((resolve) => {
-  const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
-});
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
 
 // A server process, its log, and a promise resolved once the log matches `ready`.
 async function startProcess(cmd, args, ready, opts) {
   const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
   let log = '';
-  proc.stdout.on('data', (d) => { log += d; });
-  proc.stderr.on('data', (d) => { log += d; });
-  proc.on('error', (e) => { log += 'could not start: ' + e.message; });
+  proc.stdout.on('data', (d) => {
+    log += d;
+  });
+  proc.stderr.on('data', (d) => {
+    log += d;
+  });
+  proc.on('error', (e) => {
+    log += 'could not start: ' + e.message;
+  });
   const deadline = Date.now() + 90000;
-  while (!ready.test(log) && Date.now() < deadline && proc.exitCode === null) await new Promise((r) => setTimeout(r, 200));
+  while (!ready.test(log) && Date.now() < deadline && proc.exitCode === null)
+    await new Promise((r) => setTimeout(r, 200));
   assert.match(log, ready, cmd + ' did not start:\n' + log);
   return { proc, log: () => log };
 }
 
 before(async () => {
   ({ venv, env } = pythonEnv(DIR));
-  env = { ...env, JUPYTERLAB_SETTINGS_DIR: join(DIR, '.settings'), JUPYTERLAB_WORKSPACES_DIR: join(DIR, '.workspaces'),
-    HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' };
-  for (const d of ['lab', 'nb7']) execFileSync(join(venv, 'bin', 'python'), [join(repo, 'python', 'tests', 'make_frontends_notebook.py'), join(DIR, d)]);
+  env = {
+    ...env,
+    JUPYTERLAB_SETTINGS_DIR: join(DIR, '.settings'),
+    JUPYTERLAB_WORKSPACES_DIR: join(DIR, '.workspaces'),
+    HF_HUB_OFFLINE: '1',
+    TRANSFORMERS_OFFLINE: '1',
+  };
+  for (const d of ['lab', 'nb7'])
+    execFileSync(join(venv, 'bin', 'python'), [
+      join(repo, 'python', 'tests', 'make_frontends_notebook.py'),
+      join(DIR, d),
+    ]);
   const port = await freePort();
-  jupyter = await startProcess(join(venv, 'bin', 'jupyter-lab'), ['--no-browser', '--ip=127.0.0.1', '--port=' + port,
-    '--IdentityProvider.token=' + TOKEN, '--allow-root', '--ServerApp.root_dir=' + DIR], /is running at/, { env, cwd: DIR });
+  jupyter = await startProcess(
+    join(venv, 'bin', 'jupyter-lab'),
+    [
+      '--no-browser',
+      '--ip=127.0.0.1',
+      '--port=' + port,
+      '--IdentityProvider.token=' + TOKEN,
+      '--allow-root',
+      '--ServerApp.root_dir=' + DIR,
+    ],
+    /is running at/,
+    { env, cwd: DIR },
+  );
   jupyter.origin = 'http://127.0.0.1:' + port;
   browser = await launch();
 });
@@ -61,38 +93,71 @@ after(async () => {
   rmSync(DIR, { recursive: true, force: true });
 });
 
-const own = (origin) => (u) => u.startsWith(origin + '/') || u.startsWith(origin.replace('http', 'ws') + '/') ||
-  u.startsWith('data:') || u.startsWith('blob:');
+const own = (origin) => (u) =>
+  u.startsWith(origin + '/') ||
+  u.startsWith(origin.replace('http', 'ws') + '/') ||
+  u.startsWith('data:') ||
+  u.startsWith('blob:');
 function clean(g, where) {
-  assert.deepEqual(g.foreign, [], where + ': requests beyond the front end\'s server');
+  assert.deepEqual(g.foreign, [], where + ": requests beyond the front end's server");
   assert.deepEqual(g.errors, [], where + ': console errors');
 }
 
 // Every view in the document: its values, selection, theme, and whether it shows all its content (no scroll box of
 // its own cell around it: the notebook's or the page's scrolling container, which holds every view, is not the view's).
-const views = (page) => page.evaluate(() => [...document.querySelectorAll('[data-mha-explorer-view]')].map((root, _, all) => {
-  let clipped = null;
-  // up to the notebook's or the page's own scrolling container (the first ancestor holding every view)
-  for (let e = root.parentElement; e && !e.matches('.jp-WindowedPanel-outer, .jp-Notebook, body') && !(all.length > 1 && all.every((r) => e.contains(r)));
-    e = e.parentElement) {
-    if (e.matches('.jp-Cell, .jp-OutputArea, .marimo-cell, .output-area')) { continue; }
-    const s = getComputedStyle(e);
-    if ((s.overflowY === 'auto' || s.overflowY === 'scroll' || s.overflowY === 'hidden') && e.scrollHeight > e.clientHeight + 1) {
-      clipped = (e.className || e.tagName) + ': ' + e.clientHeight + ' of ' + e.scrollHeight + ' px';
-      break;
-    }
-  }
-  const w = root.mhaExplorer.getWeights(), code = root.querySelector('table.trace code');
-  return { data: Array.from(w.data), shape: w.shape, notes: root.mhaExplorer.getNotes(), selection: root.mhaExplorer.getSelection(),
-    theme: root.getAttribute('data-mhav-theme'), height: root.getBoundingClientRect().height, content: root.scrollHeight,
-    inner: root.clientHeight, clipped, tokens: root.mhaExplorer.getLabels().tokens,
-    code: code && { color: getComputedStyle(code).color, background: getComputedStyle(code).backgroundColor } };
-}));
+const views = (page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('[data-mha-explorer-view]')].map((root, _, all) => {
+      let clipped = null;
+      // up to the notebook's or the page's own scrolling container (the first ancestor holding every view)
+      for (
+        let e = root.parentElement;
+        e &&
+        !e.matches('.jp-WindowedPanel-outer, .jp-Notebook, body') &&
+        !(all.length > 1 && all.every((r) => e.contains(r)));
+        e = e.parentElement
+      ) {
+        if (e.matches('.jp-Cell, .jp-OutputArea, .marimo-cell, .output-area')) {
+          continue;
+        }
+        const s = getComputedStyle(e);
+        if (
+          (s.overflowY === 'auto' || s.overflowY === 'scroll' || s.overflowY === 'hidden') &&
+          e.scrollHeight > e.clientHeight + 1
+        ) {
+          clipped = (e.className || e.tagName) + ': ' + e.clientHeight + ' of ' + e.scrollHeight + ' px';
+          break;
+        }
+      }
+      const w = root.mhaExplorer.getWeights(),
+        code = root.querySelector('table.trace code');
+      return {
+        data: Array.from(w.data),
+        shape: w.shape,
+        notes: root.mhaExplorer.getNotes(),
+        selection: root.mhaExplorer.getSelection(),
+        theme: root.getAttribute('data-mhav-theme'),
+        height: root.getBoundingClientRect().height,
+        content: root.scrollHeight,
+        inner: root.clientHeight,
+        clipped,
+        tokens: root.mhaExplorer.getLabels().tokens,
+        code: code && { color: getComputedStyle(code).color, background: getComputedStyle(code).backgroundColor },
+      };
+    }),
+  );
 
 // WCAG contrast of two computed rgb() colours.
 function contrast(a, b) {
   const lum = (c) => {
-    const [r, g, bl] = c.match(/[\d.]+/g).slice(0, 3).map(Number).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    const [r, g, bl] = c
+      .match(/[\d.]+/g)
+      .slice(0, 3)
+      .map(Number)
+      .map((v) => {
+        v /= 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+      });
     return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
   };
   const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
@@ -112,27 +177,55 @@ function checkViews(got, expected, where, theme) {
   got.forEach((v, i) => {
     const at = where + ', view ' + i;
     assert.equal(v.clipped, null, at + ': in a scroll box');
-    assert.ok(v.height > 200 && v.content <= v.inner + 1, at + ': at its content\'s height (' + v.content + ' px in ' + v.inner + ')');
+    assert.ok(
+      v.height > 200 && v.content <= v.inner + 1,
+      at + ": at its content's height (" + v.content + ' px in ' + v.inner + ')',
+    );
     assert.deepEqual(v.notes, [], at);
     assert.equal(v.theme, theme, at + ': theme');
     const want = i < HTML_VIEWS ? expected.views[i] : expected.widget;
-    assert.ok(maxDiff(v.data, want) <= 1e-6, at + ': values differ from PyTorch\'s');
-    if (v.code) assert.ok(contrast(v.code.color, v.code.background) >= 4.5, at + ': trace code ' + v.code.color + ' on ' + v.code.background);
+    assert.ok(maxDiff(v.data, want) <= 1e-6, at + ": values differ from PyTorch's");
+    if (v.code)
+      assert.ok(
+        contrast(v.code.color, v.code.background) >= 4.5,
+        at + ': trace code ' + v.code.color + ' on ' + v.code.background,
+      );
   });
-  assert.deepEqual(got[1].tokens, expected.tokens, where + ': the tokenizer\'s tokens');
-  assert.deepEqual(got[HTML_VIEWS].selection, { layer: 0, batch: 0, head: 1, query: 3 }, where + ': the widget\'s head and query set from Python');
+  assert.deepEqual(got[1].tokens, expected.tokens, where + ": the tokenizer's tokens");
+  assert.deepEqual(
+    got[HTML_VIEWS].selection,
+    { layer: 0, batch: 0, head: 1, query: 3 },
+    where + ": the widget's head and query set from Python",
+  );
 }
 
 async function axe(page, where, context = '[data-mha-explorer-view]') {
   await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(([ctx, values]) => window.axe.run(ctx, { runOnly: { type: 'tag', values } }), [context, TAGS]);
-  assert.deepEqual(result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')), [], where + ': axe-core');
+  const result = await page.evaluate(
+    ([ctx, values]) => window.axe.run(ctx, { runOnly: { type: 'tag', values } }),
+    [context, TAGS],
+  );
+  assert.deepEqual(
+    result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')),
+    [],
+    where + ': axe-core',
+  );
 }
 
-const outputsDone = (page) => page.waitForFunction(() => [...document.querySelectorAll('.jp-OutputArea-output pre')]
-  .some((e) => /outputs expected/.test(e.textContent)), null, { timeout: 180000 });
-const viewsShown = (page, n) => page.waitForFunction((k) => document.querySelectorAll('[data-mha-explorer-view]').length >= k &&
-  !document.querySelector('.mhax-fallback'), n, { timeout: 60000 });
+const outputsDone = (page) =>
+  page.waitForFunction(
+    () =>
+      [...document.querySelectorAll('.jp-OutputArea-output pre')].some((e) => /outputs expected/.test(e.textContent)),
+    null,
+    { timeout: 180000 },
+  );
+const viewsShown = (page, n) =>
+  page.waitForFunction(
+    (k) =>
+      document.querySelectorAll('[data-mha-explorer-view]').length >= k && !document.querySelector('.mhax-fallback'),
+    n,
+    { timeout: 60000 },
+  );
 // JupyterLab's menus (Notebook 7 has the same): a menu of the menu bar, then an item by its command.
 async function menu(page, name, command) {
   await page.getByRole('menuitem', { name, exact: true }).click();
@@ -149,7 +242,8 @@ async function theme(page, name) {
 async function scrollThrough(page) {
   await page.evaluate(async () => {
     for (const cell of document.querySelectorAll('.jp-Notebook .jp-Cell')) {
-      cell.scrollIntoView(); await new Promise((r) => setTimeout(r, 150));
+      cell.scrollIntoView();
+      await new Promise((r) => setTimeout(r, 150));
     }
   });
 }
@@ -157,98 +251,167 @@ async function scrollThrough(page) {
 async function runNotebook(where, path, shot) {
   const g = await guardedPage(browser.context, own(jupyter.origin));
   const { page } = g;
-  g.sources = [];   // where each console error came from
-  page.on('console', (m) => { if (m.type() === 'error') g.sources.push({ text: m.text(), url: m.location().url }); });
-  page.on('pageerror', (e) => g.sources.push({ text: String(e), url: ((e.stack || '').match(/https?:\/\/[^\s)]+/) || [''])[0] }));
+  g.sources = []; // where each console error came from
+  page.on('console', (m) => {
+    if (m.type() === 'error') g.sources.push({ text: m.text(), url: m.location().url });
+  });
+  page.on('pageerror', (e) =>
+    g.sources.push({ text: String(e), url: ((e.stack || '').match(/https?:\/\/[^\s)]+/) || [''])[0] }),
+  );
   await page.goto(jupyter.origin + path + '?token=' + TOKEN);
   await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
   // The notebook names the venv's kernel ("mha-explorer", not the server's default): JupyterLab asks once, the student
   // clicks Select
   const select = page.locator('.jp-Dialog').getByRole('button', { name: 'Select', exact: true });
-  await select.waitFor({ timeout: 20000 }).then(() => select.click(), () => {});
-  await page.waitForFunction(() => /Idle/.test(document.querySelector('.jp-Toolbar-kernelStatus, .jp-Notebook-ExecutionIndicator, #jp-main-statusbar')?.textContent || '') ||
-    document.querySelector('.jp-Notebook-ExecutionIndicator[data-status="idle"]'), null, { timeout: 90000 }).catch(() => {});
-  await menu(page, 'Run', 'runmenu:run-all');                 // Run → Run All Cells, as a student does
-  await outputsDone(page).catch(async (e) => { await page.screenshot({ path: join(ARTIFACTS, shot.name + '-stuck.png') }); throw e; });
+  await select.waitFor({ timeout: 20000 }).then(
+    () => select.click(),
+    () => {},
+  );
+  await page
+    .waitForFunction(
+      () =>
+        /Idle/.test(
+          document.querySelector('.jp-Toolbar-kernelStatus, .jp-Notebook-ExecutionIndicator, #jp-main-statusbar')
+            ?.textContent || '',
+        ) || document.querySelector('.jp-Notebook-ExecutionIndicator[data-status="idle"]'),
+      null,
+      { timeout: 90000 },
+    )
+    .catch(() => {});
+  await menu(page, 'Run', 'runmenu:run-all'); // Run → Run All Cells, as a student does
+  await outputsDone(page).catch(async (e) => {
+    await page.screenshot({ path: join(ARTIFACTS, shot.name + '-stuck.png') });
+    throw e;
+  });
   await scrollThrough(page);
   await viewsShown(page, HTML_VIEWS + 1);
   const expected = JSON.parse(readFileSync(join(DIR, shot.dir, 'expected.json'), 'utf8'));
   checkViews(await views(page), expected, where, 'light');
-  const out = await page.evaluate(() => [...document.querySelectorAll('.jp-OutputArea-output pre')].map((e) => e.textContent).join('\n'));
-  assert.match(out, /TraitError: head=7 is out of range: there are 2 heads \(0 to 1\)/, where + ': the widget\'s bad trait, in words');
-  await page.locator('[data-mha-explorer-view]').nth(1).screenshot({ path: join(ARTIFACTS, shot.name + '-light.png') });
+  const out = await page.evaluate(() =>
+    [...document.querySelectorAll('.jp-OutputArea-output pre')].map((e) => e.textContent).join('\n'),
+  );
+  assert.match(
+    out,
+    /TraitError: head=7 is out of range: there are 2 heads \(0 to 1\)/,
+    where + ": the widget's bad trait, in words",
+  );
+  await page
+    .locator('[data-mha-explorer-view]')
+    .nth(1)
+    .screenshot({ path: join(ARTIFACTS, shot.name + '-light.png') });
   await axe(page, where + ' (light)');
   return { g, page, expected };
 }
 
-test('JupyterLab 4: Run All Cells, light then Dark live, the widget both ways, reopened', { timeout: 420000 }, async () => {
-  const { g, page, expected } = await runNotebook('JupyterLab', '/lab/tree/lab/views.ipynb', { dir: 'lab', name: 'jupyterlab' });
-  // The widget's layer picker: Python sends that layer as a binary buffer (layers[1])
-  const widget = page.locator('[data-mha-explorer-view]').nth(HTML_VIEWS);
-  await widget.locator('.mhav-tools select').first().selectOption('1');
-  await page.waitForFunction(([n, want]) => {
-    const r = document.querySelectorAll('[data-mha-explorer-view]')[n], d = r && r.mhaExplorer.getWeights().data;
-    return d && d.length === want.length && d.every((v, i) => Math.abs(v - want[i]) <= 1e-6);
-  }, [HTML_VIEWS, expected.views[0].slice(72, 144)], { timeout: 30000 });
-  const picked = (await views(page))[HTML_VIEWS];
-  assert.ok(maxDiff(picked.data, expected.views[0].slice(72, 144)) <= 1e-6, 'the picked layer 1 came from Python');
-  await widget.screenshot({ path: join(ARTIFACTS, 'jupyterlab-widget.png') });
-  // Settings → Theme → JupyterLab Dark, while the views are shown: each follows, the trace's code stays readable
-  await theme(page, 'JupyterLab Dark');
-  await page.waitForFunction(() => document.body.getAttribute('data-jp-theme-light') === 'false' &&
-    [...document.querySelectorAll('[data-mha-explorer-view]')].every((r) => r.getAttribute('data-mhav-theme') === 'dark'), null, { timeout: 30000 });
-  const dark = await views(page);
-  assert.ok(dark.every((v) => v.theme === 'dark'));
-  const trace = dark.find((v) => v.code);
-  assert.ok(trace && contrast(trace.code.color, trace.code.background) >= 4.5, 'the trace\'s code after the switch: ' + JSON.stringify(trace && trace.code));
-  const traced = page.locator('[data-mha-explorer-view]').nth(2).locator('.mhav-trace');
-  await traced.scrollIntoViewIfNeeded();
-  await traced.screenshot({ path: join(ARTIFACTS, 'jupyterlab-dark-trace.png') });
-  await axe(page, 'JupyterLab (dark)');
-  // Saved (File → Save), then the page reloaded: the HTML views are trusted outputs of this server and show again, the
-  // widget comes back from the running kernel
-  await menu(page, 'File', 'docmanager:save');
-  await page.waitForTimeout(1000);
-  await page.reload();
-  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
-  await scrollThrough(page);
-  await viewsShown(page, HTML_VIEWS);
-  const again = await views(page);
-  again.slice(0, HTML_VIEWS).forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'reopened view ' + i));
-  assert.ok(again.every((v) => v.theme === 'dark'), 'reopened in the Dark theme');
-  // back to the light theme for the next front end (the setting is the server's)
-  await theme(page, 'JupyterLab Light');
-  await page.waitForFunction(() => document.body.getAttribute('data-jp-theme-light') === 'true');
-  const saved = JSON.parse(readFileSync(join(DIR, 'lab', 'views.ipynb'), 'utf8'));
-  const bytes = saved.cells.map((c) => JSON.stringify(c.outputs || []).length);
-  console.log('# JupyterLab: bytes each cell adds to the .ipynb: ' + bytes.join(', '));
-  clean(g, 'JupyterLab');
-  await page.close();
-  // The saved notebook exported by nbconvert (Debian's, offline): the HTML views, and for the widget its saved HTML of
-  // the layer it first showed, saying what it left out (nbconvert skips a widget whose state the notebook lacks)
-  await promisify(execFile)('jupyter-nbconvert', ['--to', 'html', 'views.ipynb'], { cwd: join(DIR, 'lab'), env });
-  const x = await guardedPage(browser.context, (u) => u.startsWith('file:///usr/share/javascript/') ||
-    u === pathToFileURL(join(DIR, 'lab', 'views.html')).href || u.startsWith('data:') || u.startsWith('blob:'));
-  await x.page.goto(pathToFileURL(join(DIR, 'lab', 'views.html')).href);
-  await viewsShown(x.page, HTML_VIEWS + 1);
-  const exported = await views(x.page);
-  assert.equal(exported.length, HTML_VIEWS + 1, 'exported: the HTML views and the widget\'s saved view');
-  exported.slice(0, HTML_VIEWS).forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'exported view ' + i));
-  assert.ok(maxDiff(exported[HTML_VIEWS].data, expected.views[0].slice(0, 72)) <= 1e-6, 'the widget\'s saved layer 0');
-  assert.match(await x.page.locator('[data-mha-explorer-view]').nth(HTML_VIEWS).textContent(),
-    /Saved from the widget \(mx\.Heads\): layer 0 of 3 only; run the cell to pick the others\./);
-  clean(x, 'exported HTML');
-  await x.page.close();
-});
+test(
+  'JupyterLab 4: Run All Cells, light then Dark live, the widget both ways, reopened',
+  { timeout: 420000 },
+  async () => {
+    const { g, page, expected } = await runNotebook('JupyterLab', '/lab/tree/lab/views.ipynb', {
+      dir: 'lab',
+      name: 'jupyterlab',
+    });
+    // The widget's layer picker: Python sends that layer as a binary buffer (layers[1])
+    const widget = page.locator('[data-mha-explorer-view]').nth(HTML_VIEWS);
+    await widget.locator('.mhav-tools select').first().selectOption('1');
+    await page.waitForFunction(
+      ([n, want]) => {
+        const r = document.querySelectorAll('[data-mha-explorer-view]')[n],
+          d = r && r.mhaExplorer.getWeights().data;
+        return d && d.length === want.length && d.every((v, i) => Math.abs(v - want[i]) <= 1e-6);
+      },
+      [HTML_VIEWS, expected.views[0].slice(72, 144)],
+      { timeout: 30000 },
+    );
+    const picked = (await views(page))[HTML_VIEWS];
+    assert.ok(maxDiff(picked.data, expected.views[0].slice(72, 144)) <= 1e-6, 'the picked layer 1 came from Python');
+    await widget.screenshot({ path: join(ARTIFACTS, 'jupyterlab-widget.png') });
+    // Settings → Theme → JupyterLab Dark, while the views are shown: each follows, the trace's code stays readable
+    await theme(page, 'JupyterLab Dark');
+    await page.waitForFunction(
+      () =>
+        document.body.getAttribute('data-jp-theme-light') === 'false' &&
+        [...document.querySelectorAll('[data-mha-explorer-view]')].every(
+          (r) => r.getAttribute('data-mhav-theme') === 'dark',
+        ),
+      null,
+      { timeout: 30000 },
+    );
+    const dark = await views(page);
+    assert.ok(dark.every((v) => v.theme === 'dark'));
+    const trace = dark.find((v) => v.code);
+    assert.ok(
+      trace && contrast(trace.code.color, trace.code.background) >= 4.5,
+      "the trace's code after the switch: " + JSON.stringify(trace && trace.code),
+    );
+    const traced = page.locator('[data-mha-explorer-view]').nth(2).locator('.mhav-trace');
+    await traced.scrollIntoViewIfNeeded();
+    await traced.screenshot({ path: join(ARTIFACTS, 'jupyterlab-dark-trace.png') });
+    await axe(page, 'JupyterLab (dark)');
+    // Saved (File → Save), then the page reloaded: the HTML views are trusted outputs of this server and show again, the
+    // widget comes back from the running kernel
+    await menu(page, 'File', 'docmanager:save');
+    await page.waitForTimeout(1000);
+    await page.reload();
+    await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
+    await scrollThrough(page);
+    await viewsShown(page, HTML_VIEWS);
+    const again = await views(page);
+    again
+      .slice(0, HTML_VIEWS)
+      .forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'reopened view ' + i));
+    assert.ok(
+      again.every((v) => v.theme === 'dark'),
+      'reopened in the Dark theme',
+    );
+    // back to the light theme for the next front end (the setting is the server's)
+    await theme(page, 'JupyterLab Light');
+    await page.waitForFunction(() => document.body.getAttribute('data-jp-theme-light') === 'true');
+    const saved = JSON.parse(readFileSync(join(DIR, 'lab', 'views.ipynb'), 'utf8'));
+    const bytes = saved.cells.map((c) => JSON.stringify(c.outputs || []).length);
+    console.log('# JupyterLab: bytes each cell adds to the .ipynb: ' + bytes.join(', '));
+    clean(g, 'JupyterLab');
+    await page.close();
+    // The saved notebook exported by nbconvert (Debian's, offline): the HTML views, and for the widget its saved HTML of
+    // the layer it first showed, saying what it left out (nbconvert skips a widget whose state the notebook lacks)
+    await promisify(execFile)('jupyter-nbconvert', ['--to', 'html', 'views.ipynb'], { cwd: join(DIR, 'lab'), env });
+    const x = await guardedPage(
+      browser.context,
+      (u) =>
+        u.startsWith('file:///usr/share/javascript/') ||
+        u === pathToFileURL(join(DIR, 'lab', 'views.html')).href ||
+        u.startsWith('data:') ||
+        u.startsWith('blob:'),
+    );
+    await x.page.goto(pathToFileURL(join(DIR, 'lab', 'views.html')).href);
+    await viewsShown(x.page, HTML_VIEWS + 1);
+    const exported = await views(x.page);
+    assert.equal(exported.length, HTML_VIEWS + 1, "exported: the HTML views and the widget's saved view");
+    exported
+      .slice(0, HTML_VIEWS)
+      .forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'exported view ' + i));
+    assert.ok(maxDiff(exported[HTML_VIEWS].data, expected.views[0].slice(0, 72)) <= 1e-6, "the widget's saved layer 0");
+    assert.match(
+      await x.page.locator('[data-mha-explorer-view]').nth(HTML_VIEWS).textContent(),
+      /Saved from the widget \(mx\.Heads\): layer 0 of 3 only; run the cell to pick the others\./,
+    );
+    clean(x, 'exported HTML');
+    await x.page.close();
+  },
+);
 
 test('Notebook 7: Run All Cells through its menu, reopened', { timeout: 300000 }, async () => {
-  const { g, page, expected } = await runNotebook('Notebook 7', '/notebooks/nb7/views.ipynb', { dir: 'nb7', name: 'notebook7' });
+  const { g, page, expected } = await runNotebook('Notebook 7', '/notebooks/nb7/views.ipynb', {
+    dir: 'nb7',
+    name: 'notebook7',
+  });
   // Notebook 7.6.5's own errors, set aside, only these: a page error while it loads its settings (notebook_core.js; the
   // same on a notebook with no output at all), and, once JupyterLab has used the same server, an error thrown in its
   // own bundle asking for JupyterLab's file browser command
-  const own7 = (e) => e === "TypeError: Cannot read properties of undefined (reading 'schema')" ||
+  const own7 = (e) =>
+    e === "TypeError: Cannot read properties of undefined (reading 'schema')" ||
     (e === "Error: Command 'filebrowser:open-path' not registered." &&
-     g.sources.some((s) => s.text === e && s.url.startsWith(jupyter.origin + '/static/notebook/')));
+      g.sources.some((s) => s.text === e && s.url.startsWith(jupyter.origin + '/static/notebook/')));
   g.errors = g.errors.filter((e) => !own7(e));
   if (g.errors.length) console.log('# Notebook 7 console errors and their sources: ' + JSON.stringify(g.sources));
   await menu(page, 'File', 'docmanager:save');
@@ -258,17 +421,32 @@ test('Notebook 7: Run All Cells through its menu, reopened', { timeout: 300000 }
   await scrollThrough(page);
   await viewsShown(page, HTML_VIEWS);
   const again = await views(page);
-  again.slice(0, HTML_VIEWS).forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'reopened view ' + i));
+  again
+    .slice(0, HTML_VIEWS)
+    .forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'reopened view ' + i));
   clean(g, 'Notebook 7');
   await page.close();
 });
 
 // Voilà: the notebook run by its server and shown as a page (outputs only), the widget through its widget manager.
 test('Voilà: the notebook as a page, the HTML views and the widget', { timeout: 240000 }, async () => {
-  const dir = join(DIR, 'voila'), port = await freePort(), origin = 'http://127.0.0.1:' + port;
+  const dir = join(DIR, 'voila'),
+    port = await freePort(),
+    origin = 'http://127.0.0.1:' + port;
   execFileSync(join(venv, 'bin', 'python'), [join(repo, 'python', 'tests', 'make_frontends_notebook.py'), dir]);
-  const server = await startProcess(join(venv, 'bin', 'voila'), ['views.ipynb', '--no-browser', '--port=' + port, '--Voila.ip=127.0.0.1',
-    '--ServerApp.allow_root=True', '--ServerApp.token=' + TOKEN], /Voilà is running at/, { env, cwd: dir });
+  const server = await startProcess(
+    join(venv, 'bin', 'voila'),
+    [
+      'views.ipynb',
+      '--no-browser',
+      '--port=' + port,
+      '--Voila.ip=127.0.0.1',
+      '--ServerApp.allow_root=True',
+      '--ServerApp.token=' + TOKEN,
+    ],
+    /Voilà is running at/,
+    { env, cwd: dir },
+  );
   try {
     // Voilà 0.5.13's own: its template asks jsDelivr for Font Awesome (two requests, two failed loads offline), and it
     // loads Notebook 7's lab extension, which fails in it (webpack's RUNTIME-012): set aside, only these
@@ -276,13 +454,22 @@ test('Voilà: the notebook as a page, the HTML views and the widget', { timeout:
     const g = await guardedPage(browser.context, (u) => own(origin)(u) || FONT.test(u));
     const { page } = g;
     await page.goto(origin + '/?token=' + TOKEN);
-    await page.waitForFunction((n) => document.querySelectorAll('[data-mha-explorer-view]').length >= n && !document.querySelector('.mhax-fallback'),
-      HTML_VIEWS + 1, { timeout: 180000 });
+    await page.waitForFunction(
+      (n) =>
+        document.querySelectorAll('[data-mha-explorer-view]').length >= n && !document.querySelector('.mhax-fallback'),
+      HTML_VIEWS + 1,
+      { timeout: 180000 },
+    );
     const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'));
     checkViews(await views(page), expected, 'Voilà', 'light');
-    await page.locator('[data-mha-explorer-view]').nth(1).screenshot({ path: join(ARTIFACTS, 'voila.png') });
+    await page
+      .locator('[data-mha-explorer-view]')
+      .nth(1)
+      .screenshot({ path: join(ARTIFACTS, 'voila.png') });
     await axe(page, 'Voilà');
-    g.errors = g.errors.filter((e) => e !== 'Failed to load resource: net::ERR_NAME_NOT_RESOLVED' && !/#RUNTIME-012/.test(e));
+    g.errors = g.errors.filter(
+      (e) => e !== 'Failed to load resource: net::ERR_NAME_NOT_RESOLVED' && !/#RUNTIME-012/.test(e),
+    );
     clean(g, 'Voilà');
     await page.close();
   } finally {
@@ -326,11 +513,29 @@ if __name__ == "__main__":
 `;
 
 test('marimo: mx.Heads and mx.show through its anywidget support', { timeout: 240000 }, async () => {
-  const dir = join(DIR, 'marimo'), port = await freePort(), origin = 'http://127.0.0.1:' + port;
+  const dir = join(DIR, 'marimo'),
+    port = await freePort(),
+    origin = 'http://127.0.0.1:' + port;
   execFileSync('mkdir', ['-p', dir]);
   writeFileSync(join(dir, 'views.py'), MARIMO_APP);
-  const server = await startProcess(join(venv, 'bin', 'marimo'), ['-y', 'edit', 'views.py', '--headless', '--host', '127.0.0.1', '--port', String(port),
-    '--token-password', TOKEN, '--skip-update-check'], /URL: http/, { env: { ...env, MARIMO_SKIP_UPDATE_CHECK: '1' }, cwd: dir });
+  const server = await startProcess(
+    join(venv, 'bin', 'marimo'),
+    [
+      '-y',
+      'edit',
+      'views.py',
+      '--headless',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--token-password',
+      TOKEN,
+      '--skip-update-check',
+    ],
+    /URL: http/,
+    { env: { ...env, MARIMO_SKIP_UPDATE_CHECK: '1' }, cwd: dir },
+  );
   try {
     const g = await guardedPage(browser.context, own(origin));
     const { page } = g;
@@ -340,42 +545,76 @@ test('marimo: mx.Heads and mx.show through its anywidget support', { timeout: 24
     const runAll = page.locator('[data-testid="run-button"]').last();
     for (let tries = 0; tries < 20; tries++) {
       await runAll.click();
-      const ran = await page.waitForSelector('marimo-anywidget', { timeout: 5000 }).then(() => true, () => false);
+      const ran = await page.waitForSelector('marimo-anywidget', { timeout: 5000 }).then(
+        () => true,
+        () => false,
+      );
       if (ran) break;
     }
     // marimo draws an anywidget in a shadow root and a text/html output in a same-origin iframe of its own server
-    const found = () => page.evaluate(() => {
-      const out = [];
-      const walk = (root, frame) => {
-        for (const e of root.querySelectorAll('*')) {
-          if (e.matches('[data-mha-explorer-view]')) out.push({ root: e, frame });
-          if (e.shadowRoot) walk(e.shadowRoot, frame);
-          if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument, e);
-        }
-      };
-      walk(document, null);
-      return out.map(({ root: r, frame }) => ({ data: Array.from(r.mhaExplorer.getWeights().data), selection: r.mhaExplorer.getSelection(),
-        notes: r.mhaExplorer.getNotes(), height: r.getBoundingClientRect().height, content: r.scrollHeight, inner: r.clientHeight,
-        frame: frame && { height: frame.getBoundingClientRect().height, content: frame.contentDocument.documentElement.scrollHeight } }));
-    });
-    await page.waitForFunction(() => {
-      let n = 0;
-      const walk = (root) => { for (const e of root.querySelectorAll('*')) { if (e.matches('[data-mha-explorer-view]')) n++; if (e.shadowRoot) walk(e.shadowRoot);
-        if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument); } };
-      walk(document);
-      return n >= 2;
-    }, null, { timeout: 120000 }).catch(async (e) => { await page.screenshot({ path: join(ARTIFACTS, 'marimo-stuck.png'), fullPage: true }); throw e; });
+    const found = () =>
+      page.evaluate(() => {
+        const out = [];
+        const walk = (root, frame) => {
+          for (const e of root.querySelectorAll('*')) {
+            if (e.matches('[data-mha-explorer-view]')) out.push({ root: e, frame });
+            if (e.shadowRoot) walk(e.shadowRoot, frame);
+            if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument, e);
+          }
+        };
+        walk(document, null);
+        return out.map(({ root: r, frame }) => ({
+          data: Array.from(r.mhaExplorer.getWeights().data),
+          selection: r.mhaExplorer.getSelection(),
+          notes: r.mhaExplorer.getNotes(),
+          height: r.getBoundingClientRect().height,
+          content: r.scrollHeight,
+          inner: r.clientHeight,
+          frame: frame && {
+            height: frame.getBoundingClientRect().height,
+            content: frame.contentDocument.documentElement.scrollHeight,
+          },
+        }));
+      });
+    await page
+      .waitForFunction(
+        () => {
+          let n = 0;
+          const walk = (root) => {
+            for (const e of root.querySelectorAll('*')) {
+              if (e.matches('[data-mha-explorer-view]')) n++;
+              if (e.shadowRoot) walk(e.shadowRoot);
+              if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument);
+            }
+          };
+          walk(document);
+          return n >= 2;
+        },
+        null,
+        { timeout: 120000 },
+      )
+      .catch(async (e) => {
+        await page.screenshot({ path: join(ARTIFACTS, 'marimo-stuck.png'), fullPage: true });
+        throw e;
+      });
     const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'));
     const got = await found();
     assert.equal(got.length, 2, 'two views');
-    assert.ok(got.every((v) => !v.frame), 'no view in a frame');
+    assert.ok(
+      got.every((v) => !v.frame),
+      'no view in a frame',
+    );
     const [widget, shown] = got;
     assert.ok(maxDiff(widget.data, expected.layers[2]) <= 1e-6, 'the widget shows layer 2');
     assert.deepEqual(widget.selection, { layer: 0, batch: 0, head: 1, query: 3 });
-    assert.ok(maxDiff(shown.data, expected.layers[0]) <= 1e-6, 'mx.show\'s view shows layer 0');
-    for (const v of [widget, shown]) assert.ok(v.height > 200 && v.content <= v.inner + 1 && !v.notes.length, 'at its content\'s height');
-    await page.locator('[data-mha-explorer-view]').first().screenshot({ path: join(ARTIFACTS, 'marimo-widget.png') });
-    await axe(page, 'marimo', 'marimo-anywidget');   // the views are in the widgets' shadow roots, which axe-core enters
+    assert.ok(maxDiff(shown.data, expected.layers[0]) <= 1e-6, "mx.show's view shows layer 0");
+    for (const v of [widget, shown])
+      assert.ok(v.height > 200 && v.content <= v.inner + 1 && !v.notes.length, "at its content's height");
+    await page
+      .locator('[data-mha-explorer-view]')
+      .first()
+      .screenshot({ path: join(ARTIFACTS, 'marimo-widget.png') });
+    await axe(page, 'marimo', 'marimo-anywidget'); // the views are in the widgets' shadow roots, which axe-core enters
     clean(g, 'marimo');
     await page.close();
   } finally {

@@ -14,7 +14,7 @@ import { serve } from '../../scripts/serve.mjs';
 import { ARTIFACTS, DIST, guardedPage, launch } from './helpers.mjs';
 
 const DEEP = ['pluginfile.php', '1234', 'mod_resource', 'content', '7'];
-const NAME = 'attention-course.html';   // a platform may keep any name: the file's links follow it
+const NAME = 'attention-course.html'; // a platform may keep any name: the file's links follow it
 const LIMIT = 1.5e6;
 
 let browser, server, dir;
@@ -34,7 +34,8 @@ after(async () => {
 
 test('the one file: at most 1.5 MB, each core build inline once', () => {
   for (const name of ['mha-explorer.html', 'mha-explorer-lab.html']) {
-    const text = readFileSync(join(DIST, name), 'utf8'), bytes = statSync(join(DIST, name)).size;
+    const text = readFileSync(join(DIST, name), 'utf8'),
+      bytes = statSync(join(DIST, name)).size;
     console.log(`# ${name}: ${(bytes / 1e6).toFixed(3)} MB`);
     assert.ok(bytes <= LIMIT, `${name}: ${bytes} bytes`);
     const inline = JSON.parse(/window\.MHA_INLINE = (\{.*?\});<\/script>/.exec(text)[1]);
@@ -47,27 +48,57 @@ test('the one file: at most 1.5 MB, each core build inline once', () => {
 
 // The file at url: the page, then the lab by its link, training, then the page by the lab's link and by Back.
 // Every link the view shows (a hidden one cannot be followed): to this very file.
-const otherFiles = (page, own) => page.evaluate((file) => [...document.querySelectorAll('a[href]')].filter((a) => a.checkVisibility())
-  .map((a) => a.href.split(/[?#]/)[0]).filter((href) => href !== file), own);
+const otherFiles = (page, own) =>
+  page.evaluate(
+    (file) =>
+      [...document.querySelectorAll('a[href]')]
+        .filter((a) => a.checkVisibility())
+        .map((a) => a.href.split(/[?#]/)[0])
+        .filter((href) => href !== file),
+    own,
+  );
 
 async function switchAndTrain(url, what, shots) {
   const own = url.split('?')[0];
-  const g = await guardedPage(browser.context, (u) => u.startsWith('data:') || u.startsWith('blob:') || u.split(/[?#]/)[0] === own);
+  const g = await guardedPage(
+    browser.context,
+    (u) => u.startsWith('data:') || u.startsWith('blob:') || u.split(/[?#]/)[0] === own,
+  );
   const { page } = g;
   await page.goto(url);
-  await page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.getWeights && window.mhaExplorer.getWeights() !== null, null, { timeout: 30000 });
-  assert.equal(await page.getAttribute('#open-lab', 'href'), NAME + '?preset=train-two-offsets', `${what}: the lab link names this file`);
+  await page.waitForFunction(
+    () => window.mhaExplorer && window.mhaExplorer.getWeights && window.mhaExplorer.getWeights() !== null,
+    null,
+    { timeout: 30000 },
+  );
+  assert.equal(
+    await page.getAttribute('#open-lab', 'href'),
+    NAME + '?preset=train-two-offsets',
+    `${what}: the lab link names this file`,
+  );
   assert.deepEqual(await otherFiles(page, own), [], `${what}: the page links to no other file`);
 
   await page.click('#open-lab');
-  await page.waitForFunction(() => document.querySelector('.mhx-lab') && window.mhaExplorer && window.mhaExplorer.train, null, { timeout: 30000 });
+  await page.waitForFunction(
+    () => document.querySelector('.mhx-lab') && window.mhaExplorer && window.mhaExplorer.train,
+    null,
+    { timeout: 30000 },
+  );
   assert.equal(await page.evaluate(() => window.mhaExplorer.ready), true, `${what}: the lab started`);
-  await page.waitForFunction((name) => location.pathname.endsWith('/' + name) &&
-    new URLSearchParams(location.search).get('preset') === 'train-two-offsets', NAME);   // the address names the lab, in the same file
+  await page.waitForFunction(
+    (name) =>
+      location.pathname.endsWith('/' + name) &&
+      new URLSearchParams(location.search).get('preset') === 'train-two-offsets',
+    NAME,
+  ); // the address names the lab, in the same file
   assert.match(await page.title(), /training lab/);
   assert.deepEqual(await otherFiles(page, own), [], `${what}: the lab links to no other file`);
   // the page left nothing behind: the lab's root carries its theme (its chart's colours come from it)
-  assert.match(String(await page.evaluate(() => document.body.getAttribute('data-theme'))), /^(light|dark)$/, `${what}: the lab's theme`);
+  assert.match(
+    String(await page.evaluate(() => document.body.getAttribute('data-theme'))),
+    /^(light|dark)$/,
+    `${what}: the lab's theme`,
+  );
   const r = await page.evaluate(() => window.mhaExplorer.train({ steps: 40 }));
   assert.equal(r.step, 40, `${what}: trained in the lab`);
   await page.waitForFunction(() => /40/.test(document.getElementById('stats').textContent));
@@ -80,22 +111,37 @@ async function switchAndTrain(url, what, shots) {
   }
 
   await page.click('a.btn:has-text("Random heads")');
-  await page.waitForFunction(() => !document.querySelector('.mhx-lab') && window.mhaExplorer.getWeights && window.mhaExplorer.getWeights() !== null, null, { timeout: 30000 });
-  assert.equal(await page.evaluate(() => document.querySelectorAll('#heads canvas').length > 0), true, `${what}: the page again`);
+  await page.waitForFunction(
+    () =>
+      !document.querySelector('.mhx-lab') && window.mhaExplorer.getWeights && window.mhaExplorer.getWeights() !== null,
+    null,
+    { timeout: 30000 },
+  );
+  assert.equal(
+    await page.evaluate(() => document.querySelectorAll('#heads canvas').length > 0),
+    true,
+    `${what}: the page again`,
+  );
   await page.goBack();
   await page.waitForFunction(() => !!document.querySelector('.mhx-lab'), null, { timeout: 30000 });
   const requests = g.requests.filter((u) => !u.startsWith('data:') && !u.startsWith('blob:'));
-  console.log(`# ${what}: page → lab (40 steps) → page → Back to the lab; ${g.requests.length} requests, ${requests.length} of them ` +
-    `not data:/blob: (${[...new Set(requests.map((u) => u.split('?')[0]))].join(', ')})`);
+  console.log(
+    `# ${what}: page → lab (40 steps) → page → Back to the lab; ${g.requests.length} requests, ${requests.length} of them ` +
+      `not data:/blob: (${[...new Set(requests.map((u) => u.split('?')[0]))].join(', ')})`,
+  );
   assert.deepEqual(g.foreign, [], `${what}: no request beyond the file itself`);
   assert.equal(requests.length, 1, `${what}: the file is loaded once, switching loads nothing`);
   assert.deepEqual(g.errors, [], `${what}: no console errors`);
   await page.close();
 }
 
-test('served alone from a deep path, as a course platform serves an upload: page → lab → training → page', { timeout: 120000 }, async () => {
-  await switchAndTrain(`${server.origin}/${DEEP.join('/')}/${NAME}`, 'http, deep path', 'http');
-});
+test(
+  'served alone from a deep path, as a course platform serves an upload: page → lab → training → page',
+  { timeout: 120000 },
+  async () => {
+    await switchAndTrain(`${server.origin}/${DEEP.join('/')}/${NAME}`, 'http, deep path', 'http');
+  },
+);
 
 test('opened from file://: page → lab → training → page', { timeout: 120000 }, async () => {
   await switchAndTrain(pathToFileURL(join(dir, ...DEEP, NAME)).href, 'file://', 'file');
@@ -103,12 +149,24 @@ test('opened from file://: page → lab → training → page', { timeout: 12000
 
 test('mha-explorer-lab.html opens on the lab; its link to the page stays in the file', { timeout: 60000 }, async () => {
   const url = `${server.origin}/mha-explorer-lab.html`;
-  const g = await guardedPage(browser.context, (u) => u.startsWith('data:') || u.startsWith('blob:') || u.split(/[?#]/)[0] === url);
+  const g = await guardedPage(
+    browser.context,
+    (u) => u.startsWith('data:') || u.startsWith('blob:') || u.split(/[?#]/)[0] === url,
+  );
   await g.page.goto(url);
-  await g.page.waitForFunction(() => document.querySelector('.mhx-lab') && window.mhaExplorer && window.mhaExplorer.train, null, { timeout: 30000 });
+  await g.page.waitForFunction(
+    () => document.querySelector('.mhx-lab') && window.mhaExplorer && window.mhaExplorer.train,
+    null,
+    { timeout: 30000 },
+  );
   assert.equal(await g.page.getAttribute('a.btn:has-text("Random heads")', 'href'), 'mha-explorer-lab.html');
   await g.page.click('a.btn:has-text("Random heads")');
-  await g.page.waitForFunction(() => !document.querySelector('.mhx-lab') && window.mhaExplorer.getWeights && window.mhaExplorer.getWeights() !== null, null, { timeout: 30000 });
+  await g.page.waitForFunction(
+    () =>
+      !document.querySelector('.mhx-lab') && window.mhaExplorer.getWeights && window.mhaExplorer.getWeights() !== null,
+    null,
+    { timeout: 30000 },
+  );
   assert.deepEqual(g.foreign, [], 'no request beyond the file');
   assert.deepEqual(g.errors, []);
   await g.page.close();

@@ -18,7 +18,7 @@ test('lesson 000: manual_seed(0), rand(1, 5, 64) then MultiHeadAttention(64, 8)'
   const r = await preset('preset=lesson000', 'lesson000');
   assert.match(r.printed.lesson, /Output shape: torch\.Size\(\[1, 5, 64\]\)/);
   assert.match(r.printed.lesson, /Attention shape: torch\.Size\(\[1, 8, 5, 5\]\)/);
-  assert.match(r.printed.page, /x\[0, 0, :3\] = tensor\(\[0\.4963, 0\.7682, 0\.0885\]\)/);  // manual_seed(0) rand(3)
+  assert.match(r.printed.page, /x\[0, 0, :3\] = tensor\(\[0\.4963, 0\.7682, 0\.0885\]\)/); // manual_seed(0) rand(3)
   assert.deepEqual(r.shape, [1, 8, 5, 5]);
   assert.equal(await r.page.locator('[data-head]').count(), 8);
 });
@@ -44,8 +44,15 @@ test('lesson 002: every printed cell', async () => {
   assert.match(p.mix, /= 1\.1985/);
   assert.match(p.mix, /tensor\(\[ 0\.1991, -1\.4465, -0\.7735, -0\.0288, -0\.4370, -0\.6446, -1\.0055, -0\.8313\]\)/);
   assert.match(p.pipeline, /Attention weights: torch\.Size\(\[2, 2, 4, 4\]\)/);
-  for (const line of ["'it' → 'mat' (1.00)", "'soft' → 'mat' (0.98)", "'The' → 'The' (0.94)", "'cat' → 'sat' (0.98)",
-    "'sat' → 'cat' (1.00)", "'because' → 'because' (0.94)"]) assert.ok(p.heads.includes(line), line);
+  for (const line of [
+    "'it' → 'mat' (1.00)",
+    "'soft' → 'mat' (0.98)",
+    "'The' → 'The' (0.94)",
+    "'cat' → 'sat' (0.98)",
+    "'sat' → 'cat' (1.00)",
+    "'because' → 'because' (0.94)",
+  ])
+    assert.ok(p.heads.includes(line), line);
   assert.match(p.shapes, /\[2, 10, 8, 64\]/);
   assert.match(p.shapes, /\[2, 8, 10, 64\]/);
   assert.match(p.contiguous, /view size is not compatible with input tensor's size and stride/);
@@ -60,12 +67,20 @@ test('lesson 002: every printed cell', async () => {
   const labels = await r.page.evaluate(() => window.mhaExplorer.getLabels());
   assert.deepEqual(labels, ['The', 'cat', 'sat', 'on', 'the', 'mat', 'because', 'it', 'was', 'soft']);
   // the other views
-  for (const [view, shape] of [['pipeline', [2, 2, 4, 4]], ['module', [2, 4, 5, 5]], ['loop', [2, 4, 6, 6]], ['causal', [2, 4, 6, 6]]]) {
+  for (const [view, shape] of [
+    ['pipeline', [2, 2, 4, 4]],
+    ['module', [2, 4, 5, 5]],
+    ['loop', [2, 4, 6, 6]],
+    ['causal', [2, 4, 6, 6]],
+  ]) {
     await r.page.selectOption('#c-view', view);
     await r.page.waitForFunction((v) => window.mhaExplorer.getState().view === v, view);
     assert.deepEqual(await r.page.evaluate(() => window.mhaExplorer.getWeights().shape), shape, view);
   }
-  const w = await r.page.evaluate(() => { const w = window.mhaExplorer.getWeights(); return Array.from(w.data.slice(0, 36)); });
+  const w = await r.page.evaluate(() => {
+    const w = window.mhaExplorer.getWeights();
+    return Array.from(w.data.slice(0, 36));
+  });
   for (let i = 0; i < 6; i++) for (let j = i + 1; j < 6; j++) assert.ok(w[i * 6 + j] < 1e-6, 'causal view masked');
   await r.page.selectOption('#c-view', 'pipeline');
   await r.page.screenshot({ path: join(ARTIFACTS, 'preset-lesson002-pipeline.png'), fullPage: true });
@@ -79,22 +94,39 @@ test('lesson 003: MHA(64, 4), dropout 0.1 in train mode, triu mask where 1 is bl
   assert.deepEqual(r.shape, [2, 4, 8, 8]);
   assert.equal(await r.page.locator('[data-head]').count(), 4);
   const w = await r.page.evaluate(() => Array.from(window.mhaExplorer.getWeights().data));
-  for (let bh = 0; bh < 8; bh++) for (let i = 0; i < 8; i++) for (let j = i + 1; j < 8; j++) assert.equal(w[(bh * 8 + i) * 8 + j], 0);
+  for (let bh = 0; bh < 8; bh++)
+    for (let i = 0; i < 8; i++) for (let j = i + 1; j < 8; j++) assert.equal(w[(bh * 8 + i) * 8 + j], 0);
   // dropout acts: kept weights are scaled by 1/0.9, some are zeroed, so rows do not all sum to 1
-  const sums = []; for (let r0 = 0; r0 < 64; r0++) sums.push(w.slice(r0 * 8, r0 * 8 + 8).reduce((a, b) => a + b, 0));
-  assert.ok(sums.some((s) => Math.abs(s - 1) > 1e-3), 'train-mode dropout changes the weights');
+  const sums = [];
+  for (let r0 = 0; r0 < 64; r0++) sums.push(w.slice(r0 * 8, r0 * 8 + 8).reduce((a, b) => a + b, 0));
+  assert.ok(
+    sums.some((s) => Math.abs(s - 1) > 1e-3),
+    'train-mode dropout changes the weights',
+  );
   // eval mode: rows sum to 1 again
   await r.page.selectOption('#c-train', '0');
   await r.page.waitForFunction(() => !window.mhaExplorer.getState().train);
   const w2 = await r.page.evaluate(() => Array.from(window.mhaExplorer.getWeights().data));
-  for (let r0 = 0; r0 < 64; r0++) assert.ok(Math.abs(w2.slice(r0 * 8, r0 * 8 + 8).reduce((a, b) => a + b, 0) - 1) < 1e-5);
+  for (let r0 = 0; r0 < 64; r0++)
+    assert.ok(Math.abs(w2.slice(r0 * 8, r0 * 8 + 8).reduce((a, b) => a + b, 0) - 1) < 1e-5);
 });
 
 test('lesson 004: the shape table at (2, 10, 512, 8)', async () => {
   const r = await preset('preset=lesson004', 'lesson004');
   const trace = await r.page.evaluate(() => window.mhaExplorer.getTrace());
-  assert.deepEqual(trace.map((t) => t.shape), [[2, 10, 512], [2, 10, 512], [2, 10, 8, 64], [2, 8, 10, 64], [2, 8, 10, 64],
-    [2, 10, 8, 64], [2, 10, 512], [2, 10, 512]]);
+  assert.deepEqual(
+    trace.map((t) => t.shape),
+    [
+      [2, 10, 512],
+      [2, 10, 512],
+      [2, 10, 8, 64],
+      [2, 8, 10, 64],
+      [2, 8, 10, 64],
+      [2, 10, 8, 64],
+      [2, 10, 512],
+      [2, 10, 512],
+    ],
+  );
   assert.equal(trace[3].contiguous, false);
   assert.equal(await r.page.locator('#trace-body tr[data-step]').count(), 8);
   assert.match(r.printed.lesson, /\[2, 8, 10, 64\]/);

@@ -18,48 +18,62 @@ before(() => {
   execFileSync(join(venv, 'bin', 'python'), [join(repo, 'python', 'tests', 'make_layout_files.py'), DIR]);
 });
 const env = suite();
-after(() => { rmSync(DIR, { recursive: true, force: true }); });
-
-const load = (page, name) => page.evaluate(([b, n]) => window.mhaExplorer.loadWeights(new Uint8Array(b), n),
-  [Array.from(readFileSync(join(DIR, name))), name]);
-const shown = (page) => page.evaluate(() => ({
-  state: window.mhaExplorer.getState(), note: document.getElementById('weights-note').textContent,
-  messages: document.getElementById('weights-msg').textContent,
-  snippet: window.mhaExplorer.getSnippets().find((s) => s.id === 'copy-as-pytorch'),
-  weights: Array.from(window.mhaExplorer.getWeights().data),
-}));
-
-test('other modules\' layouts load as the lessons\' module with the same weights; the snippet loads them in PyTorch', { timeout: 300000 }, async () => {
-  await env.ready;
-  const page = (await env.open(env.srv.origin + '/index.html?dmodel=32&heads=4')).page;
-  const CASES = [
-    ['mx_lessons', /d_model 32, 4 heads, as the file says\)/],
-    ['mx_mha', /d_model 32, 4 heads, as the file says\)/],
-    ['mha_raw', /in_proj_weight and in_proj_bias and out_proj\)/],
-    ['mha_nobias', /in_proj_weight and out_proj, without biases \(zeros\)/],
-    ['qproj_nobias', /q_proj, k_proj, v_proj and o_proj, without biases \(zeros\)/],
-  ];
-  const runs = [];
-  for (const [name, note] of CASES) {
-    assert.equal(await load(page, 'ref_' + name + '.safetensors'), true, 'ref_' + name);
-    await page.selectOption('#c-heads', '4');
-    await page.waitForFunction(() => window.mhaExplorer.getState().heads === 4);
-    const ref = await shown(page);
-    assert.equal(await load(page, name + '.safetensors'), true, name + ': ' + (await shown(page)).messages);
-    await page.selectOption('#c-heads', '4');
-    await page.waitForFunction(() => window.mhaExplorer.getState().heads === 4);
-    const got = await shown(page);
-    assert.match(got.note, note, name);
-    assert.equal(got.state.dmodel, 32);
-    assert.deepEqual(got.weights, ref.weights, name + ': the heads of the same function');
-    runs.push({ id: name, code: got.snippet.code, printed: got.snippet.printed, cwd: DIR });
-  }
-  const failures = [];
-  runInPyTorch(runs).forEach((r, i) => {
-    if (r.error) { failures.push(`${r.id}: raised\n${r.error}`); return; }
-    const diff = comparePrinted(r.stdout.replace(/\n$/, ''), runs[i].printed);
-    if (diff.text) failures.push(`${r.id}: ${diff.text}`);
-  });
-  assert.deepEqual(failures, []);
-  await page.close();
+after(() => {
+  rmSync(DIR, { recursive: true, force: true });
 });
+
+const load = (page, name) =>
+  page.evaluate(
+    ([b, n]) => window.mhaExplorer.loadWeights(new Uint8Array(b), n),
+    [Array.from(readFileSync(join(DIR, name))), name],
+  );
+const shown = (page) =>
+  page.evaluate(() => ({
+    state: window.mhaExplorer.getState(),
+    note: document.getElementById('weights-note').textContent,
+    messages: document.getElementById('weights-msg').textContent,
+    snippet: window.mhaExplorer.getSnippets().find((s) => s.id === 'copy-as-pytorch'),
+    weights: Array.from(window.mhaExplorer.getWeights().data),
+  }));
+
+test(
+  "other modules' layouts load as the lessons' module with the same weights; the snippet loads them in PyTorch",
+  { timeout: 300000 },
+  async () => {
+    await env.ready;
+    const page = (await env.open(env.srv.origin + '/index.html?dmodel=32&heads=4')).page;
+    const CASES = [
+      ['mx_lessons', /d_model 32, 4 heads, as the file says\)/],
+      ['mx_mha', /d_model 32, 4 heads, as the file says\)/],
+      ['mha_raw', /in_proj_weight and in_proj_bias and out_proj\)/],
+      ['mha_nobias', /in_proj_weight and out_proj, without biases \(zeros\)/],
+      ['qproj_nobias', /q_proj, k_proj, v_proj and o_proj, without biases \(zeros\)/],
+    ];
+    const runs = [];
+    for (const [name, note] of CASES) {
+      assert.equal(await load(page, 'ref_' + name + '.safetensors'), true, 'ref_' + name);
+      await page.selectOption('#c-heads', '4');
+      await page.waitForFunction(() => window.mhaExplorer.getState().heads === 4);
+      const ref = await shown(page);
+      assert.equal(await load(page, name + '.safetensors'), true, name + ': ' + (await shown(page)).messages);
+      await page.selectOption('#c-heads', '4');
+      await page.waitForFunction(() => window.mhaExplorer.getState().heads === 4);
+      const got = await shown(page);
+      assert.match(got.note, note, name);
+      assert.equal(got.state.dmodel, 32);
+      assert.deepEqual(got.weights, ref.weights, name + ': the heads of the same function');
+      runs.push({ id: name, code: got.snippet.code, printed: got.snippet.printed, cwd: DIR });
+    }
+    const failures = [];
+    runInPyTorch(runs).forEach((r, i) => {
+      if (r.error) {
+        failures.push(`${r.id}: raised\n${r.error}`);
+        return;
+      }
+      const diff = comparePrinted(r.stdout.replace(/\n$/, ''), runs[i].printed);
+      if (diff.text) failures.push(`${r.id}: ${diff.text}`);
+    });
+    assert.deepEqual(failures, []);
+    await page.close();
+  },
+);

@@ -12,7 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { DIST, guardedPage, launch, startServer } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
-const HOST = '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>trainer</title><script src="trainer.js"></script>';
+const HOST =
+  '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>trainer</title><script src="trainer.js"></script>';
 
 // Runs in the page: the numbers the tests compare.
 async function session(builds) {
@@ -31,13 +32,32 @@ async function session(builds) {
   const damaged = bytes.slice();
   damaged[10] = 0x7b;
   let error = null;
-  try { await t.load(damaged); } catch (e) { error = e.message; }
+  try {
+    await t.load(damaged);
+  } catch (e) {
+    error = e.message;
+  }
   let badConfig = null;
-  try { await t.reset({ ...setup, model: { task: 'two-offsets', dModel: 10, numHeads: 3 } }); } catch (e) { badConfig = e.message; }
-  const after = await t.train({ steps: 1, batchSize: 8 });  // the old model is still there
+  try {
+    await t.reset({ ...setup, model: { task: 'two-offsets', dModel: 10, numHeads: 3 } });
+  } catch (e) {
+    badConfig = e.message;
+  }
+  const after = await t.train({ steps: 1, batchSize: 8 }); // the old model is still there
   t.terminate();
-  return { build: t.build, info, curve, resumed, roles: inspected.roles, logits: Array.from(inspected.logits[0].data),
-    reloaded: Array.from(reloaded.logits[0].data), size: bytes.length, error, badConfig, after };
+  return {
+    build: t.build,
+    info,
+    curve,
+    resumed,
+    roles: inspected.roles,
+    logits: Array.from(inspected.logits[0].data),
+    reloaded: Array.from(reloaded.logits[0].data),
+    size: bytes.length,
+    error,
+    badConfig,
+    after,
+  };
 }
 
 async function expected(build) {
@@ -54,10 +74,21 @@ async function expected(build) {
 function check(r, reference) {
   assert.equal(r.info.parameters, 8 * 16 + 8 * 16 + 4 * (16 * 16 + 16) + 2 * (8 * 16 + 8));
   assert.equal(r.curve.length, 150);
-  assert.deepEqual(r.curve.map((s) => s.step), Array.from({ length: 150 }, (_, i) => i + 1));
+  assert.deepEqual(
+    r.curve.map((s) => s.step),
+    Array.from({ length: 150 }, (_, i) => i + 1),
+  );
   assert.ok(r.curve[149].accuracy >= 0.99, `accuracy ${r.curve[149].accuracy}`);
-  assert.deepEqual(r.curve.map((s) => s.loss), reference, 'the worker trains as the JS API does, bit for bit');
-  assert.deepEqual(r.resumed.map((s) => s.loss), reference, 'pausing after 40 steps changes nothing');
+  assert.deepEqual(
+    r.curve.map((s) => s.loss),
+    reference,
+    'the worker trains as the JS API does, bit for bit',
+  );
+  assert.deepEqual(
+    r.resumed.map((s) => s.loss),
+    reference,
+    'pausing after 40 steps changes nothing',
+  );
   assert.deepEqual(r.roles.map((x) => x.role).sort(), ['1 token back', '2 tokens back']);
   r.roles.forEach((x) => assert.ok(x.score >= 0.85, `${x.role} ${x.score}`));
   assert.deepEqual(r.reloaded, r.logits, 'the saved weights load back');
@@ -77,14 +108,22 @@ test('training worker over http and from file://', async () => {
     for (const url of [`${server.origin}/trainer-host.html`, pathToFileURL(join(dir, 'host.html')).href]) {
       const { page, errors } = await guardedPage(context, () => true);
       await page.goto(url);
-      assert.deepEqual(await page.evaluate(() => window.MhaTrainer.builds), ['mha-relaxed', 'mha', 'mha-nosimd'], 'FMA build first');
+      assert.deepEqual(
+        await page.evaluate(() => window.MhaTrainer.builds),
+        ['mha-relaxed', 'mha', 'mha-nosimd'],
+        'FMA build first',
+      );
       // The SIMD128 build, to compare bit for bit with the JS API in Node (Node 20 runs the FMA build
       // only with a flag); then the build the browser picks by itself.
       check(await page.evaluate(session, ['mha']), reference);
       const picked = await page.evaluate(session, null);
       assert.equal(picked.build, 'mha-relaxed');
       assert.ok(picked.curve[149].accuracy >= 0.99);
-      assert.deepEqual(picked.resumed.map((x) => x.loss), picked.curve.map((x) => x.loss), 'FMA build: resuming changes nothing');
+      assert.deepEqual(
+        picked.resumed.map((x) => x.loss),
+        picked.curve.map((x) => x.loss),
+        'FMA build: resuming changes nothing',
+      );
       assert.deepEqual(errors, [], `${url}: console errors`);
       await page.close();
     }

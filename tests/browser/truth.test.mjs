@@ -12,15 +12,19 @@ const env = suite();
 async function open(query = '', width = 1360) {
   const g = await env.page();
   await g.page.setViewportSize({ width, height: 900 });
-  if (/[?&]text=(&|$)/.test(query)) {   // no tokens: the page is ready without weights
+  if (/[?&]text=(&|$)/.test(query)) {
+    // no tokens: the page is ready without weights
     await g.page.goto(env.srv.origin + '/index.html' + query);
     await g.page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready);
     await g.page.evaluate(() => window.mhaExplorer.ready);
   } else await openPage(g.page, env.srv.origin + '/index.html' + query);
   return g.page;
 }
-const pageBox = (page, sel) => page.evaluate((s) => { const r = document.querySelector(s).getBoundingClientRect();
-  return [r.x + window.scrollX, r.y + window.scrollY]; }, sel);
+const pageBox = (page, sel) =>
+  page.evaluate((s) => {
+    const r = document.querySelector(s).getBoundingClientRect();
+    return [r.x + window.scrollX, r.y + window.scrollY];
+  }, sel);
 const text = (page, sel) => page.textContent(sel);
 
 test('the page says the heads are untrained, with one numbered colour scale', async () => {
@@ -30,8 +34,10 @@ test('the page says the heads are untrained, with one numbered colour scale', as
   assert.doesNotMatch(await text(page, '#dk-note'), /more distinct patterns/);
   assert.equal(await page.getAttribute('#heads-note a', 'href'), 'lab.html?preset=train-two-offsets');
   // one scale: the legend's number is the largest weight of every head
-  const { hi, max } = await page.evaluate(() => ({ hi: document.querySelector('#legend .legend-hi').textContent,
-    max: Math.max(...window.mhaExplorer.getWeights().data) }));
+  const { hi, max } = await page.evaluate(() => ({
+    hi: document.querySelector('#legend .legend-hi').textContent,
+    max: Math.max(...window.mhaExplorer.getWeights().data),
+  }));
   assert.equal(hi, max.toFixed(2));
   assert.equal((await page.evaluate(() => window.mhaExplorer.getState())).norm, 'shared');
   await page.selectOption('#c-norm', 'max');
@@ -48,15 +54,20 @@ test('dropout: rows do not sum to 1 in train(), and eval() says dropout does not
   assert.match(await text(page, '#heads-note'), /Each row sums to 1/);
   // lesson 003 with 8 heads: the title follows
   await page.selectOption('#c-heads', '8');
-  await page.waitForFunction(() => /MultiHeadAttention\(64, 8/.test(document.getElementById('lesson-title').textContent));
+  await page.waitForFunction(() =>
+    /MultiHeadAttention\(64, 8/.test(document.getElementById('lesson-title').textContent),
+  );
 });
 
 test('lesson 002: trace, head names and controls follow the example shown', async () => {
   const page = await open('?preset=lesson002');
   assert.doesNotMatch(await text(page, '#trace-note'), /D=64/);
   assert.match(await text(page, '#trace-note'), /Hand-built weights/);
-  assert.deepEqual(await page.$$eval('.head-card .head-title', (e) => e.map((x) => x.textContent)),
-    ['HEAD 1 · Semantic Expert', 'HEAD 2 · Syntactic Expert', 'Average of 2 heads']);
+  assert.deepEqual(await page.$$eval('.head-card .head-title', (e) => e.map((x) => x.textContent)), [
+    'HEAD 1 · Semantic Expert',
+    'HEAD 2 · Syntactic Expert',
+    'Average of 2 heads',
+  ]);
   assert.ok(await page.locator('#model-fields').isHidden(), 'no model controls for hand-built heads');
   await page.selectOption('#c-view', 'causal');
   await page.waitForFunction(() => window.mhaExplorer.getState().view === 'causal');
@@ -77,23 +88,39 @@ test('layout: seed and mask fill do not overlap; axis labels are not clipped', a
     const [a, b] = await Promise.all(['#c-seed', '#c-fill'].map((s) => page.locator(s).boundingBox()));
     const labelB = await page.locator('label[for="c-fill"]').boundingBox();
     const labelA = await page.locator('label[for="c-seed"]').boundingBox();
-    assert.ok(a.x + a.width <= b.x || labelA.x + labelA.width <= labelB.x, `seed and mask fill side by side at ${width}`);
+    assert.ok(
+      a.x + a.width <= b.x || labelA.x + labelA.width <= labelB.x,
+      `seed and mask fill side by side at ${width}`,
+    );
     assert.ok(Math.abs(a.y + a.height - (b.y + b.height)) < 2, `the two controls align at ${width}`);
-    assert.ok(labelB.y + labelB.height <= b.y + 1 && labelA.y + labelA.height <= a.y + 1, 'labels above their controls');
+    assert.ok(
+      labelB.y + labelB.height <= b.y + 1 && labelA.y + labelA.height <= a.y + 1,
+      'labels above their controls',
+    );
   }
   // no label pixel touches a labelled heatmap canvas's edge (a clipped label would; at 390 px the head cards,
   // two to a row, have no labels, the enlarged head has)
   for (const width of [390, 1360]) {
     const page = await open('?text=' + encodeURIComponent('The cat sat on the mat because it was soft'), width);
-    const touching = await page.evaluate(() => [...document.querySelectorAll('#heads canvas, #detail-canvas')].filter((c) => c._geom.x0 > 1).map((c) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data, w = c.width, h = c.height;
-      const edge = (x, y) => d[(y * w + x) * 4 + 3] > 0;
-      let n = 0;
-      for (let y = 0; y < h; y++) if (edge(0, y) || edge(w - 1, y)) n++;
-      for (let x = 0; x < w; x++) if (edge(x, 0)) n++;
-      return n;
-    }));
-    assert.deepEqual(touching, touching.map(() => 0), `labels clipped at ${width}px`);
+    const touching = await page.evaluate(() =>
+      [...document.querySelectorAll('#heads canvas, #detail-canvas')]
+        .filter((c) => c._geom.x0 > 1)
+        .map((c) => {
+          const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data,
+            w = c.width,
+            h = c.height;
+          const edge = (x, y) => d[(y * w + x) * 4 + 3] > 0;
+          let n = 0;
+          for (let y = 0; y < h; y++) if (edge(0, y) || edge(w - 1, y)) n++;
+          for (let x = 0; x < w; x++) if (edge(x, 0)) n++;
+          return n;
+        }),
+    );
+    assert.deepEqual(
+      touching,
+      touching.map(() => 0),
+      `labels clipped at ${width}px`,
+    );
   }
 });
 
@@ -121,8 +148,11 @@ test('a 5,000-word paste is cut at a token boundary, said so, and its link is se
   const words = Array.from({ length: 5000 }, (_, i) => 'wordy' + (i % 311)).join(' ');
   await page.fill('#c-text', words);
   await page.waitForFunction(() => /the page keeps the first/.test(document.getElementById('messages').textContent));
-  const st = await page.evaluate(() => ({ text: window.mhaExplorer.getState().text, url: window.mhaExplorer.shareURL(),
-    labels: window.mhaExplorer.getLabels() }));
+  const st = await page.evaluate(() => ({
+    text: window.mhaExplorer.getState().text,
+    url: window.mhaExplorer.shareURL(),
+    labels: window.mhaExplorer.getLabels(),
+  }));
   assert.ok(words.startsWith(st.text) && /\d$/.test(st.text), 'cut after a whole token');
   assert.equal(st.labels.length, st.text.split(' ').length);
   assert.ok(st.url.length < 8000, `share link of ${st.url.length} characters`);
@@ -135,7 +165,7 @@ test('512 tokens: the line view stays compact and labelled; focusing the heatmap
   const page = await open('?dmodel=64&heads=4&text=' + encodeURIComponent(t));
   const box = await page.locator('#lines').boundingBox();
   assert.ok(box.height < 400, `line view ${box.height}px tall`);
-  assert.ok(await page.locator('#lines text.lv-tok').count() >= 5, 'labelled');
+  assert.ok((await page.locator('#lines text.lv-tok').count()) >= 5, 'labelled');
   const small = await open('?dmodel=32&heads=4');
   const before = await pageBox(small, '#lines');
   await small.focus('#detail-canvas');

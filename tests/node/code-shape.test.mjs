@@ -14,12 +14,18 @@ const MAX_LINES = 80;
 
 test(`no function in web/ is longer than ${MAX_LINES} lines`, () => {
   const long = functionLengths(join(repo, 'web')).filter((f) => f.lines > MAX_LINES);
-  assert.deepEqual(long.map((f) => `${relative(repo, resolve(f.file))}:${f.line} ${f.name} (${f.lines} lines)`), [],
-    'web/: split these into functions by concern (a component: one state object and one part per file, as web/views/attention*.js)');
+  assert.deepEqual(
+    long.map((f) => `${relative(repo, resolve(f.file))}:${f.line} ${f.name} (${f.lines} lines)`),
+    [],
+    'web/: split these into functions by concern (a component: one state object and one part per file, as web/views/attention*.js)',
+  );
 });
 
 test('the // @ts-check files type-check (tsc -p tsconfig.json)', () => {
-  const tsc = spawnSync(process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json')],
-    { cwd: repo, encoding: 'utf8' });
+  const tsc = spawnSync(
+    process.execPath,
+    [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json')],
+    { cwd: repo, encoding: 'utf8' },
+  );
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
 });

@@ -17,7 +17,11 @@ const FILES = {
   '/': [join(FIXTURES, 'csp.html'), 'text/html; charset=utf-8'],
   '/csp.html': [join(FIXTURES, 'csp.html'), 'text/html; charset=utf-8'],
   '/csp-page.js': [join(FIXTURES, 'csp-page.js'), 'text/javascript; charset=utf-8'],
-  '/eval-probe.js': ["try { window.evalProbe = String(eval('1 + 1')); } catch (e) { window.evalProbe = e.name; }", 'text/javascript; charset=utf-8', true],
+  '/eval-probe.js': [
+    "try { window.evalProbe = String(eval('1 + 1')); } catch (e) { window.evalProbe = e.name; }",
+    'text/javascript; charset=utf-8',
+    true,
+  ],
   ...Object.fromEntries(BUILDS.map((b) => [`/${buildName(b)}`, [b, 'text/javascript; charset=utf-8']])),
 };
 
@@ -51,7 +55,9 @@ async function runPage(url) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console.${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console.${m.type()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
   try {
     await page.goto(url);
@@ -73,8 +79,11 @@ function checkResult({ result, violations, errors }, build) {
   assert.equal(result.finite, true);
   assert.deepEqual(result.firstRow, [1, 0, 0, 0, 0], 'causal: query 0 sees only key 0');
   result.randn.forEach((v, i) => assert.equal(Math.fround(v), randnSeed1()[i], `randn[${i}] = ${v}`));
-  assert.deepEqual({ violations, errors: errors.map((e) => e.slice(0, 240)) }, { violations: [], errors: [] },
-    'no CSP violations and no console errors');
+  assert.deepEqual(
+    { violations, errors: errors.map((e) => e.slice(0, 240)) },
+    { violations: [], errors: [] },
+    'no CSP violations and no console errors',
+  );
 }
 
 for (const build of BUILDS.map(buildName)) {
@@ -93,7 +102,9 @@ test('the CSP is really enforced: an inline script is refused', async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   try {
     await page.goto(`${origin}/csp.html`);
     await page.waitForFunction(() => window.cspResult !== undefined, null, { timeout: 30_000 });
@@ -102,7 +113,9 @@ test('the CSP is really enforced: an inline script is refused', async () => {
       s.textContent = 'window.inlineRan = true';
       document.head.appendChild(s);
     });
-    await page.waitForFunction(() => window.cspViolations.some((v) => v.startsWith('script-src')), null, { timeout: 5_000 });
+    await page.waitForFunction(() => window.cspViolations.some((v) => v.startsWith('script-src')), null, {
+      timeout: 5_000,
+    });
     assert.equal(await page.evaluate(() => window.inlineRan), undefined);
     // eval is refused too ('unsafe-eval' is not granted), so the module never needed it
     await page.evaluate(() => {

@@ -11,7 +11,8 @@ import { DRAWS_PATH, torchEnv } from './fixtures/reference.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-const jsBlocks = (file) => [...readFileSync(join(root, file), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+const jsBlocks = (file) =>
+  [...readFileSync(join(root, file), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 
 test("docs/js-api.md's example prints lesson 002's numbers", () => {
   const [block] = jsBlocks('docs/js-api.md');
@@ -29,7 +30,16 @@ test("docs/js-api.md's example prints lesson 002's numbers", () => {
   // Each printed row of weights sums to 1.
   const rows = out.split('\n').filter((l) => /^  -?\d\.\d{4}( -?\d\.\d{4}){3}$/.test(l));
   assert.equal(rows.length, 4);
-  for (const r of rows) assert.ok(Math.abs(r.trim().split(' ').map(Number).reduce((a, b) => a + b) - 1) < 2e-4);
+  for (const r of rows)
+    assert.ok(
+      Math.abs(
+        r
+          .trim()
+          .split(' ')
+          .map(Number)
+          .reduce((a, b) => a + b) - 1,
+      ) < 2e-4,
+    );
 });
 
 test("docs/training.md's example runs, its heads specialize, and the script it prints gives PyTorch's same curve", () => {
@@ -40,7 +50,10 @@ test("docs/training.md's example runs, its heads specialize, and the script it p
   writeFileSync(join(dir, 'train.js'), block);
   const out = execFileSync(process.execPath, ['train.js'], { cwd: dir, encoding: 'utf8' });
   const ours = out.match(/^step \d+ loss \S+ accuracy \S+$/gm);
-  assert.deepEqual(ours.map((l) => l.split(' ')[1]), ['50', '100', '150']);
+  assert.deepEqual(
+    ours.map((l) => l.split(' ')[1]),
+    ['50', '100', '150'],
+  );
   assert.match(ours[2], /accuracy 1\.0000$/);
   assert.match(out, /layer 0 head \d: 1 token back 0\.9\d/);
   assert.match(out, /layer 0 head \d: 2 tokens back 0\.9\d/);
@@ -52,7 +65,11 @@ test("docs/training.md's example runs, its heads specialize, and the script it p
   assert.equal(theirs.length, 150);
   // Both print 4 decimals of float32 results past matrix products: one unit apart at most where a value
   // sits on a rounding boundary; accuracy within the training test's 4 tokens (of 13 × 32 counted).
-  const numbers = (line) => line.split(' ').filter((_, i) => i % 2 === 1).map(Number);
+  const numbers = (line) =>
+    line
+      .split(' ')
+      .filter((_, i) => i % 2 === 1)
+      .map(Number);
   for (const line of ours) {
     const [step, loss, accuracy] = numbers(line);
     const [theirStep, theirLoss, theirAccuracy] = numbers(theirs[step - 1]);

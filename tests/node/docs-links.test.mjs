@@ -12,21 +12,34 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 // Folders that hold no sources: built, installed or written by the tests.
-const SKIP_DIRS = new Set(['.git', 'node_modules', 'dist', 'bench/results', 'tests/browser/artifacts', 'python/mha_explorer/static']);
-const skipped = (rel) => SKIP_DIRS.has(rel) || /^build[^/]*$/.test(rel) || rel.endsWith('__pycache__') || rel.endsWith('.egg-info');
+const SKIP_DIRS = new Set([
+  '.git',
+  'node_modules',
+  'dist',
+  'bench/results',
+  'tests/browser/artifacts',
+  'python/mha_explorer/static',
+]);
+const skipped = (rel) =>
+  SKIP_DIRS.has(rel) || /^build[^/]*$/.test(rel) || rel.endsWith('__pycache__') || rel.endsWith('.egg-info');
 // Paths that name build outputs or a user's files rather than the repository's.
-const GENERATED = /^(dist|build[^/]*|node_modules|bench\/results|python\/mha_explorer\/static|tests\/browser\/artifacts|\.venv)(\/|$)/;
+const GENERATED =
+  /^(dist|build[^/]*|node_modules|bench\/results|python\/mha_explorer\/static|tests\/browser\/artifacts|\.venv)(\/|$)/;
 
 function walk(dir = '', out = []) {
   for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
     const rel = dir ? dir + '/' + e.name : e.name;
-    if (e.isDirectory()) { if (!skipped(rel)) walk(rel, out); } else out.push(rel);
+    if (e.isDirectory()) {
+      if (!skipped(rel)) walk(rel, out);
+    } else out.push(rel);
   }
   return out;
 }
 const FILES = walk();
 const MARKDOWN = FILES.filter((f) => f.endsWith('.md'));
-const CODE = FILES.filter((f) => /\.(c|m)?js$|\.(d\.)?m?ts$|\.(cpp|hpp|h|py)$|(^|\/)CMakeLists\.txt$|^scripts\/[^./]+$|^\.ci\//.test(f));
+const CODE = FILES.filter((f) =>
+  /\.(c|m)?js$|\.(d\.)?m?ts$|\.(cpp|hpp|h|py)$|(^|\/)CMakeLists\.txt$|^scripts\/[^./]+$|^\.ci\//.test(f),
+);
 
 const isDir = (p) => existsSync(p) && statSync(p).isDirectory();
 // The folders a file's relative names are read from: its own, then each one above it up to the root.
@@ -44,8 +57,21 @@ function matches(base, path) {
   const parts = path.replace(/\/$/, '').split('/');
   let dirs = [join(root, base)];
   for (const part of parts) {
-    const re = new RegExp('^' + part.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/<[^>]*>/g, '[^/]+') + '$');
-    dirs = dirs.flatMap((d) => (isDir(d) ? readdirSync(d).filter((n) => re.test(n)).map((n) => join(d, n)) : []));
+    const re = new RegExp(
+      '^' +
+        part
+          .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '[^/]*')
+          .replace(/<[^>]*>/g, '[^/]+') +
+        '$',
+    );
+    dirs = dirs.flatMap((d) =>
+      isDir(d)
+        ? readdirSync(d)
+            .filter((n) => re.test(n))
+            .map((n) => join(d, n))
+        : [],
+    );
   }
   return dirs.length > 0;
 }
@@ -55,7 +81,11 @@ function matches(base, path) {
 function missingPaths(text, file) {
   const missing = [];
   for (let token of text.split(/[\s,;()[\]{}'"`=|]+/)) {
-    token = token.replace(/^\.\//, '').replace(/(:\d+)+$/, '').replace(/[.:!?…]+$/, '').replace(/#.*$/, '');
+    token = token
+      .replace(/^\.\//, '')
+      .replace(/(:\d+)+$/, '')
+      .replace(/[.:!?…]+$/, '')
+      .replace(/#.*$/, '');
     if (!token.includes('/') || /^[a-z+]+:/i.test(token) || token.startsWith('/') || token.startsWith('@')) continue;
     const first = token.split('/')[0];
     if (!first || first === '..' || !/^[\w.-]+$/.test(first)) continue;
@@ -70,12 +100,16 @@ function missingPaths(text, file) {
 
 // GitHub's anchor of a heading: lower case, no punctuation or symbols, spaces as hyphens; repeats get -1, -2, …
 function anchors(markdown) {
-  const seen = new Map(), out = new Set();
+  const seen = new Map(),
+    out = new Set();
   for (const line of withoutCode(markdown).split('\n')) {
     const h = line.match(/^#{1,6}\s+(.*?)\s*#*\s*$/);
     if (h) {
       const text = h[1].replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '');
-      const slug = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+      const slug = text
+        .toLowerCase()
+        .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+        .replace(/ /g, '-');
       const n = seen.get(slug) || 0;
       seen.set(slug, n + 1);
       out.add(n ? `${slug}-${n}` : slug);
@@ -85,23 +119,33 @@ function anchors(markdown) {
   return out;
 }
 // The text outside fenced code blocks (their lines kept empty, so line numbers hold).
-const withoutCode = (md) => md.replace(/^(```+|~~~+)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, (block) => block.replace(/[^\n]/g, ''));
+const withoutCode = (md) =>
+  md.replace(/^(```+|~~~+)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, (block) => block.replace(/[^\n]/g, ''));
 
 const lineOf = (text, index) => text.slice(0, index).split('\n').length;
 
 test('every relative link in the Markdown files resolves to a file, and its #anchor to a heading there', () => {
-  assert.ok(MARKDOWN.includes('README.md') && MARKDOWN.some((f) => f.startsWith('docs/')), 'the README and docs/ are read');
+  assert.ok(
+    MARKDOWN.includes('README.md') && MARKDOWN.some((f) => f.startsWith('docs/')),
+    'the README and docs/ are read',
+  );
   const problems = [];
   for (const md of MARKDOWN) {
     const text = withoutCode(readFileSync(join(root, md), 'utf8')).replace(/`[^`\n]*`/g, (s) => ' '.repeat(s.length));
-    const links = [...text.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g), ...text.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)];
+    const links = [
+      ...text.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g),
+      ...text.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm),
+    ];
     for (const m of links) {
       const target = m[1];
-      if (/^[a-z][a-z+.-]*:/i.test(target)) continue;   // https:, mailto:, data:
+      if (/^[a-z][a-z+.-]*:/i.test(target)) continue; // https:, mailto:, data:
       const [path, anchor] = target.split('#');
       const file = path ? posix.normalize(posix.join(posix.dirname(md), decodeURIComponent(path))) : md;
       const where = `${md}:${lineOf(text, m.index)}: ${target}`;
-      if (file.startsWith('..') || !existsSync(join(root, file))) { problems.push(`${where} (no file ${file})`); continue; }
+      if (file.startsWith('..') || !existsSync(join(root, file))) {
+        problems.push(`${where} (no file ${file})`);
+        continue;
+      }
       if (anchor && file.endsWith('.md') && !anchors(readFileSync(join(root, file), 'utf8')).has(anchor)) {
         problems.push(`${where} (no heading #${anchor} in ${file})`);
       }
@@ -126,13 +170,17 @@ test('every repository path the Markdown files name in backticks exists', () => 
 function comments(file, text) {
   const out = [];
   const hash = /\.py$|CMakeLists\.txt$|^scripts\/|^\.ci\//.test(file);
-  let inBlock = false, inDoc = false;
+  let inBlock = false,
+    inDoc = false;
   text.split('\n').forEach((line, i) => {
     if (hash) {
       const quotes = (line.match(/"""/g) || []).length;
       if (inDoc || quotes) out.push([i + 1, line]);
       if (quotes % 2 === 1) inDoc = !inDoc;
-      else if (!inDoc) { const at = line.indexOf('#'); if (at >= 0) out.push([i + 1, line.slice(at + 1)]); }
+      else if (!inDoc) {
+        const at = line.indexOf('#');
+        if (at >= 0) out.push([i + 1, line.slice(at + 1)]);
+      }
       return;
     }
     let rest = line;
@@ -143,8 +191,10 @@ function comments(file, text) {
       inBlock = false;
       rest = rest.slice(end + 2);
     }
-    const block = rest.indexOf('/*'), lineComment = rest.search(/(^|[^:])\/\//);
-    if (lineComment >= 0 && (block < 0 || lineComment < block)) out.push([i + 1, rest.slice(lineComment).replace(/^[^/]?\/\//, '')]);
+    const block = rest.indexOf('/*'),
+      lineComment = rest.search(/(^|[^:])\/\//);
+    if (lineComment >= 0 && (block < 0 || lineComment < block))
+      out.push([i + 1, rest.slice(lineComment).replace(/^[^/]?\/\//, '')]);
     else if (block >= 0) {
       const end = rest.indexOf('*/', block + 2);
       out.push([i + 1, end < 0 ? rest.slice(block + 2) : rest.slice(block + 2, end)]);
@@ -161,19 +211,39 @@ test('every repository path a code comment names exists', () => {
       for (const p of missingPaths(text, file)) problems.push(`${file}:${line}: ${p}`);
     }
   }
-  assert.ok(CODE.includes('wasm/api.js') && CODE.includes('core/src/attention.cpp') && CODE.includes('scripts/test'), 'the code is read');
+  assert.ok(
+    CODE.includes('wasm/api.js') && CODE.includes('core/src/attention.cpp') && CODE.includes('scripts/test'),
+    'the code is read',
+  );
   assert.deepEqual(problems, [], 'paths that do not exist:\n' + problems.join('\n'));
 });
 
 test('the checker finds what it must: a renamed file, a missing anchor; and passes over what is no path', () => {
   assert.deepEqual(missingPaths('see `web/compute/model.js` and tests/torch/make_fixtures.py', 'README.md'), []);
-  assert.deepEqual(missingPaths('web/compute/modell.js, tests/torch/make_fixture.py', 'README.md'), ['web/compute/modell.js', 'tests/torch/make_fixture.py']);
+  assert.deepEqual(missingPaths('web/compute/modell.js, tests/torch/make_fixture.py', 'README.md'), [
+    'web/compute/modell.js',
+    'tests/torch/make_fixture.py',
+  ]);
   assert.deepEqual(missingPaths('state/props.js and lab/chart.js', 'web/lab/controller.js'), []);
   assert.deepEqual(missingPaths('state/prop.js', 'web/README.md'), ['state/prop.js']);
   assert.deepEqual(missingPaths('tests/native/test_*.cpp, web/lessons/lesson*.js', 'DEVELOPERS.md'), []);
-  assert.deepEqual(missingPaths('input/output, text/plain, [B, H, S, S], https://example.org/web/x.js, 1/(1 − p), dist/app.js', 'README.md'), []);
-  assert.ok(anchors('# The page\n## Host it\n```\n# not a heading\n```\n## `mx.explore`, `mx.lab`\n## Host it').has('host-it-1'));
-  assert.ok(anchors('## The page and the lab in a cell: `mx.explore`, `mx.lab`').has('the-page-and-the-lab-in-a-cell-mxexplore-mxlab'));
+  assert.deepEqual(
+    missingPaths(
+      'input/output, text/plain, [B, H, S, S], https://example.org/web/x.js, 1/(1 − p), dist/app.js',
+      'README.md',
+    ),
+    [],
+  );
+  assert.ok(
+    anchors('# The page\n## Host it\n```\n# not a heading\n```\n## `mx.explore`, `mx.lab`\n## Host it').has(
+      'host-it-1',
+    ),
+  );
+  assert.ok(
+    anchors('## The page and the lab in a cell: `mx.explore`, `mx.lab`').has(
+      'the-page-and-the-lab-in-a-cell-mxexplore-mxlab',
+    ),
+  );
   assert.ok(!anchors('# Title\n```\n# not a heading\n```').has('not-a-heading'));
   assert.equal(relative(root, join(root, 'README.md')), 'README.md');
 });

@@ -12,75 +12,225 @@ const HEAP_BOUND = 64 * 1024;
 const T = (shape, fill = 0.5) => ({ shape, data: new Float32Array(shape.reduce((a, b) => a * b, 1)).fill(fill) });
 
 // Values that are never a valid count (dModel, numHeads, batch, seqLen, sizes...).
-const BAD_COUNTS = ['4', '', null, {}, [4], NaN, -1, 0, 1.5, Infinity, -Infinity, 1e12, 2 ** 53, -0, true, 4n,
-  new Float64Array(1), () => 4];
+const BAD_COUNTS = [
+  '4',
+  '',
+  null,
+  {},
+  [4],
+  NaN,
+  -1,
+  0,
+  1.5,
+  Infinity,
+  -Infinity,
+  1e12,
+  2 ** 53,
+  -0,
+  true,
+  4n,
+  new Float64Array(1),
+  () => 4,
+];
 // Never a valid seed (negative whole numbers and -0 are valid: torch wraps them).
 const BAD_SEEDS = ['1', '', null, {}, [1], NaN, 1.5, Infinity, -Infinity, 2 ** 53, 1e300, true, 1n, () => 1];
-const hole = (a) => { const s = a.slice(); delete s[1]; return s; };
-const BAD_SHAPES = ['2,3', null, 5, {}, new Float64Array([2, 3]), new Int32Array([2, 3]), [0], [2, 0], [1.5], [2, -1], [NaN],
-  ['2'], [null], [undefined], [[2]], [1, 1, 1, 1, 1, 1, 1, 1, 1], [1e9], [2 ** 24 + 1], [4096, 4096, 4097], [Infinity], [-0],
-  [2 ** 53], hole([2, 3, 4]), [true], [2n]];
+const hole = (a) => {
+  const s = a.slice();
+  delete s[1];
+  return s;
+};
+const BAD_SHAPES = [
+  '2,3',
+  null,
+  5,
+  {},
+  new Float64Array([2, 3]),
+  new Int32Array([2, 3]),
+  [0],
+  [2, 0],
+  [1.5],
+  [2, -1],
+  [NaN],
+  ['2'],
+  [null],
+  [undefined],
+  [[2]],
+  [1, 1, 1, 1, 1, 1, 1, 1, 1],
+  [1e9],
+  [2 ** 24 + 1],
+  [4096, 4096, 4097],
+  [Infinity],
+  [-0],
+  [2 ** 53],
+  hole([2, 3, 4]),
+  [true],
+  [2n],
+];
 // Never a valid tensor (for any shape requirement).
-const badTensors = () => [null, undefined, 'tensor', 5, NaN, [], [1, 2, 3], new Float32Array(6), true,
-  { shape: [2, 3] }, { data: new Float32Array(6) }, { shape: [2, 3], data: new Float64Array(6) },
-  { shape: [2, 3], data: new Float32Array(5) }, { shape: [2, 3], data: new Float32Array(7) },
-  { shape: [2, 3], data: ['a', 1, 2, 3, 4, 5] }, { shape: [2, 3], data: [1, 2, 3, 4, 5] }, { shape: [2, 3], data: new Int32Array(6) },
-  { shape: [2, 3], data: new Uint8Array(24) }, { shape: [2, 3], data: 'abcdef' }, { shape: [2, 3], data: null },
-  { shape: [2, 3], data: [1, 2, 3, 4, 5, null] }, { shape: [2, 3], data: new ArrayBuffer(24) },
-  ...BAD_SHAPES.map((shape) => ({ shape, data: new Float32Array(6) }))];
+const badTensors = () => [
+  null,
+  undefined,
+  'tensor',
+  5,
+  NaN,
+  [],
+  [1, 2, 3],
+  new Float32Array(6),
+  true,
+  { shape: [2, 3] },
+  { data: new Float32Array(6) },
+  { shape: [2, 3], data: new Float64Array(6) },
+  { shape: [2, 3], data: new Float32Array(5) },
+  { shape: [2, 3], data: new Float32Array(7) },
+  { shape: [2, 3], data: ['a', 1, 2, 3, 4, 5] },
+  { shape: [2, 3], data: [1, 2, 3, 4, 5] },
+  { shape: [2, 3], data: new Int32Array(6) },
+  { shape: [2, 3], data: new Uint8Array(24) },
+  { shape: [2, 3], data: 'abcdef' },
+  { shape: [2, 3], data: null },
+  { shape: [2, 3], data: [1, 2, 3, 4, 5, null] },
+  { shape: [2, 3], data: new ArrayBuffer(24) },
+  ...BAD_SHAPES.map((shape) => ({ shape, data: new Float32Array(6) })),
+];
 // Options objects that are always invalid (S = 4 keys, B = 2, H = 2 in the calls below).
-const badOptions = () => ['causal', 5, true, [], [1], NaN,
-  { foo: 1 }, { mask: T([4, 4]), masks: 1 }, { needweights: false }, { Causal: true },
-  { maskMode: 'none' }, { maskMode: 1 }, { maskMode: null }, { maskMode: 'KEEP' }, { maskMode: ['keep'] },
-  { fill: NaN }, { fill: Infinity }, { fill: '-1e9' }, { fill: null }, { fill: -1000000000n },
-  { causal: 1 }, { causal: 'yes' }, { causal: null }, { needWeights: 0 }, { needWeights: 'false' }, { needWeights: null },
-  { mask: T([3, 3]) }, { mask: T([4, 5]) }, { mask: T([4]) }, { mask: T([3, 1, 4, 4]) }, { mask: T([1, 3, 4, 4]) },
-  { mask: T([2, 2, 2, 4, 4]) }, { mask: T([2, 2, 4, 4, 1]) }, { mask: 'tril' }, { mask: [1, 0] },
-  { mask: { shape: [4, 4], data: new Float64Array(16) } }, { mask: { shape: [4, 4], data: new Float32Array(15) } },
-  { keyPaddingMask: T([2, 5]) }, { keyPaddingMask: T([4]) }, { keyPaddingMask: T([2, 1, 4]) }, { keyPaddingMask: T([3, 4]) },
-  { keyPaddingMask: T([1, 4]) }, { keyPaddingMask: 'pad' }, { keyPaddingMask: { shape: [2, 4], data: new Uint8Array(8) } },
-  { mask: T([4, 4]), maskMode: 'blocks' }];
+const badOptions = () => [
+  'causal',
+  5,
+  true,
+  [],
+  [1],
+  NaN,
+  { foo: 1 },
+  { mask: T([4, 4]), masks: 1 },
+  { needweights: false },
+  { Causal: true },
+  { maskMode: 'none' },
+  { maskMode: 1 },
+  { maskMode: null },
+  { maskMode: 'KEEP' },
+  { maskMode: ['keep'] },
+  { fill: NaN },
+  { fill: Infinity },
+  { fill: '-1e9' },
+  { fill: null },
+  { fill: -1000000000n },
+  { causal: 1 },
+  { causal: 'yes' },
+  { causal: null },
+  { needWeights: 0 },
+  { needWeights: 'false' },
+  { needWeights: null },
+  { mask: T([3, 3]) },
+  { mask: T([4, 5]) },
+  { mask: T([4]) },
+  { mask: T([3, 1, 4, 4]) },
+  { mask: T([1, 3, 4, 4]) },
+  { mask: T([2, 2, 2, 4, 4]) },
+  { mask: T([2, 2, 4, 4, 1]) },
+  { mask: 'tril' },
+  { mask: [1, 0] },
+  { mask: { shape: [4, 4], data: new Float64Array(16) } },
+  { mask: { shape: [4, 4], data: new Float32Array(15) } },
+  { keyPaddingMask: T([2, 5]) },
+  { keyPaddingMask: T([4]) },
+  { keyPaddingMask: T([2, 1, 4]) },
+  { keyPaddingMask: T([3, 4]) },
+  { keyPaddingMask: T([1, 4]) },
+  { keyPaddingMask: 'pad' },
+  { keyPaddingMask: { shape: [2, 4], data: new Uint8Array(8) } },
+  { mask: T([4, 4]), maskMode: 'blocks' },
+];
 
 // A short description of a value for failure labels.
 function show(v, depth = 0) {
   if (typeof v === 'bigint') return `${v}n`;
   if (typeof v === 'function') return v.name ? `[function ${v.name}]` : '[function]';
-  if (typeof v === 'symbol' || v === null || v === undefined || typeof v !== 'object') return typeof v === 'string' ? JSON.stringify(v) : String(v);
+  if (typeof v === 'symbol' || v === null || v === undefined || typeof v !== 'object')
+    return typeof v === 'string' ? JSON.stringify(v) : String(v);
   if (ArrayBuffer.isView(v)) return `${v.constructor.name}(${v.length})`;
   if (depth > 1) return Array.isArray(v) ? '[…]' : '{…}';
   if (Array.isArray(v)) return `[${Array.from(v, (e) => show(e, depth + 1)).join(', ')}]`;
   const name = v.constructor && v.constructor !== Object ? v.constructor.name + ' ' : '';
-  return `${name}{${Object.entries(v).map(([k, e]) => `${k}: ${show(e, depth + 1)}`).join(', ')}}`;
+  return `${name}{${Object.entries(v)
+    .map(([k, e]) => `${k}: ${show(e, depth + 1)}`)
+    .join(', ')}}`;
 }
 
 function buildCases(M, ctx) {
   const { g, mha, x, dead, deadMha, model, opt } = ctx;
-  const S = 4, D = 8;
+  const S = 4,
+    D = 8;
   const ok = (shape) => T(shape);
   return {
-    'Generator ctor': (p) => { const s = p(BAD_SEEDS); return [`new Generator(${show(s)})`, () => new M.Generator(s)]; },
-    'Generator.manualSeed': (p) => { const s = p(BAD_SEEDS); return [`manualSeed(${show(s)})`, () => g.manualSeed(s)]; },
-    'Generator.rand': (p) => { const s = p(BAD_SHAPES); return [`rand(${show(s)})`, () => g.rand(s)]; },
-    'Generator.randn': (p) => { const s = p(BAD_SHAPES); return [`randn(${show(s)})`, () => g.randn(s)]; },
-    'deleted Generator': (p) => p([
-      ['dead.rand', () => dead.rand([2])], ['dead.randn', () => dead.randn([2])], ['dead.manualSeed', () => dead.manualSeed(1)],
-      ['dead.initialSeed', () => dead.initialSeed()], ['dead.delete', () => dead.delete()],
-      ['MHA with a dead generator', () => new M.MultiHeadAttention({ dModel: 8, numHeads: 2, generator: dead })],
-      ['mixThenSplit with a dead generator', () => M.mixThenSplit({ generator: dead })],
-    ]),
+    'Generator ctor': (p) => {
+      const s = p(BAD_SEEDS);
+      return [`new Generator(${show(s)})`, () => new M.Generator(s)];
+    },
+    'Generator.manualSeed': (p) => {
+      const s = p(BAD_SEEDS);
+      return [`manualSeed(${show(s)})`, () => g.manualSeed(s)];
+    },
+    'Generator.rand': (p) => {
+      const s = p(BAD_SHAPES);
+      return [`rand(${show(s)})`, () => g.rand(s)];
+    },
+    'Generator.randn': (p) => {
+      const s = p(BAD_SHAPES);
+      return [`randn(${show(s)})`, () => g.randn(s)];
+    },
+    'deleted Generator': (p) =>
+      p([
+        ['dead.rand', () => dead.rand([2])],
+        ['dead.randn', () => dead.randn([2])],
+        ['dead.manualSeed', () => dead.manualSeed(1)],
+        ['dead.initialSeed', () => dead.initialSeed()],
+        ['dead.delete', () => dead.delete()],
+        ['MHA with a dead generator', () => new M.MultiHeadAttention({ dModel: 8, numHeads: 2, generator: dead })],
+        ['mixThenSplit with a dead generator', () => M.mixThenSplit({ generator: dead })],
+      ]),
     'MultiHeadAttention ctor': (p) => {
       const base = { dModel: 8, numHeads: 2, bias: true, dropout: 0, generator: g };
       const variant = p([
         () => p([null, undefined, 5, 'config', true, NaN]),
         () => ({ ...base, dModel: p(BAD_COUNTS) }),
         () => ({ ...base, numHeads: p(BAD_COUNTS) }),
-        () => ({ ...base, ...p([[10, 4], [7, 2], [9, 2], [12, 8], [6, 4], [4097, 1], [4096 * 4096, 1]].map(([d, h]) => ({ dModel: d, numHeads: h }))) }),
+        () => ({
+          ...base,
+          ...p(
+            [
+              [10, 4],
+              [7, 2],
+              [9, 2],
+              [12, 8],
+              [6, 4],
+              [4097, 1],
+              [4096 * 4096, 1],
+            ].map(([d, h]) => ({ dModel: d, numHeads: h })),
+          ),
+        }),
         () => ({ ...base, dModel: 4, numHeads: p([8, 5, 16]) }),
         () => ({ ...base, numHeads: 2, dModel: undefined }),
         () => ({ ...base, bias: p(['yes', 1, 0, null, NaN, {}, [true]]) }),
         () => ({ ...base, dropout: p([1, -0.1, NaN, 1.5, Infinity, -Infinity, '0.5', null, [0.1], {}, true]) }),
-        () => { const c = { ...base }; delete c.generator; return c; },
-        () => ({ ...base, generator: p([null, {}, { _handle: null }, Object.create(M.Generator.prototype), 42, 'g', M.Generator, mha, [g]]) }),
+        () => {
+          const c = { ...base };
+          delete c.generator;
+          return c;
+        },
+        () => ({
+          ...base,
+          generator: p([
+            null,
+            {},
+            { _handle: null },
+            Object.create(M.Generator.prototype),
+            42,
+            'g',
+            M.Generator,
+            mha,
+            [g],
+          ]),
+        }),
         () => ({ d_model: 8, num_heads: 2, generator: g }),
       ])();
       return [`new MultiHeadAttention(${show(variant)})`, () => new M.MultiHeadAttention(variant)];
@@ -102,17 +252,27 @@ function buildCases(M, ctx) {
       ])();
       return [`mha.forward(${show(variant)})`, () => mha.forward(...variant)];
     },
-    'deleted MultiHeadAttention': (p) => p([
-      ['dead.forward', () => deadMha.forward(x)], ['dead.parameters', () => deadMha.parameters()],
-      ['dead.parameterCount', () => deadMha.parameterCount()], ['dead.train', () => deadMha.train()],
-      ['dead.eval', () => deadMha.eval()], ['dead.training', () => deadMha.training], ['dead.delete', () => deadMha.delete()],
-      ['loopVsVectorized(dead)', () => M.loopVsVectorized(deadMha, x)],
-    ]),
+    'deleted MultiHeadAttention': (p) =>
+      p([
+        ['dead.forward', () => deadMha.forward(x)],
+        ['dead.parameters', () => deadMha.parameters()],
+        ['dead.parameterCount', () => deadMha.parameterCount()],
+        ['dead.train', () => deadMha.train()],
+        ['dead.eval', () => deadMha.eval()],
+        ['dead.training', () => deadMha.training],
+        ['dead.delete', () => deadMha.delete()],
+        ['loopVsVectorized(dead)', () => M.loopVsVectorized(deadMha, x)],
+      ]),
     matmul: (p) => {
       const [a, b] = p([
-        () => [p(badTensors()), ok([2, 3])], () => [ok([2, 3]), p(badTensors())],
-        () => [ok([2, 3]), ok([4, 5])], () => [ok([3]), ok([4])], () => [ok([2, 2, 3]), ok([3, 4, 3])],
-        () => [ok([3, 2, 3]), ok([2, 3, 4])], () => [ok([2, 3])], () => [],
+        () => [p(badTensors()), ok([2, 3])],
+        () => [ok([2, 3]), p(badTensors())],
+        () => [ok([2, 3]), ok([4, 5])],
+        () => [ok([3]), ok([4])],
+        () => [ok([2, 2, 3]), ok([3, 4, 3])],
+        () => [ok([3, 2, 3]), ok([2, 3, 4])],
+        () => [ok([2, 3])],
+        () => [],
       ])();
       return [`matmul(${show([a, b])})`, () => M.matmul(a, b)];
     },
@@ -126,8 +286,12 @@ function buildCases(M, ctx) {
     },
     splitHeads: (p) => {
       const [t, h] = p([
-        () => [p(badTensors()), 2], () => [ok([2, S, D]), p(BAD_COUNTS)], () => [ok([2, S, D]), p([3, 5, 16, 4097])],
-        () => [ok([S, D]), 2], () => [ok([2, 2, S, D]), 2], () => [ok([2, S, D])],
+        () => [p(badTensors()), 2],
+        () => [ok([2, S, D]), p(BAD_COUNTS)],
+        () => [ok([2, S, D]), p([3, 5, 16, 4097])],
+        () => [ok([S, D]), 2],
+        () => [ok([2, 2, S, D]), 2],
+        () => [ok([2, S, D])],
       ])();
       return [`splitHeads(${show([t, h])})`, () => M.splitHeads(t, h)];
     },
@@ -138,10 +302,17 @@ function buildCases(M, ctx) {
     scaledDotProductAttention: (p) => {
       const q = ok([2, 2, S, 4]);
       const args = p([
-        () => [p(badTensors()), q, q], () => [q, p(badTensors()), q], () => [q, q, p(badTensors())],
-        () => [q, ok([2, 2, S, 5]), q], () => [q, q, ok([2, 2, S + 1, 4])], () => [ok([4]), ok([4]), ok([4])],
-        () => [q, ok([3, 2, S, 4]), ok([3, 2, S, 4])], () => [ok([2, 3, S, 4]), ok([2, 2, S, 4]), ok([2, 2, S, 4])],
-        () => [q, q, q, p(badOptions())], () => [q], () => [],
+        () => [p(badTensors()), q, q],
+        () => [q, p(badTensors()), q],
+        () => [q, q, p(badTensors())],
+        () => [q, ok([2, 2, S, 5]), q],
+        () => [q, q, ok([2, 2, S + 1, 4])],
+        () => [ok([4]), ok([4]), ok([4])],
+        () => [q, ok([3, 2, S, 4]), ok([3, 2, S, 4])],
+        () => [ok([2, 3, S, 4]), ok([2, 2, S, 4]), ok([2, 2, S, 4])],
+        () => [q, q, q, p(badOptions())],
+        () => [q],
+        () => [],
       ])();
       return [`scaledDotProductAttention(${show(args)})`, () => M.scaledDotProductAttention(...args)];
     },
@@ -151,7 +322,17 @@ function buildCases(M, ctx) {
       const cfg = p([
         () => p([5, 'cfg', true, NaN, {}, []]),
         () => ({ ...base, [key]: p(BAD_COUNTS.filter((v) => v !== undefined)) }),
-        () => ({ ...base, ...p([[10, 4], [7, 2], [4097, 1], [12, 8]].map(([d, h]) => ({ dModel: d, numHeads: h }))) }),
+        () => ({
+          ...base,
+          ...p(
+            [
+              [10, 4],
+              [7, 2],
+              [4097, 1],
+              [12, 8],
+            ].map(([d, h]) => ({ dModel: d, numHeads: h })),
+          ),
+        }),
         () => ({ ...base, numHeads: 1024 }),
         () => ({ ...base, dModel: undefined }),
       ])();
@@ -159,7 +340,18 @@ function buildCases(M, ctx) {
     },
     parameterScenarios: (p) => {
       const [d, h] = p([
-        () => [p(BAD_COUNTS), 8], () => [512, p(BAD_COUNTS)], () => p([[10, 4], [7, 2], [4097, 1], [10, 3]]), () => [4, 8], () => [512], () => [],
+        () => [p(BAD_COUNTS), 8],
+        () => [512, p(BAD_COUNTS)],
+        () =>
+          p([
+            [10, 4],
+            [7, 2],
+            [4097, 1],
+            [10, 3],
+          ]),
+        () => [4, 8],
+        () => [512],
+        () => [],
       ])();
       return [`parameterScenarios(${show([d, h])})`, () => M.parameterScenarios(d, h)];
     },
@@ -174,37 +366,155 @@ function buildCases(M, ctx) {
       return [`mixThenSplit(${show(cfg)})`, () => M.mixThenSplit(cfg)];
     },
     headSpecialization: (p) => {
-      const tokens = p([null, undefined, 'The cat sat', 5, {}, [], [1, 2], ['a', null], ['a', 3], ['a', ['b']],
-        hole(['a', 'b', 'c']), Array(4097).fill('a'), new Set(['a']), [new String('a')], [Symbol('a')]]);
+      const tokens = p([
+        null,
+        undefined,
+        'The cat sat',
+        5,
+        {},
+        [],
+        [1, 2],
+        ['a', null],
+        ['a', 3],
+        ['a', ['b']],
+        hole(['a', 'b', 'c']),
+        Array(4097).fill('a'),
+        new Set(['a']),
+        [new String('a')],
+        [Symbol('a')],
+      ]);
       return [`headSpecialization(${show(tokens)})`, () => M.headSpecialization(tokens)];
     },
     'TinyAttentionModel ctor': (p) => {
-      const config = p([null, undefined, 5, 'two-offsets', [], { task: 'copy', generator: g }, { task: 'two-offsets' },
-        { task: 'two-offsets', generator: dead }, { task: 'two-offsets', generator: mha },
-        ...BAD_COUNTS.slice(0, 12).flatMap((v) => ['vocab', 'seqLen', 'dModel', 'numHeads', 'layers'].map((k) => ({ task: 'two-offsets', [k]: v, generator: g }))),
-        { task: 'two-offsets', dModel: 10, numHeads: 3, generator: g }, { task: 'two-offsets', vocab: 513, generator: g },
-        { task: 'two-offsets', seqLen: 513, generator: g }, { task: 'two-offsets', layers: 5, generator: g },
-        { task: 'reverse', causal: true, generator: g }, { task: 'induction', vocab: 6, generator: g },
-        { task: 'induction', seqLen: 13, generator: g }, { task: 'two-offsets', causal: 1, generator: g },
-        { task: 'two-offsets', heads: 2, generator: g }, { task: '__proto__', generator: g }]);
+      const config = p([
+        null,
+        undefined,
+        5,
+        'two-offsets',
+        [],
+        { task: 'copy', generator: g },
+        { task: 'two-offsets' },
+        { task: 'two-offsets', generator: dead },
+        { task: 'two-offsets', generator: mha },
+        ...BAD_COUNTS.slice(0, 12).flatMap((v) =>
+          ['vocab', 'seqLen', 'dModel', 'numHeads', 'layers'].map((k) => ({
+            task: 'two-offsets',
+            [k]: v,
+            generator: g,
+          })),
+        ),
+        { task: 'two-offsets', dModel: 10, numHeads: 3, generator: g },
+        { task: 'two-offsets', vocab: 513, generator: g },
+        { task: 'two-offsets', seqLen: 513, generator: g },
+        { task: 'two-offsets', layers: 5, generator: g },
+        { task: 'reverse', causal: true, generator: g },
+        { task: 'induction', vocab: 6, generator: g },
+        { task: 'induction', seqLen: 13, generator: g },
+        { task: 'two-offsets', causal: 1, generator: g },
+        { task: 'two-offsets', heads: 2, generator: g },
+        { task: '__proto__', generator: g },
+      ]);
       return [`new TinyAttentionModel(${show(config)})`, () => new M.TinyAttentionModel(config)];
     },
-    'training calls': (p) => p([
-      ['trainStep(bad optimizer)', () => model.trainStep(p([null, {}, mha, g, opt.model]), {})],
-      ['trainStep(bad options)', () => model.trainStep(opt, p([5, 'x', { batchSize: 0 }, { batchSize: 1025 }, { batchSize: 1.5 }, { batchSize: NaN }, { batch: 2 }]))],
-      ['attention(bad tokens)', () => model.attention(p([null, 'abc', [], [8], [-1], [0.5], [NaN], new Array(9).fill(0), [0, '1'], { length: 2 }]))],
-      ['predict(bad tokens)', () => model.predict(p([[], [1, 2, 99], [Infinity]]))],
-      ['ablate', () => model.ablate(...p([[1, 0], [0, 2], [-1, 0], [0, 0, 'yes'], ['0', 0], [NaN, 0]]))],
-      ['loadStateDict', () => model.loadStateDict(p([null, 5, 'sd', [], { 'tok.weight': 5 }, { 'tok.weight': { shape: [8, 16], data: new Float32Array(3) } }, {}, new Map([['x', T([1])]])]))],
-      ['loadSafetensors', () => M.loadSafetensors(p([null, 'file', [1, 2, 3], new Uint16Array(8), new Uint8Array(3), new Uint8Array(16)]))],
-      ['optimizer options', () => new (p([M.SGD, M.Adam, M.AdamW]))(model, p([{ lr: -1 }, { lr: NaN }, { lr: '1' }, { betas: [2, 0.9] }, { betas: 0.9 }, { eps: -1 }, { weightDecay: -1 }, { lr: 1e-3, nesterov: 'yes' }, { rho: 1 }]))],
-      ['optimizer for no model', () => new (p([M.SGD, M.Adam, M.AdamW]))(p([null, mha, {}, 'model']), {})],
-      ['toPyTorch', () => model.toPyTorch(p([{ steps: 0 }, { steps: 1.5 }, { batchSize: 0 }, { optimizer: 'lbfgs' }, { lossDigits: 12 }, { optimizer: 'sgd', betas: [0.9, 0.99] }, { epochs: 3 }]))],
-    ]),
+    'training calls': (p) =>
+      p([
+        ['trainStep(bad optimizer)', () => model.trainStep(p([null, {}, mha, g, opt.model]), {})],
+        [
+          'trainStep(bad options)',
+          () =>
+            model.trainStep(
+              opt,
+              p([5, 'x', { batchSize: 0 }, { batchSize: 1025 }, { batchSize: 1.5 }, { batchSize: NaN }, { batch: 2 }]),
+            ),
+        ],
+        [
+          'attention(bad tokens)',
+          () =>
+            model.attention(
+              p([null, 'abc', [], [8], [-1], [0.5], [NaN], new Array(9).fill(0), [0, '1'], { length: 2 }]),
+            ),
+        ],
+        ['predict(bad tokens)', () => model.predict(p([[], [1, 2, 99], [Infinity]]))],
+        [
+          'ablate',
+          () =>
+            model.ablate(
+              ...p([
+                [1, 0],
+                [0, 2],
+                [-1, 0],
+                [0, 0, 'yes'],
+                ['0', 0],
+                [NaN, 0],
+              ]),
+            ),
+        ],
+        [
+          'loadStateDict',
+          () =>
+            model.loadStateDict(
+              p([
+                null,
+                5,
+                'sd',
+                [],
+                { 'tok.weight': 5 },
+                { 'tok.weight': { shape: [8, 16], data: new Float32Array(3) } },
+                {},
+                new Map([['x', T([1])]]),
+              ]),
+            ),
+        ],
+        [
+          'loadSafetensors',
+          () =>
+            M.loadSafetensors(p([null, 'file', [1, 2, 3], new Uint16Array(8), new Uint8Array(3), new Uint8Array(16)])),
+        ],
+        [
+          'optimizer options',
+          () =>
+            new (p([M.SGD, M.Adam, M.AdamW]))(
+              model,
+              p([
+                { lr: -1 },
+                { lr: NaN },
+                { lr: '1' },
+                { betas: [2, 0.9] },
+                { betas: 0.9 },
+                { eps: -1 },
+                { weightDecay: -1 },
+                { lr: 1e-3, nesterov: 'yes' },
+                { rho: 1 },
+              ]),
+            ),
+        ],
+        ['optimizer for no model', () => new (p([M.SGD, M.Adam, M.AdamW]))(p([null, mha, {}, 'model']), {})],
+        [
+          'toPyTorch',
+          () =>
+            model.toPyTorch(
+              p([
+                { steps: 0 },
+                { steps: 1.5 },
+                { batchSize: 0 },
+                { optimizer: 'lbfgs' },
+                { lossDigits: 12 },
+                { optimizer: 'sgd', betas: [0.9, 0.99] },
+                { epochs: 3 },
+              ]),
+            ),
+        ],
+      ]),
     loopVsVectorized: (p) => {
       const args = p([
-        () => [p([null, undefined, {}, g, 'mha', { _handle: mha._handle }, Object.create(M.MultiHeadAttention.prototype)]), x],
-        () => [mha, p(badTensors())], () => [mha, ok([2, S, D + 1])], () => [mha, ok([S, D])], () => [mha, x, p(badOptions())],
+        () => [
+          p([null, undefined, {}, g, 'mha', { _handle: mha._handle }, Object.create(M.MultiHeadAttention.prototype)]),
+          x,
+        ],
+        () => [mha, p(badTensors())],
+        () => [mha, ok([2, S, D + 1])],
+        () => [mha, ok([S, D])],
+        () => [mha, x, p(badOptions())],
       ])();
       return [`loopVsVectorized(${show(args)})`, () => M.loopVsVectorized(...args)];
     },
@@ -212,7 +522,8 @@ function buildCases(M, ctx) {
 }
 
 function checkThrows(label, fn, failures) {
-  let threw = false, error;
+  let threw = false,
+    error;
   try {
     const r = fn();
     if (r && typeof r.delete === 'function') r.delete();
@@ -247,7 +558,7 @@ for (const build of BUILDS) {
     const opt = new M.Adam(model, { lr: 1e-2 });
     const cases = buildCases(M, { g, mha, x, dead, deadMha, model, opt });
     const names = Object.keys(cases);
-    const rnd = mulberry32(0xC0FFEE);
+    const rnd = mulberry32(0xc0ffee);
     const pick = (arr) => arr[Math.floor(rnd() * arr.length)];
     const failures = [];
     const counts = Object.fromEntries(names.map((n) => [n, 0]));
@@ -290,13 +601,24 @@ for (const build of BUILDS) {
   test(`non-object configs of mixThenSplit and shapeTrace are refused — ${buildName(build)}`, async () => {
     const M = await load(build);
     const bad = [];
-    for (const [name, fn] of [['mixThenSplit', M.mixThenSplit], ['shapeTrace', M.shapeTrace]]) {
+    for (const [name, fn] of [
+      ['mixThenSplit', M.mixThenSplit],
+      ['shapeTrace', M.shapeTrace],
+    ]) {
       for (const cfg of [null, 5, 'cfg', true, NaN]) {
         let error;
-        try { fn(cfg); } catch (e) { error = e; }
+        try {
+          fn(cfg);
+        } catch (e) {
+          error = e;
+        }
         const label = `${name}(${String(cfg)})`;
         if (!error) bad.push(`${label}: returned a result`);
-        else if (!(error instanceof Error) || error instanceof TypeError || /Cannot (read|destructure)/.test(error.message)) {
+        else if (
+          !(error instanceof Error) ||
+          error instanceof TypeError ||
+          /Cannot (read|destructure)/.test(error.message)
+        ) {
           bad.push(`${label}: ${error.constructor.name}: ${error.message}`);
         }
       }
@@ -313,7 +635,9 @@ for (const build of BUILDS) {
       'sdpa broadcast batch [65536,1,1,1] × [1,65537,1,1]': (M) =>
         M.scaledDotProductAttention(T([65536, 1, 1, 1]), T([1, 65537, 1, 1]), T([1, 65537, 1, 1])),
       'sdpa needWeights:false broadcast batch': (M) =>
-        M.scaledDotProductAttention(T([65536, 1, 1, 1]), T([1, 65537, 1, 1]), T([1, 65537, 1, 1]), { needWeights: false }),
+        M.scaledDotProductAttention(T([65536, 1, 1, 1]), T([1, 65537, 1, 1]), T([1, 65537, 1, 1]), {
+          needWeights: false,
+        }),
       'matmul broadcast batch [65536,1,1,1] @ [1,65537,1,1]': (M) => M.matmul(T([65536, 1, 1, 1]), T([1, 65537, 1, 1])),
       'sdpa weights [65536, 65537] from q [65536,1], k [65537,1]': (M) =>
         M.scaledDotProductAttention(T([65536, 1]), T([65537, 1]), T([65537, 1])),
@@ -329,10 +653,18 @@ for (const build of BUILDS) {
       await t.test(name, async () => {
         const M = await load(build);
         let result, error;
-        try { result = call(M); } catch (e) { error = e; }
-        const got = error ? `${error.constructor.name}: ${error.message}` :
-          `a result (shape ${JSON.stringify(result.shape || (result.output && result.output.shape) || null)})`;
-        assert.ok(error instanceof Error && !(error instanceof WebAssembly.RuntimeError), `expected an Error, got ${got}`);
+        try {
+          result = call(M);
+        } catch (e) {
+          error = e;
+        }
+        const got = error
+          ? `${error.constructor.name}: ${error.message}`
+          : `a result (shape ${JSON.stringify(result.shape || (result.output && result.output.shape) || null)})`;
+        assert.ok(
+          error instanceof Error && !(error instanceof WebAssembly.RuntimeError),
+          `expected an Error, got ${got}`,
+        );
         assert.match(error.message, /67108864|more than|cap/, `expected the memory-cap message, got ${got}`);
       });
     }

@@ -8,31 +8,42 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { headMat, colourMax } from '../../web/explorer/read.js';
 
-const S = 29, HS = [1, 2, 3, 4, 5, 7, 8, 9, 12];
+const S = 29,
+  HS = [1, 2, 3, 4, 5, 7, 8, 9, 12];
 
 function torchMeanMax(H, data) {
-  const py = 'import sys, json, torch\n' +
+  const py =
+    'import sys, json, torch\n' +
     'r = json.load(sys.stdin)\n' +
     'w = torch.tensor(r["data"], dtype=torch.float32).reshape(1, r["H"], r["S"], r["S"])\n' +
     'print(json.dumps({"mean": torch.mean(w, dim=1).flatten().tolist(), "max": w.max().item()}))\n';
-  const out = execFileSync('/usr/bin/python3', ['-c', py], { input: JSON.stringify({ H, S, data: Array.from(data) }), maxBuffer: 1 << 26 });
+  const out = execFileSync('/usr/bin/python3', ['-c', py], {
+    input: JSON.stringify({ H, S, data: Array.from(data) }),
+    maxBuffer: 1 << 26,
+  });
   return JSON.parse(out);
 }
 
 test('the average head is torch.mean(dim=1) within float32 rounding, the colour range is w.max()', () => {
   let seed = 7;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   for (const H of HS) {
-    const n = S * S, data = new Float32Array(H * n);
+    const n = S * S,
+      data = new Float32Array(H * n);
     for (let i = 0; i < data.length; i++) data[i] = rnd() < 0.3 ? 0 : rnd() ** 3;
     const cur = { eff: { norm: 'shared' }, res: { H, weights: { shape: [1, H, S, S], data } } };
-    const avg = headMat(cur, 0, 'avg').data, want = torchMeanMax(H, data);
+    const avg = headMat(cur, 0, 'avg').data,
+      want = torchMeanMax(H, data);
     assert.equal(colourMax(cur, 0), want.max, `H=${H}: the largest weight`);
     const u = 2 ** -24;
     for (let i = 0; i < n; i++) {
       const bound = ((H - 1) * u * want.mean[i] * H + u * want.mean[i]) * 2;
       assert.ok(Math.abs(avg[i] - want.mean[i]) <= bound, `H=${H}, cell ${i}: ${avg[i]} vs torch ${want.mean[i]}`);
     }
-    if (H === 1) assert.ok(avg.every((v, i) => v === data[i]), 'one head: the average is the head');
+    if (H === 1)
+      assert.ok(
+        avg.every((v, i) => v === data[i]),
+        'one head: the average is the head',
+      );
   }
 });

@@ -17,12 +17,23 @@ for (const build of BUILDS) {
       const input = () => ({ shape: [1, 4, 16], data: Float32Array.from({ length: 64 }, () => rnd() * 2 - 1) });
       const mask = { shape: [4, 4], data: Float32Array.from([1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1]) };
       const kpm = { shape: [1, 4], data: Float32Array.from([0, 0, 0, 1]) };
-      const options = [{}, { needWeights: false }, { causal: true }, { mask }, { mask, maskMode: 'additive' },
-        { keyPaddingMask: kpm, fill: -1e9 }, { mask, maskMode: 'bool', needWeights: false }];
+      const options = [
+        {},
+        { needWeights: false },
+        { causal: true },
+        { mask },
+        { mask, maskMode: 'additive' },
+        { keyPaddingMask: kpm, fill: -1e9 },
+        { mask, maskMode: 'bool', needWeights: false },
+      ];
       const step = (i) => {
-        if (i % 2) mha.train(); else mha.eval();
+        if (i % 2) mha.train();
+        else mha.eval();
         const x = input();
-        const r = i % 5 === 0 ? mha.forward(x, input(), input(), options[i % options.length]) : mha.forward(x, x, x, options[i % options.length]);
+        const r =
+          i % 5 === 0
+            ? mha.forward(x, input(), input(), options[i % options.length])
+            : mha.forward(x, x, x, options[i % options.length]);
         assert.equal(r.output.data.length, 64);
         if (i % 98 === 0) M.loopVsVectorized(mha, x); // eval mode (even i): dropout-free
         if (i % 89 === 0) g.randn([3, 5]);

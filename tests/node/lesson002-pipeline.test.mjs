@@ -2,7 +2,18 @@
 // scaledDotProductAttention → mergeHeads → matmul) against a plain-JS double reference.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUILDS, buildName, load, matmul2, split, merge, attentionRef, mhaForwardRef, assertClose, rowSums } from './fixtures/reference.mjs';
+import {
+  BUILDS,
+  buildName,
+  load,
+  matmul2,
+  split,
+  merge,
+  attentionRef,
+  mhaForwardRef,
+  assertClose,
+  rowSums,
+} from './fixtures/reference.mjs';
 
 for (const build of BUILDS) {
   test(`the JS API example of lesson 002 — ${buildName(build)}`, async (t) => {
@@ -37,14 +48,20 @@ for (const build of BUILDS) {
       const x = g.randn([2, 4, 8]);
       const [Wq, Wk, Wv, Wo] = [0, 1, 2, 3].map(() => g.randn([8, 8]));
       g.delete();
-      const q = M.matmul(x, Wq), k = M.matmul(x, Wk), v = M.matmul(x, Wv);
+      const q = M.matmul(x, Wq),
+        k = M.matmul(x, Wk),
+        v = M.matmul(x, Wv);
       for (const r of [q, k, v]) assert.deepEqual(r.shape, [2, 4, 8]);
-      const qh = M.splitHeads(q, 2), kh = M.splitHeads(k, 2), vh = M.splitHeads(v, 2);
+      const qh = M.splitHeads(q, 2),
+        kh = M.splitHeads(k, 2),
+        vh = M.splitHeads(v, 2);
       for (const r of [qh, kh, vh]) assert.deepEqual(r.shape, [2, 2, 4, 4]);
       const att = M.scaledDotProductAttention(qh, kh, vh);
       assert.deepEqual(att.weights.shape, [2, 2, 4, 4]);
       assert.deepEqual(att.output.shape, [2, 2, 4, 4]);
-      rowSums(att.weights.data, 4).forEach((s, r) => assert.ok(Math.abs(s - 1) < 1e-6, `weights row ${r} sums to ${s}`));
+      rowSums(att.weights.data, 4).forEach((s, r) =>
+        assert.ok(Math.abs(s - 1) < 1e-6, `weights row ${r} sums to ${s}`),
+      );
       const concat = M.mergeHeads(att.output);
       assert.deepEqual(concat.shape, [2, 4, 8]);
       const y = M.matmul(concat, Wo);
@@ -52,9 +69,13 @@ for (const build of BUILDS) {
 
       // plain-JS doubles
       const X = Float64Array.from(x.data);
-      const rq = matmul2(X, Wq.data, 8, 8, 8), rk = matmul2(X, Wk.data, 8, 8, 8), rv = matmul2(X, Wv.data, 8, 8, 8);
+      const rq = matmul2(X, Wq.data, 8, 8, 8),
+        rk = matmul2(X, Wk.data, 8, 8, 8),
+        rv = matmul2(X, Wv.data, 8, 8, 8);
       assertClose(q.data, rq, 1e-5, 'q = x @ Wq');
-      const sq = split(rq, 2, 4, 2, 4), sk = split(rk, 2, 4, 2, 4), sv = split(rv, 2, 4, 2, 4);
+      const sq = split(rq, 2, 4, 2, 4),
+        sk = split(rk, 2, 4, 2, 4),
+        sv = split(rv, 2, 4, 2, 4);
       assertClose(qh.data, sq, 1e-5, 'splitHeads(q, 2)');
       const ref = attentionRef(sq, sk, sv, 2, 2, 4, 4, 4, 4);
       assertClose(att.weights.data, ref.weights, 1e-5, 'attention weights');

@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { BUILDS, buildName, load } from './fixtures/reference.mjs';
 
 const DIR = fileURLToPath(new URL('../../build/models/', import.meta.url));
-assert.ok(existsSync(join(DIR, 'index.json')),
-  `${DIR}index.json is missing: CTest's models.checkpoints writes it (tests/models/make_checkpoints.py --out build/models)`);
+assert.ok(
+  existsSync(join(DIR, 'index.json')),
+  `${DIR}index.json is missing: CTest's models.checkpoints writes it (tests/models/make_checkpoints.py --out build/models)`,
+);
 const CASES = JSON.parse(readFileSync(join(DIR, 'index.json'), 'utf8'));
 const WEIGHT_FILE = /^(config\.json|model.*\.safetensors(\.index\.json)?|tokenizer(_config)?\.json)$/;
 
@@ -22,7 +24,13 @@ async function files(name, { blobs = false, change = {} } = {}) {
   for (const f of c.files.filter((n) => WEIGHT_FILE.test(n) && !n.startsWith('oracle-'))) {
     if (f in change && change[f] === null) continue;
     const bytes = f in change ? change[f] : null;
-    out.push(bytes ? { name: f, bytes } : blobs ? { name: f, bytes: await openAsBlob(join(DIR, name, f)) } : { name: f, bytes: new Uint8Array(readFileSync(join(DIR, name, f))) });
+    out.push(
+      bytes
+        ? { name: f, bytes }
+        : blobs
+          ? { name: f, bytes: await openAsBlob(join(DIR, name, f)) }
+          : { name: f, bytes: new Uint8Array(readFileSync(join(DIR, name, f))) },
+    );
   }
   return out;
 }
@@ -32,14 +40,17 @@ function readOracle(path) {
   const b = readFileSync(path);
   const n = Number(b.readBigUInt64LE(0));
   const header = JSON.parse(b.subarray(8, 8 + n).toString('utf8'));
-  const meta = Object.fromEntries(['ids', 'logits_at', 'heads_off', 'text'].filter((k) => k in header.__metadata__)
-    .map((k) => [k, JSON.parse(header.__metadata__[k])]));
+  const meta = Object.fromEntries(
+    ['ids', 'logits_at', 'heads_off', 'text']
+      .filter((k) => k in header.__metadata__)
+      .map((k) => [k, JSON.parse(header.__metadata__[k])]),
+  );
   const tensors = {};
   for (const [name, t] of Object.entries(header)) {
     if (name === '__metadata__') continue;
     assert.equal(t.dtype, 'F64', `${path}: ${name} is F64`);
     const [a, e] = t.data_offsets;
-    const data = new Float64Array(e - a >> 3);
+    const data = new Float64Array((e - a) >> 3);
     for (let i = 0; i < data.length; i++) data[i] = b.readDoubleLE(8 + n + a + 8 * i);
     tensors[name] = { shape: t.shape, data };
   }
@@ -48,7 +59,8 @@ function readOracle(path) {
 
 function requireWithin(what, ours, ref, bound) {
   assert.deepEqual(ours.shape, ref.shape, `${what}: shape`);
-  let worst = 0, at = -1;
+  let worst = 0,
+    at = -1;
   for (let i = 0; i < ref.data.length; i++) {
     const excess = Math.abs(ours.data[i] - ref.data[i]) - bound.data[i];
     if (!(excess <= worst)) {
@@ -56,11 +68,14 @@ function requireWithin(what, ours, ref, bound) {
       at = i;
     }
   }
-  assert.ok(at < 0, `${what}: element ${at} is ${ours.data[at]}, transformers says ${ref.data[at]} ± ${bound.data[at]}`);
+  assert.ok(
+    at < 0,
+    `${what}: element ${at} is ${ours.data[at]}, transformers says ${ref.data[at]} ± ${bound.data[at]}`,
+  );
 }
 
 const heapUsed = (M) => M.memoryStats().heapUsed;
-const SLACK = 16 * 1024;  // allocator bookkeeping after a warm-up
+const SLACK = 16 * 1024; // allocator bookkeeping after a warm-up
 function requireHeapBack(M, before, what) {
   const after = heapUsed(M);
   assert.ok(after - before <= SLACK, `${what}: the heap holds ${after - before} bytes more than before`);
@@ -78,53 +93,86 @@ for (const build of BUILDS) {
     const M = await load(build);
 
     for (const c of CASES) {
-      await t.test(`${c.case} (${c.model_type}, ${c.dtype}): token ids, attentions, hidden, logits, ablated logits within transformers' bounds`, async () => {
-        const model = await M.loadModel(await files(c.case, { blobs: c.case.includes('sharded') || c.dtype === 'F16' }));
-        try {
-          assert.equal(model.info.modelType, c.model_type);
-          assert.equal(model.info.dtype, c.dtype);
-          for (const name of c.oracles) {
-            const { meta, tensors } = readOracle(join(DIR, c.case, name));
-            const what = `${c.case}/${name}`;
-            assert.deepEqual(model.tokenize(meta.text).ids, meta.ids, `${what}: token ids as transformers' tokenizer(text) gives them`);
-            const logitsAt = model.info.hasLmHead ? meta.logits_at : [];
-            const out = model.forward(meta.ids, { logitsAt });
-            requireWithin(`${what} attentions`, out.attentions, tensors.attentions, tensors['attentions.bound']);
-            requireWithin(`${what} hidden`, out.hidden, tensors.hidden, tensors['hidden.bound']);
-            assert.equal(out.logits === null, !tensors.logits, `${what}: logits given exactly when transformers gives them`);
-            if (tensors.logits) requireWithin(`${what} logits`, out.logits, tensors.logits, tensors['logits.bound']);
-            assert.ok(out.trace.some((s) => s.op === 'softmax' && s.layer === model.info.layers - 1), `${what}: the trace reaches the last layer`);
-            if (meta.heads_off && meta.heads_off.length) {
-              const off = model.forward(meta.ids, { logitsAt, headsOff: meta.heads_off });
-              if (tensors['ablated.logits']) requireWithin(`${what} ablated logits`, off.logits, tensors['ablated.logits'], tensors['ablated.logits.bound']);
-              if (tensors['ablated.hidden']) requireWithin(`${what} ablated hidden`, off.hidden, tensors['ablated.hidden'], tensors['ablated.hidden.bound']);
+      await t.test(
+        `${c.case} (${c.model_type}, ${c.dtype}): token ids, attentions, hidden, logits, ablated logits within transformers' bounds`,
+        async () => {
+          const model = await M.loadModel(
+            await files(c.case, { blobs: c.case.includes('sharded') || c.dtype === 'F16' }),
+          );
+          try {
+            assert.equal(model.info.modelType, c.model_type);
+            assert.equal(model.info.dtype, c.dtype);
+            for (const name of c.oracles) {
+              const { meta, tensors } = readOracle(join(DIR, c.case, name));
+              const what = `${c.case}/${name}`;
+              assert.deepEqual(
+                model.tokenize(meta.text).ids,
+                meta.ids,
+                `${what}: token ids as transformers' tokenizer(text) gives them`,
+              );
+              const logitsAt = model.info.hasLmHead ? meta.logits_at : [];
+              const out = model.forward(meta.ids, { logitsAt });
+              requireWithin(`${what} attentions`, out.attentions, tensors.attentions, tensors['attentions.bound']);
+              requireWithin(`${what} hidden`, out.hidden, tensors.hidden, tensors['hidden.bound']);
+              assert.equal(
+                out.logits === null,
+                !tensors.logits,
+                `${what}: logits given exactly when transformers gives them`,
+              );
+              if (tensors.logits) requireWithin(`${what} logits`, out.logits, tensors.logits, tensors['logits.bound']);
+              assert.ok(
+                out.trace.some((s) => s.op === 'softmax' && s.layer === model.info.layers - 1),
+                `${what}: the trace reaches the last layer`,
+              );
+              if (meta.heads_off && meta.heads_off.length) {
+                const off = model.forward(meta.ids, { logitsAt, headsOff: meta.heads_off });
+                if (tensors['ablated.logits'])
+                  requireWithin(
+                    `${what} ablated logits`,
+                    off.logits,
+                    tensors['ablated.logits'],
+                    tensors['ablated.logits.bound'],
+                  );
+                if (tensors['ablated.hidden'])
+                  requireWithin(
+                    `${what} ablated hidden`,
+                    off.hidden,
+                    tensors['ablated.hidden'],
+                    tensors['ablated.hidden.bound'],
+                  );
+              }
             }
+          } finally {
+            model.dispose();
           }
-        } finally {
-          model.dispose();
-        }
-      });
+        },
+      );
     }
 
-    await t.test('sharded: the index and its four shards, as File objects in any order, or named with their folder', async () => {
-      const given = await files('llama-sharded');
-      const asFiles = given.reverse().map((f) => new File([f.bytes], f.name));
-      const withFolder = given.map((f) => ({ name: `llama-sharded/${f.name}`, bytes: f.bytes.buffer }));
-      const single = await M.loadModel(await files('llama'));
-      const { meta } = readOracle(join(DIR, 'llama-sharded', 'oracle-0.safetensors'));
-      for (const checkpoint of [asFiles, withFolder]) {
-        const model = await M.loadModel(checkpoint);
-        assert.equal(model.info.layers, single.info.layers);
-        assert.deepEqual(model.tokenize(meta.text).ids, meta.ids);
-        assert.ok(model.forward(meta.ids).attentions.data.length > 0);
-        model.dispose();
-      }
-      single.dispose();
-    });
+    await t.test(
+      'sharded: the index and its four shards, as File objects in any order, or named with their folder',
+      async () => {
+        const given = await files('llama-sharded');
+        const asFiles = given.reverse().map((f) => new File([f.bytes], f.name));
+        const withFolder = given.map((f) => ({ name: `llama-sharded/${f.name}`, bytes: f.bytes.buffer }));
+        const single = await M.loadModel(await files('llama'));
+        const { meta } = readOracle(join(DIR, 'llama-sharded', 'oracle-0.safetensors'));
+        for (const checkpoint of [asFiles, withFolder]) {
+          const model = await M.loadModel(checkpoint);
+          assert.equal(model.info.layers, single.info.layers);
+          assert.deepEqual(model.tokenize(meta.text).ids, meta.ids);
+          assert.ok(model.forward(meta.ids).attentions.data.length > 0);
+          model.dispose();
+        }
+        single.dispose();
+      },
+    );
 
     await t.test('progress: from 0 to the bytes of the weights read, per slice; the files named', async () => {
       const seen = [];
-      const model = await M.loadModel(await files('llama-sharded', { blobs: true }), { onProgress: (p) => seen.push(p) });
+      const model = await M.loadModel(await files('llama-sharded', { blobs: true }), {
+        onProgress: (p) => seen.push(p),
+      });
       model.dispose();
       assert.equal(seen[0].loaded, 0);
       const total = seen[0].total;
@@ -143,8 +191,10 @@ for (const build of BUILDS) {
       warm.dispose();
       const before = heapUsed(M);
       const controller = new AbortController();
-      await assert.rejects(M.loadModel(given, { signal: controller.signal, onProgress: () => controller.abort() }),
-        (e) => e.name === 'AbortError');
+      await assert.rejects(
+        M.loadModel(given, { signal: controller.signal, onProgress: () => controller.abort() }),
+        (e) => e.name === 'AbortError',
+      );
       requireHeapBack(M, before, 'after a cancelled load');
       const aborted = AbortSignal.abort();
       await assert.rejects(M.loadModel(given, { signal: aborted }), (e) => e.name === 'AbortError');
@@ -163,7 +213,7 @@ for (const build of BUILDS) {
       for (let i = 0; i < 5; i++) model.forward(ids);
       assert.ok(heapUsed(M) - loaded <= SLACK, 'forwards leave nothing behind');
       model.dispose();
-      model.dispose();  // twice is harmless
+      model.dispose(); // twice is harmless
       requireHeapBack(M, before, 'after dispose');
       assert.throws(() => model.forward(ids), /this model was deleted/);
       assert.equal(model.disposed, true);
@@ -172,66 +222,123 @@ for (const build of BUILDS) {
     await t.test('hostile: each file missing in turn, named', async () => {
       const before = heapUsed(M);
       await rejects(M.loadModel(await files('gpt2', { change: { 'config.json': null } })), 'config.json is missing');
-      await rejects(M.loadModel(await files('gpt2', { change: { 'model.safetensors': null } })), 'model.safetensors is missing');
+      await rejects(
+        M.loadModel(await files('gpt2', { change: { 'model.safetensors': null } })),
+        'model.safetensors is missing',
+      );
       const noTokenizer = await M.loadModel(await files('gpt2', { change: { 'tokenizer.json': null } }));
       assert.throws(() => noTokenizer.tokenize('hello'), /loaded without tokenizer\.json/);
       noTokenizer.dispose();
       for (let k = 1; k <= 4; k++) {
         const shard = `model-0000${k}-of-00004.safetensors`;
-        await rejects(M.loadModel(await files('llama-sharded', { change: { [shard]: null } })),
-          `${shard} is missing: the index (model.safetensors.index.json) puts`);
+        await rejects(
+          M.loadModel(await files('llama-sharded', { change: { [shard]: null } })),
+          `${shard} is missing: the index (model.safetensors.index.json) puts`,
+        );
       }
-      await rejects(M.loadModel(await files('llama-sharded', { change: { 'model.safetensors.index.json': null } })),
-        'model.safetensors is missing');
+      await rejects(
+        M.loadModel(await files('llama-sharded', { change: { 'model.safetensors.index.json': null } })),
+        'model.safetensors is missing',
+      );
       await rejects(M.loadModel([]), 'config.json is missing');
-      await rejects(M.loadModel('gpt2/config.json'), 'loadModel expects the checkpoint\'s files');
+      await rejects(M.loadModel('gpt2/config.json'), "loadModel expects the checkpoint's files");
       requireHeapBack(M, before, 'after the failed loads');
     });
 
-    await t.test('hostile: a truncated shard, a lying config, NaN weights, a tokenizer of another model — named, memory back', async () => {
-      (await M.loadModel(await files('gpt2'))).dispose();
-      const before = heapUsed(M);
-      const shard = 'model-00003-of-00004.safetensors';
-      const whole = readFileSync(join(DIR, 'llama-sharded', shard));
-      await rejects(M.loadModel(await files('llama-sharded', { change: { [shard]: new Uint8Array(whole.subarray(0, whole.length - 100)) } })),
-        `${shard}: this is not a valid .safetensors file: its tensors need`, '(is it cut short?)');
+    await t.test(
+      'hostile: a truncated shard, a lying config, NaN weights, a tokenizer of another model — named, memory back',
+      async () => {
+        (await M.loadModel(await files('gpt2'))).dispose();
+        const before = heapUsed(M);
+        const shard = 'model-00003-of-00004.safetensors';
+        const whole = readFileSync(join(DIR, 'llama-sharded', shard));
+        await rejects(
+          M.loadModel(
+            await files('llama-sharded', {
+              change: { [shard]: new Uint8Array(whole.subarray(0, whole.length - 100)) },
+            }),
+          ),
+          `${shard}: this is not a valid .safetensors file: its tensors need`,
+          '(is it cut short?)',
+        );
 
-      const config = JSON.parse(readFileSync(join(DIR, 'gpt2', 'config.json'), 'utf8'));
-      const lying = (change) => new TextEncoder().encode(JSON.stringify({ ...config, ...change }));
-      await rejects(M.loadModel(await files('gpt2', { change: { 'config.json': lying({ n_embd: 48 }) } })),
-        'config.json does not match the weights: the tensor', 'has shape');
-      await rejects(M.loadModel(await files('gpt2', { change: { 'config.json': lying({ n_layer: 3 }) } })),
-        "config.json does not match the weights: the checkpoint has no tensor 'h.2.");
-      await rejects(M.loadModel(await files('gpt2', { change: { 'config.json': lying({ vocab_size: 500 }) } })),
-        "config.json does not match the weights: the tensor 'wte.weight' has shape");
-      await rejects(M.loadModel(await files('gpt2', { change: { 'config.json': lying({ model_type: 'mamba' }) } })), 'config.json', 'mamba');
+        const config = JSON.parse(readFileSync(join(DIR, 'gpt2', 'config.json'), 'utf8'));
+        const lying = (change) => new TextEncoder().encode(JSON.stringify({ ...config, ...change }));
+        await rejects(
+          M.loadModel(await files('gpt2', { change: { 'config.json': lying({ n_embd: 48 }) } })),
+          'config.json does not match the weights: the tensor',
+          'has shape',
+        );
+        await rejects(
+          M.loadModel(await files('gpt2', { change: { 'config.json': lying({ n_layer: 3 }) } })),
+          "config.json does not match the weights: the checkpoint has no tensor 'h.2.",
+        );
+        await rejects(
+          M.loadModel(await files('gpt2', { change: { 'config.json': lying({ vocab_size: 500 }) } })),
+          "config.json does not match the weights: the tensor 'wte.weight' has shape",
+        );
+        await rejects(
+          M.loadModel(await files('gpt2', { change: { 'config.json': lying({ model_type: 'mamba' }) } })),
+          'config.json',
+          'mamba',
+        );
 
-      // A NaN in h.1.mlp.c_fc.weight, found through the file's own header.
-      const weights = new Uint8Array(readFileSync(join(DIR, 'gpt2', 'model.safetensors')));
-      const n = Number(Buffer.from(weights).readBigUInt64LE(0));
-      const entry = JSON.parse(Buffer.from(weights.subarray(8, 8 + n)).toString())['h.1.mlp.c_fc.weight'];
-      new DataView(weights.buffer).setFloat32(8 + n + entry.data_offsets[0] + 4 * 7, NaN, true);
-      await rejects(M.loadModel(await files('gpt2', { change: { 'model.safetensors': weights } })),
-        "model.safetensors: tensor 'h.1.mlp.c_fc.weight' holds NaN (element 7 of");
+        // A NaN in h.1.mlp.c_fc.weight, found through the file's own header.
+        const weights = new Uint8Array(readFileSync(join(DIR, 'gpt2', 'model.safetensors')));
+        const n = Number(Buffer.from(weights).readBigUInt64LE(0));
+        const entry = JSON.parse(Buffer.from(weights.subarray(8, 8 + n)).toString())['h.1.mlp.c_fc.weight'];
+        new DataView(weights.buffer).setFloat32(8 + n + entry.data_offsets[0] + 4 * 7, NaN, true);
+        await rejects(
+          M.loadModel(await files('gpt2', { change: { 'model.safetensors': weights } })),
+          "model.safetensors: tensor 'h.1.mlp.c_fc.weight' holds NaN (element 7 of",
+        );
 
-      const tokenizer = JSON.parse(readFileSync(join(DIR, 'gpt2', 'tokenizer.json'), 'utf8'));
-      tokenizer.added_tokens.push({ id: 50256, content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
-      await rejects(M.loadModel(await files('gpt2', { change: { 'tokenizer.json': new TextEncoder().encode(JSON.stringify(tokenizer)) } })),
-        "tokenizer.json's vocabulary does not match the model: it has token ids up to 50256, but the embedding has 512 rows");
-      await rejects(M.loadModel(await files('gpt2', { change: { 'config.json': new Uint8Array([0xff, 0xfe]) } })), 'config.json is not UTF-8 text');
-      requireHeapBack(M, before, 'after the failed loads');
-    });
+        const tokenizer = JSON.parse(readFileSync(join(DIR, 'gpt2', 'tokenizer.json'), 'utf8'));
+        tokenizer.added_tokens.push({
+          id: 50256,
+          content: '<|endoftext|>',
+          single_word: false,
+          lstrip: false,
+          rstrip: false,
+          normalized: false,
+          special: true,
+        });
+        await rejects(
+          M.loadModel(
+            await files('gpt2', { change: { 'tokenizer.json': new TextEncoder().encode(JSON.stringify(tokenizer)) } }),
+          ),
+          "tokenizer.json's vocabulary does not match the model: it has token ids up to 50256, but the embedding has 512 rows",
+        );
+        await rejects(
+          M.loadModel(await files('gpt2', { change: { 'config.json': new Uint8Array([0xff, 0xfe]) } })),
+          'config.json is not UTF-8 text',
+        );
+        requireHeapBack(M, before, 'after the failed loads');
+      },
+    );
 
     await t.test('forward: ids and options checked with messages for students', async () => {
       const model = await M.loadModel(await files('gpt2'));
       const { maxPositions, vocab } = model.info;
-      assert.throws(() => model.forward(new Array(maxPositions + 1).fill(1)), new RegExp(`${maxPositions + 1} tokens are more than this model's ${maxPositions} positions`));
+      assert.throws(
+        () => model.forward(new Array(maxPositions + 1).fill(1)),
+        new RegExp(`${maxPositions + 1} tokens are more than this model's ${maxPositions} positions`),
+      );
       assert.throws(() => model.forward([]), /at least one token id/);
-      assert.throws(() => model.forward([1, vocab]), new RegExp(`token id 1 must be a whole number from 0 to ${vocab - 1}`));
+      assert.throws(
+        () => model.forward([1, vocab]),
+        new RegExp(`token id 1 must be a whole number from 0 to ${vocab - 1}`),
+      );
       assert.throws(() => model.forward([1, 2.5]), /token id 1 must be a whole number/);
       assert.throws(() => model.forward('hello'), /forward expects token ids/);
-      assert.throws(() => model.forward([1, 2], { headsOff: [[0, 9]] }), /headsOff\[0\]'s head must be a whole number from 0 to 3/);
-      assert.throws(() => model.forward([1, 2], { headsOff: [[5, 0]] }), /headsOff\[0\]'s layer must be a whole number from 0 to 1/);
+      assert.throws(
+        () => model.forward([1, 2], { headsOff: [[0, 9]] }),
+        /headsOff\[0\]'s head must be a whole number from 0 to 3/,
+      );
+      assert.throws(
+        () => model.forward([1, 2], { headsOff: [[5, 0]] }),
+        /headsOff\[0\]'s layer must be a whole number from 0 to 1/,
+      );
       assert.throws(() => model.forward([1, 2], { logitsAt: [2] }), /logitsAt\[0\] must be a whole number from 0 to 1/);
       assert.throws(() => model.forward([1, 2], { heads: [0, 1] }), /unknown option 'heads'/);
       const out = model.forward(Int32Array.from([1, 2, 3]), { logitsAt: [0, 2] });

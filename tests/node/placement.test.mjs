@@ -17,25 +17,29 @@ function measure(p, key, times) {
 }
 
 test('each place runs SAMPLES times before the fastest (its best time) is chosen', () => {
-  const p = new Placement(PLACES), key = sizeClass(512, 8, 8e8);
+  const p = new Placement(PLACES),
+    key = sizeClass(512, 8, 8e8);
   const ran = measure(p, key, { main: [60, 40], worker: [50, 45], split: [70, 52] });
   assert.equal(ran.length, PLACES.length * SAMPLES);
   for (const place of PLACES) assert.equal(ran.filter((x) => x === place).length, SAMPLES);
-  assert.equal(p.fastest(key), 'main', 'the main thread\'s best, 40 ms, beats 45 and 52');
+  assert.equal(p.fastest(key), 'main', "the main thread's best, 40 ms, beats 45 and 52");
   assert.deepEqual(p.best(key), { main: 40, worker: 45, split: 52 });
   for (let i = 0; i < 5; i++) assert.equal(p.next(key), 'main');
   assert.equal(p.note(key, 2), ' (fastest here: 40 ms; 1 worker 45 ms, 2 workers 52 ms)');
 });
 
 test('where splitting pays it is chosen, and the cold first forward of a place does not decide', () => {
-  const p = new Placement(PLACES), key = sizeClass(512, 8, 8e8);
+  const p = new Placement(PLACES),
+    key = sizeClass(512, 8, 8e8);
   measure(p, key, { main: [41, 40], worker: [90, 42], split: [95, 24] });
   assert.equal(p.next(key), 'split');
   assert.match(p.note(key, 4), /^ \(fastest here: 24 ms; main thread 40 ms, 1 worker 42 ms\)$/);
 });
 
 test('a new size class is measured again, starting where the last forward ran', () => {
-  const p = new Placement(PLACES), big = sizeClass(512, 8, 8e8), other = sizeClass(256, 8, 3e8);
+  const p = new Placement(PLACES),
+    big = sizeClass(512, 8, 8e8),
+    other = sizeClass(256, 8, 3e8);
   measure(p, big, { main: [40, 40], worker: [50, 50], split: [30, 30] });
   assert.equal(p.next(big), 'split');
   assert.equal(p.decided(other), false);
@@ -54,13 +58,16 @@ test('size classes: a few more tokens stay in the class, double the work or anot
 });
 
 test('one place (no workers) is always the main thread and says nothing; names', () => {
-  const p = new Placement(['main']), key = sizeClass(512, 8, 8e8);
+  const p = new Placement(['main']),
+    key = sizeClass(512, 8, 8e8);
   assert.equal(p.next(key), 'main');
   p.record(key, 'main', 30);
   assert.equal(p.decided(key), true);
   assert.equal(p.note(key, 1), '');
-  p.record(key, 'split', 1);   // a place it does not have is ignored
+  p.record(key, 'split', 1); // a place it does not have is ignored
   assert.equal(p.next(key), 'main');
-  assert.deepEqual([placeName('main', 2), placeName('worker', 2), placeName('split', 2), placeName('split', 1)],
-    ['main thread', 'Web Worker', '2 Web Workers', 'Web Worker']);
+  assert.deepEqual(
+    [placeName('main', 2), placeName('worker', 2), placeName('split', 2), placeName('split', 1)],
+    ['main thread', 'Web Worker', '2 Web Workers', 'Web Worker'],
+  );
 });

@@ -21,70 +21,133 @@ function literals(path, name) {
 }
 const sorted = (a) => [...a].sort();
 
-const core = {};   // Emscripten's module object: protocol() is the binding's own
+const core = {}; // Emscripten's module object: protocol() is the binding's own
 const M = await createRequire(import.meta.url)(join(repo, 'dist', 'mha.js'))(core);
 const protocol = core.protocol();
 
-test('mask modes: the core\'s protocol() names them; the types and api.js\'s message follow', () => {
-  assert.deepEqual(sorted(literals('types/index.d.ts', 'MaskMode')), sorted(protocol.maskModes),
-    'types/index.d.ts: MaskMode must list every mask mode of wasm/bindings.cpp\'s kMaskModes');
-  assert.equal(protocol.maskModeMeanings.length, protocol.maskModes.length, 'wasm/bindings.cpp: every mask mode says what its values mean');
-  const g = new M.Generator(0), x = g.randn([1, 2, 4]);
-  assert.throws(() => M.scaledDotProductAttention(x, x, x, { maskMode: 'nope' }), (err) => {
-    protocol.maskModes.forEach((m, i) => assert.ok(err.message.includes(`'${m}' (${protocol.maskModeMeanings[i]})`), `${err.message} names ${m}`));
-    return true;
-  });
+test("mask modes: the core's protocol() names them; the types and api.js's message follow", () => {
+  assert.deepEqual(
+    sorted(literals('types/index.d.ts', 'MaskMode')),
+    sorted(protocol.maskModes),
+    "types/index.d.ts: MaskMode must list every mask mode of wasm/bindings.cpp's kMaskModes",
+  );
+  assert.equal(
+    protocol.maskModeMeanings.length,
+    protocol.maskModes.length,
+    'wasm/bindings.cpp: every mask mode says what its values mean',
+  );
+  const g = new M.Generator(0),
+    x = g.randn([1, 2, 4]);
+  assert.throws(
+    () => M.scaledDotProductAttention(x, x, x, { maskMode: 'nope' }),
+    (err) => {
+      protocol.maskModes.forEach((m, i) =>
+        assert.ok(err.message.includes(`'${m}' (${protocol.maskModeMeanings[i]})`), `${err.message} names ${m}`),
+      );
+      return true;
+    },
+  );
   g.delete();
 });
 
 test('mask modes: the JS reference test and the PyTorch fixtures cover every mode', () => {
-  const masks = read('tests/node/masks.test.mjs'), listed = masks.match(/^const MASK_MODES = (\[[^\]]*\]);/m);
+  const masks = read('tests/node/masks.test.mjs'),
+    listed = masks.match(/^const MASK_MODES = (\[[^\]]*\]);/m);
   assert.ok(listed, 'tests/node/masks.test.mjs has MASK_MODES');
-  assert.deepEqual(sorted(JSON.parse(listed[1].replace(/'/g, '"'))), sorted(protocol.maskModes),
-    'tests/node/masks.test.mjs: MASK_MODES must list every mask mode, and makeMask and scoreFor give each its mask and rule');
+  assert.deepEqual(
+    sorted(JSON.parse(listed[1].replace(/'/g, '"'))),
+    sorted(protocol.maskModes),
+    'tests/node/masks.test.mjs: MASK_MODES must list every mask mode, and makeMask and scoreFor give each its mask and rule',
+  );
   const fixtures = read('tests/torch/make_fixtures.py').match(/^MODES = (\[[^\]]*\])/m);
   assert.ok(fixtures, 'tests/torch/make_fixtures.py has MODES');
   for (const m of protocol.maskModes) {
-    assert.ok(JSON.parse(fixtures[1]).includes(m), `tests/torch/make_fixtures.py: MODES, mha_forward and error_bounds need mask mode '${m}' (PyTorch's rule)`);
+    assert.ok(
+      JSON.parse(fixtures[1]).includes(m),
+      `tests/torch/make_fixtures.py: MODES, mha_forward and error_bounds need mask mode '${m}' (PyTorch's rule)`,
+    );
   }
 });
 
-test('optimizers: the core\'s protocol() names them; the API, the types and the lab\'s property list follow', () => {
+test("optimizers: the core's protocol() names them; the API, the types and the lab's property list follow", () => {
   assert.deepEqual([...M.optimizers], protocol.optimizers);
-  for (const kind of protocol.optimizers) assert.equal(typeof M[kind], 'function', `M.${kind} (wasm/api.js) is a class`);
-  assert.deepEqual(sorted(literals('types/index.d.ts', 'OptimizerName')), sorted([...protocol.optimizers, ...protocol.optimizers.map((k) => k.toLowerCase())]),
-    'types/index.d.ts: OptimizerName lists every optimizer of the core, in both spellings');
+  for (const kind of protocol.optimizers)
+    assert.equal(typeof M[kind], 'function', `M.${kind} (wasm/api.js) is a class`);
+  assert.deepEqual(
+    sorted(literals('types/index.d.ts', 'OptimizerName')),
+    sorted([...protocol.optimizers, ...protocol.optimizers.map((k) => k.toLowerCase())]),
+    'types/index.d.ts: OptimizerName lists every optimizer of the core, in both spellings',
+  );
   const lab = LAB_PROPS.find((p) => p.name === 'optimizer');
-  assert.deepEqual(lab.values, protocol.optimizers.map((k) => k.toLowerCase()), 'web/state/lab.js: the optimizer property\'s values');
+  assert.deepEqual(
+    lab.values,
+    protocol.optimizers.map((k) => k.toLowerCase()),
+    "web/state/lab.js: the optimizer property's values",
+  );
   assert.deepEqual(Object.values(OPTIMIZER_NAMES), protocol.optimizers, 'web/state/lab.js: OPTIMIZER_NAMES');
 });
 
-test('tasks: the core\'s task table; the types and the lab\'s property list follow', () => {
-  assert.deepEqual(protocol.tasks.map((t) => t.name), M.tasks);
-  assert.deepEqual(sorted(literals('types/index.d.ts', 'Task')), sorted(M.tasks), 'types/index.d.ts: Task lists every task of core/src/tasks.cpp');
-  assert.deepEqual(labProps(M.taskTable).find((p) => p.name === 'task').values, M.tasks, 'web/state/lab.js: labProps takes the task names');
+test("tasks: the core's task table; the types and the lab's property list follow", () => {
+  assert.deepEqual(
+    protocol.tasks.map((t) => t.name),
+    M.tasks,
+  );
+  assert.deepEqual(
+    sorted(literals('types/index.d.ts', 'Task')),
+    sorted(M.tasks),
+    'types/index.d.ts: Task lists every task of core/src/tasks.cpp',
+  );
+  assert.deepEqual(
+    labProps(M.taskTable).find((p) => p.name === 'task').values,
+    M.tasks,
+    'web/state/lab.js: labProps takes the task names',
+  );
   for (const t of M.taskTable) assert.equal(typeof t.byContent, 'boolean', `${t.name}: byContent`);
-  assert.deepEqual(M.taskTable.filter((t) => t.byContent).map((t) => t.name), ['induction', 'next-larger'], 'the tasks whose heads attend by content');
-  assert.deepEqual(LAB_PROPS.find((p) => p.name === 'task').values, [], 'LAB_PROPS itself knows no task (no module-level table)');
+  assert.deepEqual(
+    M.taskTable.filter((t) => t.byContent).map((t) => t.name),
+    ['induction', 'next-larger'],
+    'the tasks whose heads attend by content',
+  );
+  assert.deepEqual(
+    LAB_PROPS.find((p) => p.name === 'task').values,
+    [],
+    'LAB_PROPS itself knows no task (no module-level table)',
+  );
 });
 
-test('colour scales: web/state/scales.js; the view\'s types and the Python package\'s PNG follow', () => {
-  assert.deepEqual(sorted(literals('types/view.d.mts', 'ScaleName')), sorted(SCALE_NAMES),
-    'types/view.d.mts: ScaleName must list every scale of web/state/scales.js');
-  for (const s of SCALES) assert.ok(s.anchors.length >= 2 && s.anchors.every((c) => /^#[0-9a-f]{6}$/.test(c)), `${s.name}: anchors`);
-  assert.doesNotMatch(read('python/mha_explorer/_png.py'), /#[0-9a-f]{6}/i,
-    'python/mha_explorer/_png.py: read the colours from static/scales.json (web/build.mjs writes it), not a copy');
+test("colour scales: web/state/scales.js; the view's types and the Python package's PNG follow", () => {
+  assert.deepEqual(
+    sorted(literals('types/view.d.mts', 'ScaleName')),
+    sorted(SCALE_NAMES),
+    'types/view.d.mts: ScaleName must list every scale of web/state/scales.js',
+  );
+  for (const s of SCALES)
+    assert.ok(s.anchors.length >= 2 && s.anchors.every((c) => /^#[0-9a-f]{6}$/.test(c)), `${s.name}: anchors`);
+  assert.doesNotMatch(
+    read('python/mha_explorer/_png.py'),
+    /#[0-9a-f]{6}/i,
+    'python/mha_explorer/_png.py: read the colours from static/scales.json (web/build.mjs writes it), not a copy',
+  );
 });
 
-test('the lab\'s paces: a few steps per second, then steps per frame; the default one a student can follow', () => {
+test("the lab's paces: a few steps per second, then steps per frame; the default one a student can follow", () => {
   const speed = LAB_PROPS.find((p) => p.name === 'speed');
   assert.deepEqual(speed.values, PACES);
-  assert.ok(PACES.filter((v) => paceOf(v).perSecond && paceOf(v).perSecond <= 5).length >= 2, 'slow paces: a few steps per second');
-  assert.ok(paceOf(speed.def).perSecond && paceOf(speed.def).perSecond <= 20, `the default pace ${speed.def} shows the roles forming over seconds`);
-  for (const old of [1, 2, 5, 10, 25]) assert.ok(PACES.includes(old), `links with speed=${old} (steps per frame) still work`);
+  assert.ok(
+    PACES.filter((v) => paceOf(v).perSecond && paceOf(v).perSecond <= 5).length >= 2,
+    'slow paces: a few steps per second',
+  );
+  assert.ok(
+    paceOf(speed.def).perSecond && paceOf(speed.def).perSecond <= 20,
+    `the default pace ${speed.def} shows the roles forming over seconds`,
+  );
+  for (const old of [1, 2, 5, 10, 25])
+    assert.ok(PACES.includes(old), `links with speed=${old} (steps per frame) still work`);
 });
 
 test('the message to upload the whole dist/ folder is written once (web/compute/source.js)', () => {
-  const hits = ['web/explorer/forwards.js', 'web/compute/trainer.js', 'web/compute/source.js'].filter((f) => /Upload the whole dist/.test(read(f)));
+  const hits = ['web/explorer/forwards.js', 'web/compute/trainer.js', 'web/compute/source.js'].filter((f) =>
+    /Upload the whole dist/.test(read(f)),
+  );
   assert.deepEqual(hits, ['web/compute/source.js']);
 });

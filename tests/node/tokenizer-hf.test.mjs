@@ -15,16 +15,22 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 const MODELS = process.env.MHA_MODEL_FIXTURES || `${ROOT}build/models`;
 const dump = JSON.parse(readFileSync(`${MODELS}/tokenizers.json`, 'utf8'));
 
-const BERT_CASES = Object.keys(dump).filter((c) => c.startsWith('bert') || c.startsWith('distilbert') || c === 'minilm');
+const BERT_CASES = Object.keys(dump).filter(
+  (c) => c.startsWith('bert') || c.startsWith('distilbert') || c === 'minilm',
+);
 const EXPECTED_DIFFERENCES = [
   ...BERT_CASES.map((c) => ({
-    case: c, text: '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝟙𝟚𝟛 𠀀𠀁 👩‍👩‍👧 🇫🇷',
-    reason: "BERT's normalizer spaces out CJK ideographs; the library tests UTF-16 code units, so the two " +
+    case: c,
+    text: '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝟙𝟚𝟛 𠀀𠀁 👩‍👩‍👧 🇫🇷',
+    reason:
+      "BERT's normalizer spaces out CJK ideographs; the library tests UTF-16 code units, so the two " +
       'ideographs of CJK Extension B (outside the basic plane) stay one word: one [UNK] where Python has two',
   })),
   {
-    case: 'minilm', text: 'Mixed: Δ δ ß ﬁ Ǆ İstanbul ΣΑΣ',
-    reason: 'lowercasing: JavaScript applies the final-sigma rule (ΣΑΣ → σας), Python tokenizers lowercases ' +
+    case: 'minilm',
+    text: 'Mixed: Δ δ ß ﬁ Ǆ İstanbul ΣΑΣ',
+    reason:
+      'lowercasing: JavaScript applies the final-sigma rule (ΣΑΣ → σας), Python tokenizers lowercases ' +
       'each character alone (σασ): ##ς instead of ##σ',
   },
 ];
@@ -32,16 +38,19 @@ const expected = (c, text) => EXPECTED_DIFFERENCES.find((d) => d.case === c && d
 
 function tokenizerFiles(c) {
   const config = `${MODELS}/${c}/tokenizer_config.json`;
-  return [readFileSync(`${MODELS}/${c}/tokenizer.json`, 'utf8'), existsSync(config) ? readFileSync(config, 'utf8') : null];
+  return [
+    readFileSync(`${MODELS}/${c}/tokenizer.json`, 'utf8'),
+    existsSync(config) ? readFileSync(config, 'utf8') : null,
+  ];
 }
 
 function compare(c, tok) {
   let compared = 0;
   for (const row of dump[c]) {
     const encoded = tok.encode(row.text);
-    const got = { ids: [...encoded.ids], tokens: [...encoded.tokens] };  // the bundle's arrays are of another realm
-    const same = JSON.stringify(got.ids) === JSON.stringify(row.ids) &&
-      JSON.stringify(got.tokens) === JSON.stringify(row.tokens);
+    const got = { ids: [...encoded.ids], tokens: [...encoded.tokens] }; // the bundle's arrays are of another realm
+    const same =
+      JSON.stringify(got.ids) === JSON.stringify(row.ids) && JSON.stringify(got.tokens) === JSON.stringify(row.tokens);
     const known = expected(c, row.text);
     if (known) {
       assert.ok(!same, `${c}: ${JSON.stringify(row.text)} is listed as a difference but now agrees with Python`);
@@ -55,9 +64,12 @@ function compare(c, tok) {
   return compared;
 }
 
-test('every fixture tokenizer and MiniLM\'s give Python\'s ids, tokens and decode', () => {
+test("every fixture tokenizer and MiniLM's give Python's ids, tokens and decode", () => {
   assert.ok(dump.minilm, 'MiniLM is among the fixtures');
-  assert.ok(dump.minilm.some((row) => row.ids.length === 256), 'MiniLM has a text of 256 tokens');
+  assert.ok(
+    dump.minilm.some((row) => row.ids.length === 256),
+    'MiniLM has a text of 256 tokens',
+  );
   let total = 0;
   for (const c of Object.keys(dump)) total += compare(c, loadTokenizer(...tokenizerFiles(c)));
   assert.ok(total > 300, `${total} texts compared`);

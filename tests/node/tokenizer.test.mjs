@@ -11,29 +11,44 @@ import { tokenize } from '../../web/compute/model.js';
 const PY_TOKENS = readFileSync(new URL('../../web/lessons/tokenizer.py', import.meta.url), 'utf8');
 
 const SENTENCES = [
-  'नमस्ते दुनिया', "didn't won't rock'n'roll 'quoted'", 'café cafe\u0301 naïve e\u0301t\u00e9', 'wo\uFEFFrd zero\u200Bwidth',
-  '東京タワー、こんにちは。', 'مرحبا بالعالم', 'Ｆｕｌｌｗｉｄｔｈ １２３', '🙂 👍🏽 ❤️ 👨‍👩‍👧', 'x_1 = a+b*c; // done!', '١٢٣ ½ Ⅻ ²',
-  'tab\there\nnewline\r\nend', 'Ελληνικά Русский 한국어', '\u0000\u0007control\u0085chars',
+  'नमस्ते दुनिया',
+  "didn't won't rock'n'roll 'quoted'",
+  'café cafe\u0301 naïve e\u0301t\u00e9',
+  'wo\uFEFFrd zero\u200Bwidth',
+  '東京タワー、こんにちは。',
+  'مرحبا بالعالم',
+  'Ｆｕｌｌｗｉｄｔｈ １２３',
+  '🙂 👍🏽 ❤️ 👨‍👩‍👧',
+  'x_1 = a+b*c; // done!',
+  '١٢٣ ½ Ⅻ ²',
+  'tab\there\nnewline\r\nend',
+  'Ελληνικά Русский 한국어',
+  '\u0000\u0007control\u0085chars',
 ];
 
 test('the page and the Python snippet tokenize every code point and sentence alike', { timeout: 300000 }, () => {
   const texts = [...SENTENCES];
-  for (let cp = 0; cp <= 0x10FFFF; cp++) {
-    if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+  for (let cp = 0; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
     const c = String.fromCodePoint(cp);
-    if (/\p{Cn}/u.test(c) || /\p{Co}/u.test(c)) continue;   // unassigned or private use
+    if (/\p{Cn}/u.test(c) || /\p{Co}/u.test(c)) continue; // unassigned or private use
     texts.push('x' + c + 'y');
   }
-  const python = PY_TOKENS + '\n' + [
-    'import json, sys, unicodedata',
-    'texts = json.load(sys.stdin)',
-    // a code point unassigned in this Python's Unicode version cannot be compared: reported, not tokenized
-    'out = [None if any(unicodedata.category(c) == "Cn" for c in t) else tokenize(t) for t in texts]',
-    'json.dump({"unicode": unicodedata.unidata_version, "tokens": out}, sys.stdout)',
-  ].join('\n');
+  const python =
+    PY_TOKENS +
+    '\n' +
+    [
+      'import json, sys, unicodedata',
+      'texts = json.load(sys.stdin)',
+      // a code point unassigned in this Python's Unicode version cannot be compared: reported, not tokenized
+      'out = [None if any(unicodedata.category(c) == "Cn" for c in t) else tokenize(t) for t in texts]',
+      'json.dump({"unicode": unicodedata.unidata_version, "tokens": out}, sys.stdout)',
+    ].join('\n');
   let py;
   try {
-    py = JSON.parse(execFileSync('/usr/bin/python3', ['-c', python], { input: JSON.stringify(texts), maxBuffer: 1 << 28 }));
+    py = JSON.parse(
+      execFileSync('/usr/bin/python3', ['-c', python], { input: JSON.stringify(texts), maxBuffer: 1 << 28 }),
+    );
   } catch (e) {
     assert.fail('/usr/bin/python3 is needed (scripts/test installs it): ' + e.message);
   }
@@ -43,7 +58,8 @@ test('the page and the Python snippet tokenize every code point and sentence ali
     if (py.tokens[i] === null) return;
     compared++;
     const js = tokenize(t);
-    if (JSON.stringify(js) !== JSON.stringify(py.tokens[i])) diffs.push(`${JSON.stringify(t)}: page ${JSON.stringify(js)}, Python ${JSON.stringify(py.tokens[i])}`);
+    if (JSON.stringify(js) !== JSON.stringify(py.tokens[i]))
+      diffs.push(`${JSON.stringify(t)}: page ${JSON.stringify(js)}, Python ${JSON.stringify(py.tokens[i])}`);
   });
   assert.ok(compared > 140000, `compared ${compared} texts (Python's Unicode ${py.unicode})`);
   assert.deepEqual(diffs.slice(0, 20), [], `${diffs.length} texts tokenize differently`);

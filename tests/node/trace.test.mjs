@@ -14,7 +14,8 @@ function checkSteps(trace) {
     assert.ok(Array.isArray(s.shape) && Array.isArray(s.strides) && s.shape.length === s.strides.length);
     assert.equal(typeof s.contiguous, 'boolean');
     // contiguous exactly when the strides are the row-major ones
-    let expect = 1, contiguous = true;
+    let expect = 1,
+      contiguous = true;
     for (let d = s.shape.length - 1; d >= 0; d--) {
       if (s.shape[d] !== 1 && s.strides[d] !== expect) contiguous = false;
       expect *= s.shape[d];
@@ -31,14 +32,30 @@ for (const build of BUILDS) {
       const tr = M.shapeTrace({ batch: 2, seqLen: 10, dModel: 512, numHeads: 8 });
       assert.equal(tr.length, 8);
       checkSteps(tr);
-      assert.deepEqual(tr.map((s) => s.shape), [
-        [2, 10, 512], [2, 10, 512], [2, 10, 8, 64], [2, 8, 10, 64], [2, 8, 10, 64], [2, 10, 8, 64], [2, 10, 512], [2, 10, 512],
-      ]);
+      assert.deepEqual(
+        tr.map((s) => s.shape),
+        [
+          [2, 10, 512],
+          [2, 10, 512],
+          [2, 10, 8, 64],
+          [2, 8, 10, 64],
+          [2, 8, 10, 64],
+          [2, 10, 8, 64],
+          [2, 10, 512],
+          [2, 10, 512],
+        ],
+      );
       assert.deepEqual(tr[3].strides, [5120, 64, 512, 1]);
       assert.equal(tr[3].contiguous, false);
       assert.equal(tr[5].contiguous, false);
-      assert.deepEqual(tr.map((s) => s.contiguous), [true, true, true, false, true, false, true, true]);
-      assert.deepEqual(tr.map((s) => s.op), ['input', 'linear', 'view', 'transpose', 'attention', 'transpose', 'contiguous_view', 'linear']);
+      assert.deepEqual(
+        tr.map((s) => s.contiguous),
+        [true, true, true, false, true, false, true, true],
+      );
+      assert.deepEqual(
+        tr.map((s) => s.op),
+        ['input', 'linear', 'view', 'transpose', 'attention', 'transpose', 'contiguous_view', 'linear'],
+      );
       assert.deepEqual(tr[4].weights, [2, 8, 10, 10]);
       assert.equal(tr[2].label, undefined, 'the core gives data; the page words it');
     });
@@ -63,23 +80,49 @@ for (const build of BUILDS) {
       g.delete();
     });
 
-    await t.test('a TinyAttentionModel\'s trace: tokens, embedding, each layer\'s steps and residual, the readouts', () => {
-      const g = new M.Generator(0);
-      const model = new M.TinyAttentionModel({ task: 'two-offsets', vocab: 12, seqLen: 10, dModel: 16, numHeads: 4, layers: 2, generator: g });
-      const tr = model.shapeTrace(6);
-      checkSteps(tr);
-      const layerOps = ['linear', 'view', 'transpose', 'attention', 'transpose', 'contiguous_view', 'linear', 'residual'];
-      assert.deepEqual(tr.map((s) => s.op), ['tokens', 'embedding', ...layerOps, ...layerOps, 'readout', 'readout']);
-      assert.deepEqual(tr.map((s) => s.layer), [undefined, undefined, ...layerOps.map(() => 0), ...layerOps.map(() => 1), undefined, undefined]);
-      assert.deepEqual(tr[0].shape, [1, 6]);
-      assert.deepEqual(tr[5].weights, [1, 4, 6, 6]);
-      assert.deepEqual(tr[2 + 8 + 7].shape, [1, 6, 16]);
-      assert.deepEqual(tr[tr.length - 1].shape, [1, 6, 12]);
-      assert.deepEqual(model.shapeTrace(), model.shapeTrace(10), 'the whole sequence by default');
-      assert.throws(() => model.shapeTrace(11), /seqLen must be a whole number from 1 to 10, got 11/);
-      model.delete();
-      g.delete();
-    });
+    await t.test(
+      "a TinyAttentionModel's trace: tokens, embedding, each layer's steps and residual, the readouts",
+      () => {
+        const g = new M.Generator(0);
+        const model = new M.TinyAttentionModel({
+          task: 'two-offsets',
+          vocab: 12,
+          seqLen: 10,
+          dModel: 16,
+          numHeads: 4,
+          layers: 2,
+          generator: g,
+        });
+        const tr = model.shapeTrace(6);
+        checkSteps(tr);
+        const layerOps = [
+          'linear',
+          'view',
+          'transpose',
+          'attention',
+          'transpose',
+          'contiguous_view',
+          'linear',
+          'residual',
+        ];
+        assert.deepEqual(
+          tr.map((s) => s.op),
+          ['tokens', 'embedding', ...layerOps, ...layerOps, 'readout', 'readout'],
+        );
+        assert.deepEqual(
+          tr.map((s) => s.layer),
+          [undefined, undefined, ...layerOps.map(() => 0), ...layerOps.map(() => 1), undefined, undefined],
+        );
+        assert.deepEqual(tr[0].shape, [1, 6]);
+        assert.deepEqual(tr[5].weights, [1, 4, 6, 6]);
+        assert.deepEqual(tr[2 + 8 + 7].shape, [1, 6, 16]);
+        assert.deepEqual(tr[tr.length - 1].shape, [1, 6, 12]);
+        assert.deepEqual(model.shapeTrace(), model.shapeTrace(10), 'the whole sequence by default');
+        assert.throws(() => model.shapeTrace(11), /seqLen must be a whole number from 1 to 10, got 11/);
+        model.delete();
+        g.delete();
+      },
+    );
 
     await t.test('shapeTrace rejects d_model not divisible by numHeads, naming the head counts that work', () => {
       assert.throws(() => M.shapeTrace({ batch: 2, seqLen: 10, dModel: 512, numHeads: 7 }), /divisible/);

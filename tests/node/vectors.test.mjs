@@ -2,15 +2,29 @@
 // and the lessons' printed numbers, against every build.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUILDS, IMPLEMENTATION, RELAXED_FLAG, torchDraws, RELAXED_SIMD, buildName, load, rowSums, assertClose as close } from './fixtures/reference.mjs';
-
+import {
+  BUILDS,
+  IMPLEMENTATION,
+  RELAXED_FLAG,
+  torchDraws,
+  RELAXED_SIMD,
+  buildName,
+  load,
+  rowSums,
+  assertClose as close,
+} from './fixtures/reference.mjs';
 
 // The relaxed build is tested wherever this node can run it; say so when it cannot, and fail if
 // the flag that should enable it did not (a wrong probe would otherwise skip it silently).
-if (!RELAXED_SIMD) test.skip('dist/mha-relaxed.js — this node has no relaxed SIMD (Node 20: run with --experimental-wasm-relaxed-simd)');
-test('the relaxed-SIMD probe validates when node runs with the flag', { skip: !process.execArgv.includes(RELAXED_FLAG) }, () => {
-  assert.equal(RELAXED_SIMD, true);
-});
+if (!RELAXED_SIMD)
+  test.skip('dist/mha-relaxed.js — this node has no relaxed SIMD (Node 20: run with --experimental-wasm-relaxed-simd)');
+test(
+  'the relaxed-SIMD probe validates when node runs with the flag',
+  { skip: !process.execArgv.includes(RELAXED_FLAG) },
+  () => {
+    assert.equal(RELAXED_SIMD, true);
+  },
+);
 
 for (const build of BUILDS) {
   const name = buildName(build);
@@ -19,7 +33,10 @@ for (const build of BUILDS) {
     assert.equal(M.implementation, IMPLEMENTATION[name]);
 
     await t.test('manual_seed(1): randn(8), then randn(8, 8) from the same generator, bit for bit', () => {
-      const [a8, b64] = torchDraws(1, [['randn', [8]], ['randn', [8, 8]]]);
+      const [a8, b64] = torchDraws(1, [
+        ['randn', [8]],
+        ['randn', [8, 8]],
+      ]);
       const g = new M.Generator(1);
       const a = g.randn([8]);
       assert.deepEqual(a.shape, [8]);
@@ -55,7 +72,8 @@ for (const build of BUILDS) {
       assert.deepEqual(p.W_q.weight.data, w, 'W_q.weight is nn.Linear(4, 4).weight');
       assert.deepEqual(p.W_q.bias.data, b, 'W_q.bias');
       for (const k of ['W_q', 'W_k', 'W_v', 'W_o']) {
-        for (const v of [...p[k].weight.data, ...p[k].bias.data]) assert.ok(Math.abs(v) <= 0.5, `${k} within U(-1/sqrt(4), 1/sqrt(4))`);
+        for (const v of [...p[k].weight.data, ...p[k].bias.data])
+          assert.ok(Math.abs(v) <= 0.5, `${k} within U(-1/sqrt(4), 1/sqrt(4))`);
       }
       mha.delete();
       g.delete();
@@ -63,10 +81,13 @@ for (const build of BUILDS) {
 
     await t.test('lesson 002 mixThenSplit({seed: 1, dModel: 8, outputIndex: 3})', () => {
       const r = M.mixThenSplit({ seed: 1, dModel: 8, outputIndex: 3 });
-      const [x0, W] = torchDraws(1, [['randn', [8]], ['randn', [8, 8]]]);
+      const [x0, W] = torchDraws(1, [
+        ['randn', [8]],
+        ['randn', [8, 8]],
+      ]);
       assert.deepEqual(r.x0.data, x0, 'x0');
       assert.deepEqual(r.W.data, W, 'W');
-      const q0 = Array.from({ length: 8 }, (_, j) => x0.reduce((s, x, i) => s + x * W[i * 8 + j], 0));  // x0 @ W in double
+      const q0 = Array.from({ length: 8 }, (_, j) => x0.reduce((s, x, i) => s + x * W[i * 8 + j], 0)); // x0 @ W in double
       close(r.q0.data, q0, 1e-6, 'q0');
       assert.equal(r.outputIndex, 3);
       assert.ok(Math.abs(r.q0AtIndex - q0[3]) <= 1e-6);
@@ -86,7 +107,11 @@ for (const build of BUILDS) {
       const g = new M.Generator(0);
       const count = (dModel, numHeads, bias) => {
         const m = new M.MultiHeadAttention({ dModel, numHeads, bias, generator: g });
-        try { return m.parameterCount(); } finally { m.delete(); }
+        try {
+          return m.parameterCount();
+        } finally {
+          m.delete();
+        }
       };
       assert.equal(count(32, 4, true), 4224);
       assert.equal(count(64, 4, true), 16640);
@@ -103,15 +128,18 @@ for (const build of BUILDS) {
       const tokens = ['The', 'cat', 'sat', 'on', 'the', 'mat', 'because', 'it', 'was', 'soft'];
       const heads = M.headSpecialization(tokens);
       assert.equal(heads.length, 2);
-      const top = (head) => new Map(head.patterns.map((p) => [tokens[p.from], [tokens[p.to], Math.round(p.weight * 100) / 100]]));
+      const top = (head) =>
+        new Map(head.patterns.map((p) => [tokens[p.from], [tokens[p.to], Math.round(p.weight * 100) / 100]]));
       const h0 = top(heads[0]);
-      assert.deepEqual(h0.get('it'), ['mat', 1.00]);
+      assert.deepEqual(h0.get('it'), ['mat', 1.0]);
       assert.deepEqual(h0.get('soft'), ['mat', 0.98]);
-      for (const w of ['The', 'cat', 'sat', 'on', 'the', 'mat', 'because', 'was']) assert.deepEqual(h0.get(w), [w, 0.94], `head 0 ${w}`);
+      for (const w of ['The', 'cat', 'sat', 'on', 'the', 'mat', 'because', 'was'])
+        assert.deepEqual(h0.get(w), [w, 0.94], `head 0 ${w}`);
       const h1 = top(heads[1]);
       assert.deepEqual(h1.get('cat'), ['sat', 0.98]);
-      assert.deepEqual(h1.get('sat'), ['cat', 1.00]);
-      for (const w of ['The', 'on', 'the', 'mat', 'because', 'it', 'was', 'soft']) assert.deepEqual(h1.get(w), [w, 0.94], `head 1 ${w}`);
+      assert.deepEqual(h1.get('sat'), ['cat', 1.0]);
+      for (const w of ['The', 'on', 'the', 'mat', 'because', 'it', 'was', 'soft'])
+        assert.deepEqual(h1.get(w), [w, 0.94], `head 1 ${w}`);
       for (const h of heads) {
         assert.deepEqual(h.weights.shape, [10, 10]);
         assert.deepEqual(h.logits.shape, [10, 10]);
@@ -120,8 +148,10 @@ for (const build of BUILDS) {
     });
 
     await t.test("viewError() is PyTorch's message", () => {
-      assert.equal(M.viewError(),
-        "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+      assert.equal(
+        M.viewError(),
+        "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
+      );
     });
   });
 }

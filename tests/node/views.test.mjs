@@ -6,7 +6,10 @@ import { BUILDS, buildName, load } from './fixtures/reference.mjs';
 
 function tensors(label, value, out) {
   if (value && typeof value === 'object') {
-    if (Array.isArray(value.shape) && value.data !== undefined) { out.push([label, value]); return out; }
+    if (Array.isArray(value.shape) && value.data !== undefined) {
+      out.push([label, value]);
+      return out;
+    }
     for (const [k, v] of Object.entries(value)) tensors(`${label}.${k}`, v, out);
   }
   return out;
@@ -46,7 +49,11 @@ for (const build of BUILDS) {
       assert.ok(!buffers.has(t.data.buffer), `${label}.data is a view of wasm memory`);
       assert.equal(t.data.byteOffset, 0, `${label}.data owns its buffer`);
       assert.equal(t.data.buffer.byteLength, t.data.byteLength, `${label}.data owns its buffer`);
-      assert.equal(t.data.length, t.shape.reduce((a, b) => a * b, 1), `${label}: data length matches the shape`);
+      assert.equal(
+        t.data.length,
+        t.shape.reduce((a, b) => a * b, 1),
+        `${label}: data length matches the shape`,
+      );
       snapshot.set(label, Float32Array.from(t.data));
     }
 

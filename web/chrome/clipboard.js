@@ -4,9 +4,17 @@ export function copyText(text, out) {
   if (out) out.value = text;
   const byHand = () => {
     if (!out) return false;
-    try { out.hidden = false; out.focus(); out.select(); return document.execCommand('copy'); } catch (e) { return false; }
+    try {
+      out.hidden = false;
+      out.focus();
+      out.select();
+      return document.execCommand('copy');
+    } catch (e) {
+      return false;
+    }
   };
-  if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text).then(() => true, byHand);
+  if (navigator.clipboard && window.isSecureContext)
+    return navigator.clipboard.writeText(text).then(() => true, byHand);
   return Promise.resolve(byHand());
 }
 
@@ -16,7 +24,9 @@ export function copyWithButton(text, out, button) {
     const label = button.getAttribute('data-label') || button.textContent;
     button.setAttribute('data-label', label);
     button.textContent = copied ? 'Copied ✓' : 'Select and copy below';
-    setTimeout(() => { button.textContent = label; }, 1500);
+    setTimeout(() => {
+      button.textContent = label;
+    }, 1500);
     return copied;
   });
 }

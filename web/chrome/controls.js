@@ -10,15 +10,17 @@ import { parse, serialize } from '../state/props.js';
 // The controls under root named after a property of list (others, such as the lab's probe, are left alone).
 /** @param {ParentNode} root @param {Prop[]} list @returns {Control[]} */
 export function controlsOf(root, list) {
-  return /** @type {Control[]} */ (Array.from(root.querySelectorAll('[name]')))
-    .filter((e) => list.some((p) => p.name === e.getAttribute('name')));
+  return /** @type {Control[]} */ (Array.from(root.querySelectorAll('[name]'))).filter((e) =>
+    list.some((p) => p.name === e.getAttribute('name')),
+  );
 }
 
 /** @param {Control} e */
 const isCheckbox = (e) => e instanceof HTMLInputElement && e.type === 'checkbox';
 // A control a student types into (a refusal of its value is said; a choice from a list is never refused).
 /** @param {Control} e */
-export const typedControl = (e) => e instanceof HTMLTextAreaElement || (e instanceof HTMLInputElement && e.type !== 'checkbox');
+export const typedControl = (e) =>
+  e instanceof HTMLTextAreaElement || (e instanceof HTMLInputElement && e.type !== 'checkbox');
 
 // onValue(name, result, control): a control changed; result is parse()'s {ok, value, message} with 'keeping <the
 // value in use>' as the refusal's way out. list: the property list, or a function giving it when a control changes
@@ -33,12 +35,16 @@ export function bindControls(controls, list, onValue, current, signal, skip = []
   for (const e of controls) {
     const name = e.getAttribute('name') || '';
     if (skip.includes(name)) continue;
-    e.addEventListener('change', () => {
-      const p = listNow().find((q) => q.name === name);
-      if (!p) return;
-      const raw = isCheckbox(e) ? (/** @type {HTMLInputElement} */ (e).checked ? '1' : '0') : e.value;
-      onValue(name, parse(p, raw, 'keeping ' + serialize(p, current(name))), e);
-    }, signal ? { signal } : undefined);
+    e.addEventListener(
+      'change',
+      () => {
+        const p = listNow().find((q) => q.name === name);
+        if (!p) return;
+        const raw = isCheckbox(e) ? (/** @type {HTMLInputElement} */ (e).checked ? '1' : '0') : e.value;
+        onValue(name, parse(p, raw, 'keeping ' + serialize(p, current(name))), e);
+      },
+      signal ? { signal } : undefined,
+    );
   }
 }
 
@@ -46,7 +52,8 @@ export function bindControls(controls, list, onValue, current, signal, skip = []
 /** @param {Control[]} controls @param {Prop[]} list @param {Record<string, any>} values @param {string[]} [skip] */
 export function showValues(controls, list, values, skip = []) {
   for (const e of controls) {
-    const name = e.getAttribute('name') || '', p = list.find((q) => q.name === name);
+    const name = e.getAttribute('name') || '',
+      p = list.find((q) => q.name === name);
     if (!p || skip.includes(name) || values[name] === undefined) continue;
     if (isCheckbox(e)) {
       const box = /** @type {HTMLInputElement} */ (e);

@@ -10,8 +10,16 @@ function save(name, blob) {
   a.download = name;
   document.body.appendChild(a);
   a.click();
-  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  setTimeout(() => {
+    URL.revokeObjectURL(a.href);
+    a.remove();
+  }, 1000);
 }
 export function download(name, blob, where, fallback) {
-  return guardDownload(name, () => save(name, blob), where, () => (fallback === 'image' ? { image: URL.createObjectURL(blob) } : fallback));
+  return guardDownload(
+    name,
+    () => save(name, blob),
+    where,
+    () => (fallback === 'image' ? { image: URL.createObjectURL(blob) } : fallback),
+  );
 }

@@ -6,7 +6,8 @@
 export function hostTheme(el) {
   for (var n = el && el.parentElement; n; n = n.parentElement) {
     var c = (getComputedStyle(n).backgroundColor.match(/[0-9.]+/g) || []).map(Number);
-    if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 'dark' : 'light';
+    if (c.length >= 3 && (c.length < 4 || c[3] > 0.5))
+      return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 'dark' : 'light';
   }
   return 'light';
 }
@@ -15,7 +16,8 @@ export function hostTheme(el) {
 export function hostScript(themeOf) {
   document.querySelectorAll('iframe[data-mha-explorer]').forEach(function (f) {
     var src = f.getAttribute('src');
-    if (!/[?&]theme=/.test(src)) f.setAttribute('src', src + (src.indexOf('?') < 0 ? '?' : '&') + 'theme=' + themeOf(f));
+    if (!/[?&]theme=/.test(src))
+      f.setAttribute('src', src + (src.indexOf('?') < 0 ? '?' : '&') + 'theme=' + themeOf(f));
   });
   addEventListener('message', function (e) {
     var d = e.data;
@@ -25,4 +27,3 @@ export function hostScript(themeOf) {
     });
   });
 }
-

@@ -18,7 +18,7 @@ export function followPageLinksInElement() {
   const alone = document.querySelector('meta[name="mha-explorer-alone"]');
   document.addEventListener('click', (e) => {
     const a = e.target.closest ? e.target.closest('a[href]') : null;
-    const m = a && !e.defaultPrevented && OTHER_PAGE.exec(a.getAttribute('href'));   // (a one-file page switched itself)
+    const m = a && !e.defaultPrevented && OTHER_PAGE.exec(a.getAttribute('href')); // (a one-file page switched itself)
     if (!m) return;
     e.preventDefault();
     if (!alone) {
@@ -37,20 +37,30 @@ export function followPageLinksInElement() {
 export function postHeight() {
   if (window.parent === window) return;
   const height = Math.ceil(document.body.getBoundingClientRect().height);
-  try { window.parent.postMessage({ type: 'mha-explorer:height', height }, '*'); } catch (e) { /* a closed or foreign parent */ }
+  try {
+    window.parent.postMessage({ type: 'mha-explorer:height', height }, '*');
+  } catch (e) {
+    /* a closed or foreign parent */
+  }
 }
 // In a frame: the height posted whenever the page's body changes size.
 export function followHeight() {
-  if (window.parent !== window && typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.body);
+  if (window.parent !== window && typeof ResizeObserver === 'function')
+    new ResizeObserver(postHeight).observe(document.body);
 }
 
 // A component mounted in a host page: a click on one of its links to page (the other page's address: base + file)
 // calls onFollow(query) instead of leaving the host (whose element then shows that page), until signal aborts.
 export function followLinksTo(root, page, onFollow, signal) {
-  root.addEventListener('click', (e) => {
-    const a = e.target.closest ? e.target.closest('a[href]') : null, href = a ? a.getAttribute('href') : '';
-    if (!a || href.indexOf(page) !== 0) return;
-    e.preventDefault();
-    onFollow(href.slice(page.length).replace(/^\?/, ''));
-  }, { signal });
+  root.addEventListener(
+    'click',
+    (e) => {
+      const a = e.target.closest ? e.target.closest('a[href]') : null,
+        href = a ? a.getAttribute('href') : '';
+      if (!a || href.indexOf(page) !== 0) return;
+      e.preventDefault();
+      onFollow(href.slice(page.length).replace(/^\?/, ''));
+    },
+    { signal },
+  );
 }

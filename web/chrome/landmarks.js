@@ -5,5 +5,8 @@ export const withoutLandmarks = (html) => html.replace(/<(\/?)(?:main|header)\b/
 export function asRegion(root, label) {
   root.setAttribute('role', 'region');
   root.setAttribute('aria-label', label);
-  return () => { root.removeAttribute('role'); root.removeAttribute('aria-label'); };
+  return () => {
+    root.removeAttribute('role');
+    root.removeAttribute('aria-label');
+  };
 }

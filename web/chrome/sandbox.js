@@ -11,10 +11,18 @@
 // read, else null.
 export function frameSandbox() {
   let host = null;
-  try { host = window.frameElement; } catch (e) { /* another origin */ }
-  if (host) return { sandboxed: host.hasAttribute('sandbox'), flags: host.hasAttribute('sandbox') ? Array.from(host.sandbox) : null };
+  try {
+    host = window.frameElement;
+  } catch (e) {
+    /* another origin */
+  }
+  if (host)
+    return {
+      sandboxed: host.hasAttribute('sandbox'),
+      flags: host.hasAttribute('sandbox') ? Array.from(host.sandbox) : null,
+    };
   if (self.origin === 'null' && !/^(file|data):$/.test(location.protocol)) return { sandboxed: true, flags: null };
-  return { sandboxed: false, flags: null };   // (a frame of another origin sandboxed with allow-same-origin looks the same)
+  return { sandboxed: false, flags: null }; // (a frame of another origin sandboxed with allow-same-origin looks the same)
 }
 // Whether the frame allows what flag (allow-downloads, allow-popups) governs: true, false, or null (unknown).
 export function frameAllows(flag) {
@@ -41,20 +49,37 @@ function copyField(text, rows) {
   const field = make(rows > 1 ? 'textarea' : 'input', { readOnly: true, value: text });
   if (rows > 1) field.rows = rows;
   field.setAttribute('aria-label', 'Text to copy');
-  Object.assign(field.style, { display: 'block', width: '100%', boxSizing: 'border-box', margin: '4px 0', font: '12px ui-monospace, monospace' });
+  Object.assign(field.style, {
+    display: 'block',
+    width: '100%',
+    boxSizing: 'border-box',
+    margin: '4px 0',
+    font: '12px ui-monospace, monospace',
+  });
   field.addEventListener('focus', () => field.select());
   const button = make('button', { type: 'button', className: 'btn small', textContent: 'Copy' });
   button.addEventListener('click', () => {
-    field.focus(); field.select();
+    field.focus();
+    field.select();
     let copied = false;
-    try { copied = document.execCommand('copy'); } catch (e) { /* not allowed here */ }
+    try {
+      copied = document.execCommand('copy');
+    } catch (e) {
+      /* not allowed here */
+    }
     button.textContent = copied ? 'Copied ✓' : 'Press Ctrl+C (⌘C) to copy the selection';
   });
   return make('div', null, field, button);
 }
 // The way out of a frame: the page on its own (its address to copy, and a link for a new tab).
 function onItsOwn(address) {
-  if (!address) return [make('p', { textContent: 'Or open MHA Explorer on its own, outside this frame (the site that shows it can give you the file).' })];
+  if (!address)
+    return [
+      make('p', {
+        textContent:
+          'Or open MHA Explorer on its own, outside this frame (the site that shows it can give you the file).',
+      }),
+    ];
   const link = make('a', { href: address, target: '_blank', rel: 'noopener', textContent: 'open it in a new tab' });
   return [make('p', null, 'Or open this page on its own (', link, ', or copy its address):'), copyField(address, 1)];
 }
@@ -65,13 +90,24 @@ export function frameNote(where, text, nodes = []) {
   if (!note || !note.classList.contains('frame-note')) {
     note = make('div', { className: 'frame-note' });
     note.setAttribute('role', 'status');
-    Object.assign(note.style, { flexBasis: '100%', width: '100%', boxSizing: 'border-box', margin: '6px 0', padding: '6px 10px',
-      borderLeft: '4px solid #b7791f', fontSize: '0.85rem', lineHeight: '1.4', textAlign: 'left' });
+    Object.assign(note.style, {
+      flexBasis: '100%',
+      width: '100%',
+      boxSizing: 'border-box',
+      margin: '6px 0',
+      padding: '6px 10px',
+      borderLeft: '4px solid #b7791f',
+      fontSize: '0.85rem',
+      lineHeight: '1.4',
+      textAlign: 'left',
+    });
     where.after(note);
   }
   note.textContent = '';
   note.append(make('p', { textContent: text }), ...nodes);
-  note.querySelectorAll('p').forEach((p) => { p.style.margin = '2px 0'; });
+  note.querySelectorAll('p').forEach((p) => {
+    p.style.margin = '2px 0';
+  });
   return note;
 }
 
@@ -90,12 +126,24 @@ export function guardDownload(name, save, where, fallback) {
     Object.assign(img.style, { display: 'block', maxWidth: '100%', margin: '4px 0' });
     nodes.push(img);
   }
-  if (fallback.text) nodes.push(make('p', { textContent: fallback.say || 'Here is its content to copy:' }), copyField(fallback.text, fallback.rows || 6));
+  if (fallback.text)
+    nodes.push(
+      make('p', { textContent: fallback.say || 'Here is its content to copy:' }),
+      copyField(fallback.text, fallback.rows || 6),
+    );
   nodes.push(...onItsOwn(ownAddress()));
-  frameNote(where, allowed === false
-    ? 'Not saved: this page is in a frame that forbids downloads (the site\'s <iframe sandbox> lacks allow-downloads), so ' + name + ' cannot be saved from here.'
-    : 'Your browser was asked to save ' + name + ', but this page runs in a sandboxed frame, which saves nothing unless the site ' +
-      'allows downloads (allow-downloads in the <iframe sandbox>). If no file appeared:', nodes);
+  frameNote(
+    where,
+    allowed === false
+      ? "Not saved: this page is in a frame that forbids downloads (the site's <iframe sandbox> lacks allow-downloads), so " +
+          name +
+          ' cannot be saved from here.'
+      : 'Your browser was asked to save ' +
+          name +
+          ', but this page runs in a sandboxed frame, which saves nothing unless the site ' +
+          'allows downloads (allow-downloads in the <iframe sandbox>). If no file appeared:',
+    nodes,
+  );
   return allowed;
 }
 
@@ -104,13 +152,28 @@ export function guardDownload(name, save, where, fallback) {
 // root: the document or a shadow root's host document (composedPath reaches links in open shadow roots).
 export function guardNewWindows(root = document, signal) {
   if (window.parent === window) return;
-  root.addEventListener('click', (e) => {
-    const a = e.composedPath().find((n) => n.tagName === 'A' && n.target === '_blank' && n.href);
-    if (!a || e.defaultPrevented || e.button !== 0) return;
-    e.preventDefault();
-    const w = window.open(a.href, '_blank');
-    if (w) { try { w.opener = null; } catch (err) { /* another origin already */ } return; }
-    frameNote(a, 'This frame may not open new pages (the site\'s <iframe sandbox> lacks allow-popups, or a pop-up blocker ' +
-      'stopped it). Copy the address and open it yourself:', [copyField(a.href, 1)]);
-  }, { capture: true, signal });
+  root.addEventListener(
+    'click',
+    (e) => {
+      const a = e.composedPath().find((n) => n.tagName === 'A' && n.target === '_blank' && n.href);
+      if (!a || e.defaultPrevented || e.button !== 0) return;
+      e.preventDefault();
+      const w = window.open(a.href, '_blank');
+      if (w) {
+        try {
+          w.opener = null;
+        } catch (err) {
+          /* another origin already */
+        }
+        return;
+      }
+      frameNote(
+        a,
+        "This frame may not open new pages (the site's <iframe sandbox> lacks allow-popups, or a pop-up blocker " +
+          'stopped it). Copy the address and open it yourself:',
+        [copyField(a.href, 1)],
+      );
+    },
+    { capture: true, signal },
+  );
 }

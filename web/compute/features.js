@@ -2,17 +2,33 @@
 // A 1-function module using v128 (i32x4.splat) validates only where WebAssembly SIMD is supported;
 // (f32x4.relaxed_madd 0 0 0) only where relaxed SIMD is (Chrome/Edge 114+), whose FMA the
 // mha-relaxed.js build uses for every multiply-add.
-const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
-  65, 0, 253, 15, 253, 98, 11]);
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
 const ZERO_V128 = [253, 12].concat(new Array(16).fill(0));
-const RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 61, 1, 59, 0]
-  .concat(ZERO_V128, ZERO_V128, ZERO_V128, [253, 133, 2, 11]));
+const RELAXED_PROBE = new Uint8Array(
+  [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 61, 1, 59, 0].concat(
+    ZERO_V128,
+    ZERO_V128,
+    ZERO_V128,
+    [253, 133, 2, 11],
+  ),
+);
 function supports(probe) {
-  try { return typeof WebAssembly === 'object' && WebAssembly.validate(probe); } catch (e) { return false; }
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(probe);
+  } catch (e) {
+    return false;
+  }
 }
-export const BUILDS = (supports(RELAXED_PROBE) ? ['mha-relaxed'] : []).concat(supports(SIMD_PROBE) ? ['mha'] : [], ['mha-nosimd']);
+export const BUILDS = (supports(RELAXED_PROBE) ? ['mha-relaxed'] : []).concat(supports(SIMD_PROBE) ? ['mha'] : [], [
+  'mha-nosimd',
+]);
 
 // What the core's `implementation` means, in the page's words.
 export function implementationName(impl) {
-  return { 'wasmsimd-relaxed': 'WebAssembly SIMD + FMA (relaxed SIMD)', wasmsimd: 'WebAssembly SIMD' }[impl] || 'WebAssembly (scalar, no SIMD)';
+  return (
+    { 'wasmsimd-relaxed': 'WebAssembly SIMD + FMA (relaxed SIMD)', wasmsimd: 'WebAssembly SIMD' }[impl] ||
+    'WebAssembly (scalar, no SIMD)'
+  );
 }

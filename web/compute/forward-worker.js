@@ -7,30 +7,39 @@
 /* global createMhaModule */
 import { runModule } from './model.js';
 
-let M = null, queue = [];
+let M = null,
+  queue = [];
 self.onmessage = function (e) {
   const msg = e.data;
   if (msg.init) {
     try {
       if (typeof createMhaModule !== 'function') importScripts(msg.core);
     } catch (err) {
-      self.postMessage({ failed: String(err && err.message || err) });
+      self.postMessage({ failed: String((err && err.message) || err) });
       return;
     }
-    createMhaModule({ wasmModule: msg.init }).then(function (mod) { M = mod; queue.splice(0).forEach(run); },
-      function (err) { self.postMessage({ failed: String(err && err.message || err) }); });
+    createMhaModule({ wasmModule: msg.init }).then(
+      function (mod) {
+        M = mod;
+        queue.splice(0).forEach(run);
+      },
+      function (err) {
+        self.postMessage({ failed: String((err && err.message) || err) });
+      },
+    );
     return;
   }
-  if (!M) queue.push(msg); else run(msg);
+  if (!M) queue.push(msg);
+  else run(msg);
 };
 function run(msg) {
   try {
     const r = runModule(M, msg.spec, msg.heads);
-    if (msg.heads && msg.heads[0] > 0) r.x = null;   // the input travels once, with the first part
+    if (msg.heads && msg.heads[0] > 0) r.x = null; // the input travels once, with the first part
     const transfer = [r.weights.data.buffer, r.output.data.buffer];
     if (r.x) transfer.push(r.x.data.buffer);
     self.postMessage({ id: msg.id, result: r }, Array.from(new Set(transfer)));
   } catch (err) {
-    self.postMessage({ id: msg.id, error: String(err && err.message || err) });
+    self.postMessage({ id: msg.id, error: String((err && err.message) || err) });
   }
 }

@@ -10,13 +10,18 @@ export const MAX_TOKENS = 512;
 // and "_" (inner apostrophes kept, as in "didn't"), or one punctuation mark or symbol (general categories
 // P*, S*); everything else (spaces, control and format characters such as U+FEFF) separates tokens.
 const TOKEN_RE = /[\p{L}\p{M}\p{N}_]+(?:'[\p{L}\p{M}\p{N}_]+)*|[\p{P}\p{S}]/gu;
-export function normalize(text) { return String(text || '').normalize('NFC'); }
+export function normalize(text) {
+  return String(text || '').normalize('NFC');
+}
 export function tokenize(text) {
   return normalize(text).match(TOKEN_RE) || [];
 }
 // Where each token ends in the normalized text (for cutting a long text at a token boundary).
 export function tokenEnds(text) {
-  let s = normalize(text), re = new RegExp(TOKEN_RE.source, 'gu'), ends = [], m;
+  let s = normalize(text),
+    re = new RegExp(TOKEN_RE.source, 'gu'),
+    ends = [],
+    m;
   while ((m = re.exec(s))) ends.push(m.index + m[0].length);
   return { text: s, ends: ends };
 }
@@ -33,14 +38,17 @@ export function fnv1a32(str) {
   }
   return h >>> 0;
 }
-export function tokenSeed(seed, token) { return fnv1a32(seed + ':' + token); }
+export function tokenSeed(seed, token) {
+  return fnv1a32(seed + ':' + token);
+}
 
 // Sinusoidal positions (Vaswani et al.): pe[p, 2i] = sin(p / 10000^(2i/D)), pe[p, 2i+1] = cos(...)
 // The table (float32 values, as added) is cached per D and grown to the longest S seen.
 let peCache = { D: 0, S: 0, pe: null };
 function peTable(S, D) {
   if (peCache.D !== D || peCache.S < S) {
-    const n = Math.max(S, peCache.D === D ? peCache.S * 2 : 0, 16), pe = new Float32Array(n * D);
+    const n = Math.max(S, peCache.D === D ? peCache.S * 2 : 0, 16),
+      pe = new Float32Array(n * D);
     for (let p = 0; p < n; p++) {
       for (let i = 0; i < D; i += 2) {
         const div = Math.exp(i * (-Math.log(10000) / D));
@@ -75,7 +83,9 @@ export function embedTokens(M, tokens, D, seed, pos) {
       }
       data.set(v, s * D);
     }
-  } finally { if (gen) gen.delete(); }
+  } finally {
+    if (gen) gen.delete();
+  }
   if (pos) addSinusoidal(data, S, D);
   return { shape: [1, S, D], data: data };
 }
@@ -86,20 +96,24 @@ export function divisors(n) {
   return out;
 }
 export function headsMessage(D, H) {
-  return 'd_model (' + D + ') must be divisible by num_heads (' + H + '); head counts that work: ' +
-    divisors(D).join(', ');
+  return (
+    'd_model (' + D + ') must be divisible by num_heads (' + H + '); head counts that work: ' + divisors(D).join(', ')
+  );
 }
 
 export function maskTensor(S, style) {
   // 'tril-keep': torch.tril(ones(S,S)), 1 = may attend (lessons 000/002, masked_fill(mask == 0))
   // 'triu-block': torch.triu(ones(S,S), diagonal=1), 1 = blocked (lesson 003, masked_fill(mask == 1))
   const d = new Float32Array(S * S);
-  for (let i = 0; i < S; i++) for (let j = 0; j < S; j++) {
-    d[i * S + j] = style === 'triu-block' ? (j > i ? 1 : 0) : (j <= i ? 1 : 0);
-  }
+  for (let i = 0; i < S; i++)
+    for (let j = 0; j < S; j++) {
+      d[i * S + j] = style === 'triu-block' ? (j > i ? 1 : 0) : j <= i ? 1 : 0;
+    }
   return { shape: [1, 1, S, S], data: d };
 }
-export function fillValue(fill) { return fill === '-1e9' ? -1e9 : -Infinity; }
+export function fillValue(fill) {
+  return fill === '-1e9' ? -1e9 : -Infinity;
+}
 
 // ---- The module run: one nn.Module-style forward, in the lesson's draw order ------------
 // spec: the explorer's forward record (explorer/forward.js's Forward): {dModel, numHeads, seed, bias, dropout, train,
@@ -111,60 +125,103 @@ export function fillValue(fill) { return fill === '-1e9' ? -1e9 : -Infinity; }
 // The module cache: the last deterministic module built (its generator with it), kept for the next forward with the
 // same key; one per explorer (each frees its own), and one for the callers that pass none (the forward worker).
 export class ModuleCache {
-  constructor() { this.entry = null; }
-  get(key) { return this.entry && this.entry.key === key ? this.entry : null; }
-  put(key, mha, gen) { this.entry = { key: key, mha: mha, gen: gen }; }
+  constructor() {
+    this.entry = null;
+  }
+  get(key) {
+    return this.entry && this.entry.key === key ? this.entry : null;
+  }
+  put(key, mha, gen) {
+    this.entry = { key: key, mha: mha, gen: gen };
+  }
   free() {
-    if (this.entry) { try { this.entry.mha.delete(); this.entry.gen.delete(); } catch (e) { /* gone */ } }
+    if (this.entry) {
+      try {
+        this.entry.mha.delete();
+        this.entry.gen.delete();
+      } catch (e) {
+        /* gone */
+      }
+    }
     this.entry = null;
   }
 }
 const defaultCache = new ModuleCache();
-export function freeCache() { defaultCache.free(); }
+export function freeCache() {
+  defaultCache.free();
+}
 
 // mha.load_state_dict(weights), after the module drew its initial weights (so the generator's stream, and the
 // input drawn after it, are the snippet's); a file the core refuses frees the module before the error goes on.
 function loadWeights(mha, gen, weights) {
-  try { mha.loadStateDict(weights); } catch (err) { mha.delete(); gen.delete(); throw err; }
+  try {
+    mha.loadStateDict(weights);
+  } catch (err) {
+    mha.delete();
+    gen.delete();
+    throw err;
+  }
 }
 
 // heads: [start, end) to compute only those heads' part (forward's options.heads; a worker pool's share).
 // cache: a ModuleCache (the default one when absent).
 export function runModule(M, spec, heads, cache) {
   cache = cache || defaultCache;
-  const D = spec.dModel, H = spec.numHeads;
+  const D = spec.dModel,
+    H = spec.numHeads;
   if (D % H !== 0) throw new Error(headsMessage(D, H));
   const t0 = now();
   const stochastic = spec.train && spec.dropout > 0;
   const inp = spec.input;
-  let x, mha, gen, cached = false;
+  let x,
+    mha,
+    gen,
+    cached = false;
   const key = [D, H, spec.seed, spec.bias !== false, spec.dropout, spec.weightsId || ''].join('/');
   if (inp.type === 'text' || inp.type === 'tensor') {
     // torch.manual_seed(seed); mha = MultiHeadAttention(...); x = embeddings (own generators) or the given x
     const hit = stochastic ? null : cache.get(key);
     if (hit) {
-      mha = hit.mha; gen = hit.gen; cached = true;
+      mha = hit.mha;
+      gen = hit.gen;
+      cached = true;
     } else {
       cache.free();
       gen = new M.Generator(spec.seed);
-      mha = new M.MultiHeadAttention({ dModel: D, numHeads: H, bias: spec.bias !== false,
-        dropout: spec.dropout, generator: gen });
+      mha = new M.MultiHeadAttention({
+        dModel: D,
+        numHeads: H,
+        bias: spec.bias !== false,
+        dropout: spec.dropout,
+        generator: gen,
+      });
       if (spec.weights) loadWeights(mha, gen, spec.weights);
-      if (!stochastic) { cache.put(key, mha, gen); cached = true; }
+      if (!stochastic) {
+        cache.put(key, mha, gen);
+        cached = true;
+      }
     }
     x = inp.type === 'tensor' ? inp.x : embedTokens(M, inp.tokens, D, spec.seed, inp.pos);
   } else {
     gen = new M.Generator(spec.seed);
     const shape = [inp.batch, inp.seqLen, D];
-    const draw = function () { return inp.type === 'rand' ? gen.rand(shape) : gen.randn(shape); };
+    const draw = function () {
+      return inp.type === 'rand' ? gen.rand(shape) : gen.randn(shape);
+    };
     if (spec.order === 'input-first') x = draw();
-    mha = new M.MultiHeadAttention({ dModel: D, numHeads: H, bias: spec.bias !== false,
-      dropout: spec.dropout, generator: gen });
+    mha = new M.MultiHeadAttention({
+      dModel: D,
+      numHeads: H,
+      bias: spec.bias !== false,
+      dropout: spec.dropout,
+      generator: gen,
+    });
     if (spec.weights) loadWeights(mha, gen, spec.weights);
     if (spec.order !== 'input-first') x = draw();
   }
   try {
-    if (spec.train) mha.train(); else mha.eval();
+    if (spec.train) mha.train();
+    else mha.eval();
     const S = x.shape[1];
     // Both lesson mask styles (tril keep-mask, triu block-mask) mask exactly the later keys: the core's
     // causal flag does the same without an S×S mask tensor. -inf and -1e9 give the same weights (a causal
@@ -175,22 +232,36 @@ export function runModule(M, spec, heads, cache) {
     const r = mha.forward(x, x, x, options);
     const t2 = now();
     return {
-      weights: r.weights, output: r.output, trace: r.trace, x: x,
-      B: x.shape[0], H: H, S: S, D: D, paramCount: mha.parameterCount(),
-      implementation: M.implementation, ms: t2 - t1, totalMs: t2 - t0
+      weights: r.weights,
+      output: r.output,
+      trace: r.trace,
+      x: x,
+      B: x.shape[0],
+      H: H,
+      S: S,
+      D: D,
+      paramCount: mha.parameterCount(),
+      implementation: M.implementation,
+      ms: t2 - t1,
+      totalMs: t2 - t0,
     };
   } finally {
-    if (!cached) { mha.delete(); gen.delete(); }
+    if (!cached) {
+      mha.delete();
+      gen.delete();
+    }
   }
 }
 
-export function now() { return typeof performance !== 'undefined' ? performance.now() : Date.now(); }
+export function now() {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
 
 // Estimated multiply-adds of one forward: used to decide when to move work to a Worker.
 export function cost(spec) {
   const inp = spec.input || {};
-  const S = inp.type === 'text' ? inp.tokens.length : inp.type === 'tensor' ? inp.x.shape[1] : (inp.seqLen || 0);
-  const B = inp.type === 'text' || inp.type === 'tensor' ? 1 : (inp.batch || 1);
+  const S = inp.type === 'text' ? inp.tokens.length : inp.type === 'tensor' ? inp.x.shape[1] : inp.seqLen || 0;
+  const B = inp.type === 'text' || inp.type === 'tensor' ? 1 : inp.batch || 1;
   return B * (4 * S * spec.dModel * spec.dModel + 2 * S * S * spec.dModel);
 }
 
@@ -201,16 +272,24 @@ export function cost(spec) {
 // between), and the _Formatter sees only those corners. The formatter looks at the non-zero finite values:
 // int mode when all are whole, scientific when max/min > 1000, max > 1e8 or (not int mode) min < 1e-4;
 // its width is the longest of *their* strings (at least 1), so nan/inf/-0 may stick out unpadded.
-const PRECISION = 4, THRESHOLD = 1000, EDGEITEMS = 3, LINEWIDTH = 80;
+const PRECISION = 4,
+  THRESHOLD = 1000,
+  EDGEITEMS = 3,
+  LINEWIDTH = 80;
 const PAD4 = ['0000', '000', '00', '0', ''];
 const TWO53 = 9007199254740992;
-function negative(v) { return v < 0 || (v === 0 && 1 / v < 0); }
-function nonFinite(v) { return v !== v ? 'nan' : v > 0 ? 'inf' : '-inf'; }
+function negative(v) {
+  return v < 0 || (v === 0 && 1 / v < 0);
+}
+function nonFinite(v) {
+  return v !== v ? 'nan' : v > 0 ? 'inf' : '-inf';
+}
 // Python's '{:.4f}'.format(v) for finite v: the exact decimal value rounded half to even (JS toFixed
 // rounds exact ties away from zero). A float32 times 1e4 is exact in a double (24 + 10 bits), so for
 // float32 values the rounding is done directly; other doubles go through toFixed with the tie fixed.
 function fixed4(v) {
-  let a = v < 0 ? -v : v, k;
+  let a = v < 0 ? -v : v,
+    k;
   if (a < 1e9 && Math.fround(a) === a) {
     const y = a * 1e4;
     k = Math.floor(y);
@@ -219,20 +298,25 @@ function fixed4(v) {
   } else {
     // an exact tie at the 4th decimal is an odd multiple of 1/32 (a = j / 32, a * 1e4 = j * 312.5),
     // where toFixed took the upper neighbour; Python takes the even one
-    const s = a.toFixed(PRECISION), j = a * 32;
+    const s = a.toFixed(PRECISION),
+      j = a * 32;
     if (!(j % 2 === 1 && j * 312.5 < TWO53)) return (negative(v) ? '-' : '') + s;
     k = Math.floor(j * 312.5);
     if (k % 2 === 1) k++;
   }
-  const ip = Math.floor(k / 1e4), fp = String(k - ip * 1e4);
+  const ip = Math.floor(k / 1e4),
+    fp = String(k - ip * 1e4);
   return (negative(v) ? '-' : '') + ip + '.' + PAD4[fp.length] + fp;
 }
 // Python's '{:.4e}'.format(v) for finite v (exponent at least two digits, ties to even).
 function sci4(v) {
-  const sign = negative(v) ? '-' : '', a = v < 0 ? -v : v;
+  const sign = negative(v) ? '-' : '',
+    a = v < 0 ? -v : v;
   if (a === 0) return sign + '0.0000e+00';
-  let s = a.toExponential(PRECISION), ei = s.indexOf('e');
-  let m = +(s.charAt(0) + s.substring(2, ei)), e = +s.substring(ei + 1);
+  let s = a.toExponential(PRECISION),
+    ei = s.indexOf('e');
+  let m = +(s.charAt(0) + s.substring(2, ei)),
+    e = +s.substring(ei + 1);
   // toExponential rounds an exact tie up: then m is the upper neighbour, and when m is odd the even
   // one (m - 1) is Python's. A tie is a = (2m - 1) / 2 * 10^(e - 4) exactly.
   if (m % 2 === 1 && isTie(a, 2 * m - 1, e - PRECISION)) {
@@ -249,18 +333,25 @@ function isTie(a, odd, p) {
   if (p >= 0) {
     const J = 2 * a;
     if (J !== Math.floor(J)) return false;
-    const P = odd * Math.pow(10, p);  // exact below 2^53
+    const P = odd * Math.pow(10, p); // exact below 2^53
     if (P < TWO53) return J === P;
     return typeof BigInt === 'function' && BigInt(J) === BigInt(odd) * BigInt(10) ** BigInt(p);
   }
-  const q = -p;                        // a * 2^(q+1) * 5^q === odd
-  if (q > 7) return false;           // 5^8 > 2e5
+  const q = -p; // a * 2^(q+1) * 5^q === odd
+  if (q > 7) return false; // 5^8 > 2e5
   const j = a * Math.pow(2, q + 1);
   return j === Math.floor(j) && j * Math.pow(5, q) === odd;
 }
 // torch's _Formatter over `values` (the printed, i.e. possibly summarized, elements).
 function makeFormatter(values) {
-  let n = values.length, intMode = true, nz = 0, mn = Infinity, mx = 0, i, v, a;
+  let n = values.length,
+    intMode = true,
+    nz = 0,
+    mn = Infinity,
+    mx = 0,
+    i,
+    v,
+    a;
   for (i = 0; i < n; i++) {
     v = values[i];
     if (v === 0 || v !== v || v === Infinity || v === -Infinity) continue;
@@ -271,9 +362,19 @@ function makeFormatter(values) {
     if (intMode && Math.ceil(v) !== v) intMode = false;
   }
   const sciMode = nz > 0 && (mx / mn > 1000 || mx > 1e8 || (!intMode && mn < 1e-4));
-  const raw = sciMode ? function (v) { return v === v && v !== Infinity && v !== -Infinity ? sci4(v) : nonFinite(v); }
-    : intMode ? function (v) { return v === v && v !== Infinity && v !== -Infinity ? (negative(v) ? '-' : '') + (v < 0 ? -v : v).toFixed(0) + '.' : nonFinite(v); }
-    : function (v) { return v === v && v !== Infinity && v !== -Infinity ? fixed4(v) : nonFinite(v); };
+  const raw = sciMode
+    ? function (v) {
+        return v === v && v !== Infinity && v !== -Infinity ? sci4(v) : nonFinite(v);
+      }
+    : intMode
+      ? function (v) {
+          return v === v && v !== Infinity && v !== -Infinity
+            ? (negative(v) ? '-' : '') + (v < 0 ? -v : v).toFixed(0) + '.'
+            : nonFinite(v);
+        }
+      : function (v) {
+          return v === v && v !== Infinity && v !== -Infinity ? fixed4(v) : nonFinite(v);
+        };
   let width = 1;
   for (i = 0; i < n; i++) {
     v = values[i];
@@ -283,12 +384,16 @@ function makeFormatter(values) {
   }
   return {
     width: width,
-    format: function (v) { const s = raw(v); return s.length < width ? ' '.repeat(width - s.length) + s : s; }
+    format: function (v) {
+      const s = raw(v);
+      return s.length < width ? ' '.repeat(width - s.length) + s : s;
+    },
   };
 }
 // Indices printed along a dimension of size n: all, or the first and last EDGEITEMS.
 function shownIndices(n, summarize) {
-  let idx = [], i;
+  let idx = [],
+    i;
   if (summarize && n > 2 * EDGEITEMS) {
     for (i = 0; i < EDGEITEMS; i++) idx.push(i);
     for (i = n - EDGEITEMS; i < n; i++) idx.push(i);
@@ -309,8 +414,13 @@ function vectorStr(cells, width, indent) {
 // placed before the closing paren as torch's _add_suffixes does (on its own line past linewidth).
 export function torchStr(t, opts) {
   opts = opts || {};
-  const shape = t.shape, data = t.data, dim = shape.length;
-  let prefix = 'tensor(', indent = prefix.length, body, suffixes = [];
+  const shape = t.shape,
+    data = t.data,
+    dim = shape.length;
+  let prefix = 'tensor(',
+    indent = prefix.length,
+    body,
+    suffixes = [];
   let numel = 1;
   for (let d = 0; d < dim; d++) numel *= shape[d];
   if (dim > 2) {
@@ -322,11 +432,18 @@ export function torchStr(t, opts) {
     body = makeFormatter([data[0]]).format(data[0]);
   } else {
     const summarize = numel > THRESHOLD;
-    const R = dim === 2 ? shape[0] : 1, C = shape[dim - 1];
-    const rows = dim === 2 ? shownIndices(R, summarize) : [0], cols = shownIndices(C, summarize);
-    let nr = rows.length, nc = cols.length, r, c, vals = new Array(nr * nc);
+    const R = dim === 2 ? shape[0] : 1,
+      C = shape[dim - 1];
+    const rows = dim === 2 ? shownIndices(R, summarize) : [0],
+      cols = shownIndices(C, summarize);
+    let nr = rows.length,
+      nc = cols.length,
+      r,
+      c,
+      vals = new Array(nr * nc);
     for (r = 0; r < nr; r++) for (c = 0; c < nc; c++) vals[r * nc + c] = data[rows[r] * C + cols[c]];
-    const f = makeFormatter(vals), gap = nc < C;
+    const f = makeFormatter(vals),
+      gap = nc < C;
     const rowStr = function (r, ind) {
       const cells = [];
       for (let c = 0; c < nc; c++) {
@@ -351,26 +468,42 @@ export function torchStr(t, opts) {
 }
 // _add_suffixes (force_newline false), including its line-length arithmetic.
 function addSuffixes(s, suffixes, indent) {
-  let out = s, last = s.length - s.lastIndexOf('\n') + 1;
+  let out = s,
+    last = s.length - s.lastIndexOf('\n') + 1;
   for (let i = 0; i < suffixes.length; i++) {
     const sx = suffixes[i];
-    if (last + sx.length + 2 > LINEWIDTH) { out += ',\n' + ' '.repeat(indent) + sx; last = indent + sx.length; }
-    else { out += ', ' + sx; last += sx.length + 2; }
+    if (last + sx.length + 2 > LINEWIDTH) {
+      out += ',\n' + ' '.repeat(indent) + sx;
+      last = indent + sx.length;
+    } else {
+      out += ', ' + sx;
+      last += sx.length + 2;
+    }
   }
   return out + ')';
 }
-export function sizeStr(shape) { return 'torch.Size([' + shape.join(', ') + '])'; }
+export function sizeStr(shape) {
+  return 'torch.Size([' + shape.join(', ') + '])';
+}
 // One formatter: toLocaleString builds a new Intl.NumberFormat on every call (~0.1 ms per render).
 const EN_US = typeof Intl !== 'undefined' ? new Intl.NumberFormat('en-US') : null;
-export function commas(n) { return EN_US ? EN_US.format(Number(n)) : String(Number(n)); }
+export function commas(n) {
+  return EN_US ? EN_US.format(Number(n)) : String(Number(n));
+}
 
 // Slice [b, h] of a [B, H, S, S] tensor.
 // w: [B, H, S, S] weights, or the forward pool's kept as parts (compute/forward-pool.js's partedWeights).
 export function headMatrix(w, b, h) {
-  let S = w.shape[2], H = w.shape[1], data;
+  let S = w.shape[2],
+    H = w.shape[1],
+    data;
   if (w.parts) {
-    const p = w.parts.find(function (q) { return h >= q.h0 && h < q.h1; });
-    H = p.h1 - p.h0; h -= p.h0; data = p.data;
+    const p = w.parts.find(function (q) {
+      return h >= q.h0 && h < q.h1;
+    });
+    H = p.h1 - p.h0;
+    h -= p.h0;
+    data = p.data;
   } else data = w.data;
   const off = (b * H + h) * S * S;
   return { shape: [S, S], data: data.subarray(off, off + S * S) };

@@ -26,28 +26,42 @@ function ownName() {
 // The page's and the lab's file names, for the links between them: the one-file course page (MHA_INLINE.start) holds
 // both, so both are its own name (MHA_INLINE.files names it as web/build.mjs wrote it, for a page with no address of
 // its own); another one-file page (the model page's twin) links to the files MHA_INLINE.files names.
-export const FILES = inline && inline.start ? { page: ownName() || inline.files.page, lab: ownName() || inline.files.lab }
-  : inline ? inline.files : { page: 'index.html', lab: 'lab.html' };
+export const FILES =
+  inline && inline.start
+    ? { page: ownName() || inline.files.page, lab: ownName() || inline.files.lab }
+    : inline
+      ? inline.files
+      : { page: 'index.html', lab: 'lab.html' };
 // The core builds this browser runs, fastest first, among the ones this page has.
-export const CORE_BUILDS = BUILDS.filter(function (b) { return !inline || !!inline.cores[b]; });
+export const CORE_BUILDS = BUILDS.filter(function (b) {
+  return !inline || !!inline.cores[b];
+});
 
 function gunzip(base64) {
   if (typeof DecompressionStream !== 'function') {
-    return Promise.reject(new Error('this browser cannot unpack the one-file page (it has no DecompressionStream): ' +
-      'open it in a current Chrome, Edge, Firefox (113 or later) or Safari (16.4 or later)'));
+    return Promise.reject(
+      new Error(
+        'this browser cannot unpack the one-file page (it has no DecompressionStream): ' +
+          'open it in a current Chrome, Edge, Firefox (113 or later) or Safari (16.4 or later)',
+      ),
+    );
   }
   return new Response(new Blob([bytesOf(base64)]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
 }
 function base64Of(buffer) {
   return new Promise(function (resolve, reject) {
     const reader = new FileReader();
-    reader.onload = function () { resolve(String(reader.result).slice(String(reader.result).indexOf(',') + 1)); };
-    reader.onerror = function () { reject(reader.error); };
+    reader.onload = function () {
+      resolve(String(reader.result).slice(String(reader.result).indexOf(',') + 1));
+    };
+    reader.onerror = function () {
+      reject(reader.error);
+    };
     reader.readAsDataURL(new Blob([buffer]));
   });
 }
 
-const texts = {};   // build → promise of the core build's JS text
+const texts = {}; // build → promise of the core build's JS text
 // The JS text of a core build of this one-file page (as dist/<build>.js holds it).
 export function coreText(build) {
   if (!inline || !inline.cores[build]) return Promise.reject(new Error('this page carries no ' + build + ' core'));
@@ -55,38 +69,57 @@ export function coreText(build) {
     const c = inline.cores[build];
     texts[build] = Promise.all([gunzip(c.glue), gunzip(c.wasm).then(base64Of)]).then(function (parts) {
       const glue = new TextDecoder().decode(parts[0]);
-      return glue.replace(WASM_PLACEHOLDER, function () { return parts[1]; });
+      return glue.replace(WASM_PLACEHOLDER, function () {
+        return parts[1];
+      });
     });
   }
   return texts[build];
 }
 
 // A worker's source text (web/compute/trainer-worker.js) carried by this one-file page.
-export function workerCode(name) { return inline.workers[name]; }
+export function workerCode(name) {
+  return inline.workers[name];
+}
 
 // Content-Security-Policy violations seen in this document, to name the policy when something fails.
 const violations = [];
 if (typeof document !== 'undefined') {
-  document.addEventListener('securitypolicyviolation', function (e) { violations.push(e.effectiveDirective + ' ' + (e.blockedURI || 'inline')); });
+  document.addEventListener('securitypolicyviolation', function (e) {
+    violations.push(e.effectiveDirective + ' ' + (e.blockedURI || 'inline'));
+  });
 }
 // A failure in words: the policy that blocked something, if one did (its violation events may come after the
 // error: the browser's own words about the policy count too); else the error's own message.
 export function explain(err) {
   const message = String((err && err.message) || err || 'unknown error');
-  const blocked = violations.filter(function (v, i) { return violations.indexOf(v) === i; });
+  const blocked = violations.filter(function (v, i) {
+    return violations.indexOf(v) === i;
+  });
   if (!blocked.length && !/Content.Security.Polic/i.test(message)) return message;
-  return 'this site\'s Content-Security-Policy blocked ' + (blocked.length ? blocked.join(', ') : 'it (' + message + ')') +
-    '. MHA Explorer needs script-src \'self\' \'wasm-unsafe-eval\' and worker-src \'self\' blob: (ask the site\'s administrator to allow them).';
+  return (
+    "this site's Content-Security-Policy blocked " +
+    (blocked.length ? blocked.join(', ') : 'it (' + message + ')') +
+    ". MHA Explorer needs script-src 'self' 'wasm-unsafe-eval' and worker-src 'self' blob: (ask the site's administrator to allow them)."
+  );
 }
 
-export function blobURL(text) { return URL.createObjectURL(new Blob([text], { type: 'text/javascript' })); }
+export function blobURL(text) {
+  return URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+}
 
 function loadScript(src, missing) {
   return new Promise(function (resolve, reject) {
     const s = document.createElement('script');
     s.src = src;
-    s.onload = function () { s.remove(); resolve(); };
-    s.onerror = function () { s.remove(); reject(new Error(missing)); };
+    s.onload = function () {
+      s.remove();
+      resolve();
+    };
+    s.onerror = function () {
+      s.remove();
+      reject(new Error(missing));
+    };
     document.head.appendChild(s);
   });
 }
@@ -108,16 +141,37 @@ export function forwardWorkers(build, base = '') {
   if (!inline && location.protocol !== 'file:') {
     if (base && FORWARD_WORKER) {
       const url = blobURL(FORWARD_WORKER);
-      return Promise.resolve({ start: function () { return new Worker(url); }, core: new URL(build + '.js', new URL(base, document.baseURI)).href });
+      return Promise.resolve({
+        start: function () {
+          return new Worker(url);
+        },
+        core: new URL(build + '.js', new URL(base, document.baseURI)).href,
+      });
     }
-    return Promise.resolve({ start: function () { return new Worker(base + 'worker.js'); }, core: build + '.js' });
+    return Promise.resolve({
+      start: function () {
+        return new Worker(base + 'worker.js');
+      },
+      core: build + '.js',
+    });
   }
   if (!FORWARD_WORKER) return Promise.resolve(null);
-  const text = inline ? coreText(build) : (window.MHA_CORE_TEXT && window.MHA_CORE_TEXT[build] ? Promise.resolve() :
-    loadScript(base + 'trainer-' + build + '.js', 'trainer-' + build + '.js is missing')).then(function () { return window.MHA_CORE_TEXT[build]; });
+  const text = inline
+    ? coreText(build)
+    : (window.MHA_CORE_TEXT && window.MHA_CORE_TEXT[build]
+        ? Promise.resolve()
+        : loadScript(base + 'trainer-' + build + '.js', 'trainer-' + build + '.js is missing')
+      ).then(function () {
+        return window.MHA_CORE_TEXT[build];
+      });
   return text.then(function (core) {
     const url = blobURL(core + '\n' + FORWARD_WORKER);
-    return { start: function () { return new Worker(url); }, core: null };
+    return {
+      start: function () {
+        return new Worker(url);
+      },
+      core: null,
+    };
   });
 }
 
@@ -129,8 +183,17 @@ export function loadCoreScript(build, base = '') {
       const s = document.createElement('script');
       s.src = src;
       // a file that is not the core (a host's "not found" page served as 200) defines no createMhaModule
-      s.onload = function () { if (typeof window.createMhaModule === 'function') resolve(); else { s.remove(); reject(new Error(build + '.js')); } };
-      s.onerror = function () { s.remove(); reject(new Error(build + '.js')); };
+      s.onload = function () {
+        if (typeof window.createMhaModule === 'function') resolve();
+        else {
+          s.remove();
+          reject(new Error(build + '.js'));
+        }
+      };
+      s.onerror = function () {
+        s.remove();
+        reject(new Error(build + '.js'));
+      };
       document.head.appendChild(s);
     });
   });
@@ -140,7 +203,17 @@ export function loadCoreScript(build, base = '') {
 // that can be uploaded alone instead): the one wording of "upload the whole dist/ folder".
 /** @param {string[]} missing @param {string} page @param {string} oneFile */
 export function missingFiles(missing, page, oneFile) {
-  return missing.join(', ') + (missing.length > 1 ? ' are' : ' is') + ' missing next to ' + page + ' at this address. ' +
-    'Upload the whole dist/ folder (every file in it, ' + missing.join(', ') + ' included) to the same place; or upload the ' +
-    'one-file page ' + oneFile + ' alone.';
+  return (
+    missing.join(', ') +
+    (missing.length > 1 ? ' are' : ' is') +
+    ' missing next to ' +
+    page +
+    ' at this address. ' +
+    'Upload the whole dist/ folder (every file in it, ' +
+    missing.join(', ') +
+    ' included) to the same place; or upload the ' +
+    'one-file page ' +
+    oneFile +
+    ' alone.'
+  );
 }

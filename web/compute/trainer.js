@@ -14,7 +14,7 @@
 // dist/lab.js (the lab component, web/lab/), and alone into dist/trainer.js (window.MhaTrainer, for scripts and tests).
 import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain, missingFiles } from './source.js';
 
-const sources = {};  // build → worker source text, loaded once
+const sources = {}; // build → worker source text, loaded once
 
 // The folder of the script this module is bundled into (read while that script runs), where dist/trainer-*.js are.
 const scriptBase = document.currentScript ? document.currentScript.src.replace(/[^/]*$/, '') : '';
@@ -23,7 +23,10 @@ const scriptBase = document.currentScript ? document.currentScript.src.replace(/
 function load(build, base) {
   const key = base + build;
   if (sources[key]) return Promise.resolve(sources[key]);
-  if (INLINE) return coreText(build).then(function (text) { return (sources[key] = text + '\n' + workerCode('trainer')); });
+  if (INLINE)
+    return coreText(build).then(function (text) {
+      return (sources[key] = text + '\n' + workerCode('trainer'));
+    });
   return new Promise(function (resolve, reject) {
     const s = document.createElement('script');
     s.src = base + 'trainer-' + build + '.js';
@@ -44,19 +47,25 @@ function load(build, base) {
 }
 
 function Trainer(worker, build) {
-  let pending = {}, next = 1, self = this;
+  let pending = {},
+    next = 1,
+    self = this;
   this.build = build;
   this.worker = worker;
   worker.onmessage = function (e) {
     const p = pending[e.data.id];
     delete pending[e.data.id];
     if (!p) return;
-    if (e.data.error !== undefined) p.reject(new Error(e.data.error)); else p.resolve(e.data.result);
+    if (e.data.error !== undefined) p.reject(new Error(e.data.error));
+    else p.resolve(e.data.result);
   };
   worker.onerror = function (e) {
     if (e && e.preventDefault) e.preventDefault();
     const error = new Error('the training worker stopped: ' + explain(e && e.message ? e : 'it did not say why'));
-    Object.keys(pending).forEach(function (id) { pending[id].reject(error); delete pending[id]; });
+    Object.keys(pending).forEach(function (id) {
+      pending[id].reject(error);
+      delete pending[id];
+    });
   };
   this.request = function (op, args, transfer) {
     return new Promise(function (resolve, reject) {
@@ -66,41 +75,70 @@ function Trainer(worker, build) {
     });
   };
 }
-['tasks', 'defaults', 'reset', 'train', 'inspect', 'ablate', 'evaluate', 'script', 'save', 'stateDict'].forEach(function (op) {
-  Trainer.prototype[op] = function (args) { return this.request(op, args); };
-});
+['tasks', 'defaults', 'reset', 'train', 'inspect', 'ablate', 'evaluate', 'script', 'save', 'stateDict'].forEach(
+  function (op) {
+    Trainer.prototype[op] = function (args) {
+      return this.request(op, args);
+    };
+  },
+);
 // bytes: a Uint8Array or ArrayBuffer of a .safetensors file (copied, so the caller keeps it).
 function copyOf(bytes) {
-  return new Uint8Array(bytes instanceof ArrayBuffer ? bytes.slice(0) : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  return new Uint8Array(
+    bytes instanceof ArrayBuffer
+      ? bytes.slice(0)
+      : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+  );
 }
 // What a file holds before loading it: {metadata, shapes} (trainer-worker.js's peek).
-Trainer.prototype.peek = function (bytes) { const copy = copyOf(bytes); return this.request('peek', { bytes: copy }, [copy.buffer]); };
-Trainer.prototype.load = function (bytes) { const copy = copyOf(bytes); return this.request('load', { bytes: copy }, [copy.buffer]); };
-Trainer.prototype.terminate = function () { this.worker.terminate(); };
+Trainer.prototype.peek = function (bytes) {
+  const copy = copyOf(bytes);
+  return this.request('peek', { bytes: copy }, [copy.buffer]);
+};
+Trainer.prototype.load = function (bytes) {
+  const copy = copyOf(bytes);
+  return this.request('load', { bytes: copy }, [copy.buffer]);
+};
+Trainer.prototype.terminate = function () {
+  this.worker.terminate();
+};
 
 // The fastest build whose worker starts. options: {builds (override the order: tests), base (the folder of
 // trainer-<build>.js: the folder of the script this module is bundled into unless told)}.
 export function start(options) {
-  const order = (options && options.builds) || CORE_BUILDS, missing = [];
+  const order = (options && options.builds) || CORE_BUILDS,
+    missing = [];
   const base = (options && options.base) || scriptBase;
   const attempt = function (i) {
-    return load(order[i], base).then(function (text) {
-      const url = blobURL(text);
-      const t = new Trainer(new Worker(url), order[i]);
-      // The first answer says whether this build's core started ("no model yet" means it did).
-      return t.request('stateDict').then(function () { return t; }, function (err) {
-        if (/no model yet/.test(err.message)) return t;
-        t.terminate();
-        throw err;
-      }).finally(function () { URL.revokeObjectURL(url); });
-    }).catch(function (err) {
-      if (err.missingFile) missing.push(err.missingFile);
-      if (i + 1 < order.length) return attempt(i + 1);
-      if (missing.length === order.length) {
-        throw new Error(missingFiles(missing, FILES.lab, 'mha-explorer-lab.html'));
-      }
-      throw new Error(explain(err));
-    });
+    return load(order[i], base)
+      .then(function (text) {
+        const url = blobURL(text);
+        const t = new Trainer(new Worker(url), order[i]);
+        // The first answer says whether this build's core started ("no model yet" means it did).
+        return t
+          .request('stateDict')
+          .then(
+            function () {
+              return t;
+            },
+            function (err) {
+              if (/no model yet/.test(err.message)) return t;
+              t.terminate();
+              throw err;
+            },
+          )
+          .finally(function () {
+            URL.revokeObjectURL(url);
+          });
+      })
+      .catch(function (err) {
+        if (err.missingFile) missing.push(err.missingFile);
+        if (i + 1 < order.length) return attempt(i + 1);
+        if (missing.length === order.length) {
+          throw new Error(missingFiles(missing, FILES.lab, 'mha-explorer-lab.html'));
+        }
+        throw new Error(explain(err));
+      });
   };
   return attempt(0);
 }

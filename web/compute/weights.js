@@ -7,7 +7,9 @@
 // what is missing. No DOM (Node tests import it).
 
 const LINEARS = ['W_q', 'W_k', 'W_v', 'W_o'];
-const MODULE_KEYS = LINEARS.reduce(function (keys, n) { return keys.concat([n + '.weight', n + '.bias']); }, []);
+const MODULE_KEYS = LINEARS.reduce(function (keys, n) {
+  return keys.concat([n + '.weight', n + '.bias']);
+}, []);
 
 function listNames(names) {
   const shown = names.slice(0, 6).join(', ');
@@ -24,12 +26,26 @@ function otherLayout(tensors, names) {
     if (m && (!found || n < found.name)) found = { name: n, prefix: m[1], kind: m[2] };
   });
   if (!found) return null;
-  const p = found.prefix, py = function (n) { return 'state["' + p + n + '"]'; }, state = {}, sources = {};
+  const p = found.prefix,
+    py = function (n) {
+      return 'state["' + p + n + '"]';
+    },
+    state = {},
+    sources = {};
   const need = function (n) {
-    if (!tensors[p + n]) throw new Error('it has ' + found.name + ' but no ' + p + n + ': an attention module has four projections (Q, K, V and the output).');
+    if (!tensors[p + n])
+      throw new Error(
+        'it has ' +
+          found.name +
+          ' but no ' +
+          p +
+          n +
+          ': an attention module has four projections (Q, K, V and the output).',
+      );
     return tensors[p + n];
   };
-  const slice = function (t, i, D) {   // rows [i·D, (i+1)·D) of a [3·D, …] tensor
+  const slice = function (t, i, D) {
+    // rows [i·D, (i+1)·D) of a [3·D, …] tensor
     const cols = t.shape.length === 2 ? t.shape[1] : 1;
     return { shape: t.shape.length === 2 ? [D, cols] : [D], data: t.data.slice(i * D * cols, (i + 1) * D * cols) };
   };
@@ -38,37 +54,63 @@ function otherLayout(tensors, names) {
   if (found.kind === 'in_proj_weight') {
     const w = tensors[found.name];
     if (w.shape.length !== 2 || w.shape[0] !== 3 * w.shape[1]) {
-      throw new Error(found.name + ' has shape [' + w.shape.join(', ') + ']; nn.MultiheadAttention packs Q, K and V as [3·d_model, d_model].');
+      throw new Error(
+        found.name +
+          ' has shape [' +
+          w.shape.join(', ') +
+          ']; nn.MultiheadAttention packs Q, K and V as [3·d_model, d_model].',
+      );
     }
-    const D = w.shape[1], b = tensors[p + 'in_proj_bias'];
-    if (b && (b.shape.length !== 1 || b.shape[0] !== 3 * D)) throw new Error(p + 'in_proj_bias has shape [' + b.shape.join(', ') + ']; it should be [' + 3 * D + '].');
-    weights = [0, 1, 2].map(function (i) { return { t: slice(w, i, D), py: py('in_proj_weight') + '[' + i * D + ':' + (i + 1) * D + ']' }; });
-    biases = [0, 1, 2].map(function (i) { return b ? { t: slice(b, i, D), py: py('in_proj_bias') + '[' + i * D + ':' + (i + 1) * D + ']' } : null; });
-    from = 'nn.MultiheadAttention\'s in_proj_weight' + (b ? ' and in_proj_bias' : '') + ' and out_proj';
+    const D = w.shape[1],
+      b = tensors[p + 'in_proj_bias'];
+    if (b && (b.shape.length !== 1 || b.shape[0] !== 3 * D))
+      throw new Error(p + 'in_proj_bias has shape [' + b.shape.join(', ') + ']; it should be [' + 3 * D + '].');
+    weights = [0, 1, 2].map(function (i) {
+      return { t: slice(w, i, D), py: py('in_proj_weight') + '[' + i * D + ':' + (i + 1) * D + ']' };
+    });
+    biases = [0, 1, 2].map(function (i) {
+      return b ? { t: slice(b, i, D), py: py('in_proj_bias') + '[' + i * D + ':' + (i + 1) * D + ']' } : null;
+    });
+    from = "nn.MultiheadAttention's in_proj_weight" + (b ? ' and in_proj_bias' : '') + ' and out_proj';
   } else {
-    const dotted = found.kind === 'q_proj.weight', wName = function (x) { return x + (dotted ? '_proj.weight' : '_proj_weight'); };
-    weights = ['q', 'k', 'v'].map(function (x) { return { t: need(wName(x)), py: py(wName(x)) }; });
+    const dotted = found.kind === 'q_proj.weight',
+      wName = function (x) {
+        return x + (dotted ? '_proj.weight' : '_proj_weight');
+      };
+    weights = ['q', 'k', 'v'].map(function (x) {
+      return { t: need(wName(x)), py: py(wName(x)) };
+    });
     biases = ['q', 'k', 'v'].map(function (x) {
       const n = dotted ? x + '_proj.bias' : 'in_proj_bias';
-      const i = 'qkv'.indexOf(x), t = tensors[p + n];
+      const i = 'qkv'.indexOf(x),
+        t = tensors[p + n];
       if (!t) return null;
       if (dotted) return { t: t, py: py(n) };
       const D = weights[0].t.shape[0];
       return { t: slice(t, i, D), py: py(n) + '[' + i * D + ':' + (i + 1) * D + ']' };
     });
-    from = dotted ? 'q_proj, k_proj, v_proj and ' + outName : 'nn.MultiheadAttention\'s q_proj_weight, k_proj_weight, v_proj_weight and out_proj';
+    from = dotted
+      ? 'q_proj, k_proj, v_proj and ' + outName
+      : "nn.MultiheadAttention's q_proj_weight, k_proj_weight, v_proj_weight and out_proj";
   }
   weights.push({ t: need(outName + '.weight'), py: py(outName + '.weight') });
   const ob = tensors[p + outName + '.bias'];
   biases.push(ob ? { t: ob, py: py(outName + '.bias') } : null);
   const present = biases.filter(Boolean).length;
   if (present && present < 4) {
-    const missing = LINEARS.filter(function (_, i) { return !biases[i]; }).join(', ');
-    throw new Error('it has biases for some projections but not for ' + missing + ': a module has biases on all four (bias=True) or none (bias=False).');
+    const missing = LINEARS.filter(function (_, i) {
+      return !biases[i];
+    }).join(', ');
+    throw new Error(
+      'it has biases for some projections but not for ' +
+        missing +
+        ': a module has biases on all four (bias=True) or none (bias=False).',
+    );
   }
   LINEARS.forEach(function (n, i) {
     const D = weights[i].t.shape[0];
-    state[n + '.weight'] = weights[i].t; sources[n + '.weight'] = weights[i].py;
+    state[n + '.weight'] = weights[i].t;
+    sources[n + '.weight'] = weights[i].py;
     state[n + '.bias'] = biases[i] ? biases[i].t : { shape: [D], data: new Float32Array(D) };
     sources[n + '.bias'] = biases[i] ? biases[i].py : 'torch.zeros(' + D + ')';
   });
@@ -86,14 +128,22 @@ export function attentionWeights(tensors, layer, maxDModel) {
     const m = /^layers\.(0|[1-9]\d{0,5})\.W_q\.weight$/.exec(n);
     if (m) layers.push(Number(m[1]));
   });
-  layers.sort(function (a, b) { return a - b; });
-  let prefix = '', kind = 'module', other = null;
+  layers.sort(function (a, b) {
+    return a - b;
+  });
+  let prefix = '',
+    kind = 'module',
+    other = null;
   if (!tensors['W_q.weight']) {
     other = layers.length ? null : otherLayout(tensors, names);
     if (!layers.length && !other) {
-      throw new Error('it holds no attention weights. The page loads the lessons\' MultiHeadAttention (W_q.weight, W_q.bias, …, ' +
-        'W_o.bias), the training lab\'s model (layers.0.W_q.weight, …), nn.MultiheadAttention (in_proj_weight, out_proj.weight, …) ' +
-        'or q_proj/k_proj/v_proj/o_proj; this file has ' + listNames(names) + '.');
+      throw new Error(
+        "it holds no attention weights. The page loads the lessons' MultiHeadAttention (W_q.weight, W_q.bias, …, " +
+          "W_o.bias), the training lab's model (layers.0.W_q.weight, …), nn.MultiheadAttention (in_proj_weight, out_proj.weight, …) " +
+          'or q_proj/k_proj/v_proj/o_proj; this file has ' +
+          listNames(names) +
+          '.',
+      );
     }
     if (!other) {
       kind = 'model';
@@ -105,34 +155,62 @@ export function attentionWeights(tensors, layer, maxDModel) {
     }
   }
   let source = other ? other.state : tensors;
-  if (!other && !LINEARS.some(function (n) { return source[prefix + n + '.bias']; })) {   // bias=False: zeros
+  if (
+    !other &&
+    !LINEARS.some(function (n) {
+      return source[prefix + n + '.bias'];
+    })
+  ) {
+    // bias=False: zeros
     const bare = {};
-    names.forEach(function (n) { bare[n] = tensors[n]; });
+    names.forEach(function (n) {
+      bare[n] = tensors[n];
+    });
     LINEARS.forEach(function (n) {
       const w = bare[prefix + n + '.weight'];
       if (w) bare[prefix + n + '.bias'] = { shape: [w.shape[0]], data: new Float32Array(w.shape[0]) };
     });
     source = bare;
     other = { sources: {}, from: 'a module without biases (zeros)' };
-    LINEARS.forEach(function (n) { other.sources[n + '.weight'] = 'state["' + prefix + n + '.weight"]'; other.sources[n + '.bias'] = 'torch.zeros(' + (bare[prefix + n + '.weight'] || { shape: [0] }).shape[0] + ')'; });
+    LINEARS.forEach(function (n) {
+      other.sources[n + '.weight'] = 'state["' + prefix + n + '.weight"]';
+      other.sources[n + '.bias'] = 'torch.zeros(' + (bare[prefix + n + '.weight'] || { shape: [0] }).shape[0] + ')';
+    });
   }
   const q = source[prefix + 'W_q.weight'];
   if (q.shape.length !== 2 || q.shape[0] !== q.shape[1]) {
-    throw new Error((other && other.state ? 'its query projection' : prefix + 'W_q.weight') + ' has shape [' + q.shape.join(', ') +
-      ']; the lessons\' MultiHeadAttention has square [d_model, d_model] weights (nn.Linear(d_model, d_model)).');
+    throw new Error(
+      (other && other.state ? 'its query projection' : prefix + 'W_q.weight') +
+        ' has shape [' +
+        q.shape.join(', ') +
+        "]; the lessons' MultiHeadAttention has square [d_model, d_model] weights (nn.Linear(d_model, d_model)).",
+    );
   }
   const D = q.shape[0];
-  if (D < 1 || D > maxDModel) throw new Error('its d_model is ' + D + '; the page shows d_model from 1 to ' + maxDModel + '.');
+  if (D < 1 || D > maxDModel)
+    throw new Error('its d_model is ' + D + '; the page shows d_model from 1 to ' + maxDModel + '.');
   const state = {};
   MODULE_KEYS.forEach(function (k) {
     if (!source[prefix + k]) {
-      throw new Error('it has no ' + prefix + k + ': the lessons\' MultiHeadAttention has W_q, W_k, W_v and W_o, each an ' +
-        'nn.Linear with a weight and a bias (or, with bias=False, none of the four biases).');
+      throw new Error(
+        'it has no ' +
+          prefix +
+          k +
+          ": the lessons' MultiHeadAttention has W_q, W_k, W_v and W_o, each an " +
+          'nn.Linear with a weight and a bias (or, with bias=False, none of the four biases).',
+      );
     }
     state[k] = source[prefix + k];
   });
-  return { state: state, dModel: D, kind: kind, layer: kind === 'model' ? layer : null, layers: layers,
-    sources: other ? other.sources : null, from: other ? other.from : null };
+  return {
+    state: state,
+    dModel: D,
+    kind: kind,
+    layer: kind === 'model' ? layer : null,
+    layers: layers,
+    sources: other ? other.sources : null,
+    from: other ? other.from : null,
+  };
 }
 
 // The number of heads a file's metadata gives (the lab writes num_heads; a state_dict has no tensor for it):
@@ -159,20 +237,35 @@ export const PY_LOAD_FILE = [
   '        dtypes = {"F32": torch.float32, "F64": torch.float64, "F16": torch.float16, "BF16": torch.bfloat16}',
   '        return {name: torch.frombuffer(bytearray(data[8 + n + t["data_offsets"][0]:8 + n + t["data_offsets"][1]]),',
   '                                       dtype=dtypes[t["dtype"]]).reshape(t["shape"]).float()',
-  '                for name, t in header.items()}'
+  '                for name, t in header.items()}',
 ].join('\n');
 
 // The line(s) after `mha = MultiHeadAttention(…)` that load the weights ({file, layer, sources, how}; sources: the
 // lessons' names as expressions of the file's tensors, when it used another layout; how: what writes the file, when
 // the page was given it rather than loading it).
 export function pyLoadLines(w) {
-  const path = JSON.stringify(w.file), where = '  # ' + (w.how || 'the file you loaded on the page, next to this notebook');
+  const path = JSON.stringify(w.file),
+    where = '  # ' + (w.how || 'the file you loaded on the page, next to this notebook');
   if (w.sources) {
-    return ['state = load_file(' + path + ')' + where,
-      'mha.load_state_dict({' + MODULE_KEYS.map(function (k) { return '"' + k + '": ' + w.sources[k]; }).join(',\n                     ') + '})'];
+    return [
+      'state = load_file(' + path + ')' + where,
+      'mha.load_state_dict({' +
+        MODULE_KEYS.map(function (k) {
+          return '"' + k + '": ' + w.sources[k];
+        }).join(',\n                     ') +
+        '})',
+    ];
   }
   if (w.layer === null || w.layer === undefined) return ['mha.load_state_dict(load_file(' + path + '))' + where];
   const p = 'layers.' + w.layer + '.';
-  return ['state = load_file(' + path + ')' + where,
-    'mha.load_state_dict({k[len("' + p + '"):]: v for k, v in state.items() if k.startswith("' + p + '")})  # layer ' + w.layer + ' of the lab\'s model'];
+  return [
+    'state = load_file(' + path + ')' + where,
+    'mha.load_state_dict({k[len("' +
+      p +
+      '"):]: v for k, v in state.items() if k.startswith("' +
+      p +
+      '")})  # layer ' +
+      w.layer +
+      " of the lab's model",
+  ];
 }

@@ -33,7 +33,8 @@ import LAB_STYLE from '../lab/lab.css';
 
 // The page's URL parameters (state/page.js), then the training lab's (preset=train-… opens the lab).
 const PARAMS = names(PAGE_PROPS, LAB_PROPS).filter((n) => n !== 'embed');
-const HOST_STYLE = ':host{display:block;min-width:280px}iframe{display:block;width:100%;border:0;' +
+const HOST_STYLE =
+  ':host{display:block;min-width:280px}iframe{display:block;width:100%;border:0;' +
   'border-radius:10px;box-shadow:0 0 0 1px rgba(0,0,0,.12)}iframe[hidden]{display:none}p.mhx-missing{font:14px/1.4 system-ui,sans-serif;color:#a33}' +
   '.mhx{border-radius:10px;box-shadow:0 0 0 1px rgba(0,0,0,.12)}';
 
@@ -41,19 +42,26 @@ const HOST_STYLE = ':host{display:block;min-width:280px}iframe{display:block;wid
 const sources = {};
 function pageSource(url) {
   if (!sources[url]) {
-    sources[url] = fetch(url, { credentials: 'omit' }).then((r) => {
-      if (!r.ok) return null;
-      return /^text\/html/i.test(r.headers.get('content-type') || '') ? null : r.text();
-    }).catch(() => null);   // not readable from here (no CORS): the iframe loads it itself
+    sources[url] = fetch(url, { credentials: 'omit' })
+      .then((r) => {
+        if (!r.ok) return null;
+        return /^text\/html/i.test(r.headers.get('content-type') || '') ? null : r.text();
+      })
+      .catch(() => null); // not readable from here (no CORS): the iframe loads it itself
   }
   return sources[url];
 }
-function escapeAttr(v) { return v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;'); }
+function escapeAttr(v) {
+  return v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
 // The page's source with its folder and query: <base> first in <head>, so every relative URL resolves there.
 function withBase(html, folder, query) {
-  const tags = '<base href="' + escapeAttr(folder) + '"><meta name="mha-explorer-query" content="' + escapeAttr(query) + '">';
+  const tags =
+    '<base href="' + escapeAttr(folder) + '"><meta name="mha-explorer-query" content="' + escapeAttr(query) + '">';
   const head = /<head[^>]*>/i.exec(html);
-  return head ? html.slice(0, head.index + head[0].length) + tags + html.slice(head.index + head[0].length) : tags + html;
+  return head
+    ? html.slice(0, head.index + head[0].length) + tags + html.slice(head.index + head[0].length)
+    : tags + html;
 }
 function sameOrigin(url) {
   const u = new URL(url, document.baseURI);
@@ -70,7 +78,9 @@ const SCRIPT_BASE = (() => {
 const ElementBase = typeof HTMLElement === 'function' ? HTMLElement : class {};
 
 class MhaExplorerElement extends ElementBase {
-  static get observedAttributes() { return PARAMS.concat(['src', 'base', 'height', 'mode']); }
+  static get observedAttributes() {
+    return PARAMS.concat(['src', 'base', 'height', 'mode']);
+  }
 
   connectedCallback() {
     if (!this.shadowRoot) this.attachShadow({ mode: 'open' });
@@ -87,15 +97,24 @@ class MhaExplorerElement extends ElementBase {
   followHost() {
     const check = () => {
       if (!this.live || this.hasAttribute('theme') || hostTheme(this) === this.hostShown) return;
-      if (this.explorer || this.lab) this.attributeChangedCallback('theme', 'host', null);   // as a removed theme attribute
-      else this.update();   // an iframe's page: its query names the theme
+      if (this.explorer || this.lab)
+        this.attributeChangedCallback('theme', 'host', null); // as a removed theme attribute
+      else this.update(); // an iframe's page: its query names the theme
       this.hostShown = hostTheme(this);
     };
     // a toggle's colours may change over a short transition: looked at again once it is over
-    const later = () => { check(); clearTimeout(this.hostTimer); this.hostTimer = setTimeout(check, 400); };
+    const later = () => {
+      check();
+      clearTimeout(this.hostTimer);
+      this.hostTimer = setTimeout(check, 400);
+    };
     this.hostObserver = new MutationObserver(later);
     for (const n of [document.documentElement, document.body]) {
-      if (n) this.hostObserver.observe(n, { attributes: true, attributeFilter: ['class', 'style', 'data-theme', 'data-mode'] });
+      if (n)
+        this.hostObserver.observe(n, {
+          attributes: true,
+          attributeFilter: ['class', 'style', 'data-theme', 'data-mode'],
+        });
     }
     this.hostMedia = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
     if (this.hostMedia) this.hostMedia.addEventListener('change', later);
@@ -116,14 +135,17 @@ class MhaExplorerElement extends ElementBase {
     if (this.explorer && p && !(name === 'preset' && /^train-/.test(value || ''))) {
       try {
         this.explorer.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : p.def });
-      } catch (err) { /* not a value the page takes: the explorer keeps its own (as the page does with such a query) */ }
+      } catch (err) {
+        /* not a value the page takes: the explorer keeps its own (as the page does with such a query) */
+      }
       return;
     }
     // a lab property of a mounted lab (another task is another preset: a new lab)
     const lp = labProp(name);
     if (this.lab && lp && name !== 'preset') {
-      this.lab.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : lp.def })
-        .catch(() => { /* a value the lab refuses: it keeps its own, as with such a query */ });
+      this.lab.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : lp.def }).catch(() => {
+        /* a value the lab refuses: it keeps its own, as with such a query */
+      });
       return;
     }
     this.update();
@@ -132,7 +154,11 @@ class MhaExplorerElement extends ElementBase {
   get mhaExplorer() {
     if (this.explorer) return this.explorer.api;
     if (this.lab) return this.lab.api;
-    try { return this.frame && this.frame.contentWindow ? this.frame.contentWindow.mhaExplorer || null : null; } catch (e) { return null; }
+    try {
+      return this.frame && this.frame.contentWindow ? this.frame.contentWindow.mhaExplorer || null : null;
+    } catch (e) {
+      return null;
+    }
   }
   // The folder of the page's files: base="…", else this script's.
   folder() {
@@ -143,20 +169,32 @@ class MhaExplorerElement extends ElementBase {
     const q = new URLSearchParams();
     q.set('embed', '1');
     for (const n of PARAMS) if (this.hasAttribute(n)) q.set(n, this.getAttribute(n));
-    if (!q.has('theme')) q.set('theme', this.hostShown = hostTheme(this));
+    if (!q.has('theme')) q.set('theme', (this.hostShown = hostTheme(this)));
     return q;
   }
   update() {
-    const q = this.query(), folder = this.folder(), src = this.getAttribute('src');
-    const framed = !!src || this.getAttribute('mode') === 'iframe', lab = /^train-/.test(q.get('preset') || '');
+    const q = this.query(),
+      folder = this.folder(),
+      src = this.getAttribute('src');
+    const framed = !!src || this.getAttribute('mode') === 'iframe',
+      lab = /^train-/.test(q.get('preset') || '');
     if (!src && !folder) {
       this.unmount();
-      this.show('<mha-explorer> does not know where the MHA Explorer page is: give it base="…", the URL of the folder ' +
-        'holding the package\'s dist/ files (index.html, lab.html, mha.js, …), e.g. base="/mha-explorer/".');
+      this.show(
+        '<mha-explorer> does not know where the MHA Explorer page is: give it base="…", the URL of the folder ' +
+          'holding the package\'s dist/ files (index.html, lab.html, mha.js, …), e.g. base="/mha-explorer/".',
+      );
       return;
     }
-    const key = framed ? 'frame|' + (src || folder) + '|' + q.toString() : lab ? 'lab|' + folder + '|' + q.get('preset') : 'mount|' + folder;
-    if (key === this.key) { this.sizeBox(); return; }
+    const key = framed
+      ? 'frame|' + (src || folder) + '|' + q.toString()
+      : lab
+        ? 'lab|' + folder + '|' + q.get('preset')
+        : 'mount|' + folder;
+    if (key === this.key) {
+      this.sizeBox();
+      return;
+    }
     this.unmount();
     this.key = key;
     if (framed) this.frameIt(src || folder + (lab ? 'lab.html' : 'index.html'), q);
@@ -171,14 +209,26 @@ class MhaExplorerElement extends ElementBase {
     this.shadowRoot.append(style, this.box);
     // a link between the page and the lab (its page would open in place of the host's, or as text from a CDN)
     // shows the other one here
-    if (lab) this.lab = createLab(this.box, { query: q.toString(), base: folder, styles: STYLE + '\n' + LAB_STYLE, onPage: (query) => this.open(query) });
-    else this.explorer = createExplorer(this.box, { query: q.toString(), base: folder, styles: STYLE, onLab: (query) => this.open(query) });
+    if (lab)
+      this.lab = createLab(this.box, {
+        query: q.toString(),
+        base: folder,
+        styles: STYLE + '\n' + LAB_STYLE,
+        onPage: (query) => this.open(query),
+      });
+    else
+      this.explorer = createExplorer(this.box, {
+        query: q.toString(),
+        base: folder,
+        styles: STYLE,
+        onLab: (query) => this.open(query),
+      });
   }
   // The page in an iframe (see the header).
   frameIt(page, q) {
     const style = document.createElement('style');
     style.textContent = HOST_STYLE;
-    const frame = this.frame = document.createElement('iframe');
+    const frame = (this.frame = document.createElement('iframe'));
     frame.setAttribute('title', this.getAttribute('title') || 'MHA Explorer: multi-head attention');
     frame.setAttribute('loading', 'lazy');
     this.shadowRoot.append(style, frame);
@@ -193,10 +243,16 @@ class MhaExplorerElement extends ElementBase {
     };
     window.addEventListener('message', this.onMessage);
     const src = page + '?' + q.toString();
-    if (sameOrigin(page)) { frame.setAttribute('src', src); return; }
+    if (sameOrigin(page)) {
+      frame.setAttribute('src', src);
+      return;
+    }
     pageSource(new URL(page, document.baseURI).href).then((html) => {
-      if (this.frame !== frame) return;   // removed, or attributes changed meanwhile
-      if (html === null) { frame.setAttribute('src', src); return; }
+      if (this.frame !== frame) return; // removed, or attributes changed meanwhile
+      if (html === null) {
+        frame.setAttribute('src', src);
+        return;
+      }
       frame.setAttribute('srcdoc', withBase(html, new URL('.', new URL(page, document.baseURI)).href, q.toString()));
     });
   }
@@ -205,7 +261,10 @@ class MhaExplorerElement extends ElementBase {
     if (!this.box) return;
     const h = parseInt(this.getAttribute('height'), 10);
     if (this.frame) this.frame.style.height = (h > 0 ? h : 720) + 'px';
-    else { this.box.style.height = h > 0 ? h + 'px' : ''; this.box.style.overflow = h > 0 ? 'auto' : ''; }
+    else {
+      this.box.style.height = h > 0 ? h + 'px' : '';
+      this.box.style.overflow = h > 0 ? 'auto' : '';
+    }
   }
   unmount() {
     if (this.explorer) this.explorer.dispose();
@@ -218,7 +277,10 @@ class MhaExplorerElement extends ElementBase {
   // A link of a srcdoc page (chrome/frame.js's followPageLinksInElement): the page's parameters become the attributes.
   open(query) {
     const q = new URLSearchParams(query);
-    for (const n of PARAMS) { if (q.has(n)) this.setAttribute(n, q.get(n)); else this.removeAttribute(n); }
+    for (const n of PARAMS) {
+      if (q.has(n)) this.setAttribute(n, q.get(n));
+      else this.removeAttribute(n);
+    }
   }
   // A message in place of the explorer.
   show(message) {
@@ -233,10 +295,13 @@ function define() {
   window.customElements.define('mha-explorer', MhaExplorerElement);
   // For scripts of the host page: an explorer in any element of theirs, its files from this script's folder and
   // style.css inside it (options as createExplorer's, web/explorer/explorer.js).
-  window.MhaExplorer = { createExplorer: (root, options) => createExplorer(root, Object.assign({ base: SCRIPT_BASE, styles: STYLE }, options)) };
+  window.MhaExplorer = {
+    createExplorer: (root, options) =>
+      createExplorer(root, Object.assign({ base: SCRIPT_BASE, styles: STYLE }, options)),
+  };
 }
 
 if (typeof window !== 'undefined' && window.customElements && !window.customElements.get('mha-explorer')) {
   define();
-  guardNewWindows();   // the explorers' "Open full page ↗" in a host page that is itself a frame forbidding pop-ups
+  guardNewWindows(); // the explorers' "Open full page ↗" in a host page that is itself a frame forbidding pop-ups
 }

@@ -7,7 +7,7 @@ import { pageQuery, followPageLinksInElement, followHeight } from '../chrome/fra
 import { guardNewWindows } from '../chrome/sandbox.js';
 
 const bootNote = document.getElementById('boot-note');
-if (bootNote) bootNote.remove();   // the script runs (the note says when it never does; not in a one-file page)
+if (bootNote) bootNote.remove(); // the script runs (the note says when it never does; not in a one-file page)
 followPageLinksInElement();
 guardNewWindows();
 const lab = createLab(document.body, { query: pageQuery(), ownsPage: true, idPrefix: '' });

@@ -4,5 +4,5 @@ import { createModelPage } from '../models/page.js';
 import { pageQuery } from '../chrome/frame.js';
 
 const bootNote = document.getElementById('boot-note');
-if (bootNote) bootNote.remove();   // the script runs (the note says when it never does)
+if (bootNote) bootNote.remove(); // the script runs (the note says when it never does)
 window.mhaExplorer = createModelPage(document.body, { query: pageQuery() }).api;

@@ -14,12 +14,16 @@ if (/^train-/.test(new URLSearchParams(query).get('preset') || '')) {
   window.location.replace(FILES.lab + query);
 } else {
   const bootNote = document.getElementById('boot-note');
-  if (bootNote) bootNote.remove();   // the script runs (the note says when it never does; not in a one-file page)
+  if (bootNote) bootNote.remove(); // the script runs (the note says when it never does; not in a one-file page)
   followPageLinksInElement();
-  guardNewWindows();   // "Open full page ↗" in a frame that forbids pop-ups says so
+  guardNewWindows(); // "Open full page ↗" in a frame that forbids pop-ups says so
   const input = document.getElementById(INPUT_ID);
-  const explorer = createExplorer(document.body, { query, idPrefix: '', ownsDocument: true,
-    input: input ? input.textContent : null });
+  const explorer = createExplorer(document.body, {
+    query,
+    idPrefix: '',
+    ownsDocument: true,
+    input: input ? input.textContent : null,
+  });
   followHeight();
   window.mhaExplorer = explorer.api;
 }

@@ -12,34 +12,59 @@ import { bytesOf } from '../compute/base64.js';
 
 export { mountAttention };
 
-const TRAITS = ['weights', 'shape', 'tokens', 'query_tokens', 'queryTokens', 'trace', 'title', 'caption', 'theme', 'scale'];
+const TRAITS = [
+  'weights',
+  'shape',
+  'tokens',
+  'query_tokens',
+  'queryTokens',
+  'trace',
+  'title',
+  'caption',
+  'theme',
+  'scale',
+];
 
 // base64 → Float32Array: the bytes of a little-endian float32 array (as numpy's tobytes() writes them), or of
 // float16 when dtype is 'float16' (the Python package's smaller outputs, on request).
 export function decodeWeights(w, dtype = 'float32') {
   if (typeof w !== 'string') return w;
   let bytes;
-  try { bytes = bytesOf(w.replace(/\s+/g, '')); } catch (e) { return w; }   // not base64: the view names the problem
+  try {
+    bytes = bytesOf(w.replace(/\s+/g, ''));
+  } catch (e) {
+    return w;
+  } // not base64: the view names the problem
   const dv = new DataView(bytes.buffer);
   if (dtype === 'float16') {
-    const n = bytes.length >> 1, out = new Float32Array(n);
+    const n = bytes.length >> 1,
+      out = new Float32Array(n);
     for (let i = 0; i < n; i++) out[i] = float16(dv.getUint16(i * 2, true));
     return out;
   }
-  const n = bytes.length >> 2, out = new Float32Array(n);
+  const n = bytes.length >> 2,
+    out = new Float32Array(n);
   for (let i = 0; i < n; i++) out[i] = dv.getFloat32(i * 4, true);
   return out;
 }
 
 // IEEE half → number (exact: every half is a float32).
 function float16(h) {
-  const sign = h & 0x8000 ? -1 : 1, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  const sign = h & 0x8000 ? -1 : 1,
+    exp = (h >> 10) & 0x1f,
+    frac = h & 0x3ff;
   if (exp === 0) return sign * frac * 2 ** -24;
   if (exp === 31) return frac ? NaN : sign * Infinity;
   return sign * (1 + frac / 1024) * 2 ** (exp - 15);
 }
 
-function attempt(fn) { try { return fn(); } catch (e) { return undefined; } }
+function attempt(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    return undefined;
+  }
+}
 
 // The model's traits as mountAttention's options (absent ones left out, so the view's defaults apply).
 function optionsOf(model) {
@@ -47,17 +72,26 @@ function optionsOf(model) {
   const o = {};
   const w = get('weights');
   if (w != null) o.weights = decodeWeights(w, get('dtype') || 'float32');
-  const shape = get('shape'), tokens = get('tokens'), q = get('query_tokens') ?? get('queryTokens');
-  o.shape = shape ?? undefined; o.tokens = tokens ?? undefined; o.queryTokens = q ?? undefined;
+  const shape = get('shape'),
+    tokens = get('tokens'),
+    q = get('query_tokens') ?? get('queryTokens');
+  o.shape = shape ?? undefined;
+  o.tokens = tokens ?? undefined;
+  o.queryTokens = q ?? undefined;
   o.trace = get('trace') ?? undefined;
-  for (const k of ['title', 'caption', 'theme', 'scale']) { const v = get(k); if (v != null && v !== '') o[k] = v; }
+  for (const k of ['title', 'caption', 'theme', 'scale']) {
+    const v = get(k);
+    if (v != null && v !== '') o[k] = v;
+  }
   return o;
 }
 
 // The notebook's theme where the host says it (JupyterLab / Notebook 7: <body data-jp-theme-light>; VS Code: a
 // vscode-dark / vscode-light class on <body>; marimo: a dark class on <html> or <body>), else 'auto' (the system's).
 export function hostTheme(node) {
-  const doc = node.ownerDocument, body = doc.body, html = doc.documentElement;
+  const doc = node.ownerDocument,
+    body = doc.body,
+    html = doc.documentElement;
   const lab = body && body.getAttribute('data-jp-theme-light');
   if (lab === 'false' || (body && body.classList.contains('vscode-dark'))) return 'dark';
   if (lab === 'true' || (body && body.classList.contains('vscode-light'))) return 'light';
@@ -73,7 +107,14 @@ export function followHostTheme(view, node, chosen) {
   let shown = hostTheme(node);
   const seen = new MutationObserver(() => {
     const now = hostTheme(node);
-    if (now !== shown) { shown = now; try { view.update({ theme: now }); } catch (e) { seen.disconnect(); } }
+    if (now !== shown) {
+      shown = now;
+      try {
+        view.update({ theme: now });
+      } catch (e) {
+        seen.disconnect();
+      }
+    }
   });
   const watch = { attributes: true, attributeFilter: ['class', 'data-jp-theme-light', 'data-jp-theme-name'] };
   if (doc.body) seen.observe(doc.body, watch);
@@ -85,7 +126,11 @@ function render({ model, el }) {
   const get = (k) => attempt(() => model.get(k));
   const save = (changes) => {
     let changed = false;
-    for (const [k, v] of Object.entries(changes)) if (get(k) !== undefined && get(k) !== v) { attempt(() => model.set(k, v)); changed = true; }
+    for (const [k, v] of Object.entries(changes))
+      if (get(k) !== undefined && get(k) !== v) {
+        attempt(() => model.set(k, v));
+        changed = true;
+      }
     if (changed) attempt(() => model.save_changes());
   };
   const options = () => {
@@ -100,9 +145,14 @@ function render({ model, el }) {
   let layers = null;
   const showLayers = () => {
     const n = get('num_layers') || 1;
-    if (n <= 1) { if (layers) layers.wrap.hidden = true; return; }
+    if (n <= 1) {
+      if (layers) layers.wrap.hidden = true;
+      return;
+    }
     if (!layers) {
-      const doc = el.ownerDocument, wrap = doc.createElement('label'), s = doc.createElement('select');
+      const doc = el.ownerDocument,
+        wrap = doc.createElement('label'),
+        s = doc.createElement('select');
       wrap.append('layer ', s);
       s.addEventListener('change', () => save({ layer: +s.value }));
       const tools = view.root.querySelector('.mhav-tools');
@@ -111,23 +161,40 @@ function render({ model, el }) {
     }
     layers.wrap.hidden = false;
     if (layers.n !== n) {
-      layers.n = n; layers.s.textContent = '';
-      for (let i = 0; i < n; i++) { const o = el.ownerDocument.createElement('option'); o.value = o.textContent = String(i); layers.s.appendChild(o); }
+      layers.n = n;
+      layers.s.textContent = '';
+      for (let i = 0; i < n; i++) {
+        const o = el.ownerDocument.createElement('option');
+        o.value = o.textContent = String(i);
+        layers.s.appendChild(o);
+      }
     }
     layers.s.value = String(get('layer') || 0);
   };
   const selectFromModel = () => {
-    const h = get('head'), q = get('query'), s = {};
+    const h = get('head'),
+      q = get('query'),
+      s = {};
     if (typeof h === 'number') s.head = h < 0 ? 'avg' : h;
     if (typeof q === 'number') s.query = q;
     if (Object.keys(s).length) view.root.mhaExplorer.select(s);
   };
-  const redraw = () => { view.update(options()); showLayers(); selectFromModel(); };
+  const redraw = () => {
+    view.update(options());
+    showLayers();
+    selectFromModel();
+  };
   const events = TRAITS.map((k) => 'change:' + k);
-  const more = { 'change:num_layers': showLayers, 'change:layer': showLayers, 'change:head': selectFromModel, 'change:query': selectFromModel };
+  const more = {
+    'change:num_layers': showLayers,
+    'change:layer': showLayers,
+    'change:head': selectFromModel,
+    'change:query': selectFromModel,
+  };
   for (const e of events) attempt(() => model.on(e, redraw));
   for (const [e, f] of Object.entries(more)) attempt(() => model.on(e, f));
-  showLayers(); selectFromModel();
+  showLayers();
+  selectFromModel();
   return () => {
     for (const e of events) attempt(() => typeof model.off === 'function' && model.off(e, redraw));
     for (const [e, f] of Object.entries(more)) attempt(() => typeof model.off === 'function' && model.off(e, f));

@@ -29,23 +29,33 @@ import { LessonPanel } from './lesson.js';
 // The core loaded, then the first forward (warmed up where it will run) or the given weights file.
 /** @param {ExplorerState} ex @param {(ok: boolean) => void} done */
 function start(ex, done) {
-  ex.forwards.load().then((M) => {
-    if (ex.disposed) return undefined;
-    ex.M = M;
-    const given = ex.given;
-    if (given && given.weights) {   // loaded as a file is; its snippet says how the notebook writes the file
-      loadBytes(ex, given.weights.bytes, given.weights.file, 0, given.weights.how);
-      return ex.pending;
-    }
-    const eff = effective(ex), pr = presetOf(eff);
-    validate(eff, []);
-    return (pr && pr.compute ? Promise.resolve() : ex.forwards.warmUp(forwardOf(ex, eff, []).forward)).then(() => recompute(ex));
-  }).then(() => done(!ex.disposed), (err) => {
-    if (ex.disposed) return;
-    showMessages(ex, [String(err && err.message || err)]);
-    setStatus(ex, 'The WebAssembly core did not load.');
-    done(false);
-  });
+  ex.forwards
+    .load()
+    .then((M) => {
+      if (ex.disposed) return undefined;
+      ex.M = M;
+      const given = ex.given;
+      if (given && given.weights) {
+        // loaded as a file is; its snippet says how the notebook writes the file
+        loadBytes(ex, given.weights.bytes, given.weights.file, 0, given.weights.how);
+        return ex.pending;
+      }
+      const eff = effective(ex),
+        pr = presetOf(eff);
+      validate(eff, []);
+      return (pr && pr.compute ? Promise.resolve() : ex.forwards.warmUp(forwardOf(ex, eff, []).forward)).then(() =>
+        recompute(ex),
+      );
+    })
+    .then(
+      () => done(!ex.disposed),
+      (err) => {
+        if (ex.disposed) return;
+        showMessages(ex, [String((err && err.message) || err)]);
+        setStatus(ex, 'The WebAssembly core did not load.');
+        done(false);
+      },
+    );
 }
 
 // Everything this explorer added to the document goes: its listeners, timers, workers, the core objects it holds, its
@@ -54,9 +64,10 @@ function start(ex, done) {
 function dispose(ex, unRegion) {
   if (ex.disposed) return;
   ex.disposed = true;
-  ex.renderId++;   // a recompute under way draws nothing
+  ex.renderId++; // a recompute under way draws nothing
   ex.events.abort();
-  ex.timers.forEach(clearTimeout); ex.timers.clear();
+  ex.timers.forEach(clearTimeout);
+  ex.timers.clear();
   Object.values(ex.panels).forEach((p) => p.dispose());
   ex.forwards.dispose();
   ex.scope.remove();
@@ -64,7 +75,8 @@ function dispose(ex, unRegion) {
   ex.root.classList.remove('mhx', 'embed', 'no-controls', 'dropping');
   ex.root.removeAttribute('data-theme');
   if (unRegion) unRegion();
-  ex.current = null; ex.loaded = null;
+  ex.current = null;
+  ex.loaded = null;
 }
 
 // root: the element the explorer fills (its markup goes before what root holds; dispose() removes it again).
@@ -87,16 +99,35 @@ export function createExplorer(root, options = {}) {
   if (ex.st.explicit.text) applyFitText(ex);
   /** @type {(ok: boolean) => void} */
   let resolveReady = () => {};
-  const ready = new Promise((r) => { resolveReady = r; });
+  const ready = new Promise((r) => {
+    resolveReady = r;
+  });
   const api = explorerApi(ex, ready);
-  ex.panels = { heads: new HeadsPanel(ex.scope, () => ex.current, (h) => pickHead(ex, h), ex.base + FILES.lab),
-    detail: new DetailPanel(ex.scope, () => ex.current, ex.colors), trace: new TracePanel(ex.scope), lesson: new LessonPanel(ex.scope) };
-  setValues(ex, options.values || {}, false);   // the starting values: the query's, then options.values over them
+  ex.panels = {
+    heads: new HeadsPanel(
+      ex.scope,
+      () => ex.current,
+      (h) => pickHead(ex, h),
+      ex.base + FILES.lab,
+    ),
+    detail: new DetailPanel(ex.scope, () => ex.current, ex.colors),
+    trace: new TracePanel(ex.scope),
+    lesson: new LessonPanel(ex.scope),
+  };
+  setValues(ex, options.values || {}, false); // the starting values: the query's, then options.values over them
   if (options.embed) setValue(ex.st, 'embed', true);
   if (options.theme) setValue(ex.st, 'theme', options.theme);
   bindAll(ex, api);
   applyTheme(ex.st.values.theme, root);
   applyLayout(ex, effective(ex));
   start(ex, resolveReady);
-  return { ready, api, update: api.set, dispose() { dispose(ex, unRegion); resolveReady(false); } };
+  return {
+    ready,
+    api,
+    update: api.set,
+    dispose() {
+      dispose(ex, unRegion);
+      resolveReady(false);
+    },
+  };
 }

@@ -16,7 +16,7 @@ const FILE_HINT = 'attention weights for d_model 1024 take about 17 MB';
 // A refused file: said next to the button that loads files (and in the controls, opened if folded). → false
 /** @param {ExplorerState} ex @param {string} file @param {any} err */
 function refuse(ex, file, err) {
-  ex.weightsError = 'Could not load ' + file + ': ' + String(err && err.message || err);
+  ex.weightsError = 'Could not load ' + file + ': ' + String((err && err.message) || err);
   ex.$('controls-box').open = true;
   recompute(ex).then(() => ex.$('weights-msg').scrollIntoView({ block: 'nearest' }));
   return false;
@@ -25,16 +25,23 @@ function refuse(ex, file, err) {
 // The file's weights on a trial module (the core's checks), or a thrown error that says why not.
 /** @param {ExplorerState} ex @param {any} tensors @param {number} layer */
 function checkedWeights(ex, tensors, layer) {
-  const w = attentionWeights(tensors, layer, pageProp('dmodel').max), given = ex.given;
+  const w = attentionWeights(tensors, layer, pageProp('dmodel').max),
+    given = ex.given;
   if (given && given.x && w.dModel !== given.x.shape[2]) {
-    throw new Error('its d_model is ' + w.dModel + ', and the x the page was given has d_model ' + given.x.shape[2] + '.');
+    throw new Error(
+      'its d_model is ' + w.dModel + ', and the x the page was given has d_model ' + given.x.shape[2] + '.',
+    );
   }
-  let gen = null, trial = null;
+  let gen = null,
+    trial = null;
   try {
     gen = new ex.M.Generator(0);
     trial = new ex.M.MultiHeadAttention({ dModel: w.dModel, numHeads: 1, generator: gen });
     trial.loadStateDict(w.state);
-  } finally { if (trial) trial.delete(); if (gen) gen.delete(); }
+  } finally {
+    if (trial) trial.delete();
+    if (gen) gen.delete();
+  }
   return w;
 }
 
@@ -43,16 +50,29 @@ function checkedWeights(ex, tensors, layer) {
 /** @param {ExplorerState} ex @param {string} file @param {any} tensors @param {number} layer @param {Record<string, string>} [metadata] @param {string} [how] */
 export function useWeights(ex, file, tensors, layer, metadata, how) {
   let w;
-  try { w = checkedWeights(ex, tensors, layer); } catch (err) { return refuse(ex, file, err); }
-  ex.forwards.cache.free();   // the module cache holds the old weights: freed now
-  const said = headsFromMetadata(metadata, w.dModel), st = ex.st;
-  ex.loaded = /** @type {import('./state.js').LoadedWeights} */ (Object.assign({ id: ++ex.weightsSeq, file, tensors, metadata: metadata || {}, heads: said.heads, saidHeads: said.said }, w, how ? { how } : {}));
-  if (st.values.preset) setValue(st, 'preset', '');   // the weights run on the page's sentence
+  try {
+    w = checkedWeights(ex, tensors, layer);
+  } catch (err) {
+    return refuse(ex, file, err);
+  }
+  ex.forwards.cache.free(); // the module cache holds the old weights: freed now
+  const said = headsFromMetadata(metadata, w.dModel),
+    st = ex.st;
+  ex.loaded = /** @type {import('./state.js').LoadedWeights} */ (
+    Object.assign(
+      { id: ++ex.weightsSeq, file, tensors, metadata: metadata || {}, heads: said.heads, saidHeads: said.said },
+      w,
+      how ? { how } : {},
+    )
+  );
+  if (st.values.preset) setValue(st, 'preset', ''); // the weights run on the page's sentence
   const H = said.heads || effective(ex).heads;
   setValue(st, 'heads', w.dModel % H ? nearestDivisor(w.dModel, H) : H);
   setValue(st, 'head', 0);
   ex.weightsError = '';
-  recompute(ex).then(() => { if (ex.loaded && ex.loaded.layers.length > 1) ex.$('f-layer').scrollIntoView({ block: 'nearest' }); });
+  recompute(ex).then(() => {
+    if (ex.loaded && ex.loaded.layers.length > 1) ex.$('f-layer').scrollIntoView({ block: 'nearest' });
+  });
   return true;
 }
 
@@ -60,7 +80,8 @@ export function useWeights(ex, file, tensors, layer, metadata, how) {
 /** @param {ExplorerState} ex */
 export function dropWeights(ex) {
   if (ex.loaded) ex.forwards.cache.free();
-  ex.loaded = null; ex.weightsError = '';
+  ex.loaded = null;
+  ex.weightsError = '';
 }
 
 /** @param {ExplorerState} ex @param {Uint8Array} bytes @param {string} file @param {number} layer @param {string} [how] */
@@ -68,7 +89,11 @@ export function loadBytes(ex, bytes, file, layer, how) {
   const big = tooLarge(bytes.length, 'the page', FILE_HINT);
   if (big) return refuse(ex, file, big);
   let f;
-  try { f = ex.M.readSafetensors(bytes); } catch (err) { return refuse(ex, file, err); }
+  try {
+    f = ex.M.readSafetensors(bytes);
+  } catch (err) {
+    return refuse(ex, file, err);
+  }
   return useWeights(ex, file, f.tensors, layer, f.metadata, how);
 }
 
@@ -76,6 +101,12 @@ export function loadBytes(ex, bytes, file, layer, how) {
 /** @param {ExplorerState} ex @param {File} f */
 export function loadFile(ex, f) {
   if (!ex.M) return;
-  readFile(f, 'the page', FILE_HINT, ex.fileSeq).then((bytes) => { if (bytes) loadBytes(ex, bytes, f.name, 0); },
-    (err) => { refuse(ex, f.name, err.message); });
+  readFile(f, 'the page', FILE_HINT, ex.fileSeq).then(
+    (bytes) => {
+      if (bytes) loadBytes(ex, bytes, f.name, 0);
+    },
+    (err) => {
+      refuse(ex, f.name, err.message);
+    },
+  );
 }

@@ -25,28 +25,45 @@ import { inputLabels } from './input.js';
 /** @param {any} res @returns {Forward} */
 function fixedForward(res) {
   const shown = res.shown || {};
-  return { dModel: res.D, numHeads: res.H, seed: shown.seed || 0, bias: true, dropout: 0, train: false,
-    mask: res.causal ? { style: 'tril-keep', fill: shown.fill || '-inf' } : null, input: null, file: null };
+  return {
+    dModel: res.D,
+    numHeads: res.H,
+    seed: shown.seed || 0,
+    bias: true,
+    dropout: 0,
+    train: false,
+    mask: res.causal ? { style: 'tril-keep', fill: shown.fill || '-inf' } : null,
+    input: null,
+    file: null,
+  };
 }
 
 // The input of a forward and its labels: a lesson's random x, the given x or tokens, or the student's sentence.
 /** @param {ExplorerState} ex @param {Record<string, any>} eff @param {string[]} msgs */
 function inputOf(ex, eff, msgs) {
-  const pr = presetOf(eff), given = ex.given;
+  const pr = presetOf(eff),
+    given = ex.given;
   if (pr && pr.input) {
     const labels = Array.from({ length: pr.input.seqLen }, (_, i) => 't' + i);
     return { input: { type: pr.input.type, batch: pr.input.batch, seqLen: pr.input.seqLen }, labels };
   }
-  if (given) {   // the given x (or tokens, which the page embeds)
+  if (given) {
+    // the given x (or tokens, which the page embeds)
     const labels = given.x ? inputLabels(given) : given.tokens.slice();
     const listed = given.tokens ? 'the tokens from ' + given.source : '';
-    return { labels, input: given.x ? { type: 'tensor', x: given.x, tokens: labels, listed }
-      : { type: 'text', tokens: labels, pos: eff.pos, text: labels.join(' '), listed } };
+    return {
+      labels,
+      input: given.x
+        ? { type: 'tensor', x: given.x, tokens: labels, listed }
+        : { type: 'text', tokens: labels, pos: eff.pos, text: labels.join(' '), listed },
+    };
   }
-  let tokens = Array.from(tokenize(eff.text)), truncated = false;
+  let tokens = Array.from(tokenize(eff.text)),
+    truncated = false;
   if (tokens.length > MAX_TOKENS) {
     msgs.push('The text has ' + commas(tokens.length) + ' tokens; the page uses the first ' + MAX_TOKENS + '.');
-    tokens = tokens.slice(0, MAX_TOKENS); truncated = true;
+    tokens = tokens.slice(0, MAX_TOKENS);
+    truncated = true;
   }
   return { input: { type: 'text', tokens, pos: eff.pos, text: eff.text, truncated }, labels: tokens };
 }
@@ -55,13 +72,29 @@ function inputOf(ex, eff, msgs) {
 /** @param {ExplorerState} ex @param {Record<string, any>} eff @param {string[]} msgs
  *  @returns {{forward: Forward, labels: string[]}} */
 export function forwardOf(ex, eff, msgs) {
-  const pr = presetOf(eff), { input, labels } = inputOf(ex, eff, msgs), loaded = ex.loaded;
+  const pr = presetOf(eff),
+    { input, labels } = inputOf(ex, eff, msgs),
+    loaded = ex.loaded;
   /** @type {Forward} */
-  const forward = { dModel: eff.dmodel, numHeads: eff.heads, seed: eff.seed, bias: true, dropout: eff.dropout, train: eff.train,
-    mask: eff.causal ? { style: pr && pr.input ? pr.maskStyle : 'tril-keep', fill: eff.fill } : null, input,
-    order: pr && pr.input ? pr.order : undefined, seedNote: pr ? pr.seedNote : undefined,
-    file: loaded ? { file: loaded.file, layer: loaded.layer, kind: loaded.kind, sources: loaded.sources, how: loaded.how } : null };
-  if (loaded) { forward.weights = loaded.state; forward.weightsId = String(loaded.id); }
+  const forward = {
+    dModel: eff.dmodel,
+    numHeads: eff.heads,
+    seed: eff.seed,
+    bias: true,
+    dropout: eff.dropout,
+    train: eff.train,
+    mask: eff.causal ? { style: pr && pr.input ? pr.maskStyle : 'tril-keep', fill: eff.fill } : null,
+    input,
+    order: pr && pr.input ? pr.order : undefined,
+    seedNote: pr ? pr.seedNote : undefined,
+    file: loaded
+      ? { file: loaded.file, layer: loaded.layer, kind: loaded.kind, sources: loaded.sources, how: loaded.how }
+      : null,
+  };
+  if (loaded) {
+    forward.weights = loaded.state;
+    forward.weightsId = String(loaded.id);
+  }
   return { forward, labels };
 }
 
@@ -71,24 +104,47 @@ export function forwardOf(ex, eff, msgs) {
 /** @param {ExplorerState} ex @param {Record<string, any>} eff @param {string[]} msgs */
 export function compute(ex, eff, msgs) {
   const pr = presetOf(eff);
-  if (pr && pr.compute) {   // a fixed lesson computes itself
+  if (pr && pr.compute) {
+    // a fixed lesson computes itself
     const t = now();
     let fixed;
     try {
       const out = pr.compute(ex.M, eff);
       fixed = Promise.resolve(Object.assign({ copyAll: true, forward: fixedForward(out.res) }, out));
-    } catch (err) { fixed = Promise.reject(err); }
+    } catch (err) {
+      fixed = Promise.reject(err);
+    }
     ex.forwards.noForward();
     return { promise: fixed, t0: t, t1: t };
   }
   const { forward, labels } = forwardOf(ex, eff, msgs);
   if (forward.input.type === 'text' && forward.input.tokens.length === 0) return null;
-  const t0 = now(), job = ex.forwards.runForward(forward), t1 = job.sync ? now() : 0;
-  return { t0, t1, promise: job.promise.then((res) => {
-    forward.b = Math.min(eff.batch, res.B - 1); forward.h = Math.min(eff.head, res.H - 1);
-    const cells = pr ? [{ id: 'lesson', title: 'The lesson\'s example', code: pr.lessonCode(eff), output: () => pr.lessonOutput(res) }] : [];
-    cells.push({ id: 'page', title: 'Copy as PyTorch: the page\'s numbers (batch ' + forward.b + ', head ' + forward.h + ')',
-      code: copySnippet(forward), output: () => moduleOutput(res, forward) });
-    return { res, labels, forward, cells, copyAll: false };
-  }) };
+  const t0 = now(),
+    job = ex.forwards.runForward(forward),
+    t1 = job.sync ? now() : 0;
+  return {
+    t0,
+    t1,
+    promise: job.promise.then((res) => {
+      forward.b = Math.min(eff.batch, res.B - 1);
+      forward.h = Math.min(eff.head, res.H - 1);
+      const cells = pr
+        ? [
+            {
+              id: 'lesson',
+              title: "The lesson's example",
+              code: pr.lessonCode(eff),
+              output: () => pr.lessonOutput(res),
+            },
+          ]
+        : [];
+      cells.push({
+        id: 'page',
+        title: "Copy as PyTorch: the page's numbers (batch " + forward.b + ', head ' + forward.h + ')',
+        code: copySnippet(forward),
+        output: () => moduleOutput(res, forward),
+      });
+      return { res, labels, forward, cells, copyAll: false };
+    }),
+  };
 }

@@ -7,7 +7,15 @@
 // file:// and in the one-file page). A large forward runs where this machine ran its size fastest: the main thread, one
 // worker or split across the pool (compute/placement.js). Where workers cannot start, forwards run on the main thread.
 import { runModule, cost, now, ModuleCache } from '../compute/model.js';
-import { CORE_BUILDS, FILES, INLINE, loadCoreScript, forwardWorkers, explain, missingFiles } from '../compute/source.js';
+import {
+  CORE_BUILDS,
+  FILES,
+  INLINE,
+  loadCoreScript,
+  forwardWorkers,
+  explain,
+  missingFiles,
+} from '../compute/source.js';
 import { ForwardPool, poolSize } from '../compute/forward-pool.js';
 import { Placement, PLACES, SAMPLES, sizeClass } from '../compute/placement.js';
 
@@ -19,29 +27,55 @@ const WARM_MAX = 2 * PLACES.length * SAMPLES;
 
 // A forward through every part of the kernels the page's large forwards use (heads split, weights formed), on the
 // main thread once (the workers share its compiled code, and so V8's optimized tier of it) and twice in each worker.
-const WARM_UP = { dModel: 256, numHeads: 8, seed: 0, bias: true, dropout: 0, train: false, mask: null,
-  input: { type: 'randn', batch: 1, seqLen: 192 }, order: 'module-first' };
+const WARM_UP = {
+  dModel: 256,
+  numHeads: 8,
+  seed: 0,
+  bias: true,
+  dropout: 0,
+  train: false,
+  mask: null,
+  input: { type: 'randn', batch: 1, seqLen: 192 },
+  order: 'module-first',
+};
 
 // The document's core: a promise of {M (the WebAssembly API), build}, made by the first explorer that asks.
-const documentCores = new WeakMap();   // window → promise
+const documentCores = new WeakMap(); // window → promise
 function sharedCore(win, base) {
   if (documentCores.has(win)) return documentCores.get(win);
   const missing = [];
   let build = CORE_BUILDS[0];
-  const tryBuild = (i) => loadCoreScript(CORE_BUILDS[i], base).then(() => { build = CORE_BUILDS[i]; }, (err) => {
-    missing.push(CORE_BUILDS[i] + '.js');
-    if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
-    if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
-    throw new Error('MHA Explorer could not load its WebAssembly core: ' + missingFiles(missing, FILES.page, 'mha-explorer.html'));
-  });
+  const tryBuild = (i) =>
+    loadCoreScript(CORE_BUILDS[i], base).then(
+      () => {
+        build = CORE_BUILDS[i];
+      },
+      (err) => {
+        missing.push(CORE_BUILDS[i] + '.js');
+        if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
+        if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
+        throw new Error(
+          'MHA Explorer could not load its WebAssembly core: ' + missingFiles(missing, FILES.page, 'mha-explorer.html'),
+        );
+      },
+    );
   const core = (typeof win.createMhaModule === 'function' ? Promise.resolve() : tryBuild(0))
     .then(() => win.createMhaModule())
-    .then((M) => {
-      // the first forward a student sees runs at full speed: the main thread's kernels warmed once
-      try { runModule(M, WARM_UP); } catch (err) { /* the first real forward reports it */ }
-      return { M, build };
-    }, (err) => { throw new Error(explain(err)); });
-  core.catch(() => documentCores.delete(win));   // a later explorer tries again
+    .then(
+      (M) => {
+        // the first forward a student sees runs at full speed: the main thread's kernels warmed once
+        try {
+          runModule(M, WARM_UP);
+        } catch (err) {
+          /* the first real forward reports it */
+        }
+        return { M, build };
+      },
+      (err) => {
+        throw new Error(explain(err));
+      },
+    );
+  core.catch(() => documentCores.delete(win)); // a later explorer tries again
   documentCores.set(win, core);
   return core;
 }
@@ -53,8 +87,8 @@ export class Forwards {
     this.M = null;
     this.pool = null;
     this.poolStart = null;
-    this.seq = 0;   // forwards started
-    this.placement = null;   // where large forwards run (compute/placement.js), once the pool started or failed
+    this.seq = 0; // forwards started
+    this.placement = null; // where large forwards run (compute/placement.js), once the pool started or failed
     this.cache = new ModuleCache();
     this.disposed = false;
     // Where and how long the last forward ran (note: why there, placement.js's words); from the pool, each part's
@@ -64,7 +98,8 @@ export class Forwards {
   // → promise of M, once the core is loaded and this explorer's pool is warm.
   load() {
     return sharedCore(window, this.base).then((core) => {
-      this.M = core.M; this.build = core.build;
+      this.M = core.M;
+      this.build = core.build;
       return this.startPool().then(() => core.M);
     });
   }
@@ -74,13 +109,22 @@ export class Forwards {
   startPool() {
     if (this.poolStart) return this.poolStart;
     const size = poolSize(window.navigator && window.navigator.hardwareConcurrency);
-    this.poolStart = (this.M.wasmModule && typeof Worker === 'function' ? forwardWorkers(this.build, this.base) : Promise.resolve(null))
+    this.poolStart = (
+      this.M.wasmModule && typeof Worker === 'function' ? forwardWorkers(this.build, this.base) : Promise.resolve(null)
+    )
       .then((workers) => {
         if (!workers || this.disposed) return null;
         this.pool = new ForwardPool(workers.start, { init: this.M.wasmModule, core: workers.core }, size);
-        return this.pool.run(WARM_UP).then(() => this.pool.run(WARM_UP)).then(() => this.pool);
+        return this.pool
+          .run(WARM_UP)
+          .then(() => this.pool.run(WARM_UP))
+          .then(() => this.pool);
       })
-      .catch(() => { if (this.pool) this.pool.terminate(); this.pool = null; return null; })
+      .catch(() => {
+        if (this.pool) this.pool.terminate();
+        this.pool = null;
+        return null;
+      })
       .then((pool) => {
         this.placement = new Placement(pool ? PLACES.filter((p) => p !== 'split' || pool.size > 1) : ['main']);
         return pool;
@@ -92,11 +136,15 @@ export class Forwards {
   // drawn and packed at the page's d_model, the memory grown) and runs the kernels at the page's shape, so the first
   // forward the student sees is a warm one, in the place that is fastest here.
   warmUp(spec) {
-    const again = (i) => this.runForward(spec).promise.then(() => {
-      const key = this.sizeOf(spec);
-      if (i < 2 || (key && !this.placement.decided(key) && i < WARM_MAX)) return again(i + 1);
-    });
-    return again(1).then(() => {}, () => {});
+    const again = (i) =>
+      this.runForward(spec).promise.then(() => {
+        const key = this.sizeOf(spec);
+        if (i < 2 || (key && !this.placement.decided(key) && i < WARM_MAX)) return again(i + 1);
+      });
+    return again(1).then(
+      () => {},
+      () => {},
+    );
   }
   // The size class of a large forward (placement.js), or null for one that always runs here. A forward with dropout in
   // train() runs in one part wherever it goes (forward-pool.js): a class of its own.
@@ -114,7 +162,8 @@ export class Forwards {
     if (typeof window.mhaPoolCost === 'number') return this.forced(spec, window.mhaPoolCost);
     const key = this.sizeOf(spec);
     if (!key) {
-      if (!this.placement && this.poolStart && cost(spec) > POOL_COST) {   // the pool still starting: its places come
+      if (!this.placement && this.poolStart && cost(spec) > POOL_COST) {
+        // the pool still starting: its places come
         return { promise: this.poolStart.then(() => this.runForward(spec).promise), sync: false };
       }
       return this.here(spec, null);
@@ -125,13 +174,17 @@ export class Forwards {
   }
   forced(spec, limit) {
     if (cost(spec) > limit && this.poolStart) {
-      return { promise: this.poolStart.then((p) => (p ? this.pooled(spec, p.size, null) : this.inline(spec))), sync: false };
+      return {
+        promise: this.poolStart.then((p) => (p ? this.pooled(spec, p.size, null) : this.inline(spec))),
+        sync: false,
+      };
     }
     return this.here(spec, null);
   }
   here(spec, key) {
     try {
-      const t = now(), r = runModule(this.M, spec, null, this.cache);
+      const t = now(),
+        r = runModule(this.M, spec, null, this.cache);
       if (key) this.placement.record(key, 'main', this.timeOf('main', now() - t));
       this.done(r.ms, 'main thread', null, key);
       return { promise: Promise.resolve(r), sync: true };
@@ -144,15 +197,18 @@ export class Forwards {
   pooled(spec, n, key, place) {
     if (!this.pool) return Promise.resolve(this.inline(spec));
     const mine = this.seq;
-    return this.pool.run(spec, n).then((r) => {
-      if (key) this.placement.record(key, place, this.timeOf(place, r.ms));
-      if (mine === this.seq) this.done(r.ms, r.where, r, key);
-      return r;
-    }, (err) => {
-      if (!err || !err.poolFailed) throw err;
-      this.placement = new Placement(['main']);   // the workers are gone: every forward runs here from now on
-      return this.inline(spec);
-    });
+    return this.pool.run(spec, n).then(
+      (r) => {
+        if (key) this.placement.record(key, place, this.timeOf(place, r.ms));
+        if (mine === this.seq) this.done(r.ms, r.where, r, key);
+        return r;
+      },
+      (err) => {
+        if (!err || !err.poolFailed) throw err;
+        this.placement = new Placement(['main']); // the workers are gone: every forward runs here from now on
+        return this.inline(spec);
+      },
+    );
   }
   // A time of a place: the measured one, or window.mhaPlaceTimes' (tests: {main, worker, split} in ms).
   timeOf(place, ms) {
@@ -164,12 +220,17 @@ export class Forwards {
     this.done(r.ms, 'main thread');
     return r;
   }
-  noForward() { this.done(0, 'main thread'); }
+  noForward() {
+    this.done(0, 'main thread');
+  }
   // key: the size class whose placement the status line explains (placement.js's note), or none.
   done(ms, where, pooled, key) {
     const c = this.lastCompute;
-    c.ms = ms; c.where = where; c.note = key ? this.placement.note(key, this.pool ? this.pool.size : 1) : '';
-    c.partMs = pooled ? pooled.partMs : null; c.partTotalMs = pooled ? pooled.partTotalMs : null;
+    c.ms = ms;
+    c.where = where;
+    c.note = key ? this.placement.note(key, this.pool ? this.pool.size : 1) : '';
+    c.partMs = pooled ? pooled.partMs : null;
+    c.partTotalMs = pooled ? pooled.partTotalMs : null;
   }
   // The pool's workers terminated and the core objects this explorer holds freed (the core itself stays for the others).
   dispose() {

@@ -19,44 +19,87 @@ export const INPUT_ID = 'mha-explorer-input';
 export function readPageInput(text, maxTokens, maxDModel) {
   if (text === null || text === undefined) return null;
   let o;
-  try { o = JSON.parse(text); } catch (e) { throw new Error('the page\'s input block is not JSON (' + e.message + ')', { cause: e }); }
-  const given = { x: null, tokens: null, weights: null, source: typeof o.source === 'string' ? o.source : 'your input' };
+  try {
+    o = JSON.parse(text);
+  } catch (e) {
+    throw new Error("the page's input block is not JSON (" + e.message + ')', { cause: e });
+  }
+  const given = {
+    x: null,
+    tokens: null,
+    weights: null,
+    source: typeof o.source === 'string' ? o.source : 'your input',
+  };
   if (o.tokens !== undefined && o.tokens !== null) {
-    if (!Array.isArray(o.tokens) || !o.tokens.length || !o.tokens.every(function (t) { return typeof t === 'string'; })) {
+    if (
+      !Array.isArray(o.tokens) ||
+      !o.tokens.length ||
+      !o.tokens.every(function (t) {
+        return typeof t === 'string';
+      })
+    ) {
       throw new Error('the given tokens must be a non-empty list of strings');
     }
-    if (o.tokens.length > maxTokens) throw new Error('the given tokens are ' + o.tokens.length + '; the page draws at most ' + maxTokens);
+    if (o.tokens.length > maxTokens)
+      throw new Error('the given tokens are ' + o.tokens.length + '; the page draws at most ' + maxTokens);
     given.tokens = o.tokens.slice();
   }
   if (o.x) {
     const shape = o.x.shape;
-    if (!Array.isArray(shape) || shape.length !== 3 || shape[0] !== 1 || !shape.every(function (n) { return Number.isInteger(n) && n > 0; })) {
-      throw new Error('the given x has shape ' + JSON.stringify(shape) + '; the page takes one sequence, [1, T, d_model]');
+    if (
+      !Array.isArray(shape) ||
+      shape.length !== 3 ||
+      shape[0] !== 1 ||
+      !shape.every(function (n) {
+        return Number.isInteger(n) && n > 0;
+      })
+    ) {
+      throw new Error(
+        'the given x has shape ' + JSON.stringify(shape) + '; the page takes one sequence, [1, T, d_model]',
+      );
     }
-    if (shape[1] > maxTokens) throw new Error('the given x has ' + shape[1] + ' positions; the page draws at most ' + maxTokens);
-    if (shape[2] > maxDModel) throw new Error('the given x has d_model ' + shape[2] + '; the page shows d_model from 1 to ' + maxDModel);
+    if (shape[1] > maxTokens)
+      throw new Error('the given x has ' + shape[1] + ' positions; the page draws at most ' + maxTokens);
+    if (shape[2] > maxDModel)
+      throw new Error('the given x has d_model ' + shape[2] + '; the page shows d_model from 1 to ' + maxDModel);
     const bytes = bytesOf(String(o.x.float32 || ''));
     if (bytes.length !== shape[1] * shape[2] * 4) {
-      throw new Error('the given x has ' + bytes.length + ' bytes of data for shape [' + shape.join(', ') + '] (' + shape[1] * shape[2] * 4 + ' expected)');
+      throw new Error(
+        'the given x has ' +
+          bytes.length +
+          ' bytes of data for shape [' +
+          shape.join(', ') +
+          '] (' +
+          shape[1] * shape[2] * 4 +
+          ' expected)',
+      );
     }
-    const data = new Float32Array(shape[1] * shape[2]), view = new DataView(bytes.buffer);
+    const data = new Float32Array(shape[1] * shape[2]),
+      view = new DataView(bytes.buffer);
     for (let i = 0; i < data.length; i++) data[i] = view.getFloat32(4 * i, true);
     if (!data.every(Number.isFinite)) throw new Error('the given x holds NaN or infinite values');
     if (given.tokens && given.tokens.length !== shape[1]) {
-      throw new Error('the given tokens are ' + given.tokens.length + ' for x\'s ' + shape[1] + ' positions');
+      throw new Error('the given tokens are ' + given.tokens.length + " for x's " + shape[1] + ' positions');
     }
     given.x = { shape: shape.slice(), data: data };
   }
   if (o.weights) {
-    given.weights = { file: String(o.weights.file || 'weights.safetensors'), bytes: bytesOf(String(o.weights.safetensors || '')),
-      how: typeof o.weights.how === 'string' ? o.weights.how : null };
+    given.weights = {
+      file: String(o.weights.file || 'weights.safetensors'),
+      bytes: bytesOf(String(o.weights.safetensors || '')),
+      how: typeof o.weights.how === 'string' ? o.weights.how : null,
+    };
   }
   return given;
 }
 
 // The input of a block's text (null: none), or null; {error} when the block is unreadable.
 export function givenInput(text, maxTokens, maxDModel) {
-  try { return readPageInput(text, maxTokens, maxDModel); } catch (err) { return { error: err.message }; }
+  try {
+    return readPageInput(text, maxTokens, maxDModel);
+  } catch (err) {
+    return { error: err.message };
+  }
 }
 
 // x's labels: the given tokens, or t0…t(T-1).

@@ -6,8 +6,12 @@ import { attachTip } from '../widgets/tooltip.js';
 import { formatWeight, topKeysWords } from '../widgets/words.js';
 export { fmtMax } from '../widgets/colors.js';
 
-export function selB(cur) { return Math.min(cur.eff.batch, cur.res.B - 1); }
-export function selH(cur) { return Math.min(cur.eff.head, cur.res.H - 1); }
+export function selB(cur) {
+  return Math.min(cur.eff.batch, cur.res.B - 1);
+}
+export function selH(cur) {
+  return Math.min(cur.eff.head, cur.res.H - 1);
+}
 // What the views read from all heads of batch item b, computed once per result when first asked (the heads view, the
 // enlarged head and the colour scale ask).
 function headsOf(cur, b) {
@@ -20,14 +24,29 @@ function headsOf(cur, b) {
 // torch.mean(dim=1) does; four heads per pass keep the sum in a register (a pass per head stores and reloads the
 // whole S×S sum each time: 4-7× slower at 512 tokens), and each head has its own running maximum.
 function headsAverageMax(cur, b) {
-  const w = cur.res.weights, H = cur.res.H, head = (k) => headMatrix(w, b, k).data, n = head(0).length;
-  const avg = new Float32Array(n), f = Math.fround;
-  let mx = 0, k = 0;
+  const w = cur.res.weights,
+    H = cur.res.H,
+    head = (k) => headMatrix(w, b, k).data,
+    n = head(0).length;
+  const avg = new Float32Array(n),
+    f = Math.fround;
+  let mx = 0,
+    k = 0;
   for (; k + 4 <= H; k += 4) {
-    const a = head(k), bb = head(k + 1), c = head(k + 2), d = head(k + 3), div = k + 4 === H ? H : 1;
-    let ma = 0, mb = 0, mc = 0, md = 0;
+    const a = head(k),
+      bb = head(k + 1),
+      c = head(k + 2),
+      d = head(k + 3),
+      div = k + 4 === H ? H : 1;
+    let ma = 0,
+      mb = 0,
+      mc = 0,
+      md = 0;
     for (let i = 0; i < n; i++) {
-      const x = a[i], y = bb[i], z = c[i], u = d[i];
+      const x = a[i],
+        y = bb[i],
+        z = c[i],
+        u = d[i];
       if (x > ma) ma = x;
       if (y > mb) mb = y;
       if (z > mc) mc = z;
@@ -36,7 +55,8 @@ function headsAverageMax(cur, b) {
     }
     mx = Math.max(mx, ma, mb, mc, md);
   }
-  for (; k < H; k++) {   // the last H mod 4 heads one by one
+  for (; k < H; k++) {
+    // the last H mod 4 heads one by one
     const a = head(k);
     for (let i = 0; i < n; i++) {
       const x = a[i];
@@ -67,30 +87,41 @@ export function headName(cur, h) {
 export function colourMax(cur, b) {
   const norm = cur.eff.norm;
   if (norm === 'one') return 1;
-  if (norm === 'max') return 0;   // per heatmap
+  if (norm === 'max') return 0; // per heatmap
   const max = averageMax(cur, b).max;
   return max > 0 ? max : 1;
 }
 
 // A weight as the student should read it: masked and dropped cells say so, tiny weights are not "0.000000".
 export function weightText(cur, mat, q, k) {
-  const f = cur.forward, v = mat.data[q * mat.S + k];
+  const f = cur.forward,
+    v = mat.data[q * mat.S + k];
   if (f.mask && k > q) return '0 (masked: a later key)';
   if (v === 0 && f.train && f.dropout > 0) return '0 (dropped by dropout)';
   return formatWeight(v);
 }
 // The three largest weights of a row, leaving out masked and dropped keys.
-export function topKeysText(cur, mat, q) { return topKeysWords(mat, q, cur.labels); }
+export function topKeysText(cur, mat, q) {
+  return topKeysWords(mat, q, cur.labels);
+}
 
 // The words of the hover tooltip for a cell: the query and key, the weight, the row's top keys.
 export function hoverWords(getCur) {
   return function (cell, mat) {
-    let cur = getCur(); if (!cur) return null;
-    let L = cur.labels, q = cell[0], k = cell[1];
-    return { main: '“' + L[q] + '” (' + q + ') → “' + L[k] + '” (' + k + ')', value: 'weight ' + weightText(cur, mat, q, k),
-      top: 'top keys for “' + L[q] + '”: ' + topKeysText(cur, mat, q) };
+    let cur = getCur();
+    if (!cur) return null;
+    let L = cur.labels,
+      q = cell[0],
+      k = cell[1];
+    return {
+      main: '“' + L[q] + '” (' + q + ') → “' + L[k] + '” (' + k + ')',
+      value: 'weight ' + weightText(cur, mat, q, k),
+      top: 'top keys for “' + L[q] + '”: ' + topKeysText(cur, mat, q),
+    };
   };
 }
 // The tooltip of a heatmap canvas (tip: the explorer's tooltip element): the cell under the pointer, its weight and
 // the row's top keys.
-export function attachHover(canvas, tip, getMat, getCur) { attachTip(canvas, tip, getMat, hoverWords(getCur)); }
+export function attachHover(canvas, tip, getMat, getCur) {
+  attachTip(canvas, tip, getMat, hoverWords(getCur));
+}

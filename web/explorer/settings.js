@@ -13,23 +13,28 @@ import { lessonById } from '../lessons/index.js';
 export const MODEL_PROPS = PAGE_PROPS.filter((p) => p.model).map((p) => p.name);
 // A text is cut after at most MAX_TOKENS tokens, at a token boundary, and so that its share link stays
 // within what web servers accept (8 KiB request lines for nginx and Apache; Node answers 431 from 16 KiB).
-const TEXT_LINK_BUDGET = 6000;      // characters of the URL-encoded text in a link
+const TEXT_LINK_BUDGET = 6000; // characters of the URL-encoded text in a link
 
 /** @param {Settings} v */
-export function presetOf(v) { return v.preset ? lessonById(v.preset) : null; }
+export function presetOf(v) {
+  return v.preset ? lessonById(v.preset) : null;
+}
 
 // The values the forward uses: the lesson's defaults for the model properties the student did not set, the file's
 // d_model when weights are loaded, the given x's d_model.
 /** @param {ExplorerState} ex @returns {Settings} */
 export function effective(ex) {
-  const v = ex.st.values, pr = presetOf(v), eff = {};
+  const v = ex.st.values,
+    pr = presetOf(v),
+    eff = {};
   for (const p of PAGE_PROPS) {
     let val = v[p.name];
-    if (pr && pr.defaults && p.model && !ex.st.explicit[p.name] && pr.defaults[p.name] !== undefined) val = pr.defaults[p.name];
+    if (pr && pr.defaults && p.model && !ex.st.explicit[p.name] && pr.defaults[p.name] !== undefined)
+      val = pr.defaults[p.name];
     eff[p.name] = Array.isArray(val) ? val.slice() : val;
   }
-  if (ex.loaded) eff.dmodel = ex.loaded.dModel;   // the file's d_model
-  if (ex.given && ex.given.x && !pr) eff.dmodel = ex.given.x.shape[2];   // the given x's (loaded weights must match it)
+  if (ex.loaded) eff.dmodel = ex.loaded.dModel; // the file's d_model
+  if (ex.given && ex.given.x && !pr) eff.dmodel = ex.given.x.shape[2]; // the given x's (loaded weights must match it)
   return eff;
 }
 
@@ -60,21 +65,42 @@ export function nearestDivisor(D, H) {
 // A long text cut to what the page draws and a link carries: {text, message (null when it fits)}.
 /** @param {string} text @returns {{text: string, message: string | null}} */
 export function fitText(text) {
-  const t = tokenEnds(text), ends = t.ends;
+  const t = tokenEnds(text),
+    ends = t.ends;
   const fits = (k) => encodeURIComponent(t.text.slice(0, ends[k - 1])).length <= TEXT_LINK_BUDGET;
   if (ends.length <= MAX_TOKENS && fits(ends.length || 1)) return { text, message: null };
-  let lo = 1, hi = Math.min(ends.length, MAX_TOKENS);
-  while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (fits(mid)) lo = mid; else hi = mid - 1; }
+  let lo = 1,
+    hi = Math.min(ends.length, MAX_TOKENS);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
   const cut = t.text.slice(0, ends[lo - 1]);
-  return { text: cut, message: 'Your text has ' + commas(ends.length) + ' tokens (' + commas(text.length) +
-    ' characters): the page keeps the first ' + commas(lo) + ' tokens, up to “' + tokenize(cut).pop() + '”' +
-    (lo < Math.min(ends.length, MAX_TOKENS) ? ', so that a share link stays short enough for web servers.' :
-      ' (it draws at most ' + MAX_TOKENS + ').') };
+  return {
+    text: cut,
+    message:
+      'Your text has ' +
+      commas(ends.length) +
+      ' tokens (' +
+      commas(text.length) +
+      ' characters): the page keeps the first ' +
+      commas(lo) +
+      ' tokens, up to “' +
+      tokenize(cut).pop() +
+      '”' +
+      (lo < Math.min(ends.length, MAX_TOKENS)
+        ? ', so that a share link stays short enough for web servers.'
+        : ' (it draws at most ' + MAX_TOKENS + ').'),
+  };
 }
 // The state's text cut as fitText says (and said in the messages).
 /** @param {ExplorerState} ex */
 export function applyFitText(ex) {
   const f = fitText(ex.st.values.text);
-  if (f.message) { ex.st.values.text = f.text; ex.messages.push(f.message); }
+  if (f.message) {
+    ex.st.values.text = f.text;
+    ex.messages.push(f.message);
+  }
   return f;
 }

@@ -15,7 +15,11 @@ export function shareURL(st, base) {
 }
 // The snippet for the explorer's current view (heads: its heads section), its first height from the heads it shows.
 export function embedCode(st, host, heads, base) {
-  return embedSnippet(host, { query: pageQueryString(st), file: FILES.page, title: 'MHA Explorer: multi-head attention',
+  return embedSnippet(host, {
+    query: pageQueryString(st),
+    file: FILES.page,
+    title: 'MHA Explorer: multi-head attention',
     src: base === null || base === undefined ? null : pageAddress(base),
-    height: Math.max(320, Math.ceil((heads ? heads.getBoundingClientRect().height : 600) + 90)) });
+    height: Math.max(320, Math.ceil((heads ? heads.getBoundingClientRect().height : 600) + 90)),
+  });
 }

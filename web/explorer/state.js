@@ -48,19 +48,54 @@ import { givenInput } from './input.js';
 /** @param {HTMLElement} root @param {Record<string, any>} options @returns {ExplorerState} */
 export function explorerState(root, options) {
   const prefix = options.idPrefix !== undefined ? options.idPrefix : freshPrefix(root, 'mhx');
-  const ownsDocument = !!options.ownsDocument, base = options.base || '';
+  const ownsDocument = !!options.ownsDocument,
+    base = options.base || '';
   const styleEl = options.styles ? root.insertBefore(el('style', null, options.styles), root.firstChild) : null;
   const scope = new Scope(root, ownsDocument ? TEMPLATE : withoutLandmarks(TEMPLATE), prefix);
   const st = readPageQuery(options.query || '');
-  const timers = new Set(), events = new AbortController();
+  const timers = new Set(),
+    events = new AbortController();
   /** @type {ExplorerState} */
   const ex = {
-    root, options, base, ownsDocument, scope, $: (name) => scope.$(name), events, signal: events.signal,
-    st, messages: st.messages.slice(), M: null, forwards: new Forwards(base), current: null, loaded: null, weightsSeq: 0,
-    weightsError: '', given: null, panels: null, disposed: false, renderId: 0, pending: Promise.resolve(), lastTiming: null,
-    layoutKey: null, fileSeq: { n: 0 }, timers, styleEl, colors: () => themeColors(root),
-    later: (fn, ms) => { const t = setTimeout(() => { timers.delete(t); fn(); }, ms); timers.add(t); return t; },
-    cancel: (t) => { clearTimeout(t); timers.delete(t); },
+    root,
+    options,
+    base,
+    ownsDocument,
+    scope,
+    $: (name) => scope.$(name),
+    events,
+    signal: events.signal,
+    st,
+    messages: st.messages.slice(),
+    M: null,
+    forwards: new Forwards(base),
+    current: null,
+    loaded: null,
+    weightsSeq: 0,
+    weightsError: '',
+    given: null,
+    panels: null,
+    disposed: false,
+    renderId: 0,
+    pending: Promise.resolve(),
+    lastTiming: null,
+    layoutKey: null,
+    fileSeq: { n: 0 },
+    timers,
+    styleEl,
+    colors: () => themeColors(root),
+    later: (fn, ms) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        fn();
+      }, ms);
+      timers.add(t);
+      return t;
+    },
+    cancel: (t) => {
+      clearTimeout(t);
+      timers.delete(t);
+    },
   };
   ex.given = givenInput(options.input === undefined ? null : options.input, MAX_TOKENS, pageProp('dmodel').max);
   if (ex.given && ex.given.error) {

@@ -18,7 +18,10 @@ import { embedCode, loadBytes } from './files.js';
 function setValues(lab, changes) {
   const r = applyValues(lab.props, changes);
   if (r.messages.length) throw new Error(r.messages[0]);
-  for (const k of Object.keys(r.values)) { lab.values[k] = r.values[k]; lab.explicit[k] = true; }
+  for (const k of Object.keys(r.values)) {
+    lab.values[k] = r.values[k];
+    lab.explicit[k] = true;
+  }
 }
 
 // New settings once the lab has started: those whose effect is rebuild build a new model (as the controls do), the
@@ -41,31 +44,58 @@ export function update(lab, ready, changes) {
 /** @param {LabState} lab @param {Promise<boolean>} ready */
 export function labApi(lab, ready) {
   // fn once the lab has started (its model built), or a rejection saying it could not start
-  const started = (fn) => ready.then((ok) => {
-    if (!ok) throw new Error(lab.disposed ? 'the lab was closed' : 'the lab could not start: ' + lab.messages.join(' '));
-    return fn();
-  });
+  const started = (fn) =>
+    ready.then((ok) => {
+      if (!ok)
+        throw new Error(lab.disposed ? 'the lab was closed' : 'the lab could not start: ' + lab.messages.join(' '));
+      return fn();
+    });
   const api = {
     ready,
     train: (o) => started(() => trainFor(lab, (o && o.steps) || 1).then(() => api.getTraining())),
     getTraining() {
-      const last = lab.curve[lab.curve.length - 1] || { step: 0, loss: NaN, accuracy: NaN }, one = lab.twinCurve[lab.twinCurve.length - 1];
-      return { step: last.step, loss: last.loss, accuracy: last.accuracy, curve: lab.curve.slice(), roles: lab.inspected ? lab.inspected.roles.slice() : [],
-        oneHead: one ? { step: one.step, loss: one.loss, accuracy: one.accuracy, roles: lab.twinInspected ? lab.twinInspected.roles.slice() : [] } : null };
+      const last = lab.curve[lab.curve.length - 1] || { step: 0, loss: NaN, accuracy: NaN },
+        one = lab.twinCurve[lab.twinCurve.length - 1];
+      return {
+        step: last.step,
+        loss: last.loss,
+        accuracy: last.accuracy,
+        curve: lab.curve.slice(),
+        roles: lab.inspected ? lab.inspected.roles.slice() : [],
+        oneHead: one
+          ? {
+              step: one.step,
+              loss: one.loss,
+              accuracy: one.accuracy,
+              roles: lab.twinInspected ? lab.twinInspected.roles.slice() : [],
+            }
+          : null,
+      };
     },
     getWeights: () => (lab.inspected ? lab.inspected.attention : null),
     getProbe: () => lab.probe.slice(),
     evaluate: () => started(() => lab.trainer.evaluate({ batchSize: 256, seed: 1 })),
-    ablate: (layer, head, on) => started(() => {
-      lab.ablated[layer + ':' + head] = on;
-      return lab.trainer.ablate({ layer, head, on }).then(() => inspect(lab)).then(() => draw(lab));
-    }),
+    ablate: (layer, head, on) =>
+      started(() => {
+        lab.ablated[layer + ':' + head] = on;
+        return lab.trainer
+          .ablate({ layer, head, on })
+          .then(() => inspect(lab))
+          .then(() => draw(lab));
+      }),
     stateDict: () => started(() => lab.trainer.stateDict()),
     save: () => started(() => lab.trainer.save()),
-    load: (bytes, name) => started(() => loadBytes(lab, bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes, name || 'weights.safetensors')),
+    load: (bytes, name) =>
+      started(() =>
+        loadBytes(lab, bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes, name || 'weights.safetensors'),
+      ),
     script: (o) => started(() => lab.trainer.script(o || {})),
     reset: () => started(() => reset(lab)),
-    set: (changes) => started(() => { setValues(lab, changes); return reset(lab); }),
+    set: (changes) =>
+      started(() => {
+        setValues(lab, changes);
+        return reset(lab);
+      }),
     play: () => started(() => play(lab)),
     pause: () => pause(lab),
     embedCode: (host) => embedCode(lab, host),

@@ -21,18 +21,25 @@ import { labApi, update } from './api.js';
 // a phone starts with the settings and the model's trace folded; hidden sections; no share panel but the lab page's.
 /** @param {LabState} lab */
 function layOut(lab) {
-  const { root, $, values } = lab, ownsPage = lab.options.ownsPage;
+  const { root, $, values } = lab,
+    ownsPage = lab.options.ownsPage;
   showTheme(lab);
   if (values.embed) {
     root.classList.add('embed');
     if (ownsPage) document.body.classList.add('embed');
-    if (values.hide.indexOf('controls') < 0) { $('lab-settings').open = false; root.querySelector('.content').appendChild($('lab-settings')); $('lab-settings').classList.add('panel'); }
+    if (values.hide.indexOf('controls') < 0) {
+      $('lab-settings').open = false;
+      root.querySelector('.content').appendChild($('lab-settings'));
+      $('lab-settings').classList.add('panel');
+    }
   }
   if (window.matchMedia && window.matchMedia('(max-width: 720px)').matches) {
     $('closer-trace-box').open = false;
-    $('lab-settings').open = false;   // Play, Step and Reset stay in view; the settings unfold on demand
+    $('lab-settings').open = false; // Play, Step and Reset stay in view; the settings unfold on demand
   }
-  values.hide.concat(values.embed || !ownsPage ? ['share'] : []).forEach((name) => { /** @type {HTMLElement} */ (root.querySelector('[data-section="' + name + '"]')).hidden = true; });
+  values.hide.concat(values.embed || !ownsPage ? ['share'] : []).forEach((name) => {
+    /** @type {HTMLElement} */ (root.querySelector('[data-section="' + name + '"]')).hidden = true;
+  });
   root.classList.toggle('no-controls', values.hide.indexOf('controls') >= 0);
 }
 
@@ -40,27 +47,39 @@ function layOut(lab) {
 // when the lab is disposed meanwhile, the worker stopped as soon as it is there. → whether the lab started
 /** @param {LabState} lab @returns {Promise<boolean>} */
 function start(lab) {
-  return startTrainer({ base: lab.base }).then((t) => {
-    if (lab.disposed) { t.terminate(); throw new Error('the lab was closed'); }
-    lab.trainer = t;
-    return t.tasks();
-  }).then((table) => {
-    lab.tasks = table; lab.props = labProps(table);
-    const parsed = readSettings(lab.options, lab.props);
-    lab.values = parsed.values; lab.explicit = parsed.explicit; lab.messages = parsed.messages;
-    showMessages(lab);
-    return reset(lab);
-  }).then(() => {
-    if (lab.disposed) return false;
-    if (lab.values.autoplay) play(lab);
-    lab.player.start();
-    return true;
-  }, (err) => {
-    if (lab.disposed) return false;
-    status(lab, 'Could not start');
-    say(lab, 'Could not start the training worker: ' + err.message);
-    return false;
-  });
+  return startTrainer({ base: lab.base })
+    .then((t) => {
+      if (lab.disposed) {
+        t.terminate();
+        throw new Error('the lab was closed');
+      }
+      lab.trainer = t;
+      return t.tasks();
+    })
+    .then((table) => {
+      lab.tasks = table;
+      lab.props = labProps(table);
+      const parsed = readSettings(lab.options, lab.props);
+      lab.values = parsed.values;
+      lab.explicit = parsed.explicit;
+      lab.messages = parsed.messages;
+      showMessages(lab);
+      return reset(lab);
+    })
+    .then(
+      () => {
+        if (lab.disposed) return false;
+        if (lab.values.autoplay) play(lab);
+        lab.player.start();
+        return true;
+      },
+      (err) => {
+        if (lab.disposed) return false;
+        status(lab, 'Could not start');
+        say(lab, 'Could not start the training worker: ' + err.message);
+        return false;
+      },
+    );
 }
 
 // Stops training, ends the instance's workers (the model's and the one-head twin's), its animation frame and its
@@ -79,7 +98,7 @@ function dispose(lab, unRegion) {
   lab.root.removeAttribute('data-theme');
   lab.root.removeAttribute('data-mha-explorer-lab');
   if (unRegion) unRegion();
-  delete /** @type {any} */ (lab.root).mhaExplorer;
+  delete (/** @type {any} */ (lab.root).mhaExplorer);
 }
 
 // root: the element the lab fills (its markup goes first in it). options: {
@@ -104,7 +123,8 @@ export function createLab(root, options) {
   lab.player = new Player(lab.$('play'), () => onFrame(lab));
   layOut(lab);
   bindAll(lab);
-  const ready = start(lab), api = labApi(lab, ready);
-  /** @type {any} */ (root).mhaExplorer = api;   // as the attention view's root: a host finds a lab by [data-mha-explorer-lab] and scripts it
+  const ready = start(lab),
+    api = labApi(lab, ready);
+  /** @type {any} */ (root).mhaExplorer = api; // as the attention view's root: a host finds a lab by [data-mha-explorer-lab] and scripts it
   return { ready, api, update: (changes) => update(lab, ready, changes), dispose: () => dispose(lab, unRegion) };
 }

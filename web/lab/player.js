@@ -7,7 +7,7 @@ export class Player {
     this.button = button;
     this.onFrame = onFrame;
     this.playing = false;
-    this.frame = 0;   // the pending animation frame's id (0: none)
+    this.frame = 0; // the pending animation frame's id (0: none)
   }
   play() {
     this.playing = true;

@@ -23,11 +23,20 @@ export function settingsOf(metadata, list) {
 export function disagreement(want, shapes, tasks) {
   if (!shapes) return '';
   const said = { dmodel: shapes.dModel, vocab: shapes.vocab, seqlen: shapes.seqLen, layers: shapes.layers };
-  const off = Object.keys(said).filter(function (k) { return want[k] !== undefined && want[k] !== said[k]; });
+  const off = Object.keys(said).filter(function (k) {
+    return want[k] !== undefined && want[k] !== said[k];
+  });
   const readouts = want.task ? taskOf(tasks, want.task).readouts.length : 0;
   if (want.task && readouts !== shapes.readouts) off.push('task');
-  return off.length ? 'its metadata and its tensors disagree (' + off.map(function (k) {
-    return k === 'task' ? 'task ' + want.task + ' has ' + readouts + ' readout(s), the tensors ' + shapes.readouts
-      : k + ' ' + want[k] + ' in the metadata, ' + said[k] + ' in the tensors';
-  }).join('; ') + '): the lab keeps its settings.' : '';
+  return off.length
+    ? 'its metadata and its tensors disagree (' +
+        off
+          .map(function (k) {
+            return k === 'task'
+              ? 'task ' + want.task + ' has ' + readouts + ' readout(s), the tensors ' + shapes.readouts
+              : k + ' ' + want[k] + ' in the metadata, ' + said[k] + ' in the tensors';
+          })
+          .join('; ') +
+        '): the lab keeps its settings.'
+    : '';
 }

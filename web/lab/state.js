@@ -59,7 +59,10 @@ export function readSettings(options, list) {
   if (options.theme !== undefined) over.theme = options.theme;
   const r = applyValues(list, over, (name) => 'createLab: unknown property ' + name + '.');
   state.messages.push(...r.messages);
-  for (const k of Object.keys(r.values)) { state.values[k] = r.values[k]; state.explicit[k] = true; }
+  for (const k of Object.keys(r.values)) {
+    state.values[k] = r.values[k];
+    state.explicit[k] = true;
+  }
   return state;
 }
 
@@ -67,14 +70,49 @@ export function readSettings(options, list) {
 // reading sets the theme, the layout and the hidden sections; the settings are read again once the table is here.
 /** @param {HTMLElement} root @param {Record<string, any>} options @returns {LabState} */
 export function labState(root, options) {
-  const base = options.base || '', scope = mount(root, options, base), lifetime = new AbortController();
+  const base = options.base || '',
+    scope = mount(root, options, base),
+    lifetime = new AbortController();
   const initial = readSettings(options, LAB_PROPS);
   return {
-    root, options, base, scope, $: (name) => scope.$(name), lifetime, signal: lifetime.signal, tasks: [], props: labProps([]),
-    values: initial.values, explicit: initial.explicit, messages: [], trainer: null, twin: null, defaults: null, modelConfig: null,
-    curve: [], twinCurve: [], inspected: null, twinInspected: null, busy: false, held: null, ablated: {}, snapshots: [], replay: null,
-    scriptUntil: null, rate: { log: [], value: 0 }, msPerStep: 0, pace: { started: 0, steps: 0 }, goal: null, probe: [], probeTask: null,
-    loadedName: null, loadedAt: 0, closer: { layer: 0, head: 0, query: Infinity, key: null }, player: null, disposed: false,
-    fileSeq: 0, readSeq: { n: 0 },
+    root,
+    options,
+    base,
+    scope,
+    $: (name) => scope.$(name),
+    lifetime,
+    signal: lifetime.signal,
+    tasks: [],
+    props: labProps([]),
+    values: initial.values,
+    explicit: initial.explicit,
+    messages: [],
+    trainer: null,
+    twin: null,
+    defaults: null,
+    modelConfig: null,
+    curve: [],
+    twinCurve: [],
+    inspected: null,
+    twinInspected: null,
+    busy: false,
+    held: null,
+    ablated: {},
+    snapshots: [],
+    replay: null,
+    scriptUntil: null,
+    rate: { log: [], value: 0 },
+    msPerStep: 0,
+    pace: { started: 0, steps: 0 },
+    goal: null,
+    probe: [],
+    probeTask: null,
+    loadedName: null,
+    loadedAt: 0,
+    closer: { layer: 0, head: 0, query: Infinity, key: null },
+    player: null,
+    disposed: false,
+    fileSeq: 0,
+    readSeq: { n: 0 },
   };
 }

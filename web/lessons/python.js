@@ -5,7 +5,7 @@
 // text → {name: the cell's code, without its trailing blank lines}
 export function cells(text) {
   const found = {};
-  const parts = text.split(/^# %% (\w+)\n/m);   // [note, name, code, name, code, …]
+  const parts = text.split(/^# %% (\w+)\n/m); // [note, name, code, name, code, …]
   for (let i = 1; i < parts.length; i += 2) found[parts[i]] = parts[i + 1].replace(/\s+$/, '');
   return found;
 }

@@ -20,10 +20,15 @@ export function moduleExample(cfg) {
   if (cfg.seedNote) lines.push('# ' + cfg.seedNote + ': the page uses torch.manual_seed(' + cfg.seed + ').');
   lines.push('torch.manual_seed(' + cfg.seed + ')');
   const mask = cfg.mask;
-  const build = 'mha = MultiHeadAttention(' + cfg.dModel + ', ' + cfg.numHeads +
+  const build =
+    'mha = MultiHeadAttention(' +
+    cfg.dModel +
+    ', ' +
+    cfg.numHeads +
     (cfg.dropout ? ', dropout=' + cfg.dropout : '') +
     (mask && mask.fill === '-1e9' ? ', fill=-1e9' : '') +
-    (mask && mask.style === 'triu-block' ? ', block_ones=True' : '') + ')';
+    (mask && mask.style === 'triu-block' ? ', block_ones=True' : '') +
+    ')';
   const loading = cfg.file ? pyLoadLines(cfg.file) : [];
   if (cfg.input.type === 'text' || cfg.input.type === 'tensor') {
     if (cfg.input.listed) {
@@ -33,17 +38,29 @@ export function moduleExample(cfg) {
       lines.push('tokens = tokenize(text)' + (cfg.input.truncated ? '[:' + MAX_TOKENS + ']' : ''));
     }
     lines.push(build, ...loading);
-    lines.push(cfg.input.type === 'tensor' ? givenX(cfg.input.x)
-      : 'x = embed(tokens, ' + cfg.seed + ', ' + cfg.dModel + ', positions=' + (cfg.input.pos ? 'True' : 'False') + ')');
+    lines.push(
+      cfg.input.type === 'tensor'
+        ? givenX(cfg.input.x)
+        : 'x = embed(tokens, ' +
+            cfg.seed +
+            ', ' +
+            cfg.dModel +
+            ', positions=' +
+            (cfg.input.pos ? 'True' : 'False') +
+            ')',
+    );
   } else {
-    const input = 'x = torch.' + cfg.input.type + '(' + cfg.input.batch + ', ' + cfg.input.seqLen + ', ' + cfg.dModel + ')';
+    const input =
+      'x = torch.' + cfg.input.type + '(' + cfg.input.batch + ', ' + cfg.input.seqLen + ', ' + cfg.dModel + ')';
     lines.push(...(cfg.order === 'input-first' ? [input, build] : [build, input]), ...loading);
   }
   lines.push(cfg.train ? 'mha.train()  # dropout active' : 'mha.eval()');
   if (mask) {
-    lines.push(mask.style === 'triu-block'
-      ? 'mask = torch.triu(torch.ones(' + S + ', ' + S + '), diagonal=1)  # 1 = blocked'
-      : 'mask = torch.tril(torch.ones(' + S + ', ' + S + '))  # 1 = may attend');
+    lines.push(
+      mask.style === 'triu-block'
+        ? 'mask = torch.triu(torch.ones(' + S + ', ' + S + '), diagonal=1)  # 1 = blocked'
+        : 'mask = torch.tril(torch.ones(' + S + ', ' + S + '))  # 1 = may attend',
+    );
     lines.push('output, attn = mha(x, x, x, mask)');
   } else {
     lines.push('output, attn = mha(x, x, x)');
@@ -53,12 +70,18 @@ export function moduleExample(cfg) {
 
 // A given x (explorer/input.js) as the snippet's x: its float32 values, little-endian, in base64.
 function givenX(x) {
-  const bytes = new Uint8Array(x.data.length * 4), view = new DataView(bytes.buffer);
+  const bytes = new Uint8Array(x.data.length * 4),
+    view = new DataView(bytes.buffer);
   let text = '';
   for (let i = 0; i < x.data.length; i++) view.setFloat32(4 * i, x.data[i], true);
   for (let k = 0; k < bytes.length; k += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(k, k + 0x8000));
-  return 'x = torch.frombuffer(bytearray(base64.b64decode(\n    "' + btoa(text) + '")),\n    dtype=torch.float32).reshape(' +
-    x.shape.join(', ') + ')  # your x: its float32 values, little-endian';
+  return (
+    'x = torch.frombuffer(bytearray(base64.b64decode(\n    "' +
+    btoa(text) +
+    '")),\n    dtype=torch.float32).reshape(' +
+    x.shape.join(', ') +
+    ')  # your x: its float32 values, little-endian'
+  );
 }
 
 function modulePrints(cfg) {
@@ -69,7 +92,7 @@ function modulePrints(cfg) {
     'torch.set_printoptions(precision=4)',
     'print(f"x[0, 0, :3] = {x[0, 0, :3]}")',
     'print(f"attn[' + cfg.b + ', ' + cfg.h + '] =")',
-    'print(attn[' + cfg.b + ', ' + cfg.h + '].detach())'
+    'print(attn[' + cfg.b + ', ' + cfg.h + '].detach())',
   ].join('\n');
 }
 
@@ -82,14 +105,23 @@ export function moduleOutput(res, cfg) {
     'Parameters: ' + commas(res.paramCount),
     'x[0, 0, :3] = ' + torchStr(x3),
     'attn[' + cfg.b + ', ' + cfg.h + '] =',
-    torchStr(headMatrix(res.weights, cfg.b, cfg.h))
+    torchStr(headMatrix(res.weights, cfg.b, cfg.h)),
   ].join('\n');
 }
 
 // The page's "Copy as PyTorch" for a module run: it runs in a fresh notebook and prints what the page prints.
 export function copySnippet(cfg) {
-  return PY_CLASS + '\n' + (cfg.file ? PY_LOAD_FILE + '\n\n' : '') + (cfg.input.type === 'text' ? PY_TOKENS + '\n' : '') +
-    (cfg.input.type === 'tensor' ? 'import base64\n\n' : '') + moduleExample(cfg) + '\n\n' + modulePrints(cfg) + '\n';
+  return (
+    PY_CLASS +
+    '\n' +
+    (cfg.file ? PY_LOAD_FILE + '\n\n' : '') +
+    (cfg.input.type === 'text' ? PY_TOKENS + '\n' : '') +
+    (cfg.input.type === 'tensor' ? 'import base64\n\n' : '') +
+    moduleExample(cfg) +
+    '\n\n' +
+    modulePrints(cfg) +
+    '\n'
+  );
 }
 // What a cell's "Copy code" copies: its code, after the setup it needs (so it runs in a fresh notebook).
 export const copyOf = (cell) => (cell.setup ? cell.setup + '\n' : '') + cell.code + '\n';

@@ -8,17 +8,25 @@
 // (the training lab) adds tokens, embedding, residual and readout rows, and tags each layer's steps.
 // mask: the mask of a masked forward ({style, fill}, worded by maskedFill), or null.
 export function traceWords(trace, mask) {
-  const first = trace[0] && trace[0].shape || [], B = first[0];
-  let S = first[1], D = first[2], attended = false, readout = 0;
+  const first = (trace[0] && trace[0].shape) || [],
+    B = first[0];
+  let S = first[1],
+    D = first[2],
+    attended = false,
+    readout = 0;
   const modelTrace = trace.some((t) => t.layer !== undefined);
   return trace.map((t) => {
     // a step that carries its words (a real checkpoint's, worded by models/trace.js) keeps them
-    const w = t.words ? Object.assign({}, t.words) : stepWords(t.op || !t.name ? t : Object.assign({}, t, { op: t.name }));
+    const w = t.words
+      ? Object.assign({}, t.words)
+      : stepWords(t.op || !t.name ? t : Object.assign({}, t, { op: t.name }));
     if (t.layer !== undefined) w.label = 'Layer ' + t.layer + ': ' + w.label;
     return w;
   });
   function stepWords(t) {
-    const sh = t.shape || [], H = sh.length === 4 ? (t.op === 'view' ? sh[2] : sh[1]) : 0, dk = sh[3];
+    const sh = t.shape || [],
+      H = sh.length === 4 ? (t.op === 'view' ? sh[2] : sh[1]) : 0,
+      dk = sh[3];
     const src = modelTrace ? 'h' : 'x';
     switch (t.op) {
       case 'tokens':
@@ -26,38 +34,108 @@ export function traceWords(trace, mask) {
         return { stage: 0, label: 'Input tokens', expr: 'x', description: 'One sequence of ' + S + ' token ids' };
       case 'embedding':
         D = sh[2];
-        return { stage: 0, label: 'Token + position embedding', expr: 'h = self.tok(x) + self.pos(torch.arange(' + S + '))',
-          description: 'Each token becomes a ' + D + '-dim vector: its token row plus its position row' };
+        return {
+          stage: 0,
+          label: 'Token + position embedding',
+          expr: 'h = self.tok(x) + self.pos(torch.arange(' + S + '))',
+          description: 'Each token becomes a ' + D + '-dim vector: its token row plus its position row',
+        };
       case 'input':
-        return { stage: 0, label: 'Input x', expr: 'x', description: 'Raw input: ' + B + ' sequence' + (B === 1 ? '' : 's') +
-          ' of ' + S + ' token' + (S === 1 ? '' : 's') + ', each a ' + D + '-dim embedding' };
+        return {
+          stage: 0,
+          label: 'Input x',
+          expr: 'x',
+          description:
+            'Raw input: ' +
+            B +
+            ' sequence' +
+            (B === 1 ? '' : 's') +
+            ' of ' +
+            S +
+            ' token' +
+            (S === 1 ? '' : 's') +
+            ', each a ' +
+            D +
+            '-dim embedding',
+        };
       case 'linear':
-        if (attended) { attended = false; return { stage: 4, label: 'After W_o(x)', expr: 'self.W_o(attn_output)', description: 'Final projection: mixes the heads\' outputs' }; }
-        return { stage: 0, label: 'After W_q(' + src + ')', expr: 'Q = self.W_q(' + src + ')', description: 'Linear projection (still flat): every output dim mixes all ' + (sh[2] || D) + ' input dims' };
+        if (attended) {
+          attended = false;
+          return {
+            stage: 4,
+            label: 'After W_o(x)',
+            expr: 'self.W_o(attn_output)',
+            description: "Final projection: mixes the heads' outputs",
+          };
+        }
+        return {
+          stage: 0,
+          label: 'After W_q(' + src + ')',
+          expr: 'Q = self.W_q(' + src + ')',
+          description: 'Linear projection (still flat): every output dim mixes all ' + (sh[2] || D) + ' input dims',
+        };
       case 'view':
-        return { stage: 1, label: 'After .view(' + sh.join(', ') + ')', expr: 'Q.view(' + sh.join(', ') + ')',
-          description: 'Reshape: split ' + (H * dk) + ' dims into ' + H + ' heads × ' + dk + ' dims each (no copy)' };
+        return {
+          stage: 1,
+          label: 'After .view(' + sh.join(', ') + ')',
+          expr: 'Q.view(' + sh.join(', ') + ')',
+          description: 'Reshape: split ' + H * dk + ' dims into ' + H + ' heads × ' + dk + ' dims each (no copy)',
+        };
       case 'transpose':
-        return attended ? { stage: 3, label: 'After .transpose(1, 2)', expr: 'attn_output.transpose(1, 2)',
-          description: 'Swap back: prepare for concatenation (not contiguous)' }
-          : { stage: 1, label: 'After .transpose(1, 2)', expr: 'Q.view(' + [sh[0], sh[2], sh[1], dk].join(', ') + ').transpose(1, 2)',
-            description: 'Swap seq and heads: now ' + H + ' parallel attention mechanisms (strides change, no copy)' };
+        return attended
+          ? {
+              stage: 3,
+              label: 'After .transpose(1, 2)',
+              expr: 'attn_output.transpose(1, 2)',
+              description: 'Swap back: prepare for concatenation (not contiguous)',
+            }
+          : {
+              stage: 1,
+              label: 'After .transpose(1, 2)',
+              expr: 'Q.view(' + [sh[0], sh[2], sh[1], dk].join(', ') + ').transpose(1, 2)',
+              description: 'Swap seq and heads: now ' + H + ' parallel attention mechanisms (strides change, no copy)',
+            };
       case 'attention': {
         attended = true;
         const scores = 'Q @ K.transpose(-2, -1) / math.sqrt(' + dk + ')';
-        return { stage: 2, label: 'Attention computation',
+        return {
+          stage: 2,
+          label: 'Attention computation',
           expr: 'torch.softmax(' + maskedFill(scores, mask) + ', dim=-1) @ V',
-          description: 'Each head computes attention independently; weights are [' + (t.weights || [sh[0], H, sh[2], sh[2]]).join(', ') + ']' };
+          description:
+            'Each head computes attention independently; weights are [' +
+            (t.weights || [sh[0], H, sh[2], sh[2]]).join(', ') +
+            ']',
+        };
       }
       case 'contiguous_view':
-        return { stage: 3, label: 'After .contiguous().view(' + sh.join(', ') + ')', expr: 'attn_output.transpose(1, 2).contiguous().view(' + sh.join(', ') + ')',
-          description: 'Flatten: merge the heads back into one ' + sh[2] + '-dim vector (copies)' };
+        return {
+          stage: 3,
+          label: 'After .contiguous().view(' + sh.join(', ') + ')',
+          expr: 'attn_output.transpose(1, 2).contiguous().view(' + sh.join(', ') + ')',
+          description: 'Flatten: merge the heads back into one ' + sh[2] + '-dim vector (copies)',
+        };
       case 'residual':
-        return { stage: 4, label: 'Residual add', expr: 'h = h + layer(h, h, h, mask)', description: 'The layer\'s output is added to its input' };
+        return {
+          stage: 4,
+          label: 'Residual add',
+          expr: 'h = h + layer(h, h, h, mask)',
+          description: "The layer's output is added to its input",
+        };
       case 'readout':
-        return { stage: 4, label: 'Readout ' + readout, expr: 'self.readouts[' + (readout++) + '](h)', description: 'Scores for each of the ' + sh[2] + ' tokens of the vocabulary, at every position' };
+        return {
+          stage: 4,
+          label: 'Readout ' + readout,
+          expr: 'self.readouts[' + readout++ + '](h)',
+          description: 'Scores for each of the ' + sh[2] + ' tokens of the vocabulary, at every position',
+        };
       default:
-        return { stage: attended ? 3 : 1, label: String(t.name || t.op), expr: t.expr || '', description: t.description || '' };
+        return {
+          stage: attended ? 3 : 1,
+          label: String(t.name || t.op),
+          expr: t.expr || '',
+          description: t.description || '',
+        };
     }
   }
 }
@@ -67,6 +145,13 @@ export function traceWords(trace, mask) {
 // 1s are blocked, masked_fill(mask == 1, …): lesson 003), as model.js's maskTensor builds them; fill '-inf' or '-1e9'.
 export function maskedFill(scores, mask) {
   if (!mask) return scores;
-  return '(' + scores + ').masked_fill(mask == ' + (mask.style === 'triu-block' ? '1' : '0') + ', ' +
-    (mask.fill === '-1e9' ? '-1e9' : 'float("-inf")') + ')';
+  return (
+    '(' +
+    scores +
+    ').masked_fill(mask == ' +
+    (mask.style === 'triu-block' ? '1' : '0') +
+    ', ' +
+    (mask.fill === '-1e9' ? '-1e9' : 'float("-inf")') +
+    ')'
+  );
 }

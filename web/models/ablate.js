@@ -14,10 +14,11 @@ export function predictionPosition(ids, { causal, hasLmHead, maskId }) {
 
 // softmax(logits) in double precision (V floats → Float64Array).
 export function softmax(logits) {
-  let max = -Infinity, sum = 0;
+  let max = -Infinity,
+    sum = 0;
   for (let i = 0; i < logits.length; i++) if (logits[i] > max) max = logits[i];
   const p = new Float64Array(logits.length);
-  for (let i = 0; i < logits.length; i++) sum += (p[i] = Math.exp(logits[i] - max));
+  for (let i = 0; i < logits.length; i++) sum += p[i] = Math.exp(logits[i] - max);
   for (let i = 0; i < p.length; i++) p[i] /= sum;
   return p;
 }
@@ -25,12 +26,16 @@ export function softmax(logits) {
 // The k most probable tokens of one position's logits (V floats): [{id, prob, logit}], most probable first (ties:
 // the lower id first). prob = softmax(logits)[id], computed in double precision.
 export function topTokens(logits, k = 5) {
-  const probs = softmax(logits), ids = [];   // the k best so far, best first
+  const probs = softmax(logits),
+    ids = []; // the k best so far, best first
   for (let i = 0; i < logits.length; i++) {
     const v = logits[i];
     if (ids.length === k && !(v > logits[ids[k - 1]])) continue;
     let p = Math.min(ids.length, k - 1);
-    while (p > 0 && v > logits[ids[p - 1]]) { if (p < k) ids[p] = ids[p - 1]; p--; }
+    while (p > 0 && v > logits[ids[p - 1]]) {
+      if (p < k) ids[p] = ids[p - 1];
+      p--;
+    }
     ids[p] = i;
   }
   return ids.map((id) => ({ id, prob: probs[id], logit: logits[id] }));
@@ -41,7 +46,10 @@ export function topTokens(logits, k = 5) {
 export function compareTops(full, ablated, fullProbOf) {
   return ablated.map((t) => {
     const wasRank = full.findIndex((f) => f.id === t.id);
-    return Object.assign({}, t, { wasRank, was: wasRank >= 0 ? full[wasRank].prob : fullProbOf ? fullProbOf(t.id) : NaN });
+    return Object.assign({}, t, {
+      wasRank,
+      was: wasRank >= 0 ? full[wasRank].prob : fullProbOf ? fullProbOf(t.id) : NaN,
+    });
   });
 }
 
@@ -52,14 +60,18 @@ export function normalizeHeads(heads, L, H) {
   for (const lh of heads) {
     const [l, h] = lh;
     if (!(Number.isInteger(l) && Number.isInteger(h) && l >= 0 && l < L && h >= 0 && h < H)) {
-      throw new Error('head [' + lh + '] is not a head of this model (layers 0 to ' + (L - 1) + ', heads 0 to ' + (H - 1) + ')');
+      throw new Error(
+        'head [' + lh + '] is not a head of this model (layers 0 to ' + (L - 1) + ', heads 0 to ' + (H - 1) + ')',
+      );
     }
     seen.set(key(lh), [l, h]);
   }
   return Array.from(seen.values()).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 }
 // Every head of one layer.
-export function wholeLayer(layer, H) { return Array.from({ length: H }, (_, h) => [layer, h]); }
+export function wholeLayer(layer, H) {
+  return Array.from({ length: H }, (_, h) => [layer, h]);
+}
 // Every head of the model but (layer, head): what one head alone can do.
 export function allBut(layer, head, L, H) {
   const out = [];
@@ -77,9 +89,12 @@ export function describeHeads(heads, L, H) {
   if (heads.length === L * H) return 'all ' + L * H + ' heads';
   if (heads.length === L * H - 1) {
     const on = new Set(heads.map(key));
-    for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) if (!on.has(key([l, h]))) return 'every head but layer ' + l + ' head ' + h;
+    for (let l = 0; l < L; l++)
+      for (let h = 0; h < H; h++) if (!on.has(key([l, h]))) return 'every head but layer ' + l + ' head ' + h;
   }
   const byLayer = new Map();
   for (const [l, h] of heads) byLayer.set(l, (byLayer.get(l) || []).concat(h));
-  return Array.from(byLayer, ([l, hs]) => (hs.length === H ? 'all of layer ' + l : 'layer ' + l + ' head' + (hs.length > 1 ? 's ' : ' ') + hs.join(', '))).join('; ');
+  return Array.from(byLayer, ([l, hs]) =>
+    hs.length === H ? 'all of layer ' + l : 'layer ' + l + ' head' + (hs.length > 1 ? 's ' : ' ') + hs.join(', '),
+  ).join('; ');
 }

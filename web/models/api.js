@@ -8,32 +8,58 @@ import { select, snippet } from './panels.js';
 
 export function createApi(ctx, loading) {
   const S = ctx.S;
-  const need = () => { if (!S.model || !S.out) throw new Error('no model is loaded: drop a model folder, or call load({files})'); };
+  const need = () => {
+    if (!S.model || !S.out) throw new Error('no model is loaded: drop a model folder, or call load({files})');
+  };
   const topOut = (list) => list.map((t) => ({ id: t.id, token: S.vocab.tokenOf(t.id), prob: t.prob }));
   return {
-    get ready() { return ctx.ready; },
-    getWeights: () => (S.out ? { shape: S.out.attentions.shape.slice(), data: new Float32Array(S.out.attentions.data) } : null),
+    get ready() {
+      return ctx.ready;
+    },
+    getWeights: () =>
+      S.out ? { shape: S.out.attentions.shape.slice(), data: new Float32Array(S.out.attentions.data) } : null,
     getTokens: () => (S.enc ? S.enc.tokens.slice() : []),
     getIds: () => (S.enc ? S.enc.ids.slice() : []),
     getInfo: () => (S.info ? Object.assign({}, S.info) : null),
     getMessages: () => Object.values(ctx.messages).filter(Boolean),
-    getRoles: () => (S.scores ? Object.fromEntries(Object.entries(S.scores).map(([k, v]) => [k, Array.from(v)])) : null),
-    getRepeat: () => (S.repeat ? { ids: S.repeat.layout.ids.slice(), start: S.repeat.layout.start, length: S.repeat.layout.length } : null),
-    getTop: () => ({ position: S.pos, full: topOut(S.full), ablated: topOut(S.ablated), headsOff: S.headsOff.map((x) => x.slice()) }),
+    getRoles: () =>
+      S.scores ? Object.fromEntries(Object.entries(S.scores).map(([k, v]) => [k, Array.from(v)])) : null,
+    getRepeat: () =>
+      S.repeat
+        ? { ids: S.repeat.layout.ids.slice(), start: S.repeat.layout.start, length: S.repeat.layout.length }
+        : null,
+    getTop: () => ({
+      position: S.pos,
+      full: topOut(S.full),
+      ablated: topOut(S.ablated),
+      headsOff: S.headsOff.map((x) => x.slice()),
+    }),
     getSnippet: () => (S.model ? snippet(ctx) : null),
     getSelection: () => Object.assign({}, S.sel),
-    select: (s) => { need(); select(ctx, s.layer != null ? +s.layer : S.sel.layer, s.head != null ? +s.head : S.sel.head); },
+    select: (s) => {
+      need();
+      select(ctx, s.layer != null ? +s.layer : S.sel.layer, s.head != null ? +s.head : S.sel.head);
+    },
     set: (o) => {
-      if (o && o.text != null) { S.text = String(o.text); ctx.$('text').value = S.text; }
+      if (o && o.text != null) {
+        S.text = String(o.text);
+        ctx.$('text').value = S.text;
+      }
       ctx.ready = ctx.ready.then(() => render(ctx) && !!S.out);
       return ctx.ready;
     },
     load: (o) => {
       const files = Array.from((o && o.files) || []);
-      return ctx.track(loading.loadFiles(files, { folder: (o && o.folder) || folderOf(files), dropped: true })).then(() => true);
+      return ctx
+        .track(loading.loadFiles(files, { folder: (o && o.folder) || folderOf(files), dropped: true }))
+        .then(() => true);
     },
     loadURL: (value) => ctx.track(loading.loadFromURL(value)).then(() => true),
-    ablate: (heads) => { need(); setHeadsOff(ctx, heads || []); return Promise.resolve(topOut(S.headsOff.length ? S.ablated : S.full)); },
+    ablate: (heads) => {
+      need();
+      setHeadsOff(ctx, heads || []);
+      return Promise.resolve(topOut(S.headsOff.length ? S.ablated : S.full));
+    },
     cancel: loading.cancel,
   };
 }

@@ -10,7 +10,14 @@ export function dimsOf(attn) {
   }
   const [L, , H, T] = s;
   if (!attn.data || attn.data.length !== L * H * T * T) {
-    throw new Error('attentions of shape [' + s.join(', ') + '] need ' + L * H * T * T + ' values; got ' + (attn.data ? attn.data.length : 0));
+    throw new Error(
+      'attentions of shape [' +
+        s.join(', ') +
+        '] need ' +
+        L * H * T * T +
+        ' values; got ' +
+        (attn.data ? attn.data.length : 0),
+    );
   }
   return { L, H, T };
 }
@@ -22,6 +29,8 @@ export function rowOffset(dims, layer, head, query) {
 
 // One head's [T, T] weights as the widgets' matrix {S, T, data} (a view, no copy).
 export function headMatrix(attn, layer, head) {
-  const d = dimsOf(attn), n = d.T * d.T, at = (layer * d.H + head) * n;
+  const d = dimsOf(attn),
+    n = d.T * d.T,
+    at = (layer * d.H + head) * n;
   return { S: d.T, T: d.T, data: attn.data.subarray(at, at + n) };
 }

@@ -10,18 +10,45 @@ export const DEFAULT_TEXT = "The chicken didn't cross the road because it was to
 export function createContext(root, params) {
   const $ = (id) => root.querySelector('#' + id);
   const S = {
-    model: null, info: null, vocab: null, source: null,            // the loaded model, its tokenizer's names, where it came from
+    model: null,
+    info: null,
+    vocab: null,
+    source: null, // the loaded model, its tokenizer's names, where it came from
     text: params.has('text') ? params.get('text') : DEFAULT_TEXT,
-    enc: null, out: null, pos: -1, fullLogits: null,                // the text's tokens, forward, predicted position and logits
-    full: [], ablated: [], headsOff: [], repeat: null, scores: null, // top 5s, heads off, the repeated sequence, role scores
+    enc: null,
+    out: null,
+    pos: -1,
+    fullLogits: null, // the text's tokens, forward, predicted position and logits
+    full: [],
+    ablated: [],
+    headsOff: [],
+    repeat: null,
+    scores: null, // top 5s, heads off, the repeated sequence, role scores
     sel: { layer: Number(params.get('layer')) || 0, head: Number(params.get('head')) || 0 },
-    role: '', minScore: 0, order: 'grid', query: null, key: -1, lookAll: false, loading: null, theme: params.get('theme') || 'auto',
+    role: '',
+    minScore: 0,
+    order: 'grid',
+    query: null,
+    key: -1,
+    lookAll: false,
+    loading: null,
+    theme: params.get('theme') || 'auto',
   };
   const messages = { core: '', load: '', repeat: '', text: '' };
   const ctx = {
-    root, $, S, messages, view: null, grid: null,
-    say: (kind, text) => { messages[kind] = text || ''; showMessages($('messages'), Object.values(messages).filter(Boolean)); },
-    status: (text) => { $('status').textContent = text; },
+    root,
+    $,
+    S,
+    messages,
+    view: null,
+    grid: null,
+    say: (kind, text) => {
+      messages[kind] = text || '';
+      showMessages($('messages'), Object.values(messages).filter(Boolean));
+    },
+    status: (text) => {
+      $('status').textContent = text;
+    },
     // the progress bar: text (null hides it) and the fraction done
     progress: (text, fraction) => {
       $('progress-box').hidden = text == null;

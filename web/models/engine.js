@@ -8,20 +8,35 @@ let core = null;
 export function loadCore() {
   if (core) return core;
   const missing = [];
-  const tryBuild = (i) => loadCoreScript(CORE_BUILDS[i]).catch((err) => {
-    missing.push(CORE_BUILDS[i] + '.js');
-    if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
-    if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
-    throw new Error('MHA Explorer could not load its WebAssembly core: ' + missing.join(', ') + (missing.length > 1 ? ' are' : ' is') +
-      ' missing next to this page. Upload the whole dist/ folder (every file in it) to the same place; or use the one-file page ' +
-      'mha-explorer-models.html.');
-  });
+  const tryBuild = (i) =>
+    loadCoreScript(CORE_BUILDS[i]).catch((err) => {
+      missing.push(CORE_BUILDS[i] + '.js');
+      if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
+      if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
+      throw new Error(
+        'MHA Explorer could not load its WebAssembly core: ' +
+          missing.join(', ') +
+          (missing.length > 1 ? ' are' : ' is') +
+          ' missing next to this page. Upload the whole dist/ folder (every file in it) to the same place; or use the one-file page ' +
+          'mha-explorer-models.html.',
+      );
+    });
   core = (typeof window.createMhaModule === 'function' ? Promise.resolve() : tryBuild(0))
     .then(() => window.createMhaModule())
-    .then((M) => {
-      if (typeof M.loadModel !== 'function') throw new Error('this build of the core has no loadModel (it predates real checkpoints): rebuild dist/ with scripts/build.');
-      return M;
-    }, (err) => { throw new Error(explain(err)); });
-  core.catch(() => { core = null; });   // a later call tries again
+    .then(
+      (M) => {
+        if (typeof M.loadModel !== 'function')
+          throw new Error(
+            'this build of the core has no loadModel (it predates real checkpoints): rebuild dist/ with scripts/build.',
+          );
+        return M;
+      },
+      (err) => {
+        throw new Error(explain(err));
+      },
+    );
+  core.catch(() => {
+    core = null;
+  }); // a later call tries again
   return core;
 }

@@ -4,9 +4,13 @@
 // model needs are there, naming the missing one; core.loadModel checks what they hold.
 
 // What a checkpoint folder holds that the page reads (by base name).
-export const CONFIG = 'config.json', TOKENIZER = 'tokenizer.json', TOKENIZER_CONFIG = 'tokenizer_config.json';
-export const WEIGHTS = 'model.safetensors', INDEX = 'model.safetensors.index.json';
-const FOLDER_HINT = 'A model folder as transformers saves it (save_pretrained) or as a model\'s page on the Hugging Face Hub ' +
+export const CONFIG = 'config.json',
+  TOKENIZER = 'tokenizer.json',
+  TOKENIZER_CONFIG = 'tokenizer_config.json';
+export const WEIGHTS = 'model.safetensors',
+  INDEX = 'model.safetensors.index.json';
+const FOLDER_HINT =
+  "A model folder as transformers saves it (save_pretrained) or as a model's page on the Hugging Face Hub " +
   'lists it: model.safetensors (or model.safetensors.index.json and its shards), config.json, tokenizer.json and tokenizer_config.json.';
 
 const baseName = (f) => String(f.name).split('/').pop();
@@ -19,19 +23,28 @@ export function filesFromDrop(dataTransfer) {
   const items = Array.from(dataTransfer.items || []).filter((i) => i.kind === 'file');
   const entries = items.map((i) => (i.webkitGetAsEntry ? i.webkitGetAsEntry() : null));
   if (!entries.length || entries.some((e) => !e)) return Promise.resolve(Array.from(dataTransfer.files || []));
-  const walk = (entry, path) => new Promise((resolve, reject) => {
-    if (entry.isFile) {
-      entry.file((f) => { f.relativePath = path + f.name; resolve([f]); }, reject);
-      return;
-    }
-    const reader = entry.createReader(), all = [];
-    const more = () => reader.readEntries((batch) => {
-      if (!batch.length) { Promise.all(all.map((e) => walk(e, path + entry.name + '/'))).then((l) => resolve(l.flat()), reject); return; }
-      all.push(...batch);
+  const walk = (entry, path) =>
+    new Promise((resolve, reject) => {
+      if (entry.isFile) {
+        entry.file((f) => {
+          f.relativePath = path + f.name;
+          resolve([f]);
+        }, reject);
+        return;
+      }
+      const reader = entry.createReader(),
+        all = [];
+      const more = () =>
+        reader.readEntries((batch) => {
+          if (!batch.length) {
+            Promise.all(all.map((e) => walk(e, path + entry.name + '/'))).then((l) => resolve(l.flat()), reject);
+            return;
+          }
+          all.push(...batch);
+          more();
+        }, reject);
       more();
-    }, reject);
-    more();
-  });
+    });
   return Promise.all(entries.map((e) => walk(e, ''))).then((l) => l.flat());
 }
 
@@ -49,7 +62,15 @@ export async function pickCheckpoint(files) {
   for (const f of files) {
     const n = baseName(f);
     if (byName.has(n) && [CONFIG, TOKENIZER, TOKENIZER_CONFIG, WEIGHTS, INDEX].includes(n)) {
-      throw new Error('Two files are named ' + n + ' (' + pathOf(byName.get(n)) + ' and ' + pathOf(f) + '): drop one model folder at a time.');
+      throw new Error(
+        'Two files are named ' +
+          n +
+          ' (' +
+          pathOf(byName.get(n)) +
+          ' and ' +
+          pathOf(f) +
+          '): drop one model folder at a time.',
+      );
     }
     byName.set(n, f);
   }
@@ -57,34 +78,73 @@ export async function pickCheckpoint(files) {
     if (byName.has(name)) return byName.get(name);
     throw new Error(name + ' is missing: ' + why + ' ' + FOLDER_HINT);
   };
-  const readText = (f) => f.text().then((t) => t, (e) => { throw new Error(pathOf(f) + ' could not be read (' + e.message + ').'); });
+  const readText = (f) =>
+    f.text().then(
+      (t) => t,
+      (e) => {
+        throw new Error(pathOf(f) + ' could not be read (' + e.message + ').');
+      },
+    );
   const config = need(CONFIG, 'it says which model the weights are (model_type, layers, heads).');
-  const tokenizer = need(TOKENIZER, 'the page splits your text into tokens with it' +
-    (byName.has('vocab.txt') || byName.has('vocab.json') ? ' (this folder has the older vocab files only: AutoTokenizer.from_pretrained(folder).save_pretrained(folder) writes tokenizer.json).' : '.'));
+  const tokenizer = need(
+    TOKENIZER,
+    'the page splits your text into tokens with it' +
+      (byName.has('vocab.txt') || byName.has('vocab.json')
+        ? ' (this folder has the older vocab files only: AutoTokenizer.from_pretrained(folder).save_pretrained(folder) writes tokenizer.json).'
+        : '.'),
+  );
   const picked = [config, tokenizer];
   let shards = [];
   if (byName.has(WEIGHTS)) picked.push(byName.get(WEIGHTS));
   else if (byName.has(INDEX)) {
     const index = byName.get(INDEX);
     let map;
-    try { map = JSON.parse(await readText(index)).weight_map; } catch (e) { throw new Error(INDEX + ' is not the JSON transformers writes (' + e.message + ').', { cause: e }); }
-    if (!map || typeof map !== 'object') throw new Error(INDEX + ' has no weight_map: it is not the index transformers writes for sharded weights.');
+    try {
+      map = JSON.parse(await readText(index)).weight_map;
+    } catch (e) {
+      throw new Error(INDEX + ' is not the JSON transformers writes (' + e.message + ').', { cause: e });
+    }
+    if (!map || typeof map !== 'object')
+      throw new Error(INDEX + ' has no weight_map: it is not the index transformers writes for sharded weights.');
     shards = Array.from(new Set(Object.values(map).map(String)));
     const missing = shards.filter((s) => !byName.has(s));
     if (missing.length) {
-      throw new Error(missing.join(', ') + (missing.length > 1 ? ' are' : ' is') + ' missing: ' + INDEX + ' lists ' + (missing.length > 1 ? 'them' : 'it') +
-        ' among the ' + shards.length + ' shards of the weights. Drop the whole folder, every shard included.');
+      throw new Error(
+        missing.join(', ') +
+          (missing.length > 1 ? ' are' : ' is') +
+          ' missing: ' +
+          INDEX +
+          ' lists ' +
+          (missing.length > 1 ? 'them' : 'it') +
+          ' among the ' +
+          shards.length +
+          ' shards of the weights. Drop the whole folder, every shard included.',
+      );
     }
     picked.push(index, ...shards.map((s) => byName.get(s)));
   } else {
-    const other = ['pytorch_model.bin', 'model.ckpt.index', 'tf_model.h5', 'flax_model.msgpack', 'model.onnx'].find((n) => byName.has(n));
-    throw new Error(WEIGHTS + ' is missing' + (other ? ': this folder has ' + other + ', which the page does not read (safetensors only; ' +
-      'transformers writes it with model.save_pretrained(folder, safe_serialization=True)).' : ': the weights are in it (or in shards listed by ' + INDEX + ').') +
-      ' ' + FOLDER_HINT);
+    const other = ['pytorch_model.bin', 'model.ckpt.index', 'tf_model.h5', 'flax_model.msgpack', 'model.onnx'].find(
+      (n) => byName.has(n),
+    );
+    throw new Error(
+      WEIGHTS +
+        ' is missing' +
+        (other
+          ? ': this folder has ' +
+            other +
+            ', which the page does not read (safetensors only; ' +
+            'transformers writes it with model.save_pretrained(folder, safe_serialization=True)).'
+          : ': the weights are in it (or in shards listed by ' + INDEX + ').') +
+        ' ' +
+        FOLDER_HINT,
+    );
   }
   if (byName.has(TOKENIZER_CONFIG)) picked.push(byName.get(TOKENIZER_CONFIG));
-  const text = { config: await readText(config), tokenizer: await readText(tokenizer),
-    tokenizerConfig: byName.has(TOKENIZER_CONFIG) ? await readText(byName.get(TOKENIZER_CONFIG)) : null };
+  const text = {
+    config: await readText(config),
+    tokenizer: await readText(tokenizer),
+    tokenizerConfig: byName.has(TOKENIZER_CONFIG) ? await readText(byName.get(TOKENIZER_CONFIG)) : null,
+  };
   return { files: picked, text, shards };
 }
 
@@ -93,14 +153,23 @@ export function folderURL(value, pageURL) {
   const v = String(value).trim();
   if (!v) throw new Error('model= names no folder: give a folder next to the page, such as model=models/gpt2/.');
   if (/^[a-z][a-z0-9+.-]*:|^\/\//i.test(v)) {
-    throw new Error('model=' + v + ' is an address: the page loads a folder relative to itself only (such as model=models/gpt2/), never from another site.');
+    throw new Error(
+      'model=' +
+        v +
+        ' is an address: the page loads a folder relative to itself only (such as model=models/gpt2/), never from another site.',
+    );
   }
   const page = new URL(pageURL);
   if (page.protocol === 'file:') {
-    throw new Error('model=' + v + ' cannot be read from a page opened as a file (browsers forbid it): serve the folder and the page over http(s), or drop the model folder on the page.');
+    throw new Error(
+      'model=' +
+        v +
+        ' cannot be read from a page opened as a file (browsers forbid it): serve the folder and the page over http(s), or drop the model folder on the page.',
+    );
   }
   const url = new URL(v.endsWith('/') ? v : v + '/', page);
-  if (url.origin !== page.origin) throw new Error('model=' + v + ' leads to another site: the page loads from its own host only.');
+  if (url.origin !== page.origin)
+    throw new Error('model=' + v + ' leads to another site: the page loads from its own host only.');
   return url.href;
 }
 
@@ -109,10 +178,13 @@ export function folderURL(value, pageURL) {
 // total) over all of them). → promise of [File]; a missing required file rejects with a message naming it.
 export async function filesFromFolder(base, { signal, onProgress } = {}) {
   const got = [];
-  let loaded = 0, total = 0;
+  let loaded = 0,
+    total = 0;
   const fetchFile = async (name, optional) => {
     let res;
-    try { res = await fetch(base + name, { signal, credentials: 'same-origin' }); } catch (e) {
+    try {
+      res = await fetch(base + name, { signal, credentials: 'same-origin' });
+    } catch (e) {
       if (signal && signal.aborted) throw e;
       throw new Error(name + ' could not be fetched from ' + base + ' (' + e.message + ').', { cause: e });
     }
@@ -142,9 +214,22 @@ export async function filesFromFolder(base, { signal, onProgress } = {}) {
   await fetchFile(TOKENIZER_CONFIG, true);
   if (!(await fetchFile(WEIGHTS, true))) {
     const index = await fetchFile(INDEX, true);
-    if (!index) throw new Error(WEIGHTS + ' is missing at ' + base + ' (and so is ' + INDEX + ', which lists the shards of sharded weights). ' + FOLDER_HINT);
+    if (!index)
+      throw new Error(
+        WEIGHTS +
+          ' is missing at ' +
+          base +
+          ' (and so is ' +
+          INDEX +
+          ', which lists the shards of sharded weights). ' +
+          FOLDER_HINT,
+      );
     let map = null;
-    try { map = JSON.parse(await index.text()).weight_map; } catch (e) { /* pickCheckpoint names it */ }
+    try {
+      map = JSON.parse(await index.text()).weight_map;
+    } catch (e) {
+      /* pickCheckpoint names it */
+    }
     for (const shard of new Set(Object.values(map || {}).map(String))) await fetchFile(shard, true);
   }
   return got;

@@ -5,38 +5,68 @@ import { textRoleScores, repeatRoleScores, repeatedSequence, specialFrame } from
 import { predictionPosition, topTokens, normalizeHeads } from './ablate.js';
 import { drawAll, drawGrid, drawPredictions, drawSide } from './panels.js';
 
-const REPEAT = { length: 25, seed: 0 };   // the repeated random sequence of the duplicate and induction scores
+const REPEAT = { length: 25, seed: 0 }; // the repeated random sequence of the duplicate and induction scores
 
 // The text in S.text through the model, and every panel drawn. → whether it was shown (else a message says why).
 export function render(ctx) {
   const { S, say } = ctx;
   if (!S.model) return false;
-  const m = S.model, i = S.info;
+  const m = S.model,
+    i = S.info;
   let enc;
-  try { enc = m.tokenize(S.text); } catch (err) { say('text', 'The tokenizer could not read the text: ' + err.message); return false; }
-  if (!enc.ids.length) { say('text', 'The text gives no tokens: write something.'); return false; }
+  try {
+    enc = m.tokenize(S.text);
+  } catch (err) {
+    say('text', 'The tokenizer could not read the text: ' + err.message);
+    return false;
+  }
+  if (!enc.ids.length) {
+    say('text', 'The text gives no tokens: write something.');
+    return false;
+  }
   if (enc.ids.length > i.maxPositions) {
-    say('text', 'The text has ' + enc.ids.length + ' tokens; this model reads at most ' + i.maxPositions + ' (its max_position_embeddings). Shorten it.');
+    say(
+      'text',
+      'The text has ' +
+        enc.ids.length +
+        ' tokens; this model reads at most ' +
+        i.maxPositions +
+        ' (its max_position_embeddings). Shorten it.',
+    );
     return false;
   }
   const pos = predictionPosition(enc.ids, { causal: i.causal, hasLmHead: i.hasLmHead, maskId: S.vocab.maskId });
   let out;
-  try { out = m.forward(enc.ids, { logitsAt: pos >= 0 ? [pos] : [] }); } catch (err) { say('text', err.message); return false; }
+  try {
+    out = m.forward(enc.ids, { logitsAt: pos >= 0 ? [pos] : [] });
+  } catch (err) {
+    say('text', err.message);
+    return false;
+  }
   say('text', '');
   const sameTokens = S.enc && S.enc.tokens.join('\u0001') === enc.tokens.join('\u0001');
   Object.assign(S, { enc, out, pos, fullLogits: pos >= 0 ? logitsRow(S, out, 0) : null });
-  if (!sameTokens) { S.query = defaultQuery(enc.tokens); S.key = -1; }
+  if (!sameTokens) {
+    S.query = defaultQuery(enc.tokens);
+    S.key = -1;
+  }
   S.scores = Object.assign(textRoleScores(out.attentions), S.repeat ? S.repeat.scores : {});
   S.full = S.fullLogits ? topTokens(S.fullLogits, 5) : [];
   predictAblated(ctx);
-  ctx.$('text-note').textContent = enc.ids.length + ' tokens' + (pos >= 0 && !i.causal ? '; the model predicts the first ' + S.vocab.maskToken : '') + '.';
+  ctx.$('text-note').textContent =
+    enc.ids.length +
+    ' tokens' +
+    (pos >= 0 && !i.causal ? '; the model predicts the first ' + S.vocab.maskToken : '') +
+    '.';
   drawAll(ctx);
   return true;
 }
 
 // One position's logits (V floats) from a forward's output.
 function logitsRow(S, out, p) {
-  const l = out.logits, data = l && (l.data || l), V = S.info.vocab;
+  const l = out.logits,
+    data = l && (l.data || l),
+    V = S.info.vocab;
   return data && data.length >= (p + 1) * V ? data.subarray(p * V, (p + 1) * V) : null;
 }
 // "it" when the text has it (lesson 004's question), else the last token.
@@ -51,7 +81,9 @@ function predictAblated(ctx) {
   try {
     const out = S.model.forward(S.enc.ids, { headsOff: S.headsOff, logitsAt: [S.pos] });
     S.ablated = topTokens(logitsRow(S, out, 0), 5);
-  } catch (err) { ctx.say('text', err.message); }
+  } catch (err) {
+    ctx.say('text', err.message);
+  }
 }
 // Switches off exactly `heads` ([[layer, head]]) and shows the top 5 without them.
 export function setHeadsOff(ctx, heads) {
@@ -59,7 +91,9 @@ export function setHeadsOff(ctx, heads) {
   if (!S.model) return;
   S.headsOff = normalizeHeads(heads, S.info.layers, S.info.heads);
   predictAblated(ctx);
-  drawGrid(ctx); drawPredictions(ctx); drawSide(ctx);
+  drawGrid(ctx);
+  drawPredictions(ctx);
+  drawSide(ctx);
 }
 
 // The duplicate and induction scores: one forward of the repeated random sequence per model.
@@ -67,9 +101,17 @@ export function computeRepeat(ctx) {
   const S = ctx.S;
   ctx.say('repeat', '');
   try {
-    const m = S.model, frame = specialFrame((t) => m.tokenize(t).ids);
-    const layout = repeatedSequence({ vocab: S.info.vocab, length: REPEAT.length, seed: REPEAT.seed, prefix: frame.prefix, suffix: frame.suffix,
-      exclude: S.vocab.special, maxPositions: S.info.maxPositions });
+    const m = S.model,
+      frame = specialFrame((t) => m.tokenize(t).ids);
+    const layout = repeatedSequence({
+      vocab: S.info.vocab,
+      length: REPEAT.length,
+      seed: REPEAT.seed,
+      prefix: frame.prefix,
+      suffix: frame.suffix,
+      exclude: S.vocab.special,
+      maxPositions: S.info.maxPositions,
+    });
     const out = m.forward(layout.ids, { logitsAt: [] });
     S.repeat = { layout, scores: repeatRoleScores(out.attentions, layout) };
   } catch (err) {

@@ -10,7 +10,9 @@ import { rankHeads } from './roles.js';
 
 // The plot size of a card so that H cards and a row label fit `width` px (clamped: readable, not huge).
 // (a card: its plot and the plot's 2 px frame + 2·4 px padding + 2 px border + a 4 px gap; a row: its 34 px label + a 4 px gap)
-export function cardSize(H, width) { return Math.max(28, Math.min(120, Math.floor((width - 40) / H) - 16)); }
+export function cardSize(H, width) {
+  return Math.max(28, Math.min(120, Math.floor((width - 40) / H) - 16));
+}
 
 export class HeadGrid {
   // box: the grid's container; tip: the tooltip element; describe(cell, mat) → tooltip words;
@@ -23,23 +25,44 @@ export class HeadGrid {
   // 'l:h'), selected: {layer, head}, roleLabel}.
   draw(o) {
     this.o = o;
-    const { L, H } = o, key = L + 'x' + H + '|' + o.size + '|' + (o.ranked ? 'ranked' : 'grid');
+    const { L, H } = o,
+      key = L + 'x' + H + '|' + o.size + '|' + (o.ranked ? 'ranked' : 'grid');
     if (key !== this.key) this.build(o, key);
     const shown = o.ranked && o.scores ? rankHeads(o.scores, H) : null;
     this.order = shown ? shown.map((r) => r.layer * H + r.head) : this.cards.map((_, i) => i);
-    if (shown) this.order.forEach((i) => this.flow.appendChild(this.cards[i].card));   // re-appended in rank order
+    if (shown) this.order.forEach((i) => this.flow.appendChild(this.cards[i].card)); // re-appended in rank order
     for (let i = 0; i < L * H; i++) {
-      const c = this.cards[i], l = Math.floor(i / H), h = i % H, score = o.scores ? o.scores[i] : NaN;
+      const c = this.cards[i],
+        l = Math.floor(i / H),
+        h = i % H,
+        score = o.scores ? o.scores[i] : NaN;
       const mat = o.mat(l, h);
       c.canvas._mat = mat;
-      drawHeatmap(c.canvas, mat, { labels: o.labels, scale: o.scale, norm: 'one', vmax: 1, size: o.size, showLabels: false, colors: o.colors });
-      const off = o.off.has(l + ':' + h), hidden = o.scores != null && !(score >= o.minScore);
+      drawHeatmap(c.canvas, mat, {
+        labels: o.labels,
+        scale: o.scale,
+        norm: 'one',
+        vmax: 1,
+        size: o.size,
+        showLabels: false,
+        colors: o.colors,
+      });
+      const off = o.off.has(l + ':' + h),
+        hidden = o.scores != null && !(score >= o.minScore);
       c.card.classList.toggle('off', off);
       c.card.classList.toggle('dim', hidden);
       c.card.hidden = hidden && !!o.ranked;
       c.score.textContent = o.scores ? (Number.isFinite(score) ? score.toFixed(2) : '–') : '';
-      c.card.setAttribute('aria-label', 'Layer ' + l + ' head ' + h + (o.scores ? ', ' + o.roleLabel + ' score ' + c.score.textContent : '') +
-        (off ? ', switched off' : '') + (hidden && !o.ranked ? ', below the minimum score' : ''));
+      c.card.setAttribute(
+        'aria-label',
+        'Layer ' +
+          l +
+          ' head ' +
+          h +
+          (o.scores ? ', ' + o.roleLabel + ' score ' + c.score.textContent : '') +
+          (off ? ', switched off' : '') +
+          (hidden && !o.ranked ? ', below the minimum score' : ''),
+      );
       const sel = o.selected.layer === l && o.selected.head === h;
       c.card.classList.toggle('selected', sel);
       c.card.setAttribute('aria-pressed', String(sel));
@@ -57,7 +80,8 @@ export class HeadGrid {
     else {
       const head = this.box.appendChild(el('div', { class: 'mg-row mg-heads', 'aria-hidden': 'true' }));
       head.appendChild(el('span', { class: 'mg-label' }, ''));
-      for (let h = 0; h < H; h++) head.appendChild(el('span', { class: 'mg-label mg-col' }, 'H' + h)).style.width = (o.size + 12) + 'px';
+      for (let h = 0; h < H; h++)
+        head.appendChild(el('span', { class: 'mg-label mg-col' }, 'H' + h)).style.width = o.size + 12 + 'px';
       for (let l = 0; l < L; l++) {
         const r = this.box.appendChild(el('div', { class: 'mg-row' }));
         r.appendChild(el('span', { class: 'mg-label', 'aria-hidden': 'true' }, 'L' + l));
@@ -66,11 +90,21 @@ export class HeadGrid {
     }
     for (let l = 0; l < L; l++) {
       for (let h = 0; h < H; h++) {
-        const card = el('button', { type: 'button', class: 'mg-card', 'data-layer': String(l), 'data-head': String(h) });
+        const card = el('button', {
+          type: 'button',
+          class: 'mg-card',
+          'data-layer': String(l),
+          'data-head': String(h),
+        });
         if (o.ranked) card.appendChild(el('span', { class: 'mg-name' }, 'L' + l + ' H' + h));
         const canvas = card.appendChild(el('canvas', { role: 'img', 'aria-hidden': 'true' }));
         const score = card.appendChild(el('span', { class: 'mg-score' }));
-        attachTip(canvas, this.tip, () => canvas._mat, (cell, mat) => this.describe(cell, mat, l, h));
+        attachTip(
+          canvas,
+          this.tip,
+          () => canvas._mat,
+          (cell, mat) => this.describe(cell, mat, l, h),
+        );
         card.addEventListener('click', () => this.on.select(l, h));
         (o.ranked ? this.flow : rows[l]).appendChild(card);
         this.cards.push({ card, canvas, score });
@@ -83,11 +117,17 @@ export class HeadGrid {
     if (!o) return;
     const t = e.target.closest && e.target.closest('.mg-card');
     if (!t) return;
-    const l = +t.getAttribute('data-layer'), h = +t.getAttribute('data-head');
-    if (e.key === 'o' || e.key === 'O') { e.preventDefault(); this.on.toggle(l, h); return; }
+    const l = +t.getAttribute('data-layer'),
+      h = +t.getAttribute('data-head');
+    if (e.key === 'o' || e.key === 'O') {
+      e.preventDefault();
+      this.on.toggle(l, h);
+      return;
+    }
     let next = null;
     if (o.ranked) {
-      const visible = this.order.filter((i) => !this.cards[i].card.hidden), at = visible.indexOf(l * o.H + h);
+      const visible = this.order.filter((i) => !this.cards[i].card.hidden),
+        at = visible.indexOf(l * o.H + h);
       const step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 }[e.key];
       if (step && at + step >= 0 && at + step < visible.length) next = visible[at + step];
     } else {
@@ -99,5 +139,7 @@ export class HeadGrid {
     this.on.select(Math.floor(next / o.H), next % o.H);
     this.cards[next].card.focus();
   }
-  canvases() { return this.cards.map((c) => c.canvas); }
+  canvases() {
+    return this.cards.map((c) => c.canvas);
+  }
 }

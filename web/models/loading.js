@@ -12,9 +12,17 @@ const mb = (n) => (n / 1e6).toFixed(n < 1e7 ? 1 : 0) + ' MB';
 // → {core (a promise of the core, once per page), loadFiles(files, source), loadFromURL(value), cancel()}.
 export function createLoading(ctx) {
   const { S, say, status, progress } = ctx;
-  const core = loadCore().then((M) => { status('Ready: drop a model folder on the page.'); return M; }, (err) => {
-    say('core', err.message); status('The core did not start.'); throw err;
-  });
+  const core = loadCore().then(
+    (M) => {
+      status('Ready: drop a model folder on the page.');
+      return M;
+    },
+    (err) => {
+      say('core', err.message);
+      status('The core did not start.');
+      throw err;
+    },
+  );
   core.catch(() => {});
   const cancelled = () => 'Loading was cancelled' + (S.model ? ': the previous model stays.' : '.');
   const settle = (abort, err) => {
@@ -30,12 +38,18 @@ export function createLoading(ctx) {
     say('load', '');
     try {
       const picked = await pickCheckpoint(files);
-      const vocab = readVocabulary(picked.text), M = await core;
+      const vocab = readVocabulary(picked.text),
+        M = await core;
       progress('Reading the weights…', 0);
       status('Loading the model…');
-      const model = await M.loadModel(picked.files, { signal: abort.signal,
-        onProgress: (p) => progress('Reading the weights: ' + mb(p.loaded) + ' of ' + mb(p.total), p.loaded / p.total) });
-      if (S.loading !== abort) { model.dispose(); return; }
+      const model = await M.loadModel(picked.files, {
+        signal: abort.signal,
+        onProgress: (p) => progress('Reading the weights: ' + mb(p.loaded) + ' of ' + mb(p.total), p.loaded / p.total),
+      });
+      if (S.loading !== abort) {
+        model.dispose();
+        return;
+      }
       if (S.model) S.model.dispose();
       Object.assign(S, { model, info: model.info, vocab, source, headsOff: [], query: null, key: -1, repeat: null });
       S.sel = { layer: Math.min(S.sel.layer, model.info.layers - 1), head: Math.min(S.sel.head, model.info.heads - 1) };
@@ -47,38 +61,73 @@ export function createLoading(ctx) {
       if (S.loading === abort) settle(abort, err);
       throw err;
     } finally {
-      if (S.loading === abort) { S.loading = null; progress(null); }
+      if (S.loading === abort) {
+        S.loading = null;
+        progress(null);
+      }
     }
   }
 
   // model=: a folder next to the page, downloaded (with the progress bar and Cancel) then loaded.
   function loadFromURL(value) {
     let base;
-    try { base = folderURL(value, document.baseURI); } catch (err) { say('load', err.message); return Promise.reject(err); }
+    try {
+      base = folderURL(value, document.baseURI);
+    } catch (err) {
+      say('load', err.message);
+      return Promise.reject(err);
+    }
     if (S.loading) S.loading.abort();
-    const abort = S.loading = new AbortController();
+    const abort = (S.loading = new AbortController());
     progress('Downloading ' + value + '…', 0);
     status('Downloading the model…');
-    return filesFromFolder(base, { signal: abort.signal, onProgress: (done, total) => progress('Downloading ' + value + ': ' + mb(done) + ' of ' + mb(total), done / total) })
-      .then((files) => loadFiles(files, { folder: value, dropped: false }, abort), (err) => {
-        if (S.loading === abort) { S.loading = null; progress(null); settle(abort, err); }
+    return filesFromFolder(base, {
+      signal: abort.signal,
+      onProgress: (done, total) =>
+        progress('Downloading ' + value + ': ' + mb(done) + ' of ' + mb(total), done / total),
+    }).then(
+      (files) => loadFiles(files, { folder: value, dropped: false }, abort),
+      (err) => {
+        if (S.loading === abort) {
+          S.loading = null;
+          progress(null);
+          settle(abort, err);
+        }
         throw err;
-      });
+      },
+    );
   }
-  return { core, loadFiles, loadFromURL, cancel: () => { if (S.loading) S.loading.abort(); } };
+  return {
+    core,
+    loadFiles,
+    loadFromURL,
+    cancel: () => {
+      if (S.loading) S.loading.abort();
+    },
+  };
 }
 
 // The model's facts in the side panel.
 function showInfo(ctx, shards) {
-  const i = ctx.S.info, dl = ctx.$('model-info');
+  const i = ctx.S.info,
+    dl = ctx.$('model-info');
   dl.textContent = '';
-  const row = (k, v) => { dl.appendChild(el('dt', null, k)); dl.appendChild(el('dd', null, v)); };
+  const row = (k, v) => {
+    dl.appendChild(el('dt', null, k));
+    dl.appendChild(el('dd', null, v));
+  };
   row('Folder', ctx.S.source.folder || '(files)');
   row('Model', i.modelType + ' (' + i.family + ')');
-  row('Layers × heads', i.layers + ' × ' + i.heads + (i.kvHeads && i.kvHeads !== i.heads ? ' (' + i.kvHeads + ' key/value heads)' : ''));
+  row(
+    'Layers × heads',
+    i.layers + ' × ' + i.heads + (i.kvHeads && i.kvHeads !== i.heads ? ' (' + i.kvHeads + ' key/value heads)' : ''),
+  );
   row('Width', 'd_model ' + i.dModel + ', vocabulary ' + i.vocab.toLocaleString('en-US'));
   row('Attention', i.causal ? 'causal (each token sees the ones before it)' : 'bidirectional');
-  row('Head', i.hasLmHead ? (i.causal ? 'next-token prediction' : 'masked-token prediction') : 'none (hidden states only)');
+  row(
+    'Head',
+    i.hasLmHead ? (i.causal ? 'next-token prediction' : 'masked-token prediction') : 'none (hidden states only)',
+  );
   row('Weights', i.dtype + (shards ? ', ' + shards + ' shards' : ''));
   dl.hidden = false;
 }

@@ -14,10 +14,12 @@ function rankRow(data, offset, T, top) {
 // with each head's `top` strongest keys (3 by default), strongest first.
 export function lookFrom(attn, query, top = 3) {
   const d = dimsOf(attn);
-  if (!(Number.isInteger(query) && query >= 0 && query < d.T)) throw new Error('query ' + query + ' is not a token position (0 to ' + (d.T - 1) + ')');
+  if (!(Number.isInteger(query) && query >= 0 && query < d.T))
+    throw new Error('query ' + query + ' is not a token position (0 to ' + (d.T - 1) + ')');
   const rows = [];
   for (let l = 0; l < d.L; l++) {
-    for (let h = 0; h < d.H; h++) rows.push({ layer: l, head: h, keys: rankRow(attn.data, rowOffset(d, l, h, query), d.T, top) });
+    for (let h = 0; h < d.H; h++)
+      rows.push({ layer: l, head: h, keys: rankRow(attn.data, rowOffset(d, l, h, query), d.T, top) });
   }
   return rows;
 }
@@ -26,8 +28,13 @@ export function lookFrom(attn, query, top = 3) {
 // key's place among that head's keys for this query (0: its strongest).
 export function headsToward(attn, query, key) {
   const d = dimsOf(attn);
-  if (!(Number.isInteger(key) && key >= 0 && key < d.T)) throw new Error('key ' + key + ' is not a token position (0 to ' + (d.T - 1) + ')');
-  const rows = lookFrom(attn, query, null).map((r) => ({ layer: r.layer, head: r.head, weight: r.keys.find((k) => k.key === key).weight,
-    rank: r.keys.findIndex((k) => k.key === key) }));
+  if (!(Number.isInteger(key) && key >= 0 && key < d.T))
+    throw new Error('key ' + key + ' is not a token position (0 to ' + (d.T - 1) + ')');
+  const rows = lookFrom(attn, query, null).map((r) => ({
+    layer: r.layer,
+    head: r.head,
+    weight: r.keys.find((k) => k.key === key).weight,
+    rank: r.keys.findIndex((k) => k.key === key),
+  }));
   return rows.sort((a, b) => b.weight - a.weight || a.layer - b.layer || a.head - b.head);
 }

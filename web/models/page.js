@@ -22,13 +22,14 @@ import { drawAll, drawGrid, drawLook, drawSide, drawTokens, select, snippet } fr
 import { HeadGrid } from './grid.js';
 
 export { DEFAULT_TEXT } from './context.js';
-const TYPING_MS = 60;   // keystrokes closer than this make one forward
+const TYPING_MS = 60; // keystrokes closer than this make one forward
 
 export function createModelPage(root, { query = '' } = {}) {
   root.classList.add('mhx', 'mhx-models');
   root.insertAdjacentHTML('beforeend', MARKUP);
   const params = new URLSearchParams(query);
-  const ctx = createContext(root, params), { S, $ } = ctx;
+  const ctx = createContext(root, params),
+    { S, $ } = ctx;
   applyTheme(S.theme, root);
   $('text').value = S.text;
   // the links to the page and the lab: their files next to this one, or their one-file pages from this one-file page
@@ -36,11 +37,25 @@ export function createModelPage(root, { query = '' } = {}) {
   root.querySelector('a[href^="lab.html"]').setAttribute('href', FILES.lab + '?preset=train-two-offsets');
   $('role').appendChild(el('option', { value: '' }, 'no score (layer by layer)'));
   for (const r of ROLES) $('role').appendChild(el('option', { value: r.name }, r.label));
-  ctx.grid = new HeadGrid($('grid'), $('tip'), describeCell(ctx), { select: (l, h) => select(ctx, l, h), toggle: (l, h) => setHeadsOff(ctx, toggleHead(S.headsOff, l, h)) });
+  ctx.grid = new HeadGrid($('grid'), $('tip'), describeCell(ctx), {
+    select: (l, h) => select(ctx, l, h),
+    toggle: (l, h) => setHeadsOff(ctx, toggleHead(S.headsOff, l, h)),
+  });
   const loading = createLoading(ctx);
   // ready: a promise of whether a model and its text are shown, once the latest load or change has settled
-  ctx.ready = loading.core.then(() => (params.get('model') ? loading.loadFromURL(params.get('model')) : null)).then(() => !!S.out, () => false);
-  ctx.track = (p) => { ctx.ready = p.then(() => !!S.out, () => false); return p; };
+  ctx.ready = loading.core
+    .then(() => (params.get('model') ? loading.loadFromURL(params.get('model')) : null))
+    .then(
+      () => !!S.out,
+      () => false,
+    );
+  ctx.track = (p) => {
+    ctx.ready = p.then(
+      () => !!S.out,
+      () => false,
+    );
+    return p;
+  };
   wireModelInputs(ctx, loading);
   wireControls(ctx);
   drawSide(ctx);
@@ -50,16 +65,21 @@ export function createModelPage(root, { query = '' } = {}) {
 // The words of a grid cell under the pointer.
 function describeCell(ctx) {
   return (cell, mat, l, h) => {
-    const [q, k] = cell, t = ctx.S.enc.tokens;
-    return { main: 'Layer ' + l + ' head ' + h + ': “' + t[q] + '” (' + q + ') → “' + t[k] + '” (' + k + ')',
-      value: 'weight ' + formatWeight(mat.data[q * mat.S + k]), top: 'top keys for “' + t[q] + '”: ' + topKeysWords(mat, q, t) };
+    const [q, k] = cell,
+      t = ctx.S.enc.tokens;
+    return {
+      main: 'Layer ' + l + ' head ' + h + ': “' + t[q] + '” (' + q + ') → “' + t[k] + '” (' + k + ')',
+      value: 'weight ' + formatWeight(mat.data[q * mat.S + k]),
+      top: 'top keys for “' + t[q] + '”: ' + topKeysWords(mat, q, t),
+    };
   };
 }
 
 // Where a model comes from: the file dialogs, a drop anywhere on the page, Cancel.
 function wireModelInputs(ctx, loading) {
   const { root, $ } = ctx;
-  const load = (files) => ctx.track(loading.loadFiles(files, { folder: folderOf(files), dropped: true })).catch(() => {});
+  const load = (files) =>
+    ctx.track(loading.loadFiles(files, { folder: folderOf(files), dropped: true })).catch(() => {});
   for (const input of [$('pick-folder'), $('pick-files')]) {
     input.addEventListener('change', () => {
       const files = Array.from(input.files || []);
@@ -68,14 +88,28 @@ function wireModelInputs(ctx, loading) {
     });
   }
   $('cancel').addEventListener('click', loading.cancel);
-  const doc = root.ownerDocument, hasFiles = (e) => !!e.dataTransfer && Array.prototype.includes.call(e.dataTransfer.types || [], 'Files');
-  doc.addEventListener('dragover', (e) => { if (hasFiles(e)) { e.preventDefault(); root.classList.add('dropping'); } });
-  doc.addEventListener('dragleave', (e) => { if (!e.relatedTarget) root.classList.remove('dropping'); });
+  const doc = root.ownerDocument,
+    hasFiles = (e) => !!e.dataTransfer && Array.prototype.includes.call(e.dataTransfer.types || [], 'Files');
+  doc.addEventListener('dragover', (e) => {
+    if (hasFiles(e)) {
+      e.preventDefault();
+      root.classList.add('dropping');
+    }
+  });
+  doc.addEventListener('dragleave', (e) => {
+    if (!e.relatedTarget) root.classList.remove('dropping');
+  });
   doc.addEventListener('drop', (e) => {
     root.classList.remove('dropping');
     if (!hasFiles(e)) return;
     e.preventDefault();
-    ctx.track(filesFromDrop(e.dataTransfer).then((files) => loading.loadFiles(files, { folder: folderOf(files), dropped: true }))).catch(() => {});
+    ctx
+      .track(
+        filesFromDrop(e.dataTransfer).then((files) =>
+          loading.loadFiles(files, { folder: folderOf(files), dropped: true }),
+        ),
+      )
+      .catch(() => {});
   });
 }
 
@@ -88,29 +122,63 @@ function wireControls(ctx) {
     clearTimeout(typing);
     typing = setTimeout(() => render(ctx), TYPING_MS);
   });
-  $('role').addEventListener('change', () => { S.role = $('role').value; drawGrid(ctx); drawSide(ctx); });
-  $('min-score').addEventListener('input', () => { S.minScore = +$('min-score').value; $('min-score-out').textContent = S.minScore.toFixed(2); drawGrid(ctx); });
-  $('order').addEventListener('change', () => { S.order = $('order').value; drawGrid(ctx); });
+  $('role').addEventListener('change', () => {
+    S.role = $('role').value;
+    drawGrid(ctx);
+    drawSide(ctx);
+  });
+  $('min-score').addEventListener('input', () => {
+    S.minScore = +$('min-score').value;
+    $('min-score-out').textContent = S.minScore.toFixed(2);
+    drawGrid(ctx);
+  });
+  $('order').addEventListener('change', () => {
+    S.order = $('order').value;
+    drawGrid(ctx);
+  });
   $('off-one').addEventListener('click', () => setHeadsOff(ctx, toggleHead(S.headsOff, S.sel.layer, S.sel.head)));
-  $('off-layer').addEventListener('click', () => S.model && setHeadsOff(ctx, S.headsOff.concat(wholeLayer(S.sel.layer, S.info.heads))));
-  $('off-others').addEventListener('click', () => S.model && setHeadsOff(ctx, allBut(S.sel.layer, S.sel.head, S.info.layers, S.info.heads)));
+  $('off-layer').addEventListener(
+    'click',
+    () => S.model && setHeadsOff(ctx, S.headsOff.concat(wholeLayer(S.sel.layer, S.info.heads))),
+  );
+  $('off-others').addEventListener(
+    'click',
+    () => S.model && setHeadsOff(ctx, allBut(S.sel.layer, S.sel.head, S.info.layers, S.info.heads)),
+  );
   $('off-none').addEventListener('click', () => setHeadsOff(ctx, []));
-  $('look-from').addEventListener('change', () => { S.query = +$('look-from').value; S.key = -1; drawTokens(ctx); drawLook(ctx); });
-  $('look-to').addEventListener('change', () => { S.key = +$('look-to').value; drawLook(ctx); });
-  $('look-more').addEventListener('click', () => { S.lookAll = !S.lookAll; drawLook(ctx); });
-  $('copy-python').addEventListener('click', () => { if (S.model) copyWithButton(snippet(ctx), $('copy-out'), $('copy-python')); });
+  $('look-from').addEventListener('change', () => {
+    S.query = +$('look-from').value;
+    S.key = -1;
+    drawTokens(ctx);
+    drawLook(ctx);
+  });
+  $('look-to').addEventListener('change', () => {
+    S.key = +$('look-to').value;
+    drawLook(ctx);
+  });
+  $('look-more').addEventListener('click', () => {
+    S.lookAll = !S.lookAll;
+    drawLook(ctx);
+  });
+  $('copy-python').addEventListener('click', () => {
+    if (S.model) copyWithButton(snippet(ctx), $('copy-out'), $('copy-python'));
+  });
   $('theme-toggle').addEventListener('click', () => {
     S.theme = otherTheme(root);
     applyTheme(S.theme, root);
     if (S.out) drawAll(ctx);
   });
   if (typeof ResizeObserver === 'function') {
-    let width = 0, frame = 0;
+    let width = 0,
+      frame = 0;
     new ResizeObserver(() => {
       const w = $('grid').clientWidth;
       if (Math.abs(w - width) < 1 || frame) return;
       width = w;
-      frame = requestAnimationFrame(() => { frame = 0; drawGrid(ctx); });
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        drawGrid(ctx);
+      });
     }).observe($('grid'));
   }
 }

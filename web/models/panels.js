@@ -13,34 +13,71 @@ import { cardSize } from './grid.js';
 import { headMatrix, dimsOf } from './attentions.js';
 import { layerTrace } from './trace.js';
 
-const LOOK_ROWS = 12;   // rows of "where a token looks" before "Show every head"
+const LOOK_ROWS = 12; // rows of "where a token looks" before "Show every head"
 
 export function drawAll(ctx) {
-  drawTokens(ctx); drawGrid(ctx); drawPredictions(ctx); drawLook(ctx); drawView(ctx); drawSide(ctx);
+  drawTokens(ctx);
+  drawGrid(ctx);
+  drawPredictions(ctx);
+  drawLook(ctx);
+  drawView(ctx);
+  drawSide(ctx);
 }
 
 // The tokens as chips: a click picks the token whose looks the "where a token looks" panel ranks.
 export function drawTokens(ctx) {
-  const { S, $ } = ctx, box = $('tokens');
+  const { S, $ } = ctx,
+    box = $('tokens');
   box.textContent = '';
   S.enc.tokens.forEach((t, i) => {
-    const b = box.appendChild(el('button', { type: 'button', class: 'chip', 'aria-pressed': String(i === S.query) }, t));
+    const b = box.appendChild(
+      el('button', { type: 'button', class: 'chip', 'aria-pressed': String(i === S.query) }, t),
+    );
     b.appendChild(el('sub', null, i));
-    b.addEventListener('click', () => { S.query = i; S.key = -1; drawTokens(ctx); drawLook(ctx); });
+    b.addEventListener('click', () => {
+      S.query = i;
+      S.key = -1;
+      drawTokens(ctx);
+      drawLook(ctx);
+    });
   });
 }
 
 export function drawGrid(ctx) {
   const { S, $ } = ctx;
   if (!S.out) return;
-  const { L, H } = dimsOf(S.out.attentions), role = ROLES.find((r) => r.name === S.role);
-  ctx.grid.draw({ L, H, mat: (l, h) => headMatrix(S.out.attentions, l, h), labels: S.enc.tokens, scale: DEFAULT_SCALE, colors: themeColors(ctx.root),
-    size: cardSize(H, $('grid').clientWidth || 800), scores: role && S.scores ? S.scores[role.name] || null : null, minScore: S.minScore,
-    ranked: S.order === 'ranked' && !!role, off: new Set(S.headsOff.map((x) => x[0] + ':' + x[1])), selected: S.sel, roleLabel: role ? role.label : '' });
+  const { L, H } = dimsOf(S.out.attentions),
+    role = ROLES.find((r) => r.name === S.role);
+  ctx.grid.draw({
+    L,
+    H,
+    mat: (l, h) => headMatrix(S.out.attentions, l, h),
+    labels: S.enc.tokens,
+    scale: DEFAULT_SCALE,
+    colors: themeColors(ctx.root),
+    size: cardSize(H, $('grid').clientWidth || 800),
+    scores: role && S.scores ? S.scores[role.name] || null : null,
+    minScore: S.minScore,
+    ranked: S.order === 'ranked' && !!role,
+    off: new Set(S.headsOff.map((x) => x[0] + ':' + x[1])),
+    selected: S.sel,
+    roleLabel: role ? role.label : '',
+  });
   legend($('legend'), DEFAULT_SCALE, '1');
-  $('grid-note').textContent = L + ' layers × ' + H + ' heads, ' + S.enc.ids.length + ' tokens, every weight on one scale from 0 to 1 (rows: the token that looks; columns: the tokens it looks at). ' +
+  $('grid-note').textContent =
+    L +
+    ' layers × ' +
+    H +
+    ' heads, ' +
+    S.enc.ids.length +
+    ' tokens, every weight on one scale from 0 to 1 (rows: the token that looks; columns: the tokens it looks at). ' +
     'Click a head (or use the arrow keys on the grid) to enlarge it below; press O to switch the focused head off or on.' +
-    (role ? ' Scores: ' + role.label.toLowerCase() + (role.on === 'repeat' && S.repeat ? ', on ' + S.repeat.layout.length + ' random tokens repeated twice' : '') + '.' : '');
+    (role
+      ? ' Scores: ' +
+        role.label.toLowerCase() +
+        (role.on === 'repeat' && S.repeat ? ', on ' + S.repeat.layout.length + ' random tokens repeated twice' : '') +
+        '.'
+      : '');
 }
 
 // One table of top tokens: token, probability, a bar, and (compare) the change from the full model.
@@ -51,29 +88,44 @@ function fillTop(ctx, table, rows, compare) {
     const tr = tb.appendChild(el('tr'));
     tr.appendChild(el('td', null, JSON.stringify(ctx.S.vocab.tokenOf(r.id))));
     const p = tr.appendChild(el('td', { class: 'p' }, (100 * r.prob).toFixed(2) + '%'));
-    tr.appendChild(el('td')).appendChild(el('span', { class: 'mp-bar', 'aria-hidden': 'true' })).style.width = Math.max(1, Math.round(80 * r.prob)) + 'px';
+    tr.appendChild(el('td')).appendChild(el('span', { class: 'mp-bar', 'aria-hidden': 'true' })).style.width =
+      Math.max(1, Math.round(80 * r.prob)) + 'px';
     if (compare) {
-      const d = r.prob - r.was, change = (100 * Math.abs(d)).toFixed(2);   // in points, as the probabilities are shown
+      const d = r.prob - r.was,
+        change = (100 * Math.abs(d)).toFixed(2); // in points, as the probabilities are shown
       const moved = r.wasRank < 0 ? 'new in the top 5' : change === '0.00' ? '±0.00' : (d >= 0 ? '+' : '−') + change;
       p.appendChild(el('small', { class: d >= 0 ? 'mp-up' : 'mp-down' }, ' ' + moved));
     }
   }
 }
 export function drawPredictions(ctx) {
-  const { S, $ } = ctx, i = S.info, note = $('predict-note');
+  const { S, $ } = ctx,
+    i = S.info,
+    note = $('predict-note');
   $('top-off').hidden = !S.ablated.length;
   if (!S.fullLogits) {
-    note.textContent = !i.hasLmHead ? 'This checkpoint has no prediction head (only hidden states): nothing to predict.'
+    note.textContent = !i.hasLmHead
+      ? 'This checkpoint has no prediction head (only hidden states): nothing to predict.'
       : 'Write ' + (S.vocab.maskToken || 'the mask token') + ' in the text to see what the model puts there.';
     fillTop(ctx, $('top-full'), [], false);
     return;
   }
-  note.textContent = (i.causal ? 'The top 5 next tokens after “' + S.enc.tokens[S.pos] + '”' : 'The top 5 tokens for ' + S.vocab.maskToken + ' (position ' + S.pos + ')') +
-    ', with their probabilities. Heads off: ' + describeHeads(S.headsOff, i.layers, i.heads) + '.';
+  note.textContent =
+    (i.causal
+      ? 'The top 5 next tokens after “' + S.enc.tokens[S.pos] + '”'
+      : 'The top 5 tokens for ' + S.vocab.maskToken + ' (position ' + S.pos + ')') +
+    ', with their probabilities. Heads off: ' +
+    describeHeads(S.headsOff, i.layers, i.heads) +
+    '.';
   fillTop(ctx, $('top-full'), S.full, false);
   if (S.ablated.length) {
     const probs = softmax(S.fullLogits);
-    fillTop(ctx, $('top-off'), compareTops(S.full, S.ablated, (id) => probs[id]), true);
+    fillTop(
+      ctx,
+      $('top-off'),
+      compareTops(S.full, S.ablated, (id) => probs[id]),
+      true,
+    );
   }
 }
 
@@ -85,24 +137,46 @@ function tokenOptions(sel, tokens, first, value) {
   sel.value = String(value);
 }
 export function drawLook(ctx) {
-  const { S, $ } = ctx, t = S.enc.tokens, q = S.query, H = S.info.heads;
+  const { S, $ } = ctx,
+    t = S.enc.tokens,
+    q = S.query,
+    H = S.info.heads;
   tokenOptions($('look-from'), t, null, q);
   tokenOptions($('look-to'), t, 'its strongest key', S.key);
-  const looks = lookFrom(S.out.attentions, q, 3);   // layer by layer: index layer·H + head
-  const rows = S.key >= 0 ? headsToward(S.out.attentions, q, S.key)
-    : looks.slice().sort((a, b) => b.keys[0].weight - a.keys[0].weight || a.layer - b.layer || a.head - b.head);
-  $('look-note').textContent = S.key >= 0
-    ? 'Every head ranked by the weight “' + t[q] + '” (' + q + ') puts on “' + t[S.key] + '” (' + S.key + ').'
-    : 'Every head ranked by how strongly “' + t[q] + '” (' + q + ') looks at its strongest key. Pick a key above to find the heads that link the two.';
+  const looks = lookFrom(S.out.attentions, q, 3); // layer by layer: index layer·H + head
+  const rows =
+    S.key >= 0
+      ? headsToward(S.out.attentions, q, S.key)
+      : looks.slice().sort((a, b) => b.keys[0].weight - a.keys[0].weight || a.layer - b.layer || a.head - b.head);
+  $('look-note').textContent =
+    S.key >= 0
+      ? 'Every head ranked by the weight “' + t[q] + '” (' + q + ') puts on “' + t[S.key] + '” (' + S.key + ').'
+      : 'Every head ranked by how strongly “' +
+        t[q] +
+        '” (' +
+        q +
+        ') looks at its strongest key. Pick a key above to find the heads that link the two.';
   const tb = $('look').querySelector('tbody');
   tb.textContent = '';
   for (const r of S.lookAll ? rows : rows.slice(0, LOOK_ROWS)) {
     const tr = tb.appendChild(el('tr', { class: r.layer === S.sel.layer && r.head === S.sel.head ? 'selected' : '' }));
     tr.appendChild(el('td', { 'data-label': 'Head' }, 'L' + r.layer + ' H' + r.head));
-    tr.appendChild(el('td', { 'data-label': 'Weight' }, (S.key >= 0 ? r.weight : r.keys[0].weight).toFixed(3) + (S.key >= 0 ? ' (#' + (r.rank + 1) + ')' : '')));
+    tr.appendChild(
+      el(
+        'td',
+        { 'data-label': 'Weight' },
+        (S.key >= 0 ? r.weight : r.keys[0].weight).toFixed(3) + (S.key >= 0 ? ' (#' + (r.rank + 1) + ')' : ''),
+      ),
+    );
     const cell = tr.appendChild(el('td', { 'data-label': 'Looks at' }));
     for (const k of looks[r.layer * H + r.head].keys) {
-      cell.appendChild(el('span', { class: 'mp-key' + (k.key === S.key ? ' target' : '') }, '“' + t[k.key] + '” ' + k.weight.toFixed(3)));
+      cell.appendChild(
+        el(
+          'span',
+          { class: 'mp-key' + (k.key === S.key ? ' target' : '') },
+          '“' + t[k.key] + '” ' + k.weight.toFixed(3),
+        ),
+      );
     }
     tr.addEventListener('click', () => select(ctx, r.layer, r.head));
   }
@@ -112,45 +186,82 @@ export function drawLook(ctx) {
 
 // The selected layer in the attention view (mounted with the first model), with that layer's shape trace.
 export function drawView(ctx) {
-  const S = ctx.S, a = S.out.attentions, { H, T } = dimsOf(a), l = S.sel.layer, n = H * T * T;
+  const S = ctx.S,
+    a = S.out.attentions,
+    { H, T } = dimsOf(a),
+    l = S.sel.layer,
+    n = H * T * T;
   const trace = layerTrace(S.out.trace || [], l, S.info, T);
   if (!ctx.view) {
     ctx.view = mountAttention(ctx.$('view'), { weights: a.data.subarray(0, n), shape: [1, 1, H, T, T] });
     // the view's own head cards select a head of the shown layer too
     ctx.view.root.addEventListener('click', () => {
       const h = ctx.view.root.mhaExplorer.getSelection().head;
-      if (typeof h === 'number' && h !== S.sel.head) { S.sel.head = h; drawGrid(ctx); drawSide(ctx); drawLook(ctx); }
+      if (typeof h === 'number' && h !== S.sel.head) {
+        S.sel.head = h;
+        drawGrid(ctx);
+        drawSide(ctx);
+        drawLook(ctx);
+      }
     });
   }
-  ctx.view.update({ weights: a.data.subarray(l * n, (l + 1) * n), shape: [1, 1, H, T, T], tokens: S.enc.tokens, trace: trace.length ? trace : null,
-    title: 'Layer ' + l + ' of ' + (S.source.folder || S.info.modelType), theme: ctx.root.getAttribute('data-theme') });
+  ctx.view.update({
+    weights: a.data.subarray(l * n, (l + 1) * n),
+    shape: [1, 1, H, T, T],
+    tokens: S.enc.tokens,
+    trace: trace.length ? trace : null,
+    title: 'Layer ' + l + ' of ' + (S.source.folder || S.info.modelType),
+    theme: ctx.root.getAttribute('data-theme'),
+  });
   ctx.view.root.mhaExplorer.select({ head: S.sel.head });
 }
 
 // The side panel: the role's sentence, the heads off, the snippet.
 export function drawSide(ctx) {
-  const { S, $ } = ctx, role = ROLES.find((r) => r.name === S.role);
-  $('role-how').textContent = role ? role.how : 'Pick a role to score every head: the grid shows each head\'s score, and can hide or rank the heads by it.';
+  const { S, $ } = ctx,
+    role = ROLES.find((r) => r.name === S.role);
+  $('role-how').textContent = role
+    ? role.how
+    : "Pick a role to score every head: the grid shows each head's score, and can hide or rank the heads by it.";
   $('min-score').disabled = !role;
   $('order').disabled = !role;
   if (!S.model) return;
-  const i = S.info, off = S.headsOff.some((x) => x[0] === S.sel.layer && x[1] === S.sel.head);
-  $('off-desc').textContent = 'Selected: layer ' + S.sel.layer + ' head ' + S.sel.head + '. Heads off: ' + describeHeads(S.headsOff, i.layers, i.heads) + '.';
+  const i = S.info,
+    off = S.headsOff.some((x) => x[0] === S.sel.layer && x[1] === S.sel.head);
+  $('off-desc').textContent =
+    'Selected: layer ' +
+    S.sel.layer +
+    ' head ' +
+    S.sel.head +
+    '. Heads off: ' +
+    describeHeads(S.headsOff, i.layers, i.heads) +
+    '.';
   $('off-one').textContent = off ? 'This head on again' : 'This head off';
   $('snippet').textContent = snippet(ctx);
 }
 // "Copy as Python" for the model, text, head and heads off shown.
 export function snippet(ctx) {
   const S = ctx.S;
-  return pythonSnippet({ folder: S.source.folder || 'path/to/the/model/folder', dropped: S.source.dropped, text: S.text, layer: S.sel.layer,
-    head: S.sel.head, headsOff: S.headsOff, info: S.info, maskToken: S.vocab.maskToken });
+  return pythonSnippet({
+    folder: S.source.folder || 'path/to/the/model/folder',
+    dropped: S.source.dropped,
+    text: S.text,
+    layer: S.sel.layer,
+    head: S.sel.head,
+    headsOff: S.headsOff,
+    info: S.info,
+    maskToken: S.vocab.maskToken,
+  });
 }
 // Selects head h of layer l: the grid, the side panel, the view (its layer) and the look table follow.
 export function select(ctx, l, h) {
-  const S = ctx.S, layerChanged = l !== S.sel.layer;
+  const S = ctx.S,
+    layerChanged = l !== S.sel.layer;
   S.sel = { layer: l, head: h };
-  drawGrid(ctx); drawSide(ctx);
+  drawGrid(ctx);
+  drawSide(ctx);
   if (!S.out) return;
-  if (layerChanged || !ctx.view) drawView(ctx); else ctx.view.root.mhaExplorer.select({ head: h });
+  if (layerChanged || !ctx.view) drawView(ctx);
+  else ctx.view.root.mhaExplorer.select({ head: h });
   drawLook(ctx);
 }

@@ -10,25 +10,47 @@ import { dimsOf, rowOffset } from './attentions.js';
 // The roles, in the order the page lists them. on: the forward each is read from ('text' or 'repeat');
 // how: the sentence the page shows under the score.
 export const ROLES = [
-  { name: 'previous', label: 'Previous token', on: 'text',
-    how: 'The weight each token puts on the token just before it, averaged over every token but the first.' },
-  { name: 'first', label: 'First token (sink)', on: 'text',
-    how: 'The weight each token puts on the first token of the text (BOS or [CLS] when the tokenizer adds one), averaged over every token but the first: heads with nothing to do park their attention there (the “attention sink”).' },
-  { name: 'current', label: 'Current token', on: 'text',
-    how: 'The weight each token puts on itself, averaged over every token but the first.' },
-  { name: 'duplicate', label: 'Duplicate token', on: 'repeat',
-    how: 'On a random sequence of tokens repeated twice: the weight each token of the second copy puts on the same token in the first copy, averaged over the second copy.' },
-  { name: 'induction', label: 'Induction', on: 'repeat',
-    how: 'On the same repeated random sequence: the weight each token of the second copy puts on the token that followed it in the first copy (… A B … A → B), averaged over the second copy.' },
+  {
+    name: 'previous',
+    label: 'Previous token',
+    on: 'text',
+    how: 'The weight each token puts on the token just before it, averaged over every token but the first.',
+  },
+  {
+    name: 'first',
+    label: 'First token (sink)',
+    on: 'text',
+    how: 'The weight each token puts on the first token of the text (BOS or [CLS] when the tokenizer adds one), averaged over every token but the first: heads with nothing to do park their attention there (the “attention sink”).',
+  },
+  {
+    name: 'current',
+    label: 'Current token',
+    on: 'text',
+    how: 'The weight each token puts on itself, averaged over every token but the first.',
+  },
+  {
+    name: 'duplicate',
+    label: 'Duplicate token',
+    on: 'repeat',
+    how: 'On a random sequence of tokens repeated twice: the weight each token of the second copy puts on the same token in the first copy, averaged over the second copy.',
+  },
+  {
+    name: 'induction',
+    label: 'Induction',
+    on: 'repeat',
+    how: 'On the same repeated random sequence: the weight each token of the second copy puts on the token that followed it in the first copy (… A B … A → B), averaged over the second copy.',
+  },
 ];
 export const ROLE_NAMES = ROLES.map((r) => r.name);
 
 // The mean over queries q of the weight on key target(q) (skipped when target(q) is outside 0..T-1), for every head.
 function meanOf(attn, queries, target) {
-  const d = dimsOf(attn), out = new Float64Array(d.L * d.H);
+  const d = dimsOf(attn),
+    out = new Float64Array(d.L * d.H);
   for (let l = 0; l < d.L; l++) {
     for (let h = 0; h < d.H; h++) {
-      let sum = 0, n = 0;
+      let sum = 0,
+        n = 0;
       for (const q of queries) {
         const k = target(q);
         if (k < 0 || k >= d.T) continue;
@@ -44,7 +66,8 @@ const range = (from, to) => Array.from({ length: Math.max(0, to - from) }, (_, i
 
 // {previous, first, current} on the text's attentions (NaN for a text of one token).
 export function textRoleScores(attn) {
-  const { T } = dimsOf(attn), queries = range(1, T);
+  const { T } = dimsOf(attn),
+    queries = range(1, T);
   return {
     previous: meanOf(attn, queries, (q) => q - 1),
     first: meanOf(attn, queries, () => 0),
@@ -54,7 +77,8 @@ export function textRoleScores(attn) {
 
 // {duplicate, induction} on the repeated sequence's attentions; layout: repeatedSequence's {start, length}.
 export function repeatRoleScores(attn, layout) {
-  const { start, length } = layout, second = range(start + length, start + 2 * length);
+  const { start, length } = layout,
+    second = range(start + length, start + 2 * length);
   return {
     duplicate: meanOf(attn, second, (q) => q - length),
     induction: meanOf(attn, second, (q) => q - length + 1),
@@ -77,16 +101,28 @@ function mulberry32(seed) {
 // then the same ids again, between the tokenizer's special tokens `prefix` and `suffix` (what tokenizer(text)
 // adds around a text: BOS, or [CLS] … [SEP]). length is cut to what the vocabulary and maxPositions allow.
 // → {ids, start (the first copy's position), length}.
-export function repeatedSequence({ vocab, length, seed = 0, prefix = [], suffix = [], exclude = [], maxPositions = Infinity }) {
+export function repeatedSequence({
+  vocab,
+  length,
+  seed = 0,
+  prefix = [],
+  suffix = [],
+  exclude = [],
+  maxPositions = Infinity,
+}) {
   const banned = new Set(exclude.concat(prefix, suffix));
   const pool = [];
   for (let id = 0; id < vocab; id++) if (!banned.has(id)) pool.push(id);
   const n = Math.max(0, Math.min(length, pool.length, Math.floor((maxPositions - prefix.length - suffix.length) / 2)));
-  if (n < 2) throw new Error('the model\'s vocabulary or positions leave room for no repeated sequence (' + n + ' tokens)');
+  if (n < 2)
+    throw new Error("the model's vocabulary or positions leave room for no repeated sequence (" + n + ' tokens)');
   const next = mulberry32(seed);
-  for (let i = 0; i < n; i++) {   // the first n of a Fisher–Yates shuffle
+  for (let i = 0; i < n; i++) {
+    // the first n of a Fisher–Yates shuffle
     const j = i + (next() % (pool.length - i));
-    const t = pool[i]; pool[i] = pool[j]; pool[j] = t;
+    const t = pool[i];
+    pool[i] = pool[j];
+    pool[j] = t;
   }
   const copy = pool.slice(0, n);
   return { ids: prefix.concat(copy, copy, suffix), start: prefix.length, length: n };
@@ -95,7 +131,8 @@ export function repeatedSequence({ vocab, length, seed = 0, prefix = [], suffix 
 // What the tokenizer adds around a text: encode(text) → ids (special tokens added as tokenizer(text) adds them).
 // The frame of the empty text split where a one-word text's ids part from it: {prefix, suffix}.
 export function specialFrame(encode) {
-  const empty = encode(''), word = encode('a');
+  const empty = encode(''),
+    word = encode('a');
   let p = 0;
   while (p < empty.length && p < word.length && empty[p] === word[p]) p++;
   return { prefix: empty.slice(0, p), suffix: empty.slice(p) };

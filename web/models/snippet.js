@@ -17,14 +17,21 @@ const pairs = (heads) => '[' + heads.map(([l, h]) => '(' + l + ', ' + h + ')').j
 // path on disk the page does not know), text, layer, head, headsOff ([[layer, head]]), info (model.info: causal,
 // hasLmHead, heads, dModel, headDim?)}.
 export function pythonSnippet(o) {
-  const info = o.info, headDim = info.headDim || info.dModel / info.heads;
+  const info = o.info,
+    headDim = info.headDim || info.dModel / info.heads;
   const cls = !info.hasLmHead ? 'AutoModel' : info.causal ? 'AutoModelForCausalLM' : 'AutoModelForMaskedLM';
-  const where = o.dropped ? '  # the folder you dropped on the page: write its path on your disk here'
+  const where = o.dropped
+    ? '  # the folder you dropped on the page: write its path on your disk here'
     : '  # the folder the page loaded (relative to the page: run this next to it)';
   const lines = [
-    '# MHA Explorer, the model page: layer ' + o.layer + ', head ' + o.head + ' for your text, computed by transformers',
-    '# (pip install torch transformers). Prints the tokens, the head\'s weights as the page\'s table shows them',
-    '# (rows: queries, columns: keys)' + (info.hasLmHead ? ' and the top 5 predictions with and without the heads switched off.' : '.'),
+    '# MHA Explorer, the model page: layer ' +
+      o.layer +
+      ', head ' +
+      o.head +
+      ' for your text, computed by transformers',
+    "# (pip install torch transformers). Prints the tokens, the head's weights as the page's table shows them",
+    '# (rows: queries, columns: keys)' +
+      (info.hasLmHead ? ' and the top 5 predictions with and without the heads switched off.' : '.'),
     'import re',
     'import torch',
     'from transformers import ' + cls + ', AutoTokenizer',
@@ -47,7 +54,7 @@ export function pythonSnippet(o) {
   if (info.hasLmHead) {
     lines.push(
       '',
-      '# A head switched off: its slice of the output projection\'s input zeroed before the projection.',
+      "# A head switched off: its slice of the output projection's input zeroed before the projection.",
       'HEAD_DIM = ' + headDim,
       'PROJECTION = re.compile(r"' + OUTPUT_PROJECTION + '")',
       '',
@@ -75,13 +82,15 @@ export function pythonSnippet(o) {
       '    for i in best:',
       '        print(f"{i:>7} {100 * probs[i].item():6.2f}%  {tokenizer.convert_ids_to_tokens(i)!r}")',
       '',
-      info.causal ? 'position = -1  # the next token after the text'
+      info.causal
+        ? 'position = -1  # the next token after the text'
         : 'position = ids[0].tolist().index(tokenizer.mask_token_id)  # the first ' + (o.maskToken || '[MASK]'),
       'print("top 5, full model:")',
       'top5([])',
       'if heads_off:',
       '    print(f"top 5, heads {heads_off} switched off:")',
-      '    top5(heads_off)');
+      '    top5(heads_off)',
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -93,9 +102,18 @@ export function parsePrinted(stdout) {
   const out = { tokensLine: lines[0], weights: [], full: [], ablated: [] };
   let part = null;
   for (const line of lines.slice(1)) {
-    if (/^layer \d+, head \d+:$/.test(line)) { part = 'weights'; continue; }
-    if (line === 'top 5, full model:') { part = 'full'; continue; }
-    if (/^top 5, heads .* switched off:$/.test(line)) { part = 'ablated'; continue; }
+    if (/^layer \d+, head \d+:$/.test(line)) {
+      part = 'weights';
+      continue;
+    }
+    if (line === 'top 5, full model:') {
+      part = 'full';
+      continue;
+    }
+    if (/^top 5, heads .* switched off:$/.test(line)) {
+      part = 'ablated';
+      continue;
+    }
     if (!line.trim()) continue;
     if (part === 'weights') out.weights.push(line.trim().split(/\s+/).map(Number));
     else if (part) {

@@ -7,10 +7,17 @@
 // maskToken}.
 export function readVocabulary(texts) {
   let tok;
-  try { tok = JSON.parse(texts.tokenizer); } catch (e) { throw new Error('tokenizer.json is not JSON (' + e.message + ').', { cause: e }); }
+  try {
+    tok = JSON.parse(texts.tokenizer);
+  } catch (e) {
+    throw new Error('tokenizer.json is not JSON (' + e.message + ').', { cause: e });
+  }
   const names = [];
   const vocab = tok && tok.model && tok.model.vocab;
-  if (Array.isArray(vocab)) vocab.forEach((entry, id) => { names[id] = Array.isArray(entry) ? String(entry[0]) : String(entry); });   // Unigram: [token, score]
+  if (Array.isArray(vocab))
+    vocab.forEach((entry, id) => {
+      names[id] = Array.isArray(entry) ? String(entry[0]) : String(entry);
+    }); // Unigram: [token, score]
   else if (vocab && typeof vocab === 'object') for (const [t, id] of Object.entries(vocab)) names[id] = t;
   const special = [];
   for (const a of tok.added_tokens || []) {
@@ -19,10 +26,19 @@ export function readVocabulary(texts) {
   }
   let config = {};
   if (texts.tokenizerConfig) {
-    try { config = JSON.parse(texts.tokenizerConfig) || {}; } catch (e) { throw new Error('tokenizer_config.json is not JSON (' + e.message + ').', { cause: e }); }
+    try {
+      config = JSON.parse(texts.tokenizerConfig) || {};
+    } catch (e) {
+      throw new Error('tokenizer_config.json is not JSON (' + e.message + ').', { cause: e });
+    }
   }
   const content = (t) => (t && typeof t === 'object' ? t.content : t);
   const maskToken = content(config.mask_token) || ['[MASK]', '<mask>'].find((m) => names.includes(m)) || null;
   const maskId = maskToken != null && names.includes(maskToken) ? names.indexOf(maskToken) : -1;
-  return { tokenOf: (id) => (names[id] !== undefined ? names[id] : '#' + id), special: special.sort((a, b) => a - b), maskId, maskToken };
+  return {
+    tokenOf: (id) => (names[id] !== undefined ? names[id] : '#' + id),
+    special: special.sort((a, b) => a - b),
+    maskId,
+    maskToken,
+  };
 }

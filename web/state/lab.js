@@ -30,7 +30,12 @@ export const LAB_PROPS = [
   { name: 'compare', type: 'bool', def: false },
   { name: 'autoplay', type: 'bool', def: false, effect: 'url' },
   { name: 'embed', type: 'bool', def: false },
-  { name: 'hide', type: 'list', values: ['header', 'controls', 'progress', 'heads', 'closer', 'pytorch', 'share'], def: [] },
+  {
+    name: 'hide',
+    type: 'list',
+    values: ['header', 'controls', 'progress', 'heads', 'closer', 'pytorch', 'share'],
+    def: [],
+  },
   { name: 'theme', type: 'enum', values: ['auto', 'light', 'dark'], def: 'auto', effect: 'redraw' },
 ];
 // The optimizers' names as torch.optim spells them (the core's protocol().optimizers: tests/node/protocol.test.mjs).
@@ -41,33 +46,49 @@ export const labProp = (name) => LAB_PROPS.find((p) => p.name === name);
 
 // The lab's property list for a task table (the core's): the task's values are its names.
 /** @param {TaskInfo[]} tasks @returns {Prop[]} */
-export const labProps = (tasks) => LAB_PROPS.map((p) => (p.name === 'task' ? { ...p, values: tasks.map((t) => t.name) } : p));
+export const labProps = (tasks) =>
+  LAB_PROPS.map((p) => (p.name === 'task' ? { ...p, values: tasks.map((t) => t.name) } : p));
 /** @param {TaskInfo[]} tasks @param {string} name @returns {TaskInfo | undefined} */
 export const taskOf = (tasks, name) => tasks.find((t) => t.name === name);
 
 // A pace: {perSecond} for '5/s', {perFrame} for 5.
 /** @param {string | number} speed @returns {{perSecond?: number, perFrame?: number}} */
 export function paceOf(speed) {
-  return typeof speed === 'string' && /\/s$/.test(speed) ? { perSecond: parseFloat(speed) } : { perFrame: Number(speed) || 1 };
+  return typeof speed === 'string' && /\/s$/.test(speed)
+    ? { perSecond: parseFloat(speed) }
+    : { perFrame: Number(speed) || 1 };
 }
 /** @param {string | number} speed */
 export function paceLabel(speed) {
   const p = paceOf(speed);
-  return p.perSecond ? p.perSecond + ' steps per second' : p.perFrame === 1 ? '1 step per frame' : 'up to ' + p.perFrame + ' steps per frame';
+  return p.perSecond
+    ? p.perSecond + ' steps per second'
+    : p.perFrame === 1
+      ? '1 step per frame'
+      : 'up to ' + p.perFrame + ' steps per frame';
 }
 
 // ?preset=train-<task>&… → {values, explicit (set by the URL), messages (what was refused, and why)}; list: labProps(tasks).
 /** @param {string} search @param {Prop[]} list */
 export function readLabQuery(search, list) {
   const state = props.fromQuery(list, search);
-  const preset = new URLSearchParams(search).get('preset'), tasks = list.find((p) => p.name === 'task').values;
+  const preset = new URLSearchParams(search).get('preset'),
+    tasks = list.find((p) => p.name === 'task').values;
   if (preset) {
     const name = preset.replace(/^train-/, '');
     if (tasks.includes(name) && preset !== name) {
-      if (!state.explicit.task) { state.values.task = name; state.explicit.task = true; }
+      if (!state.explicit.task) {
+        state.values.task = name;
+        state.explicit.task = true;
+      }
     } else {
-      state.messages.unshift('Unknown preset "' + preset.slice(0, 40) + '": the presets here are ' +
-        tasks.map((t) => 'train-' + t).join(', ') + '.');
+      state.messages.unshift(
+        'Unknown preset "' +
+          preset.slice(0, 40) +
+          '": the presets here are ' +
+          tasks.map((t) => 'train-' + t).join(', ') +
+          '.',
+      );
     }
   }
   return state;
@@ -76,6 +97,10 @@ export function readLabQuery(search, list) {
 // The share link's query: the preset, then what was set.
 /** @param {Record<string, any>} values @param {Record<string, boolean>} explicit */
 export function labQueryString(values, explicit) {
-  const rest = props.toQuery(LAB_PROPS.filter((p) => p.name !== 'task'), values, explicit);
+  const rest = props.toQuery(
+    LAB_PROPS.filter((p) => p.name !== 'task'),
+    values,
+    explicit,
+  );
   return 'preset=train-' + encodeURIComponent(values.task) + (rest ? '&' + rest : '');
 }

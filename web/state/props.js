@@ -39,18 +39,33 @@ const defaultWords = (p) => {
 // What a value of p is, in words: "a whole number from 0 to 4294967295", "one of 1, 2, 4, 8", …
 export function describe(p) {
   switch (p.type) {
-    case 'int': return 'a whole number from ' + p.min + ' to ' + p.max;
-    case 'number': return 'a number from ' + p.min + ' to ' + p.max;
-    case 'bool': return '0 or 1';
-    case 'enum': return 'one of ' + p.values.filter((v) => v !== '').join(', ');
-    case 'list': return 'a comma list of ' + p.values.join(', ');
-    default: return 'text of at most ' + p.maxLength + ' characters';
+    case 'int':
+      return 'a whole number from ' + p.min + ' to ' + p.max;
+    case 'number':
+      return 'a number from ' + p.min + ' to ' + p.max;
+    case 'bool':
+      return '0 or 1';
+    case 'enum':
+      return 'one of ' + p.values.filter((v) => v !== '').join(', ');
+    case 'list':
+      return 'a comma list of ' + p.values.join(', ');
+    default:
+      return 'text of at most ' + p.maxLength + ' characters';
   }
 }
 
 // Why raw is not a value of p, and what is used instead (instead: 'using 0', 'keeping 0.1').
 export function refusal(p, raw, instead) {
-  return p.name + ' must be ' + describe(p) + '; ' + (instead || 'using ' + defaultWords(p)) + ' instead of "' + shown(String(raw)) + '".';
+  return (
+    p.name +
+    ' must be ' +
+    describe(p) +
+    '; ' +
+    (instead || 'using ' + defaultWords(p)) +
+    ' instead of "' +
+    shown(String(raw)) +
+    '".'
+  );
 }
 
 function parseRaw(p, s) {
@@ -74,7 +89,10 @@ function parseRaw(p, s) {
       return i >= 0 ? p.values[i] : undefined;
     }
     case 'list': {
-      const items = s.split(',').map((t) => t.trim()).filter(Boolean);
+      const items = s
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
       return items.every((t) => p.values.includes(t)) ? items : undefined;
     }
   }
@@ -87,9 +105,16 @@ export function parse(p, raw, instead) {
   const s = String(raw);
   if (p.type === 'text') {
     if (s.length <= p.maxLength) return { ok: true, value: s };
-    return { ok: true, value: s.slice(0, p.maxLength),
-      message: 'The text is ' + s.length.toLocaleString('en-US') + ' characters long; only the first ' +
-        p.maxLength.toLocaleString('en-US') + ' are used.' };
+    return {
+      ok: true,
+      value: s.slice(0, p.maxLength),
+      message:
+        'The text is ' +
+        s.length.toLocaleString('en-US') +
+        ' characters long; only the first ' +
+        p.maxLength.toLocaleString('en-US') +
+        ' are used.',
+    };
   }
   const value = parseRaw(p, s);
   return value === undefined ? { ok: false, message: refusal(p, s, instead) } : { ok: true, value };
@@ -114,7 +139,11 @@ export function defaults(props) {
  *  @returns {{values: Record<string, any>, explicit: Record<string, boolean>, messages: string[]}} */
 export function fromQuery(props, search) {
   let params;
-  try { params = new URLSearchParams(search || ''); } catch (e) { params = new URLSearchParams(''); }
+  try {
+    params = new URLSearchParams(search || '');
+  } catch (e) {
+    params = new URLSearchParams('');
+  }
   /** @type {Record<string, boolean>} */
   const explicit = {};
   /** @type {string[]} */
@@ -124,7 +153,10 @@ export function fromQuery(props, search) {
     if (!params.has(p.name)) continue;
     const r = parse(p, params.get(p.name));
     if (r.message) messages.push(r.message);
-    if (r.ok) { values[p.name] = r.value; explicit[p.name] = true; }
+    if (r.ok) {
+      values[p.name] = r.value;
+      explicit[p.name] = true;
+    }
   }
   return { values, explicit, messages };
 }
@@ -166,10 +198,15 @@ export function applyValues(list, raw, unknown = (name) => 'unknown property ' +
   /** @type {string[]} */
   const messages = [];
   for (const name of Object.keys(raw || {})) {
-    const p = list.find((q) => q.name === name), v = raw[name];
-    if (!p) { messages.push(unknown(name)); continue; }
+    const p = list.find((q) => q.name === name),
+      v = raw[name];
+    if (!p) {
+      messages.push(unknown(name));
+      continue;
+    }
     const r = parse(p, Array.isArray(v) ? v.join(',') : v);
-    if (r.ok) values[name] = r.value; else messages.push(r.message);
+    if (r.ok) values[name] = r.value;
+    else messages.push(r.message);
   }
   return { values, messages };
 }

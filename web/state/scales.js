@@ -8,11 +8,28 @@
 /** @type {Scale[]} */
 export const SCALES = [
   // matplotlib 'Blues' (ColorBrewer), the lessons' scale
-  { name: 'blues', label: 'Blues',
-    anchors: ['#f7fbff', '#deebf7', '#c6dbef', '#9ecae1', '#6baed6', '#4292c6', '#2171b5', '#08519c', '#08306b'] },
+  {
+    name: 'blues',
+    label: 'Blues',
+    anchors: ['#f7fbff', '#deebf7', '#c6dbef', '#9ecae1', '#6baed6', '#4292c6', '#2171b5', '#08519c', '#08306b'],
+  },
   // 'cividis': perceptually uniform and readable with colour-vision deficiencies
-  { name: 'cividis', label: 'Cividis (CVD-safe)',
-    anchors: ['#00224e', '#123570', '#3b496c', '#575d6d', '#707173', '#8a8779', '#a69d75', '#c4b56c', '#e4cf5b', '#fee838'] }
+  {
+    name: 'cividis',
+    label: 'Cividis (CVD-safe)',
+    anchors: [
+      '#00224e',
+      '#123570',
+      '#3b496c',
+      '#575d6d',
+      '#707173',
+      '#8a8779',
+      '#a69d75',
+      '#c4b56c',
+      '#e4cf5b',
+      '#fee838',
+    ],
+  },
 ];
 export const DEFAULT_SCALE = 'blues';
 export const SCALE_NAMES = SCALES.map((s) => s.name);
@@ -24,8 +41,13 @@ export const scaleByName = (name) => SCALES.find((s) => s.name === name);
 export function rangeNote(forward, norm, vmax) {
   if (norm === 'max') return 'Each heatmap runs from 0 to its own largest weight.';
   if (vmax > 1 && forward && forward.train && forward.dropout > 0) {
-    return 'Above 1: in train() dropout scales the weights it keeps by 1/(1 − ' + forward.dropout + ') = ' +
-      (1 / (1 - forward.dropout)).toFixed(2) + '.';
+    return (
+      'Above 1: in train() dropout scales the weights it keeps by 1/(1 − ' +
+      forward.dropout +
+      ') = ' +
+      (1 / (1 - forward.dropout)).toFixed(2) +
+      '.'
+    );
   }
   if (vmax < 1) return 'Top: the largest weight of any head, not 1.';
   return '';

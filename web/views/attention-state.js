@@ -8,16 +8,19 @@ import { formatWeight, topKeysWords } from '../widgets/words.js';
 
 /** @typedef {number | 'avg'} HeadId a head's index, or 'avg': the average of the shown heads */
 
-const ROW_TOLERANCE = 1e-3;   // |row sum − 1| above this: not softmax weights over the keys
+const ROW_TOLERANCE = 1e-3; // |row sum − 1| above this: not softmax weights over the keys
 
 // Any weights → a Float32Array (a copy: the view keeps exactly the values it was given) and the shape nested
 // arrays imply (null for flat input).
 /** @param {any} w */
 function toFloat32(w) {
-  if (w instanceof Float32Array) return { data: new Float32Array(w.buffer.slice(w.byteOffset, w.byteOffset + w.byteLength)), nested: null };
+  if (w instanceof Float32Array)
+    return { data: new Float32Array(w.buffer.slice(w.byteOffset, w.byteOffset + w.byteLength)), nested: null };
   if (w instanceof ArrayBuffer) return { data: new Float32Array(w.slice(0)), nested: null };
-  if (ArrayBuffer.isView(w) && !(w instanceof DataView)) return { data: Float32Array.from(/** @type {ArrayLike<number>} */ (/** @type {unknown} */ (w))), nested: null };
-  if (w instanceof DataView) return { data: new Float32Array(w.buffer.slice(w.byteOffset, w.byteOffset + w.byteLength)), nested: null };
+  if (ArrayBuffer.isView(w) && !(w instanceof DataView))
+    return { data: Float32Array.from(/** @type {ArrayLike<number>} */ (/** @type {unknown} */ (w))), nested: null };
+  if (w instanceof DataView)
+    return { data: new Float32Array(w.buffer.slice(w.byteOffset, w.byteOffset + w.byteLength)), nested: null };
   if (Array.isArray(w)) {
     const nested = [];
     for (let a = w; Array.isArray(a); a = a[0]) nested.push(a.length);
@@ -30,23 +33,65 @@ function toFloat32(w) {
 function weightNotes(data, { L, B, H, T, S }) {
   const notes = [];
   const where = (row) => {
-    const t = row % T, h = Math.floor(row / T) % H, b = Math.floor(row / (T * H)) % B, l = Math.floor(row / (T * H * B));
+    const t = row % T,
+      h = Math.floor(row / T) % H,
+      b = Math.floor(row / (T * H)) % B,
+      l = Math.floor(row / (T * H * B));
     return (L > 1 ? 'layer ' + l + ', ' : '') + (B > 1 ? 'batch item ' + b + ', ' : '') + 'head ' + h + ', query ' + t;
   };
-  let bad = 0, firstBad = -1, neg = 0, rows = 0, firstRow = -1, firstSum = 0;
+  let bad = 0,
+    firstBad = -1,
+    neg = 0,
+    rows = 0,
+    firstRow = -1,
+    firstSum = 0;
   for (let r = 0, d = data; r < L * B * H * T; r++) {
-    let sum = 0, finite = true;
+    let sum = 0,
+      finite = true;
     for (let j = r * S, e = j + S; j < e; j++) {
       const v = d[j];
-      if (!Number.isFinite(v)) { finite = false; if (!bad++) firstBad = r; } else { if (v < 0) neg++; sum += v; }
+      if (!Number.isFinite(v)) {
+        finite = false;
+        if (!bad++) firstBad = r;
+      } else {
+        if (v < 0) neg++;
+        sum += v;
+      }
     }
-    if (finite && Math.abs(sum - 1) > ROW_TOLERANCE) { if (!rows++) { firstRow = r; firstSum = sum; } }
+    if (finite && Math.abs(sum - 1) > ROW_TOLERANCE) {
+      if (!rows++) {
+        firstRow = r;
+        firstSum = sum;
+      }
+    }
   }
-  if (bad) notes.push(bad + ' weight' + (bad === 1 ? ' is' : 's are') + ' NaN or infinite (the first at ' + where(firstBad) +
-    '): drawn in the scale\'s lowest colour and left out of its range.');
-  if (rows) notes.push(rows + ' of ' + L * B * H * T + ' rows do not sum to 1 (the first: ' + where(firstRow) + ' sums to ' +
-    firstSum.toPrecision(4) + '): softmax weights over the keys sum to 1 for every query; these may be scores before the softmax, or masked or dropped.');
-  if (neg) notes.push(neg + ' weight' + (neg === 1 ? ' is' : 's are') + ' negative: attention weights are never below 0; negative cells are drawn as 0.');
+  if (bad)
+    notes.push(
+      bad +
+        ' weight' +
+        (bad === 1 ? ' is' : 's are') +
+        ' NaN or infinite (the first at ' +
+        where(firstBad) +
+        "): drawn in the scale's lowest colour and left out of its range.",
+    );
+  if (rows)
+    notes.push(
+      rows +
+        ' of ' +
+        L * B * H * T +
+        ' rows do not sum to 1 (the first: ' +
+        where(firstRow) +
+        ' sums to ' +
+        firstSum.toPrecision(4) +
+        '): softmax weights over the keys sum to 1 for every query; these may be scores before the softmax, or masked or dropped.',
+    );
+  if (neg)
+    notes.push(
+      neg +
+        ' weight' +
+        (neg === 1 ? ' is' : 's are') +
+        ' negative: attention weights are never below 0; negative cells are drawn as 0.',
+    );
   return notes;
 }
 
@@ -54,10 +99,27 @@ function weightNotes(data, { L, B, H, T, S }) {
 function labelsFor(list, len, name, axis, notes) {
   const numbered = Array.from({ length: len }, (_, i) => String(i));
   if (list == null) return numbered;
-  if (!Array.isArray(list)) { notes.push(name + ' is not a list of labels: the ' + axis + ' are numbered 0 to ' + (len - 1) + '.'); return numbered; }
+  if (!Array.isArray(list)) {
+    notes.push(name + ' is not a list of labels: the ' + axis + ' are numbered 0 to ' + (len - 1) + '.');
+    return numbered;
+  }
   if (list.length !== len) {
-    notes.push(name + ' has ' + list.length + ' label' + (list.length === 1 ? '' : 's') + ' for ' + len + ' ' + axis + ': the ' + axis +
-      ' are numbered 0 to ' + (len - 1) + ' instead.');
+    notes.push(
+      name +
+        ' has ' +
+        list.length +
+        ' label' +
+        (list.length === 1 ? '' : 's') +
+        ' for ' +
+        len +
+        ' ' +
+        axis +
+        ': the ' +
+        axis +
+        ' are numbered 0 to ' +
+        (len - 1) +
+        ' instead.',
+    );
     return numbered;
   }
   return list.map(String);
@@ -68,25 +130,63 @@ function labelsFor(list, len, name, axis, notes) {
 export function readInput(o) {
   const notes = [];
   if (!SCALE_NAMES.includes(o.scale)) {
-    notes.push('scale ' + JSON.stringify(String(o.scale)) + ' is not one of ' + SCALE_NAMES.join(', ') + ': drawn in ' + DEFAULT_SCALE + '.');
+    notes.push(
+      'scale ' +
+        JSON.stringify(String(o.scale)) +
+        ' is not one of ' +
+        SCALE_NAMES.join(', ') +
+        ': drawn in ' +
+        DEFAULT_SCALE +
+        '.',
+    );
     o.scale = DEFAULT_SCALE;
   }
   const w = o.weights == null ? null : toFloat32(o.weights);
-  if (!w) return { notes: [...notes, o.weights == null ? 'No weights were given: pass weights (a Float32Array laid out [L, B, H, T, S]) and their shape.'
-    : 'weights must be a Float32Array (or an array of numbers); got ' + Object.prototype.toString.call(o.weights).slice(8, -1) + '.'] };
+  if (!w)
+    return {
+      notes: [
+        ...notes,
+        o.weights == null
+          ? 'No weights were given: pass weights (a Float32Array laid out [L, B, H, T, S]) and their shape.'
+          : 'weights must be a Float32Array (or an array of numbers); got ' +
+            Object.prototype.toString.call(o.weights).slice(8, -1) +
+            '.',
+      ],
+    };
   const given = o.shape != null ? Array.from(o.shape, Number) : w.nested;
-  if (!given) return { notes: [...notes, 'No shape was given for ' + w.data.length + ' weights: pass shape [L, B, H, T, S].'], data: w.data };
+  if (!given)
+    return {
+      notes: [...notes, 'No shape was given for ' + w.data.length + ' weights: pass shape [L, B, H, T, S].'],
+      data: w.data,
+    };
   if (given.length < 2 || given.length > 5 || given.some((n) => !(Number.isInteger(n) && n > 0))) {
-    return { notes: [...notes, 'shape [' + given.join(', ') + '] is not [L, B, H, T, S] (2 to 5 positive whole numbers).'], data: w.data, shape: given };
+    return {
+      notes: [...notes, 'shape [' + given.join(', ') + '] is not [L, B, H, T, S] (2 to 5 positive whole numbers).'],
+      data: w.data,
+      shape: given,
+    };
   }
-  const dims = [1, 1, 1, 1, 1].slice(0, 5 - given.length).concat(given), [L, B, H, T, S] = dims;
+  const dims = [1, 1, 1, 1, 1].slice(0, 5 - given.length).concat(given),
+    [L, B, H, T, S] = dims;
   const n = dims.reduce((a, b) => a * b, 1);
   if (n !== w.data.length) {
-    return { notes: [...notes, 'weights has ' + w.data.length + ' values, but shape [' + given.join(', ') + '] needs ' + n + '.'], data: w.data, shape: given };
+    return {
+      notes: [
+        ...notes,
+        'weights has ' + w.data.length + ' values, but shape [' + given.join(', ') + '] needs ' + n + '.',
+      ],
+      data: w.data,
+      shape: given,
+    };
   }
   notes.push(...weightNotes(w.data, { L, B, H, T, S }));
   const labels = labelsFor(o.tokens, S, 'tokens', 'keys', notes);
-  const qGiven = o.queryTokens != null ? o.queryTokens : T === S && o.tokens != null && Array.isArray(o.tokens) && o.tokens.length === S ? o.tokens : null;
+  const qGiven =
+    o.queryTokens != null
+      ? o.queryTokens
+      : T === S && o.tokens != null && Array.isArray(o.tokens) && o.tokens.length === S
+        ? o.tokens
+        : null;
   const rowLabels = o.queryTokens == null && T === S ? labels : labelsFor(qGiven, T, 'queryTokens', 'queries', notes);
   let trace = null;
   if (o.trace != null) {
@@ -111,45 +211,63 @@ export class AttentionState {
     this.input = readInput(this.opts);
   }
   // Whether the input could be read as weights of a shape (else only the notes are shown).
-  ok() { return !!(this.input && this.input.dims); }
+  ok() {
+    return !!(this.input && this.input.dims);
+  }
   theme() {
     const t = this.opts.theme;
     return t === 'dark' || (t !== 'light' && !!this.darkQuery && this.darkQuery.matches) ? 'dark' : 'light';
   }
-  colors(root) { return themeColors(root, this.theme()); }
+  colors(root) {
+    return themeColors(root, this.theme());
+  }
   // The selection kept inside the input's dims (a new input may have fewer layers, batch items or heads).
   clamp() {
-    const sel = this.sel, { L, B, H } = this.input.dims;
-    sel.layer = Math.min(sel.layer, L - 1); sel.batch = Math.min(sel.batch, B - 1);
+    const sel = this.sel,
+      { L, B, H } = this.input.dims;
+    sel.layer = Math.min(sel.layer, L - 1);
+    sel.batch = Math.min(sel.batch, B - 1);
     if (sel.head !== 'avg' && sel.head >= H) sel.head = 0;
     if (sel.head === 'avg' && H <= 1) sel.head = 0;
   }
   // The heads drawn as cards: every head of the shown layer and batch item, and their average when there are two or more.
   /** @returns {HeadId[]} */
   heads() {
-    const H = this.input.dims.H, heads = /** @type {HeadId[]} */ (Array.from({ length: H }, (_, i) => i));
+    const H = this.input.dims.H,
+      heads = /** @type {HeadId[]} */ (Array.from({ length: H }, (_, i) => i));
     return H > 1 ? heads.concat(['avg']) : heads;
   }
   // The [T, S] matrix of one head (or the average) of the shown layer and batch item.
   mat(h) {
-    const input = this.input, sel = this.sel;
-    const { B, H, T, S } = input.dims, size = T * S, base = ((sel.layer * B + sel.batch) * H) * size;
+    const input = this.input,
+      sel = this.sel;
+    const { B, H, T, S } = input.dims,
+      size = T * S,
+      base = (sel.layer * B + sel.batch) * H * size;
     if (h !== 'avg') return { S, T, data: input.data.subarray(base + h * size, base + (h + 1) * size) };
     const acc = new Float32Array(size);
     for (let k = 0; k < H; k++) {
       const off = base + k * size;
-      for (let i = 0; i < size; i++) { const v = input.data[off + i]; if (Number.isFinite(v)) acc[i] += v / H; }
+      for (let i = 0; i < size; i++) {
+        const v = input.data[off + i];
+        if (Number.isFinite(v)) acc[i] += v / H;
+      }
     }
     return { S, T, data: acc };
   }
   // The colour range: one scale for every head of the shown layer and batch item, from 0 to its largest finite weight.
   vmax() {
-    const { B, H, T, S } = this.input.dims, n = H * T * S, d = this.input.data;
+    const { B, H, T, S } = this.input.dims,
+      n = H * T * S,
+      d = this.input.data;
     let mx = 0;
-    for (let i = (this.sel.layer * B + this.sel.batch) * n, e = i + n; i < e; i++) if (d[i] > mx && d[i] !== Infinity) mx = d[i];
+    for (let i = (this.sel.layer * B + this.sel.batch) * n, e = i + n; i < e; i++)
+      if (d[i] > mx && d[i] !== Infinity) mx = d[i];
     return mx > 0 ? mx : 1;
   }
-  name(h) { return h === 'avg' ? 'Average of ' + this.input.dims.H + ' heads' : 'Head ' + h; }
+  name(h) {
+    return h === 'avg' ? 'Average of ' + this.input.dims.H + ' heads' : 'Head ' + h;
+  }
   // ' · layer l · batch item b', each part only when there is more than one
   where() {
     const { L, B } = this.input.dims;
@@ -157,8 +275,14 @@ export class AttentionState {
   }
   // The hover words of a cell [q, k] of matrix m (attachTip's describe).
   describe(cell, m) {
-    const q = cell[0], k = cell[1], R = this.input.rowLabels, C = this.input.labels;
-    return { main: '“' + R[q] + '” (' + q + ') → “' + C[k] + '” (' + k + ')', value: 'weight ' + formatWeight(m.data[q * m.S + k]),
-      top: 'top keys for “' + R[q] + '”: ' + topKeysWords(m, q, C) };
+    const q = cell[0],
+      k = cell[1],
+      R = this.input.rowLabels,
+      C = this.input.labels;
+    return {
+      main: '“' + R[q] + '” (' + q + ') → “' + C[k] + '” (' + k + ')',
+      value: 'weight ' + formatWeight(m.data[q * m.S + k]),
+      top: 'top keys for “' + R[q] + '”: ' + topKeysWords(m, q, C),
+    };
   }
 }

@@ -9,13 +9,19 @@ export class AttentionTrace {
   constructor(root) {
     this.box = root.appendChild(el('div', { class: 'mhav-trace' }));
     this.box.appendChild(el('h3', { class: 'mhav-sub' }, 'Shape trace'));
-    this.box.appendChild(el('p', { class: 'mhav-note' }, 'Hover or focus a row (↑/↓ move) to highlight its pipeline stage.'));
-    this.pipeline = this.box.appendChild(el('div', { class: 'pipeline', role: 'img', 'aria-label': 'Pipeline: Mix, Split, Attend, Concat, Mix' }));
+    this.box.appendChild(
+      el('p', { class: 'mhav-note' }, 'Hover or focus a row (↑/↓ move) to highlight its pipeline stage.'),
+    );
+    this.pipeline = this.box.appendChild(
+      el('div', { class: 'pipeline', role: 'img', 'aria-label': 'Pipeline: Mix, Split, Attend, Concat, Mix' }),
+    );
     pipeline(this.pipeline);
     const scroll = this.box.appendChild(el('div', { class: 'mhav-scroll' }));
     const table = scroll.appendChild(el('table', { class: 'trace' }));
     const thr = table.appendChild(el('thead')).appendChild(el('tr'));
-    ['#', 'Step', 'PyTorch expression', 'Shape', 'Strides', 'Contiguous'].forEach((t) => thr.appendChild(el('th', { scope: 'col' }, t)));
+    ['#', 'Step', 'PyTorch expression', 'Shape', 'Strides', 'Contiguous'].forEach((t) =>
+      thr.appendChild(el('th', { scope: 'col' }, t)),
+    );
     this.body = table.appendChild(el('tbody'));
   }
   // trace: the steps ({op or name, shape, strides, contiguous}), or null.

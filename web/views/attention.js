@@ -27,7 +27,7 @@ const DEFAULTS = { title: 'Attention weights', theme: 'auto', scale: DEFAULT_SCA
 // The stylesheet, once per document or shadow root (a notebook's document, or a host's shadow DOM).
 function ensureStyle(node) {
   const rootNode = node.isConnected ? node.getRootNode() : node.ownerDocument;
-  const where = rootNode.head || rootNode;   // a Document's <head>, or the ShadowRoot itself
+  const where = rootNode.head || rootNode; // a Document's <head>, or the ShadowRoot itself
   if (where.querySelector && !where.querySelector('style[' + STYLE_ATTR + ']')) {
     const s = node.ownerDocument.createElement('style');
     s.setAttribute(STYLE_ATTR, '');
@@ -40,7 +40,11 @@ const range = (n) => Array.from({ length: n }, (_, i) => i);
 // A <select>'s options, rebuilt only when the values change.
 function setOptions(sl, values) {
   const key = values.join(',');
-  if (sl._key !== key) { sl._key = key; sl.textContent = ''; values.forEach((v) => sl.appendChild(el('option', { value: String(v) }, v))); }
+  if (sl._key !== key) {
+    sl._key = key;
+    sl.textContent = '';
+    values.forEach((v) => sl.appendChild(el('option', { value: String(v) }, v)));
+  }
 }
 
 // The view's heading (title, layer and batch pickers, legend, export buttons), its problems, note and head cards' grid.
@@ -53,7 +57,8 @@ function frame(root) {
     const wrap = tools.appendChild(el('label', null, label + ' '));
     return { wrap, s: wrap.appendChild(el('select')) };
   };
-  E.layer = picker('layer'); E.batch = picker('batch item');
+  E.layer = picker('layer');
+  E.batch = picker('batch item');
   E.legend = tools.appendChild(el('span', { class: 'legend', 'aria-hidden': 'true' }));
   E.png = tools.appendChild(el('button', { type: 'button', class: 'mhav-btn' }, 'Save as PNG'));
   E.svg = tools.appendChild(el('button', { type: 'button', class: 'mhav-btn' }, 'Save as SVG'));
@@ -67,10 +72,10 @@ function frame(root) {
 // its listeners.
 class AttentionView {
   constructor(element, options) {
-    const win = this.win = element.ownerDocument.defaultView;
-    const state = this.state = new AttentionState(win, options);
-    const root = this.root = el('section', { class: 'mhav', 'data-mha-explorer-view': '' });
-    const colors = this.colors = () => state.colors(root);
+    const win = (this.win = element.ownerDocument.defaultView);
+    const state = (this.state = new AttentionState(win, options));
+    const root = (this.root = el('section', { class: 'mhav', 'data-mha-explorer-view': '' }));
+    const colors = (this.colors = () => state.colors(root));
     const describe = (cell, m) => state.describe(cell, m);
     this.E = frame(root);
     this.detail = new AttentionDetail(root, state, colors, () => this.queryPicked());
@@ -78,9 +83,17 @@ class AttentionView {
     const tip = root.appendChild(el('div', { class: 'tooltip', role: 'tooltip' }));
     tip.hidden = true;
     element.appendChild(root);
-    this.cards = new HeadCards(this.E.grid, tip, describe, (h) => { state.sel.head = h; this.cards.select(h); this.detail.draw(); this.picked(); });
+    this.cards = new HeadCards(this.E.grid, tip, describe, (h) => {
+      state.sel.head = h;
+      this.cards.select(h);
+      this.detail.draw();
+      this.picked();
+    });
     attachTip(this.detail.canvas, tip, () => this.detail.canvas._mat, describe);
-    this.lastWidth = 0; this.frame = 0; this.disposed = false; this.lastQuery = 0;
+    this.lastWidth = 0;
+    this.frame = 0;
+    this.disposed = false;
+    this.lastQuery = 0;
     this.listen();
   }
   // options.onSelect({layer, batch, head, query}): the student picked a layer, batch item, head or query (a host's sync)
@@ -88,29 +101,57 @@ class AttentionView {
     const sel = this.state.sel;
     return { layer: sel.layer, batch: sel.batch, head: sel.head, query: this.detail.cursor.cell[0] };
   }
-  picked() { if (typeof this.state.opts.onSelect === 'function') this.state.opts.onSelect(this.selection()); }
+  picked() {
+    if (typeof this.state.opts.onSelect === 'function') this.state.opts.onSelect(this.selection());
+  }
   // The enlarged head's cursor moved: a new query is a pick.
   queryPicked() {
     const q = this.detail.cursor.cell[0];
-    if (q !== this.lastQuery) { this.lastQuery = q; this.picked(); }
+    if (q !== this.lastQuery) {
+      this.lastQuery = q;
+      this.picked();
+    }
   }
   // The pickers and export buttons, the system's colour scheme (for theme 'auto') and the view's width.
   listen() {
-    const { E, state, root, win } = this, sel = state.sel;
-    E.layer.s.addEventListener('change', () => { sel.layer = +E.layer.s.value; this.draw(); this.picked(); });
-    E.batch.s.addEventListener('change', () => { sel.batch = +E.batch.s.value; this.draw(); this.picked(); });
-    E.png.addEventListener('click', () => this.toPNG().then((blob) => blob && download('attention-heads.png', blob, E.png, 'image')));
+    const { E, state, root, win } = this,
+      sel = state.sel;
+    E.layer.s.addEventListener('change', () => {
+      sel.layer = +E.layer.s.value;
+      this.draw();
+      this.picked();
+    });
+    E.batch.s.addEventListener('change', () => {
+      sel.batch = +E.batch.s.value;
+      this.draw();
+      this.picked();
+    });
+    E.png.addEventListener('click', () =>
+      this.toPNG().then((blob) => blob && download('attention-heads.png', blob, E.png, 'image')),
+    );
     E.svg.addEventListener('click', () => {
       const s = this.toSVG();
-      if (s) download('attention-heads.svg', new Blob([s], { type: 'image/svg+xml' }), E.svg, { text: s, say: 'Here is the SVG: copy it into a file named attention-heads.svg.' });
+      if (s)
+        download('attention-heads.svg', new Blob([s], { type: 'image/svg+xml' }), E.svg, {
+          text: s,
+          say: 'Here is the SVG: copy it into a file named attention-heads.svg.',
+        });
     });
-    this.onScheme = () => { if (state.opts.theme !== 'light' && state.opts.theme !== 'dark') this.draw(); };
+    this.onScheme = () => {
+      if (state.opts.theme !== 'light' && state.opts.theme !== 'dark') this.draw();
+    };
     if (state.darkQuery) state.darkQuery.addEventListener('change', this.onScheme);
     // width changes: redraw at the new size
-    this.resize = typeof ResizeObserver === 'function' ? new ResizeObserver(() => {
-      if (this.frame || Math.abs(root.clientWidth - 34 - this.lastWidth) < 1) return;
-      this.frame = win.requestAnimationFrame(() => { this.frame = 0; if (state.ok()) this.draw(); });
-    }) : null;
+    this.resize =
+      typeof ResizeObserver === 'function'
+        ? new ResizeObserver(() => {
+            if (this.frame || Math.abs(root.clientWidth - 34 - this.lastWidth) < 1) return;
+            this.frame = win.requestAnimationFrame(() => {
+              this.frame = 0;
+              if (state.ok()) this.draw();
+            });
+          })
+        : null;
     if (this.resize) this.resize.observe(root);
   }
   update(next) {
@@ -119,7 +160,8 @@ class AttentionView {
     this.draw();
   }
   draw() {
-    const { E, state, root } = this, { input, opts, sel } = state;
+    const { E, state, root } = this,
+      { input, opts, sel } = state;
     ensureStyle(root);
     setAttr(root, 'data-mhav-theme', state.theme());
     setAttr(root, 'aria-label', String(opts.title));
@@ -132,41 +174,86 @@ class AttentionView {
     E.layer.wrap.hidden = !shown || input.dims.L <= 1;
     E.batch.wrap.hidden = !shown || input.dims.B <= 1;
     this.trace.draw(input.trace);
-    if (!shown) { E.note.textContent = ''; return; }
+    if (!shown) {
+      E.note.textContent = '';
+      return;
+    }
     state.clamp();
-    setOptions(E.layer.s, range(input.dims.L)); E.layer.s.value = String(sel.layer);
-    setOptions(E.batch.s, range(input.dims.B)); E.batch.s.value = String(sel.batch);
+    setOptions(E.layer.s, range(input.dims.L));
+    E.layer.s.value = String(sel.layer);
+    setOptions(E.batch.s, range(input.dims.B));
+    E.batch.s.value = String(sel.batch);
     this.drawHeads();
     this.detail.draw();
   }
   // The legend, the note and the head cards of the shown layer and batch item, on one colour scale.
   drawHeads() {
-    const { E, state } = this, { input, opts } = state, { H, T, S } = input.dims;
+    const { E, state } = this,
+      { input, opts } = state,
+      { H, T, S } = input.dims;
     const vmax = state.vmax();
     legend(E.legend, opts.scale, fmtMax(vmax));
-    E.note.textContent = (opts.caption ? String(opts.caption) + ' ' : '') + 'Rows are queries (' + T + '), columns are keys (' + S + '). Colours: one scale, 0 to ' + fmtMax(vmax) +
-      ', for every head' + state.where().replace(' · ', ' of ').replace(' · ', ', ') + '. Hover a cell for its weight; click a head to enlarge it.';
-    const width = this.lastWidth = this.root.clientWidth - 34;
-    this.cards.draw(state.heads(), { name: (h) => state.name(h), mat: (h) => state.mat(h), labels: input.labels, rowLabels: input.rowLabels,
-      scale: opts.scale, norm: 'shared', vmax, size: plotSize(Math.max(T, S), H, width), showLabels: cardLabels(Math.max(T, S), width), colors: this.colors() });
+    E.note.textContent =
+      (opts.caption ? String(opts.caption) + ' ' : '') +
+      'Rows are queries (' +
+      T +
+      '), columns are keys (' +
+      S +
+      '). Colours: one scale, 0 to ' +
+      fmtMax(vmax) +
+      ', for every head' +
+      state.where().replace(' · ', ' of ').replace(' · ', ', ') +
+      '. Hover a cell for its weight; click a head to enlarge it.';
+    const width = (this.lastWidth = this.root.clientWidth - 34);
+    this.cards.draw(state.heads(), {
+      name: (h) => state.name(h),
+      mat: (h) => state.mat(h),
+      labels: input.labels,
+      rowLabels: input.rowLabels,
+      scale: opts.scale,
+      norm: 'shared',
+      vmax,
+      size: plotSize(Math.max(T, S), H, width),
+      showLabels: cardLabels(Math.max(T, S), width),
+      colors: this.colors(),
+    });
     this.cards.select(state.sel.head);
   }
   // ---- Exports: the visible heads (those of the shown layer and batch item) ---------------------------------
   exportInfo() {
-    const state = this.state, { T, S } = state.input.dims;
-    return { caption: String(state.opts.title) + state.where() + ' · ' + T + ' queries × ' + S + ' keys',
-      scale: state.opts.scale, norm: 'shared', vmax: state.vmax(), rowLabels: state.input.rowLabels, colors: this.colors() };
+    const state = this.state,
+      { T, S } = state.input.dims;
+    return {
+      caption: String(state.opts.title) + state.where() + ' · ' + T + ' queries × ' + S + ' keys',
+      scale: state.opts.scale,
+      norm: 'shared',
+      vmax: state.vmax(),
+      rowLabels: state.input.rowLabels,
+      colors: this.colors(),
+    };
   }
   toSVG() {
     const state = this.state;
     if (!state.ok()) return null;
     const heads = state.heads();
-    return exportSVG(heads.map((h) => state.mat(h)), state.input.labels, heads.map((h) => state.name(h)), this.exportInfo());
+    return exportSVG(
+      heads.map((h) => state.mat(h)),
+      state.input.labels,
+      heads.map((h) => state.name(h)),
+      this.exportInfo(),
+    );
   }
   toPNG() {
     return new Promise((resolve) => {
-      if (!this.state.ok()) { resolve(null); return; }
-      exportPNG(this.cards.canvases(), this.state.heads().map((h) => this.state.name(h)), this.exportInfo()).toBlob(resolve);
+      if (!this.state.ok()) {
+        resolve(null);
+        return;
+      }
+      exportPNG(
+        this.cards.canvases(),
+        this.state.heads().map((h) => this.state.name(h)),
+        this.exportInfo(),
+      ).toBlob(resolve);
     });
   }
   dispose() {
@@ -181,28 +268,41 @@ class AttentionView {
   }
   // The script API on the root (root.mhaExplorer).
   api() {
-    const state = this.state, sel = state.sel, input = () => state.input;
+    const state = this.state,
+      sel = state.sel,
+      input = () => state.input;
     return {
       // exactly the weights given ({shape as given, data: a Float32Array copy}), or null when none could be read
-      getWeights: () => input() && input().data ? { shape: (input().shape || []).slice(), data: new Float32Array(input().data) } : null,
-      getLabels: () => state.ok() ? { tokens: input().labels.slice(), queryTokens: input().rowLabels.slice() } : { tokens: [], queryTokens: [] },
-      getTrace: () => input() && input().trace ? JSON.parse(JSON.stringify(input().trace)) : [],
-      getNotes: () => input() ? input().notes.slice() : [],
+      getWeights: () =>
+        input() && input().data ? { shape: (input().shape || []).slice(), data: new Float32Array(input().data) } : null,
+      getLabels: () =>
+        state.ok()
+          ? { tokens: input().labels.slice(), queryTokens: input().rowLabels.slice() }
+          : { tokens: [], queryTokens: [] },
+      getTrace: () => (input() && input().trace ? JSON.parse(JSON.stringify(input().trace)) : []),
+      getNotes: () => (input() ? input().notes.slice() : []),
       getSelection: () => this.selection(),
       select: (s) => {
         if (s.layer != null) sel.layer = +s.layer;
         if (s.batch != null) sel.batch = +s.batch;
         if (s.head != null) sel.head = s.head === 'avg' ? 'avg' : +s.head;
-        if (s.query != null) { this.detail.cursor.cell = [+s.query, this.detail.cursor.cell[1]]; this.lastQuery = +s.query; }
+        if (s.query != null) {
+          this.detail.cursor.cell = [+s.query, this.detail.cursor.cell[1]];
+          this.lastQuery = +s.query;
+        }
         this.draw();
       },
-      toSVG: () => this.toSVG(), toPNG: () => this.toPNG(), update: (next) => this.update(next), dispose: () => this.dispose()
+      toSVG: () => this.toSVG(),
+      toPNG: () => this.toPNG(),
+      update: (next) => this.update(next),
+      dispose: () => this.dispose(),
     };
   }
 }
 
 export function mountAttention(element, options) {
-  if (!element || element.nodeType !== 1) throw new TypeError('mountAttention(element, options): element must be an Element');
+  if (!element || element.nodeType !== 1)
+    throw new TypeError('mountAttention(element, options): element must be an Element');
   ensureStyle(element);
   const view = new AttentionView(element, Object.assign({}, DEFAULTS, options));
   view.root.mhaExplorer = view.api();

@@ -5,7 +5,7 @@ import { el } from './dom.js';
 export function chips(container, tokens, max) {
   const n = Math.min(tokens.length, max || 80);
   const key = tokens.length + '|' + n + '|' + tokens.slice(0, n).join('\u0001');
-  if (container._key === key && container.firstChild) return;   // unchanged: keep the DOM
+  if (container._key === key && container.firstChild) return; // unchanged: keep the DOM
   container._key = key;
   container.textContent = '';
   for (let i = 0; i < n; i++) {

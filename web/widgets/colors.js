@@ -3,16 +3,20 @@
 import { el } from './dom.js';
 import { scaleByName } from '../state/scales.js';
 
-const LUTS = {}, LUT32 = {};
+const LUTS = {},
+  LUT32 = {};
 const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const hex = (h) => [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)];
 
 // name → Uint8ClampedArray(256·3) of r, g, b
 export function lut(name) {
   if (LUTS[name]) return LUTS[name];
-  const a = scaleByName(name).anchors.map(hex), out = new Uint8ClampedArray(256 * 3);
+  const a = scaleByName(name).anchors.map(hex),
+    out = new Uint8ClampedArray(256 * 3);
   for (let i = 0; i < 256; i++) {
-    const t = i / 255 * (a.length - 1), k = Math.min(a.length - 2, Math.floor(t)), f = t - k;
+    const t = (i / 255) * (a.length - 1),
+      k = Math.min(a.length - 2, Math.floor(t)),
+      f = t - k;
     for (let c = 0; c < 3; c++) out[i * 3 + c] = Math.round(a[k][c] * (1 - f) + a[k + 1][c] * f);
   }
   return (LUTS[name] = out);
@@ -20,15 +24,19 @@ export function lut(name) {
 // name → Uint32Array(256) of opaque RGBA pixels in the platform's byte order (for ImageData)
 export function lut32(name) {
   if (LUT32[name]) return LUT32[name];
-  const L = lut(name), out = new Uint32Array(256);
+  const L = lut(name),
+    out = new Uint32Array(256);
   for (let i = 0; i < 256; i++) {
-    const r = L[i * 3], g = L[i * 3 + 1], b = L[i * 3 + 2];
+    const r = L[i * 3],
+      g = L[i * 3 + 1],
+      b = L[i * 3 + 2];
     out[i] = LITTLE ? ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0 : ((r << 24) | (g << 16) | (b << 8) | 255) >>> 0;
   }
   return (LUT32[name] = out);
 }
 export function colorOf(name, t) {
-  const L = lut(name), i = t > 0 ? Math.min(255, Math.round(t * 255)) : 0;   // NaN and negatives: the scale's 0
+  const L = lut(name),
+    i = t > 0 ? Math.min(255, Math.round(t * 255)) : 0; // NaN and negatives: the scale's 0
   return 'rgb(' + L[i * 3] + ',' + L[i * 3 + 1] + ',' + L[i * 3 + 2] + ')';
 }
 // The top of a matrix's colour range: 1 (norm 'one') or its largest finite value (1 when none is above 0).
@@ -38,12 +46,18 @@ export function rangeOf(data, norm) {
   for (let i = 0; i < data.length; i++) if (data[i] > mx && data[i] !== Infinity) mx = data[i];
   return mx > 0 ? mx : 1;
 }
-export function legendStops(scale) { const st = []; for (let i = 0; i <= 8; i++) st.push(colorOf(scale, i / 8)); return st; }
-export function fmtMax(v) { return v >= 0.1 ? v.toFixed(2) : v.toPrecision(2); }
+export function legendStops(scale) {
+  const st = [];
+  for (let i = 0; i <= 8; i++) st.push(colorOf(scale, i / 8));
+  return st;
+}
+export function fmtMax(v) {
+  return v >= 0.1 ? v.toFixed(2) : v.toPrecision(2);
+}
 
 // The legend: "0 [gradient] vmax" (vmax as text), rebuilt only when the scale or its top changes.
 export function legend(container, scale, vmax) {
-  if (container._key === scale + '|' + vmax) return;   // unchanged: keep the DOM
+  if (container._key === scale + '|' + vmax) return; // unchanged: keep the DOM
   container._key = scale + '|' + vmax;
   container.textContent = '';
   const bar = el('span', { class: 'legend-bar', 'aria-hidden': 'true' });

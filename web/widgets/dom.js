@@ -4,7 +4,11 @@ export const SVGNS = 'http://www.w3.org/2000/svg';
 
 export function el(tag, attrs, text) {
   const e = document.createElement(tag);
-  if (attrs) for (const k of Object.keys(attrs)) { if (k === 'class') e.className = attrs[k]; else e.setAttribute(k, attrs[k]); }
+  if (attrs)
+    for (const k of Object.keys(attrs)) {
+      if (k === 'class') e.className = attrs[k];
+      else e.setAttribute(k, attrs[k]);
+    }
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 }
@@ -15,12 +19,24 @@ export function svgEl(tag, attrs, text) {
   return e;
 }
 // Writes attribute k only when v differs from what this function last wrote there (no DOM read).
-export function setAttr(e, k, v) { if (e['_' + k] !== v) { e['_' + k] = v; e.setAttribute(k, v); } }
-export function shortLabel(s, n) { s = String(s); return s.length > n ? s.slice(0, n - 1) + '…' : s; }
+export function setAttr(e, k, v) {
+  if (e['_' + k] !== v) {
+    e['_' + k] = v;
+    e.setAttribute(k, v);
+  }
+}
+export function shortLabel(s, n) {
+  s = String(s);
+  return s.length > n ? s.slice(0, n - 1) + '…' : s;
+}
 
 // A CSS custom property as computed on scope (the document's root by default).
 export function cssVar(name, scope) {
-  return getComputedStyle(scope || document.documentElement).getPropertyValue(name).trim() || '#444';
+  return (
+    getComputedStyle(scope || document.documentElement)
+      .getPropertyValue(name)
+      .trim() || '#444'
+  );
 }
 // The colours the canvases use, read once per theme of a scope (getComputedStyle forces a style recalc).
 // scope: the element whose custom properties apply (the page: <html>; a view: its root); key: its theme.
@@ -29,8 +45,15 @@ export function themeColors(scope, key) {
   if (key === undefined) key = scope.getAttribute('data-theme') || '';
   const c = scope._mhaColors;
   if (c && c.key === key) return c.colors;
-  const colors = { border: cssVar('--border', scope), fgMuted: cssVar('--fg-muted', scope), accent: cssVar('--accent', scope),
-    line: cssVar('--line', scope), ok: cssVar('--ok', scope), bg: cssVar('--bg-card', scope), fg: cssVar('--fg', scope) };
+  const colors = {
+    border: cssVar('--border', scope),
+    fgMuted: cssVar('--fg-muted', scope),
+    accent: cssVar('--accent', scope),
+    line: cssVar('--line', scope),
+    ok: cssVar('--ok', scope),
+    bg: cssVar('--bg-card', scope),
+    fg: cssVar('--fg', scope),
+  };
   scope._mhaColors = { key, colors };
   return colors;
 }

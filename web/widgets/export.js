@@ -6,35 +6,94 @@
 import { shortLabel, cssVar } from './dom.js';
 import { colorOf, rangeOf, legendStops, fmtMax } from './colors.js';
 
-const legendHi = (info) => info.norm === 'max' ? 'each heatmap\'s max' : fmtMax(info.vmax);
+const legendHi = (info) => (info.norm === 'max' ? "each heatmap's max" : fmtMax(info.vmax));
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => '&#' + c.charCodeAt(0) + ';');
 
 // mats: [{S, T?, data}] of one size; labels: the keys'; names: one title per matrix → the SVG's text.
 export function exportSVG(mats, labels, names, info) {
-  const S = mats[0].S, T = mats[0].T || S, N = Math.max(S, T), rowLabels = info.rowLabels || labels;
-  const cell = N <= 32 ? 16 : N <= 128 ? 4 : 1, lab = N <= 32 ? 70 : 0;
-  const cols = Math.min(4, mats.length), rows = Math.ceil(mats.length / cols);
-  const pw = lab + S * cell + 20, ph = lab + T * cell + 40, top = 56;
+  const S = mats[0].S,
+    T = mats[0].T || S,
+    N = Math.max(S, T),
+    rowLabels = info.rowLabels || labels;
+  const cell = N <= 32 ? 16 : N <= 128 ? 4 : 1,
+    lab = N <= 32 ? 70 : 0;
+  const cols = Math.min(4, mats.length),
+    rows = Math.ceil(mats.length / cols);
+  const pw = lab + S * cell + 20,
+    ph = lab + T * cell + 40,
+    top = 56;
   const W = Math.max(cols * pw, 420);
-  const out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + W + '" height="' + (top + rows * ph) +
-    '" font-family="sans-serif" font-size="10"><rect width="100%" height="100%" fill="#fff"/>'];
+  const out = [
+    '<svg xmlns="http://www.w3.org/2000/svg" width="' +
+      W +
+      '" height="' +
+      (top + rows * ph) +
+      '" font-family="sans-serif" font-size="10"><rect width="100%" height="100%" fill="#fff"/>',
+  ];
   out.push('<text x="8" y="18" font-size="12">' + esc(info.caption) + '</text>');
-  out.push('<defs><linearGradient id="legend">' + legendStops(info.scale).map((c, i) =>
-    '<stop offset="' + (i / 8) + '" stop-color="' + c + '"/>').join('') + '</linearGradient></defs>');
-  out.push('<text x="8" y="42">0</text><rect x="20" y="32" width="140" height="12" fill="url(#legend)" stroke="#999"/>' +
-    '<text x="166" y="42">' + esc(legendHi(info)) + '</text>');
+  out.push(
+    '<defs><linearGradient id="legend">' +
+      legendStops(info.scale)
+        .map((c, i) => '<stop offset="' + i / 8 + '" stop-color="' + c + '"/>')
+        .join('') +
+      '</linearGradient></defs>',
+  );
+  out.push(
+    '<text x="8" y="42">0</text><rect x="20" y="32" width="140" height="12" fill="url(#legend)" stroke="#999"/>' +
+      '<text x="166" y="42">' +
+      esc(legendHi(info)) +
+      '</text>',
+  );
   mats.forEach((m, h) => {
-    const ox = (h % cols) * pw + lab, oy = top + Math.floor(h / cols) * ph + lab + 20;
+    const ox = (h % cols) * pw + lab,
+      oy = top + Math.floor(h / cols) * ph + lab + 20;
     const vmax = info.norm === 'shared' ? info.vmax : rangeOf(m.data, info.norm);
-    out.push('<text x="' + ox + '" y="' + (oy - lab - 4) + '" font-size="13" font-weight="bold">' + esc(names[h]) + '</text>');
-    for (let i = 0; i < T; i++) for (let j = 0; j < S; j++) {
-      out.push('<rect x="' + (ox + j * cell) + '" y="' + (oy + i * cell) + '" width="' + cell + '" height="' + cell +
-        '" fill="' + colorOf(info.scale, m.data[i * S + j] / vmax) + '"><title>' + esc(rowLabels[i]) + ' → ' + esc(labels[j]) + ': ' +
-        m.data[i * S + j].toFixed(4) + '</title></rect>');
-    }
+    out.push(
+      '<text x="' + ox + '" y="' + (oy - lab - 4) + '" font-size="13" font-weight="bold">' + esc(names[h]) + '</text>',
+    );
+    for (let i = 0; i < T; i++)
+      for (let j = 0; j < S; j++) {
+        out.push(
+          '<rect x="' +
+            (ox + j * cell) +
+            '" y="' +
+            (oy + i * cell) +
+            '" width="' +
+            cell +
+            '" height="' +
+            cell +
+            '" fill="' +
+            colorOf(info.scale, m.data[i * S + j] / vmax) +
+            '"><title>' +
+            esc(rowLabels[i]) +
+            ' → ' +
+            esc(labels[j]) +
+            ': ' +
+            m.data[i * S + j].toFixed(4) +
+            '</title></rect>',
+        );
+      }
     if (lab) {
-      for (let i = 0; i < T; i++) out.push('<text x="' + (ox - 4) + '" y="' + (oy + (i + 0.7) * cell) + '" text-anchor="end">' + esc(shortLabel(rowLabels[i], 10)) + '</text>');
-      for (let j = 0; j < S; j++) out.push('<text transform="translate(' + (ox + (j + 0.6) * cell) + ',' + (oy - 4) + ') rotate(-45)">' + esc(shortLabel(labels[j], 10)) + '</text>');
+      for (let i = 0; i < T; i++)
+        out.push(
+          '<text x="' +
+            (ox - 4) +
+            '" y="' +
+            (oy + (i + 0.7) * cell) +
+            '" text-anchor="end">' +
+            esc(shortLabel(rowLabels[i], 10)) +
+            '</text>',
+        );
+      for (let j = 0; j < S; j++)
+        out.push(
+          '<text transform="translate(' +
+            (ox + (j + 0.6) * cell) +
+            ',' +
+            (oy - 4) +
+            ') rotate(-45)">' +
+            esc(shortLabel(labels[j], 10)) +
+            '</text>',
+        );
     }
   });
   out.push('</svg>');
@@ -42,28 +101,41 @@ export function exportSVG(mats, labels, names, info) {
 }
 // canvases: the heatmaps as drawn; names: one title each → a canvas with all of them, the caption and legend.
 export function exportPNG(canvases, names, info) {
-  const pad = 12, title = 20, top = 58, cols = Math.min(4, canvases.length);
-  let cw = 0, ch = 0;
-  canvases.forEach((c) => { cw = Math.max(cw, c.width); ch = Math.max(ch, c.height); });
+  const pad = 12,
+    title = 20,
+    top = 58,
+    cols = Math.min(4, canvases.length);
+  let cw = 0,
+    ch = 0;
+  canvases.forEach((c) => {
+    cw = Math.max(cw, c.width);
+    ch = Math.max(ch, c.height);
+  });
   const rows = Math.ceil(canvases.length / cols);
   const out = document.createElement('canvas');
-  out.width = Math.max(cols * (cw + pad) + pad, 480); out.height = top + rows * (ch + title + pad) + pad;
+  out.width = Math.max(cols * (cw + pad) + pad, 480);
+  out.height = top + rows * (ch + title + pad) + pad;
   const ctx = out.getContext('2d');
-  const bg = info.colors ? info.colors.bg : cssVar('--bg-card'), fg = info.colors ? info.colors.fg : cssVar('--fg');
-  ctx.fillStyle = bg; ctx.fillRect(0, 0, out.width, out.height);
-  ctx.fillStyle = fg; ctx.font = '13px system-ui, sans-serif';
+  const bg = info.colors ? info.colors.bg : cssVar('--bg-card'),
+    fg = info.colors ? info.colors.fg : cssVar('--fg');
+  ctx.fillStyle = bg;
+  ctx.fillRect(0, 0, out.width, out.height);
+  ctx.fillStyle = fg;
+  ctx.font = '13px system-ui, sans-serif';
   ctx.fillText(info.caption, pad, pad + 12);
   const grad = ctx.createLinearGradient(pad + 14, 0, pad + 154, 0);
   legendStops(info.scale).forEach((c, i) => grad.addColorStop(i / 8, c));
   ctx.fillText('0', pad, pad + 38);
-  ctx.fillStyle = grad; ctx.fillRect(pad + 14, pad + 27, 140, 12);
-  ctx.fillStyle = fg; ctx.fillText(legendHi(info), pad + 160, pad + 38);
+  ctx.fillStyle = grad;
+  ctx.fillRect(pad + 14, pad + 27, 140, 12);
+  ctx.fillStyle = fg;
+  ctx.fillText(legendHi(info), pad + 160, pad + 38);
   ctx.font = 'bold 14px system-ui, sans-serif';
   canvases.forEach((c, i) => {
-    const x = pad + (i % cols) * (cw + pad), y = top + Math.floor(i / cols) * (ch + title + pad);
+    const x = pad + (i % cols) * (cw + pad),
+      y = top + Math.floor(i / cols) * (ch + title + pad);
     ctx.fillText(names[i], x, y + 14);
     ctx.drawImage(c, x, y + title);
   });
   return out;
 }
-

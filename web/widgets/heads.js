@@ -14,7 +14,9 @@ export function plotSize(Sq, H, width) {
 }
 
 // Whether the head cards of a Sq-token input in a grid width px wide carry token labels.
-export function cardLabels(Sq, width) { return Sq <= 16 && (width || 800) >= 500; }
+export function cardLabels(Sq, width) {
+  return Sq <= 16 && (width || 800) >= 500;
+}
 
 // grid: the cards' container; tip: the tooltip element; describe: as attachTip's; onPick(h): a card was clicked
 // (h a head index or 'avg'). The cards are kept while the heads (count, names, size) stay the same; a draw
@@ -22,21 +24,31 @@ export function cardLabels(Sq, width) { return Sq <= 16 && (width || 800) >= 500
 export class HeadCards {
   constructor(grid, tip, describe, onPick) {
     Object.assign(this, { grid, tip, describe, onPick, key: null, items: [] });
-    this.seen = typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
-      for (const e of entries) {
-        const it = this.items.find((x) => x.canvas === e.target);
-        if (!it) continue;
-        it.onScreen = e.isIntersecting;
-        if (it.onScreen) this.paint(it);
-      }
-    }, { rootMargin: '200px' }) : null;
+    this.seen =
+      typeof IntersectionObserver === 'function'
+        ? new IntersectionObserver(
+            (entries) => {
+              for (const e of entries) {
+                const it = this.items.find((x) => x.canvas === e.target);
+                if (!it) continue;
+                it.onScreen = e.isIntersecting;
+                if (it.onScreen) this.paint(it);
+              }
+            },
+            { rootMargin: '200px' },
+          )
+        : null;
   }
   // Stops watching the cards' visibility (the view that drew them is gone).
-  dispose() { if (this.seen) this.seen.disconnect(); this.items = []; }
+  dispose() {
+    if (this.seen) this.seen.disconnect();
+    this.items = [];
+  }
   // items: head indices and 'avg'; o: {name(h), mat(h) → {S, T?, data}, maxText(mat) (a card's own range, or ''),
   // and drawHeatmap's options (labels, rowLabels, scale, norm, vmax, size, showLabels, colors)}.
   draw(items, o) {
-    const first = items.length ? o.mat(items[0]) : null, Sq = first ? first.T || first.S : 0;
+    const first = items.length ? o.mat(items[0]) : null,
+      Sq = first ? first.T || first.S : 0;
     const key = (first ? first.S + 'x' + Sq : '') + '|' + items.map(o.name).join('\u0001');
     if (this.key !== key || !this.items.length || this.grid.firstChild !== this.items[0].card) {
       this.grid.textContent = '';
@@ -45,8 +57,19 @@ export class HeadCards {
       this.items = items.map((h) => {
         const card = el('button', { type: 'button', class: 'head-card', 'aria-label': o.name(h) + ': enlarge' });
         card.appendChild(el('span', { class: 'head-title' }, o.name(h)));
-        const c = el('canvas', h === 'avg' ? { 'data-avg': '1', role: 'img' } : { 'data-head': String(h), role: 'img' });
-        c.setAttribute('aria-label', o.name(h) + ' attention heatmap, ' + Sq + ' by ' + (first ? first.S : 0) + '. Use "Show as table" for the numbers.');
+        const c = el(
+          'canvas',
+          h === 'avg' ? { 'data-avg': '1', role: 'img' } : { 'data-head': String(h), role: 'img' },
+        );
+        c.setAttribute(
+          'aria-label',
+          o.name(h) +
+            ' attention heatmap, ' +
+            Sq +
+            ' by ' +
+            (first ? first.S : 0) +
+            '. Use "Show as table" for the numbers.',
+        );
         card.appendChild(c);
         attachTip(c, this.tip, () => c._mat, this.describe);
         card.addEventListener('click', () => this.onPick(h));
@@ -65,7 +88,7 @@ export class HeadCards {
         if (it.maxEl.textContent !== t) it.maxEl.textContent = t;
       };
       if (it.onScreen) this.paint(it);
-      else it.canvas._mat = null;   // no hover readout of a stale picture until it is painted
+      else it.canvas._mat = null; // no hover readout of a stale picture until it is painted
     }
   }
   paint(it) {
@@ -81,5 +104,8 @@ export class HeadCards {
       setAttr(it.card, 'aria-pressed', String(on));
     }
   }
-  canvases() { this.items.forEach((it) => this.paint(it)); return this.items.map((it) => it.canvas); }
+  canvases() {
+    this.items.forEach((it) => this.paint(it));
+    return this.items.map((it) => it.canvas);
+  }
 }

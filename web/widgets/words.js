@@ -10,8 +10,11 @@ export function formatWeight(v) {
 // The three largest weights of row q with their key labels, leaving out keys weighted 0 (masked, dropped).
 export function topKeysWords(mat, q, labels) {
   const S = mat.S;
-  return topKeys(mat, q, 3).filter((j) => mat.data[q * S + j] > 0).map((j) => {
-    const v = mat.data[q * S + j];
-    return labels[j] + ' ' + (v < 1e-3 ? v.toExponential(1) : v.toFixed(3));
-  }).join(', ');
+  return topKeys(mat, q, 3)
+    .filter((j) => mat.data[q * S + j] > 0)
+    .map((j) => {
+      const v = mat.data[q * S + j];
+      return labels[j] + ' ' + (v < 1e-3 ? v.toExponential(1) : v.toFixed(3));
+    })
+    .join(', ');
 }

@@ -6,7 +6,8 @@
   'use strict';
   const now = () => performance.now();
   const median = (a) => {
-    const s = [...a].sort((x, y) => x - y), n = s.length;
+    const s = [...a].sort((x, y) => x - y),
+      n = s.length;
     return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
   };
 
@@ -31,16 +32,23 @@
     for (const [name, t] of Object.entries(ref.tensors)) {
       const got = outputs[name];
       const want = f64.subarray(t.offset / 8, t.offset / 8 + t.count);
-      let max = 0, n = 0;
+      let max = 0,
+        n = 0;
       for (const part of got) {
         for (let i = 0; i < part.length; i++, n++) {
           const d = Math.abs(part[i] - want[n]);
-          if (!(d <= max)) max = d;  // NaN wins
+          if (!(d <= max)) max = d; // NaN wins
         }
       }
       const bound = 16 * t.torchFloat32Error;
-      result[name] = { maxAbsDiff: n === t.count ? max : Infinity, torchFloat32Error: t.torchFloat32Error, bound,
-        ok: n === t.count && max <= bound, count: n, expected: t.count };
+      result[name] = {
+        maxAbsDiff: n === t.count ? max : Infinity,
+        torchFloat32Error: t.torchFloat32Error,
+        bound,
+        ok: n === t.count && max <= bound,
+        count: n,
+        expected: t.count,
+      };
     }
     return result;
   }
@@ -61,34 +69,54 @@
       const r = state.model.forward(ids, { logitsAt: [ids.length - 1] });
       return { logits: [r.logits.data], hidden: [r.hidden.data], attentions: [r.attentions.data] };
     },
-    memory() { return state.core.memoryStats(); },
-    dispose() { if (state.model) state.model.dispose(); state.model = null; },
+    memory() {
+      return state.core.memoryStats();
+    },
+    dispose() {
+      if (state.model) state.model.dispose();
+      state.model = null;
+    },
   };
 
   const ort = {
     async init(ortModule, modelBytes, layers) {
-      const o = state.ort = ortModule;
+      const o = (state.ort = ortModule);
       o.env.wasm.numThreads = 1;
       o.env.wasm.proxy = false;
       o.env.logLevel = 'error';
       const t0 = now();
       state.session = await o.InferenceSession.create(modelBytes, {
-        executionProviders: ['wasm'], graphOptimizationLevel: 'all', intraOpNumThreads: 1, interOpNumThreads: 1,
-        executionMode: 'sequential', logSeverityLevel: 3,
+        executionProviders: ['wasm'],
+        graphOptimizationLevel: 'all',
+        intraOpNumThreads: 1,
+        interOpNumThreads: 1,
+        executionMode: 'sequential',
+        logSeverityLevel: 3,
       });
       state.layers = layers;
-      return { ms: now() - t0, version: o.env.versions && o.env.versions.web, threads: o.env.wasm.numThreads,
-        outputs: state.session.outputNames };
+      return {
+        ms: now() - t0,
+        version: o.env.versions && o.env.versions.web,
+        threads: o.env.wasm.numThreads,
+        outputs: state.session.outputNames,
+      };
     },
     async run(ids) {
       const o = state.ort;
-      const input = new o.Tensor('int64', BigInt64Array.from(ids, (i) => BigInt(i)), [1, ids.length]);
+      const input = new o.Tensor(
+        'int64',
+        BigInt64Array.from(ids, (i) => BigInt(i)),
+        [1, ids.length],
+      );
       const r = await state.session.run({ input_ids: input });
       const attentions = [];
       for (let l = 0; l < state.layers; l++) attentions.push(r[`attentions.${l}`].data);
       return { logits: [r.logits.data], hidden: [r.hidden.data], attentions };
     },
-    async dispose() { if (state.session) await state.session.release(); state.session = null; },
+    async dispose() {
+      if (state.session) await state.session.release();
+      state.session = null;
+    },
   };
 
   const contenders = { ours, ort };
@@ -130,7 +158,8 @@
     const t0 = now();
     const dst = new Uint8Array(file.size);
     const reader = file.stream().getReader({ mode: 'byob' });
-    let buffer = new ArrayBuffer(chunk), at = 0;
+    let buffer = new ArrayBuffer(chunk),
+      at = 0;
     for (;;) {
       const { done, value } = await reader.read(new Uint8Array(buffer));
       if (done) break;

@@ -40,7 +40,9 @@ async function setup(p, B, S, D, H, variant) {
       res.y.dispose && res.y.dispose();
       return y;
     },
-    async dispose() { await session.release(); },
+    async dispose() {
+      await session.release();
+    },
   };
 }
 

@@ -37,7 +37,10 @@ function mhaForward(x, p, B, S, D, H) {
           if (s > max) max = s;
         }
         let sum = 0;
-        for (let j = 0; j < S; j++) { scores[j] = Math.exp(scores[j] - max); sum += scores[j]; }
+        for (let j = 0; j < S; j++) {
+          scores[j] = Math.exp(scores[j] - max);
+          sum += scores[j];
+        }
         for (let j = 0; j < S; j++) scores[j] /= sum;
         for (let t = 0; t < dk; t++) {
           let acc = 0;

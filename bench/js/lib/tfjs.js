@@ -6,7 +6,8 @@
 const path = require('path');
 const { fusedQkv, transpose } = require('./onnx');
 
-let tf = null, simd = null;
+let tf = null,
+  simd = null;
 async function init() {
   if (tf) return tf;
   tf = require('@tensorflow/tfjs-core');
@@ -48,12 +49,12 @@ function setup(p, B, S, D, H, variant = 'perhead') {
   const bo = tf.tensor1d(p.bo);
   function batched(xt) {
     return tf.tidy(() => {
-      const qkv = tf.fused.matMul({ a: xt, b: Wqkv, bias: bqkv });           // [B*S,3D]
+      const qkv = tf.fused.matMul({ a: xt, b: Wqkv, bias: bqkv }); // [B*S,3D]
       const t = tf.transpose(tf.reshape(qkv, [B, S, 3, H, dk]), [2, 0, 3, 1, 4]); // [3,B,H,S,dk]
       const [q, k, v] = tf.unstack(tf.reshape(t, [3, B * H, S, dk]));
-      const scores = tf.matMul(q, k, false, true);                          // [B*H,S,S]
+      const scores = tf.matMul(q, k, false, true); // [B*H,S,S]
       const probs = tf.softmax(scores);
-      const ctx = tf.matMul(probs, v);                                      // [B*H,S,dk]
+      const ctx = tf.matMul(probs, v); // [B*H,S,dk]
       const merged = tf.reshape(tf.transpose(tf.reshape(ctx, [B, H, S, dk]), [0, 2, 1, 3]), [B * S, D]);
       return tf.fused.matMul({ a: merged, b: Wo, bias: bo });
     });
@@ -61,8 +62,8 @@ function setup(p, B, S, D, H, variant = 'perhead') {
   function perhead(xt) {
     return tf.tidy(() => {
       const qkv = tf.reshape(tf.fused.matMul({ a: xt, b: Wqkv, bias: bqkv }), [B, S, 3, H, dk]);
-      const [q, k, v] = tf.unstack(tf.transpose(qkv, [2, 0, 3, 1, 4]));   // each [B,H,S,dk]
-      const kt = tf.transpose(k, [0, 1, 3, 2]);                             // [B,H,dk,S]
+      const [q, k, v] = tf.unstack(tf.transpose(qkv, [2, 0, 3, 1, 4])); // each [B,H,S,dk]
+      const kt = tf.transpose(k, [0, 1, 3, 2]); // [B,H,dk,S]
       const qs = tf.unstack(tf.reshape(q, [B * H, S, dk]));
       const kts = tf.unstack(tf.reshape(kt, [B * H, dk, S]));
       const vs = tf.unstack(tf.reshape(v, [B * H, S, dk]));
@@ -73,7 +74,7 @@ function setup(p, B, S, D, H, variant = 'perhead') {
           const i = bb * H + h;
           heads.push(tf.matMul(tf.softmax(tf.matMul(qs[i], kts[i])), vs[i])); // [S,dk]
         }
-        rows.push(tf.concat(heads, 1));                                     // [S,D], heads merged
+        rows.push(tf.concat(heads, 1)); // [S,D], heads merged
       }
       const merged = B === 1 ? rows[0] : tf.concat(rows, 0);
       return tf.fused.matMul({ a: merged, b: Wo, bias: bo });
@@ -85,10 +86,16 @@ function setup(p, B, S, D, H, variant = 'perhead') {
       const xt = tf.tensor2d(x, [B * S, D]);
       const y = forward(xt);
       const out = y.dataSync();
-      xt.dispose(); y.dispose();
+      xt.dispose();
+      y.dispose();
       return out;
     },
-    dispose() { Wqkv.dispose(); bqkv.dispose(); Wo.dispose(); bo.dispose(); },
+    dispose() {
+      Wqkv.dispose();
+      bqkv.dispose();
+      Wo.dispose();
+      bo.dispose();
+    },
   };
 }
 
