@@ -163,6 +163,80 @@ function loadWeights(mha, gen, weights) {
   }
 }
 
+// torch.manual_seed(seed) has run (gen); mha = MultiHeadAttention(...), then mha.load_state_dict(spec.weights).
+function newModule(M, spec, gen) {
+  const mha = new M.MultiHeadAttention({
+    dModel: spec.dModel,
+    numHeads: spec.numHeads,
+    bias: spec.bias !== false,
+    dropout: spec.dropout,
+    generator: gen,
+  });
+  if (spec.weights) loadWeights(mha, gen, spec.weights);
+  return mha;
+}
+
+// The module for a text or tensor input, from the cache when the same one was made last (a stochastic module,
+// dropout in training, is made anew each time and not kept): {mha, gen, cached}.
+function moduleFor(M, spec, cache) {
+  const stochastic = spec.train && spec.dropout > 0;
+  const key = [spec.dModel, spec.numHeads, spec.seed, spec.bias !== false, spec.dropout, spec.weightsId || ''].join(
+    '/',
+  );
+  const hit = stochastic ? null : cache.get(key);
+  if (hit) return { mha: hit.mha, gen: hit.gen, cached: true };
+  cache.free();
+  const gen = new M.Generator(spec.seed);
+  const mha = newModule(M, spec, gen);
+  if (stochastic) return { mha: mha, gen: gen, cached: false };
+  cache.put(key, mha, gen);
+  return { mha: mha, gen: gen, cached: true };
+}
+
+// A random input (rand or randn [batch, seqLen, d_model]) drawn from the module's generator before or after the
+// module draws its weights (spec.order, as the lesson's snippet does): {mha, gen, x}, never cached.
+function moduleWithDrawnInput(M, spec) {
+  const inp = spec.input,
+    gen = new M.Generator(spec.seed);
+  const shape = [inp.batch, inp.seqLen, spec.dModel];
+  const draw = function () {
+    return inp.type === 'rand' ? gen.rand(shape) : gen.randn(shape);
+  };
+  let x;
+  if (spec.order === 'input-first') x = draw();
+  const mha = newModule(M, spec, gen);
+  if (spec.order !== 'input-first') x = draw();
+  return { mha: mha, gen: gen, x: x };
+}
+
+// mha(x, x, x) in train or eval mode, timed: the forward's record (t0: when the run began).
+function selfAttention(M, spec, mha, x, heads, t0) {
+  if (spec.train) mha.train();
+  else mha.eval();
+  // Both lesson mask styles (tril keep-mask, triu block-mask) mask exactly the later keys: the core's
+  // causal flag does the same without an S×S mask tensor. -inf and -1e9 give the same weights (a causal
+  // row always keeps its diagonal, and exp(-1e9 - max) is 0 in float32).
+  const options = spec.mask ? { causal: true, fill: fillValue(spec.mask.fill) } : {};
+  if (heads) options.heads = heads;
+  const t1 = now();
+  const r = mha.forward(x, x, x, options);
+  const t2 = now();
+  return {
+    weights: r.weights,
+    output: r.output,
+    trace: r.trace,
+    x: x,
+    B: x.shape[0],
+    H: spec.numHeads,
+    S: x.shape[1],
+    D: spec.dModel,
+    paramCount: mha.parameterCount(),
+    implementation: M.implementation,
+    ms: t2 - t1,
+    totalMs: t2 - t0,
+  };
+}
+
 // heads: [start, end) to compute only those heads' part (forward's options.heads; a worker pool's share).
 // cache: a ModuleCache (the default one when absent).
 export function runModule(M, spec, heads, cache) {
@@ -171,84 +245,21 @@ export function runModule(M, spec, heads, cache) {
     H = spec.numHeads;
   if (D % H !== 0) throw new Error(headsMessage(D, H));
   const t0 = now();
-  const stochastic = spec.train && spec.dropout > 0;
   const inp = spec.input;
-  let x,
-    mha,
-    gen,
-    cached = false;
-  const key = [D, H, spec.seed, spec.bias !== false, spec.dropout, spec.weightsId || ''].join('/');
+  let run;
   if (inp.type === 'text' || inp.type === 'tensor') {
     // torch.manual_seed(seed); mha = MultiHeadAttention(...); x = embeddings (own generators) or the given x
-    const hit = stochastic ? null : cache.get(key);
-    if (hit) {
-      mha = hit.mha;
-      gen = hit.gen;
-      cached = true;
-    } else {
-      cache.free();
-      gen = new M.Generator(spec.seed);
-      mha = new M.MultiHeadAttention({
-        dModel: D,
-        numHeads: H,
-        bias: spec.bias !== false,
-        dropout: spec.dropout,
-        generator: gen,
-      });
-      if (spec.weights) loadWeights(mha, gen, spec.weights);
-      if (!stochastic) {
-        cache.put(key, mha, gen);
-        cached = true;
-      }
-    }
-    x = inp.type === 'tensor' ? inp.x : embedTokens(M, inp.tokens, D, spec.seed, inp.pos);
+    run = moduleFor(M, spec, cache);
+    run.x = inp.type === 'tensor' ? inp.x : embedTokens(M, inp.tokens, D, spec.seed, inp.pos);
   } else {
-    gen = new M.Generator(spec.seed);
-    const shape = [inp.batch, inp.seqLen, D];
-    const draw = function () {
-      return inp.type === 'rand' ? gen.rand(shape) : gen.randn(shape);
-    };
-    if (spec.order === 'input-first') x = draw();
-    mha = new M.MultiHeadAttention({
-      dModel: D,
-      numHeads: H,
-      bias: spec.bias !== false,
-      dropout: spec.dropout,
-      generator: gen,
-    });
-    if (spec.weights) loadWeights(mha, gen, spec.weights);
-    if (spec.order !== 'input-first') x = draw();
+    run = moduleWithDrawnInput(M, spec);
   }
   try {
-    if (spec.train) mha.train();
-    else mha.eval();
-    const S = x.shape[1];
-    // Both lesson mask styles (tril keep-mask, triu block-mask) mask exactly the later keys: the core's
-    // causal flag does the same without an S×S mask tensor. -inf and -1e9 give the same weights (a causal
-    // row always keeps its diagonal, and exp(-1e9 - max) is 0 in float32).
-    const options = spec.mask ? { causal: true, fill: fillValue(spec.mask.fill) } : {};
-    if (heads) options.heads = heads;
-    const t1 = now();
-    const r = mha.forward(x, x, x, options);
-    const t2 = now();
-    return {
-      weights: r.weights,
-      output: r.output,
-      trace: r.trace,
-      x: x,
-      B: x.shape[0],
-      H: H,
-      S: S,
-      D: D,
-      paramCount: mha.parameterCount(),
-      implementation: M.implementation,
-      ms: t2 - t1,
-      totalMs: t2 - t0,
-    };
+    return selfAttention(M, spec, run.mha, run.x, heads, t0);
   } finally {
-    if (!cached) {
-      mha.delete();
-      gen.delete();
+    if (!run.cached) {
+      run.mha.delete();
+      run.gen.delete();
     }
   }
 }

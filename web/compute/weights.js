@@ -16,86 +16,107 @@ function listNames(names) {
   return names.length > 6 ? shown + ', … (' + names.length + ' tensors)' : shown || 'no tensors';
 }
 
-// Another module's layout as the lessons' names: {state: {W_q.weight: {shape, data}, …} with zero biases for a
-// module without any, from: how the file names them, sources: {W_q.weight: the Python expression of it in the
-// file's state_dict `state`}} — or null when the file has none of these layouts.
-function otherLayout(tensors, names) {
+// The tensor that starts another layout, the first by name: {name, prefix, kind} or null.
+function firstOtherLayout(names) {
   let found = null;
   names.forEach(function (n) {
     const m = /^(.*?)(in_proj_weight|q_proj_weight|q_proj\.weight)$/.exec(n);
     if (m && (!found || n < found.name)) found = { name: n, prefix: m[1], kind: m[2] };
   });
-  if (!found) return null;
-  const p = found.prefix,
-    py = function (n) {
+  return found;
+}
+
+// Rows [i·D, (i+1)·D) of a [3·D, …] tensor.
+function rowsOf(t, i, D) {
+  const cols = t.shape.length === 2 ? t.shape[1] : 1;
+  return { shape: t.shape.length === 2 ? [D, cols] : [D], data: t.data.slice(i * D * cols, (i + 1) * D * cols) };
+}
+
+// The file's tensors under the layout's prefix: get(n) (or undefined), need(n) (or throws), py(n): the Python
+// expression of it in the file's state_dict `state`.
+function layoutReader(tensors, found) {
+  const p = found.prefix;
+  return {
+    get: function (n) {
+      return tensors[p + n];
+    },
+    need: function (n) {
+      if (!tensors[p + n])
+        throw new Error(
+          'it has ' +
+            found.name +
+            ' but no ' +
+            p +
+            n +
+            ': an attention module has four projections (Q, K, V and the output).',
+        );
+      return tensors[p + n];
+    },
+    py: function (n) {
       return 'state["' + p + n + '"]';
     },
-    state = {},
-    sources = {};
-  const need = function (n) {
-    if (!tensors[p + n])
-      throw new Error(
-        'it has ' +
-          found.name +
-          ' but no ' +
-          p +
-          n +
-          ': an attention module has four projections (Q, K, V and the output).',
-      );
-    return tensors[p + n];
   };
-  const slice = function (t, i, D) {
-    // rows [i·D, (i+1)·D) of a [3·D, …] tensor
-    const cols = t.shape.length === 2 ? t.shape[1] : 1;
-    return { shape: t.shape.length === 2 ? [D, cols] : [D], data: t.data.slice(i * D * cols, (i + 1) * D * cols) };
-  };
-  const outName = tensors[p + 'o_proj.weight'] ? 'o_proj' : 'out_proj';
-  let weights, biases, from;
-  if (found.kind === 'in_proj_weight') {
-    const w = tensors[found.name];
-    if (w.shape.length !== 2 || w.shape[0] !== 3 * w.shape[1]) {
-      throw new Error(
-        found.name +
-          ' has shape [' +
-          w.shape.join(', ') +
-          ']; nn.MultiheadAttention packs Q, K and V as [3·d_model, d_model].',
-      );
-    }
-    const D = w.shape[1],
-      b = tensors[p + 'in_proj_bias'];
-    if (b && (b.shape.length !== 1 || b.shape[0] !== 3 * D))
-      throw new Error(p + 'in_proj_bias has shape [' + b.shape.join(', ') + ']; it should be [' + 3 * D + '].');
-    weights = [0, 1, 2].map(function (i) {
-      return { t: slice(w, i, D), py: py('in_proj_weight') + '[' + i * D + ':' + (i + 1) * D + ']' };
-    });
-    biases = [0, 1, 2].map(function (i) {
-      return b ? { t: slice(b, i, D), py: py('in_proj_bias') + '[' + i * D + ':' + (i + 1) * D + ']' } : null;
-    });
-    from = "nn.MultiheadAttention's in_proj_weight" + (b ? ' and in_proj_bias' : '') + ' and out_proj';
-  } else {
-    const dotted = found.kind === 'q_proj.weight',
-      wName = function (x) {
-        return x + (dotted ? '_proj.weight' : '_proj_weight');
-      };
-    weights = ['q', 'k', 'v'].map(function (x) {
-      return { t: need(wName(x)), py: py(wName(x)) };
-    });
-    biases = ['q', 'k', 'v'].map(function (x) {
-      const n = dotted ? x + '_proj.bias' : 'in_proj_bias';
-      const i = 'qkv'.indexOf(x),
-        t = tensors[p + n];
-      if (!t) return null;
-      if (dotted) return { t: t, py: py(n) };
-      const D = weights[0].t.shape[0];
-      return { t: slice(t, i, D), py: py(n) + '[' + i * D + ':' + (i + 1) * D + ']' };
-    });
-    from = dotted
-      ? 'q_proj, k_proj, v_proj and ' + outName
-      : "nn.MultiheadAttention's q_proj_weight, k_proj_weight, v_proj_weight and out_proj";
+}
+
+// nn.MultiheadAttention's in_proj_weight [3·D, D] (and in_proj_bias [3·D]) cut into Q, K and V:
+// {weights: [{t, py}] × 3, biases: [{t, py} or null] × 3, from}.
+function packedQKV(file, found) {
+  const w = file.get('in_proj_weight');
+  if (w.shape.length !== 2 || w.shape[0] !== 3 * w.shape[1]) {
+    throw new Error(
+      found.name +
+        ' has shape [' +
+        w.shape.join(', ') +
+        ']; nn.MultiheadAttention packs Q, K and V as [3·d_model, d_model].',
+    );
   }
-  weights.push({ t: need(outName + '.weight'), py: py(outName + '.weight') });
-  const ob = tensors[p + outName + '.bias'];
-  biases.push(ob ? { t: ob, py: py(outName + '.bias') } : null);
+  const D = w.shape[1],
+    b = file.get('in_proj_bias');
+  if (b && (b.shape.length !== 1 || b.shape[0] !== 3 * D))
+    throw new Error(
+      found.prefix + 'in_proj_bias has shape [' + b.shape.join(', ') + ']; it should be [' + 3 * D + '].',
+    );
+  const rows = function (i) {
+    return '[' + i * D + ':' + (i + 1) * D + ']';
+  };
+  return {
+    weights: [0, 1, 2].map(function (i) {
+      return { t: rowsOf(w, i, D), py: file.py('in_proj_weight') + rows(i) };
+    }),
+    biases: [0, 1, 2].map(function (i) {
+      return b ? { t: rowsOf(b, i, D), py: file.py('in_proj_bias') + rows(i) } : null;
+    }),
+    from: "nn.MultiheadAttention's in_proj_weight" + (b ? ' and in_proj_bias' : '') + ' and out_proj',
+  };
+}
+
+// Separate q/k/v weights: q_proj.weight, … (linears) or q_proj_weight, … (nn.MultiheadAttention with kdim/vdim,
+// whose biases stay packed in in_proj_bias): {weights, biases, from} as packedQKV's.
+function separateQKV(file, found, outName) {
+  const dotted = found.kind === 'q_proj.weight',
+    wName = function (x) {
+      return x + (dotted ? '_proj.weight' : '_proj_weight');
+    };
+  const weights = ['q', 'k', 'v'].map(function (x) {
+    return { t: file.need(wName(x)), py: file.py(wName(x)) };
+  });
+  const biases = ['q', 'k', 'v'].map(function (x) {
+    const n = dotted ? x + '_proj.bias' : 'in_proj_bias';
+    const i = 'qkv'.indexOf(x),
+      t = file.get(n);
+    if (!t) return null;
+    if (dotted) return { t: t, py: file.py(n) };
+    const D = weights[0].t.shape[0];
+    return { t: rowsOf(t, i, D), py: file.py(n) + '[' + i * D + ':' + (i + 1) * D + ']' };
+  });
+  const from = dotted
+    ? 'q_proj, k_proj, v_proj and ' + outName
+    : "nn.MultiheadAttention's q_proj_weight, k_proj_weight, v_proj_weight and out_proj";
+  return { weights: weights, biases: biases, from: from };
+}
+
+// Biases on all four projections or on none; the number present.
+function countBiases(biases) {
   const present = biases.filter(Boolean).length;
   if (present && present < 4) {
     const missing = LINEARS.filter(function (_, i) {
@@ -107,6 +128,24 @@ function otherLayout(tensors, names) {
         ': a module has biases on all four (bias=True) or none (bias=False).',
     );
   }
+  return present;
+}
+
+// Another module's layout as the lessons' names: {state: {W_q.weight: {shape, data}, …} with zero biases for a
+// module without any, from: how the file names them, sources: {W_q.weight: the Python expression of it in the
+// file's state_dict `state`}} — or null when the file has none of these layouts.
+function otherLayout(tensors, names) {
+  const found = firstOtherLayout(names);
+  if (!found) return null;
+  const file = layoutReader(tensors, found);
+  const outName = file.get('o_proj.weight') ? 'o_proj' : 'out_proj';
+  const qkv = found.kind === 'in_proj_weight' ? packedQKV(file, found) : separateQKV(file, found, outName);
+  const weights = qkv.weights.concat([{ t: file.need(outName + '.weight'), py: file.py(outName + '.weight') }]);
+  const ob = file.get(outName + '.bias');
+  const biases = qkv.biases.concat([ob ? { t: ob, py: file.py(outName + '.bias') } : null]);
+  const present = countBiases(biases);
+  const state = {},
+    sources = {};
   LINEARS.forEach(function (n, i) {
     const D = weights[i].t.shape[0];
     state[n + '.weight'] = weights[i].t;
@@ -114,69 +153,62 @@ function otherLayout(tensors, names) {
     state[n + '.bias'] = biases[i] ? biases[i].t : { shape: [D], data: new Float32Array(D) };
     sources[n + '.bias'] = biases[i] ? biases[i].py : 'torch.zeros(' + D + ')';
   });
-  return { state: state, sources: sources, from: from + (present ? '' : ', without biases (zeros)') };
+  return { state: state, sources: sources, from: qkv.from + (present ? '' : ', without biases (zeros)') };
 }
 
-// tensors: {name: {shape, data}} as the core's loadSafetensors gives; layer: the lab layer wanted (if any).
-// → {state: {W_q.weight, …}, dModel, kind: 'module' | 'model', layer, layers, sources, from}, or throws an Error
-// whose message completes "Could not load <file>: …". sources/from: set when the file used another layout.
-export function attentionWeights(tensors, layer, maxDModel) {
-  const names = Object.keys(tensors);
-  // the lab's layers as its state_dict names them: layers.<l>, l written as PyTorch writes it (no leading 0)
+// The lab's layers as its state_dict names them: layers.<l>, l written as PyTorch writes it (no leading 0); sorted.
+function labLayers(names) {
   const layers = [];
   names.forEach(function (n) {
     const m = /^layers\.(0|[1-9]\d{0,5})\.W_q\.weight$/.exec(n);
     if (m) layers.push(Number(m[1]));
   });
-  layers.sort(function (a, b) {
+  return layers.sort(function (a, b) {
     return a - b;
   });
-  let prefix = '',
-    kind = 'module',
-    other = null;
-  if (!tensors['W_q.weight']) {
-    other = layers.length ? null : otherLayout(tensors, names);
-    if (!layers.length && !other) {
-      throw new Error(
-        "it holds no attention weights. The page loads the lessons' MultiHeadAttention (W_q.weight, W_q.bias, …, " +
-          "W_o.bias), the training lab's model (layers.0.W_q.weight, …), nn.MultiheadAttention (in_proj_weight, out_proj.weight, …) " +
-          'or q_proj/k_proj/v_proj/o_proj; this file has ' +
-          listNames(names) +
-          '.',
-      );
-    }
-    if (!other) {
-      kind = 'model';
-      if (layers.indexOf(layer) < 0) {
-        if (layer !== 0) throw new Error('it has no layer ' + layer + ': its layers are ' + layers.join(', ') + '.');
-        layer = layers[0];
-      }
-      prefix = 'layers.' + layer + '.';
-    }
+}
+
+// Which layout a file without the lessons' top-level names has: {kind: 'model', layer, prefix} for the lab's model
+// (the layer asked for, or its first when 0 was asked), {kind: 'module', other} for another module's, or throws.
+function fileLayout(tensors, names, layers, layer) {
+  const other = layers.length ? null : otherLayout(tensors, names);
+  if (other) return { kind: 'module', prefix: '', layer: layer, other: other };
+  if (!layers.length) {
+    throw new Error(
+      "it holds no attention weights. The page loads the lessons' MultiHeadAttention (W_q.weight, W_q.bias, …, " +
+        "W_o.bias), the training lab's model (layers.0.W_q.weight, …), nn.MultiheadAttention (in_proj_weight, out_proj.weight, …) " +
+        'or q_proj/k_proj/v_proj/o_proj; this file has ' +
+        listNames(names) +
+        '.',
+    );
   }
-  let source = other ? other.state : tensors;
-  if (
-    !other &&
-    !LINEARS.some(function (n) {
-      return source[prefix + n + '.bias'];
-    })
-  ) {
-    // bias=False: zeros
-    const bare = {};
-    names.forEach(function (n) {
-      bare[n] = tensors[n];
-    });
-    LINEARS.forEach(function (n) {
-      const w = bare[prefix + n + '.weight'];
-      if (w) bare[prefix + n + '.bias'] = { shape: [w.shape[0]], data: new Float32Array(w.shape[0]) };
-    });
-    source = bare;
-    other = { sources: {}, from: 'a module without biases (zeros)' };
-    LINEARS.forEach(function (n) {
-      other.sources[n + '.weight'] = 'state["' + prefix + n + '.weight"]';
-      other.sources[n + '.bias'] = 'torch.zeros(' + (bare[prefix + n + '.weight'] || { shape: [0] }).shape[0] + ')';
-    });
+  if (layers.indexOf(layer) < 0) {
+    if (layer !== 0) throw new Error('it has no layer ' + layer + ': its layers are ' + layers.join(', ') + '.');
+    layer = layers[0];
   }
+  return { kind: 'model', prefix: 'layers.' + layer + '.', layer: layer, other: null };
+}
+
+// A file without any of the four biases (bias=False) with zero biases added: {source, other: {sources, from}}.
+function withZeroBiases(tensors, names, prefix) {
+  const bare = {};
+  names.forEach(function (n) {
+    bare[n] = tensors[n];
+  });
+  LINEARS.forEach(function (n) {
+    const w = bare[prefix + n + '.weight'];
+    if (w) bare[prefix + n + '.bias'] = { shape: [w.shape[0]], data: new Float32Array(w.shape[0]) };
+  });
+  const other = { sources: {}, from: 'a module without biases (zeros)' };
+  LINEARS.forEach(function (n) {
+    other.sources[n + '.weight'] = 'state["' + prefix + n + '.weight"]';
+    other.sources[n + '.bias'] = 'torch.zeros(' + (bare[prefix + n + '.weight'] || { shape: [0] }).shape[0] + ')';
+  });
+  return { source: bare, other: other };
+}
+
+// The module's eight tensors from source (names under prefix), checked: {state, dModel}.
+function moduleState(source, prefix, other, maxDModel) {
   const q = source[prefix + 'W_q.weight'];
   if (q.shape.length !== 2 || q.shape[0] !== q.shape[1]) {
     throw new Error(
@@ -202,11 +234,34 @@ export function attentionWeights(tensors, layer, maxDModel) {
     }
     state[k] = source[prefix + k];
   });
+  return { state: state, dModel: D };
+}
+
+// tensors: {name: {shape, data}} as the core's loadSafetensors gives; layer: the lab layer wanted (if any).
+// → {state: {W_q.weight, …}, dModel, kind: 'module' | 'model', layer, layers, sources, from}, or throws an Error
+// whose message completes "Could not load <file>: …". sources/from: set when the file used another layout.
+export function attentionWeights(tensors, layer, maxDModel) {
+  const names = Object.keys(tensors);
+  const layers = labLayers(names);
+  const layout = tensors['W_q.weight']
+    ? { kind: 'module', prefix: '', layer: layer, other: null }
+    : fileLayout(tensors, names, layers, layer);
+  let source = layout.other ? layout.other.state : tensors,
+    other = layout.other;
+  const hasBias = function (n) {
+    return source[layout.prefix + n + '.bias'];
+  };
+  if (!other && !LINEARS.some(hasBias)) {
+    const zeros = withZeroBiases(tensors, names, layout.prefix);
+    source = zeros.source;
+    other = zeros.other;
+  }
+  const module = moduleState(source, layout.prefix, other, maxDModel);
   return {
-    state: state,
-    dModel: D,
-    kind: kind,
-    layer: kind === 'model' ? layer : null,
+    state: module.state,
+    dModel: module.dModel,
+    kind: layout.kind,
+    layer: layout.kind === 'model' ? layout.layer : null,
     layers: layers,
     sources: other ? other.sources : null,
     from: other ? other.from : null,
