@@ -9,92 +9,76 @@ import { colorOf, rangeOf, legendStops, fmtMax } from './colors.js';
 const legendHi = (info) => (info.norm === 'max' ? "each heatmap's max" : fmtMax(info.vmax));
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => '&#' + c.charCodeAt(0) + ';');
 
-// mats: [{S, T?, data}] of one size; labels: the keys'; names: one title per matrix → the SVG's text.
-export function exportSVG(mats, labels, names, info) {
+// The SVG's grid: up to four panels a row, each its labels (at 32 tokens or fewer), its cells and a title.
+function svgGrid(mats) {
   const S = mats[0].S,
     T = mats[0].T || S,
-    N = Math.max(S, T),
-    rowLabels = info.rowLabels || labels;
+    N = Math.max(S, T);
   const cell = N <= 32 ? 16 : N <= 128 ? 4 : 1,
     lab = N <= 32 ? 70 : 0;
   const cols = Math.min(4, mats.length),
     rows = Math.ceil(mats.length / cols);
   const pw = lab + S * cell + 20,
-    ph = lab + T * cell + 40,
-    top = 56;
-  const W = Math.max(cols * pw, 420);
-  const out = [
-    '<svg xmlns="http://www.w3.org/2000/svg" width="' +
-      W +
-      '" height="' +
-      (top + rows * ph) +
-      '" font-family="sans-serif" font-size="10"><rect width="100%" height="100%" fill="#fff"/>',
-  ];
-  out.push('<text x="8" y="18" font-size="12">' + esc(info.caption) + '</text>');
-  out.push(
-    '<defs><linearGradient id="legend">' +
-      legendStops(info.scale)
-        .map((c, i) => '<stop offset="' + i / 8 + '" stop-color="' + c + '"/>')
-        .join('') +
-      '</linearGradient></defs>',
-  );
-  out.push(
+    ph = lab + T * cell + 40;
+  return { S, T, cell, lab, cols, rows, pw, ph, top: 56, W: Math.max(cols * pw, 420) };
+}
+
+// The document's start: its size and background, the caption and the colour legend with its numbers.
+function svgHeader(grid, info) {
+  const stops = legendStops(info.scale)
+    .map((c, i) => `<stop offset="${i / 8}" stop-color="${c}"/>`)
+    .join('');
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${grid.W}" height="${grid.top + grid.rows * grid.ph}" ` +
+      'font-family="sans-serif" font-size="10"><rect width="100%" height="100%" fill="#fff"/>',
+    `<text x="8" y="18" font-size="12">${esc(info.caption)}</text>`,
+    `<defs><linearGradient id="legend">${stops}</linearGradient></defs>`,
     '<text x="8" y="42">0</text><rect x="20" y="32" width="140" height="12" fill="url(#legend)" stroke="#999"/>' +
-      '<text x="166" y="42">' +
-      esc(legendHi(info)) +
-      '</text>',
-  );
-  mats.forEach((m, h) => {
-    const ox = (h % cols) * pw + lab,
-      oy = top + Math.floor(h / cols) * ph + lab + 20;
-    const vmax = info.norm === 'shared' ? info.vmax : rangeOf(m.data, info.norm);
-    out.push(
-      '<text x="' + ox + '" y="' + (oy - lab - 4) + '" font-size="13" font-weight="bold">' + esc(names[h]) + '</text>',
-    );
-    for (let i = 0; i < T; i++)
-      for (let j = 0; j < S; j++) {
-        out.push(
-          '<rect x="' +
-            (ox + j * cell) +
-            '" y="' +
-            (oy + i * cell) +
-            '" width="' +
-            cell +
-            '" height="' +
-            cell +
-            '" fill="' +
-            colorOf(info.scale, m.data[i * S + j] / vmax) +
-            '"><title>' +
-            esc(rowLabels[i]) +
-            ' → ' +
-            esc(labels[j]) +
-            ': ' +
-            m.data[i * S + j].toFixed(4) +
-            '</title></rect>',
-        );
-      }
-    if (lab) {
-      for (let i = 0; i < T; i++)
-        out.push(
-          '<text x="' +
-            (ox - 4) +
-            '" y="' +
-            (oy + (i + 0.7) * cell) +
-            '" text-anchor="end">' +
-            esc(shortLabel(rowLabels[i], 10)) +
-            '</text>',
-        );
-      for (let j = 0; j < S; j++)
-        out.push(
-          '<text transform="translate(' +
-            (ox + (j + 0.6) * cell) +
-            ',' +
-            (oy - 4) +
-            ') rotate(-45)">' +
-            esc(shortLabel(labels[j], 10)) +
-            '</text>',
-        );
+      `<text x="166" y="42">${esc(legendHi(info))}</text>`,
+  ];
+}
+
+// One matrix's cells at (ox, oy), each with its value as a tooltip.
+function svgCells(out, m, ox, oy, grid, labels, info) {
+  const { S, T, cell } = grid,
+    rowLabels = info.rowLabels || labels;
+  const vmax = info.norm === 'shared' ? info.vmax : rangeOf(m.data, info.norm);
+  for (let i = 0; i < T; i++)
+    for (let j = 0; j < S; j++) {
+      const w = m.data[i * S + j];
+      out.push(
+        `<rect x="${ox + j * cell}" y="${oy + i * cell}" width="${cell}" height="${cell}" ` +
+          `fill="${colorOf(info.scale, w / vmax)}"><title>${esc(rowLabels[i])} → ${esc(labels[j])}: ` +
+          `${w.toFixed(4)}</title></rect>`,
+      );
     }
+}
+
+// The token labels beside a panel at (ox, oy): the queries' down its left, the keys' slanted along its top.
+function svgTokenLabels(out, ox, oy, grid, labels, info) {
+  const { S, T, cell } = grid,
+    rowLabels = info.rowLabels || labels;
+  for (let i = 0; i < T; i++)
+    out.push(
+      `<text x="${ox - 4}" y="${oy + (i + 0.7) * cell}" text-anchor="end">${esc(shortLabel(rowLabels[i], 10))}</text>`,
+    );
+  for (let j = 0; j < S; j++)
+    out.push(
+      `<text transform="translate(${ox + (j + 0.6) * cell},${oy - 4}) rotate(-45)">` +
+        `${esc(shortLabel(labels[j], 10))}</text>`,
+    );
+}
+
+// mats: [{S, T?, data}] of one size; labels: the keys'; names: one title per matrix → the SVG's text.
+export function exportSVG(mats, labels, names, info) {
+  const grid = svgGrid(mats),
+    out = svgHeader(grid, info);
+  mats.forEach((m, h) => {
+    const ox = (h % grid.cols) * grid.pw + grid.lab,
+      oy = grid.top + Math.floor(h / grid.cols) * grid.ph + grid.lab + 20;
+    out.push(`<text x="${ox}" y="${oy - grid.lab - 4}" font-size="13" font-weight="bold">${esc(names[h])}</text>`);
+    svgCells(out, m, ox, oy, grid, labels, info);
+    if (grid.lab) svgTokenLabels(out, ox, oy, grid, labels, info);
   });
   out.push('</svg>');
   return out.join('');
