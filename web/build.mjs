@@ -20,14 +20,56 @@ const out = resolve(outIdx >= 0 ? args[outIdx + 1] : join(here, '..', 'dist'));
 
 // dist/ name → its source in web/ (copied as it is).
 const FILES = {
-  'index.html': 'index.html',
   'style.css': 'style.css',
   'element-demo.html': 'element-demo.html',
-  'lab.html': 'lab.html',
   'lab.css': 'lab/lab.css',
-  'models.html': 'models.html',
   'models.css': 'models/models.css',
 };
+// The three pages, each web/page.html filled in: its title and description, its stylesheets, its script (a bundle
+// below), its one-file twin (named by the note shown when the script is missing) and what <noscript> says.
+const PAGES = {
+  'index.html': {
+    title: 'MHA Explorer — multi-head attention, live',
+    description:
+      "Every head's attention and the shape trace of multi-head attention, computed in your browser with the same numbers as PyTorch.",
+    styles: ['style.css'],
+    script: 'app.js',
+    oneFile: 'mha-explorer.html',
+    needs: 'MHA Explorer needs JavaScript and WebAssembly.',
+  },
+  'lab.html': {
+    title: 'MHA Explorer — training lab: watch attention heads learn their roles',
+    description:
+      'Train a tiny attention model in your browser, watch its heads specialize, and take the same run into PyTorch.',
+    styles: ['style.css', 'lab.css'],
+    script: 'lab.js',
+    oneFile: 'mha-explorer-lab.html',
+    needs: 'The training lab needs JavaScript, WebAssembly and Web Workers.',
+  },
+  'models.html': {
+    title: 'MHA Explorer — real models: every head of every layer',
+    description:
+      'Drop a GPT-2, BERT, DistilBERT or Llama-style model folder and see every head of every layer, what each head does, and what the model predicts without it, computed in your browser.',
+    styles: ['style.css', 'models.css'],
+    script: 'models.js',
+    oneFile: 'mha-explorer-models.html',
+    needs: 'The model page needs JavaScript and WebAssembly.',
+  },
+};
+const PAGE_TEMPLATE = readFileSync(join(here, 'page.html'), 'utf8');
+const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => '&#' + c.charCodeAt(0) + ';');
+// The page named in dist/ as HTML: web/page.html with every {{field}} filled from PAGES.
+function pageHtml(name) {
+  const page = PAGES[name];
+  const fields = {
+    ...page,
+    stylesheets: page.styles.map((f) => `<link rel="stylesheet" href="${f}">`).join('\n'),
+  };
+  return PAGE_TEMPLATE.replace(/\{\{(\w+)\}\}/g, (_, field) => {
+    if (typeof fields[field] !== 'string') throw new Error(`web/page.html: ${name} has no {{${field}}}`);
+    return field === 'stylesheets' ? fields[field] : escapeHtml(fields[field]);
+  });
+}
 // ES-module entries (dist/ name → source in web/), each bundled with its imports into a classic script; trainer.js
 // alone also sets window.MhaTrainer (for scripts and tests that drive the training worker without the lab).
 const BUNDLES = {
@@ -47,6 +89,7 @@ const LOADER = { '.py': 'text', '.html': 'text', '.css': 'text' };
 
 mkdirSync(out, { recursive: true });
 for (const [name, source] of Object.entries(FILES)) copyFileSync(join(here, source), join(out, name));
+for (const name of Object.keys(PAGES)) writeFileSync(join(out, name), pageHtml(name));
 const minified = (entry, format = 'iife', define = {}) =>
   buildSync({
     entryPoints: [join(here, entry)],
@@ -158,13 +201,13 @@ function inlineCores() {
   return data;
 }
 
-// The one-file document: web/index.html with both stylesheets inline, the course entry (the page and the lab,
+// The one-file document: the page (index.html) with both stylesheets inline, the course entry (the page and the lab,
 // web/entries/course.js) and MHA_INLINE; name: its file name; start: the view it shows when its address has no query.
 function writeOneFile(name, start, coreData, trainer) {
   const data = { files: { page: name, lab: name }, start, cores: coreData, workers: { trainer } };
   const styles = ['style.css', 'lab.css'];
   const css = styles.map((f) => readFileSync(join(here, FILES[f]), 'utf8')).join('\n');
-  let page = readFileSync(join(here, 'index.html'), 'utf8');
+  let page = pageHtml('index.html');
   const replaceOnce = (from, to) => {
     if (page.indexOf(from) < 0) throw new Error(`index.html: no ${from}`);
     page = page.replace(from, () => to);
@@ -175,14 +218,10 @@ function writeOneFile(name, start, coreData, trainer) {
     `<script>window.MHA_INLINE = ${inlineSafe(JSON.stringify(data))};</script>\n` +
       `<script>${inlineSafe(minified('entries/course.js', 'iife', pageDefine))}</script>`,
   );
-  // everything is inline here, so no script can be missing: no note for that (web/index.html's boot-note)
+  // everything is inline here, so no script can be missing: no note for that (web/page.html's boot-note)
   page = page.replace(/<style>\/\* the note below[^]*?<\/style>\n/, '').replace(/<p id="boot-note"[^]*?<\/p>\n/, '');
   if (/id="boot-note"|mha-boot/.test(page)) throw new Error('index.html: the boot note was not removed');
-  if (start === 'lab')
-    page = page.replace(
-      /<title>[^<]*<\/title>/,
-      '<title>MHA Explorer — training lab: watch attention heads learn their roles</title>',
-    );
+  if (start === 'lab') page = page.replace(/<title>[^<]*<\/title>/, () => `<title>${PAGES['lab.html'].title}</title>`);
   page = page.replace(
     '<!doctype html>\n',
     '<!doctype html>\n<!-- MHA Explorer as one file, the page and the training lab (web/build.mjs): ' +
@@ -200,13 +239,13 @@ if (cores.length) {
   oneFiles.push(writeOneFile(ONE_FILE.page, 'page', coreData, trainer));
   oneFiles.push(writeOneFile(ONE_FILE.lab, 'lab', coreData, trainer));
 }
-// The model page as one file, holding no weights (the student drops a model folder on it): web/models.html with its
+// The model page as one file, holding no weights (the student drops a model folder on it): models.html with its
 // styles, its script and the core builds inline, its links to the page and the lab naming their one-file pages.
 if (cores.length) oneFiles.push(writeModelsOneFile('mha-explorer-models.html', inlineCores()));
 function writeModelsOneFile(name, coreData) {
   const data = { files: { page: ONE_FILE.page, lab: ONE_FILE.lab }, cores: coreData, workers: {} };
   const css = ['style.css', 'models.css'].map((f) => readFileSync(join(here, FILES[f]), 'utf8')).join('\n');
-  const page = readFileSync(join(here, 'models.html'), 'utf8')
+  const page = pageHtml('models.html')
     .replace(
       '<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="models.css">\n',
       () => `<style>\n${css}</style>\n`,
@@ -280,7 +319,7 @@ writeFileSync(
   JSON.stringify({ default: DEFAULT_SCALE, scales: SCALES }, null, 1) + '\n',
 );
 console.log(
-  `web/build.mjs: ${Object.keys(FILES).length} files, ${Object.keys(BUNDLES).length} bundles and mha-explorer-view.js -> ${out}` +
+  `web/build.mjs: ${Object.keys(FILES).length + Object.keys(PAGES).length} files, ${Object.keys(BUNDLES).length} bundles and mha-explorer-view.js -> ${out}` +
     (cores.length
       ? ` (core: ${cores.join(', ')}; one-file pages: ${oneFiles.join(', ')})`
       : ' (warning: no mha.js yet; run scripts/build)'),

@@ -1,7 +1,7 @@
-// MHA Explorer — the lab page's entry (web/lab.html → dist/lab.js, a classic script bundled by web/build.mjs, so the
-// page also works from file://): the lab component (web/lab/) filling <body>, owning the page (its URL, file
-// drops anywhere, its height in a frame, the theme on <html>), with the ids the tests and links know (no prefix),
-// and its API as window.mhaExplorer.
+// MHA Explorer — the lab page's entry (dist/lab.html → dist/lab.js, a classic script bundled by web/build.mjs, so the
+// page also works from file://): the lab component (web/lab/) filling <body>, owning the page (its URL, file drops
+// anywhere, its height in a frame, the theme on <html>), with the ids the tests and links know (no prefix), and its API
+// as window.mhaExplorer.
 import { createLab } from '../lab/controller.js';
 import { pageQuery, followPageLinksInElement, followHeight } from '../chrome/frame.js';
 import { guardNewWindows } from '../chrome/sandbox.js';

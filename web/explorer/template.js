@@ -1,5 +1,5 @@
-// MHA Explorer — the markup of one explorer (what web/index.html's body was): scope.js gives its ids the instance's
-// prefix and inserts it into the explorer's root. The links to the other page get their file names from
+// MHA Explorer — the markup of one explorer (the body of the page, dist/index.html): scope.js gives its ids the
+// instance's prefix and inserts it into the explorer's root. The links to the other page get their file names from
 // compute/source.js's FILES at mount (the one-file pages name each other).
 export const TEMPLATE = `
 <a class="skip" href="#heads-title">Skip to the heatmaps</a>
