@@ -20,6 +20,17 @@ function literals(path, name) {
   return [...m[1].matchAll(/'([^']*)'/g)].map((x) => x[1]);
 }
 const sorted = (a) => [...a].sort();
+// The backticked names in the row of a Markdown table whose first cell is `first` and whose second starts with
+// `begins` (docs/page.md's `scale` row; its lab's `preset` row, the one whose values begin with train-).
+function docRow(path, first, begins = '') {
+  const row = read(path)
+    .split('\n')
+    .find((line) => line.startsWith('| `' + first + '` | ' + begins));
+  assert.ok(row, `${path} has a row for ${first}`);
+  return [...row.split('|')[2].matchAll(/`([^`]*)`/g)].map((x) => x[1]);
+}
+// The names a Markdown table lists in its first cell, each backticked (docs/training.md's tasks).
+const docFirstCells = (path) => [...read(path).matchAll(/^\| `([^`|]+)` \|/gm)].map((x) => x[1]);
 
 const core = {}; // Emscripten's module object: protocol() is the binding's own
 const M = await createRequire(import.meta.url)(join(repo, 'dist', 'mha.js'))(core);
@@ -48,6 +59,11 @@ test("mask modes: the core's protocol() names them; the types and api.js's messa
     },
   );
   g.delete();
+  const docs = read('docs/js-api.md')
+    .split('\n')
+    .find((line) => line.includes('maskMode:'));
+  for (const m of protocol.maskModes)
+    assert.ok(docs && docs.includes(`'${m}'`), `docs/js-api.md: the maskMode row must name '${m}'`);
 });
 
 test('mask modes: the JS reference test and the PyTorch fixtures cover every mode', () => {
@@ -102,6 +118,14 @@ test("tasks: the core's task table; the types and the lab's property list follow
     M.tasks,
     'web/state/lab.js: labProps takes the task names',
   );
+  const documented = docFirstCells('docs/training.md');
+  for (const task of M.tasks)
+    assert.ok(documented.includes(task), `docs/training.md: the task table needs a row for ${task}`);
+  assert.deepEqual(
+    sorted(docRow('docs/page.md', 'preset', '`train-')),
+    sorted(M.tasks.map((t) => 'train-' + t)),
+    "docs/page.md: the lab's preset row lists train-<task> for every task",
+  );
   for (const t of M.taskTable) assert.equal(typeof t.byContent, 'boolean', `${t.name}: byContent`);
   assert.deepEqual(
     M.taskTable.filter((t) => t.byContent).map((t) => t.name),
@@ -128,6 +152,14 @@ test("colour scales: web/state/scales.js; the view's types and the Python packag
     /#[0-9a-f]{6}/i,
     'python/mha_explorer/_png.py: read the colours from static/scales.json (web/build.mjs writes it), not a copy',
   );
+  assert.deepEqual(
+    sorted(docRow('docs/page.md', 'scale')),
+    sorted(SCALE_NAMES),
+    "docs/page.md: the scale row's values are the scales of web/state/scales.js",
+  );
+  const view = read('docs/attention-view.md');
+  for (const name of SCALE_NAMES)
+    assert.ok(view.includes(`'${name}'`), `docs/attention-view.md: the view's scale option names '${name}'`);
 });
 
 test("the lab's paces: a few steps per second, then steps per frame; the default one a student can follow", () => {
