@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
 #include "mha/mha.hpp"
 
@@ -96,6 +97,18 @@ void check_against_torch(const Fixture& f, const std::string& name, const Tensor
   REQUIRE(us.worst_ratio <= 1.0);
 }
 
+// The fixtures' mask mode (tests/torch/make_fixtures.py's MODES) as the core's MaskMode; a mode added there and not
+// here fails by name rather than running as another mode.
+MaskMode mask_mode_named(const std::string& name) {
+  const std::map<std::string, MaskMode> modes = {
+      {"keep", MaskMode::Keep}, {"block", MaskMode::Block}, {"bool", MaskMode::Bool}, {"additive", MaskMode::Additive}};
+  const auto it = modes.find(name);
+  if (it == modes.end())
+    throw std::runtime_error("tests/native/test_oracle.cpp: mask_mode_named has no MaskMode for the fixtures' mode '" +
+                             name + "'");
+  return it->second;
+}
+
 // "<path>/mha_NNN.safetensors" for every CPU path and case that make_fixtures.py lists in paths.txt.
 std::vector<std::string> mha_case_files() {
   std::ifstream in(std::string(MHA_TORCH_FIXTURES) + "/paths.txt");
@@ -135,10 +148,7 @@ TEST_CASE(
     const std::string mode = f.meta.at("mask_mode");
     if (mode != "none") {
       o.mask = f.at("mask");
-      o.mask_mode = mode == "keep"    ? MaskMode::Keep
-                    : mode == "block" ? MaskMode::Block
-                    : mode == "bool"  ? MaskMode::Bool
-                                      : MaskMode::Additive;
+      o.mask_mode = mask_mode_named(mode);
     }
     o.causal = f.meta.at("causal") == "1";
     o.fill = f.meta.at("fill") == "-inf" ? -INFINITY : -1e9f;

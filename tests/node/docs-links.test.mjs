@@ -1,8 +1,8 @@
-// The docs and the comments name files that exist. Every relative link of every Markdown file resolves to a file
-// (and its #anchor to a heading there); every repository path a Markdown file names in backticks, and every one a
-// code comment names, exists. A path counts when its first folder is one of the repository's (at the root, or
-// beside or above the file that names it: web/README.md says `state/props.js`, a comment in web/lab/ says
-// lab/views.js), so `a/b`, `text/plain` or a URL are not paths; build outputs (dist/, build/, …) are not checked.
+// The docs and the comments name files that exist, and the README stays short. Every relative link of every Markdown
+// file resolves to a file (and its #anchor to a heading there); every repository path a Markdown file names in
+// backticks, and every one a code comment names, exists. A path counts when its first folder is one of the repository's
+// (at the root, or beside or above the file that names it: web/README.md says `state/props.js`, a comment in web/lab/
+// says lab/views.js), so `a/b`, `text/plain` or a URL are not paths; build outputs (dist/, build/, …) are not checked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -246,4 +246,11 @@ test('the checker finds what it must: a renamed file, a missing anchor; and pass
   );
   assert.ok(!anchors('# Title\n```\n# not a heading\n```').has('not-a-heading'));
   assert.equal(relative(root, join(root, 'README.md')), 'README.md');
+});
+
+test('the README fits on three screens (about 150 lines), its picture first; the rest is in docs/', () => {
+  const lines = readFileSync(join(root, 'README.md'), 'utf8').split('\n');
+  assert.ok(lines.length <= 150, `README.md has ${lines.length} lines: move a topic to docs/ and link it`);
+  const picture = lines.findIndex((line) => /^!\[[^\]]+\]\([^)]+\.png\)/.test(line));
+  assert.ok(picture >= 0 && picture < 10, 'README.md shows its screenshot within its first ten lines');
 });
