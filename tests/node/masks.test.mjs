@@ -62,17 +62,22 @@ function makeMask(mode, shape, rnd) {
       case 'additive':
         data[idx] = open ? rnd() * 4 - 2 : rnd() < 0.5 ? -Infinity : -5;
         break;
+      default:
+        throw new Error(`tests/node/masks.test.mjs: makeMask has no mask for mask mode '${mode}'`);
     }
   }
   return { shape, data };
 }
 
+// Which mask values block a score, per mode (PyTorch's rule; 'additive' adds the mask instead).
+const BLOCKED = { keep: (m) => m === 0, block: (m) => m === 1, bool: (m) => m !== 0 };
 function scoreFor(mode, mask, fill) {
+  if (mode !== 'additive' && !Object.hasOwn(BLOCKED, mode))
+    throw new Error(`tests/node/masks.test.mjs: scoreFor has no rule for mask mode '${mode}' (BLOCKED)`);
   return (b, h, i, j, s) => {
     const m = mask.data[maskIndex(mask.shape, b, h, i, j)];
     if (mode === 'additive') return s + m;
-    const blocked = mode === 'keep' ? m === 0 : mode === 'block' ? m === 1 : m !== 0;
-    return blocked ? fill : s;
+    return BLOCKED[mode](m) ? fill : s;
   };
 }
 

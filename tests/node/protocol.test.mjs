@@ -29,8 +29,14 @@ function docRow(path, first, begins = '') {
   assert.ok(row, `${path} has a row for ${first}`);
   return [...row.split('|')[2].matchAll(/`([^`]*)`/g)].map((x) => x[1]);
 }
-// The names a Markdown table lists in its first cell, each backticked (docs/training.md's tasks).
-const docFirstCells = (path) => [...read(path).matchAll(/^\| `([^`|]+)` \|/gm)].map((x) => x[1]);
+// The backticked names in the first cells of a Markdown table in a section of a doc (docs/training.md's tasks).
+function docFirstCells(path, heading) {
+  const section = read(path)
+    .split(/^## /m)
+    .find((s) => s.startsWith(heading + '\n'));
+  assert.ok(section, `${path} has a section ${heading}`);
+  return [...section.matchAll(/^\| `([^`|]+)` \|/gm)].map((x) => x[1]);
+}
 
 const core = {}; // Emscripten's module object: protocol() is the binding's own
 const M = await createRequire(import.meta.url)(join(repo, 'dist', 'mha.js'))(core);
@@ -118,9 +124,11 @@ test("tasks: the core's task table; the types and the lab's property list follow
     M.tasks,
     'web/state/lab.js: labProps takes the task names',
   );
-  const documented = docFirstCells('docs/training.md');
-  for (const task of M.tasks)
-    assert.ok(documented.includes(task), `docs/training.md: the task table needs a row for ${task}`);
+  assert.deepEqual(
+    docFirstCells('docs/training.md', 'The tasks'),
+    M.tasks,
+    "docs/training.md: the task table has one row per task of core/src/tasks.cpp, in the table's order",
+  );
   assert.deepEqual(
     sorted(docRow('docs/page.md', 'preset', '`train-')),
     sorted(M.tasks.map((t) => 'train-' + t)),

@@ -73,7 +73,11 @@ for (const build of BUILDS) {
     await t.test(
       "the task table (the core's, through protocol()): every task builds from its defaults, with its targets and example",
       () => {
-        assert.deepEqual(M.tasks, ['two-offsets', 'first-and-previous', 'reverse', 'induction', 'next-larger']);
+        assert.deepEqual(
+          M.tasks.slice(0, 5),
+          ['two-offsets', 'first-and-previous', 'reverse', 'induction', 'next-larger'],
+          'the five tasks the lab has had, in order (a new task comes after them)',
+        );
         assert.deepEqual(
           M.taskTable.map((e) => e.name),
           M.tasks,

@@ -36,6 +36,12 @@ from safetensors_spec import save_file  # noqa: E402
 
 torch.set_num_threads(1)
 MODES = ["none", "keep", "block", "bool", "additive"]
+# The values a random mask holds per mode, (open, blocked) (an additive mask is drawn from randn instead).
+MASK_VALUES = {"keep": (1.0, 0.0), "block": (0.0, 1.0), "bool": (0.0, 1.0)}
+
+
+def no_rule(mode, where):
+    return ValueError("tests/torch/make_fixtures.py: %s has no rule for mask mode %r" % (where, mode))
 
 
 def split64(name, t):
@@ -62,6 +68,8 @@ def mha_forward(params, q, k, v, H, mode, mask, kpm, causal, fill):
         scores = scores.masked_fill(mask != 0, fill)
     elif mode == "additive":
         scores = scores + mask
+    elif mode != "none":
+        raise no_rule(mode, "mha_forward")
     if causal:
         scores = scores.masked_fill(torch.triu(torch.ones(Sq, Skv, dtype=torch.bool), 1), fill)
     if kpm is not None:
@@ -123,6 +131,8 @@ def error_bounds(params, q, k, v, dout, H, mode, mask, kpm, causal, fill, cross)
     elif mode == "additive":
         S = S + m
         ES = ES + S.abs()
+    elif mode != "none":
+        raise no_rule(mode, "error_bounds")
     if causal:
         blocked = blocked | torch.triu(torch.ones(Sq, Skv, dtype=torch.bool), 1)
     if kpm is not None:
@@ -210,21 +220,21 @@ def mha_case(index, rng, fully_masked_fill=None):
     mask = None
     if mode != "none":
         shape = rng.choice([(Sq, Skv), (1, 1, Sq, Skv), (B, 1, Sq, Skv), (B, H, Sq, Skv)])
+        if mode != "additive" and mode not in MASK_VALUES:
+            raise no_rule(mode, "MASK_VALUES")
+        open_value, blocked_value = MASK_VALUES.get(mode, (None, None))
         if mode == "additive":
             mask = torch.randn(*shape)
         else:
-            mask = (torch.rand(*shape) < 0.3).to(torch.float32)
-            if mode == "keep":
-                mask = 1 - mask
+            mask = torch.where(torch.rand(*shape) < 0.3, blocked_value, open_value)
         if fully_masked_fill is not None:
             # query 0 sees no key: uniform weights with -1e9, NaN with -inf (as in PyTorch)
             fill = fully_masked_fill
-            mask = torch.ones(Sq, Skv) if mode == "keep" else torch.zeros(Sq, Skv)
-            mask[0, :] = 0.0 if mode == "keep" else 1.0
+            mask = torch.full((Sq, Skv), open_value)
+            mask[0, :] = blocked_value
             causal = False
         elif fill == float("-inf") and mode != "additive":
             # keep key 0 open so no row is fully masked (those are NaN, checked elsewhere)
-            open_value = 1.0 if mode == "keep" else 0.0
             mask[..., 0] = open_value
     kpm = None
     if use_kpm:
