@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { buildSync } from 'esbuild';
 
 import { CHROMIUM } from '../../scripts/chromium.mjs';
 import { serve } from '../../scripts/serve.mjs';
@@ -25,6 +26,20 @@ mkdirSync(ARTIFACTS, { recursive: true });
 
 // extra: {'/path': 'html text'} served in addition to dist/ (host pages for the custom element).
 export const startServer = (extra = {}) => serve(DIST, { extra });
+
+// createLab as a host bundles it: web/lab/controller.js as a classic script setting window.MhaLab (its text).
+export const labComponentBundle = () =>
+  buildSync({
+    entryPoints: [join(repo, 'web', 'lab', 'controller.js')],
+    write: false,
+    bundle: true,
+    format: 'iife',
+    globalName: 'MhaLab',
+    loader: { '.py': 'text', '.html': 'text', '.css': 'text' },
+    target: 'es2019',
+    charset: 'utf8',
+    logLevel: 'warning',
+  }).outputFiles[0].text;
 
 export const fileURL = (name = 'index.html') => pathToFileURL(join(DIST, name)).href;
 

@@ -5,23 +5,12 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
 
-import { ARTIFACTS, guardedPage, launch, repo, startServer } from './helpers.mjs';
+import { ARTIFACTS, guardedPage, labComponentBundle, launch, startServer } from './helpers.mjs';
 
 // createLab as a host bundles it (window.MhaLab.createLab): /lab-component.js, served next to dist/'s files, where the
 // lab's worker files (trainer-*.js) are.
-const bundle = buildSync({
-  entryPoints: [join(repo, 'web', 'lab', 'controller.js')],
-  write: false,
-  bundle: true,
-  format: 'iife',
-  globalName: 'MhaLab',
-  loader: { '.py': 'text', '.html': 'text', '.css': 'text' },
-  target: 'es2019',
-  charset: 'utf8',
-  logLevel: 'warning',
-}).outputFiles[0].text;
+const bundle = labComponentBundle();
 
 // Before the bundle: listeners on window and document that the page's scripts register (not Playwright's: their
 // stack has no frame of the bundle), counted while registered (removeEventListener or their signal's abort ends one);

@@ -6,21 +6,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
 
-import { ARTIFACTS, fileURL, guardedPage, launch, repo, startServer } from './helpers.mjs';
+import { ARTIFACTS, fileURL, guardedPage, labComponentBundle, launch, startServer } from './helpers.mjs';
 
-const bundle = buildSync({
-  entryPoints: [join(repo, 'web', 'lab', 'controller.js')],
-  write: false,
-  bundle: true,
-  format: 'iife',
-  globalName: 'MhaLab',
-  loader: { '.py': 'text', '.html': 'text', '.css': 'text' },
-  target: 'es2019',
-  charset: 'utf8',
-  logLevel: 'warning',
-}).outputFiles[0].text;
+const bundle = labComponentBundle();
 const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Two labs</title>
 <link rel="stylesheet" href="style.css"><link rel="stylesheet" href="lab.css"></head>
 <body><div id="one"></div><div id="two"></div><script src="lab-component.js"></script></body></html>`;
