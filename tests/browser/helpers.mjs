@@ -211,6 +211,20 @@ export function runInPyTorch(items) {
   }
 }
 
+// Snippets the page printed, run in PyTorch (runInPyTorch): items [{id, code, printed, cwd?}] → one line for each
+// that raised or printed other text than the page (comparePrinted), [] when PyTorch printed what the page did.
+export function printedMismatches(items) {
+  const failures = [];
+  runInPyTorch(items).forEach((r, i) => {
+    if (r.error) failures.push(`${r.id}: raised\n${r.error}`);
+    else {
+      const diff = comparePrinted(r.stdout.replace(/\n$/, ''), items[i].printed);
+      if (diff.text) failures.push(`${r.id}: ${diff.text}`);
+    }
+  });
+  return failures;
+}
+
 // Text equal up to the printing of numbers past a matrix multiply. PyTorch's and our float32 sums
 // round differently, so a printed number may differ by one unit of its last digit, and with it the
 // padding, the sign of a zero (-0.0000), a column's width (9.9999 / 10.0000), the line wrapping or

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { suite, repo, runInPyTorch, comparePrinted } from './helpers.mjs';
+import { suite, repo, printedMismatches } from './helpers.mjs';
 
 const DIR = mkdtempSync(join(tmpdir(), 'mha-layouts-'));
 before(() => {
@@ -64,16 +64,7 @@ test(
       assert.deepEqual(got.weights, ref.weights, name + ': the heads of the same function');
       runs.push({ id: name, code: got.snippet.code, printed: got.snippet.printed, cwd: DIR });
     }
-    const failures = [];
-    runInPyTorch(runs).forEach((r, i) => {
-      if (r.error) {
-        failures.push(`${r.id}: raised\n${r.error}`);
-        return;
-      }
-      const diff = comparePrinted(r.stdout.replace(/\n$/, ''), runs[i].printed);
-      if (diff.text) failures.push(`${r.id}: ${diff.text}`);
-    });
-    assert.deepEqual(failures, []);
+    assert.deepEqual(printedMismatches(runs), []);
     await page.close();
   },
 );

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { suite, fileURL, repo, runInPyTorch, comparePrinted } from './helpers.mjs';
+import { suite, fileURL, repo, printedMismatches } from './helpers.mjs';
 
 const DIR = mkdtempSync(join(tmpdir(), 'mha-weights-'));
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -100,17 +100,7 @@ test(
       ['lab layer 0', d],
       ['F16 file', e],
     ].map(([id, s]) => ({ id, code: s.snippet.code, printed: s.snippet.printed, cwd: DIR }));
-    const results = runInPyTorch(runs);
-    const failures = [];
-    results.forEach((r, i) => {
-      if (r.error) {
-        failures.push(`${r.id}: raised\n${r.error}`);
-        return;
-      }
-      const diff = comparePrinted(r.stdout.replace(/\n$/, ''), runs[i].printed);
-      if (diff.text) failures.push(`${r.id}: ${diff.text}`);
-    });
-    assert.deepEqual(failures, []);
+    assert.deepEqual(printedMismatches(runs), []);
 
     // Back to random weights: the seed's init again, and the file's d_model stays selectable.
     await page.click('#random-weights');
