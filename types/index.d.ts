@@ -113,8 +113,12 @@ declare namespace createMhaModule {
     layer?: number;
   }
 
-  /** One of a checkpoint's files: a `File` (an `<input type="file" multiple>`'s or a drop's), or its name with its bytes. */
-  type CheckpointFile = File | { name: string; bytes: Uint8Array | ArrayBuffer | Blob };
+  /**
+   * One of a checkpoint's files: a `File` (an `<input type="file" multiple>`'s or a drop's), its name with its bytes
+   * (in Node, `await fs.openAsBlob(path)` reads the file in place), or its name with an address that loadModel fetches
+   * (the body streamed into the core's memory; its size from Content-Length).
+   */
+  type CheckpointFile = File | { name: string; bytes: Uint8Array | ArrayBuffer | Blob } | { name: string; url: string | URL };
 
   /** How far loadModel has read the weights: `loaded` of `total` bytes, the last read from `file`. */
   interface LoadProgress {
@@ -124,9 +128,9 @@ declare namespace createMhaModule {
   }
 
   interface LoadModelOptions {
-    /** Called before the first slice and after each (8–16 MiB) slice of the weights. */
+    /** Called before the weights are read, after every 4 MiB of them and at the end of each file. */
     onProgress?: (progress: LoadProgress) => void;
-    /** Aborting stops the load between slices: loadModel rejects with the signal's reason and frees what it had read. */
+    /** Aborting stops the load (and its downloads) at the next read: loadModel rejects with the signal's reason and frees what it had read. */
     signal?: AbortSignal;
   }
 

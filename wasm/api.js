@@ -623,11 +623,13 @@ var createMhaModule = (function () {
       );
     }
 
-    // One of loadModel's files as {name, size, bytes | blob}: a File, or {name, bytes} with bytes a
-    // Uint8Array, ArrayBuffer or Blob. A path keeps its last part ('gpt2/config.json' is config.json).
+    // One of loadModel's files as {name, size, bytes | blob | url}: a File, {name, bytes} with bytes a Uint8Array,
+    // ArrayBuffer or Blob, or {name, url} (fetched when read; its size comes with the answer). A path keeps its last
+    // part ('gpt2/config.json' is config.json).
     function checkFile(f, i) {
       const what = `files[${i}]`;
-      if (f === null || typeof f !== 'object') fail(`${what} must be a File or {name, bytes}, got ${describe(f)}`);
+      if (f === null || typeof f !== 'object')
+        fail(`${what} must be a File, {name, bytes} or {name, url}, got ${describe(f)}`);
       if (typeof f.name !== 'string' || f.name === '')
         fail(`${what} has no name: loadModel finds config.json, model.safetensors... by name`);
       const name = f.name.slice(f.name.lastIndexOf('/') + 1);
@@ -635,7 +637,13 @@ var createMhaModule = (function () {
       if (bytes instanceof Uint8Array) return { name, size: bytes.length, bytes };
       if (bytes instanceof ArrayBuffer) return { name, size: bytes.byteLength, bytes: new Uint8Array(bytes) };
       if (isBlob(bytes)) return { name, size: bytes.size, blob: bytes };
-      return fail(`${what} (${name}): bytes must be a Uint8Array, ArrayBuffer or Blob, got ${describe(bytes)}`);
+      if (bytes === undefined && (typeof f.url === 'string' || f.url instanceof URL)) {
+        if (typeof fetch !== 'function') fail(`${what} (${name}): a url needs fetch(), which this JavaScript lacks`);
+        return { name, size: undefined, url: String(f.url) };
+      }
+      return fail(
+        `${what} (${name}): bytes must be a Uint8Array, ArrayBuffer or Blob (or url the file's address), got ${describe(bytes)}`,
+      );
     }
 
     function checkFiles(files) {
@@ -653,20 +661,169 @@ var createMhaModule = (function () {
       return byName;
     }
 
-    // Bytes [a, b) of a file: a view of bytes in memory, or one read of a Blob's slice.
-    async function readRange(file, a, b) {
-      if (file.bytes) return file.bytes.subarray(a, b);
-      const out = new Uint8Array(await file.blob.slice(a, b).arrayBuffer());
-      if (out.length !== b - a)
-        fail(`${file.name} changed while it was read (${b - a} bytes asked at ${a}, ${out.length} read)`);
-      return out;
+    // ---- Reading the files, in order, without a file-sized temporary -------------------------------------------
+
+    const READ_BUFFER = 4 << 20; // the buffer a file is read through (1-16 MiB measured alike: Chromium gives ≤ 2 MiB a read)
+    const REOPEN = 1 << 20; // skipped bytes of a Blob past which its stream is reopened further on, not read over
+    const EMPTY = new Uint8Array(0);
+
+    // A file's bytes in order from `pos`: take(max) → the next 1..max bytes, a view valid until the next take. A
+    // Blob's stream and a fetch's body are read by a BYOB reader refilling one buffer (a BYOB read cannot target
+    // wasm memory: it would detach it); where a Blob's stream has no BYOB reader, slice().arrayBuffer() per buffer;
+    // where a body has none, its chunks as they come. io: {signal, stop, open (every cursor, closed at the end)}.
+    class FileCursor {
+      constructor(file, pos, io) {
+        Object.assign(this, { file, pos, io, view: EMPTY, used: 0, mode: 'memory', reader: null, buffer: null });
+        io.open.push(this);
+      }
+      // A Blob from `pos`: its stream through a BYOB reader, else its slices.
+      startBlob() {
+        const blob = this.file.blob,
+          stream = typeof blob.stream === 'function' ? blob.slice(this.pos).stream() : null;
+        this.mode = stream && this.byob(stream) ? 'byob' : 'slices';
+        if (stream && this.mode === 'slices') stream.cancel().catch(() => {});
+      }
+      byob(stream) {
+        try {
+          this.reader = stream.getReader({ mode: 'byob' });
+        } catch (e) {
+          return false; // not a byte stream
+        }
+        this.buffer = this.buffer || new ArrayBuffer(READ_BUFFER);
+        return true;
+      }
+      // A url: fetched from its start; the size from Content-Length (without one, the body whole, as a Blob).
+      async fetchBody() {
+        const { file, io } = this;
+        let res;
+        try {
+          res = await fetch(file.url, { signal: io.signal });
+        } catch (e) {
+          io.stop();
+          fail(`${file.name} could not be fetched from ${file.url} (${messageOf(e)})`);
+        }
+        if (!res.ok) {
+          const status = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
+          fail(`${file.name} could not be fetched: ${file.url} answered ${status}`);
+        }
+        const coding = res.headers.get('content-encoding'),
+          length = res.headers.get('content-length');
+        const size = length !== null && res.body && (!coding || coding === 'identity') ? Number(length) : NaN;
+        if (!Number.isSafeInteger(size)) return this.wholeBody(res);
+        if (file.size !== undefined && file.size !== size)
+          fail(`${file.name} changed on the server while it was read (${file.size} bytes, then ${size})`);
+        file.size = size;
+        if (!this.byob(res.body)) {
+          this.reader = res.body.getReader();
+          this.mode = 'chunks';
+        } else this.mode = 'byob';
+      }
+      async wholeBody(res) {
+        try {
+          this.file.blob = await res.blob();
+        } catch (e) {
+          this.io.stop();
+          fail(this.readError(e));
+        }
+        this.file.size = this.file.blob.size;
+        this.startBlob();
+      }
+      // The next bytes of the source at pos, or null at its end.
+      async next() {
+        const f = this.file;
+        if (this.mode === 'memory') return this.pos < f.size ? f.bytes.subarray(this.pos) : null;
+        if (this.mode === 'slices') {
+          const end = Math.min(f.size, this.pos + READ_BUFFER);
+          const v = this.pos < end ? new Uint8Array(await f.blob.slice(this.pos, end).arrayBuffer()) : EMPTY;
+          return v.length ? v : null;
+        }
+        const { done, value } = await this.reader.read(this.mode === 'byob' ? new Uint8Array(this.buffer) : undefined);
+        if (this.mode === 'byob' && value) this.buffer = value.buffer;
+        return done ? null : value;
+      }
+      async fill() {
+        let view;
+        do {
+          try {
+            view = await this.next();
+          } catch (e) {
+            this.io.stop();
+            fail(this.readError(e));
+          }
+          this.io.stop();
+          if (view === null) {
+            const { name, size } = this.file;
+            fail(
+              this.file.url && !this.file.blob
+                ? `the download of ${name} ended after ${this.pos} of its ${size} bytes (${this.file.url})`
+                : `${name} ended after ${this.pos} of its ${size} bytes: was it changed while it was read?`,
+            );
+          }
+        } while (view.length === 0);
+        this.view = view;
+        this.used = 0;
+      }
+      readError(e) {
+        const f = this.file;
+        return f.url && !f.blob
+          ? `the download of ${f.name} from ${f.url} failed after ${this.pos} of ${f.size} bytes (${messageOf(e)})`
+          : `${f.name} could not be read (${messageOf(e)}): was it changed or moved since it was chosen?`;
+      }
+      async take(max) {
+        this.io.stop();
+        if (this.used === this.view.length) await this.fill();
+        const n = Math.min(max, this.view.length - this.used);
+        const out = this.view.subarray(this.used, this.used + n);
+        this.used += n;
+        this.pos += n;
+        return out;
+      }
+      async skipTo(offset) {
+        if (this.file.blob && offset - this.pos > this.view.length - this.used + REOPEN) {
+          this.close();
+          Object.assign(this, { pos: offset, view: EMPTY, used: 0 });
+          this.startBlob();
+        }
+        while (this.pos < offset) await this.take(offset - this.pos);
+      }
+      // The next out.length - at bytes into out from at.
+      async readInto(out, at = 0) {
+        while (at < out.length) {
+          const v = await this.take(out.length - at);
+          out.set(v, at);
+          at += v.length;
+        }
+        return out;
+      }
+      close() {
+        if (this.reader) this.reader.cancel().catch(() => {});
+        this.reader = null;
+      }
+    }
+
+    function messageOf(e) {
+      return e && typeof e.message === 'string' ? e.message : String(e);
+    }
+
+    // A cursor at byte pos of the file (a url is fetched: its size is known from then on).
+    async function openCursor(file, pos, io) {
+      const cursor = new FileCursor(file, 0, io);
+      if (file.url && !file.blob) await cursor.fetchBody();
+      else if (file.blob) {
+        cursor.pos = pos;
+        cursor.startBlob();
+      } else cursor.pos = pos;
+      await cursor.skipTo(pos);
+      return cursor;
     }
 
     const MAX_TEXT = 256 << 20; // tokenizer.json of a 150k-token vocabulary: about 10 MB
-    async function readText(file) {
+    async function readText(file, io) {
+      const cursor = await openCursor(file, 0, io);
       if (file.size > MAX_TEXT)
         fail(`${file.name} has ${file.size} bytes, too many for a JSON file of a checkpoint; is it the right file?`);
-      const bytes = await readRange(file, 0, file.size);
+      const bytes = await cursor.readInto(new Uint8Array(file.size));
+      cursor.close();
       try {
         return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
       } catch (e) {
@@ -701,10 +858,10 @@ var createMhaModule = (function () {
 
     // tokenizer.json (with tokenizer_config.json when given) through the tokenizer module (wasm/tokenizer.mjs,
     // bundled as MhaTokenizer before this file), checked against the model's embedding; null without it.
-    async function loadTokenizer(byName, info) {
+    async function loadTokenizer(byName, info, io) {
       const file = byName.get('tokenizer.json');
       if (!file) return null;
-      const text = await readText(file);
+      const text = await readText(file, io);
       let json;
       try {
         json = JSON.parse(text);
@@ -719,7 +876,7 @@ var createMhaModule = (function () {
         );
       }
       const config = byName.get('tokenizer_config.json');
-      return MhaTokenizer.loadTokenizer(text, config ? await readText(config) : null);
+      return MhaTokenizer.loadTokenizer(text, config ? await readText(config, io) : null);
     }
 
     function checkLoadOptions(options) {
@@ -736,46 +893,67 @@ var createMhaModule = (function () {
       return { onProgress, signal };
     }
 
-    // Each weight file's header, read alone (8 bytes, then 8 + N), into the loader.
-    async function addHeaders(loading, files, stop) {
-      for (const file of files) {
-        stop();
-        const first = await readRange(file, 0, Math.min(8, file.size));
+    // Each weight file's header (its first 8 bytes, then 8 + N) into the loader. Only the first file's cursor stays
+    // open for the weights (a browser opens few connections per host: every shard's download at once could stall).
+    async function addHeaders(loading, files, io) {
+      for (const [i, file] of files.entries()) {
+        io.stop();
+        const cursor = await openCursor(file, 0, io);
+        const first = await cursor.readInto(new Uint8Array(Math.min(8, file.size)));
         const n = unwrap(withBytes(first, (addr) => loading.headerBytes(file.name, addr, first.length, file.size)));
-        const header = await readRange(file, 0, n);
-        stop();
+        const header = new Uint8Array(n);
+        header.set(first);
+        await cursor.readInto(header, first.length);
+        io.stop();
         unwrap(withBytes(header, (addr) => loading.addFile(file.name, addr, header.length, file.size)));
+        if (i > 0) cursor.close();
       }
     }
 
-    // The plan's reads, each one slice of a file copied straight to the weights' place in wasm memory.
-    async function fillWeights(plan, byName, onProgress, stop) {
-      let loaded = 0;
-      const report = (file) => onProgress && onProgress({ loaded, total: plan.bytes, file });
-      report(plan.files[0]);
+    // The plan's copies of each file, [offset in the file, length, address in wasm memory], in file order.
+    function copiesByFile(plan) {
+      const byFile = plan.files.map(() => []);
       for (const read of plan.reads) {
-        stop();
-        const file = byName.get(plan.files[read.file]);
-        const bytes = await readRange(file, read.offset, read.offset + read.length);
-        stop();
-        const heap = core.HEAPU8; // re-read after every await: memory growth replaces the view
         const c = read.copies;
-        for (let k = 0; k < c.length; k += 3) heap.set(bytes.subarray(c[k], c[k] + c[k + 1]), c[k + 2]);
-        loaded += read.length;
-        report(file.name);
+        for (let k = 0; k < c.length; k += 3) byFile[read.file].push([read.offset + c[k], c[k + 1], c[k + 2]]);
+      }
+      return byFile;
+    }
+
+    const REPORT = 4 << 20; // onProgress after every 4 MiB of weights and at the end of each file
+    // Each file read once, in order, each byte of a kept tensor copied from the read buffer to its place in wasm
+    // memory; the first file goes on from its header's cursor.
+    async function fillWeights(plan, byName, onProgress, io) {
+      const byFile = copiesByFile(plan);
+      const total = byFile.reduce((sum, list) => list.reduce((s, c) => s + c[1], sum), 0);
+      let loaded = 0,
+        reported = 0;
+      const report = (name) => {
+        reported = loaded;
+        if (onProgress) onProgress({ loaded, total, file: name });
+      };
+      report(plan.files[0]);
+      for (const [f, copies] of byFile.entries()) {
+        if (!copies.length) continue;
+        const file = byName.get(plan.files[f]);
+        const cursor = io.open.find((c) => c.file === file && c.reader) || (await openCursor(file, copies[0][0], io));
+        for (const [offset, length, to] of copies) {
+          await cursor.skipTo(offset);
+          for (let done = 0; done < length;) {
+            const bytes = await cursor.take(length - done);
+            core.HEAPU8.set(bytes, to + done); // HEAPU8 re-read after every await: memory growth replaces the view
+            done += bytes.length;
+            loaded += bytes.length;
+            if (loaded - reported >= REPORT) report(file.name);
+          }
+        }
+        cursor.close();
+        if (loaded > reported) report(file.name);
       }
     }
 
-    // A checkpoint's files → a Model: config.json, then model.safetensors (or the index and its shards),
-    // read in slices straight into wasm memory; optional tokenizer.json (+ tokenizer_config.json).
-    async function loadModel(files, options = {}) {
-      const { onProgress, signal } = checkLoadOptions(options === undefined ? {} : options);
-      const byName = checkFiles(files);
-      const stop = () => {
-        if (signal && signal.aborted)
-          throw signal.reason !== undefined ? signal.reason : new Error('the load was cancelled');
-      };
-      stop();
+    // config.json and the weights' file or index among loadModel's files, or a message naming what is missing.
+    function requiredFiles(byName) {
       const config =
         byName.get('config.json') ||
         fail(
@@ -789,26 +967,43 @@ var createMhaModule = (function () {
             `with its shards${other ? ` (${other} is another format: save the model with save_pretrained(..., safe_serialization=True))` : ''}`,
         );
       }
-      const loading = unwrap(core.modelLoadingCreate(await readText(config)));
-      let handle = null;
+      return { config, index };
+    }
+
+    // A checkpoint's files → a Model: config.json, then model.safetensors (or the index and its shards), each
+    // read once in order straight into wasm memory; optional tokenizer.json (+ tokenizer_config.json).
+    async function loadModel(files, options = {}) {
+      const { onProgress, signal } = checkLoadOptions(options === undefined ? {} : options);
+      const byName = checkFiles(files);
+      const stop = () => {
+        if (signal && signal.aborted)
+          throw signal.reason !== undefined ? signal.reason : new Error('the load was cancelled');
+      };
+      const io = { signal, stop, open: [] };
+      stop();
+      const { config, index } = requiredFiles(byName);
+      let loading = null,
+        handle = null;
       try {
+        loading = unwrap(core.modelLoadingCreate(await readText(config, io)));
         let weightFiles = [byName.get(WEIGHTS)];
         if (index)
-          weightFiles = unwrap(loading.addIndex(await readText(index)))
+          weightFiles = unwrap(loading.addIndex(await readText(index, io)))
             .filter((n) => byName.has(n))
             .map((n) => byName.get(n));
-        await addHeaders(loading, weightFiles, stop);
+        await addHeaders(loading, weightFiles, io);
         const plan = unwrap(loading.plan());
-        await fillWeights(plan, byName, onProgress, stop);
+        await fillWeights(plan, byName, onProgress, io);
         handle = unwrap(loading.finish());
         const info = Object.freeze(handle.info());
-        const tokenizer = await loadTokenizer(byName, info);
+        const tokenizer = await loadTokenizer(byName, info, io);
         stop();
         const model = new Model(handle, info, tokenizer);
         handle = null;
         return model;
       } finally {
-        loading.delete();
+        for (const cursor of io.open) cursor.close(); // a download cancelled, not left running
+        if (loading) loading.delete();
         if (handle) handle.delete();
       }
     }

@@ -280,7 +280,8 @@ function activationFloor(cfg, T) {
 }
 
 // One load of ours, one whole-file read or one streamed read (what), each in a fresh context (its own renderer),
-// with its memory.
+// with its memory. From the <input>'s File (load, read, stream) or from the server (url: loadModel given the files'
+// addresses, as the model page's model= does; fetch: the same file fetched into an ArrayBuffer).
 async function loadOnce(browser, cdp, origin, ck, probe, what) {
   const { context, page, errors, pids } = await openPage(browser, cdp, origin);
   const client = await context.newCDPSession(page);
@@ -292,18 +293,30 @@ async function loadOnce(browser, cdp, origin, ck, probe, what) {
         .map((m) => [m.name, m.value]),
     );
   try {
-    const build = what === 'load' ? await initOurs(page, probe) : null;
+    const build = what === 'load' || what === 'url' ? await initOurs(page, probe) : null;
     const read = {
       load: () => ModelsBench.ours.load(document.getElementById('files').files),
       read: () => ModelsBench.readWhole(document.getElementById('files').files[0]),
       stream: () => ModelsBench.readStream(document.getElementById('files').files[0], 4 << 20),
+      url: (u) =>
+        ModelsBench.ours.load([
+          { name: 'config.json', url: u.config },
+          { name: 'model.safetensors', url: u.weights },
+        ]),
+      fetch: (u) => ModelsBench.readFetch(u.weights),
     };
+    const urls = Object.fromEntries(
+      Object.entries({ config: 'config.json', weights: 'model.safetensors' }).map(([k, n]) => [
+        k,
+        `/${path.relative(ROOT, ck.file(n))}`,
+      ]),
+    );
     const files =
       what === 'load' ? [ck.file('config.json'), ck.file('model.safetensors')] : [ck.file('model.safetensors')];
     await page.setInputFiles('#files', files);
     const before = new Map(pids.map((p) => [p, procMemory(p)]).filter(([, m]) => m));
     const reset = [...before.keys()].map(resetPeak).every(Boolean);
-    const r = await page.evaluate(`(${read[what]})()`);
+    const r = await page.evaluate(`(${read[what]})(${JSON.stringify(urls)})`);
     let pid = null,
       after = null;
     for (const p of before.keys()) {
@@ -326,6 +339,7 @@ async function loadOnce(browser, cdp, origin, ck, probe, what) {
       hwm: after && after.hwm,
       jsHeap: await jsHeap(),
     };
+    if (what === 'url') out.weightBytes = r.info.weightBytes;
     if (what === 'load') {
       out.weightBytes = r.info.weightBytes;
       out.wasmHeap = r.memory;
@@ -373,11 +387,13 @@ async function chromiumLines(ck, problems) {
     const loads = [];
     if (opts.load) {
       for (let i = 0; i < LOADS; i++) {
-        for (const what of i % 2 ? ['load', 'stream', 'read'] : ['read', 'stream', 'load']) {
+        for (const what of i % 2
+          ? ['load', 'stream', 'read', 'url', 'fetch']
+          : ['fetch', 'url', 'read', 'stream', 'load']) {
           const r = await loadOnce(browser, cdp, server.origin, ck, RELAXED_PROBE, what);
           loads.push(r);
           log(
-            `  chromium ${{ load: 'loadModel', read: 'File → ArrayBuffer', stream: 'File → BYOB stream' }[what]}: ${r.ms.toFixed(0)} ms` +
+            `  chromium ${{ load: 'loadModel', read: 'File → ArrayBuffer', stream: 'File → BYOB stream', url: 'loadModel from urls', fetch: 'fetch → ArrayBuffer' }[what]}: ${r.ms.toFixed(0)} ms` +
               `${r.hwm ? `, renderer peak ${((r.hwm - r.rssBefore) / 2 ** 20).toFixed(0)} MiB over its ${(r.rssBefore / 2 ** 20).toFixed(0)} MiB before` : ''}`,
           );
         }
@@ -453,6 +469,8 @@ function summarize(result) {
   const ours = loads.filter((l) => l.what === 'load'),
     read = loads.filter((l) => l.what === 'read');
   const stream = loads.filter((l) => l.what === 'stream');
+  const byUrl = loads.filter((l) => l.what === 'url'),
+    fetched = loads.filter((l) => l.what === 'fetch');
   const med = (a) => (a.length ? bench.median(a) : undefined);
   const load = {};
   if (ours.length && read.length) {
@@ -469,6 +487,10 @@ function summarize(result) {
     load.peakForward = med(ours.filter((l) => l.firstForward.hwm).map((l) => l.firstForward.hwm - l.rssBefore));
     load.memoryRatio = load.peakLoad / load.weightBytes;
     load.forwardRatio = load.peakForward / (load.weightBytes + load.activations);
+    load.urlMs = med(byUrl.map((l) => l.ms));
+    load.fetchMs = med(fetched.map((l) => l.ms));
+    load.peakUrl = med(byUrl.filter((l) => l.hwm).map((l) => l.hwm - l.rssBefore));
+    load.peakFetch = med(fetched.filter((l) => l.hwm).map((l) => l.hwm - l.rssBefore));
     lines.push(
       '',
       `Loading model.safetensors (${mib(ck.bytes.safetensors)}; ${mib(load.weightBytes)} of weights kept) in Chromium, ` +
@@ -492,6 +514,19 @@ function summarize(result) {
       `| … through the first forward (${TOKENS[0]} tokens; activations ${mib(load.activations)}, wasm heap grown by ${mib(load.wasmHeapGrowth)}) | ${mib(load.peakForward)} ` +
         `(${f(load.forwardRatio, 2)}× weights + activations) | ≤ ${TARGETS.memoryRatio}× | ${yes(atMost(load.forwardRatio, TARGETS.memoryRatio))} |`,
     );
+    if (byUrl.length && fetched.length) {
+      lines.push(
+        `| (model= path) fetch the file from the page's server into an ArrayBuffer | ${f(load.fetchMs)} ms | | |`,
+      );
+      lines.push(
+        `| (model= path) loadModel given the files' urls, the body streamed into wasm memory | ${f(load.urlMs)} ms ` +
+          `(${f(load.urlMs / load.fetchMs, 2)}× the fetch) | | |`,
+      );
+      lines.push(`| (model= path) renderer peak RSS, fetch into an ArrayBuffer | ${mib(load.peakFetch)} | | |`);
+      lines.push(
+        `| (model= path) renderer peak RSS, loadModel from urls | ${mib(load.peakUrl)} (${f(load.peakUrl / load.weightBytes, 2)}× the weights) | | |`,
+      );
+    }
   }
   const notes = [];
   if (sp) {

@@ -133,6 +133,8 @@ const checkpoint: CheckpointFile[] = [
   { name: 'config.json', bytes: new TextEncoder().encode(JSON.stringify(config)) },
   { name: 'model.safetensors', bytes: new Blob([safetensors(gpt2Tensors, (n) => g.randn([n]).data)]) },
 ];
+const fromServer: CheckpointFile = { name: 'model.safetensors', url: new URL('https://example.org/gpt2/model.safetensors') };
+void fromServer;
 const progress: LoadProgress[] = [];
 const gpt: Model = await M.loadModel(checkpoint, { onProgress: (p) => progress.push(p), signal: new AbortController().signal });
 const info: Readonly<ModelInfo> = gpt.info;

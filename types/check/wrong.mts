@@ -49,6 +49,8 @@ mountAttention('#attn', { weights: new Float32Array(4), shape: [2, 2] });
 mountAttention(document.body, { theme: 'blue' });
 // @ts-expect-error loadModel's files have names
 void M.loadModel([new Uint8Array(4)]);
+// @ts-expect-error a url is a string or a URL
+void M.loadModel([{ name: 'config.json', url: 42 }]);
 // @ts-expect-error headsOff are [layer, head] pairs
 void M.loadModel([]).then((model) => model.forward([1, 2], { headsOff: [1, 2] }));
 void maybe; void none; void impl;

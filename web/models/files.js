@@ -173,21 +173,36 @@ export function folderURL(value, pageURL) {
   return url.href;
 }
 
-// The files of a folder on the page's host: config.json, tokenizer.json, tokenizer_config.json when there,
-// model.safetensors or the index and its shards. Each is read as a File (its bytes fetched, with onProgress(loaded,
-// total) over all of them). → promise of [File]; a missing required file rejects with a message naming it.
+// The files of a folder on the page's host: config.json, tokenizer.json and tokenizer_config.json when there, fetched
+// (with onProgress(loaded, total) over them), and the weights — model.safetensors, or the index (fetched) and its
+// shards — as {name, url}: core.loadModel downloads them itself, straight into the core's memory (one copy, with its
+// own progress); here a HEAD request only checks that they are there. → promise of [File | {name, url}]; a missing
+// required file rejects with a message naming it.
 export async function filesFromFolder(base, { signal, onProgress } = {}) {
   const got = [];
   let loaded = 0,
     total = 0;
-  const fetchFile = async (name, optional) => {
-    let res;
+  const request = async (name, method) => {
     try {
-      res = await fetch(base + name, { signal, credentials: 'same-origin' });
+      return await fetch(base + name, { method, signal, credentials: 'same-origin' });
     } catch (e) {
       if (signal && signal.aborted) throw e;
       throw new Error(name + ' could not be fetched from ' + base + ' (' + e.message + ').', { cause: e });
     }
+  };
+  const probe = async (name) => {
+    let res = await request(name, 'HEAD');
+    if (res.status === 405 || res.status === 501) {
+      res = await request(name, 'GET'); // a server without HEAD: its answer's start, then cancelled
+      if (res.body) res.body.cancel().catch(() => {});
+    }
+    if (!res.ok) return null;
+    const file = { name, url: base + name };
+    got.push(file);
+    return file;
+  };
+  const fetchFile = async (name, optional) => {
+    const res = await request(name, 'GET');
     if (!res.ok) {
       if (optional) return null;
       throw new Error(name + ' is missing at ' + base + ' (the server answered ' + res.status + '). ' + FOLDER_HINT);
@@ -212,7 +227,7 @@ export async function filesFromFolder(base, { signal, onProgress } = {}) {
   await fetchFile(CONFIG);
   await fetchFile(TOKENIZER);
   await fetchFile(TOKENIZER_CONFIG, true);
-  if (!(await fetchFile(WEIGHTS, true))) {
+  if (!(await probe(WEIGHTS))) {
     const index = await fetchFile(INDEX, true);
     if (!index)
       throw new Error(
@@ -230,7 +245,7 @@ export async function filesFromFolder(base, { signal, onProgress } = {}) {
     } catch (e) {
       /* pickCheckpoint names it */
     }
-    for (const shard of new Set(Object.values(map || {}).map(String))) await fetchFile(shard, true);
+    for (const shard of new Set(Object.values(map || {}).map(String))) await probe(shard);
   }
   return got;
 }

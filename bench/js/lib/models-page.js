@@ -152,6 +152,13 @@
     return { ms: now() - t0, bytes: buffer.byteLength };
   }
 
+  // The model= path's baseline: the file fetched from the page's server into an ArrayBuffer.
+  async function readFetch(url) {
+    const t0 = now();
+    const buffer = await (await fetch(url)).arrayBuffer();
+    return { ms: now() - t0, bytes: buffer.byteLength };
+  }
+
   // What reading the File costs without garbage: a BYOB reader that refills one buffer (chunk bytes), each chunk
   // copied into one destination of the file's size (as a loader would copy into wasm memory).
   async function readStream(file, chunk) {
@@ -170,7 +177,7 @@
     return { ms: now() - t0, bytes: at };
   }
 
-  const api = { loadScript, ours, ort, paired, check, compare, readWhole, readStream, median };
+  const api = { loadScript, ours, ort, paired, check, compare, readWhole, readFetch, readStream, median };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.ModelsBench = api;
 })(typeof window !== 'undefined' ? window : globalThis);
