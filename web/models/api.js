@@ -11,6 +11,9 @@ export function createApi(ctx, loading) {
   const need = () => {
     if (!S.model || !S.out) throw new Error('no model is loaded: drop a model folder, or call load({files})');
   };
+  // after dispose (an element removed from its page): nothing loads or runs
+  const gone = () => !!ctx.signal && ctx.signal.aborted,
+    removed = () => Promise.reject(new Error('this model page was removed from its page'));
   const topOut = (list) => list.map((t) => ({ id: t.id, token: S.vocab.tokenOf(t.id), prob: t.prob }));
   return {
     get ready() {
@@ -41,6 +44,7 @@ export function createApi(ctx, loading) {
       select(ctx, s.layer != null ? +s.layer : S.sel.layer, s.head != null ? +s.head : S.sel.head);
     },
     set: (o) => {
+      if (gone()) return Promise.resolve(false);
       if (o && o.text != null) {
         S.text = String(o.text);
         ctx.$('text').value = S.text;
@@ -49,12 +53,13 @@ export function createApi(ctx, loading) {
       return ctx.ready;
     },
     load: (o) => {
+      if (gone()) return removed();
       const files = Array.from((o && o.files) || []);
       return ctx
         .track(loading.loadFiles(files, { folder: (o && o.folder) || folderOf(files), dropped: true }))
         .then(() => true);
     },
-    loadURL: (value) => ctx.track(loading.loadFromURL(value)).then(() => true),
+    loadURL: (value) => (gone() ? removed() : ctx.track(loading.loadFromURL(value)).then(() => true)),
     ablate: (heads) => {
       need();
       setHeadsOff(ctx, heads || []);

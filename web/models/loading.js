@@ -9,9 +9,10 @@ import { render, computeRepeat } from './forward.js';
 
 const mb = (n) => (n / 1e6).toFixed(n < 1e7 ? 1 : 0) + ' MB';
 
-// → {core (a promise of the core, once per page), loadFiles(files, source), loadFromURL(value), cancel()}.
-export function createLoading(ctx) {
-  const core = startCore(ctx);
+// base: the folder of the core files ('': the page's own). → {core (a promise of the core, once per document),
+// loadFiles(files, source), loadFromURL(value), cancel()}.
+export function createLoading(ctx, base = '') {
+  const core = startCore(ctx, base);
   return {
     core,
     loadFiles: (files, source) => loadFiles(ctx, core, files, source),
@@ -23,8 +24,8 @@ export function createLoading(ctx) {
 }
 
 // The core, with the status line saying whether it started.
-function startCore(ctx) {
-  const core = loadCore().then(
+function startCore(ctx, base) {
+  const core = loadCore(base).then(
     (M) => {
       ctx.status('Ready: drop a model folder on the page.');
       return M;
