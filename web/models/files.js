@@ -161,6 +161,25 @@ function noWeights(byName) {
   );
 }
 
+// A response's body as a Blob, counting its bytes as they come (progress(n) per piece). The Blob is the response's
+// own (Response.blob of one branch of the body, the other counted): a File built from the pieces in JS is a Blob the
+// renderer hands over, and Chromium refuses to read one of a few hundred MB back ("NotReadableError": GPT-2 small's
+// 548 MB), where the network's blob reads fine.
+async function bodyBlob(res, progress) {
+  if (!res.body || !res.body.tee) return res.blob();
+  const [counted, kept] = res.body.tee();
+  const count = async () => {
+    const reader = counted.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      progress(value.length);
+    }
+  };
+  const [blob] = await Promise.all([new Response(kept).blob(), count()]);
+  return blob;
+}
+
 // model= : a folder relative to the page, on its own host. → the folder's absolute URL (ending in /), or throws.
 export function folderURL(value, pageURL) {
   const v = String(value).trim();
@@ -205,20 +224,11 @@ export async function filesFromFolder(base, { signal, onProgress } = {}) {
       if (optional) return null;
       throw new Error(name + ' is missing at ' + base + ' (the server answered ' + res.status + '). ' + FOLDER_HINT);
     }
-    const size = Number(res.headers.get('content-length')) || 0;
-    total += size;
-    const chunks = [];
-    if (res.body && res.body.getReader) {
-      const reader = res.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-        loaded += value.length;
-        if (onProgress) onProgress(loaded, Math.max(total, loaded));
-      }
-    } else chunks.push(new Uint8Array(await res.arrayBuffer()));
-    const file = new File(chunks, name);
+    total += Number(res.headers.get('content-length')) || 0;
+    const file = new File(
+      [await bodyBlob(res, (n) => onProgress && onProgress((loaded += n), Math.max(total, loaded)))],
+      name,
+    );
     got.push(file);
     return file;
   };
