@@ -37,6 +37,7 @@ export function createApi(ctx, loading) {
       ablated: topOut(S.ablated),
       headsOff: S.headsOff.map((x) => x.slice()),
     }),
+    getModel: () => S.model, // the core's Model (wasm/api.js): forward, tokenize, info (the benchmark times it)
     getSnippet: () => (S.model ? snippet(ctx) : null),
     getSelection: () => Object.assign({}, S.sel),
     select: (s) => {
@@ -49,7 +50,7 @@ export function createApi(ctx, loading) {
         S.text = String(o.text);
         ctx.$('text').value = S.text;
       }
-      ctx.ready = ctx.ready.then(() => render(ctx) && !!S.out);
+      ctx.ready = ctx.ready.then(() => render(ctx) && Promise.resolve(ctx.ablation).then(() => !!S.out));
       return ctx.ready;
     },
     load: (o) => {

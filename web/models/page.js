@@ -23,7 +23,9 @@ import { drawAll, drawGrid, drawLook, drawSide, drawTokens, select, snippet } fr
 import { HeadGrid } from './grid.js';
 
 export { DEFAULT_TEXT } from './context.js';
-const TYPING_MS = 60; // keystrokes closer than this make one forward
+// A keystroke renders in the next task: the keystrokes that come while a forward runs (it blocks the page) are all
+// in the box when the next render reads it, so they make one forward (a fixed delay would only add to each change).
+const TYPING_MS = 0;
 
 // query: the page's parameters (model, text, layer, head, theme); base: the folder of the core files and the other
 // pages ('': the page's own; an element's links open in a new tab); dropTarget: where a dropped folder loads (the
@@ -160,8 +162,13 @@ function wireControls(ctx) {
   const { S, $, root } = ctx;
   $('text').addEventListener('input', () => {
     S.text = $('text').value;
-    clearTimeout(ctx.typing);
-    ctx.typing = setTimeout(() => render(ctx), TYPING_MS);
+    if (ctx.typing) return; // a render is due: it reads the latest text
+    let rendered;
+    ctx.track(new Promise((r) => (rendered = r)));
+    ctx.typing = setTimeout(() => {
+      ctx.typing = 0;
+      rendered(render(ctx) && ctx.ablation);
+    }, TYPING_MS);
   });
   $('role').addEventListener('change', () => {
     S.role = $('role').value;
