@@ -130,6 +130,10 @@ before(async () => {
   for (const f of readdirSync(DIST)) symlinkSync(join(DIST, f), join(site, f));
   symlinkSync(models, join(site, 'models'));
   makeBroken(join(site, 'broken'));
+  // a good folder without the optional tokenizer_config.json
+  mkdirSync(join(site, 'optional', 'gpt2'), { recursive: true });
+  for (const f of filesOf('gpt2'))
+    if (f !== 'tokenizer_config.json') copyFileSync(join(models, 'gpt2', f), join(site, 'optional', 'gpt2', f));
   srv = await serve(site);
   cspSrv = await serve(site, { headers: { 'content-security-policy': CSP } });
   browser = await launch();
@@ -143,12 +147,13 @@ after(async () => {
 });
 
 // ---- Helpers ------------------------------------------------------------------------------------------------------
-async function open(url, { allowed, csp } = {}) {
+async function open(url, { allowed, csp, console } = {}) {
   const base = (csp ? cspSrv : srv).origin;
   const g = await guardedPage(
     browser.context,
     allowed || ((u) => u.startsWith(base + '/') || u.startsWith('data:') || u.startsWith('blob:')),
   );
+  if (console) g.page.on('console', console);
   if (csp) {
     await g.page.addInitScript(() => {
       window.__violations = [];
@@ -251,7 +256,16 @@ for (const b of BROKEN) {
 }
 
 test("tokenizer_config.json is optional; model= never leaves the page's host; from a file, model= says to drop the folder", async () => {
-  let g = await open('models.html?model=https://example.org/gpt2/');
+  // a folder without it loads as with it; the console's only error is the server's 404 for it (docs/model-page.md)
+  const missing = [];
+  let g = await open('models.html?model=optional/gpt2/', {
+    console: (m) => m.type() === 'error' && missing.push(m.location().url.split('/').slice(-2).join('/')),
+  });
+  assert.equal(g.ready, true);
+  await checkAgainstOracle(g.page, 'gpt2');
+  assert.deepEqual(missing, ['gpt2/tokenizer_config.json']);
+  await closeClean(g);
+  g = await open('models.html?model=https://example.org/gpt2/');
   assert.match(
     (await g.page.evaluate(() => window.mhaExplorer.getMessages())).join(' '),
     /address: the page loads a folder relative to itself only/,
