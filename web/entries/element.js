@@ -190,7 +190,9 @@ class MhaExplorerElement extends ElementBase {
     const q = this.query(),
       folder = this.folder(),
       src = this.getAttribute('src');
-    const framed = !!src || this.getAttribute('mode') === 'iframe',
+    // model="…" mounts the model page in place (its folder is the host page's: mode="iframe" does not apply)
+    const models = !src && this.hasAttribute('model');
+    const framed = !!src || (this.getAttribute('mode') === 'iframe' && !models),
       lab = /^train-/.test(q.get('preset') || '');
     if (!src && !folder) {
       this.unmount();
@@ -200,7 +202,6 @@ class MhaExplorerElement extends ElementBase {
       );
       return;
     }
-    const models = !framed && this.hasAttribute('model');
     const key = framed
       ? 'frame|' + (src || folder) + '|' + q.toString()
       : models

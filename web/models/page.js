@@ -62,6 +62,7 @@ export function createModelPage(root, { query = '', base = '', dropTarget = null
     );
     return p;
   };
+  if (dropTarget) root.querySelector('.mp-anywhere').remove(); // a drop loads on the element only
   wireModelInputs(ctx, loading, dropTarget || root.ownerDocument);
   wireControls(ctx);
   drawSide(ctx);
