@@ -8,6 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -25,9 +26,9 @@ const escape = (t) => t.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/
 const coursePage = (text) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Week 1: real heads</title><link rel="icon" href="data:,"></head>
 <body style="max-width: 1100px; margin: 0 auto; font: 16px/1.5 Georgia, serif">
-<h1>Week 1: the heads of a trained model</h1>
+<main><h1>Week 1: the heads of a trained model</h1>
 <p>Which head links “it” to “road”? Look at every head below, then switch some off.</p>
-<mha-explorer id="m" model="models/gpt2/" text="${escape(text)}"></mha-explorer>
+<mha-explorer id="m" model="models/gpt2/" text="${escape(text)}"></mha-explorer></main>
 <script src="../mha-explorer-element.js"></script>
 </body></html>`;
 
@@ -99,6 +100,28 @@ test("model= relative to the course page, text= as an attribute: the element's w
   assert.equal((await api(page, 'getInfo')).modelType, 'bert');
   await checkAgainstOracle(page, oracle('bert', 0), 'bert', '#m');
   await page.screenshot({ path: join(ARTIFACTS, 'models-element.png') });
+  // one named region of the course page (no second main landmark), and axe finds nothing there, shadow root included
+  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+  const audit = await page.evaluate(async () => {
+    const box = document.querySelector('#m').shadowRoot.querySelector('.mhx');
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    const l = await window.axe.run(document, {
+      runOnly: {
+        type: 'rule',
+        values: ['landmark-no-duplicate-main', 'landmark-main-is-top-level', 'landmark-one-main'],
+      },
+    });
+    return {
+      region: box.getAttribute('role') + ' ' + box.getAttribute('aria-label'),
+      landmarks: box.querySelectorAll('main, header').length,
+      violations: [...r.violations, ...l.violations].map(
+        (v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '),
+      ),
+    };
+  });
+  assert.deepEqual(audit, { region: 'region MHA Explorer: real models', landmarks: 0, violations: [] });
   await closeClean(g);
 });
 

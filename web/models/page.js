@@ -12,6 +12,7 @@ import { formatWeight, topKeysWords } from '../widgets/words.js';
 import { applyTheme, otherTheme } from '../chrome/theme.js';
 import { copyWithButton } from '../chrome/clipboard.js';
 import { FILES } from '../compute/source.js';
+import { asRegion, withoutLandmarks } from '../chrome/landmarks.js';
 import { createContext } from './context.js';
 import { createLoading } from './loading.js';
 import { createApi } from './api.js';
@@ -32,7 +33,9 @@ const TYPING_MS = 0;
 // document; an element, itself).
 export function createModelPage(root, { query = '', base = '', dropTarget = null } = {}) {
   root.classList.add('mhx', 'mhx-models');
-  root.insertAdjacentHTML('beforeend', MARKUP);
+  // in an element (a drop target of its own), one region of the host's page: no header or main landmark of its own
+  root.insertAdjacentHTML('beforeend', dropTarget ? withoutLandmarks(MARKUP) : MARKUP);
+  const unRegion = dropTarget ? asRegion(root, 'MHA Explorer: real models') : null;
   const params = new URLSearchParams(query);
   const ctx = createContext(root, params),
     { S, $ } = ctx;
@@ -67,7 +70,14 @@ export function createModelPage(root, { query = '', base = '', dropTarget = null
   wireControls(ctx);
   drawSide(ctx);
   const api = createApi(ctx, loading);
-  return { api, update: (o) => updatePage(ctx, api, o), dispose: () => disposePage(ctx, life, loading) };
+  return {
+    api,
+    update: (o) => updatePage(ctx, api, o),
+    dispose: () => {
+      disposePage(ctx, life, loading);
+      if (unRegion) unRegion();
+    },
+  };
 }
 
 // The links to the page and the lab: their files next to this one, or their one-file pages from this one-file page;
