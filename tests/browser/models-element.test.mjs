@@ -95,6 +95,11 @@ test("model= relative to the course page, text= as an attribute: the element's w
   const t1 = oracle('gpt2', 1).metadata;
   assert.equal(await setAttr(page, 'text', t1.text), true);
   assert.deepEqual(await api(page, 'getTokens'), t1.tokens, 'a changed text attribute');
+  // layer and head attributes select a head (one the model has)
+  await setAttr(page, 'layer', '1');
+  await setAttr(page, 'head', '2');
+  await setAttr(page, 'head', '99');
+  assert.deepEqual(await api(page, 'getSelection'), { layer: 1, head: 2 });
   // a new model attribute loads that folder in place
   assert.equal(await setAttr(page, 'model', 'models/bert/'), true);
   assert.equal((await api(page, 'getInfo')).modelType, 'bert');

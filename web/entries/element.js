@@ -142,6 +142,14 @@ class MhaExplorerElement extends ElementBase {
       this.models.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : '' });
       return;
     }
+    if (this.models && (name === 'layer' || name === 'head')) {
+      try {
+        if (value !== null && this.models.api.getInfo()) this.models.api.select({ [name]: value });
+      } catch (err) {
+        /* not a layer or head of this model: the selection stays */
+      }
+      return;
+    }
     // a page parameter of a mounted explorer: set on it (a removed attribute goes back to the default, a removed
     // theme to the host's); a lab preset needs the lab's page
     const p = pageProp(name);

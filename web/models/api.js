@@ -42,7 +42,13 @@ export function createApi(ctx, loading) {
     getSelection: () => Object.assign({}, S.sel),
     select: (s) => {
       need();
-      select(ctx, s.layer != null ? +s.layer : S.sel.layer, s.head != null ? +s.head : S.sel.head);
+      const pick = (v, now, n, what) => {
+        if (v == null) return now;
+        if (!(Number.isInteger(+v) && +v >= 0 && +v < n))
+          throw new Error(what + ' must be a whole number from 0 to ' + (n - 1) + ', got ' + JSON.stringify(v));
+        return +v;
+      };
+      select(ctx, pick(s.layer, S.sel.layer, S.info.layers, 'layer'), pick(s.head, S.sel.head, S.info.heads, 'head'));
     },
     set: (o) => {
       if (gone()) return Promise.resolve(false);
