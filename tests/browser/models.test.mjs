@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,
-  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -26,7 +25,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
-import { ARTIFACTS, DIST, guardedPage, launch, repo } from './helpers.mjs';
+import { ARTIFACTS, DIST, guardedPage, launch } from './helpers.mjs';
+import { checkAgainstOracle as check, checkpoints, python, readOracle } from './models-oracle.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
@@ -53,35 +53,10 @@ const CASES = [
   'minilm',
 ];
 const TEXTS = { minilm: 6 };
-const python = () =>
-  process.env.MHA_VENV_PYTHON || execFileSync('bash', [join(repo, 'scripts', 'venv')], { encoding: 'utf8' }).trim();
 
 // ---- The fixtures ---------------------------------------------------------------------------------------------------
-// A safetensors file of F64 tensors → {metadata (JSON-decoded), tensors: name → {shape, data: Float64Array}}.
-function readOracle(file) {
-  const bytes = readFileSync(file),
-    n = Number(bytes.readBigUInt64LE(0)),
-    header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = { metadata: {}, tensors: {} };
-  for (const [k, v] of Object.entries(header.__metadata__ || {})) {
-    try {
-      out.metadata[k] = JSON.parse(v);
-    } catch {
-      out.metadata[k] = v;
-    }
-  } // versions are plain
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    const [a, b] = t.data_offsets,
-      buf = bytes.subarray(8 + n + a, 8 + n + b);
-    out.tensors[name] = {
-      shape: t.shape,
-      data: new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)),
-    };
-  }
-  return out;
-}
 const oracle = (c, k = 0) => readOracle(join(models, c, 'oracle-' + k + '.safetensors'));
+const checkAgainstOracle = (page, c, k = 0) => check(page, oracle(c, k), c);
 const filesOf = (c) => readdirSync(join(models, c)).filter((f) => !/^oracle-/.test(f));
 
 // Broken copies of good checkpoints: each file missing in turn, a missing and a truncated shard, configs that lie.
@@ -149,20 +124,16 @@ let models,
   cspSrv,
   browser;
 before(async () => {
-  models = join(repo, 'build', 'models');
-  if (!existsSync(join(models, 'index.json'))) {
-    // run alone: the oracle's generator, as CTest's models.checkpoints runs it
-    made = mkdtempSync(join(tmpdir(), 'mha-models-'));
-    models = join(made, 'models');
-    execFileSync(python(), [join(repo, 'tests', 'models', 'make_checkpoints.py'), '--out', models], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-  }
+  ({ models, made } = checkpoints());
   // the page's folder as an instructor uploads it: dist/'s files, the checkpoints in models/, and broken folders in broken/
   site = mkdtempSync(join(tmpdir(), 'mha-models-site-'));
   for (const f of readdirSync(DIST)) symlinkSync(join(DIST, f), join(site, f));
   symlinkSync(models, join(site, 'models'));
   makeBroken(join(site, 'broken'));
+  // a good folder without the optional tokenizer_config.json
+  mkdirSync(join(site, 'optional', 'gpt2'), { recursive: true });
+  for (const f of filesOf('gpt2'))
+    if (f !== 'tokenizer_config.json') copyFileSync(join(models, 'gpt2', f), join(site, 'optional', 'gpt2', f));
   srv = await serve(site);
   cspSrv = await serve(site, { headers: { 'content-security-policy': CSP } });
   browser = await launch();
@@ -176,12 +147,13 @@ after(async () => {
 });
 
 // ---- Helpers ------------------------------------------------------------------------------------------------------
-async function open(url, { allowed, csp } = {}) {
+async function open(url, { allowed, csp, console } = {}) {
   const base = (csp ? cspSrv : srv).origin;
   const g = await guardedPage(
     browser.context,
     allowed || ((u) => u.startsWith(base + '/') || u.startsWith('data:') || u.startsWith('blob:')),
   );
+  if (console) g.page.on('console', console);
   if (csp) {
     await g.page.addInitScript(() => {
       window.__violations = [];
@@ -203,95 +175,6 @@ async function closeClean(g) {
   assert.deepEqual(realErrors(g), [], 'console errors');
   assert.deepEqual(g.foreign, [], "requests beyond the page's host");
   await g.page.close();
-}
-
-// |ours − transformers' float64| ≤ the fixture's bound, element by element.
-function assertWithin(ours, ref, what) {
-  const t = ref.tensors[what],
-    b = ref.tensors[what + '.bound'];
-  assert.deepEqual(ours.shape, t.shape, what + ' shape');
-  assert.equal(ours.data.length, t.data.length);
-  let worst = 0,
-    at = -1;
-  for (let i = 0; i < t.data.length; i++) {
-    const excess = Math.abs(ours.data[i] - t.data[i]) - b.data[i];
-    if (!(excess <= 0) && (at < 0 || excess > worst)) {
-      worst = excess;
-      at = i;
-    }
-  }
-  assert.ok(
-    at < 0,
-    what + ': element ' + at + ' is ' + ours.data[at] + ', transformers ' + t.data[at] + ' ± ' + b.data[at],
-  );
-}
-// The page's top 5 (ids, most probable first) against the float64 logits of one position with their bounds: every id
-// the page lists is in transformers' top 5 up to ties within the bounds, in transformers' order up to such ties.
-function assertTop5(ids, logits, bounds, what) {
-  const V = logits.length,
-    order = Array.from({ length: V }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
-  const fifth = logits[order[4]];
-  assert.equal(ids.length, 5, what);
-  ids.forEach((id, r) => {
-    assert.ok(
-      logits[id] + bounds[id] + bounds[order[4]] >= fifth,
-      what + ': ' + id + ' (rank ' + r + ") is not in transformers' top 5 " + order.slice(0, 5),
-    );
-    if (r)
-      assert.ok(
-        logits[ids[r - 1]] + bounds[ids[r - 1]] + bounds[id] >= logits[id],
-        what + ': ' + ids[r - 1] + ' before ' + id,
-      );
-  });
-  for (const id of order.slice(0, 5)) {
-    if (!ids.includes(id))
-      assert.ok(
-        logits[id] - bounds[id] - bounds[ids[4]] <= logits[ids[4]],
-        what + ": transformers' " + id + ' is missing',
-      );
-  }
-}
-const row = (t, p, V) => ({ logits: Array.from(t.data.subarray(p * V, (p + 1) * V)) });
-
-// Checks a loaded page against a case's oracle k: tokens, ids, every attention weight, and the top 5 with and without
-// the fixture's heads switched off.
-async function checkAgainstOracle(page, c, k = 0) {
-  const ref = oracle(c, k),
-    meta = ref.metadata;
-  await page.evaluate((text) => window.mhaExplorer.set({ text }), meta.text);
-  assert.deepEqual(await page.evaluate(() => window.mhaExplorer.getTokens()), meta.tokens, c + ': tokens');
-  assert.deepEqual(await page.evaluate(() => window.mhaExplorer.getIds()), meta.ids, c + ': ids');
-  const w = await page.evaluate(() => {
-    const x = window.mhaExplorer.getWeights();
-    return { shape: x.shape, data: Array.from(x.data) };
-  });
-  assertWithin(w, ref, 'attentions');
-  const top = await page.evaluate(() => window.mhaExplorer.getTop());
-  if (!ref.tensors.logits) {
-    assert.equal(top.position, -1, c + ': no head, no prediction');
-    return;
-  }
-  const at = meta.logits_at.indexOf(top.position),
-    V = ref.tensors.logits.shape[1];
-  assert.ok(at >= 0, c + ': the page predicts at ' + top.position + ', the fixture has ' + meta.logits_at);
-  const full = row(ref.tensors.logits, at, V),
-    fullB = row(ref.tensors['logits.bound'], at, V);
-  assertTop5(
-    top.full.map((t) => t.id),
-    full.logits,
-    fullB.logits,
-    c + ' full model',
-  );
-  const ablated = await page.evaluate((heads) => window.mhaExplorer.ablate(heads), meta.heads_off);
-  const off = row(ref.tensors['ablated.logits'], at, V),
-    offB = row(ref.tensors['ablated.logits.bound'], at, V);
-  assertTop5(
-    ablated.map((t) => t.id),
-    off.logits,
-    offB.logits,
-    c + ' heads ' + JSON.stringify(meta.heads_off) + ' off',
-  );
-  await page.evaluate(() => window.mhaExplorer.ablate([]));
 }
 
 // Files of a folder dropped on the page: a DataTransfer of Files (their bytes from Node) and a drop event on the body.
@@ -373,7 +256,16 @@ for (const b of BROKEN) {
 }
 
 test("tokenizer_config.json is optional; model= never leaves the page's host; from a file, model= says to drop the folder", async () => {
-  let g = await open('models.html?model=https://example.org/gpt2/');
+  // a folder without it loads as with it; the console's only error is the server's 404 for it (docs/model-page.md)
+  const missing = [];
+  let g = await open('models.html?model=optional/gpt2/', {
+    console: (m) => m.type() === 'error' && missing.push(m.location().url.split('/').slice(-2).join('/')),
+  });
+  assert.equal(g.ready, true);
+  await checkAgainstOracle(g.page, 'gpt2');
+  assert.deepEqual(missing, ['gpt2/tokenizer_config.json']);
+  await closeClean(g);
+  g = await open('models.html?model=https://example.org/gpt2/');
   assert.match(
     (await g.page.evaluate(() => window.mhaExplorer.getMessages())).join(' '),
     /address: the page loads a folder relative to itself only/,

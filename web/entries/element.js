@@ -15,6 +15,10 @@
 // switches (a theme toggle's class or data-theme on <html> or <body>, or the system's setting).
 // preset="train-…" mounts the training lab (web/lab/: createLab) the same way, its trainer-<build>.js from the same
 // folder; the links between the page and the lab switch the element between them.
+// model="models/minilm/" mounts the model page (web/models/: createModelPage) for that checkpoint folder, relative to
+// the host page as models.html's model= is to it (on the page's own host), with text, layer, head and theme as
+// attributes; a folder dropped on the element loads there. A changed model or text attribute loads or runs it in place;
+// element.mhaExplorer is the model page's script API (ready, getWeights, getTokens, set, load, ablate, …).
 // An <iframe> of the page stays where a host needs one: the `src` attribute (a page of the host's choice) and
 // mode="iframe". Such an iframe sizes itself from the height the page
 // posts; for page files on another origin (a CDN serves .html as text/plain, which an iframe shows as text) the
@@ -28,11 +32,15 @@ import { hostTheme } from '../chrome/embed-host.js';
 import { guardNewWindows } from '../chrome/sandbox.js';
 import { createExplorer } from '../explorer/explorer.js';
 import { createLab } from '../lab/controller.js';
+import { createModelPage } from '../models/page.js';
 import STYLE from '../style.css';
 import LAB_STYLE from '../lab/lab.css';
+import MODELS_STYLE from '../models/models.css';
 
 // The page's URL parameters (state/page.js), then the training lab's (preset=train-… opens the lab).
 const PARAMS = names(PAGE_PROPS, LAB_PROPS).filter((n) => n !== 'embed');
+// The model page's parameters (web/models/context.js) that an element takes; model="…" opens the model page.
+const MODEL_PARAMS = ['model', 'text', 'layer', 'head', 'theme'];
 const HOST_STYLE =
   ':host{display:block;min-width:280px}iframe{display:block;width:100%;border:0;' +
   'border-radius:10px;box-shadow:0 0 0 1px rgba(0,0,0,.12)}iframe[hidden]{display:none}p.mhx-missing{font:14px/1.4 system-ui,sans-serif;color:#a33}' +
@@ -79,7 +87,7 @@ const ElementBase = typeof HTMLElement === 'function' ? HTMLElement : class {};
 
 class MhaExplorerElement extends ElementBase {
   static get observedAttributes() {
-    return PARAMS.concat(['src', 'base', 'height', 'mode']);
+    return PARAMS.concat(['src', 'base', 'height', 'mode', 'model', 'layer']);
   }
 
   connectedCallback() {
@@ -97,7 +105,7 @@ class MhaExplorerElement extends ElementBase {
   followHost() {
     const check = () => {
       if (!this.live || this.hasAttribute('theme') || hostTheme(this) === this.hostShown) return;
-      if (this.explorer || this.lab)
+      if (this.explorer || this.lab || this.models)
         this.attributeChangedCallback('theme', 'host', null); // as a removed theme attribute
       else this.update(); // an iframe's page: its query names the theme
       this.hostShown = hostTheme(this);
@@ -129,6 +137,19 @@ class MhaExplorerElement extends ElementBase {
   attributeChangedCallback(name, old, value) {
     // (an element upgraded when the script defines it gets its attributes before connectedCallback)
     if (!this.live || old === value) return;
+    // the model page: a new folder or text loads or runs in place, a theme is applied
+    if (this.models && (name === 'text' || name === 'theme' || (name === 'model' && value))) {
+      this.models.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : '' });
+      return;
+    }
+    if (this.models && (name === 'layer' || name === 'head')) {
+      try {
+        if (value !== null && this.models.api.getInfo()) this.models.api.select({ [name]: value });
+      } catch (err) {
+        /* not a layer or head of this model: the selection stays */
+      }
+      return;
+    }
     // a page parameter of a mounted explorer: set on it (a removed attribute goes back to the default, a removed
     // theme to the host's); a lab preset needs the lab's page
     const p = pageProp(name);
@@ -154,6 +175,7 @@ class MhaExplorerElement extends ElementBase {
   get mhaExplorer() {
     if (this.explorer) return this.explorer.api;
     if (this.lab) return this.lab.api;
+    if (this.models) return this.models.api;
     try {
       return this.frame && this.frame.contentWindow ? this.frame.contentWindow.mhaExplorer || null : null;
     } catch (e) {
@@ -176,7 +198,9 @@ class MhaExplorerElement extends ElementBase {
     const q = this.query(),
       folder = this.folder(),
       src = this.getAttribute('src');
-    const framed = !!src || this.getAttribute('mode') === 'iframe',
+    // model="…" mounts the model page in place (its folder is the host page's: mode="iframe" does not apply)
+    const models = !src && this.hasAttribute('model');
+    const framed = !!src || (this.getAttribute('mode') === 'iframe' && !models),
       lab = /^train-/.test(q.get('preset') || '');
     if (!src && !folder) {
       this.unmount();
@@ -188,9 +212,11 @@ class MhaExplorerElement extends ElementBase {
     }
     const key = framed
       ? 'frame|' + (src || folder) + '|' + q.toString()
-      : lab
-        ? 'lab|' + folder + '|' + q.get('preset')
-        : 'mount|' + folder;
+      : models
+        ? 'models|' + folder
+        : lab
+          ? 'lab|' + folder + '|' + q.get('preset')
+          : 'mount|' + folder;
     if (key === this.key) {
       this.sizeBox();
       return;
@@ -198,6 +224,7 @@ class MhaExplorerElement extends ElementBase {
     this.unmount();
     this.key = key;
     if (framed) this.frameIt(src || folder + (lab ? 'lab.html' : 'index.html'), q);
+    else if (models) this.mountModels(folder);
     else this.mount(folder, q, lab);
     this.sizeBox();
   }
@@ -223,6 +250,17 @@ class MhaExplorerElement extends ElementBase {
         styles: STYLE,
         onLab: (query) => this.open(query),
       });
+  }
+  // The model page in the shadow root: its folder relative to the host page, a drop on the element loads there.
+  mountModels(folder) {
+    const style = document.createElement('style');
+    style.textContent = HOST_STYLE + '\n' + STYLE + '\n' + MODELS_STYLE;
+    this.box = document.createElement('div');
+    this.shadowRoot.append(style, this.box);
+    const q = new URLSearchParams();
+    for (const n of MODEL_PARAMS) if (this.hasAttribute(n)) q.set(n, this.getAttribute(n));
+    if (!q.has('theme')) q.set('theme', (this.hostShown = hostTheme(this)));
+    this.models = createModelPage(this.box, { query: q.toString(), base: folder, dropTarget: this.box });
   }
   // The page in an iframe (see the header).
   frameIt(page, q) {
@@ -269,8 +307,9 @@ class MhaExplorerElement extends ElementBase {
   unmount() {
     if (this.explorer) this.explorer.dispose();
     if (this.lab) this.lab.dispose();
+    if (this.models) this.models.dispose();
     if (this.onMessage) window.removeEventListener('message', this.onMessage);
-    this.explorer = this.lab = this.frame = this.box = this.onMessage = null;
+    this.explorer = this.lab = this.models = this.frame = this.box = this.onMessage = null;
     this.key = null;
     if (this.shadowRoot) this.shadowRoot.textContent = '';
   }

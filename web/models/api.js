@@ -11,6 +11,9 @@ export function createApi(ctx, loading) {
   const need = () => {
     if (!S.model || !S.out) throw new Error('no model is loaded: drop a model folder, or call load({files})');
   };
+  // after dispose (an element removed from its page): nothing loads or runs
+  const gone = () => !!ctx.signal && ctx.signal.aborted,
+    removed = () => Promise.reject(new Error('this model page was removed from its page'));
   const topOut = (list) => list.map((t) => ({ id: t.id, token: S.vocab.tokenOf(t.id), prob: t.prob }));
   return {
     get ready() {
@@ -34,27 +37,36 @@ export function createApi(ctx, loading) {
       ablated: topOut(S.ablated),
       headsOff: S.headsOff.map((x) => x.slice()),
     }),
+    getModel: () => S.model, // the core's Model (wasm/api.js): forward, tokenize, info (the benchmark times it)
     getSnippet: () => (S.model ? snippet(ctx) : null),
     getSelection: () => Object.assign({}, S.sel),
     select: (s) => {
       need();
-      select(ctx, s.layer != null ? +s.layer : S.sel.layer, s.head != null ? +s.head : S.sel.head);
+      const pick = (v, now, n, what) => {
+        if (v == null) return now;
+        if (!(Number.isInteger(+v) && +v >= 0 && +v < n))
+          throw new Error(what + ' must be a whole number from 0 to ' + (n - 1) + ', got ' + JSON.stringify(v));
+        return +v;
+      };
+      select(ctx, pick(s.layer, S.sel.layer, S.info.layers, 'layer'), pick(s.head, S.sel.head, S.info.heads, 'head'));
     },
     set: (o) => {
+      if (gone()) return Promise.resolve(false);
       if (o && o.text != null) {
         S.text = String(o.text);
         ctx.$('text').value = S.text;
       }
-      ctx.ready = ctx.ready.then(() => render(ctx) && !!S.out);
+      ctx.ready = ctx.ready.then(() => render(ctx) && Promise.resolve(ctx.ablation).then(() => !!S.out));
       return ctx.ready;
     },
     load: (o) => {
+      if (gone()) return removed();
       const files = Array.from((o && o.files) || []);
       return ctx
         .track(loading.loadFiles(files, { folder: (o && o.folder) || folderOf(files), dropped: true }))
         .then(() => true);
     },
-    loadURL: (value) => ctx.track(loading.loadFromURL(value)).then(() => true),
+    loadURL: (value) => (gone() ? removed() : ctx.track(loading.loadFromURL(value)).then(() => true)),
     ablate: (heads) => {
       need();
       setHeadsOff(ctx, heads || []);

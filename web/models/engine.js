@@ -4,12 +4,13 @@
 import { CORE_BUILDS, INLINE, loadCoreScript, explain } from '../compute/source.js';
 
 let core = null;
-// → promise of the WebAssembly API (createMhaModule()'s module), once per document.
-export function loadCore() {
+// base: the folder of the core files ('': the page's own; an element's folder). → promise of the WebAssembly API
+// (createMhaModule()'s module), once per document.
+export function loadCore(base = '') {
   if (core) return core;
   const missing = [];
   const tryBuild = (i) =>
-    loadCoreScript(CORE_BUILDS[i]).catch((err) => {
+    loadCoreScript(CORE_BUILDS[i], base).catch((err) => {
       missing.push(CORE_BUILDS[i] + '.js');
       if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
       if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
@@ -17,7 +18,8 @@ export function loadCore() {
         'MHA Explorer could not load its WebAssembly core: ' +
           missing.join(', ') +
           (missing.length > 1 ? ' are' : ' is') +
-          ' missing next to this page. Upload the whole dist/ folder (every file in it) to the same place; or use the one-file page ' +
+          (base ? ' missing in ' + base + '.' : ' missing next to this page.') +
+          ' Upload the whole dist/ folder (every file in it) to the same place; or use the one-file page ' +
           'mha-explorer-models.html.',
       );
     });

@@ -58,6 +58,40 @@ export function folderOf(files) {
 // {config, tokenizer, tokenizerConfig} (their text), shards: [names]}; rejects with a message naming the file that
 // is missing or unreadable.
 export async function pickCheckpoint(files) {
+  const byName = filesByName(files);
+  const need = (name, why) => {
+    if (byName.has(name)) return byName.get(name);
+    throw new Error(name + ' is missing: ' + why + ' ' + FOLDER_HINT);
+  };
+  const config = need(CONFIG, 'it says which model the weights are (model_type, layers, heads).');
+  const tokenizer = need(
+    TOKENIZER,
+    'the page splits your text into tokens with it' +
+      (byName.has('vocab.txt') || byName.has('vocab.json')
+        ? ' (this folder has the older vocab files only: AutoTokenizer.from_pretrained(folder).save_pretrained(folder) writes tokenizer.json).'
+        : '.'),
+  );
+  const weights = await weightFiles(byName);
+  const picked = [config, tokenizer, ...weights.files];
+  if (byName.has(TOKENIZER_CONFIG)) picked.push(byName.get(TOKENIZER_CONFIG));
+  const text = {
+    config: await readText(config),
+    tokenizer: await readText(tokenizer),
+    tokenizerConfig: byName.has(TOKENIZER_CONFIG) ? await readText(byName.get(TOKENIZER_CONFIG)) : null,
+  };
+  return { files: picked, text, shards: weights.shards };
+}
+
+const readText = (f) =>
+  f.text().then(
+    (t) => t,
+    (e) => {
+      throw new Error(pathOf(f) + ' could not be read (' + e.message + ').');
+    },
+  );
+
+// [File] → Map of base name → File; two files of one name that the page reads are refused.
+function filesByName(files) {
   const byName = new Map();
   for (const f of files) {
     const n = baseName(f);
@@ -74,78 +108,76 @@ export async function pickCheckpoint(files) {
     }
     byName.set(n, f);
   }
-  const need = (name, why) => {
-    if (byName.has(name)) return byName.get(name);
-    throw new Error(name + ' is missing: ' + why + ' ' + FOLDER_HINT);
-  };
-  const readText = (f) =>
-    f.text().then(
-      (t) => t,
-      (e) => {
-        throw new Error(pathOf(f) + ' could not be read (' + e.message + ').');
-      },
-    );
-  const config = need(CONFIG, 'it says which model the weights are (model_type, layers, heads).');
-  const tokenizer = need(
-    TOKENIZER,
-    'the page splits your text into tokens with it' +
-      (byName.has('vocab.txt') || byName.has('vocab.json')
-        ? ' (this folder has the older vocab files only: AutoTokenizer.from_pretrained(folder).save_pretrained(folder) writes tokenizer.json).'
-        : '.'),
-  );
-  const picked = [config, tokenizer];
-  let shards = [];
-  if (byName.has(WEIGHTS)) picked.push(byName.get(WEIGHTS));
-  else if (byName.has(INDEX)) {
-    const index = byName.get(INDEX);
-    let map;
-    try {
-      map = JSON.parse(await readText(index)).weight_map;
-    } catch (e) {
-      throw new Error(INDEX + ' is not the JSON transformers writes (' + e.message + ').', { cause: e });
-    }
-    if (!map || typeof map !== 'object')
-      throw new Error(INDEX + ' has no weight_map: it is not the index transformers writes for sharded weights.');
-    shards = Array.from(new Set(Object.values(map).map(String)));
-    const missing = shards.filter((s) => !byName.has(s));
-    if (missing.length) {
-      throw new Error(
-        missing.join(', ') +
-          (missing.length > 1 ? ' are' : ' is') +
-          ' missing: ' +
-          INDEX +
-          ' lists ' +
-          (missing.length > 1 ? 'them' : 'it') +
-          ' among the ' +
-          shards.length +
-          ' shards of the weights. Drop the whole folder, every shard included.',
-      );
-    }
-    picked.push(index, ...shards.map((s) => byName.get(s)));
-  } else {
-    const other = ['pytorch_model.bin', 'model.ckpt.index', 'tf_model.h5', 'flax_model.msgpack', 'model.onnx'].find(
-      (n) => byName.has(n),
-    );
+  return byName;
+}
+
+// The weights' files: model.safetensors, or the index and every shard it lists. → promise of {files, shards: [names]}.
+async function weightFiles(byName) {
+  if (byName.has(WEIGHTS)) return { files: [byName.get(WEIGHTS)], shards: [] };
+  if (!byName.has(INDEX)) throw noWeights(byName);
+  const index = byName.get(INDEX);
+  let map;
+  try {
+    map = JSON.parse(await readText(index)).weight_map;
+  } catch (e) {
+    throw new Error(INDEX + ' is not the JSON transformers writes (' + e.message + ').', { cause: e });
+  }
+  if (!map || typeof map !== 'object')
+    throw new Error(INDEX + ' has no weight_map: it is not the index transformers writes for sharded weights.');
+  const shards = Array.from(new Set(Object.values(map).map(String)));
+  const missing = shards.filter((s) => !byName.has(s));
+  if (missing.length) {
     throw new Error(
-      WEIGHTS +
-        ' is missing' +
-        (other
-          ? ': this folder has ' +
-            other +
-            ', which the page does not read (safetensors only; ' +
-            'transformers writes it with model.save_pretrained(folder, safe_serialization=True)).'
-          : ': the weights are in it (or in shards listed by ' + INDEX + ').') +
-        ' ' +
-        FOLDER_HINT,
+      missing.join(', ') +
+        (missing.length > 1 ? ' are' : ' is') +
+        ' missing: ' +
+        INDEX +
+        ' lists ' +
+        (missing.length > 1 ? 'them' : 'it') +
+        ' among the ' +
+        shards.length +
+        ' shards of the weights. Drop the whole folder, every shard included.',
     );
   }
-  if (byName.has(TOKENIZER_CONFIG)) picked.push(byName.get(TOKENIZER_CONFIG));
-  const text = {
-    config: await readText(config),
-    tokenizer: await readText(tokenizer),
-    tokenizerConfig: byName.has(TOKENIZER_CONFIG) ? await readText(byName.get(TOKENIZER_CONFIG)) : null,
+  return { files: [index, ...shards.map((s) => byName.get(s))], shards };
+}
+
+// The message of a folder without safetensors weights (naming the other format it has, if any).
+function noWeights(byName) {
+  const other = ['pytorch_model.bin', 'model.ckpt.index', 'tf_model.h5', 'flax_model.msgpack', 'model.onnx'].find((n) =>
+    byName.has(n),
+  );
+  return new Error(
+    WEIGHTS +
+      ' is missing' +
+      (other
+        ? ': this folder has ' +
+          other +
+          ', which the page does not read (safetensors only; ' +
+          'transformers writes it with model.save_pretrained(folder, safe_serialization=True)).'
+        : ': the weights are in it (or in shards listed by ' + INDEX + ').') +
+      ' ' +
+      FOLDER_HINT,
+  );
+}
+
+// A response's body as a Blob, counting its bytes as they come (progress(n) per piece). The Blob is the response's
+// own (Response.blob of one branch of the body, the other counted): a File built from the pieces in JS is a Blob the
+// renderer hands over, and Chromium refuses to read one of a few hundred MB back ("NotReadableError": GPT-2 small's
+// 548 MB), where the network's blob reads fine.
+async function bodyBlob(res, progress) {
+  if (!res.body || !res.body.tee) return res.blob();
+  const [counted, kept] = res.body.tee();
+  const count = async () => {
+    const reader = counted.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      progress(value.length);
+    }
   };
-  return { files: picked, text, shards };
+  const [blob] = await Promise.all([new Response(kept).blob(), count()]);
+  return blob;
 }
 
 // model= : a folder relative to the page, on its own host. → the folder's absolute URL (ending in /), or throws.
@@ -207,20 +239,11 @@ export async function filesFromFolder(base, { signal, onProgress } = {}) {
       if (optional) return null;
       throw new Error(name + ' is missing at ' + base + ' (the server answered ' + res.status + '). ' + FOLDER_HINT);
     }
-    const size = Number(res.headers.get('content-length')) || 0;
-    total += size;
-    const chunks = [];
-    if (res.body && res.body.getReader) {
-      const reader = res.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-        loaded += value.length;
-        if (onProgress) onProgress(loaded, Math.max(total, loaded));
-      }
-    } else chunks.push(new Uint8Array(await res.arrayBuffer()));
-    const file = new File(chunks, name);
+    total += Number(res.headers.get('content-length')) || 0;
+    const file = new File(
+      [await bodyBlob(res, (n) => onProgress && onProgress((loaded += n), Math.max(total, loaded)))],
+      name,
+    );
     got.push(file);
     return file;
   };

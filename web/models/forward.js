@@ -52,14 +52,34 @@ export function render(ctx) {
   }
   S.scores = Object.assign(textRoleScores(out.attentions), S.repeat ? S.repeat.scores : {});
   S.full = S.fullLogits ? topTokens(S.fullLogits, 5) : [];
-  predictAblated(ctx);
+  S.ablated = [];
   ctx.$('text-note').textContent =
     enc.ids.length +
     ' tokens' +
     (pos >= 0 && !i.causal ? '; the model predicts the first ' + S.vocab.maskToken : '') +
     '.';
   drawAll(ctx);
+  ctx.ablation = S.headsOff.length && S.fullLogits ? predictLater(ctx) : null;
   return true;
+}
+
+// The top 5 without the heads off after the text's frame is painted (its own forward): the grid comes first.
+// → a promise resolved once they are shown, or a later render took over (ctx.ablation: what api.set's ready and a
+// keystroke's wait for).
+function predictLater(ctx) {
+  const turn = (ctx.ablationTurn = (ctx.ablationTurn || 0) + 1);
+  const hidden = ctx.root.ownerDocument.hidden; // no frames in a hidden page: at once
+  return new Promise((resolve) => {
+    const run = () => {
+      if (turn === ctx.ablationTurn && ctx.S.model && ctx.S.enc) {
+        predictAblated(ctx);
+        drawPredictions(ctx);
+      }
+      resolve();
+    };
+    if (hidden) setTimeout(run, 0);
+    else requestAnimationFrame(() => setTimeout(run, 0));
+  });
 }
 
 // One position's logits (V floats) from a forward's output.
@@ -90,6 +110,7 @@ export function setHeadsOff(ctx, heads) {
   const S = ctx.S;
   if (!S.model) return;
   S.headsOff = normalizeHeads(heads, S.info.layers, S.info.heads);
+  ctx.ablationTurn = (ctx.ablationTurn || 0) + 1; // a render's pending top 5 without heads: this one replaces it
   predictAblated(ctx);
   drawGrid(ctx);
   drawPredictions(ctx);

@@ -38,15 +38,16 @@ export class HeadGrid {
         score = o.scores ? o.scores[i] : NaN;
       const mat = o.mat(l, h);
       c.canvas._mat = mat;
-      drawHeatmap(c.canvas, mat, {
-        labels: o.labels,
-        scale: o.scale,
-        norm: 'one',
-        vmax: 1,
-        size: o.size,
-        showLabels: false,
-        colors: o.colors,
-      });
+      if (!sameDrawing(c, mat, o))
+        drawHeatmap(c.canvas, mat, {
+          labels: o.labels,
+          scale: o.scale,
+          norm: 'one',
+          vmax: 1,
+          size: o.size,
+          showLabels: false,
+          colors: o.colors,
+        });
       const off = o.off.has(l + ':' + h),
         hidden = o.scores != null && !(score >= o.minScore);
       c.card.classList.toggle('off', off);
@@ -142,4 +143,20 @@ export class HeadGrid {
   canvases() {
     return this.cards.map((c) => c.canvas);
   }
+}
+
+// Whether a card already shows this matrix (the same weights: a head switched off, a role picked, a selection) at
+// this size and in these colours; remembers what it will show otherwise.
+function sameDrawing(card, mat, o) {
+  const d = card.drawn,
+    now = {
+      buffer: mat.data.buffer,
+      offset: mat.data.byteOffset,
+      size: o.size,
+      colors: o.colors,
+      labels: o.labels,
+      dpr: globalThis.devicePixelRatio,
+    };
+  card.drawn = now;
+  return !!d && Object.keys(now).every((k) => d[k] === now[k]);
 }

@@ -9,102 +9,120 @@ import { render, computeRepeat } from './forward.js';
 
 const mb = (n) => (n / 1e6).toFixed(n < 1e7 ? 1 : 0) + ' MB';
 
-// → {core (a promise of the core, once per page), loadFiles(files, source), loadFromURL(value), cancel()}.
-export function createLoading(ctx) {
-  const { S, say, status, progress } = ctx;
-  const core = loadCore().then(
+// base: the folder of the core files ('': the page's own). → {core (a promise of the core, once per document),
+// loadFiles(files, source), loadFromURL(value), cancel()}.
+export function createLoading(ctx, base = '') {
+  const core = startCore(ctx, base);
+  return {
+    core,
+    loadFiles: (files, source) => loadFiles(ctx, core, files, source),
+    loadFromURL: (value) => loadFromURL(ctx, core, value),
+    cancel: () => {
+      if (ctx.S.loading) ctx.S.loading.abort();
+    },
+  };
+}
+
+// The core, with the status line saying whether it started.
+function startCore(ctx, base) {
+  const core = loadCore(base).then(
     (M) => {
-      status('Ready: drop a model folder on the page.');
+      ctx.status('Ready: drop a model folder on the page.');
       return M;
     },
     (err) => {
-      say('core', err.message);
-      status('The core did not start.');
+      ctx.say('core', err.message);
+      ctx.status('The core did not start.');
       throw err;
     },
   );
   core.catch(() => {});
-  const cancelled = () => 'Loading was cancelled' + (S.model ? ': the previous model stays.' : '.');
-  const settle = (abort, err) => {
-    say('load', abort.signal.aborted ? cancelled() : err.message);
-    status(S.model ? ctx.shown() : 'No model loaded.');
-  };
+  return core;
+}
 
-  // files: [File] (dropped, chosen or fetched); source: {folder, dropped} (the snippet's path); abort: the controller of
-  // a download that brought them. → promise, rejected with the message shown.
-  async function loadFiles(files, source, abort = new AbortController()) {
-    if (S.loading && S.loading !== abort) S.loading.abort();
-    S.loading = abort;
-    say('load', '');
-    try {
-      const picked = await pickCheckpoint(files);
-      const vocab = readVocabulary(picked.text),
-        M = await core;
-      progress('Reading the weights…', 0);
-      status('Loading the model…');
-      const model = await M.loadModel(picked.files, {
-        signal: abort.signal,
-        onProgress: (p) => progress('Reading the weights: ' + mb(p.loaded) + ' of ' + mb(p.total), p.loaded / p.total),
-      });
-      if (S.loading !== abort) {
-        model.dispose();
-        return;
-      }
-      if (S.model) S.model.dispose();
-      Object.assign(S, { model, info: model.info, vocab, source, headsOff: [], query: null, key: -1, repeat: null });
-      S.sel = { layer: Math.min(S.sel.layer, model.info.layers - 1), head: Math.min(S.sel.head, model.info.heads - 1) };
-      showInfo(ctx, picked.shards.length);
-      computeRepeat(ctx);
-      render(ctx);
-      status('Loaded ' + (source.folder || 'the model') + '.');
-    } catch (err) {
-      if (S.loading === abort) settle(abort, err);
-      throw err;
-    } finally {
+// A failed or cancelled load: the message, and the status of the model still shown.
+function settle(ctx, abort, err) {
+  const S = ctx.S;
+  ctx.say(
+    'load',
+    abort.signal.aborted ? 'Loading was cancelled' + (S.model ? ': the previous model stays.' : '.') : err.message,
+  );
+  ctx.status(S.model ? ctx.shown() : 'No model loaded.');
+}
+
+// files: [File] (dropped, chosen or fetched); source: {folder, dropped} (the snippet's path); abort: the controller of
+// a download that brought them. → promise, rejected with the message shown.
+async function loadFiles(ctx, core, files, source, abort = new AbortController()) {
+  const { S, say, status, progress } = ctx;
+  if (S.loading && S.loading !== abort) S.loading.abort();
+  S.loading = abort;
+  say('load', '');
+  try {
+    const picked = await pickCheckpoint(files);
+    const vocab = readVocabulary(picked.text),
+      M = await core;
+    progress('Reading the weights…', 0);
+    status('Loading the model…');
+    const model = await M.loadModel(picked.files, {
+      signal: abort.signal,
+      onProgress: (p) => progress('Reading the weights: ' + mb(p.loaded) + ' of ' + mb(p.total), p.loaded / p.total),
+    });
+    if (S.loading !== abort) {
+      model.dispose();
+      return;
+    }
+    show(ctx, model, { vocab, source, shards: picked.shards.length });
+  } catch (err) {
+    if (S.loading === abort) settle(ctx, abort, err);
+    throw err;
+  } finally {
+    if (S.loading === abort) {
+      S.loading = null;
+      progress(null);
+    }
+  }
+}
+
+// A loaded model in place of the one shown: its facts, the repeated sequence's scores, the text's forward.
+function show(ctx, model, { vocab, source, shards }) {
+  const S = ctx.S;
+  if (S.model) S.model.dispose();
+  Object.assign(S, { model, info: model.info, vocab, source, headsOff: [], query: null, key: -1, repeat: null });
+  S.sel = { layer: Math.min(S.sel.layer, model.info.layers - 1), head: Math.min(S.sel.head, model.info.heads - 1) };
+  showInfo(ctx, shards);
+  computeRepeat(ctx);
+  render(ctx);
+  ctx.status('Loaded ' + (source.folder || 'the model') + '.');
+}
+
+// model=: a folder next to the page, downloaded (with the progress bar and Cancel) then loaded.
+function loadFromURL(ctx, core, value) {
+  const { S, progress } = ctx;
+  let base;
+  try {
+    base = folderURL(value, document.baseURI);
+  } catch (err) {
+    ctx.say('load', err.message);
+    return Promise.reject(err);
+  }
+  if (S.loading) S.loading.abort();
+  const abort = (S.loading = new AbortController());
+  progress('Downloading ' + value + '…', 0);
+  ctx.status('Downloading the model…');
+  return filesFromFolder(base, {
+    signal: abort.signal,
+    onProgress: (done, total) => progress('Downloading ' + value + ': ' + mb(done) + ' of ' + mb(total), done / total),
+  }).then(
+    (files) => loadFiles(ctx, core, files, { folder: value, dropped: false }, abort),
+    (err) => {
       if (S.loading === abort) {
         S.loading = null;
         progress(null);
+        settle(ctx, abort, err);
       }
-    }
-  }
-
-  // model=: a folder next to the page, downloaded (with the progress bar and Cancel) then loaded.
-  function loadFromURL(value) {
-    let base;
-    try {
-      base = folderURL(value, document.baseURI);
-    } catch (err) {
-      say('load', err.message);
-      return Promise.reject(err);
-    }
-    if (S.loading) S.loading.abort();
-    const abort = (S.loading = new AbortController());
-    progress('Downloading ' + value + '…', 0);
-    status('Downloading the model…');
-    return filesFromFolder(base, {
-      signal: abort.signal,
-      onProgress: (done, total) =>
-        progress('Downloading ' + value + ': ' + mb(done) + ' of ' + mb(total), done / total),
-    }).then(
-      (files) => loadFiles(files, { folder: value, dropped: false }, abort),
-      (err) => {
-        if (S.loading === abort) {
-          S.loading = null;
-          progress(null);
-          settle(abort, err);
-        }
-        throw err;
-      },
-    );
-  }
-  return {
-    core,
-    loadFiles,
-    loadFromURL,
-    cancel: () => {
-      if (S.loading) S.loading.abort();
+      throw err;
     },
-  };
+  );
 }
 
 // The model's facts in the side panel.

@@ -4,13 +4,15 @@
 // the role scores (roles.js), where a picked token looks (lookup.js), the top 5 predictions with heads switched off
 // (ablate.js), the selected layer in the attention view (views/attention.js: the one view of the lessons, the notebook
 // and this page) with its shape trace (trace.js), and the same in Python (snippet.js); panels.js draws them.
-// createModelPage(root, {query}) → {api}: window.mhaExplorer (api.js).
+// createModelPage(root, {query, base, dropTarget}) → {api, update, dispose}: window.mhaExplorer (api.js), or the
+// <mha-explorer model="…"> element's (web/entries/element.js).
 import MARKUP from './markup.html';
 import { el } from '../widgets/dom.js';
 import { formatWeight, topKeysWords } from '../widgets/words.js';
 import { applyTheme, otherTheme } from '../chrome/theme.js';
 import { copyWithButton } from '../chrome/clipboard.js';
 import { FILES } from '../compute/source.js';
+import { asRegion, withoutLandmarks } from '../chrome/landmarks.js';
 import { createContext } from './context.js';
 import { createLoading } from './loading.js';
 import { createApi } from './api.js';
@@ -22,29 +24,36 @@ import { drawAll, drawGrid, drawLook, drawSide, drawTokens, select, snippet } fr
 import { HeadGrid } from './grid.js';
 
 export { DEFAULT_TEXT } from './context.js';
-const TYPING_MS = 60; // keystrokes closer than this make one forward
+// A keystroke renders in the next task: the keystrokes that come while a forward runs (it blocks the page) are all
+// in the box when the next render reads it, so they make one forward (a fixed delay would only add to each change).
+const TYPING_MS = 0;
 
-export function createModelPage(root, { query = '' } = {}) {
+// query: the page's parameters (model, text, layer, head, theme); base: the folder of the core files and the other
+// pages ('': the page's own; an element's links open in a new tab); dropTarget: where a dropped folder loads (the
+// document; an element, itself).
+export function createModelPage(root, { query = '', base = '', dropTarget = null } = {}) {
   root.classList.add('mhx', 'mhx-models');
-  root.insertAdjacentHTML('beforeend', MARKUP);
+  // in an element (a drop target of its own), one region of the host's page: no header or main landmark of its own
+  root.insertAdjacentHTML('beforeend', dropTarget ? withoutLandmarks(MARKUP) : MARKUP);
+  const unRegion = dropTarget ? asRegion(root, 'MHA Explorer: real models') : null;
   const params = new URLSearchParams(query);
   const ctx = createContext(root, params),
     { S, $ } = ctx;
+  const life = new AbortController();
+  ctx.signal = life.signal; // the listeners outside root, removed by dispose
   applyTheme(S.theme, root);
   $('text').value = S.text;
-  // the links to the page and the lab: their files next to this one, or their one-file pages from this one-file page
-  root.querySelector('a[href="index.html"]').setAttribute('href', FILES.page);
-  root.querySelector('a[href^="lab.html"]').setAttribute('href', FILES.lab + '?preset=train-two-offsets');
+  linkPages(root, base);
   $('role').appendChild(el('option', { value: '' }, 'no score (layer by layer)'));
   for (const r of ROLES) $('role').appendChild(el('option', { value: r.name }, r.label));
   ctx.grid = new HeadGrid($('grid'), $('tip'), describeCell(ctx), {
     select: (l, h) => select(ctx, l, h),
     toggle: (l, h) => setHeadsOff(ctx, toggleHead(S.headsOff, l, h)),
   });
-  const loading = createLoading(ctx);
+  const loading = createLoading(ctx, base);
   // ready: a promise of whether a model and its text are shown, once the latest load or change has settled
   ctx.ready = loading.core
-    .then(() => (params.get('model') ? loading.loadFromURL(params.get('model')) : null))
+    .then(() => (params.get('model') && !life.signal.aborted ? loading.loadFromURL(params.get('model')) : null))
     .then(
       () => !!S.out,
       () => false,
@@ -56,10 +65,56 @@ export function createModelPage(root, { query = '' } = {}) {
     );
     return p;
   };
-  wireModelInputs(ctx, loading);
+  if (dropTarget) root.querySelector('.mp-anywhere').remove(); // a drop loads on the element only
+  wireModelInputs(ctx, loading, dropTarget || root.ownerDocument);
   wireControls(ctx);
   drawSide(ctx);
-  return { api: createApi(ctx, loading) };
+  const api = createApi(ctx, loading);
+  return {
+    api,
+    update: (o) => updatePage(ctx, api, o),
+    dispose: () => {
+      disposePage(ctx, life, loading);
+      if (unRegion) unRegion();
+    },
+  };
+}
+
+// The links to the page and the lab: their files next to this one, or their one-file pages from this one-file page;
+// from an element (base given), the files in its folder, in a new tab.
+function linkPages(root, base) {
+  const page = root.querySelector('a[href="index.html"]'),
+    lab = root.querySelector('a[href^="lab.html"]');
+  page.setAttribute('href', base + FILES.page);
+  lab.setAttribute('href', base + FILES.lab + '?preset=train-two-offsets');
+  if (base) for (const a of [page, lab]) Object.assign(a, { target: '_blank', rel: 'noopener' });
+}
+
+// An element's attributes changed: {text, model, theme} (each when given).
+function updatePage(ctx, api, o) {
+  const S = ctx.S;
+  if (o.theme != null && o.theme !== S.theme) {
+    S.theme = o.theme;
+    applyTheme(S.theme, ctx.root);
+    if (S.out) drawAll(ctx);
+  }
+  if (o.model && o.model !== (S.source && S.source.folder)) api.loadURL(o.model).catch(() => {});
+  if (o.text != null && o.text !== S.text) api.set({ text: o.text });
+}
+
+// Everything the page holds: its listeners outside root, the load under way, the model, the view, the markup.
+function disposePage(ctx, life, loading) {
+  if (life.signal.aborted) return;
+  life.abort();
+  loading.cancel();
+  clearTimeout(ctx.typing);
+  if (ctx.resize) ctx.resize.disconnect();
+  if (ctx.view) ctx.view.dispose();
+  if (ctx.S.model) ctx.S.model.dispose();
+  Object.assign(ctx.S, { model: null, out: null, loading: null });
+  ctx.view = null;
+  ctx.root.textContent = '';
+  ctx.root.classList.remove('mhx', 'mhx-models', 'dropping');
 }
 
 // The words of a grid cell under the pointer.
@@ -76,8 +131,8 @@ function describeCell(ctx) {
 }
 
 // Where a model comes from: the file dialogs, a drop anywhere on the page, Cancel.
-function wireModelInputs(ctx, loading) {
-  const { root, $ } = ctx;
+function wireModelInputs(ctx, loading, target) {
+  const { root, $, signal } = ctx;
   const load = (files) =>
     ctx.track(loading.loadFiles(files, { folder: folderOf(files), dropped: true })).catch(() => {});
   for (const input of [$('pick-folder'), $('pick-files')]) {
@@ -88,18 +143,18 @@ function wireModelInputs(ctx, loading) {
     });
   }
   $('cancel').addEventListener('click', loading.cancel);
-  const doc = root.ownerDocument,
-    hasFiles = (e) => !!e.dataTransfer && Array.prototype.includes.call(e.dataTransfer.types || [], 'Files');
-  doc.addEventListener('dragover', (e) => {
+  const hasFiles = (e) => !!e.dataTransfer && Array.prototype.includes.call(e.dataTransfer.types || [], 'Files');
+  const on = (type, f) => target.addEventListener(type, f, { signal });
+  on('dragover', (e) => {
     if (hasFiles(e)) {
       e.preventDefault();
       root.classList.add('dropping');
     }
   });
-  doc.addEventListener('dragleave', (e) => {
-    if (!e.relatedTarget) root.classList.remove('dropping');
+  on('dragleave', (e) => {
+    if (!e.relatedTarget || !root.contains(e.relatedTarget)) root.classList.remove('dropping');
   });
-  doc.addEventListener('drop', (e) => {
+  on('drop', (e) => {
     root.classList.remove('dropping');
     if (!hasFiles(e)) return;
     e.preventDefault();
@@ -116,11 +171,15 @@ function wireModelInputs(ctx, loading) {
 // The text box, the role and head controls, the look pickers, Copy as Python, the theme and the grid's width.
 function wireControls(ctx) {
   const { S, $, root } = ctx;
-  let typing = 0;
   $('text').addEventListener('input', () => {
     S.text = $('text').value;
-    clearTimeout(typing);
-    typing = setTimeout(() => render(ctx), TYPING_MS);
+    if (ctx.typing) return; // a render is due: it reads the latest text
+    let rendered;
+    ctx.track(new Promise((r) => (rendered = r)));
+    ctx.typing = setTimeout(() => {
+      ctx.typing = 0;
+      rendered(render(ctx) && ctx.ablation);
+    }, TYPING_MS);
   });
   $('role').addEventListener('change', () => {
     S.role = $('role').value;
@@ -171,7 +230,7 @@ function wireControls(ctx) {
   if (typeof ResizeObserver === 'function') {
     let width = 0,
       frame = 0;
-    new ResizeObserver(() => {
+    ctx.resize = new ResizeObserver(() => {
       const w = $('grid').clientWidth;
       if (Math.abs(w - width) < 1 || frame) return;
       width = w;
@@ -179,6 +238,7 @@ function wireControls(ctx) {
         frame = 0;
         drawGrid(ctx);
       });
-    }).observe($('grid'));
+    });
+    ctx.resize.observe($('grid'));
   }
 }

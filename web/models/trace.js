@@ -75,124 +75,142 @@ const STAGE = {
 // The steps of `layer` in model.forward's trace of T tokens, each with its words. info: model.info.
 export function layerTrace(trace, layer, info, T) {
   const f = FAMILIES[info.family] || FAMILIES.gpt2,
-    L = f.layer + '[' + layer + ']';
-  const H = info.heads,
-    KV = info.kvHeads || H,
-    d = info.headDim || info.dModel / H,
-    D = info.dModel;
-  let norms = 0,
-    residuals = 0;
+    H = info.heads;
+  // what the words read: the family, the layer's path, the sizes, and the norms and residuals met so far
+  const c = {
+    f,
+    info,
+    T,
+    L: f.layer + '[' + layer + ']',
+    H,
+    KV: info.kvHeads || H,
+    d: info.headDim || info.dModel / H,
+    D: info.dModel,
+    norms: 0,
+    residuals: 0,
+  };
   return trace
     .filter((s) => s.layer === layer)
     .map((s) => {
-      const proj = (which, name) =>
-        info.family === 'gpt2'
-          ? {
-              label: which + ": a third of c_attn's output",
-              expr: name + ' = qkv.split(' + D + ', dim=2)[' + 'qkv'.indexOf(name) + ']',
-              description: 'A view of the ' + which + ' columns (its rows stride over all 3·' + D + '): no copy',
-            }
-          : {
-              label: which + ' projection',
-              expr: name + ' = ' + L + '.' + f[name] + '(x)',
-              description: "A linear map of every token's " + D + ' features',
-            };
-      const heads = (name, n) => ({
-        label: 'Split into ' + n + ' heads',
-        expr: name + '.view(1, ' + T + ', ' + n + ', ' + d + ').transpose(1, 2)',
-        description: n + ' heads of ' + d + ' features each (a view: strides change, no copy)',
-      });
-      const words = {
-        norm: () => {
-          const name = f.norms[norms++ % 2];
-          return f.post
-            ? {
-                label: f.norm + ' after the ' + (norms === 1 ? 'attention' : 'MLP'),
-                expr: 'h = ' + L + '.' + name + '(h)',
-                description: 'Post-norm: the residual sum normalized (' + f.norm + ' over the ' + D + ' features)',
-              }
-            : {
-                label: f.norm + ' before the ' + (norms === 1 ? 'attention' : 'MLP'),
-                expr: 'x = ' + L + '.' + name + '(h)',
-                description: "Pre-norm: each token's " + D + ' features normalized before the sublayer reads them',
-              };
-        },
-        qkv: () => ({
-          label: 'q, k, v in one projection',
-          expr: 'qkv = ' + L + '.' + f.qkv + '(x)',
-          description: 'One Conv1D (weights stored [in, out]) gives the queries, keys and values side by side',
-        }),
-        query: () => proj('Query', 'q'),
-        key: () => proj('Key', 'k'),
-        value: () => proj('Value', 'v'),
-        query_heads: () => heads('q', H),
-        key_heads: () => heads('k', KV),
-        value_heads: () => heads('v', KV),
-        rope_query: () => ({
-          label: 'RoPE on the queries',
-          expr: 'q = q * cos + rotate_half(q) * sin',
-          description:
-            'Rotary position embedding: each pair of features (its two halves) turned by an angle that grows with the position',
-        }),
-        rope_key: () => ({
-          label: 'RoPE on the keys',
-          expr: 'k = k * cos + rotate_half(k) * sin',
-          description: 'The same rotation for the keys: q·k then depends on their distance',
-        }),
-        repeat_kv_key: () => ({
-          label: 'repeat_kv: keys',
-          expr: 'k = repeat_kv(k, ' + H / KV + ')',
-          description: 'Grouped-query attention: each of the ' + KV + ' key heads serves ' + H / KV + ' query heads',
-        }),
-        repeat_kv_value: () => ({
-          label: 'repeat_kv: values',
-          expr: 'v = repeat_kv(v, ' + H / KV + ')',
-          description: 'The values shared the same way',
-        }),
-        scores: () => ({
-          label: 'Scores',
-          expr:
-            (info.family === 'distilbert'
-              ? '(q / math.sqrt(' + d + ')) @ k.transpose(2, 3)'
-              : 'q @ k.transpose(-1, -2) / math.sqrt(' + d + ')') + (info.causal ? ' + causal mask' : ''),
-          description:
-            'Every query against every key, scaled by 1/√' +
-            d +
-            (info.causal ? '; later keys masked (torch.finfo(float32).min)' : ''),
-        }),
-        softmax: () => ({
-          label: 'Softmax: the attention weights',
-          expr: 'weights = softmax(scores, dim=-1)',
-          description:
-            'Each row sums to 1: these are the weights the heatmaps show, [' + (s.weights || s.shape).join(', ') + ']',
-        }),
-        context: () => ({
-          label: 'Weighted values',
-          expr: 'out = weights @ v',
-          description: 'Each head mixes the values by its weights',
-        }),
-        merge: () => ({
-          label: 'Merge the heads',
-          expr: 'out.transpose(1, 2).reshape(1, ' + T + ', ' + H * d + ')',
-          description: 'The heads side by side again: a head switched off is zeros here',
-        }),
-        output: () => ({
-          label: 'Output projection',
-          expr: 'out = ' + L + '.' + f.out + '(out)',
-          description: 'Mixes what the heads found into the ' + D + ' features',
-        }),
-        residual: () => ({
-          label: 'Residual add',
-          expr: 'h = h + ' + (residuals++ % 2 ? 'mlp_out' : 'out'),
-          description: "The sublayer's output added to its input",
-        }),
-        mlp: () => ({
-          label: 'MLP',
-          expr: 'mlp_out = ' + L + '.' + f.mlp + '(' + (f.post ? 'h' : 'x') + ')',
-          description: 'Each token on its own: up, ' + (info.family === 'llama' ? 'SiLU gate' : 'GELU') + ', down',
-        }),
-      }[s.op];
-      const w = words ? words() : { label: s.op, expr: '', description: '' };
+      const words = WORDS[s.op];
+      const w = words ? words(c, s) : { label: s.op, expr: '', description: '' };
       return Object.assign({}, s, { words: Object.assign({ stage: STAGE[s.op] !== undefined ? STAGE[s.op] : 4 }, w) });
     });
 }
+
+// A query, key or value projection: GPT-2's third of c_attn, or the family's own linear map.
+function projection(c, which, name) {
+  return c.info.family === 'gpt2'
+    ? {
+        label: which + ": a third of c_attn's output",
+        expr: name + ' = qkv.split(' + c.D + ', dim=2)[' + 'qkv'.indexOf(name) + ']',
+        description: 'A view of the ' + which + ' columns (its rows stride over all 3·' + c.D + '): no copy',
+      }
+    : {
+        label: which + ' projection',
+        expr: name + ' = ' + c.L + '.' + c.f[name] + '(x)',
+        description: "A linear map of every token's " + c.D + ' features',
+      };
+}
+function splitHeads(c, name, n) {
+  return {
+    label: 'Split into ' + n + ' heads',
+    expr: name + '.view(1, ' + c.T + ', ' + n + ', ' + c.d + ').transpose(1, 2)',
+    description: n + ' heads of ' + c.d + ' features each (a view: strides change, no copy)',
+  };
+}
+function norm(c) {
+  const name = c.f.norms[c.norms++ % 2],
+    f = c.f,
+    where = c.norms === 1 ? 'attention' : 'MLP';
+  return f.post
+    ? {
+        label: f.norm + ' after the ' + where,
+        expr: 'h = ' + c.L + '.' + name + '(h)',
+        description: 'Post-norm: the residual sum normalized (' + f.norm + ' over the ' + c.D + ' features)',
+      }
+    : {
+        label: f.norm + ' before the ' + where,
+        expr: 'x = ' + c.L + '.' + name + '(h)',
+        description: "Pre-norm: each token's " + c.D + ' features normalized before the sublayer reads them',
+      };
+}
+
+// Each step's words by its op: (c: layerTrace's context, s: the step) → {label, expr, description}.
+const WORDS = {
+  norm,
+  qkv: (c) => ({
+    label: 'q, k, v in one projection',
+    expr: 'qkv = ' + c.L + '.' + c.f.qkv + '(x)',
+    description: 'One Conv1D (weights stored [in, out]) gives the queries, keys and values side by side',
+  }),
+  query: (c) => projection(c, 'Query', 'q'),
+  key: (c) => projection(c, 'Key', 'k'),
+  value: (c) => projection(c, 'Value', 'v'),
+  query_heads: (c) => splitHeads(c, 'q', c.H),
+  key_heads: (c) => splitHeads(c, 'k', c.KV),
+  value_heads: (c) => splitHeads(c, 'v', c.KV),
+  rope_query: () => ({
+    label: 'RoPE on the queries',
+    expr: 'q = q * cos + rotate_half(q) * sin',
+    description:
+      'Rotary position embedding: each pair of features (its two halves) turned by an angle that grows with the position',
+  }),
+  rope_key: () => ({
+    label: 'RoPE on the keys',
+    expr: 'k = k * cos + rotate_half(k) * sin',
+    description: 'The same rotation for the keys: q·k then depends on their distance',
+  }),
+  repeat_kv_key: (c) => ({
+    label: 'repeat_kv: keys',
+    expr: 'k = repeat_kv(k, ' + c.H / c.KV + ')',
+    description: 'Grouped-query attention: each of the ' + c.KV + ' key heads serves ' + c.H / c.KV + ' query heads',
+  }),
+  repeat_kv_value: (c) => ({
+    label: 'repeat_kv: values',
+    expr: 'v = repeat_kv(v, ' + c.H / c.KV + ')',
+    description: 'The values shared the same way',
+  }),
+  scores: (c) => ({
+    label: 'Scores',
+    expr:
+      (c.info.family === 'distilbert'
+        ? '(q / math.sqrt(' + c.d + ')) @ k.transpose(2, 3)'
+        : 'q @ k.transpose(-1, -2) / math.sqrt(' + c.d + ')') + (c.info.causal ? ' + causal mask' : ''),
+    description:
+      'Every query against every key, scaled by 1/√' +
+      c.d +
+      (c.info.causal ? '; later keys masked (torch.finfo(float32).min)' : ''),
+  }),
+  softmax: (c, s) => ({
+    label: 'Softmax: the attention weights',
+    expr: 'weights = softmax(scores, dim=-1)',
+    description:
+      'Each row sums to 1: these are the weights the heatmaps show, [' + (s.weights || s.shape).join(', ') + ']',
+  }),
+  context: () => ({
+    label: 'Weighted values',
+    expr: 'out = weights @ v',
+    description: 'Each head mixes the values by its weights',
+  }),
+  merge: (c) => ({
+    label: 'Merge the heads',
+    expr: 'out.transpose(1, 2).reshape(1, ' + c.T + ', ' + c.H * c.d + ')',
+    description: 'The heads side by side again: a head switched off is zeros here',
+  }),
+  output: (c) => ({
+    label: 'Output projection',
+    expr: 'out = ' + c.L + '.' + c.f.out + '(out)',
+    description: 'Mixes what the heads found into the ' + c.D + ' features',
+  }),
+  residual: (c) => ({
+    label: 'Residual add',
+    expr: 'h = h + ' + (c.residuals++ % 2 ? 'mlp_out' : 'out'),
+    description: "The sublayer's output added to its input",
+  }),
+  mlp: (c) => ({
+    label: 'MLP',
+    expr: 'mlp_out = ' + c.L + '.' + c.f.mlp + '(' + (c.f.post ? 'h' : 'x') + ')',
+    description: 'Each token on its own: up, ' + (c.info.family === 'llama' ? 'SiLU gate' : 'GELU') + ', down',
+  }),
+};
