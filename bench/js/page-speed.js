@@ -8,6 +8,10 @@
 //    after the last painted frame, as a click between frames comes; not right after a frame: see below). The round's ratio is page ÷
 //    core; the headline is the median of the rounds' ratios (each mask setting's too), so a burst of load on the machine
 //    hits both sides of a ratio. The page runs its forward where it measured it fastest (compute/placement.js): "where".
+//  - where the paired changes go (medians): the settings read before the forward, the forward (the embedding, the core,
+//    the weights copied out; explorer.getTiming()), the redraw (the average head, the colours, the heatmaps, the texts)
+//    and the frame (from the end of the change's script to the task after the painted frame: style, layout, paint,
+//    the commit).
 //  - right after a frame: the same toggle started right after a painted frame. Chromium runs with
 //    --disable-frame-rate-limit and --disable-gpu-vsync, but its compositor still issues a BeginFrame at most every
 //    16.7 ms after the last one (trace: Scheduler::BeginFrame, interval_us 16666), so such a change waits for that tick
@@ -67,6 +71,7 @@ async function pairedRounds(page, D, H, n) {
       const rounds = [],
         quick = [],
         floor = [],
+        parts = [],
         where = new Set();
       const core = async (causal) => {
         await afterPaint();
@@ -80,9 +85,13 @@ async function pairedRounds(page, D, H, n) {
         if (gap) await pause(gap);
         const t = performance.now();
         await X.set({ causal });
+        const js = performance.now() - t,
+          timing = X.getTiming();
         await afterPaint();
         where.add(X.getCompute().where);
-        return performance.now() - t;
+        const ms = performance.now() - t;
+        parts.push({ setup: timing.setupMs, forward: timing.forwardMs, redraw: timing.redrawMs, frame: ms - js });
+        return ms;
       };
       for (let i = 0; i < n + 2; i++) {
         const causal = !X.getState().causal;
@@ -108,7 +117,14 @@ async function pairedRounds(page, D, H, n) {
       await X.render(); // the status as the page says it
       mha.delete();
       g.delete();
-      return { rounds, quick, floor, where: [...where].join(', '), status: status.textContent };
+      return {
+        rounds,
+        quick,
+        floor,
+        parts: parts.slice(2, n + 2),
+        where: [...where].join(', '),
+        status: status.textContent,
+      };
     },
     { D, H, n },
   );
@@ -117,6 +133,7 @@ async function pairedRounds(page, D, H, n) {
 // One shape's paired rounds over `loads` page loads → its row of the headline table.
 async function headline(browser, url, s, loads, n) {
   const rounds = [],
+    parts = [],
     quick = [],
     floor = [],
     cold = [],
@@ -132,6 +149,7 @@ async function headline(browser, url, s, loads, n) {
       warm.push((await page.evaluate(() => window.mhaExplorer.benchmarkRecompute(5))).forwardMs);
       const m = await pairedRounds(page, s.D, s.H, n);
       rounds.push(...m.rounds);
+      parts.push(...m.parts);
       quick.push(...m.quick);
       floor.push(...m.floor);
       where = m.where;
@@ -157,6 +175,7 @@ async function headline(browser, url, s, loads, n) {
       quickMs: med(quick),
       quickRatio: med(quick) / med(rounds.map((x) => x.core)),
       floorMs: med(floor),
+      partsMs: Object.fromEntries(['setup', 'forward', 'redraw', 'frame'].map((k) => [k, med(parts.map((x) => x[k]))])),
       where,
       status,
       rounds: rounds.length,
@@ -248,6 +267,14 @@ function formatPageSpeed(r) {
   lines.push('|---|---|---|---|---|');
   for (const v of r.ratios)
     lines.push(`| ${v.D} / ${v.H} | ${f(v.quickMs)} | ${f(v.quickRatio, 2)}× | ${f(v.floorMs)} | ${v.status} |`);
+  lines.push(
+    '| d_model / heads | the paired changes, medians: settings → forward ms | the forward (embedding, core, weights copied out) ms | the redraw (average, colours, heatmaps, texts) ms | the frame (style, layout, paint, commit) ms |',
+  );
+  lines.push('|---|---|---|---|---|');
+  for (const v of r.ratios) {
+    const p = v.partsMs;
+    lines.push(`| ${v.D} / ${v.H} | ${f(p.setup)} | ${f(p.forward)} | ${f(p.redraw)} | ${f(p.frame)} |`);
+  }
   lines.push(
     '| d_model / heads | load → ready ms (cores warmed up, places measured) | first forward after load ms | warm forward ms | ratio (target ≤ 1.5×) |',
   );

@@ -1,7 +1,7 @@
 // The page's average head and shared colour range (web/explorer/read.js: one pass over the weights, four heads at a
 // time) against real PyTorch: torch.mean(w, dim=1) within the rounding of an H-term float32 sum (each add rounds by at
 // most u = 2^-24 of the running sum, which is at most the exact sum: |err| ≤ (H - 1)·u·sum + u·mean, and PyTorch's own
-// sum order rounds as much), and w.max() exactly. Weights with zeros (masked keys) and H = 1…12 (groups of four and
+// sum order rounds as much), and w.max() exactly (with the average's pass, or alone when the average is not drawn). Weights with zeros (masked keys) and H = 1…12 (groups of four and
 // the heads left over).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,9 +32,12 @@ test('the average head is torch.mean(dim=1) within float32 rounding, the colour 
       data = new Float32Array(H * n);
     for (let i = 0; i < data.length; i++) data[i] = rnd() < 0.3 ? 0 : rnd() ** 3;
     const cur = { eff: { norm: 'shared' }, res: { H, weights: { shape: [1, H, S, S], data } } };
-    const avg = headMat(cur, 0, 'avg').data,
-      want = torchMeanMax(H, data);
+    const want = torchMeanMax(H, data);
+    // the maximum alone (the average's card off screen), then with the average's pass (a fresh result)
+    assert.equal(colourMax(cur, 0, false), want.max, `H=${H}: the largest weight, found alone`);
+    cur.res.headsByBatch = null;
     assert.equal(colourMax(cur, 0), want.max, `H=${H}: the largest weight`);
+    const avg = headMat(cur, 0, 'avg').data;
     const u = 2 ** -24;
     for (let i = 0; i < n; i++) {
       const bound = ((H - 1) * u * want.mean[i] * H + u * want.mean[i]) * 2;

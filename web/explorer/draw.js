@@ -162,7 +162,7 @@ export function draw(ex) {
     eff = cur.eff,
     r = cur.res,
     b = selB(cur);
-  r.vmax = colourMax(cur, b);
+  r.vmax = colourMax(cur, b, eff.avg || ex.panels.heads.averageShown()); // the average's pass finds the max too
   const wd = {
     heads: $('heads').clientWidth,
     detail: $('detail-canvas').parentNode.parentNode.clientWidth,

@@ -44,6 +44,10 @@ export class HeadsPanel {
     });
     this.select(cur);
   }
+  // Whether a redraw paints the average's card now (not while it is off screen; before the first draw, it may).
+  averageShown() {
+    return !this.cards || this.cards.shown('avg');
+  }
   // The head cards' canvases, every one painted (the cards off screen paint when they scroll into view).
   canvases() {
     return this.cards ? this.cards.canvases() : [];

@@ -69,8 +69,36 @@ function headsAverageMax(cur, b) {
 }
 function averageMax(cur, b) {
   const memo = headsOf(cur, b);
-  if (memo.max === null) Object.assign(memo, headsAverageMax(cur, b));
+  if (memo.avg === null) Object.assign(memo, headsAverageMax(cur, b));
   return memo;
+}
+// The largest weight of any head alone, as headsAverageMax finds it (a running maximum per lane, NaN skipped), for a
+// redraw whose average is not drawn now (its card off screen): half the reads of the average's pass at 8 heads.
+function headsMax(cur, b) {
+  const w = cur.res.weights;
+  let mx = 0;
+  for (let k = 0; k < cur.res.H; k++) {
+    const a = headMatrix(w, b, k).data,
+      n = a.length;
+    let m0 = 0,
+      m1 = 0,
+      m2 = 0,
+      m3 = 0,
+      i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const x = a[i],
+        y = a[i + 1],
+        z = a[i + 2],
+        u = a[i + 3];
+      if (x > m0) m0 = x;
+      if (y > m1) m1 = y;
+      if (z > m2) m2 = z;
+      if (u > m3) m3 = u;
+    }
+    for (; i < n; i++) if (a[i] > m0) m0 = a[i];
+    mx = Math.max(mx, m0, m1, m2, m3);
+  }
+  return mx;
 }
 // h: a head index or 'avg' → {S, data [S·S]}.
 export function headMat(cur, b, h) {
@@ -83,12 +111,18 @@ export function headName(cur, h) {
   return names && names[h] ? 'HEAD ' + (h + 1) + ' · ' + names[h] : 'Head ' + h;
 }
 
-// The colour range: one scale for every head of the batch item (default), each head's own max, or 0..1.
-export function colourMax(cur, b) {
+// The colour range: one scale for every head of the batch item (default), each head's own max, or 0..1. withAverage:
+// the average is drawn now too (found in the same pass); otherwise the maximum is found alone.
+export function colourMax(cur, b, withAverage = true) {
   const norm = cur.eff.norm;
   if (norm === 'one') return 1;
   if (norm === 'max') return 0; // per heatmap
-  const max = averageMax(cur, b).max;
+  const memo = headsOf(cur, b);
+  if (memo.max === null) {
+    if (withAverage) averageMax(cur, b);
+    else memo.max = headsMax(cur, b);
+  }
+  const max = memo.max;
   return max > 0 ? max : 1;
 }
 

@@ -96,6 +96,11 @@ export class HeadCards {
     it.pending = null;
     if (draw) draw();
   }
+  // Whether the card of h (a head index or 'avg') paints on the next draw: on screen, or not yet watched.
+  shown(h) {
+    const it = this.items.find((x) => x.h === h);
+    return !it || it.onScreen;
+  }
   // sel: the enlarged head (an index or 'avg')
   select(sel) {
     for (const it of this.items) {

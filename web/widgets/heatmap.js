@@ -5,7 +5,8 @@ import { themeColors, shortLabel, arrowStep } from './dom.js';
 import { lut32, rangeOf } from './colors.js';
 
 // One scratch canvas of w×h texels per size in use (the head cards share one, the enlarged head has its own), the
-// last few sizes kept: a redraw that alternates between them makes no canvas.
+// last few sizes kept: a redraw that alternates between them makes no canvas. Only plots whose texels are not the
+// canvas's own device pixels go through one (drawPlot).
 const SCRATCH_SIZES = 4;
 const scratches = new Map(); // 'w×h' → {canvas, ctx, img, px, cols, rows}, oldest first
 function scratchFor(w, h) {
@@ -15,13 +16,17 @@ function scratchFor(w, h) {
     const c = document.createElement('canvas');
     c.width = w;
     c.height = h;
-    const x = c.getContext('2d'),
-      img = x.createImageData(w, h);
-    sc = { canvas: c, ctx: x, img, px: new Uint32Array(img.data.buffer), cols: null, rows: null };
+    const x = c.getContext('2d');
+    sc = { canvas: c, ctx: x, ...texelsOf(x, w, h) };
     if (scratches.size >= SCRATCH_SIZES) scratches.delete(scratches.keys().next().value);
   } else scratches.delete(key);
   scratches.set(key, sc); // the most recent last
   return sc;
+}
+// An ImageData of w×h texels, its pixels as one word each, and the sampling of its columns and rows (texels).
+function texelsOf(ctx, w, h) {
+  const img = ctx.createImageData(w, h);
+  return { img, px: new Uint32Array(img.data.buffer), cols: null, colsOf: 0, rows: null, rowsOf: 0 };
 }
 // The cell each of n texels shows out of m cells (n ≤ m): the cell under the texel's centre, as an unsmoothed
 // drawImage of all m cells onto n device pixels would pick.
@@ -85,13 +90,11 @@ function drawFrame(canvas, f) {
   return { ctx, marginL, marginT };
 }
 
-// The texels of mat (S columns, T rows) in colours into a scratch canvas of tw×th (opaque: it covers the previous
-// plot): one texel per cell, or, when the plot has fewer device pixels than cells (512 tokens on a 260 px card), one
-// per device pixel, each the cell under its centre, which is what the scaled drawImage shows, for a quarter of the
-// colour lookups and upload. Returns the scratch canvas's record.
-function paintTexels(mat, S, T, tw, th, opts) {
-  const sc = scratchFor(tw, th),
-    px = sc.px,
+// The texels of mat (S columns, T rows) in colours into tex (texelsOf: tw×th, opaque): one texel per cell, or, when
+// the plot has fewer device pixels than cells (512 tokens on a 260 px card), one per device pixel, each the cell
+// under its centre, which is what a scaled drawImage shows, for a quarter of the colour lookups and upload.
+function colourTexels(tex, mat, S, T, tw, th, opts) {
+  const px = tex.px,
     L = lut32(opts.scale),
     data = mat.data,
     vmax = opts.vmax || rangeOf(data, opts.norm);
@@ -101,34 +104,59 @@ function paintTexels(mat, S, T, tw, th, opts) {
       const t = (data[p] * k + 0.5) | 0; // round to the nearest of 256 colours; NaN gives 0
       px[p] = L[t > 255 ? 255 : t < 0 ? 0 : t];
     }
-  } else {
-    if (!sc.cols || sc.colsOf !== S) {
-      sc.cols = sampleIndex(tw, S);
-      sc.colsOf = S;
-    }
-    if (!sc.rows || sc.rowsOf !== T) {
-      sc.rows = sampleIndex(th, T);
-      sc.rowsOf = T;
-    }
-    const cols = sc.cols,
-      rows = sc.rows;
-    for (let y = 0, p = 0; y < th; y++) {
-      const base = rows[y] * S;
-      for (let x = 0; x < tw; x++) {
-        const t = (data[base + cols[x]] * k + 0.5) | 0;
-        px[p++] = L[t > 255 ? 255 : t < 0 ? 0 : t];
-      }
+    return;
+  }
+  if (tex.colsOf !== S) {
+    tex.cols = sampleIndex(tw, S);
+    tex.colsOf = S;
+  }
+  if (tex.rowsOf !== T) {
+    tex.rows = sampleIndex(th, T);
+    tex.rowsOf = T;
+  }
+  const cols = tex.cols,
+    rows = tex.rows;
+  for (let y = 0, p = 0; y < th; y++) {
+    const base = rows[y] * S;
+    for (let x = 0; x < tw; x++) {
+      const t = (data[base + cols[x]] * k + 0.5) | 0;
+      px[p++] = L[t > 255 ? 255 : t < 0 ? 0 : t];
     }
   }
+}
+
+// Whether a length in device pixels is the whole number n (a cell of 257/500 px times 500 cells is 257 within rounding).
+const whole = (v, n) => Math.abs(v - n) < 1e-6;
+
+// The plot's texels onto the canvas at (x0, y0) CSS px, plotW×plotH CSS px. When they are the canvas's own device
+// pixels (one texel per device pixel from a device pixel on: every 512-token card and enlarged head at a whole
+// devicePixelRatio), one putImageData into the canvas itself (hm.tex: its ImageData, kept while the canvas keeps
+// its size); otherwise one into a scratch canvas and an unsmoothed drawImage of it, scaled, over the plot area. An
+// unsmoothed drawImage at one texel per device pixel copies the texels, so both give the same pixels.
+function drawPlot(hm, mat, S, T, geom, opts) {
+  const { ctx, dpr } = hm,
+    { x0, y0, plotW, plotH } = geom;
+  const tw = Math.max(1, Math.min(S, Math.round(plotW * dpr))),
+    th = Math.max(1, Math.min(T, Math.round(plotH * dpr)));
+  const dx = Math.round(x0 * dpr),
+    dy = Math.round(y0 * dpr);
+  if (whole(plotW * dpr, tw) && whole(plotH * dpr, th) && whole(x0 * dpr, dx) && whole(y0 * dpr, dy)) {
+    if (!hm.tex || hm.tex.img.width !== tw || hm.tex.img.height !== th) hm.tex = texelsOf(ctx, tw, th);
+    colourTexels(hm.tex, mat, S, T, tw, th, opts);
+    ctx.putImageData(hm.tex.img, dx, dy);
+    return;
+  }
+  const sc = scratchFor(tw, th);
+  colourTexels(sc, mat, S, T, tw, th, opts);
   sc.ctx.putImageData(sc.img, 0, 0);
-  return sc;
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(sc.canvas, 0, 0, tw, th, x0, y0, plotW, plotH);
 }
 
 // opts: {labels (keys), rowLabels (queries; labels when absent), scale, norm, vmax, size (CSS px of the plot's
 // longer side), showLabels, selected: [row, col], colors (themeColors() of the scope; the page's when absent)}.
 // Incremental: the frame (canvas size, axis labels) is redrawn only when its key changes; otherwise a redraw
-// is one putImageData into the scratch canvas, one unsmoothed drawImage of it over the plot area, the border
-// and the selected cell. Returns the plot's geometry (also kept as canvas._geom for cellAt).
+// is the plot's texels (drawPlot: one putImageData), the border and the selected cell. Returns the plot's geometry (also kept as canvas._geom for cellAt).
 export function drawHeatmap(canvas, mat, opts) {
   const S = mat.S,
     T = mat.T || S,
@@ -155,14 +183,10 @@ export function drawHeatmap(canvas, mat, opts) {
     '|' +
     (showLabels ? labels.slice(0, S).join('\u0001') + '\u0002' + rowLabels.slice(0, T).join('\u0001') : '-');
   if (!canvas._hm || canvas._hm.key !== key) {
-    canvas._hm = { key, ...drawFrame(canvas, { S, T, cell, labels, rowLabels, showLabels, dpr, col }) };
+    canvas._hm = { key, dpr, tex: null, ...drawFrame(canvas, { S, T, cell, labels, rowLabels, showLabels, dpr, col }) };
   }
   const { ctx, marginL: mL, marginT: mT } = canvas._hm;
-  const tw = Math.max(1, Math.min(S, Math.round(plotW * dpr))),
-    th = Math.max(1, Math.min(T, Math.round(plotH * dpr)));
-  const sc = paintTexels(mat, S, T, tw, th, opts);
-  ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(sc.canvas, 0, 0, tw, th, mL + 1, mT + 1, plotW, plotH);
+  drawPlot(canvas._hm, mat, S, T, { x0: mL + 1, y0: mT + 1, plotW, plotH }, opts);
   ctx.strokeStyle = col.border;
   ctx.lineWidth = 1;
   ctx.strokeRect(mL + 0.5, mT + 0.5, plotW + 1, plotH + 1);
