@@ -159,10 +159,12 @@ inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::
   else kloop(std::false_type{});
 
   if constexpr (!kUpdate) {
-    const v128_t valpha = wasm_f32x4_splat(alpha);
-    for (std::size_t i = 0; i < MR; ++i) {
-      acc[i][0] = wasm_f32x4_mul(acc[i][0], valpha);
-      acc[i][1] = wasm_f32x4_mul(acc[i][1], valpha);
+    if (alpha != 1.0f) {  // x·1 = x exactly: the projections and the prescaled queries skip it
+      const v128_t valpha = wasm_f32x4_splat(alpha);
+      for (std::size_t i = 0; i < MR; ++i) {
+        acc[i][0] = wasm_f32x4_mul(acc[i][0], valpha);
+        acc[i][1] = wasm_f32x4_mul(acc[i][1], valpha);
+      }
     }
     if (bias8) {
       const v128_t vb0 = wasm_v128_load(bias8), vb1 = wasm_v128_load(bias8 + 4);
@@ -473,9 +475,7 @@ std::size_t query_tile(std::size_t Sq) { return Sq >= 768 ? 256 : Sq >= 192 ? 64
 // What every step of one call shares.
 struct OnlineArgs {
   std::size_t dk, dv;
-  float scale;       // of the raw scores, for an additive or boolean mask (natural units)
-  float scale_log2;  // scale·log2(e): scores straight in log2 units
-  const float* kp;   // packed K
+  const float* kp;  // packed K
   const float* v;
   std::size_t ldv;
   const f32_score_mask* mask;
@@ -496,13 +496,12 @@ void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size
   const v128_t vzero = wasm_f32x4_const_splat(0.0f);
   // An additive or boolean mask applies to natural-unit scores, converted after it.
   const bool mask_per_score = mask.add || mask.blocked;
-  const float alpha = mask_per_score ? a.scale : a.scale_log2;
   // Unmasked scores: the microkernel takes the block max from its registers (no pass over st).
   const bool masked = mask_per_score || (mask.causal && j0 + nb > q0 + 1);
   v128_t bm[2] = {vneginf, vneginf};
   for (std::size_t jj = 0; jj < nb; jj += kMR)
     f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, a.dk, a.kp + (j0 + jj) * a.dk, kMR, qp,
-                                          st + jj * 8, 8, alpha, nullptr, nullptr, masked ? nullptr : bm);
+                                          st + jj * 8, 8, 1.0f, nullptr, nullptr, masked ? nullptr : bm);
 
   if (!mask_per_score) {
     // Causal only: select fill where j > q, vectorized; blocks left of the diagonal skip it.
@@ -584,7 +583,10 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   float* stats = scratch(t_stats, max_groups * 16);
   float* kp = scratch(t_kpack, (Skv + kMR - 1) / kMR * kMR * dk);
   for (std::size_t j = 0; j < Skv; j += kMR) pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
-  const OnlineArgs args{dk, dv, scale, score_log2(scale), kp, v, ldv, &mask, scratch(t_scores, kKvTile * 8)};
+  const OnlineArgs args{dk, dv, kp, v, ldv, &mask, scratch(t_scores, kKvTile * 8)};
+  // The queries carry the scores' scale: scale·log2(e) (scores straight in log2 units), or scale
+  // alone under an additive or boolean mask, which applies to natural-unit scores.
+  const v128_t vqscale = wasm_f32x4_splat(mask.add || mask.blocked ? scale : score_log2(scale));
   const bool fill_neginf = mask.fill == kNegInf;
   const v128_t vfill = wasm_f32x4_splat(score_log2(mask.fill));  // running maxima are in log2 units
   const v128_t vzero_below = wasm_f32x4_const_splat(kExp2ZeroBelow);
@@ -593,7 +595,10 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
     const std::size_t groups = (std::min(qtile, Sq - t0) + 7) / 8;
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t q0 = t0 + 8 * g;
-      pack_rows<8>(dk, std::min<std::size_t>(8, Sq - q0), q + q0 * ldq, ldq, qp + g * dk8);
+      float* qg = qp + g * dk8;
+      pack_rows<8>(dk, std::min<std::size_t>(8, Sq - q0), q + q0 * ldq, ldq, qg);
+      for (std::size_t c = 0; c < dk * 8; c += 4)
+        wasm_v128_store(qg + c, wasm_f32x4_mul(wasm_v128_load(qg + c), vqscale));
       std::fill(ot + g * dv * 8, ot + (g + 1) * dv * 8, 0.0f);
       std::fill(stats + g * 16, stats + g * 16 + 8, kNegInf);
       std::fill(stats + g * 16 + 8, stats + g * 16 + 16, 0.0f);
