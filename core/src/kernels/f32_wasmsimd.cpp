@@ -77,22 +77,32 @@ constexpr float kExp2ZeroBelow = -127.0f;
 // Degree-5 minimax fit of 2^t = 1 + t·p(t) on |t| <= 1/2 (relative error 1.9e-7, 3 ulp, in float).
 constexpr float kExp2Poly[5] = {0x1.62E42Ap-1f, 0x1.EBF9BCp-3f, 0x1.C6B752p-5f, 0x1.3CEA88p-7f, 0x1.5BBA18p-10f};
 
-// 2^x for x in [-127, 0] (or NaN, which stays NaN): the online attention's scores minus their
-// reference, in log2 units (log2(e) is folded into the scores' scale, so there is no log2(e) product
-// here). x = n + t with n = round(x) by the magic-bias trick and t = x - n exactly, |t| <= 1/2: no
-// ln2 hi/lo reduction; then kExp2Poly. At x = -127, 2^n = +0 (exponent field 0) and the result is 0.
-// 10 vector ops with relaxed_madd.
-inline v128_t exp2_in_range_f32x4(v128_t vx) {
+// 2^x for x <= 0 (the online attention's scores minus their running max, in log2 units: log2(e)
+// is folded into the scores' scale, so there is no log2(e) product here). x = n + t with n = round(x)
+// by the magic-bias trick and t = x - n exactly, |t| <= 1/2: no ln2 hi/lo reduction; then kExp2Poly.
+// x is first clamped to -127 (pmax keeps NaN): there 2^n = +0 (exponent field 0), so the result is
+// exactly 0 and exp2(-inf) = 0 with one max. 11 vector ops with relaxed_madd (exp_f32x4: 12).
+inline v128_t exp2_f32x4(v128_t vx) {
+  vx = wasm_f32x4_pmax(vx, wasm_f32x4_const_splat(kExp2ZeroBelow));  // pmax(NaN, c) = NaN
   v128_t vn = wasm_f32x4_add(vx, kMagicBias);
   const v128_t vs = wasm_i32x4_shl(vn, 23);  // 2^n: low bits of vn hold n + 127
   vn = wasm_f32x4_sub(vn, kMagicBias);
   return times_one_plus_tp(wasm_f32x4_sub(vx, vn), vs, kExp2Poly);
 }
 
-// 2^x for any x <= 0: x is first clamped to -127 (pmax keeps NaN), so every x <= -127 gives exactly
-// 0 and exp2(-inf) = 0 with one max. 11 vector ops with relaxed_madd (exp_f32x4: 12).
-inline v128_t exp2_f32x4(v128_t vx) {
-  return exp2_in_range_f32x4(wasm_f32x4_pmax(vx, wasm_f32x4_const_splat(kExp2ZeroBelow)));  // pmax(NaN, c) = NaN
+// 2^(s - R) for an integer reference R and a finite s with s - R in [-126, 0] (the bounded groups'
+// scores, bounded_step): n = round(s) - R from the low bits of s + (1.5·2^23 - R) (vmagic_r), t = s - round(s)
+// exactly, 2^t = 1 + t·p(t) (kExp2Poly) and 2^n added to its exponent field: an integer add, exact as
+// the result is a normal float. One multiply and one subtraction fewer than exp2_f32x4(s - R), no clamp.
+inline v128_t exp2_offset_f32x4(v128_t vs, v128_t vmagic_r) {
+  const v128_t vn = wasm_f32x4_add(vs, vmagic_r);
+  const v128_t vt = wasm_f32x4_sub(vs, wasm_f32x4_sub(vn, vmagic_r));
+  v128_t vp = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kExp2Poly[4]), vt), wasm_f32x4_splat(kExp2Poly[3]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Poly[2]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Poly[1]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Poly[0]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_const_splat(1.0f));
+  return wasm_i32x4_add(vp, wasm_i32x4_shl(vn, 23));  // the low bits of vn hold n: n << 23
 }
 
 // Stores the first nc (< 8) lanes of (v0, v1) to c with partial-lane stores (no over-write).
@@ -501,17 +511,14 @@ void score_block(const OnlineArgs& a, const float* qp, std::size_t j0, std::size
                                           a.st + jj * 8, 8, 1.0f, nullptr, nullptr, colmax);
 }
 
-// P = 2^(Sᵀ - ref) in place over nb keys, and sum = Σ_j P (two exp2 chains per key; more spill the
-// polynomial's constants). kInRange: every Sᵀ - ref is known to lie in [-127, 0] (or be NaN), so
-// the exponential skips its clamp.
-template <bool kInRange>
-void exponentiate(float* st, std::size_t nb, const v128_t* ref, v128_t* sum) {
+// P = exp2(Sᵀ, half) in place over nb keys (half: lanes 0-3 or 4-7), and sum = Σ_j P (two exp2
+// chains per key; more spill the polynomial's constants).
+template <class Exp2>
+void exponentiate(float* st, std::size_t nb, Exp2 exp2, v128_t* sum) {
   v128_t sum0 = wasm_f32x4_const_splat(0.0f), sum1 = sum0;
   for (std::size_t jj = 0; jj < nb; ++jj) {
-    const v128_t x0 = wasm_f32x4_sub(wasm_v128_load(st + jj * 8), ref[0]);
-    const v128_t x1 = wasm_f32x4_sub(wasm_v128_load(st + jj * 8 + 4), ref[1]);
-    const v128_t p0 = kInRange ? exp2_in_range_f32x4(x0) : exp2_f32x4(x0);
-    const v128_t p1 = kInRange ? exp2_in_range_f32x4(x1) : exp2_f32x4(x1);
+    const v128_t p0 = exp2(wasm_v128_load(st + jj * 8), 0);
+    const v128_t p1 = exp2(wasm_v128_load(st + jj * 8 + 4), 1);
     wasm_v128_store(st + jj * 8, p0);
     wasm_v128_store(st + jj * 8 + 4, p1);
     sum0 = wasm_f32x4_add(sum0, p0);
@@ -529,21 +536,25 @@ void accumulate_pv(const OnlineArgs& a, std::size_t j0, std::size_t nb, float* o
                                          8, 1.0f, nullptr, colscale);
 }
 
-// Scores of a bounded group stay within ±kBoundMax (log2 units): Sᵀ - B >= -2·kBoundMax >= -127.
+// Scores of a bounded group stay within ±kBoundMax (log2 units): Sᵀ - B >= -2·kBoundMax >= -126.
 constexpr float kBoundMax = 60.0f;
 
-// An unmasked block of a group whose scores are bounded, |Sᵀ[j, q]| <= B[q] <= kBoundMax (bound_group).
-// The reference is B itself rather than the running max: the same softmax (any reference gives it,
-// as long as every 2^(Sᵀ - ref) is a normal float, here in [2^-120, 1]), without the block maximum,
-// without the exponential's clamp, and without a rescale. A group's unmasked blocks come before its
-// masked ones (only a causal mask leaves blocks unmasked: those left of the diagonal), so its
-// reference is still -inf (nothing accumulated: l = 0, Oᵀ = 0) or already B when this runs.
+// An unmasked block of a group whose scores are bounded, |Sᵀ[j, q]| <= B[q] <= kBoundMax with B an
+// integer (bound_group). The reference is B itself rather than the running max: the same softmax
+// (any reference gives it, as long as every 2^(Sᵀ - ref) is a normal float, here in [2^-120, 1]),
+// without the block maximum and without a rescale, and the scores are finite, so exp2_offset_f32x4
+// applies. A group's unmasked blocks come before its masked ones (only a causal mask leaves blocks
+// unmasked: those left of the diagonal), so its reference is still -inf (nothing accumulated: l = 0,
+// Oᵀ = 0) or already B when this runs.
 void bounded_step(const OnlineArgs& a, const float* qp, const float* bound, std::size_t j0, std::size_t nb, float* ot,
                   float* stats) {
   const v128_t b[2] = {wasm_v128_load(bound), wasm_v128_load(bound + 4)};
+  const v128_t magic = wasm_f32x4_const_splat(0x1.8p23f);
+  const v128_t magic_r[2] = {wasm_f32x4_sub(magic, b[0]), wasm_f32x4_sub(magic, b[1])};
   score_block(a, qp, j0, nb, nullptr);
   v128_t sum[2];
-  exponentiate<true>(a.st, nb, b, sum);
+  exponentiate(
+      a.st, nb, [&](v128_t s, int h) { return exp2_offset_f32x4(s, magic_r[h]); }, sum);
   for (int h = 0; h < 2; ++h) {
     wasm_v128_store(stats + 4 * h, b[h]);
     wasm_v128_store(stats + 8 + 4 * h, wasm_f32x4_add(wasm_v128_load(stats + 8 + 4 * h), sum[h]));
@@ -612,13 +623,15 @@ void online_step(const OnlineArgs& a, const float* qp, const float* bound, std::
     corr[h] = exp2_f32x4(wasm_f32x4_sub(m, mu[h]));
     wasm_v128_store(stats + 4 * h, mn);
   }
-  exponentiate<false>(st, nb, mu, sum);
+  exponentiate(
+      st, nb, [&](v128_t s, int h) { return exp2_f32x4(wasm_f32x4_sub(s, mu[h])); }, sum);
   wasm_v128_store(stats + 8, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(stats + 8), corr[0]), sum[0]));
   wasm_v128_store(stats + 12, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(stats + 12), corr[1]), sum[1]));
   accumulate_pv(a, j0, nb, ot, corr);
 }
 
-// The largest |k_j|² of the keys, from K's packed micro-panels [dk][4] (padding keys repeat the last).
+// The largest |k_j|² of the keys, from K's packed micro-panels [dk][4] (padding keys repeat the
+// last); NaN if a key holds NaN (f32x4.max propagates it), so that no group is bounded then.
 float max_key_norm2(const float* kp, std::size_t Skv, std::size_t dk) {
   v128_t best = wasm_f32x4_const_splat(0.0f);
   for (std::size_t j = 0; j < Skv; j += kMR) {
@@ -627,14 +640,18 @@ float max_key_norm2(const float* kp, std::size_t Skv, std::size_t dk) {
       const v128_t x = wasm_v128_load(kp + j * dk + c * kMR);
       n2 = wasm_f32x4_add(n2, wasm_f32x4_mul(x, x));
     }
-    best = wasm_f32x4_pmax(best, n2);
+    best = wasm_f32x4_max(best, n2);
   }
-  return hmax(best);
+  best = wasm_f32x4_max(best, wasm_i32x4_shuffle(best, best, 2, 3, 0, 1));
+  best = wasm_f32x4_max(best, wasm_i32x4_shuffle(best, best, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(best, 0);
 }
 
 // A group's score bounds B[q] = |q|·max_j |k_j| (the packed queries carry the scale, so B is in the
-// scores' units), enlarged by 4·(dk + 4)·2^-24 for the rounding of the dot products and the norms (Cauchy-Schwarz:
-// |Sᵀ[j, q]| <= |q|·|k_j|). Returns whether every lane's B is at most kBoundMax (inf or NaN: not).
+// scores' units; Cauchy-Schwarz: |Sᵀ[j, q]| <= |q|·|k_j|), enlarged by 4·(dk + 4)·2^-24 for the
+// rounding of the dot products and the norms, and rounded up to an integer. Returns whether every
+// lane's B is at most kBoundMax (inf or NaN, from inputs with inf or NaN: not); the scores of a
+// bounded group are then finite.
 bool bound_group(const float* qg, std::size_t dk, float kmax, float* bound) {
   v128_t n0 = wasm_f32x4_const_splat(0.0f), n1 = n0;
   for (std::size_t c = 0; c < dk; ++c) {
@@ -643,7 +660,8 @@ bool bound_group(const float* qg, std::size_t dk, float kmax, float* bound) {
     n1 = wasm_f32x4_add(n1, wasm_f32x4_mul(x1, x1));
   }
   const v128_t f = wasm_f32x4_splat(kmax * (1.0f + float(dk + 4) * 0x1p-22f));
-  const v128_t b0 = wasm_f32x4_mul(wasm_f32x4_sqrt(n0), f), b1 = wasm_f32x4_mul(wasm_f32x4_sqrt(n1), f);
+  const v128_t b0 = wasm_f32x4_ceil(wasm_f32x4_mul(wasm_f32x4_sqrt(n0), f));
+  const v128_t b1 = wasm_f32x4_ceil(wasm_f32x4_mul(wasm_f32x4_sqrt(n1), f));
   wasm_v128_store(bound, b0);
   wasm_v128_store(bound + 4, b1);
   const v128_t vmax = wasm_f32x4_const_splat(kBoundMax);
