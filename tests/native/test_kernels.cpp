@@ -309,11 +309,17 @@ void ref_attention(const AttnCase& a, float scale, const std::vector<float>& q, 
   }
 }
 
-void check_attention(const AttnCase& a, unsigned kinds, float fill, bool compare_scalar = true) {
+// Changes the random queries and keys before a check (rows ldq and ldk apart).
+using ShapeInputs = void (*)(const AttnCase& a, std::vector<float>& q, std::size_t ldq, std::vector<float>& kk,
+                             std::size_t ldk);
+
+void check_attention(const AttnCase& a, unsigned kinds, float fill, bool compare_scalar = true,
+                     ShapeInputs shape_inputs = nullptr) {
   const std::size_t ldq = a.dk + 3, ldk = a.dk + 1, ldv = a.dv + 2, ldo = a.dv + 5;
   const std::uint32_t seed = std::uint32_t(a.Sq * 7 + a.Skv * 13 + a.dk * 3 + a.dv + kinds);
-  const auto q = random_vec(extent(a.Sq, a.dk, ldq), seed, -2.0f, 2.0f);
-  const auto kk = random_vec(extent(a.Skv, a.dk, ldk), seed + 1, -2.0f, 2.0f);
+  auto q = random_vec(extent(a.Sq, a.dk, ldq), seed, -2.0f, 2.0f);
+  auto kk = random_vec(extent(a.Skv, a.dk, ldk), seed + 1, -2.0f, 2.0f);
+  if (shape_inputs) shape_inputs(a, q, ldq, kk, ldk);
   const auto v = random_vec(extent(a.Skv, a.dv, ldv), seed + 2, -3.0f, 3.0f);
   const float scale = 1.0f / std::sqrt(float(std::max<std::size_t>(a.dk, 1)));
 
@@ -461,6 +467,67 @@ TEST_CASE("attention_online at S = 1, 63, 64, 65, 2049", "[kernels][attention]")
     check_attention({S, S, 32, 32}, kCausal, -1e9f);
     if (S < 2049) check_attention({S, S, 32, 32}, kBlockRows | kCausal | kAdd, -kInf);
   }
+}
+
+// The SIMD kernel takes a group of 8 queries through one of two references: the scores' bound
+// |q|·max|k| when it is at most 60 in log2 units (moderate norms, as the random inputs above), else
+// the running max. A key of norm 50·√dk pointing away from every query (queries positive, the key
+// all -50) makes that bound too large without large scores; queries set to zero in every other group
+// of 8 keep those groups bounded, so one call mixes both references, at every tile boundary.
+void away_key_every_other_group(const AttnCase& a, std::vector<float>& q, std::size_t ldq, std::vector<float>& kk,
+                                std::size_t ldk) {
+  for (std::size_t i = 0; i < a.Sq; ++i)
+    for (std::size_t c = 0; c < a.dk; ++c) {
+      float& x = q[i * ldq + c];
+      x = (i / 8) % 2 ? 0.25f + std::fabs(x) : 0.0f;
+    }
+  for (std::size_t c = 0; c < a.dk; ++c) kk[(a.Skv / 2) * ldk + c] = -50.0f;
+}
+
+void away_key(const AttnCase& a, std::vector<float>& q, std::size_t ldq, std::vector<float>& kk, std::size_t ldk) {
+  for (std::size_t i = 0; i < a.Sq; ++i)
+    for (std::size_t c = 0; c < a.dk; ++c) q[i * ldq + c] = 0.25f + std::fabs(q[i * ldq + c]);
+  for (std::size_t c = 0; c < a.dk; ++c) kk[(a.Skv / 2) * ldk + c] = -50.0f;
+}
+
+TEST_CASE("attention_online with bounded and running-max references, at every tile boundary", "[kernels][attention]") {
+  for (std::size_t Sq : {1, 8, 9, 31, 32, 33, 63, 64, 65, 255, 256, 257, 769})
+    for (std::size_t Skv : {1, 4, 127, 128, 129, 257}) {
+      for (ShapeInputs shape : {away_key, away_key_every_other_group}) {
+        check_attention({Sq, Skv, 5, 6}, 0, -kInf, true, shape);
+        check_attention({Sq, Skv, 32, 8}, kCausal, -kInf, true, shape);
+        check_attention({Sq, Skv, 5, 6}, kCausal, -1e9f, true, shape);
+      }
+    }
+}
+
+// NaN in a key makes every row NaN, in a query its own row, as in PyTorch (a NaN score makes its
+// softmax row NaN); the other rows stay finite. Both references: the random inputs are bounded, and
+// the away key makes them unbounded.
+TEST_CASE("attention_online NaN inputs give NaN rows with either reference", "[kernels][attention]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (bool bounded : {true, false})
+    for (bool causal : {false, true}) {
+      const AttnCase a{40, 300, 32, 16};
+      auto q = random_vec(a.Sq * a.dk, 31), kk = random_vec(a.Skv * a.dk, 32), v = random_vec(a.Skv * a.dv, 33);
+      if (!bounded) away_key(a, q, a.dk, kk, a.dk);
+      k::f32_score_mask m;
+      m.causal = causal;
+      for (int which = 0; which < 2; ++which) {
+        auto qn = q, kn = kk;
+        if (which == 0) qn[17 * a.dk + 3] = nan;  // query 17
+        else kn[5 * a.dk + 1] = nan;              // key 5: seen by every query from 5 on (causal), else all
+        for (int f = 0; f < 2; ++f) {
+          std::vector<float> out(a.Sq * a.dv);
+          (f == 0 ? k::f32_attention_online : k::scalar::f32_attention_online)(
+              a.Sq, a.Skv, a.dk, a.dv, 0.125f, qn.data(), a.dk, kn.data(), a.dk, v.data(), a.dv, m, out.data(), a.dv);
+          for (std::size_t i = 0; i < a.Sq; ++i) {
+            const bool sees_nan = which == 0 ? i == 17 : (!causal || i >= 5);
+            for (std::size_t c = 0; c < a.dv; ++c) REQUIRE_CHEAP(std::isnan(out[i * a.dv + c]) == sees_nan);
+          }
+        }
+      }
+    }
 }
 
 TEST_CASE("attention_online streams long key sequences", "[kernels][attention]") {

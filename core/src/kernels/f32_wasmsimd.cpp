@@ -90,6 +90,21 @@ inline v128_t exp2_f32x4(v128_t vx) {
   return times_one_plus_tp(wasm_f32x4_sub(vx, vn), vs, kExp2Poly);
 }
 
+// 2^(s - R) for an integer reference R and a finite s with s - R in [-126, 0] (the bounded groups'
+// scores, bounded_step): n = round(s) - R from the low bits of s + (1.5·2^23 - R) (vmagic_r), t = s - round(s)
+// exactly, 2^t = 1 + t·p(t) (kExp2Poly) and 2^n added to its exponent field: an integer add, exact as
+// the result is a normal float. One multiply and one subtraction fewer than exp2_f32x4(s - R), no clamp.
+inline v128_t exp2_offset_f32x4(v128_t vs, v128_t vmagic_r) {
+  const v128_t vn = wasm_f32x4_add(vs, vmagic_r);
+  const v128_t vt = wasm_f32x4_sub(vs, wasm_f32x4_sub(vn, vmagic_r));
+  v128_t vp = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kExp2Poly[4]), vt), wasm_f32x4_splat(kExp2Poly[3]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Poly[2]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Poly[1]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Poly[0]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_const_splat(1.0f));
+  return wasm_i32x4_add(vp, wasm_i32x4_shl(vn, 23));  // the low bits of vn hold n: n << 23
+}
+
 // Stores the first nc (< 8) lanes of (v0, v1) to c with partial-lane stores (no over-write).
 inline void store_tail(float* c, std::size_t nc, v128_t v0, v128_t v1) {
   if (nc & 4) {
@@ -108,7 +123,8 @@ inline void store_tail(float* c, std::size_t nc, v128_t v0, v128_t v1) {
 // The 4x8 microkernel, C[mr, nc] (mr <= 4, nc <= 8):
 //   kUpdate = false: C = alpha · A·W + bias8       (bias8: 8 floats or nullptr)
 //                    and colmax = max(colmax, column maxima of C) when colmax (two v128) is given
-//   kUpdate = true : C = C ⊙ colscale + A·W          (colscale: per-column, two v128; nc must be 8)
+//   kUpdate = true : C = C ⊙ colscale + A·W          (colscale: per-column, two v128, or nullptr
+//                    for C + A·W; nc must be 8)
 // A[i, k] = a[i + k*a_ks]: a packed micro-panel [kc][4] (a_ks = 4) or Vᵀ read in place
 // (a_ks = ldv). One A pointer with constant row offsets and one W pointer ([kc][8] panel) keep
 // the loop at 6 loads, 8 mul, 8 add and 2 pointer bumps per k: register-tiled A rows (4 row
@@ -133,8 +149,12 @@ inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::
   v128_t acc[MR][2];
   for (std::size_t i = 0; i < MR; ++i) {
     if constexpr (kUpdate) {
-      acc[i][0] = wasm_f32x4_mul(wasm_v128_load(cp[i]), colscale[0]);
-      acc[i][1] = wasm_f32x4_mul(wasm_v128_load(cp[i] + 4), colscale[1]);
+      acc[i][0] = wasm_v128_load(cp[i]);
+      acc[i][1] = wasm_v128_load(cp[i] + 4);
+      if (colscale) {
+        acc[i][0] = wasm_f32x4_mul(acc[i][0], colscale[0]);
+        acc[i][1] = wasm_f32x4_mul(acc[i][1], colscale[1]);
+      }
     } else {
       acc[i][0] = acc[i][1] = wasm_f32x4_const_splat(0.0f);
     }
@@ -159,10 +179,12 @@ inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::
   else kloop(std::false_type{});
 
   if constexpr (!kUpdate) {
-    const v128_t valpha = wasm_f32x4_splat(alpha);
-    for (std::size_t i = 0; i < MR; ++i) {
-      acc[i][0] = wasm_f32x4_mul(acc[i][0], valpha);
-      acc[i][1] = wasm_f32x4_mul(acc[i][1], valpha);
+    if (alpha != 1.0f) {  // x·1 = x exactly: the projections and the prescaled queries skip it
+      const v128_t valpha = wasm_f32x4_splat(alpha);
+      for (std::size_t i = 0; i < MR; ++i) {
+        acc[i][0] = wasm_f32x4_mul(acc[i][0], valpha);
+        acc[i][1] = wasm_f32x4_mul(acc[i][1], valpha);
+      }
     }
     if (bias8) {
       const v128_t vb0 = wasm_v128_load(bias8), vb1 = wasm_v128_load(bias8 + 4);
@@ -460,7 +482,7 @@ MHA_SCRATCH_STORAGE std::vector<float> t_qpack;   // [groups][dk][8]: the query 
 MHA_SCRATCH_STORAGE std::vector<float> t_kpack;   // [ceil(Skv/4)][dk][4]: K as 4-key micro-panels
 MHA_SCRATCH_STORAGE std::vector<float> t_scores;  // [kKvTile][8]: one group's transposed scores / probabilities
 MHA_SCRATCH_STORAGE std::vector<float> t_acc;     // [groups][dv][8]: each group's transposed output
-MHA_SCRATCH_STORAGE std::vector<float> t_stats;   // [groups][16]: each group's running max (8) and sum (8)
+MHA_SCRATCH_STORAGE std::vector<float> t_stats;   // [groups][24]: each group's running max (8), sum (8), bound (8)
 
 // Keys per tile: a tile's K and V rows (2·kKvTile·d floats, 32 KiB at d = 32) stay in L1 while every
 // query group of the query tile passes over them.
@@ -473,36 +495,95 @@ std::size_t query_tile(std::size_t Sq) { return Sq >= 768 ? 256 : Sq >= 192 ? 64
 // What every step of one call shares.
 struct OnlineArgs {
   std::size_t dk, dv;
-  float scale;       // of the raw scores, for an additive or boolean mask (natural units)
-  float scale_log2;  // scale·log2(e): scores straight in log2 units
-  const float* kp;   // packed K
+  const float* kp;  // packed K
   const float* v;
   std::size_t ldv;
   const f32_score_mask* mask;
   float* st;  // [kKvTile][8] scratch
 };
 
+// Sᵀ[j, q] for the group's keys [j0, j0 + nb) into st: the 4x8 microkernel, A = packed K, W = the
+// packed queries (which carry the scale). With colmax (two v128) it also takes the block's maxima
+// from its registers (no pass over st).
+void score_block(const OnlineArgs& a, const float* qp, std::size_t j0, std::size_t nb, v128_t* colmax) {
+  for (std::size_t jj = 0; jj < nb; jj += kMR)
+    f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, a.dk, a.kp + (j0 + jj) * a.dk, kMR, qp,
+                                          a.st + jj * 8, 8, 1.0f, nullptr, nullptr, colmax);
+}
+
+// P = exp2(Sᵀ, half) in place over nb keys (half: lanes 0-3 or 4-7), and sum = Σ_j P (two exp2
+// chains per key; more spill the polynomial's constants).
+template <class Exp2>
+void exponentiate(float* st, std::size_t nb, Exp2 exp2, v128_t* sum) {
+  v128_t sum0 = wasm_f32x4_const_splat(0.0f), sum1 = sum0;
+  for (std::size_t jj = 0; jj < nb; ++jj) {
+    const v128_t p0 = exp2(wasm_v128_load(st + jj * 8), 0);
+    const v128_t p1 = exp2(wasm_v128_load(st + jj * 8 + 4), 1);
+    wasm_v128_store(st + jj * 8, p0);
+    wasm_v128_store(st + jj * 8 + 4, p1);
+    sum0 = wasm_f32x4_add(sum0, p0);
+    sum1 = wasm_f32x4_add(sum1, p1);
+  }
+  sum[0] = sum0;
+  sum[1] = sum1;
+}
+
+// Oᵀ[c, q] = Oᵀ[c, q]·colscale[q] + Σ_j V[j0 + j, c]·P[j, q]: the 4x8 microkernel, A = Vᵀ read in
+// place, W = P (st). colscale nullptr: no rescale.
+void accumulate_pv(const OnlineArgs& a, std::size_t j0, std::size_t nb, float* ot, const v128_t* colscale) {
+  for (std::size_t c = 0; c < a.dv; c += kMR)
+    f32_gemm_ukernel__wasmsimd_4x8<true>(std::min(kMR, a.dv - c), 8, nb, a.v + j0 * a.ldv + c, a.ldv, a.st, ot + c * 8,
+                                         8, 1.0f, nullptr, colscale);
+}
+
+// Scores of a bounded group stay within ±kBoundMax (log2 units): Sᵀ - B >= -2·kBoundMax >= -126.
+constexpr float kBoundMax = 60.0f;
+
+// An unmasked block of a group whose scores are bounded, |Sᵀ[j, q]| <= B[q] <= kBoundMax with B an
+// integer (bound_group). The reference is B itself rather than the running max: the same softmax
+// (any reference gives it, as long as every 2^(Sᵀ - ref) is a normal float, here in [2^-120, 1]),
+// without the block maximum and without a rescale, and the scores are finite, so exp2_offset_f32x4
+// applies. A group's unmasked blocks come before its masked ones (only a causal mask leaves blocks
+// unmasked: those left of the diagonal), so its reference is still -inf (nothing accumulated: l = 0,
+// Oᵀ = 0) or already B when this runs.
+void bounded_step(const OnlineArgs& a, const float* qp, const float* bound, std::size_t j0, std::size_t nb, float* ot,
+                  float* stats) {
+  const v128_t b[2] = {wasm_v128_load(bound), wasm_v128_load(bound + 4)};
+  const v128_t magic = wasm_f32x4_const_splat(0x1.8p23f);
+  const v128_t magic_r[2] = {wasm_f32x4_sub(magic, b[0]), wasm_f32x4_sub(magic, b[1])};
+  score_block(a, qp, j0, nb, nullptr);
+  v128_t sum[2];
+  exponentiate(
+      a.st, nb, [&](v128_t s, int h) { return exp2_offset_f32x4(s, magic_r[h]); }, sum);
+  for (int h = 0; h < 2; ++h) {
+    wasm_v128_store(stats + 4 * h, b[h]);
+    wasm_v128_store(stats + 8 + 4 * h, wasm_f32x4_add(wasm_v128_load(stats + 8 + 4 * h), sum[h]));
+  }
+  accumulate_pv(a, j0, nb, ot, nullptr);
+}
+
 // The online-softmax update of one group of 8 queries q0.. (nq real, in lanes) by keys [j0, j0 + nb),
 // in log2 units (score_log2; the scalar twin's recurrence):
 //   Sᵀ[j, q] = log2(e) · (scale · K_j·Q_q (+ mask))   4x8 microkernel, A = packed K, W = packed Q
 //   m' = max(m, max_j Sᵀ[j, ·]);  P = 2^(Sᵀ - m');  l = l·2^(m - m') + Σ_j P
 //   Oᵀ[c, q] = Oᵀ[c, q]·2^(m - m') + Σ_j V[j, c]·P[j, q]   4x8 microkernel, A = Vᵀ, W = P
-// stats holds m (8 floats) then l (8 floats); ot is the group's Oᵀ [dv][8].
-void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size_t nq, std::size_t j0, std::size_t nb,
-                 float* ot, float* stats) {
+// stats holds m (8 floats) then l (8 floats); ot is the group's Oᵀ [dv][8]. bound: the group's
+// score bounds (8 floats) when it is bounded, else nullptr; its unmasked blocks take bounded_step.
+void online_step(const OnlineArgs& a, const float* qp, const float* bound, std::size_t q0, std::size_t nq,
+                 std::size_t j0, std::size_t nb, float* ot, float* stats) {
   const f32_score_mask& mask = *a.mask;
   float* st = a.st;
   const v128_t vneginf = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
-  const v128_t vzero = wasm_f32x4_const_splat(0.0f);
   // An additive or boolean mask applies to natural-unit scores, converted after it.
   const bool mask_per_score = mask.add || mask.blocked;
-  const float alpha = mask_per_score ? a.scale : a.scale_log2;
   // Unmasked scores: the microkernel takes the block max from its registers (no pass over st).
   const bool masked = mask_per_score || (mask.causal && j0 + nb > q0 + 1);
+  if (!masked && bound) {
+    bounded_step(a, qp, bound, j0, nb, ot, stats);
+    return;
+  }
   v128_t bm[2] = {vneginf, vneginf};
-  for (std::size_t jj = 0; jj < nb; jj += kMR)
-    f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, a.dk, a.kp + (j0 + jj) * a.dk, kMR, qp,
-                                          st + jj * 8, 8, alpha, nullptr, nullptr, masked ? nullptr : bm);
+  score_block(a, qp, j0, nb, masked ? nullptr : bm);
 
   if (!mask_per_score) {
     // Causal only: select fill where j > q, vectorized; blocks left of the diagonal skip it.
@@ -532,7 +613,7 @@ void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size
       bm[1] = wasm_f32x4_pmax(bm[1], wasm_v128_load(st + jj * 8 + 4));
     }
   }
-  v128_t corr[2], mu[2];
+  v128_t corr[2], mu[2], sum[2];
   for (int h = 0; h < 2; ++h) {
     const v128_t m = wasm_v128_load(stats + 4 * h);
     const v128_t mn = wasm_f32x4_pmax(m, bm[h]);
@@ -542,22 +623,49 @@ void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size
     corr[h] = exp2_f32x4(wasm_f32x4_sub(m, mu[h]));
     wasm_v128_store(stats + 4 * h, mn);
   }
-  // P = 2^(Sᵀ - m') in place (two exp2 chains per key; more spill the polynomial's constants).
-  v128_t sum0 = vzero, sum1 = vzero;
-  for (std::size_t jj = 0; jj < nb; ++jj) {
-    const v128_t p0 = exp2_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8), mu[0]));
-    const v128_t p1 = exp2_f32x4(wasm_f32x4_sub(wasm_v128_load(st + jj * 8 + 4), mu[1]));
-    wasm_v128_store(st + jj * 8, p0);
-    wasm_v128_store(st + jj * 8 + 4, p1);
-    sum0 = wasm_f32x4_add(sum0, p0);
-    sum1 = wasm_f32x4_add(sum1, p1);
-  }
-  wasm_v128_store(stats + 8, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(stats + 8), corr[0]), sum0));
-  wasm_v128_store(stats + 12, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(stats + 12), corr[1]), sum1));
+  exponentiate(
+      st, nb, [&](v128_t s, int h) { return exp2_f32x4(wasm_f32x4_sub(s, mu[h])); }, sum);
+  wasm_v128_store(stats + 8, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(stats + 8), corr[0]), sum[0]));
+  wasm_v128_store(stats + 12, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(stats + 12), corr[1]), sum[1]));
+  accumulate_pv(a, j0, nb, ot, corr);
+}
 
-  for (std::size_t c = 0; c < a.dv; c += kMR)
-    f32_gemm_ukernel__wasmsimd_4x8<true>(std::min(kMR, a.dv - c), 8, nb, a.v + j0 * a.ldv + c, a.ldv, st, ot + c * 8, 8,
-                                         1.0f, nullptr, corr);
+// The largest |k_j|² of the keys, from K's packed micro-panels [dk][4] (padding keys repeat the
+// last); NaN if a key holds NaN (f32x4.max propagates it), so that no group is bounded then.
+float max_key_norm2(const float* kp, std::size_t Skv, std::size_t dk) {
+  v128_t best = wasm_f32x4_const_splat(0.0f);
+  for (std::size_t j = 0; j < Skv; j += kMR) {
+    v128_t n2 = wasm_f32x4_const_splat(0.0f);
+    for (std::size_t c = 0; c < dk; ++c) {
+      const v128_t x = wasm_v128_load(kp + j * dk + c * kMR);
+      n2 = wasm_f32x4_add(n2, wasm_f32x4_mul(x, x));
+    }
+    best = wasm_f32x4_max(best, n2);
+  }
+  best = wasm_f32x4_max(best, wasm_i32x4_shuffle(best, best, 2, 3, 0, 1));
+  best = wasm_f32x4_max(best, wasm_i32x4_shuffle(best, best, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(best, 0);
+}
+
+// A group's score bounds B[q] = |q|·max_j |k_j| (the packed queries carry the scale, so B is in the
+// scores' units; Cauchy-Schwarz: |Sᵀ[j, q]| <= |q|·|k_j|), enlarged by 4·(dk + 4)·2^-24 for the
+// rounding of the dot products and the norms, and rounded up to an integer. Returns whether every
+// lane's B is at most kBoundMax (inf or NaN, from inputs with inf or NaN: not); the scores of a
+// bounded group are then finite.
+bool bound_group(const float* qg, std::size_t dk, float kmax, float* bound) {
+  v128_t n0 = wasm_f32x4_const_splat(0.0f), n1 = n0;
+  for (std::size_t c = 0; c < dk; ++c) {
+    const v128_t x0 = wasm_v128_load(qg + c * 8), x1 = wasm_v128_load(qg + c * 8 + 4);
+    n0 = wasm_f32x4_add(n0, wasm_f32x4_mul(x0, x0));
+    n1 = wasm_f32x4_add(n1, wasm_f32x4_mul(x1, x1));
+  }
+  const v128_t f = wasm_f32x4_splat(kmax * (1.0f + float(dk + 4) * 0x1p-22f));
+  const v128_t b0 = wasm_f32x4_ceil(wasm_f32x4_mul(wasm_f32x4_sqrt(n0), f));
+  const v128_t b1 = wasm_f32x4_ceil(wasm_f32x4_mul(wasm_f32x4_sqrt(n1), f));
+  wasm_v128_store(bound, b0);
+  wasm_v128_store(bound + 4, b1);
+  const v128_t vmax = wasm_f32x4_const_splat(kBoundMax);
+  return wasm_i32x4_all_true(wasm_f32x4_le(b0, vmax)) && wasm_i32x4_all_true(wasm_f32x4_le(b1, vmax));
 }
 }  // namespace
 
@@ -566,7 +674,9 @@ void online_step(const OnlineArgs& a, const float* qp, std::size_t q0, std::size
 // plain vectors (no horizontal reductions). Tiles of query_tile(Sq) queries × kKvTile keys: per
 // key tile, every group of the query tile takes its online_step, so the tile's K and V are read
 // from L1 by all groups. K is packed once per call into 4-key micro-panels (the size of K);
-// the rest is query_tile·(dk + dv + 2) floats plus kKvTile·8. Nothing is Sq×Skv.
+// the rest is query_tile·(dk + dv + 3) floats plus kKvTile·8. Nothing is Sq×Skv. A group whose
+// scores |q|·max|k| bounds within ±kBoundMax (moderate norms: the page's and the benchmark's inputs;
+// not under an additive or boolean mask) takes its unmasked blocks through bounded_step.
 void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv, float scale,
                                         const float* q, std::size_t ldq, const float* k, std::size_t ldk,
                                         const float* v, std::size_t ldv, const f32_score_mask& mask, float* out,
@@ -581,10 +691,17 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   const std::size_t dk8 = std::max<std::size_t>(dk, 1) * 8;
   float* qp = scratch(t_qpack, max_groups * dk8);
   float* ot = scratch(t_acc, max_groups * dv * 8);
-  float* stats = scratch(t_stats, max_groups * 16);
+  float* stats = scratch(t_stats, max_groups * 24);
   float* kp = scratch(t_kpack, (Skv + kMR - 1) / kMR * kMR * dk);
   for (std::size_t j = 0; j < Skv; j += kMR) pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
-  const OnlineArgs args{dk, dv, scale, score_log2(scale), kp, v, ldv, &mask, scratch(t_scores, kKvTile * 8)};
+  const OnlineArgs args{dk, dv, kp, v, ldv, &mask, scratch(t_scores, kKvTile * 8)};
+  // The queries carry the scores' scale: scale·log2(e) (scores straight in log2 units), or scale
+  // alone under an additive or boolean mask, which applies to natural-unit scores (every block is
+  // then masked, so no group is bounded).
+  const bool mask_per_score = mask.add || mask.blocked;
+  const v128_t vqscale = wasm_f32x4_splat(mask_per_score ? scale : score_log2(scale));
+  const float kmax = mask_per_score ? 0.0f : std::sqrt(max_key_norm2(kp, Skv, dk));
+  bool bounded[256 / 8];  // per group of the query tile (query_tile <= 256)
   const bool fill_neginf = mask.fill == kNegInf;
   const v128_t vfill = wasm_f32x4_splat(score_log2(mask.fill));  // running maxima are in log2 units
   const v128_t vzero_below = wasm_f32x4_const_splat(kExp2ZeroBelow);
@@ -593,10 +710,14 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
     const std::size_t groups = (std::min(qtile, Sq - t0) + 7) / 8;
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t q0 = t0 + 8 * g;
-      pack_rows<8>(dk, std::min<std::size_t>(8, Sq - q0), q + q0 * ldq, ldq, qp + g * dk8);
+      float* qg = qp + g * dk8;
+      pack_rows<8>(dk, std::min<std::size_t>(8, Sq - q0), q + q0 * ldq, ldq, qg);
+      for (std::size_t c = 0; c < dk * 8; c += 4)
+        wasm_v128_store(qg + c, wasm_f32x4_mul(wasm_v128_load(qg + c), vqscale));
       std::fill(ot + g * dv * 8, ot + (g + 1) * dv * 8, 0.0f);
-      std::fill(stats + g * 16, stats + g * 16 + 8, kNegInf);
-      std::fill(stats + g * 16 + 8, stats + g * 16 + 16, 0.0f);
+      std::fill(stats + g * 24, stats + g * 24 + 8, kNegInf);
+      std::fill(stats + g * 24 + 8, stats + g * 24 + 16, 0.0f);
+      bounded[g] = !mask_per_score && bound_group(qg, dk, kmax, stats + g * 24 + 16);
     }
     // With fill = -inf, keys past the tile's last query weigh exactly 0 for all of it.
     const std::size_t kv_end = mask.causal && fill_neginf ? std::min(Skv, t0 + groups * 8) : Skv;
@@ -610,7 +731,7 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
           // their weight 2^(fill - m') is exactly 0: fill = -inf, or fill already 127 below m.
           bool skip = fill_neginf;
           if (!skip) {
-            const float* m = stats + g * 16;
+            const float* m = stats + g * 24;
             const v128_t f0 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m)), vzero_below);
             const v128_t f1 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m + 4)), vzero_below);
             // Padding lanes (q >= Sq) never count.
@@ -625,14 +746,15 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
             nb = causal_end - j0;
           }
         }
-        online_step(args, qp + g * dk8, q0, nq, j0, nb, ot + g * dv * 8, stats + g * 16);
+        float* sg = stats + g * 24;
+        online_step(args, qp + g * dk8, bounded[g] ? sg + 16 : nullptr, q0, nq, j0, nb, ot + g * dv * 8, sg);
       }
     }
     // out[q0 + l, c] = Oᵀ[c, l] / l_l  (l = 0 for an all -inf row gives 0/0 = NaN).
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t q0 = t0 + 8 * g, nq = std::min<std::size_t>(8, Sq - q0);
       const float* og = ot + g * dv * 8;
-      const float* lsum = stats + g * 16 + 8;
+      const float* lsum = stats + g * 24 + 8;
       for (std::size_t l = 0; l < nq; ++l) {
         float* o = out + (q0 + l) * ldo;
         for (std::size_t c = 0; c < dv; ++c) o[c] = og[c * 8 + l] / lsum[l];
