@@ -188,6 +188,18 @@ inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::
   }
 }
 
+// The 4x4 transpose in registers: rows r0..r3 in, columns out (r0 = column 0, ...).
+inline void transpose4(v128_t& r0, v128_t& r1, v128_t& r2, v128_t& r3) {
+  const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
+  const v128_t t1 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
+  const v128_t t2 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+  const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+  r0 = wasm_i64x2_shuffle(t0, t1, 0, 2);
+  r1 = wasm_i64x2_shuffle(t0, t1, 1, 3);
+  r2 = wasm_i64x2_shuffle(t2, t3, 0, 2);
+  r3 = wasm_i64x2_shuffle(t2, t3, 1, 3);
+}
+
 // Transposing pack of R (4 or 8) rows of length K into a micro-panel: dst[k*R + r] = src[r*ld + k].
 // Rows r >= nr repeat row nr - 1, so padded lanes hold finite copies and nothing past the
 // last row is read. Full panels use 4x4 in-register transposes.
@@ -198,19 +210,16 @@ void pack_rows(std::size_t K, std::size_t nr, const float* src, std::size_t ld, 
   std::size_t k = 0;
   for (; k + 4 <= K; k += 4) {
     for (std::size_t h = 0; h < R / 4; ++h) {
-      const v128_t r0 = wasm_v128_load(row[4 * h + 0] + k);
-      const v128_t r1 = wasm_v128_load(row[4 * h + 1] + k);
-      const v128_t r2 = wasm_v128_load(row[4 * h + 2] + k);
-      const v128_t r3 = wasm_v128_load(row[4 * h + 3] + k);
-      const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
-      const v128_t t1 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
-      const v128_t t2 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
-      const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+      v128_t r0 = wasm_v128_load(row[4 * h + 0] + k);
+      v128_t r1 = wasm_v128_load(row[4 * h + 1] + k);
+      v128_t r2 = wasm_v128_load(row[4 * h + 2] + k);
+      v128_t r3 = wasm_v128_load(row[4 * h + 3] + k);
+      transpose4(r0, r1, r2, r3);
       float* o = dst + k * R + 4 * h;
-      wasm_v128_store(o, wasm_i64x2_shuffle(t0, t1, 0, 2));
-      wasm_v128_store(o + R, wasm_i64x2_shuffle(t0, t1, 1, 3));
-      wasm_v128_store(o + 2 * R, wasm_i64x2_shuffle(t2, t3, 0, 2));
-      wasm_v128_store(o + 3 * R, wasm_i64x2_shuffle(t2, t3, 1, 3));
+      wasm_v128_store(o, r0);
+      wasm_v128_store(o + R, r1);
+      wasm_v128_store(o + 2 * R, r2);
+      wasm_v128_store(o + 3 * R, r3);
     }
   }
   for (; k < K; ++k)
@@ -301,44 +310,62 @@ float hsum(v128_t v) {
 
 // ---- Few rows: B read in place ----------------------------------------------------------------------------
 // With M <= kGemvRows every element of B is used at most 4 times: the GEMM is a pass over B (the LM head at
-// one position reads all of wte), and packing B would triple its memory traffic.
+// one position reads all of wte), and packing B would triple its memory traffic. Each output is summed over
+// k in order, as the microkernel sums it: the results are the packed path's, bit for bit.
 constexpr std::size_t kGemvRows = 4;
 
-// C[MR, nb] = alpha · A[MR, K] · B[nb, K]ᵀ (+ bias) for nb <= NB rows of B [·, K] (rows past nb alias the
-// last one, their sums dropped): MR·NB dot products in four lanes each, then reduced, the K % 4 tail added.
-template <std::size_t MR, std::size_t NB>
+// C[MR, nb] = alpha · A[MR, K] · B[nb, K]ᵀ (+ bias) for nb <= 4·G rows of B [·, K] (rows past nb alias the
+// last one, their sums dropped): G groups of 4 rows transposed 4 k at a time in registers, so that each sum
+// runs over k in order and ends as the microkernel's (· alpha, + bias): the same bits as f32_gemm_nt_packed.
+template <std::size_t MR, std::size_t G>
 void gemv_nt_rows(std::size_t nb, std::size_t K, float alpha, const float* A, std::size_t lda, const float* B,
                   std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
-  const float* b[NB];
-  for (std::size_t r = 0; r < NB; ++r) b[r] = B + std::min(r, nb - 1) * ldb;
-  v128_t acc[MR][NB];
+  constexpr std::size_t R = 4 * G;
+  const float* b[R];
+  for (std::size_t r = 0; r < R; ++r) b[r] = B + std::min(r, nb - 1) * ldb;
+  const float* a[MR];
+  for (std::size_t i = 0; i < MR; ++i) a[i] = A + i * lda;
+  v128_t acc[MR][G];
   for (std::size_t i = 0; i < MR; ++i)
-    for (std::size_t r = 0; r < NB; ++r) acc[i][r] = wasm_f32x4_const_splat(0.0f);
+    for (std::size_t g = 0; g < G; ++g) acc[i][g] = wasm_f32x4_const_splat(0.0f);
   std::size_t k = 0;
-  for (; k + 4 <= K; k += 4) {
-    v128_t vb[NB];
-    for (std::size_t r = 0; r < NB; ++r) vb[r] = wasm_v128_load(b[r] + k);
+  for (; k + 4 <= K; k += 4)
+    for (std::size_t g = 0; g < G; ++g) {
+      v128_t col[4];  // col[t] = rows 4g..4g+3 at k + t
+      for (std::size_t r = 0; r < 4; ++r) col[r] = wasm_v128_load(b[4 * g + r] + k);
+      transpose4(col[0], col[1], col[2], col[3]);
+      for (std::size_t t = 0; t < 4; ++t)
+        for (std::size_t i = 0; i < MR; ++i)
+          acc[i][g] = wasm_f32x4_add(acc[i][g], wasm_f32x4_mul(wasm_v128_load32_splat(a[i] + k + t), col[t]));
+    }
+  for (; k < K; ++k)
+    for (std::size_t g = 0; g < G; ++g) {
+      const float* const* rows = b + 4 * g;
+      const v128_t col = wasm_f32x4_make(rows[0][k], rows[1][k], rows[2][k], rows[3][k]);
+      for (std::size_t i = 0; i < MR; ++i)
+        acc[i][g] = wasm_f32x4_add(acc[i][g], wasm_f32x4_mul(wasm_v128_load32_splat(a[i] + k), col));
+    }
+  float bias4[R] = {};
+  if (bias) std::copy(bias, bias + nb, bias4);
+  const v128_t valpha = wasm_f32x4_splat(alpha);
+  for (std::size_t g = 0; g < G && 4 * g < nb; ++g) {
+    const std::size_t nc = std::min<std::size_t>(4, nb - 4 * g);
     for (std::size_t i = 0; i < MR; ++i) {
-      const v128_t va = wasm_v128_load(A + i * lda + k);
-      for (std::size_t r = 0; r < NB; ++r) acc[i][r] = wasm_f32x4_add(acc[i][r], wasm_f32x4_mul(va, vb[r]));
+      v128_t v = wasm_f32x4_mul(acc[i][g], valpha);
+      if (bias) v = wasm_f32x4_add(v, wasm_v128_load(bias4 + 4 * g));
+      if (nc == 4) wasm_v128_store(C + i * ldc + 4 * g, v);
+      else store_tail(C + i * ldc + 4 * g, nc, v, v);
     }
   }
-  for (std::size_t i = 0; i < MR; ++i)
-    for (std::size_t r = 0; r < nb; ++r) {
-      float sum = hsum(acc[i][r]);
-      for (std::size_t t = k; t < K; ++t) sum += A[i * lda + t] * b[r][t];
-      C[i * ldc + r] = alpha * sum + (bias ? bias[r] : 0.0f);
-    }
 }
 
-// C[MR, N] = alpha · A[MR, K] · Bᵀ (+ bias), B [N, K]: NB rows of B per step, MR·NB <= 8 accumulators.
+// C[MR, N] = alpha · A[MR, K] · Bᵀ (+ bias), B [N, K]: 4·G rows of B per step, MR·G <= 4 accumulators.
 template <std::size_t MR>
 void gemv_nt(std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda, const float* B,
              std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
-  constexpr std::size_t NB = MR <= 2 ? 4 : 2;
-  for (std::size_t j = 0; j < N; j += NB)
-    gemv_nt_rows<MR, NB>(std::min(NB, N - j), K, alpha, A, lda, B + j * ldb, ldb, bias ? bias + j : nullptr, C + j,
-                         ldc);
+  constexpr std::size_t G = MR == 1 ? 4 : MR == 2 ? 2 : 1, R = 4 * G;
+  for (std::size_t j = 0; j < N; j += R)
+    gemv_nt_rows<MR, G>(std::min(R, N - j), K, alpha, A, lda, B + j * ldb, ldb, bias ? bias + j : nullptr, C + j, ldc);
 }
 
 // C[MR, 4·NV] = A[MR, K] · B[K, 4·NV] (B row-major, read in place): down K, NV vectors of row k at a time
@@ -379,6 +406,15 @@ void gemv_nn(std::size_t N, std::size_t K, const float* A, std::size_t lda, cons
     }
 }
 
+// Whether an M-row GEMM takes the GEMV path. Three rows of gemm_nt stay on the packed one: f32_gemm_nt must
+// give f32_gemm_nt_packed's bits (the page joins head parts that the lab's Linear computes both ways), and in
+// the relaxed build the microkernel's three-row tail (row offsets, not constants) fuses its multiply-adds
+// otherwise than the GEMV (one, two and four rows match it bit for bit).
+template <bool kNT>
+bool takes_gemv(std::size_t M) {
+  return M <= kGemvRows && !(kNT && M == 3);
+}
+
 // The M <= kGemvRows GEMMs, by their row count (gemm_nn passes alpha = 1 and no bias).
 template <bool kNT, std::size_t MR>
 void gemv_rows(std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda, const float* B,
@@ -406,7 +442,7 @@ template <bool kNT>
 void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda, const float* B,
           std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
   if (M == 0 || N == 0) return;
-  if (M <= kGemvRows) {
+  if (takes_gemv<kNT>(M)) {
     gemv<kNT>(M, N, K, alpha, A, lda, B, ldb, bias, C, ldc);
     return;
   }
@@ -787,9 +823,10 @@ inline v128_t gelu_tanh_f32x4(v128_t vx) {
 }
 
 // erf(x/√2) as the rational fit x·P(x²)/Q(x²) of XNNPACK's f32-vgelu rational-12-10 kernel (coefficients
-// below), x clamped to ±5.1159 where the fit reaches ±1 (pmin/pmax with x first keep NaN). Absolute
-// error <= 6.3 ulp of 1 (at |x| ~ 4.7), relative <= 4 ulp for |x| < 1: within the 8 ulp the oracle's
-// bounds allow erf. Then x/2 · (1 + erf) as the twin.
+// below) on x clamped to ±5.1159 (pmin/pmax with x first keep NaN), exactly ±1 from there on (where
+// erf(x/√2) is within 5 ulp of ±1), so that x/2 · (1 + erf) is 0 for every x <= -5.1159 and NaN at -inf, as
+// the twin's. Absolute error <= 6.3 ulp of 1 (at |x| ~ 4.7), relative <= 4 ulp for |x| < 1: within the
+// 8 ulp the oracle's bounds allow erf.
 constexpr float kErfP[6] = {7.9788452387e-01f, 6.6972173750e-02f, 9.3065137044e-03f,
                             3.2973114867e-04f, 1.2609783880e-05f, 4.5835321316e-08f};
 constexpr float kErfQ[5] = {2.5060352683e-01f, 2.8431978077e-02f, 1.8622842617e-03f, 7.2267655923e-05f,
@@ -804,7 +841,9 @@ inline v128_t gelu_erf_f32x4(v128_t vx) {
   v128_t vq = wasm_f32x4_splat(kErfQ[4]);
   for (int i = 3; i >= 0; --i) vq = wasm_f32x4_add(wasm_f32x4_mul(vq, vc2), wasm_f32x4_splat(kErfQ[i]));
   vq = wasm_f32x4_add(wasm_f32x4_mul(vq, vc2), vone);
-  const v128_t verf = wasm_f32x4_div(wasm_f32x4_mul(vc, vp), vq);
+  const v128_t vsaturated = wasm_f32x4_ge(wasm_f32x4_abs(vx), vlimit);
+  const v128_t vsigned_one = wasm_v128_or(vone, wasm_v128_and(vx, wasm_f32x4_const_splat(-0.0f)));
+  const v128_t verf = wasm_v128_bitselect(vsigned_one, wasm_f32x4_div(wasm_f32x4_mul(vc, vp), vq), vsaturated);
   return wasm_f32x4_mul(wasm_f32x4_mul(vx, wasm_f32x4_const_splat(0.5f)), wasm_f32x4_add(verf, vone));
 }
 
