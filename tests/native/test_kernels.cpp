@@ -7,6 +7,7 @@
 // values, and an absolute floor scaled to the inputs where cancellation leaves ref near zero.
 #include <catch2/catch.hpp>
 
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -125,7 +126,7 @@ void check_gemm(bool nt, const GemmCase& g, float alpha, bool with_bias, std::si
 }
 
 // Sizes around the SIMD tiles (MR = 4, NR = 8) and odd sizes.
-const std::vector<std::size_t> kMs = {1, 3, 4, 5, 8, 13, 17, 33};
+const std::vector<std::size_t> kMs = {1, 2, 3, 4, 5, 8, 13, 17, 33};
 const std::vector<std::size_t> kNs = {1, 3, 7, 8, 9, 16, 17, 25, 33, 65};
 const std::vector<std::size_t> kKs = {0, 1, 3, 4, 5, 8, 17, 65};
 
@@ -160,9 +161,10 @@ TEST_CASE("gemm_nn at tile boundaries with strides", "[kernels][gemm]") {
       }
 }
 
-TEST_CASE("gemm larger shapes (several row blocks and panels)", "[kernels][gemm]") {
+TEST_CASE("gemm larger shapes (several row blocks, panels and packed column blocks)", "[kernels][gemm]") {
+  // The last two: op(B) packed in several column blocks (N·K above the 256 Ki floats of one block).
   for (const GemmCase g : {GemmCase{300, 33, 257}, GemmCase{129, 127, 129}, GemmCase{65, 64, 512}, GemmCase{16, 64, 64},
-                           GemmCase{2, 385, 3}})
+                           GemmCase{2, 385, 3}, GemmCase{9, 700, 1030}, GemmCase{5, 70, 8000}})
     for (bool nt : {true, false}) check_gemm(nt, g, -0.5f, true, 5);
 }
 
@@ -780,4 +782,105 @@ TEST_CASE("f32_gemm_nt_w and f32_gemm_nn_w with F32, F16 and BF16 weights at til
                 REQUIRE_CHEAP(close(C[i * ldc + j], ref, mag));
               }
           }
+}
+
+namespace {
+
+// ---- Activations ------------------------------------------------------------------------------------------
+// Each output against double within the local rounding bound tests/models/reference.py gives the oracle for
+// that step (in u = 2^-24, elementary functions within FN = 8 relative), so a kernel inside it keeps every
+// model inside the oracle's bounds; plus |x|·FLT_MIN where the true value is below float's normal range (the
+// SIMD exponentials flush such results to 0).
+constexpr double kU = 0x1p-24, kFN = 8.0;
+
+struct ActivationCase {
+  const char* name;
+  void (*fast)(std::size_t, const float*, float*);
+  void (*twin)(std::size_t, const float*, float*);
+  double (*value)(double x);
+  double (*rho)(double x);  // the local bound, in u
+};
+
+double gelu_erf_value(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+double gelu_erf_rho(double x) {
+  const double a = x / std::sqrt(2.0), erf = std::erf(a),
+               d_erf = 2.0 / std::sqrt(3.14159265358979323846) * std::exp(-a * a);
+  return 0.5 * std::fabs(x) * (d_erf * 2.0 * std::fabs(a) + kFN * std::fabs(erf) + std::fabs(1.0 + erf)) +
+         2.0 * std::fabs(gelu_erf_value(x));
+}
+constexpr double kSqrt2OverPi = 0.79788456080286536, kGeluC = 0.044715;
+double gelu_tanh_value(double x) { return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + kGeluC * x * x * x))); }
+double gelu_tanh_rho(double x) {
+  const double cube = kGeluC * x * x * x, t = x + cube, th = std::tanh(kSqrt2OverPi * t);
+  const double e_arg =
+      kSqrt2OverPi * (std::fabs(cube) * (kFN + 3.0) + std::fabs(t)) + 2.0 * kSqrt2OverPi * std::fabs(t);
+  return 0.5 * std::fabs(x) * ((1.0 - th * th) * e_arg + kFN * std::fabs(th) + std::fabs(1.0 + th)) +
+         2.0 * std::fabs(gelu_tanh_value(x));
+}
+double silu_value(double x) { return x / (1.0 + std::exp(-x)); }
+double silu_rho(double x) { return (kFN + 3.0) * std::fabs(silu_value(x)); }
+
+const ActivationCase kActivations[] = {
+    {"gelu (erf)", k::f32_vgelu_erf, k::scalar::f32_vgelu_erf, gelu_erf_value, gelu_erf_rho},
+    {"gelu_new (tanh)", k::f32_vgelu_tanh, k::scalar::f32_vgelu_tanh, gelu_tanh_value, gelu_tanh_rho},
+    {"silu", k::f32_vsilu, k::scalar::f32_vsilu, silu_value, silu_rho},
+};
+
+bool within_bound(const ActivationCase& a, float x, float y) {
+  const double ref = a.value(x);
+  if (std::isnan(ref)) return std::isnan(y);
+  if (std::isinf(ref)) return y == ref;
+  return std::fabs(double(y) - ref) <= a.rho(x) * kU + std::fabs(double(x)) * FLT_MIN;
+}
+
+}  // namespace
+
+TEST_CASE("activations (gelu erf and tanh, silu) within the oracle's local bound, SIMD and scalar, over [-12, 12]",
+          "[kernels][activation]") {
+  std::vector<float> x;
+  for (double v = -12.0; v <= 12.0; v += 1.0 / 1024) x.push_back(float(v));
+  for (float v : {0.0f,   -0.0f,         1e-30f,         -1e-30f, 1e-3f,
+                  -1e-3f, 5.1158981323f, -5.1158981323f, 5.2f,    -5.2f,
+                  40.0f,  -40.0f,        90.0f,          -90.0f,  1e20f,
+                  -1e20f, FLT_MAX,       -FLT_MAX,       FLT_MIN, -FLT_MIN,
+                  1e-40f, -1e-40f,       kInf,           -kInf,   std::numeric_limits<float>::quiet_NaN()})
+    x.push_back(v);
+  std::vector<float> fast(x.size()), twin(x.size());
+  for (const ActivationCase& a : kActivations) {
+    a.fast(x.size(), x.data(), fast.data());
+    a.twin(x.size(), x.data(), twin.data());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (within_bound(a, x[i], fast[i]) && within_bound(a, x[i], twin[i])) continue;
+      INFO(a.name << " x = " << x[i] << ": SIMD " << fast[i] << ", scalar " << twin[i] << ", value " << a.value(x[i])
+                  << ", bound " << a.rho(x[i]) * kU);
+      REQUIRE(within_bound(a, x[i], fast[i]));
+      REQUIRE(within_bound(a, x[i], twin[i]));
+    }
+  }
+}
+
+TEST_CASE("activations at the 4-lane boundaries: lengths 0 to 17, any start, in place, nothing written past the end",
+          "[kernels][activation]") {
+  const std::vector<float> src = random_vec(24, 11, -6.0f, 6.0f);
+  for (const ActivationCase& a : kActivations)
+    for (std::size_t start = 0; start < 4; ++start)
+      for (std::size_t n = 0; n <= 17; ++n) {
+        const float sentinel = 555.0f;
+        std::vector<float> fast(n + 5, sentinel), twin(n + 5, sentinel);
+        std::vector<float> inplace(src.begin() + std::ptrdiff_t(start), src.begin() + std::ptrdiff_t(start + n));
+        inplace.resize(n + 5, sentinel);
+        a.fast(n, src.data() + start, fast.data());
+        a.twin(n, src.data() + start, twin.data());
+        a.fast(n, inplace.data(), inplace.data());
+        INFO(a.name << " n " << n << " start " << start);
+        for (std::size_t i = 0; i < n; ++i) {
+          REQUIRE_CHEAP(within_bound(a, src[start + i], fast[i]));
+          REQUIRE_CHEAP(within_bound(a, src[start + i], twin[i]));
+          REQUIRE_CHEAP(inplace[i] == fast[i]);
+        }
+        for (std::size_t i = n; i < n + 5; ++i) {
+          REQUIRE_CHEAP(fast[i] == sentinel);
+          REQUIRE_CHEAP(inplace[i] == sentinel);
+        }
+      }
 }

@@ -20,8 +20,13 @@ const SKIP_DIRS = new Set([
   'tests/browser/artifacts',
   'python/mha_explorer/static',
 ]);
+// Any node_modules (bench/js has its own once scripts/bench has run).
 const skipped = (rel) =>
-  SKIP_DIRS.has(rel) || /^build[^/]*$/.test(rel) || rel.endsWith('__pycache__') || rel.endsWith('.egg-info');
+  SKIP_DIRS.has(rel) ||
+  /^build[^/]*$/.test(rel) ||
+  rel.endsWith('/node_modules') ||
+  rel.endsWith('__pycache__') ||
+  rel.endsWith('.egg-info');
 // Paths that name build outputs or a user's files rather than the repository's.
 const GENERATED =
   /^(dist|build[^/]*|node_modules|bench\/results|python\/mha_explorer\/static|tests\/browser\/artifacts|\.venv)(\/|$)/;

@@ -102,6 +102,15 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
                           std::size_t ldq, const float* k, std::size_t ldk, const float* v, std::size_t ldv,
                           const f32_score_mask& mask, float* out, std::size_t ldo);
 
+// ---- Activations: elementwise, y[i] = f(x[i]) for i < n (y may alias x), as transformers' ACT2FN ---------
+
+// "gelu" (BERT, DistilBERT): x/2 · (1 + erf(x/√2)).
+void f32_vgelu_erf(std::size_t n, const float* x, float* y);
+// "gelu_new", "gelu_pytorch_tanh" (GPT-2): x/2 · (1 + tanh(√(2/π)(x + 0.044715x³))).
+void f32_vgelu_tanh(std::size_t n, const float* x, float* y);
+// "silu", "swish" (Llama, Qwen2): x · sigmoid(x).
+void f32_vsilu(std::size_t n, const float* x, float* y);
+
 // ---- Stored weights: F32, F16 and BF16 -------------------------------------------------------
 // A checkpoint's half-precision weights stay half in memory; these kernels widen them to float32
 // tile by tile (never the whole matrix) and run the float32 GEMMs above on the tiles, so the
@@ -152,6 +161,9 @@ void f32_softmax_backward(std::size_t rows, std::size_t n, const float* y, std::
 void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::size_t dv, float scale, const float* q,
                           std::size_t ldq, const float* k, std::size_t ldk, const float* v, std::size_t ldv,
                           const f32_score_mask& mask, float* out, std::size_t ldo);
+void f32_vgelu_erf(std::size_t n, const float* x, float* y);
+void f32_vgelu_tanh(std::size_t n, const float* x, float* y);
+void f32_vsilu(std::size_t n, const float* x, float* y);
 void f16_to_f32(std::size_t n, const std::uint16_t* src, float* dst);
 void bf16_to_f32(std::size_t n, const std::uint16_t* src, float* dst);
 }  // namespace scalar

@@ -1,6 +1,6 @@
-// transformers' activations (activations.py's ACT2FN) that the supported families use.
+// transformers' activations (activations.py's ACT2FN) that the supported families use: the kernels'
+// elementwise maps (mha/kernels.hpp), ReLU inline.
 #include <array>
-#include <cmath>
 
 #include "blocks/blocks.hpp"
 #include "mha/error.hpp"
@@ -22,16 +22,6 @@ constexpr std::array<ActivationName, 6> kNames{{{"gelu", Activation::GeluErf},
                                                 {"swish", Activation::Silu}}};
 static_assert(static_cast<std::size_t>(Activation::COUNT) == 4, "a name row for every Activation");
 
-float gelu_erf(float x) { return x * 0.5f * (1.0f + std::erf(x * 0.70710678118654752f)); }
-
-// NewGELUActivation: 0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³))).
-float gelu_tanh(float x) {
-  constexpr float kSqrt2OverPi = 0.79788456080286536f;
-  return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
-}
-
-float silu(float x) { return x / (1.0f + std::exp(-x)); }
-
 }  // namespace
 
 Activation activation_from_name(const std::string& name) {
@@ -48,18 +38,12 @@ std::string activation_names() {
 
 void activate(Activation act, float* x, std::size_t n) {
   switch (act) {
-    case Activation::GeluErf:
-      for (std::size_t i = 0; i < n; ++i) x[i] = gelu_erf(x[i]);
-      break;
-    case Activation::GeluTanh:
-      for (std::size_t i = 0; i < n; ++i) x[i] = gelu_tanh(x[i]);
-      break;
+    case Activation::GeluErf: kernels::f32_vgelu_erf(n, x, x); break;
+    case Activation::GeluTanh: kernels::f32_vgelu_tanh(n, x, x); break;
     case Activation::Relu:
       for (std::size_t i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? 0.0f : x[i];  // NaN stays NaN, as torch.relu
       break;
-    case Activation::Silu:
-      for (std::size_t i = 0; i < n; ++i) x[i] = silu(x[i]);
-      break;
+    case Activation::Silu: kernels::f32_vsilu(n, x, x); break;
     case Activation::COUNT: break;
   }
 }

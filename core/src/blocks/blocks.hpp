@@ -41,15 +41,20 @@ void linear(const Linear& layer, const float* x, std::size_t rows, float* y);
 
 // ---- Norms ------------------------------------------------------------------------------------
 
+enum class NormKind : std::uint8_t { Layer, Rms };
+
 struct Norm {
   const WeightRef* weight = nullptr;  // [D]
   const WeightRef* bias = nullptr;    // [D] (LayerNorm), nullptr (RMSNorm)
   float eps = 0.0f;
+  NormKind kind = NormKind::Layer;
 };
 // nn.LayerNorm, in place on x[rows, D]: (x - mean) / sqrt(var + eps) · weight + bias (biased variance).
 void layer_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D);
 // LlamaRMSNorm, in place on x[rows, D]: weight · (x · rsqrt(mean(x²) + eps)), the variance in float32.
 void rms_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D);
+// The norm's kind of the two, in place on x[rows, D].
+void normalize(const Norm& norm, float* x, std::size_t rows, std::size_t D);
 
 // ---- Activations ------------------------------------------------------------------------------
 
@@ -82,20 +87,15 @@ void apply_rope(const Rope& rope, float* x, std::size_t T, std::size_t heads, st
 
 // ---- MLPs -------------------------------------------------------------------------------------
 
-// GPT-2's c_fc/c_proj, BERT's intermediate/output, DistilBERT's lin1/lin2: down(act(up(x))).
+// GPT-2's c_fc/c_proj, BERT's intermediate/output, DistilBERT's lin1/lin2: down(act(up(x))); with a gate
+// (gate.weight set), Llama's SwiGLU: down(act(gate(x)) · up(x)).
 struct Mlp {
   Linear up, down;
+  Linear gate;  // unused unless gate.weight is set
   Activation act = Activation::GeluErf;
 };
 // y[T, D] = mlp(x[T, D]).
 void mlp(const Mlp& block, const float* x, std::size_t T, float* y);
-
-// Llama's SwiGLU: down(act(gate(x)) · up(x)).
-struct GatedMlp {
-  Linear gate, up, down;
-  Activation act = Activation::Silu;
-};
-void gated_mlp(const GatedMlp& block, const float* x, std::size_t T, float* y);
 
 // ---- The model attention ----------------------------------------------------------------------
 

@@ -32,4 +32,9 @@ void rms_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D) {
   }
 }
 
+void normalize(const Norm& norm, float* x, std::size_t rows, std::size_t D) {
+  if (norm.kind == NormKind::Rms) rms_norm(norm, x, rows, D);
+  else layer_norm(norm, x, rows, D);
+}
+
 }  // namespace mha::blocks

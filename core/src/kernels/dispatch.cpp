@@ -37,6 +37,9 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
                                         const float* q, std::size_t ldq, const float* k, std::size_t ldk,
                                         const float* v, std::size_t ldv, const f32_score_mask& mask, float* out,
                                         std::size_t ldo);
+void f32_vgelu_erf__wasmsimd_rational_12_10_div(std::size_t n, const float* x, float* y);
+void f32_vgelu_tanh__wasmsimd_rr2_p5_div(std::size_t n, const float* x, float* y);
+void f32_vsilu__wasmsimd_rr2_p5_div(std::size_t n, const float* x, float* y);
 void f16_to_f32__wasmsimd(std::size_t n, const std::uint16_t* src, float* dst);
 void bf16_to_f32__wasmsimd(std::size_t n, const std::uint16_t* src, float* dst);
 }  // namespace wasmsimd
@@ -191,6 +194,30 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
   attention_eigen(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
 #else
   scalar::f32_attention_online(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
+#endif
+}
+
+void f32_vgelu_erf(std::size_t n, const float* x, float* y) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f32_vgelu_erf__wasmsimd_rational_12_10_div(n, x, y);
+#else
+  scalar::f32_vgelu_erf(n, x, y);
+#endif
+}
+
+void f32_vgelu_tanh(std::size_t n, const float* x, float* y) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f32_vgelu_tanh__wasmsimd_rr2_p5_div(n, x, y);
+#else
+  scalar::f32_vgelu_tanh(n, x, y);
+#endif
+}
+
+void f32_vsilu(std::size_t n, const float* x, float* y) {
+#if defined(MHA_KERNELS_WASMSIMD)
+  wasmsimd::f32_vsilu__wasmsimd_rr2_p5_div(n, x, y);
+#else
+  scalar::f32_vsilu(n, x, y);
 #endif
 }
 

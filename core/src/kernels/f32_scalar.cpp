@@ -157,6 +157,24 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
   }
 }
 
+// The activations exactly as transformers writes them, in float32 with the C library's erf, tanh, exp.
+void f32_vgelu_erf(std::size_t n, const float* x, float* y) {
+  constexpr float kSqrtHalf = 0.70710678118654752f;
+  for (std::size_t i = 0; i < n; ++i) y[i] = x[i] * 0.5f * (1.0f + std::erf(x[i] * kSqrtHalf));
+}
+
+void f32_vgelu_tanh(std::size_t n, const float* x, float* y) {
+  constexpr float kSqrt2OverPi = 0.79788456080286536f;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    y[i] = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
+  }
+}
+
+void f32_vsilu(std::size_t n, const float* x, float* y) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = x[i] / (1.0f + std::exp(-x[i]));
+}
+
 namespace {
 
 float from_bits(std::uint32_t bits) {

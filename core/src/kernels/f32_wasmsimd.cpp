@@ -210,6 +210,18 @@ inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::
   }
 }
 
+// The 4x4 transpose in registers: rows r0..r3 in, columns out (r0 = column 0, ...).
+inline void transpose4(v128_t& r0, v128_t& r1, v128_t& r2, v128_t& r3) {
+  const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
+  const v128_t t1 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
+  const v128_t t2 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+  const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+  r0 = wasm_i64x2_shuffle(t0, t1, 0, 2);
+  r1 = wasm_i64x2_shuffle(t0, t1, 1, 3);
+  r2 = wasm_i64x2_shuffle(t2, t3, 0, 2);
+  r3 = wasm_i64x2_shuffle(t2, t3, 1, 3);
+}
+
 // Transposing pack of R (4 or 8) rows of length K into a micro-panel: dst[k*R + r] = src[r*ld + k].
 // Rows r >= nr repeat row nr - 1, so padded lanes hold finite copies and nothing past the
 // last row is read. Full panels use 4x4 in-register transposes.
@@ -220,19 +232,16 @@ void pack_rows(std::size_t K, std::size_t nr, const float* src, std::size_t ld, 
   std::size_t k = 0;
   for (; k + 4 <= K; k += 4) {
     for (std::size_t h = 0; h < R / 4; ++h) {
-      const v128_t r0 = wasm_v128_load(row[4 * h + 0] + k);
-      const v128_t r1 = wasm_v128_load(row[4 * h + 1] + k);
-      const v128_t r2 = wasm_v128_load(row[4 * h + 2] + k);
-      const v128_t r3 = wasm_v128_load(row[4 * h + 3] + k);
-      const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
-      const v128_t t1 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
-      const v128_t t2 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
-      const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+      v128_t r0 = wasm_v128_load(row[4 * h + 0] + k);
+      v128_t r1 = wasm_v128_load(row[4 * h + 1] + k);
+      v128_t r2 = wasm_v128_load(row[4 * h + 2] + k);
+      v128_t r3 = wasm_v128_load(row[4 * h + 3] + k);
+      transpose4(r0, r1, r2, r3);
       float* o = dst + k * R + 4 * h;
-      wasm_v128_store(o, wasm_i64x2_shuffle(t0, t1, 0, 2));
-      wasm_v128_store(o + R, wasm_i64x2_shuffle(t0, t1, 1, 3));
-      wasm_v128_store(o + 2 * R, wasm_i64x2_shuffle(t2, t3, 0, 2));
-      wasm_v128_store(o + 3 * R, wasm_i64x2_shuffle(t2, t3, 1, 3));
+      wasm_v128_store(o, r0);
+      wasm_v128_store(o + R, r1);
+      wasm_v128_store(o + 2 * R, r2);
+      wasm_v128_store(o + 3 * R, r3);
     }
   }
   for (; k < K; ++k)
@@ -309,16 +318,6 @@ void gemm_packed(std::size_t M, std::size_t N, std::size_t K, float alpha, const
   }
 }
 
-// Shared GEMM driver: pack all of op(B) once, then run on the panels.
-template <bool kNT>
-void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda, const float* B,
-          std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
-  if (M == 0 || N == 0) return;
-  float* w = scratch(t_wpack, (N + kNR - 1) / kNR * K * kNR);
-  pack_b<kNT>(N, K, B, ldb, w);
-  gemm_packed(M, N, K, alpha, A, lda, w, bias, C, ldc);
-}
-
 float hmax(v128_t v) {
   v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
@@ -329,6 +328,153 @@ float hsum(v128_t v) {
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
   return wasm_f32x4_extract_lane(v, 0);
+}
+
+// ---- Few rows: B read in place ----------------------------------------------------------------------------
+// With M <= kGemvRows every element of B is used at most 4 times: the GEMM is a pass over B (the LM head at
+// one position reads all of wte), and packing B would triple its memory traffic. Each output is summed over
+// k in order, as the microkernel sums it: the results are the packed path's, bit for bit.
+constexpr std::size_t kGemvRows = 4;
+
+// C[MR, nb] = alpha · A[MR, K] · B[nb, K]ᵀ (+ bias) for nb <= 4·G rows of B [·, K] (rows past nb alias the
+// last one, their sums dropped): G groups of 4 rows transposed 4 k at a time in registers, so that each sum
+// runs over k in order and ends as the microkernel's (· alpha, + bias): the same bits as f32_gemm_nt_packed.
+template <std::size_t MR, std::size_t G>
+void gemv_nt_rows(std::size_t nb, std::size_t K, float alpha, const float* A, std::size_t lda, const float* B,
+                  std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
+  constexpr std::size_t R = 4 * G;
+  const float* b[R];
+  for (std::size_t r = 0; r < R; ++r) b[r] = B + std::min(r, nb - 1) * ldb;
+  const float* a[MR];
+  for (std::size_t i = 0; i < MR; ++i) a[i] = A + i * lda;
+  v128_t acc[MR][G];
+  for (std::size_t i = 0; i < MR; ++i)
+    for (std::size_t g = 0; g < G; ++g) acc[i][g] = wasm_f32x4_const_splat(0.0f);
+  std::size_t k = 0;
+  for (; k + 4 <= K; k += 4)
+    for (std::size_t g = 0; g < G; ++g) {
+      v128_t col[4];  // col[t] = rows 4g..4g+3 at k + t
+      for (std::size_t r = 0; r < 4; ++r) col[r] = wasm_v128_load(b[4 * g + r] + k);
+      transpose4(col[0], col[1], col[2], col[3]);
+      for (std::size_t t = 0; t < 4; ++t)
+        for (std::size_t i = 0; i < MR; ++i)
+          acc[i][g] = wasm_f32x4_add(acc[i][g], wasm_f32x4_mul(wasm_v128_load32_splat(a[i] + k + t), col[t]));
+    }
+  for (; k < K; ++k)
+    for (std::size_t g = 0; g < G; ++g) {
+      const float* const* rows = b + 4 * g;
+      const v128_t col = wasm_f32x4_make(rows[0][k], rows[1][k], rows[2][k], rows[3][k]);
+      for (std::size_t i = 0; i < MR; ++i)
+        acc[i][g] = wasm_f32x4_add(acc[i][g], wasm_f32x4_mul(wasm_v128_load32_splat(a[i] + k), col));
+    }
+  float bias4[R] = {};
+  if (bias) std::copy(bias, bias + nb, bias4);
+  const v128_t valpha = wasm_f32x4_splat(alpha);
+  for (std::size_t g = 0; g < G && 4 * g < nb; ++g) {
+    const std::size_t nc = std::min<std::size_t>(4, nb - 4 * g);
+    for (std::size_t i = 0; i < MR; ++i) {
+      v128_t v = wasm_f32x4_mul(acc[i][g], valpha);
+      if (bias) v = wasm_f32x4_add(v, wasm_v128_load(bias4 + 4 * g));
+      if (nc == 4) wasm_v128_store(C + i * ldc + 4 * g, v);
+      else store_tail(C + i * ldc + 4 * g, nc, v, v);
+    }
+  }
+}
+
+// C[MR, N] = alpha · A[MR, K] · Bᵀ (+ bias), B [N, K]: 4·G rows of B per step, MR·G <= 4 accumulators.
+template <std::size_t MR>
+void gemv_nt(std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda, const float* B,
+             std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
+  constexpr std::size_t G = MR == 1 ? 4 : MR == 2 ? 2 : 1, R = 4 * G;
+  for (std::size_t j = 0; j < N; j += R)
+    gemv_nt_rows<MR, G>(std::min(R, N - j), K, alpha, A, lda, B + j * ldb, ldb, bias ? bias + j : nullptr, C + j, ldc);
+}
+
+// C[MR, 4·NV] = A[MR, K] · B[K, 4·NV] (B row-major, read in place): down K, NV vectors of row k at a time
+// into MR·NV accumulators.
+template <std::size_t MR, std::size_t NV>
+void gemv_nn_cols(std::size_t K, const float* A, std::size_t lda, const float* B, std::size_t ldb, float* C,
+                  std::size_t ldc) {
+  v128_t acc[MR][NV];
+  for (std::size_t i = 0; i < MR; ++i)
+    for (std::size_t v = 0; v < NV; ++v) acc[i][v] = wasm_f32x4_const_splat(0.0f);
+  for (std::size_t k = 0; k < K; ++k) {
+    const float* b = B + k * ldb;
+    v128_t vb[NV];
+    for (std::size_t v = 0; v < NV; ++v) vb[v] = wasm_v128_load(b + 4 * v);
+    for (std::size_t i = 0; i < MR; ++i) {
+      const v128_t va = wasm_v128_load32_splat(A + i * lda + k);
+      for (std::size_t v = 0; v < NV; ++v) acc[i][v] = wasm_f32x4_add(acc[i][v], wasm_f32x4_mul(va, vb[v]));
+    }
+  }
+  for (std::size_t i = 0; i < MR; ++i)
+    for (std::size_t v = 0; v < NV; ++v) wasm_v128_store(C + i * ldc + 4 * v, acc[i][v]);
+}
+
+// C[MR, N] = A[MR, K] · B[K, N]: blocks of 16 columns (8 when MR > 2: MR·NV <= 8 accumulators), then 4,
+// then the last N % 4 columns one by one.
+template <std::size_t MR>
+void gemv_nn(std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B, std::size_t ldb, float* C,
+             std::size_t ldc) {
+  constexpr std::size_t NV = MR <= 2 ? 4 : 2;
+  std::size_t j = 0;
+  for (; j + 4 * NV <= N; j += 4 * NV) gemv_nn_cols<MR, NV>(K, A, lda, B + j, ldb, C + j, ldc);
+  for (; j + 4 <= N; j += 4) gemv_nn_cols<MR, 1>(K, A, lda, B + j, ldb, C + j, ldc);
+  for (; j < N; ++j)
+    for (std::size_t i = 0; i < MR; ++i) {
+      float sum = 0.0f;
+      for (std::size_t k = 0; k < K; ++k) sum += A[i * lda + k] * B[k * ldb + j];
+      C[i * ldc + j] = sum;
+    }
+}
+
+// Whether an M-row GEMM takes the GEMV path. Three rows of gemm_nt stay on the packed one: f32_gemm_nt must
+// give f32_gemm_nt_packed's bits (the page joins head parts that the lab's Linear computes both ways), and in
+// the relaxed build the microkernel's three-row tail (row offsets, not constants) fuses its multiply-adds
+// otherwise than the GEMV (one, two and four rows match it bit for bit).
+template <bool kNT>
+bool takes_gemv(std::size_t M) {
+  return M <= kGemvRows && !(kNT && M == 3);
+}
+
+// The M <= kGemvRows GEMMs, by their row count (gemm_nn passes alpha = 1 and no bias).
+template <bool kNT, std::size_t MR>
+void gemv_rows(std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda, const float* B,
+               std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
+  if constexpr (kNT) gemv_nt<MR>(N, K, alpha, A, lda, B, ldb, bias, C, ldc);
+  else gemv_nn<MR>(N, K, A, lda, B, ldb, C, ldc);
+}
+
+template <bool kNT>
+void gemv(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda, const float* B,
+          std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
+  using RowsFn = void (*)(std::size_t, std::size_t, float, const float*, std::size_t, const float*, std::size_t,
+                          const float*, float*, std::size_t);
+  constexpr RowsFn kRows[kGemvRows] = {gemv_rows<kNT, 1>, gemv_rows<kNT, 2>, gemv_rows<kNT, 3>, gemv_rows<kNT, 4>};
+  kRows[M - 1](N, K, alpha, A, lda, B, ldb, bias, C, ldc);
+}
+
+// Floats of op(B) packed per column block (1 MiB): the block's panels stay in L2 while every row block of
+// A passes over them, and the scratch stays this size whatever N (the LM head's N·K is 154 MB).
+constexpr std::size_t kPackFloats = 256 * 1024;
+
+// Shared GEMM driver: up to kGemvRows rows on B in place; else op(B) packed one column block at a time
+// (about kPackFloats), each block run on all of A.
+template <bool kNT>
+void gemm(std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A, std::size_t lda, const float* B,
+          std::size_t ldb, const float* bias, float* C, std::size_t ldc) {
+  if (M == 0 || N == 0) return;
+  if (takes_gemv<kNT>(M)) {
+    gemv<kNT>(M, N, K, alpha, A, lda, B, ldb, bias, C, ldc);
+    return;
+  }
+  const std::size_t nc = K == 0 ? N : std::max(kNR, kPackFloats / K / kNR * kNR);
+  float* w = scratch(t_wpack, (std::min(nc, N) + kNR - 1) / kNR * kNR * K);
+  for (std::size_t n0 = 0; n0 < N; n0 += nc) {
+    const std::size_t nb = std::min(nc, N - n0);
+    pack_b<kNT>(nb, K, kNT ? B + n0 * ldb : B + n0, ldb, w);
+    gemm_packed(M, nb, K, alpha, A, lda, w, bias ? bias + n0 : nullptr, C + n0, ldc);
+  }
 }
 
 }  // namespace
@@ -763,70 +909,142 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   }
 }
 
-// Half to float, 8 at a time, as XNNPACK's f16-f32-vcvt wasmsimd-int16 kernel: the half's bits
-// without sign shifted into a float's place (h << 13, exponent bias fixed by a multiply with
-// 2^-112; inf and NaN stay inf and NaN), or, for subnormals (|h| < 0x0400), the mantissa
-// placed under 0.5's exponent minus 0.5 (exact: m · 2^-24); then the sign put back.
-void f16_to_f32__wasmsimd(std::size_t n, const std::uint16_t* src, float* dst) {
-  const v128_t vsign_mask = wasm_i16x8_const_splat(0x8000);
-  const v128_t vexp_offset = wasm_i16x8_const_splat(0x7000);
-  const v128_t vexp_scale = wasm_f32x4_const_splat(0x1.0p-112f);
-  const v128_t vmagic_mask = wasm_i16x8_const_splat(0x3F00);
-  const v128_t vmagic_bias = wasm_f32x4_const_splat(0.5f);
-  const v128_t vdenorm_cutoff = wasm_i16x8_const_splat(0x0400);
-  const v128_t vzero = wasm_i16x8_const_splat(0);
+namespace {
+
+// y[i] = f(x[i]) four lanes at a time, f: v128 -> v128; the last n % 4 through a zero-padded copy,
+// so nothing is read or written past n.
+template <class F>
+void map_f32x4(std::size_t n, const float* x, float* y, F f) {
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) wasm_v128_store(y + i, f(wasm_v128_load(x + i)));
+  if (i == n) return;
+  float tail[4] = {};
+  std::memcpy(tail, x + i, (n - i) * sizeof(float));
+  const v128_t v = f(wasm_v128_load(tail));
+  store_tail(y + i, n - i, v, v);
+}
+
+// sigmoid(z) = 1 / (1 + exp(-z)) for every z: e = exp(-|z|) in [0, 1], then e / (1 + e) where z < 0 and
+// 1 / (1 + e) elsewhere (as XNNPACK's f32-vsigmoid rr2-p5-div): both sides without cancellation, relative
+// error ~2 ulp. exp_f32x4 is exactly 0 below -88, so the tails are exactly 0 and 1; NaN stays NaN.
+inline v128_t sigmoid_f32x4(v128_t vz) {
+  const v128_t vone = wasm_f32x4_const_splat(1.0f);
+  const v128_t ve = exp_f32x4(wasm_f32x4_neg(wasm_f32x4_abs(vz)));
+  const v128_t vnegative = wasm_i32x4_shr(vz, 31);  // all ones where the sign bit is set
+  return wasm_f32x4_div(wasm_v128_bitselect(ve, vone, vnegative), wasm_f32x4_add(ve, vone));
+}
+
+// gelu_new through 0.5·(1 + tanh(u)) = sigmoid(2u): x·sigmoid(2u), u = √(2/π)·(x + 0.044715·x³) formed
+// as the scalar twin forms it (2u is exactly 2 times it). Unlike 1 + tanh(u), the sigmoid keeps its
+// relative accuracy where tanh(u) → -1 (large negative x).
+inline v128_t gelu_tanh_f32x4(v128_t vx) {
+  const v128_t vc = wasm_f32x4_const_splat(0.044715f);
+  const v128_t vtwo_k = wasm_f32x4_const_splat(2.0f * 0.79788456080286536f);
+  const v128_t vcube = wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_mul(vc, vx), vx), vx);
+  return wasm_f32x4_mul(vx, sigmoid_f32x4(wasm_f32x4_mul(vtwo_k, wasm_f32x4_add(vx, vcube))));
+}
+
+// erf(x/√2) as the rational fit x·P(x²)/Q(x²) of XNNPACK's f32-vgelu rational-12-10 kernel (coefficients
+// below) on x clamped to ±5.1159 (pmin/pmax with x first keep NaN), exactly ±1 from there on (where
+// erf(x/√2) is within 5 ulp of ±1), so that x/2 · (1 + erf) is 0 for every x <= -5.1159 and NaN at -inf, as
+// the twin's. Absolute error <= 6.3 ulp of 1 (at |x| ~ 4.7), relative <= 4 ulp for |x| < 1: within the
+// 8 ulp the oracle's bounds allow erf.
+constexpr float kErfP[6] = {7.9788452387e-01f, 6.6972173750e-02f, 9.3065137044e-03f,
+                            3.2973114867e-04f, 1.2609783880e-05f, 4.5835321316e-08f};
+constexpr float kErfQ[5] = {2.5060352683e-01f, 2.8431978077e-02f, 1.8622842617e-03f, 7.2267655923e-05f,
+                            1.1988805682e-06f};
+inline v128_t gelu_erf_f32x4(v128_t vx) {
+  const v128_t vone = wasm_f32x4_const_splat(1.0f);
+  const v128_t vlimit = wasm_f32x4_const_splat(5.1158981323e+00f);
+  const v128_t vc = wasm_f32x4_pmax(wasm_f32x4_pmin(vx, vlimit), wasm_f32x4_neg(vlimit));
+  const v128_t vc2 = wasm_f32x4_mul(vc, vc);
+  v128_t vp = wasm_f32x4_splat(kErfP[5]);
+  for (int i = 4; i >= 0; --i) vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vc2), wasm_f32x4_splat(kErfP[i]));
+  v128_t vq = wasm_f32x4_splat(kErfQ[4]);
+  for (int i = 3; i >= 0; --i) vq = wasm_f32x4_add(wasm_f32x4_mul(vq, vc2), wasm_f32x4_splat(kErfQ[i]));
+  vq = wasm_f32x4_add(wasm_f32x4_mul(vq, vc2), vone);
+  const v128_t vsaturated = wasm_f32x4_ge(wasm_f32x4_abs(vx), vlimit);
+  const v128_t vsigned_one = wasm_v128_or(vone, wasm_v128_and(vx, wasm_f32x4_const_splat(-0.0f)));
+  const v128_t verf = wasm_v128_bitselect(vsigned_one, wasm_f32x4_div(wasm_f32x4_mul(vc, vp), vq), vsaturated);
+  return wasm_f32x4_mul(wasm_f32x4_mul(vx, wasm_f32x4_const_splat(0.5f)), wasm_f32x4_add(verf, vone));
+}
+
+}  // namespace
+
+void f32_vgelu_erf__wasmsimd_rational_12_10_div(std::size_t n, const float* x, float* y) {
+  map_f32x4(n, x, y, gelu_erf_f32x4);
+}
+
+void f32_vgelu_tanh__wasmsimd_rr2_p5_div(std::size_t n, const float* x, float* y) {
+  map_f32x4(n, x, y, gelu_tanh_f32x4);
+}
+
+void f32_vsilu__wasmsimd_rr2_p5_div(std::size_t n, const float* x, float* y) {
+  map_f32x4(n, x, y, [](v128_t vx) { return wasm_f32x4_mul(vx, sigmoid_f32x4(vx)); });
+}
+
+namespace {
+
+// dst[i] = float(src[i]) eight halves at a time, convert: (8 halves, &lo, &hi) -> their floats; the last
+// n % 8 through a zero-padded copy, so nothing is read or written past n.
+template <class F>
+void widen_halves(std::size_t n, const std::uint16_t* src, float* dst, F convert) {
   std::uint16_t tail[8] = {};
   for (std::size_t i = 0; i < n; i += 8) {
     const std::size_t m = std::min<std::size_t>(8, n - i);
     const std::uint16_t* in = src + i;
     if (m < 8) in = static_cast<const std::uint16_t*>(std::memcpy(tail, src + i, m * sizeof *src));
-    const v128_t vh = wasm_v128_load(in);
-    const v128_t vsign = wasm_v128_and(vh, vsign_mask);
-    const v128_t vnonsign = wasm_v128_xor(vh, vsign);
-    const v128_t vprenorm_lo = wasm_i16x8_shl(vnonsign, 13);
-    const v128_t vprenorm_hi = wasm_i16x8_add(wasm_u16x8_shr(vnonsign, 3), vexp_offset);
-    v128_t vnorm_lo = wasm_i16x8_shuffle(vprenorm_lo, vprenorm_hi, 0, 8, 1, 9, 2, 10, 3, 11);
-    v128_t vnorm_hi = wasm_i16x8_shuffle(vprenorm_lo, vprenorm_hi, 4, 12, 5, 13, 6, 14, 7, 15);
-    vnorm_lo = wasm_f32x4_mul(vnorm_lo, vexp_scale);
-    vnorm_hi = wasm_f32x4_mul(vnorm_hi, vexp_scale);
-    v128_t vdenorm_lo = wasm_i16x8_shuffle(vnonsign, vmagic_mask, 0, 8, 1, 9, 2, 10, 3, 11);
-    v128_t vdenorm_hi = wasm_i16x8_shuffle(vnonsign, vmagic_mask, 4, 12, 5, 13, 6, 14, 7, 15);
-    vdenorm_lo = wasm_f32x4_sub(vdenorm_lo, vmagic_bias);
-    vdenorm_hi = wasm_f32x4_sub(vdenorm_hi, vmagic_bias);
-    const v128_t vmask = wasm_i16x8_gt(vnonsign, vdenorm_cutoff);  // signed compare: nonsign <= 0x7FFF
-    const v128_t vmask_lo = wasm_i32x4_extend_low_i16x8(vmask);
-    const v128_t vmask_hi = wasm_i32x4_extend_high_i16x8(vmask);
-    const v128_t vsign_lo = wasm_i16x8_shuffle(vzero, vsign, 0, 8, 1, 9, 2, 10, 3, 11);
-    const v128_t vsign_hi = wasm_i16x8_shuffle(vzero, vsign, 4, 12, 5, 13, 6, 14, 7, 15);
-    const v128_t vf_lo = wasm_v128_or(vsign_lo, wasm_v128_bitselect(vnorm_lo, vdenorm_lo, vmask_lo));
-    const v128_t vf_hi = wasm_v128_or(vsign_hi, wasm_v128_bitselect(vnorm_hi, vdenorm_hi, vmask_hi));
+    v128_t lo, hi;
+    convert(wasm_v128_load(in), lo, hi);
     if (m == 8) {
-      wasm_v128_store(dst + i, vf_lo);
-      wasm_v128_store(dst + i + 4, vf_hi);
+      wasm_v128_store(dst + i, lo);
+      wasm_v128_store(dst + i + 4, hi);
     } else {
-      store_tail(dst + i, m, vf_lo, vf_hi);
+      store_tail(dst + i, m, lo, hi);
     }
   }
 }
 
+}  // namespace
+
+// Half to float as XNNPACK's f16-f32-vcvt wasmsimd-int16 kernel: the half's bits without sign shifted
+// into a float's place (h << 13, exponent bias fixed by a multiply with 2^-112; inf and NaN stay inf and
+// NaN), or, for subnormals (|h| < 0x0400), the mantissa placed under 0.5's exponent minus 0.5 (exact:
+// m · 2^-24); then the sign put back.
+void f16_to_f32__wasmsimd(std::size_t n, const std::uint16_t* src, float* dst) {
+  widen_halves(n, src, dst, [](v128_t vh, v128_t& lo, v128_t& hi) {
+    const v128_t vsign = wasm_v128_and(vh, wasm_i16x8_const_splat(0x8000));
+    const v128_t vnonsign = wasm_v128_xor(vh, vsign);
+    const v128_t vprenorm_lo = wasm_i16x8_shl(vnonsign, 13);
+    const v128_t vprenorm_hi = wasm_i16x8_add(wasm_u16x8_shr(vnonsign, 3), wasm_i16x8_const_splat(0x7000));
+    const v128_t vexp_scale = wasm_f32x4_const_splat(0x1.0p-112f);
+    const v128_t vnorm_lo =
+        wasm_f32x4_mul(wasm_i16x8_shuffle(vprenorm_lo, vprenorm_hi, 0, 8, 1, 9, 2, 10, 3, 11), vexp_scale);
+    const v128_t vnorm_hi =
+        wasm_f32x4_mul(wasm_i16x8_shuffle(vprenorm_lo, vprenorm_hi, 4, 12, 5, 13, 6, 14, 7, 15), vexp_scale);
+    const v128_t vmagic_mask = wasm_i16x8_const_splat(0x3F00);
+    const v128_t vmagic_bias = wasm_f32x4_const_splat(0.5f);
+    const v128_t vdenorm_lo =
+        wasm_f32x4_sub(wasm_i16x8_shuffle(vnonsign, vmagic_mask, 0, 8, 1, 9, 2, 10, 3, 11), vmagic_bias);
+    const v128_t vdenorm_hi =
+        wasm_f32x4_sub(wasm_i16x8_shuffle(vnonsign, vmagic_mask, 4, 12, 5, 13, 6, 14, 7, 15), vmagic_bias);
+    // signed compare: nonsign <= 0x7FFF
+    const v128_t vmask = wasm_i16x8_gt(vnonsign, wasm_i16x8_const_splat(0x0400));
+    const v128_t vzero = wasm_i16x8_const_splat(0);
+    const v128_t vsign_lo = wasm_i16x8_shuffle(vzero, vsign, 0, 8, 1, 9, 2, 10, 3, 11);
+    const v128_t vsign_hi = wasm_i16x8_shuffle(vzero, vsign, 4, 12, 5, 13, 6, 14, 7, 15);
+    lo = wasm_v128_or(vsign_lo, wasm_v128_bitselect(vnorm_lo, vdenorm_lo, wasm_i32x4_extend_low_i16x8(vmask)));
+    hi = wasm_v128_or(vsign_hi, wasm_v128_bitselect(vnorm_hi, vdenorm_hi, wasm_i32x4_extend_high_i16x8(vmask)));
+  });
+}
+
 // bfloat16 to float: each half shifted into the top 16 bits of a zero word.
 void bf16_to_f32__wasmsimd(std::size_t n, const std::uint16_t* src, float* dst) {
-  const v128_t vzero = wasm_i16x8_const_splat(0);
-  std::uint16_t tail[8] = {};
-  for (std::size_t i = 0; i < n; i += 8) {
-    const std::size_t m = std::min<std::size_t>(8, n - i);
-    const std::uint16_t* in = src + i;
-    if (m < 8) in = static_cast<const std::uint16_t*>(std::memcpy(tail, src + i, m * sizeof *src));
-    const v128_t vh = wasm_v128_load(in);
-    const v128_t vf_lo = wasm_i16x8_shuffle(vzero, vh, 0, 8, 1, 9, 2, 10, 3, 11);
-    const v128_t vf_hi = wasm_i16x8_shuffle(vzero, vh, 4, 12, 5, 13, 6, 14, 7, 15);
-    if (m == 8) {
-      wasm_v128_store(dst + i, vf_lo);
-      wasm_v128_store(dst + i + 4, vf_hi);
-    } else {
-      store_tail(dst + i, m, vf_lo, vf_hi);
-    }
-  }
+  widen_halves(n, src, dst, [](v128_t vh, v128_t& lo, v128_t& hi) {
+    const v128_t vzero = wasm_i16x8_const_splat(0);
+    lo = wasm_i16x8_shuffle(vzero, vh, 0, 8, 1, 9, 2, 10, 3, 11);
+    hi = wasm_i16x8_shuffle(vzero, vh, 4, 12, 5, 13, 6, 14, 7, 15);
+  });
 }
 
 }  // namespace mha::kernels::wasmsimd

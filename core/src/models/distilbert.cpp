@@ -10,12 +10,6 @@ namespace {
 
 constexpr float kEps = 1e-12f;  // every DistilBERT LayerNorm
 
-struct DistilBertLayer {
-  blocks::Attention attn;
-  blocks::Norm sa_norm, out_norm;
-  blocks::Mlp ffn;
-};
-
 class DistilBert final : public Network {
  public:
   explicit DistilBert(Binder& b) : c_(b.config()) {
@@ -23,10 +17,10 @@ class DistilBert final : public Network {
     words_ = b.need("embeddings.word_embeddings.weight", {c_.vocab, D});
     positions_ = b.need("embeddings.position_embeddings.weight", {c_.max_positions, D});
     embed_norm_ = b.norm("embeddings.LayerNorm", D, kEps);
-    act_ = blocks::activation_from_name(c_.activation);
+    const blocks::Activation act = blocks::activation_from_name(c_.activation);
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "transformer.layer." + std::to_string(l) + ".";
-      DistilBertLayer layer;
+      Layer layer;
       layer.attn.heads = layer.attn.kv_heads = c_.heads;
       layer.attn.head_dim = c_.head_dim;
       layer.attn.scale_query = true;
@@ -34,15 +28,17 @@ class DistilBert final : public Network {
       layer.attn.k = b.linear(p + "attention.k_lin", D, D, true);
       layer.attn.v = b.linear(p + "attention.v_lin", D, D, true);
       layer.attn.o = b.linear(p + "attention.out_lin", D, D, true);
-      layer.sa_norm = b.norm(p + "sa_layer_norm", D, kEps);
-      layer.ffn = {b.linear(p + "ffn.lin1", D, c_.d_ff, true), b.linear(p + "ffn.lin2", c_.d_ff, D, true), act_};
-      layer.out_norm = b.norm(p + "output_layer_norm", D, kEps);
+      layer.norm_1 = b.norm(p + "sa_layer_norm", D, kEps);
+      layer.mlp.up = b.linear(p + "ffn.lin1", D, c_.d_ff, true);
+      layer.mlp.down = b.linear(p + "ffn.lin2", c_.d_ff, D, true);
+      layer.mlp.act = act;
+      layer.norm_2 = b.norm(p + "output_layer_norm", D, kEps);
       layers_.push_back(layer);
     }
-    bind_head(b);
+    bind_head(b, act);
   }
 
-  bool has_head() const override { return head_; }
+  bool has_head() const override { return has_head_; }
 
   void forward(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& head_off, float* probs,
                float* h) const override {
@@ -50,66 +46,37 @@ class DistilBert final : public Network {
     embed(*words_, ids, h, false);  // h[T, D] = LayerNorm(words[ids] + positions[0..T))
     add_positions(*positions_, T, h);
     blocks::layer_norm(embed_norm_, h, T, D);
-    std::vector<float> out(T * D);
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-      const DistilBertLayer& layer = layers_[l];
-      blocks::attention(layer.attn, h, T, head_off[l], probs + l * HTT, out.data());  // h = sa_layer_norm(attn(h) + h)
-      add_into(h, out.data(), T * D);
-      blocks::layer_norm(layer.sa_norm, h, T, D);
-      blocks::mlp(layer.ffn, h, T, out.data());  // h = output_layer_norm(ffn(h) + h)
-      add_into(h, out.data(), T * D);
-      blocks::layer_norm(layer.out_norm, h, T, D);
-    }
+    for (std::size_t l = 0; l < layers_.size(); ++l) post_norm_layer(layers_[l], h, T, head_off[l], probs + l * HTT);
   }
 
   // DistilBertForMaskedLM: vocab_projector(vocab_layer_norm(act(vocab_transform(h)))).
   void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override {
-    const std::size_t P = at.size(), D = c_.d_model;
-    const std::vector<float> rows = gather_rows(hidden, at, D);  // [P, D]
-    std::vector<float> x(P * D);
-    blocks::linear(transform_, rows.data(), P, x.data());
-    blocks::activate(act_, x.data(), x.size());
-    blocks::layer_norm(transform_norm_, x.data(), P, D);
-    blocks::linear(projector_, x.data(), P, out);  // [P, V]
+    mlm_head_logits(head_, hidden, at, c_.d_model, out);
   }
 
   std::vector<TraceStep> trace(std::size_t T, std::size_t P) const override {
-    const std::size_t D = c_.d_model;
-    std::vector<TraceStep> steps = trace_start(T, D);
-    steps.push_back(stream_step("norm", T, D));
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-      const int tag = int(l);
-      for (const TraceStep& s : blocks::attention_trace(layers_[l].attn, T, D, tag)) steps.push_back(s);
-      steps.push_back(stream_step("residual", T, D, tag));
-      steps.push_back(stream_step("norm", T, D, tag));
-      steps.push_back(stream_step("mlp", T, D, tag));
-      steps.push_back(stream_step("residual", T, D, tag));
-      steps.push_back(stream_step("norm", T, D, tag));
-    }
-    if (P) steps.push_back(readout_step(P, c_.vocab));
-    return steps;
+    return post_norm_trace(layers_, T, c_.d_model, P, c_.vocab);
   }
 
  private:
-  void bind_head(Binder& b) {
+  void bind_head(Binder& b, blocks::Activation act) {
     const std::size_t D = c_.d_model;
     const WeightRef* dense = b.maybe_head("vocab_transform.weight", {D, D});
     if (!dense) return;  // DistilBertModel alone: no MLM head
-    head_ = true;
-    transform_ = {dense, b.need_head("vocab_transform.bias", {D}), false, D, D};
-    transform_norm_ = {b.need_head("vocab_layer_norm.weight", {D}), b.need_head("vocab_layer_norm.bias", {D}), kEps};
+    has_head_ = true;
+    head_.act = act;
+    head_.transform = {dense, b.need_head("vocab_transform.bias", {D}), false, D, D};
+    head_.norm = {b.need_head("vocab_layer_norm.weight", {D}), b.need_head("vocab_layer_norm.bias", {D}), kEps};
     const WeightRef* weight = c_.tie_word_embeddings ? words_ : b.need_head("vocab_projector.weight", {c_.vocab, D});
-    projector_ = {weight, b.need_head("vocab_projector.bias", {c_.vocab}), false, D, c_.vocab};
+    head_.decoder = {weight, b.need_head("vocab_projector.bias", {c_.vocab}), false, D, c_.vocab};
   }
 
   CheckpointConfig c_;
   const WeightRef *words_ = nullptr, *positions_ = nullptr;
   blocks::Norm embed_norm_;
-  blocks::Activation act_ = blocks::Activation::GeluErf;
-  std::vector<DistilBertLayer> layers_;
-  bool head_ = false;
-  blocks::Linear transform_, projector_;
-  blocks::Norm transform_norm_;
+  std::vector<Layer> layers_;
+  bool has_head_ = false;
+  MlmHead head_;
 };
 
 }  // namespace

@@ -7,12 +7,6 @@ namespace mha::models {
 
 namespace {
 
-struct Gpt2Layer {
-  blocks::Norm ln_1, ln_2;
-  blocks::Attention attn;
-  blocks::Mlp mlp;
-};
-
 class Gpt2 final : public Network {
  public:
   explicit Gpt2(Binder& b) : c_(b.config()) {
@@ -22,9 +16,9 @@ class Gpt2 final : public Network {
     wpe_ = b.need("wpe.weight", {c_.max_positions, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "h." + std::to_string(l) + ".";
-      Gpt2Layer layer;
-      layer.ln_1 = b.norm(p + "ln_1", D, eps);
-      layer.ln_2 = b.norm(p + "ln_2", D, eps);
+      Layer layer;
+      layer.norm_1 = b.norm(p + "ln_1", D, eps);
+      layer.norm_2 = b.norm(p + "ln_2", D, eps);
       layer.attn.heads = layer.attn.kv_heads = c_.heads;
       layer.attn.head_dim = c_.head_dim;
       layer.attn.qkv = b.linear(p + "attn.c_attn", D, 3 * D, true, true);
@@ -48,48 +42,23 @@ class Gpt2 final : public Network {
     const std::size_t T = ids.size(), D = c_.d_model, HTT = c_.heads * T * T;
     embed(*wte_, ids, h, false);  // h[T, D] = wte[ids] + wpe[0..T)
     add_positions(*wpe_, T, h);
-    std::vector<float> a(T * D), out(T * D);
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-      const Gpt2Layer& layer = layers_[l];
-      a.assign(h, h + T * D);  // h += attn(ln_1(h))
-      blocks::layer_norm(layer.ln_1, a.data(), T, D);
-      blocks::attention(layer.attn, a.data(), T, head_off[l], probs + l * HTT, out.data());
-      add_into(h, out.data(), T * D);
-      a.assign(h, h + T * D);  // h += mlp(ln_2(h))
-      blocks::layer_norm(layer.ln_2, a.data(), T, D);
-      blocks::mlp(layer.mlp, a.data(), T, out.data());
-      add_into(h, out.data(), T * D);
-    }
+    for (std::size_t l = 0; l < layers_.size(); ++l) pre_norm_layer(layers_[l], h, T, head_off[l], probs + l * HTT);
     blocks::layer_norm(ln_f_, h, T, D);  // last_hidden_state = ln_f(h)
   }
 
   void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override {
-    const std::vector<float> rows = gather_rows(hidden, at, c_.d_model);  // [P, D]
-    blocks::linear(lm_head_, rows.data(), at.size(), out);                // [P, V]
+    lm_head_logits(lm_head_, hidden, at, c_.d_model, out);
   }
 
   std::vector<TraceStep> trace(std::size_t T, std::size_t P) const override {
-    const std::size_t D = c_.d_model;
-    std::vector<TraceStep> steps = trace_start(T, D);
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-      const int tag = int(l);
-      steps.push_back(stream_step("norm", T, D, tag));
-      for (const TraceStep& s : blocks::attention_trace(layers_[l].attn, T, D, tag)) steps.push_back(s);
-      steps.push_back(stream_step("residual", T, D, tag));
-      steps.push_back(stream_step("norm", T, D, tag));
-      steps.push_back(stream_step("mlp", T, D, tag));
-      steps.push_back(stream_step("residual", T, D, tag));
-    }
-    steps.push_back(stream_step("norm", T, D));
-    if (P) steps.push_back(readout_step(P, c_.vocab));
-    return steps;
+    return pre_norm_trace(layers_, T, c_.d_model, P, c_.vocab);
   }
 
  private:
   CheckpointConfig c_;
   const WeightRef* wte_ = nullptr;
   const WeightRef* wpe_ = nullptr;
-  std::vector<Gpt2Layer> layers_;
+  std::vector<Layer> layers_;
   blocks::Norm ln_f_;
   blocks::Linear lm_head_;
 };

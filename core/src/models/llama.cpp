@@ -8,24 +8,19 @@ namespace mha::models {
 
 namespace {
 
-struct LlamaLayer {
-  blocks::Norm input_norm, post_attention_norm;
-  blocks::Attention attn;
-  blocks::GatedMlp mlp;
-};
-
 class Llama final : public Network {
  public:
   explicit Llama(Binder& b) : c_(b.config()) {
     const std::size_t D = c_.d_model, hd = c_.head_dim, Dq = c_.heads * hd, Dkv = c_.kv_heads * hd;
     const float eps = float(c_.norm_eps);
     const bool o_bias = c_.model_type == "llama" && c_.attention_bias;  // Qwen2's o_proj has none
+    const blocks::NormKind rms = blocks::NormKind::Rms;
     embed_ = b.need("embed_tokens.weight", {c_.vocab, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
-      LlamaLayer layer;
-      layer.input_norm = b.norm(p + "input_layernorm", D, eps, false);
-      layer.post_attention_norm = b.norm(p + "post_attention_layernorm", D, eps, false);
+      Layer layer;
+      layer.norm_1 = b.norm(p + "input_layernorm", D, eps, rms);
+      layer.norm_2 = b.norm(p + "post_attention_layernorm", D, eps, rms);
       layer.attn.heads = c_.heads;
       layer.attn.kv_heads = c_.kv_heads;
       layer.attn.head_dim = hd;
@@ -41,7 +36,7 @@ class Llama final : public Network {
       layer.mlp.act = blocks::activation_from_name(c_.activation);
       layers_.push_back(layer);
     }
-    norm_ = b.norm("norm", D, eps, false);
+    norm_ = b.norm("norm", D, eps, rms);
     lm_head_ = {c_.tie_word_embeddings ? embed_ : b.need_head("lm_head.weight", {c_.vocab, D}), nullptr, false, D,
                 c_.vocab};
   }
@@ -53,47 +48,23 @@ class Llama final : public Network {
     const std::size_t T = ids.size(), D = c_.d_model, HTT = c_.heads * T * T;
     const blocks::Rope rope = blocks::rope_table(T, c_.head_dim, c_.rope_theta);  // cos, sin [T, hd]
     embed(*embed_, ids, h, false);                                                // h[T, D] = embed_tokens[ids]
-    std::vector<float> a(T * D), out(T * D);
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-      const LlamaLayer& layer = layers_[l];
-      a.assign(h, h + T * D);  // h += self_attn(input_layernorm(h))
-      blocks::rms_norm(layer.input_norm, a.data(), T, D);
-      blocks::attention(layer.attn, a.data(), T, head_off[l], probs + l * HTT, out.data(), &rope);
-      add_into(h, out.data(), T * D);
-      a.assign(h, h + T * D);  // h += mlp(post_attention_layernorm(h))
-      blocks::rms_norm(layer.post_attention_norm, a.data(), T, D);
-      blocks::gated_mlp(layer.mlp, a.data(), T, out.data());
-      add_into(h, out.data(), T * D);
-    }
+    for (std::size_t l = 0; l < layers_.size(); ++l)
+      pre_norm_layer(layers_[l], h, T, head_off[l], probs + l * HTT, &rope);
     blocks::rms_norm(norm_, h, T, D);  // last_hidden_state = norm(h)
   }
 
   void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override {
-    const std::vector<float> rows = gather_rows(hidden, at, c_.d_model);  // [P, D]
-    blocks::linear(lm_head_, rows.data(), at.size(), out);                // [P, V]
+    lm_head_logits(lm_head_, hidden, at, c_.d_model, out);
   }
 
   std::vector<TraceStep> trace(std::size_t T, std::size_t P) const override {
-    const std::size_t D = c_.d_model;
-    std::vector<TraceStep> steps = trace_start(T, D);
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-      const int tag = int(l);
-      steps.push_back(stream_step("norm", T, D, tag));
-      for (const TraceStep& s : blocks::attention_trace(layers_[l].attn, T, D, tag)) steps.push_back(s);
-      steps.push_back(stream_step("residual", T, D, tag));
-      steps.push_back(stream_step("norm", T, D, tag));
-      steps.push_back(stream_step("mlp", T, D, tag));
-      steps.push_back(stream_step("residual", T, D, tag));
-    }
-    steps.push_back(stream_step("norm", T, D));
-    if (P) steps.push_back(readout_step(P, c_.vocab));
-    return steps;
+    return pre_norm_trace(layers_, T, c_.d_model, P, c_.vocab);
   }
 
  private:
   CheckpointConfig c_;
   const WeightRef* embed_ = nullptr;
-  std::vector<LlamaLayer> layers_;
+  std::vector<Layer> layers_;
   blocks::Norm norm_;
   blocks::Linear lm_head_;
 };

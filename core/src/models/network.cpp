@@ -76,8 +76,9 @@ blocks::Linear Binder::linear(const std::string& name, std::size_t in, std::size
   return l;
 }
 
-blocks::Norm Binder::norm(const std::string& name, std::size_t D, float eps, bool bias) {
-  return {need(name + ".weight", {D}), bias ? need(name + ".bias", {D}) : nullptr, eps};
+blocks::Norm Binder::norm(const std::string& name, std::size_t D, float eps, blocks::NormKind kind) {
+  const bool bias = kind == blocks::NormKind::Layer;
+  return {need(name + ".weight", {D}), bias ? need(name + ".bias", {D}) : nullptr, eps, kind};
 }
 
 std::string body_prefix(const Weights& weights, const std::string& prefix, const std::string& probe) {
@@ -112,6 +113,74 @@ std::vector<float> gather_rows(const float* x, const std::vector<std::size_t>& a
 
 void add_into(float* x, const float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] += y[i];
+}
+
+void pre_norm_layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs,
+                    const blocks::Rope* rope) {
+  const std::size_t D = layer.attn.o.out;
+  std::vector<float> a(h, h + T * D), out(T * D);  // h += attn(norm_1(h))
+  blocks::normalize(layer.norm_1, a.data(), T, D);
+  blocks::attention(layer.attn, a.data(), T, head_off, probs, out.data(), rope);
+  add_into(h, out.data(), T * D);
+  a.assign(h, h + T * D);  // h += mlp(norm_2(h))
+  blocks::normalize(layer.norm_2, a.data(), T, D);
+  blocks::mlp(layer.mlp, a.data(), T, out.data());
+  add_into(h, out.data(), T * D);
+}
+
+void post_norm_layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) {
+  const std::size_t D = layer.attn.o.out;
+  std::vector<float> out(T * D);
+  blocks::attention(layer.attn, h, T, head_off, probs, out.data());  // h = norm_1(h + attn(h))
+  add_into(h, out.data(), T * D);
+  blocks::normalize(layer.norm_1, h, T, D);
+  blocks::mlp(layer.mlp, h, T, out.data());  // h = norm_2(h + mlp(h))
+  add_into(h, out.data(), T * D);
+  blocks::normalize(layer.norm_2, h, T, D);
+}
+
+std::vector<TraceStep> pre_norm_trace(const std::vector<Layer>& layers, std::size_t T, std::size_t D, std::size_t P,
+                                      std::size_t V) {
+  std::vector<TraceStep> steps = trace_start(T, D);
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const int tag = int(l);
+    steps.push_back(stream_step("norm", T, D, tag));
+    for (const TraceStep& s : blocks::attention_trace(layers[l].attn, T, D, tag)) steps.push_back(s);
+    for (const char* op : {"residual", "norm", "mlp", "residual"}) steps.push_back(stream_step(op, T, D, tag));
+  }
+  steps.push_back(stream_step("norm", T, D));
+  if (P) steps.push_back(readout_step(P, V));
+  return steps;
+}
+
+std::vector<TraceStep> post_norm_trace(const std::vector<Layer>& layers, std::size_t T, std::size_t D, std::size_t P,
+                                       std::size_t V) {
+  std::vector<TraceStep> steps = trace_start(T, D);
+  steps.push_back(stream_step("norm", T, D));
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const int tag = int(l);
+    for (const TraceStep& s : blocks::attention_trace(layers[l].attn, T, D, tag)) steps.push_back(s);
+    for (const char* op : {"residual", "norm", "mlp", "residual", "norm"}) steps.push_back(stream_step(op, T, D, tag));
+  }
+  if (P) steps.push_back(readout_step(P, V));
+  return steps;
+}
+
+void lm_head_logits(const blocks::Linear& head, const float* hidden, const std::vector<std::size_t>& at, std::size_t D,
+                    float* out) {
+  const std::vector<float> rows = gather_rows(hidden, at, D);  // [P, D]
+  blocks::linear(head, rows.data(), at.size(), out);           // [P, V]
+}
+
+void mlm_head_logits(const MlmHead& head, const float* hidden, const std::vector<std::size_t>& at, std::size_t D,
+                     float* out) {
+  const std::size_t P = at.size();
+  const std::vector<float> rows = gather_rows(hidden, at, D);  // [P, D]
+  std::vector<float> x(P * D);
+  blocks::linear(head.transform, rows.data(), P, x.data());
+  blocks::activate(head.act, x.data(), x.size());
+  blocks::normalize(head.norm, x.data(), P, D);
+  blocks::linear(head.decoder, x.data(), P, out);  // [P, V]
 }
 
 std::vector<TraceStep> trace_start(std::size_t T, std::size_t D) {

@@ -32,7 +32,7 @@ class Binder {
   // "<name>.weight" [out, in] (+ "<name>.bias" [out] when bias) as nn.Linear, or [in, out] as Conv1D.
   blocks::Linear linear(const std::string& name, std::size_t in, std::size_t out, bool bias, bool conv1d = false);
   // "<name>.weight" and "<name>.bias" [D] (LayerNorm), or "<name>.weight" alone (RMSNorm).
-  blocks::Norm norm(const std::string& name, std::size_t D, float eps, bool bias = true);
+  blocks::Norm norm(const std::string& name, std::size_t D, float eps, blocks::NormKind kind = blocks::NormKind::Layer);
 
   // The names looked up so far (body names with the prefix this binder was given).
   const std::vector<std::string>& names() const { return names_; }
@@ -87,6 +87,37 @@ void embed(const WeightRef& table, const std::vector<std::int32_t>& ids, float* 
 void add_positions(const WeightRef& table, std::size_t T, float* out);
 // rows `at` of x[T, D] as [P, D] (the positions whose logits are asked for).
 std::vector<float> gather_rows(const float* x, const std::vector<std::size_t>& at, std::size_t D);
+
+// One layer of any family: its attention and MLP with their two norms.
+struct Layer {
+  blocks::Norm norm_1, norm_2;  // pre-LN: before the attention and the MLP; post-LN: after each residual add
+  blocks::Attention attn;
+  blocks::Mlp mlp;
+};
+// Pre-LN (GPT-2, Llama), in place on h[T, D]: h += attn(norm_1(h)); h += mlp(norm_2(h)). probs[H, T, T]
+// receives the softmax; rope: the table when the attention is rotary.
+void pre_norm_layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs,
+                    const blocks::Rope* rope = nullptr);
+// Post-LN (BERT, DistilBERT), in place on h[T, D]: h = norm_1(h + attn(h)); h = norm_2(h + mlp(h)).
+void post_norm_layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs);
+// Their forwards' steps at T tokens and P logit rows of V: pre-LN layers then the final norm; the
+// embeddings' norm then post-LN layers.
+std::vector<TraceStep> pre_norm_trace(const std::vector<Layer>& layers, std::size_t T, std::size_t D, std::size_t P,
+                                      std::size_t V);
+std::vector<TraceStep> post_norm_trace(const std::vector<Layer>& layers, std::size_t T, std::size_t D, std::size_t P,
+                                       std::size_t V);
+
+// out[P, V] = head(rows `at` of hidden[T, D]) (the causal models' LM head).
+void lm_head_logits(const blocks::Linear& head, const float* hidden, const std::vector<std::size_t>& at, std::size_t D,
+                    float* out);
+// BERT's and DistilBERT's MLM head: decoder(norm(act(transform(rows)))).
+struct MlmHead {
+  blocks::Linear transform, decoder;
+  blocks::Activation act = blocks::Activation::GeluErf;
+  blocks::Norm norm;
+};
+void mlm_head_logits(const MlmHead& head, const float* hidden, const std::vector<std::size_t>& at, std::size_t D,
+                     float* out);
 // x[n] += y[n] (residual connections).
 void add_into(float* x, const float* y, std::size_t n);
 // Trace steps: tokens [1, T] and embedding [1, T, D] (the start of every model's trace); a step
