@@ -61,11 +61,13 @@ async function loadFiles(ctx, core, files, source, abort = new AbortController()
     const picked = await pickCheckpoint(files);
     const vocab = readVocabulary(picked.text),
       M = await core;
-    progress('Reading the weights…', 0);
+    // {name, url} entries (model=) are downloaded by loadModel itself, straight into the core's memory
+    const verb = picked.files.some((f) => f.url) ? 'Downloading the weights' : 'Reading the weights';
+    progress(verb + '…', 0);
     status('Loading the model…');
     const model = await M.loadModel(picked.files, {
       signal: abort.signal,
-      onProgress: (p) => progress('Reading the weights: ' + mb(p.loaded) + ' of ' + mb(p.total), p.loaded / p.total),
+      onProgress: (p) => progress(verb + ': ' + mb(p.loaded) + ' of ' + mb(p.total), p.loaded / p.total),
     });
     if (S.loading !== abort) {
       model.dispose();
