@@ -237,11 +237,14 @@ def model_page_class():
             self._cleanup()
 
         def _answer(self, _, content, buffers):
-            """A view asked for the page and the files (content: {type: "request", id}): each goes as buffers."""
+            """A view asked for the page or the files (content: {type: "request", id, what: "page" | "files"}): each
+            goes as buffers, a file in CHUNK-sized pieces, then "done"."""
             if not isinstance(content, dict) or content.get("type") != "request":
                 return
             rid = content.get("id")
-            self.send({"type": "page", "id": rid}, [static_file(PAGE).read_bytes()])
+            if content.get("what") == "page":
+                self.send({"type": "page", "id": rid}, [static_file(PAGE).read_bytes()])
+                return
             for name, path in self._paths:
                 try:
                     with open(path, "rb") as f:

@@ -1,68 +1,63 @@
 // MHA Explorer, mx.explore_model's view (an anywidget ESM; python/mha_explorer/_model_page.py is its kernel side):
-// asks the kernel for the model page and the checkpoint's files, which come as custom comm messages with binary
-// buffers (never in the widget's state, so never saved with the notebook), shows the page in a same-origin iframe
-// (srcdoc) and hands it the files through its scripting API (window.mhaExplorer.load({files, folder}),
-// web/models/api.js). The iframe takes the page's height; the page follows the notebook's theme. notebookTheme comes
-// from the package's notebook glue (_html.HOST), which the kernel puts before this module.
+// asks the kernel for the model page, shows it in a same-origin iframe (srcdoc), then asks for the checkpoint's files,
+// which come as custom comm messages with binary buffers (never in the widget's state, so never saved with the
+// notebook), and hands them to the page through its scripting API (window.mhaExplorer.load({files, folder}),
+// web/models/api.js). Every load of the frame asks for the files again (a front end that moves the output reloads its
+// iframe) and the view keeps none of them. The iframe takes the page's height; the page follows the notebook's theme.
+// notebookTheme comes from the package's notebook glue (_html.HOST), which the kernel puts before this module.
 /* global notebookTheme */
 
-const WAIT_MS = 8000; // no answer by then: say what the page waits for (a busy or stopped kernel)
+const WAIT_MS = 8000; // no answer by then: say what the view waits for (a busy or stopped kernel)
 const mb = (n) => (n / 1e6).toFixed(1) + ' MB';
 const bytesOf = (b) =>
   b instanceof ArrayBuffer ? new Uint8Array(b) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 const OTHER_PAGE = /^(?:index|lab|mha-explorer|mha-explorer-lab)\.html/;
 
 function render({ model, el }) {
-  const id = Math.random().toString(36).slice(2);
-  const root = document.createElement('div');
+  const root = el.appendChild(document.createElement('div'));
   root.className = 'mhax-model';
-  const status = document.createElement('p');
+  const status = root.appendChild(document.createElement('p'));
   status.setAttribute('role', 'status');
   status.style.cssText = 'margin:4px 0;font:13px system-ui,sans-serif';
-  root.appendChild(status);
-  el.appendChild(root);
   const say = (text) => {
     status.textContent = text;
     status.hidden = !text;
   };
-  const total = model.get('files').reduce((s, f) => s + f.size, 0);
-  const got = new Map(); // name → [Uint8Array]
-  let received = 0,
-    frame = null,
-    framed = null,
-    done = false,
-    answered = false,
-    alive = true;
   const stops = [];
-  say('Asking the kernel for the model page and ' + model.get('description') + '…');
-  const waiting = setTimeout(() => {
-    if (!answered)
-      say(
-        'Waiting for the kernel to send the model page and the files (it answers once the cells before have run). ' +
-          'If the kernel is not running (a notebook reopened), run this cell again: the notebook does not keep the weights.',
-      );
-  }, WAIT_MS);
+  let frame = null,
+    alive = true,
+    asked = null; // the latest request: {id, what, got (name → [Uint8Array]), received, answered}
+
+  function ask(what) {
+    asked = { id: Math.random().toString(36).slice(2), what, got: new Map(), received: 0, answered: false };
+    const mine = asked;
+    model.send({ type: 'request', id: mine.id, what });
+    const waiting = setTimeout(() => {
+      if (alive && !mine.answered && asked === mine)
+        say(
+          'Waiting for the kernel to send the model ' +
+            (what === 'page' ? 'page' : 'files') +
+            ' (it answers once the cells before have run). If the kernel is not running (a notebook reopened), ' +
+            'run this cell again: the notebook does not keep the weights.',
+        );
+    }, WAIT_MS);
+    stops.push(() => clearTimeout(waiting));
+  }
 
   function onMessage(msg, buffers) {
-    if (!alive || !msg || msg.id !== id) return;
-    answered = true;
+    const a = asked;
+    if (!alive || !msg || !a || msg.id !== a.id) return;
+    a.answered = true;
     if (msg.type === 'page') showPage(new TextDecoder().decode(bytesOf(buffers[0])));
     else if (msg.type === 'file') {
       const chunk = bytesOf(buffers[0]);
-      if (!got.has(msg.name)) got.set(msg.name, []);
-      got.get(msg.name).push(chunk.slice());
-      received += chunk.length;
-      say("Receiving the model's files from the kernel: " + mb(received) + ' of ' + mb(total));
-    } else if (msg.type === 'done') {
-      done = true;
-      if (framed) framed.then(load);
-    } else if (msg.type === 'error') fail(msg.message);
-  }
-
-  function fail(message) {
-    say(message);
-    model.set('status', message);
-    model.save_changes();
+      if (!a.got.has(msg.name)) a.got.set(msg.name, []);
+      a.got.get(msg.name).push(chunk.slice());
+      a.received += chunk.length;
+      const total = model.get('files').reduce((s, f) => s + f.size, 0);
+      say("Receiving the model's files from the kernel: " + mb(a.received) + ' of ' + mb(total));
+    } else if (msg.type === 'done') load(a.got);
+    else if (msg.type === 'error') report(msg.message);
   }
 
   function query() {
@@ -81,13 +76,13 @@ function render({ model, el }) {
     frame.style.cssText = 'display:block;border:0;width:100%;height:720px';
     const meta =
       '<meta name="mha-explorer-query" content="' + query().replace(/&/g, '&amp;').replace(/"/g, '&quot;') + '">';
-    framed = new Promise((resolve) =>
-      frame.addEventListener('load', () => resolve(frame.contentWindow), { once: true }),
-    );
+    frame.addEventListener('load', () => {
+      if (!alive) return;
+      follow(frame.contentWindow);
+      ask('files');
+    });
     frame.srcdoc = page.replace('<head>', () => '<head>' + meta);
     root.appendChild(frame);
-    framed.then(follow);
-    if (done) framed.then(load);
   }
 
   // The page's height, its links to the other pages (the cell holds this one only), the notebook's theme.
@@ -111,46 +106,51 @@ function render({ model, el }) {
   }
 
   // A notebook switching its theme while the page is shown: the page's own theme button follows it.
+  let themeObserver = null;
   function followTheme(win) {
     const body = el.ownerDocument.body;
     if (!body || typeof MutationObserver !== 'function') return;
-    const observer = new MutationObserver(() => {
+    if (themeObserver) themeObserver.disconnect(); // the frame's previous document
+    const observer = (themeObserver = new MutationObserver(() => {
       const want = notebookTheme(el),
         button = win.document.getElementById('theme-toggle');
       if (want !== 'auto' && button && win.document.body.getAttribute('data-theme') !== want) button.click();
-    });
+    }));
     observer.observe(body, { attributes: true, attributeFilter: ['data-jp-theme-light', 'class'] });
     stops.push(() => observer.disconnect());
   }
 
-  async function load(win) {
-    if (!alive || !win.mhaExplorer) return;
+  async function load(got) {
+    const win = frame && frame.contentWindow,
+      api = win && win.mhaExplorer;
+    if (!alive || !api) return;
     say('');
     const files = model.get('files').map((f) => new win.File(got.get(f.name) || [], f.name));
     got.clear();
-    const api = win.mhaExplorer;
     await api.load({ files, folder: model.get('folder') }).catch(() => {});
-    report(api);
+    report(null, api);
   }
 
-  async function report(api) {
-    const shown = await api.ready;
+  // What the page shows, for Python: tokens and status ("shown", or the page's or the kernel's message).
+  async function report(message, api) {
+    const shown = api ? await api.ready : false;
     if (!alive) return;
+    if (message) say(message);
     model.set('tokens', shown ? api.getTokens() : []);
-    model.set('status', shown ? 'shown' : api.getMessages().join(' ') || 'not shown');
+    model.set('status', shown ? 'shown' : message || api.getMessages().join(' ') || 'not shown');
     model.save_changes();
   }
 
   const onText = () => {
     const api = frame && frame.contentWindow && frame.contentWindow.mhaExplorer;
-    if (api) api.set({ text: model.get('text') }).then(() => report(api));
+    if (api) api.set({ text: model.get('text') }).then(() => report(null, api));
   };
   model.on('msg:custom', onMessage);
   model.on('change:text', onText);
-  model.send({ type: 'request', id });
+  say('Asking the kernel for the model page and ' + model.get('description') + '…');
+  ask('page');
   return () => {
     alive = false;
-    clearTimeout(waiting);
     model.off('msg:custom', onMessage);
     model.off('change:text', onText);
     stops.forEach((stop) => stop());

@@ -27,11 +27,11 @@ TEXT = "The chicken didn't cross the road because it was too wide."
 WORDS = "the chicken didn't cross road because it was too wide . <unk>".split()
 
 
-def sent(widget):
-    """What the widget's kernel side sends to a view that asks: [(content, [bytes])]."""
+def sent(widget, what="files"):
+    """What the widget's kernel side sends to a view that asks for the page or the files: [(content, [bytes])]."""
     out = []
     widget.send = lambda content, buffers=None: out.append((content, [bytes(b) for b in buffers or []]))
-    widget._answer(widget, {"type": "request", "id": "v1"}, [])
+    widget._answer(widget, {"type": "request", "id": "v1", "what": what}, [])
     return out
 
 
@@ -60,16 +60,17 @@ def test_a_folder_sends_the_files_the_page_reads_as_buffers():
     names = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"]
     assert [f["name"] for f in w.files] == names
     assert "bert" in w.description and "90.9 MB" in w.description
+    page = sent(w, "page")
+    assert [c for c, _ in page] == [{"type": "page", "id": "v1"}]
+    assert page[0][1][0] == (Path(_model_page.__file__).parent / "static" / _model_page.PAGE).read_bytes()
     messages = sent(w)
-    assert messages[0][0] == {"type": "page", "id": "v1"}
-    assert messages[0][1][0] == (Path(_model_page.__file__).parent / "static" / _model_page.PAGE).read_bytes()
     assert messages[-1][0] == {"type": "done", "id": "v1"}
     files = reassembled(messages)
     assert list(files) == names
     for n in names:
         assert files[n] == (PATH / n).read_bytes(), n
     assert sum(1 for c, _ in messages if c.get("name") == "model.safetensors") == 11  # 90.9 MB in 8 MiB chunks
-    sent(w)  # a second view (or a reload) asks again: answered again
+    assert reassembled(sent(w)) == files  # a second view (or a reloaded frame) asks again: answered again
     w.close()
     assert PATH.is_dir()  # a student's folder is never removed
 

@@ -248,7 +248,9 @@ async function scrollThrough(page) {
   });
 }
 
-async function runNotebook(where, path, shot) {
+// A notebook opened in JupyterLab or Notebook 7 (path: its URL path), its kernel selected, Run → Run All Cells as a
+// student does, until its last cell prints "outputs expected", every cell scrolled into view. → the guarded page.
+async function openAndRunAll(path, shot) {
   const g = await guardedPage(browser.context, own(jupyter.origin));
   const { page } = g;
   g.sources = []; // where each console error came from
@@ -284,6 +286,21 @@ async function runNotebook(where, path, shot) {
     throw e;
   });
   await scrollThrough(page);
+  return g;
+}
+
+// File → Save, then the page reloaded (the kernel still runs) and every cell scrolled into view again.
+async function saveAndReload(page) {
+  await menu(page, 'File', 'docmanager:save');
+  await page.waitForTimeout(1000);
+  await page.reload();
+  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
+  await scrollThrough(page);
+}
+
+async function runNotebook(where, path, shot) {
+  const g = await openAndRunAll(path, shot);
+  const { page } = g;
   await viewsShown(page, HTML_VIEWS + 1);
   const expected = JSON.parse(readFileSync(join(DIR, shot.dir, 'expected.json'), 'utf8'));
   checkViews(await views(page), expected, where, 'light');
@@ -301,6 +318,18 @@ async function runNotebook(where, path, shot) {
     .screenshot({ path: join(ARTIFACTS, shot.name + '-light.png') });
   await axe(page, where + ' (light)');
   return { g, page, expected };
+}
+
+// Saved and reopened: the HTML views are trusted outputs of this server and show again (the widget comes back from the
+// running kernel). → the views.
+async function reopened(page, expected) {
+  await saveAndReload(page);
+  await viewsShown(page, HTML_VIEWS);
+  const again = await views(page);
+  again
+    .slice(0, HTML_VIEWS)
+    .forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'reopened view ' + i));
+  return again;
 }
 
 test(
@@ -350,16 +379,7 @@ test(
     await axe(page, 'JupyterLab (dark)');
     // Saved (File → Save), then the page reloaded: the HTML views are trusted outputs of this server and show again, the
     // widget comes back from the running kernel
-    await menu(page, 'File', 'docmanager:save');
-    await page.waitForTimeout(1000);
-    await page.reload();
-    await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
-    await scrollThrough(page);
-    await viewsShown(page, HTML_VIEWS);
-    const again = await views(page);
-    again
-      .slice(0, HTML_VIEWS)
-      .forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'reopened view ' + i));
+    const again = await reopened(page, expected);
     assert.ok(
       again.every((v) => v.theme === 'dark'),
       'reopened in the Dark theme',
@@ -400,6 +420,140 @@ test(
   },
 );
 
+// mx.explore_model's pages in the document (each an iframe of the one-file model page): whether it shows a model, its
+// weights and tokens (window.mhaExplorer, web/models/api.js), its theme, and the frame's height against its page's.
+const MODEL_FRAME = 'iframe[title^="MHA Explorer: every head"]';
+const modelPages = (page) =>
+  page.evaluate(
+    (sel) =>
+      Promise.all(
+        [...document.querySelectorAll(sel)].map(async (f) => {
+          const api = f.contentWindow && f.contentWindow.mhaExplorer,
+            w = api && (await api.ready) ? api.getWeights() : null;
+          return {
+            shape: w && w.shape,
+            data: w ? Array.from(w.data) : [],
+            tokens: api ? api.getTokens() : [],
+            messages: api ? api.getMessages() : [],
+            theme: f.contentDocument.body.getAttribute('data-theme'),
+            height: f.getBoundingClientRect().height,
+            content: f.contentDocument.body.getBoundingClientRect().height,
+          };
+        }),
+      ),
+    MODEL_FRAME,
+  );
+// Until n model pages show the given tokens (each a list, or null for any model shown).
+const modelPagesShown = (page, tokens) =>
+  page.waitForFunction(
+    ([sel, want]) => {
+      const frames = [...document.querySelectorAll(sel)];
+      return (
+        frames.length >= want.length &&
+        want.every((t, i) => {
+          const api = frames[i].contentWindow && frames[i].contentWindow.mhaExplorer;
+          return api && api.getWeights() && (!t || JSON.stringify(api.getTokens()) === JSON.stringify(t));
+        })
+      );
+    },
+    [MODEL_FRAME, tokens],
+    { timeout: 180000 },
+  );
+// |page − transformers' float64| ≤ the oracle's float32 bound, element by element (tests/models/make_checkpoints.py).
+function withinBounds(got, want, where) {
+  assert.deepEqual(got.shape, want.shape, where + ': shape');
+  assert.deepEqual(got.tokens, want.tokens, where + ": the tokenizer's tokens");
+  const i = got.data.findIndex((v, k) => !(Math.abs(v - want.attentions[k]) <= want.bound[k]));
+  assert.equal(
+    i,
+    -1,
+    where + ': element ' + i + ' is ' + got.data[i] + ', transformers ' + want.attentions[i] + ' ± ' + want.bound[i],
+  );
+}
+// A new cell below the last one (command mode, B), the code typed and run with Shift+Enter, as a student does.
+async function runNewCell(page, code) {
+  await page.locator('.jp-Notebook .jp-Cell').last().locator('.jp-InputPrompt').click();
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('b');
+  await page.locator('.jp-Notebook .jp-Cell.jp-mod-selected .cm-content').click();
+  await page.keyboard.insertText(code);
+  await page.keyboard.press('Shift+Enter');
+}
+const lastOutput = (page, re) =>
+  page.waitForFunction(
+    (src) =>
+      [...document.querySelectorAll('.jp-OutputArea-output pre')].some((e) => new RegExp(src).test(e.textContent)),
+    re.source,
+    { timeout: 60000 },
+  );
+
+test(
+  'JupyterLab 4: mx.explore_model, a folder and a model object, every head equal to transformers, no weights saved',
+  { timeout: 480000 },
+  async () => {
+    const g = await openAndRunAll('/lab/tree/lab/model.ipynb', { name: 'jupyterlab-model' });
+    const { page } = g;
+    const expected = JSON.parse(readFileSync(join(DIR, 'lab', 'expected-model.json'), 'utf8'));
+    await modelPagesShown(page, [null, null]).catch(async (e) => {
+      await page.screenshot({ path: join(ARTIFACTS, 'jupyterlab-model-stuck.png') });
+      throw e;
+    });
+    let [minilm, gpt2] = await modelPages(page);
+    withinBounds(minilm, expected.minilm, 'the MiniLM folder');
+    withinBounds(gpt2, expected.gpt2, 'the GPT-2 model object');
+    for (const p of [minilm, gpt2]) {
+      assert.deepEqual(p.messages, []);
+      assert.equal(p.theme, 'light');
+      assert.ok(
+        Math.abs(p.height - p.content - 4) <= 2,
+        'the frame at its page height: ' + p.height + ' for ' + p.content,
+      );
+    }
+    await page
+      .locator(MODEL_FRAME)
+      .first()
+      .screenshot({ path: join(ARTIFACTS, 'jupyterlab-model-page.png') });
+    // From Python: the text set on the widget, the page shows it; what the page shows, read back in Python
+    await runNewCell(page, 'gpt2.text = ' + JSON.stringify(expected['gpt2-1'].text));
+    await modelPagesShown(page, [null, expected['gpt2-1'].tokens]);
+    [, gpt2] = await modelPages(page);
+    withinBounds(gpt2, expected['gpt2-1'], 'the GPT-2 page after gpt2.text = …');
+    await runNewCell(
+      page,
+      'print("status:", minilm.status, gpt2.status, gpt2.tokens == ' + JSON.stringify(expected['gpt2-1'].tokens) + ')',
+    );
+    await lastOutput(page, /status: shown shown True/);
+    // JupyterLab's theme switched live: the pages follow
+    await theme(page, 'JupyterLab Dark');
+    await page.waitForFunction(
+      (sel) =>
+        [...document.querySelectorAll(sel)].every((f) => f.contentDocument.body.getAttribute('data-theme') === 'dark'),
+      MODEL_FRAME,
+      { timeout: 30000 },
+    );
+    await page
+      .locator(MODEL_FRAME)
+      .nth(1)
+      .screenshot({ path: join(ARTIFACTS, 'jupyterlab-model-dark.png') });
+    await theme(page, 'JupyterLab Light');
+    // Saved, then reloaded: the kernel sends the files again; the .ipynb holds the widgets' note, not the weights
+    await saveAndReload(page);
+    await modelPagesShown(page, [expected.minilm.tokens, expected['gpt2-1'].tokens]);
+    [minilm] = await modelPages(page);
+    withinBounds(minilm, expected.minilm, 'the MiniLM page after reopening');
+    const saved = readFileSync(join(DIR, 'lab', 'model.ipynb'), 'utf8');
+    assert.ok(saved.length < 100000, 'the saved notebook holds ' + saved.length + ' bytes (MiniLM weighs 90.9 MB)');
+    assert.match(saved, /the notebook does not keep them/);
+    console.log('# JupyterLab: the notebook with two model pages saved in ' + saved.length + ' bytes');
+    clean(g, 'JupyterLab, mx.explore_model');
+    await page.close();
+    // Exported by nbconvert: the note says what the cell shows and how to see it
+    await promisify(execFile)('jupyter-nbconvert', ['--to', 'html', 'model.ipynb'], { cwd: join(DIR, 'lab'), env });
+    const exported = readFileSync(join(DIR, 'lab', 'model.html'), 'utf8');
+    assert.equal((exported.match(/the notebook does not keep them: run this cell/g) || []).length, 2);
+  },
+);
+
 test('Notebook 7: Run All Cells through its menu, reopened', { timeout: 300000 }, async () => {
   const { g, page, expected } = await runNotebook('Notebook 7', '/notebooks/nb7/views.ipynb', {
     dir: 'nb7',
@@ -414,16 +568,7 @@ test('Notebook 7: Run All Cells through its menu, reopened', { timeout: 300000 }
       g.sources.some((s) => s.text === e && s.url.startsWith(jupyter.origin + '/static/notebook/')));
   g.errors = g.errors.filter((e) => !own7(e));
   if (g.errors.length) console.log('# Notebook 7 console errors and their sources: ' + JSON.stringify(g.sources));
-  await menu(page, 'File', 'docmanager:save');
-  await page.waitForTimeout(1000);
-  await page.reload();
-  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
-  await scrollThrough(page);
-  await viewsShown(page, HTML_VIEWS);
-  const again = await views(page);
-  again
-    .slice(0, HTML_VIEWS)
-    .forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'reopened view ' + i));
+  await reopened(page, expected);
   clean(g, 'Notebook 7');
   await page.close();
 });
