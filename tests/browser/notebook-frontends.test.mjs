@@ -4,7 +4,10 @@
 // with the pinned front ends (scripts/python/requirements-frontends.txt). The notebook (python/tests/
 // make_frontends_notebook.py): three layers' attentions (HTML output), the real all-MiniLM-L6-v2 in one line
 // (mx.show(model, tokenizer, text)), nn.MultiheadAttention with its shape trace, mx.Heads set from Python and out of
-// range; its last cell writes what transformers and PyTorch computed (expected.json).
+// range; its last cell writes what transformers and PyTorch computed (expected.json). mx.explore_model in JupyterLab: the
+// model page of the real all-MiniLM-L6-v2 folder and of a transformers model object (the oracle's tiny GPT-2), every
+// head within the float32 bound of transformers' float64 attentions, the text set from Python, the theme followed live,
+// reopened, the saved .ipynb without the weights.
 // In each: every view at its content's height, values equal PyTorch's (≤ 1e-6), no console error, no request beyond
 // the front end's own server, axe-core 0 violations in the views, light and dark theme (JupyterLab: switched live
 // through its Settings menu, the trace's code readable), and the view again after the notebook is reopened.
