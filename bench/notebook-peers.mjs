@@ -87,7 +87,10 @@ async function exported(browser, html, dark) {
     WATCH,
     TOOLS.map((t) => t.shown),
   );
-  await page.goto(pathToFileURL(html).href);
+  // the peers write every weight as text: at 200 tokens the export is tens of MB, which takes Chromium more than
+  // Playwright's default 30 s to load on a busy machine; 20 s more after the load for what renders late
+  await page.goto(pathToFileURL(html).href, { waitUntil: 'commit' });
+  await page.waitForLoadState('load', { timeout: 600000 });
   await page.waitForTimeout(20000);
   const got = await page.evaluate(() => window.__shown);
   // the background behind each output: its first non-transparent ancestor or own element
@@ -170,12 +173,14 @@ async function inJupyterLab(browser, origin, token, path) {
   const run = await page.evaluate(() => window.__shown);
   await page.getByRole('menuitem', { name: 'File', exact: true }).click();
   await page.locator('li[data-command="docmanager:save"]').first().click();
+  // saved once the tab is no longer marked dirty (the peers' outputs at 200 tokens are tens of MB)
+  await page.waitForFunction(() => !document.querySelector('.jp-mod-dirty'), null, { timeout: 300000 });
   await page.waitForTimeout(2000);
   await page.evaluate(() => {
     window.__shown = {};
   });
-  await page.reload();
-  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
+  await page.reload({ timeout: 300000 });
+  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 300000 });
   await page.evaluate(async () => {
     for (const c of document.querySelectorAll('.jp-Notebook .jp-Cell')) {
       c.scrollIntoView();
