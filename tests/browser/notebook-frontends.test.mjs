@@ -638,7 +638,9 @@ test('Voilà: the notebook as a page, the HTML views and the widget', { timeout:
 });
 
 // marimo: its own notebook format (a Python file of cells) and its anywidget support: mx.Heads, and mx.show, whose
-// _display_ gives marimo the widget (marimo puts an HTML output with scripts in a frame of fixed height, 400 px).
+// _display_ gives marimo the widget (marimo puts an HTML output with scripts in a frame of fixed height, 400 px), and
+// mx.explore_model on the oracle's tiny GPT-2 folder (the files through marimo's comm).
+const MODELS = join(repo, 'build', 'models');
 const MARIMO_APP = `import marimo
 app = marimo.App()
 
@@ -665,6 +667,23 @@ def _(layers, mx):
 @app.cell
 def _(layers, mx):
     mx.show(layers, list("abcdef"), title="mx.show in marimo")
+    return
+
+
+@app.cell
+def _(mx):
+    import json as _json
+    from safetensors import safe_open as _safe_open
+
+    with _safe_open("${MODELS}/gpt2/oracle-0.safetensors", "pt") as _f:
+        _meta = _f.metadata()
+        _oracle = dict(text=_json.loads(_meta["text"]), tokens=_json.loads(_meta["tokens"]),
+                       shape=list(_f.get_tensor("attentions").shape),
+                       attentions=_f.get_tensor("attentions").reshape(-1).tolist(),
+                       bound=_f.get_tensor("attentions.bound").reshape(-1).tolist())
+    with open("expected-model.json", "w") as _out:
+        _json.dump(_oracle, _out)
+    mx.explore_model("${MODELS}/gpt2", _oracle["text"])
     return
 
 
@@ -711,54 +730,55 @@ test('marimo: mx.Heads and mx.show through its anywidget support', { timeout: 24
       );
       if (ran) break;
     }
-    // marimo draws an anywidget in a shadow root and a text/html output in a same-origin iframe of its own server
+    // marimo draws an anywidget in a shadow root and a text/html output in a same-origin iframe of its own server; the
+    // model page's frame holds a view of its own (its selected layer), left out here
     const found = () =>
-      page.evaluate(() => {
+      page.evaluate((modelFrame) => {
         const out = [];
+        let model = null;
         const walk = (root, frame) => {
           for (const e of root.querySelectorAll('*')) {
             if (e.matches('[data-mha-explorer-view]')) out.push({ root: e, frame });
             if (e.shadowRoot) walk(e.shadowRoot, frame);
-            if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument, e);
+            if (e.matches(modelFrame)) model = e;
+            else if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument, e);
           }
         };
         walk(document, null);
-        return out.map(({ root: r, frame }) => ({
-          data: Array.from(r.mhaExplorer.getWeights().data),
-          selection: r.mhaExplorer.getSelection(),
-          notes: r.mhaExplorer.getNotes(),
-          height: r.getBoundingClientRect().height,
-          content: r.scrollHeight,
-          inner: r.clientHeight,
-          frame: frame && {
-            height: frame.getBoundingClientRect().height,
-            content: frame.contentDocument.documentElement.scrollHeight,
-          },
-        }));
-      });
-    await page
-      .waitForFunction(
-        () => {
-          let n = 0;
-          const walk = (root) => {
-            for (const e of root.querySelectorAll('*')) {
-              if (e.matches('[data-mha-explorer-view]')) n++;
-              if (e.shadowRoot) walk(e.shadowRoot);
-              if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument);
-            }
-          };
-          walk(document);
-          return n >= 2;
-        },
-        null,
-        { timeout: 120000 },
-      )
-      .catch(async (e) => {
-        await page.screenshot({ path: join(ARTIFACTS, 'marimo-stuck.png'), fullPage: true });
-        throw e;
-      });
+        const api = model && model.contentWindow.mhaExplorer,
+          w = api && api.getWeights();
+        return {
+          views: out.map(({ root: r, frame }) => ({
+            data: Array.from(r.mhaExplorer.getWeights().data),
+            selection: r.mhaExplorer.getSelection(),
+            notes: r.mhaExplorer.getNotes(),
+            height: r.getBoundingClientRect().height,
+            content: r.scrollHeight,
+            inner: r.clientHeight,
+            frame: frame && {
+              height: frame.getBoundingClientRect().height,
+              content: frame.contentDocument.documentElement.scrollHeight,
+            },
+          })),
+          model: w && { shape: w.shape, data: Array.from(w.data), tokens: api.getTokens() },
+        };
+      }, MODEL_FRAME);
+    let all = { views: [] };
+    for (const deadline = Date.now() + 180000; Date.now() < deadline; await page.waitForTimeout(500)) {
+      all = await found();
+      if (all.views.length >= 2 && all.model) break;
+    }
+    if (all.views.length < 2 || !all.model) {
+      await page.screenshot({ path: join(ARTIFACTS, 'marimo-stuck.png'), fullPage: true });
+      assert.fail('marimo: ' + all.views.length + ' views, model page ' + (all.model ? 'shown' : 'not shown'));
+    }
+    withinBounds(
+      all.model,
+      JSON.parse(readFileSync(join(dir, 'expected-model.json'), 'utf8')),
+      'marimo, the model page',
+    );
     const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'));
-    const got = await found();
+    const got = all.views;
     assert.equal(got.length, 2, 'two views');
     assert.ok(
       got.every((v) => !v.frame),
