@@ -13,81 +13,93 @@ const bytesOf = (b) =>
   b instanceof ArrayBuffer ? new Uint8Array(b) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 const OTHER_PAGE = /^(?:index|lab|mha-explorer|mha-explorer-lab)\.html/;
 
-function render({ model, el }) {
-  const root = el.appendChild(document.createElement('div'));
-  root.className = 'mhax-model';
-  const status = root.appendChild(document.createElement('p'));
-  status.setAttribute('role', 'status');
-  status.style.cssText = 'margin:4px 0;font:13px system-ui,sans-serif';
-  const say = (text) => {
-    status.textContent = text;
-    status.hidden = !text;
-  };
-  const stops = [];
-  let frame = null,
-    alive = true,
-    asked = null; // the latest request: {id, what, got (name → [Uint8Array]), received, answered}
+class ModelPageView {
+  constructor(model, el) {
+    Object.assign(this, { model, el, frame: null, alive: true, asked: null, themeObserver: null, stops: [] });
+    this.root = el.appendChild(document.createElement('div'));
+    this.root.className = 'mhax-model';
+    this.status = this.root.appendChild(document.createElement('p'));
+    this.status.setAttribute('role', 'status');
+    this.status.style.cssText = 'margin:4px 0;font:13px system-ui,sans-serif';
+    const onMessage = (msg, buffers) => this.receive(msg, buffers),
+      onText = () => this.setText();
+    model.on('msg:custom', onMessage);
+    model.on('change:text', onText);
+    this.stops.push(() => model.off('msg:custom', onMessage));
+    this.stops.push(() => model.off('change:text', onText));
+    this.say('Asking the kernel for the model page and ' + model.get('description') + '…');
+    this.ask('page');
+  }
 
-  function ask(what) {
-    asked = { id: Math.random().toString(36).slice(2), what, got: new Map(), received: 0, answered: false };
-    const mine = asked;
-    model.send({ type: 'request', id: mine.id, what });
+  say(text) {
+    this.status.textContent = text;
+    this.status.hidden = !text;
+  }
+
+  // A request to the kernel: what = 'page' | 'files'; only the latest one's answers count.
+  ask(what) {
+    const mine = { id: Math.random().toString(36).slice(2), what, got: new Map(), received: 0, answered: false };
+    this.asked = mine;
+    this.model.send({ type: 'request', id: mine.id, what });
     const waiting = setTimeout(() => {
-      if (alive && !mine.answered && asked === mine)
-        say(
+      if (this.alive && !mine.answered && this.asked === mine)
+        this.say(
           'Waiting for the kernel to send the model ' +
             (what === 'page' ? 'page' : 'files') +
             ' (it answers once the cells before have run). If the kernel is not running (a notebook reopened), ' +
             'run this cell again: the notebook does not keep the weights.',
         );
     }, WAIT_MS);
-    stops.push(() => clearTimeout(waiting));
+    this.stops.push(() => clearTimeout(waiting));
   }
 
-  function onMessage(msg, buffers) {
-    const a = asked;
-    if (!alive || !msg || !a || msg.id !== a.id) return;
+  // The kernel's answers: {type: page | file | done | error, id, name, offset, size, message} with their buffers.
+  receive(msg, buffers) {
+    const a = this.asked;
+    if (!this.alive || !msg || !a || msg.id !== a.id) return;
     a.answered = true;
-    if (msg.type === 'page') showPage(new TextDecoder().decode(bytesOf(buffers[0])));
+    if (msg.type === 'page') this.showPage(new TextDecoder().decode(bytesOf(buffers[0])));
     else if (msg.type === 'file') {
       const chunk = bytesOf(buffers[0]);
       if (!a.got.has(msg.name)) a.got.set(msg.name, []);
       a.got.get(msg.name).push(chunk.slice());
       a.received += chunk.length;
-      const total = model.get('files').reduce((s, f) => s + f.size, 0);
-      say("Receiving the model's files from the kernel: " + mb(a.received) + ' of ' + mb(total));
-    } else if (msg.type === 'done') load(a.got);
-    else if (msg.type === 'error') report(msg.message);
+      const total = this.model.get('files').reduce((s, f) => s + f.size, 0);
+      this.say("Receiving the model's files from the kernel: " + mb(a.received) + ' of ' + mb(total));
+    } else if (msg.type === 'done') this.load(a.got);
+    else if (msg.type === 'error') this.report(msg.message);
   }
 
-  function query() {
-    const q = new URLSearchParams(model.get('query'));
-    if (model.get('text')) q.set('text', model.get('text'));
+  // The page's query: layer, head, theme (the notebook's unless given) and the text.
+  query() {
+    const q = new URLSearchParams(this.model.get('query'));
+    if (this.model.get('text')) q.set('text', this.model.get('text'));
     if (!q.has('theme')) {
-      const theme = notebookTheme(el);
+      const theme = notebookTheme(this.el);
       if (theme !== 'auto') q.set('theme', theme);
     }
     return q.toString();
   }
 
-  function showPage(page) {
-    frame = document.createElement('iframe');
-    frame.title = 'MHA Explorer: every head of ' + model.get('description');
+  showPage(page) {
+    const frame = (this.frame = document.createElement('iframe'));
+    frame.title = 'MHA Explorer: every head of ' + this.model.get('description');
     frame.style.cssText = 'display:block;border:0;width:100%;height:720px';
     const meta =
-      '<meta name="mha-explorer-query" content="' + query().replace(/&/g, '&amp;').replace(/"/g, '&quot;') + '">';
+      '<meta name="mha-explorer-query" content="' + this.query().replace(/&/g, '&amp;').replace(/"/g, '&quot;') + '">';
     frame.addEventListener('load', () => {
-      if (!alive) return;
-      follow(frame.contentWindow);
-      ask('files');
+      if (!this.alive) return;
+      this.follow(frame.contentWindow);
+      this.ask('files');
     });
     frame.srcdoc = page.replace('<head>', () => '<head>' + meta);
-    root.appendChild(frame);
+    this.root.appendChild(frame);
   }
 
   // The page's height, its links to the other pages (the cell holds this one only), the notebook's theme.
-  function follow(win) {
-    const doc = win.document;
+  follow(win) {
+    const doc = win.document,
+      frame = this.frame;
     new win.ResizeObserver(() => {
       frame.style.height = Math.min(20000, Math.ceil(doc.body.getBoundingClientRect().height) + 4) + 'px';
     }).observe(doc.body);
@@ -102,59 +114,58 @@ function render({ model, el }) {
       hint.textContent = ' mx.explore() or mx.lab() in a cell opens it';
       a.after(hint);
     });
-    if (!new URLSearchParams(model.get('query')).has('theme')) followTheme(win);
+    if (!new URLSearchParams(this.model.get('query')).has('theme')) this.followTheme(win);
   }
 
   // A notebook switching its theme while the page is shown: the page's own theme button follows it.
-  let themeObserver = null;
-  function followTheme(win) {
-    const body = el.ownerDocument.body;
+  followTheme(win) {
+    const body = this.el.ownerDocument.body;
     if (!body || typeof MutationObserver !== 'function') return;
-    if (themeObserver) themeObserver.disconnect(); // the frame's previous document
-    const observer = (themeObserver = new MutationObserver(() => {
-      const want = notebookTheme(el),
+    if (this.themeObserver) this.themeObserver.disconnect(); // the frame's previous document
+    this.themeObserver = new MutationObserver(() => {
+      const want = notebookTheme(this.el),
         button = win.document.getElementById('theme-toggle');
       if (want !== 'auto' && button && win.document.body.getAttribute('data-theme') !== want) button.click();
-    }));
-    observer.observe(body, { attributes: true, attributeFilter: ['data-jp-theme-light', 'class'] });
-    stops.push(() => observer.disconnect());
+    });
+    this.themeObserver.observe(body, { attributes: true, attributeFilter: ['data-jp-theme-light', 'class'] });
   }
 
-  async function load(got) {
-    const win = frame && frame.contentWindow,
+  async load(got) {
+    const win = this.frame && this.frame.contentWindow,
       api = win && win.mhaExplorer;
-    if (!alive || !api) return;
-    say('');
-    const files = model.get('files').map((f) => new win.File(got.get(f.name) || [], f.name));
+    if (!this.alive || !api) return;
+    this.say('');
+    const files = this.model.get('files').map((f) => new win.File(got.get(f.name) || [], f.name));
     got.clear();
-    await api.load({ files, folder: model.get('folder') }).catch(() => {});
-    report(null, api);
+    await api.load({ files, folder: this.model.get('folder') }).catch(() => {});
+    this.report(null, api);
   }
 
   // What the page shows, for Python: tokens and status ("shown", or the page's or the kernel's message).
-  async function report(message, api) {
+  async report(message, api) {
     const shown = api ? await api.ready : false;
-    if (!alive) return;
-    if (message) say(message);
-    model.set('tokens', shown ? api.getTokens() : []);
-    model.set('status', shown ? 'shown' : message || api.getMessages().join(' ') || 'not shown');
-    model.save_changes();
+    if (!this.alive) return;
+    if (message) this.say(message);
+    this.model.set('tokens', shown ? api.getTokens() : []);
+    this.model.set('status', shown ? 'shown' : message || api.getMessages().join(' ') || 'not shown');
+    this.model.save_changes();
   }
 
-  const onText = () => {
-    const api = frame && frame.contentWindow && frame.contentWindow.mhaExplorer;
-    if (api) api.set({ text: model.get('text') }).then(() => report(null, api));
-  };
-  model.on('msg:custom', onMessage);
-  model.on('change:text', onText);
-  say('Asking the kernel for the model page and ' + model.get('description') + '…');
-  ask('page');
-  return () => {
-    alive = false;
-    model.off('msg:custom', onMessage);
-    model.off('change:text', onText);
-    stops.forEach((stop) => stop());
-  };
+  setText() {
+    const api = this.frame && this.frame.contentWindow && this.frame.contentWindow.mhaExplorer;
+    if (api) api.set({ text: this.model.get('text') }).then(() => this.report(null, api));
+  }
+
+  dispose() {
+    this.alive = false;
+    if (this.themeObserver) this.themeObserver.disconnect();
+    this.stops.forEach((stop) => stop());
+  }
+}
+
+function render({ model, el }) {
+  const view = new ModelPageView(model, el);
+  return () => view.dispose();
 }
 
 export default { render };

@@ -691,7 +691,41 @@ if __name__ == "__main__":
     app.run()
 `;
 
-test('marimo: mx.Heads and mx.show through its anywidget support', { timeout: 240000 }, async () => {
+// marimo draws an anywidget in a shadow root and a text/html output in a same-origin iframe of its own server; the
+// model page's frame holds a view of its own (its selected layer), left out here
+const marimoViews = (page) =>
+  page.evaluate((modelFrame) => {
+    const out = [];
+    let model = null;
+    const walk = (root, frame) => {
+      for (const e of root.querySelectorAll('*')) {
+        if (e.matches('[data-mha-explorer-view]')) out.push({ root: e, frame });
+        if (e.shadowRoot) walk(e.shadowRoot, frame);
+        if (e.matches(modelFrame)) model = e;
+        else if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument, e);
+      }
+    };
+    walk(document, null);
+    const api = model && model.contentWindow.mhaExplorer,
+      w = api && api.getWeights();
+    return {
+      views: out.map(({ root: r, frame }) => ({
+        data: Array.from(r.mhaExplorer.getWeights().data),
+        selection: r.mhaExplorer.getSelection(),
+        notes: r.mhaExplorer.getNotes(),
+        height: r.getBoundingClientRect().height,
+        content: r.scrollHeight,
+        inner: r.clientHeight,
+        frame: frame && {
+          height: frame.getBoundingClientRect().height,
+          content: frame.contentDocument.documentElement.scrollHeight,
+        },
+      })),
+      model: w && { shape: w.shape, data: Array.from(w.data), tokens: api.getTokens() },
+    };
+  }, MODEL_FRAME);
+
+test('marimo: mx.Heads, mx.show and mx.explore_model through its anywidget support', { timeout: 240000 }, async () => {
   const dir = join(DIR, 'marimo'),
     port = await freePort(),
     origin = 'http://127.0.0.1:' + port;
@@ -730,42 +764,9 @@ test('marimo: mx.Heads and mx.show through its anywidget support', { timeout: 24
       );
       if (ran) break;
     }
-    // marimo draws an anywidget in a shadow root and a text/html output in a same-origin iframe of its own server; the
-    // model page's frame holds a view of its own (its selected layer), left out here
-    const found = () =>
-      page.evaluate((modelFrame) => {
-        const out = [];
-        let model = null;
-        const walk = (root, frame) => {
-          for (const e of root.querySelectorAll('*')) {
-            if (e.matches('[data-mha-explorer-view]')) out.push({ root: e, frame });
-            if (e.shadowRoot) walk(e.shadowRoot, frame);
-            if (e.matches(modelFrame)) model = e;
-            else if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument, e);
-          }
-        };
-        walk(document, null);
-        const api = model && model.contentWindow.mhaExplorer,
-          w = api && api.getWeights();
-        return {
-          views: out.map(({ root: r, frame }) => ({
-            data: Array.from(r.mhaExplorer.getWeights().data),
-            selection: r.mhaExplorer.getSelection(),
-            notes: r.mhaExplorer.getNotes(),
-            height: r.getBoundingClientRect().height,
-            content: r.scrollHeight,
-            inner: r.clientHeight,
-            frame: frame && {
-              height: frame.getBoundingClientRect().height,
-              content: frame.contentDocument.documentElement.scrollHeight,
-            },
-          })),
-          model: w && { shape: w.shape, data: Array.from(w.data), tokens: api.getTokens() },
-        };
-      }, MODEL_FRAME);
     let all = { views: [] };
     for (const deadline = Date.now() + 180000; Date.now() < deadline; await page.waitForTimeout(500)) {
-      all = await found();
+      all = await marimoViews(page);
       if (all.views.length >= 2 && all.model) break;
     }
     if (all.views.length < 2 || !all.model) {
