@@ -6,8 +6,10 @@
 //   export  shown in nbconvert's exported HTML, opened offline in Chromium (every non-file request refused), and the
 //           time from navigation until it shows; dark: in the export with nbconvert's dark theme, the background
 //           behind the output is dark
-//   lab     in PyPI's JupyterLab (one server): after the setup cell, each tool's cell run on its own (Shift+Enter),
+//   lab     in PyPI's JupyterLab (one server): after the setup cell, the tool's cell run on its own (Shift+Enter),
 //           the time from the key press until its output shows; and whether it shows again after saving and reopening
+// Each tool and size has a notebook of its own (the setup cell, then the tool's cell): the peers write every weight as
+// text, hundreds of MB at 200 tokens, which would weigh on the times of the others in a shared notebook.
 // Usage: node bench/notebook-peers.mjs [--tokens 20,200]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,12 +44,12 @@ g = torch.Generator().manual_seed(0)
 att = tuple(torch.softmax(torch.randn(1, 12, T, T, generator=g), -1) for _ in range(12))
 tokens = ["tok%d" % i for i in range(T)]`;
 
-function notebook(T) {
+function notebook(T, tools) {
   const cell = (source) => ({ cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source });
   return {
     nbformat: 4,
     nbformat_minor: 5,
-    cells: [cell(SETUP(T)), ...TOOLS.map((t) => cell(t.code))],
+    cells: [cell(SETUP(T)), ...tools.map((t) => cell(t.code))],
     metadata: { kernelspec: { name: 'mha-explorer', display_name: 'Python (mha-explorer)', language: 'python' } },
   };
 }
@@ -79,13 +81,13 @@ const luminance = (c) => {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 };
 
-async function exported(browser, html, dark) {
+async function exported(browser, html, dark, tools) {
   const page = await browser.context.newPage();
   await page.route(/^(https?|wss?):/, (route) => route.abort()); // offline
   await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
   await page.addInitScript(
     WATCH,
-    TOOLS.map((t) => t.shown),
+    tools.map((t) => t.shown),
   );
   // the peers write every weight as text: at 200 tokens the export is tens of MB, which takes Chromium more than
   // Playwright's default 30 s to load on a busy machine; 20 s more after the load for what renders late
@@ -106,7 +108,7 @@ async function exported(browser, html, dark) {
     }),
   );
   await page.close();
-  return TOOLS.map((_, i) => ({ ms: got[i] ?? null, background: backgrounds[i] }));
+  return tools.map((_, i) => ({ ms: got[i] ?? null, background: backgrounds[i] }));
 }
 
 const freePort = () =>
@@ -118,7 +120,7 @@ const freePort = () =>
     });
   });
 
-async function inJupyterLab(browser, origin, token, path) {
+async function inJupyterLab(browser, origin, token, path, tools) {
   const page = await browser.context.newPage();
   await page.route(
     (u) =>
@@ -127,7 +129,7 @@ async function inJupyterLab(browser, origin, token, path) {
   );
   await page.addInitScript(
     WATCH,
-    TOOLS.map((t) => t.shown),
+    tools.map((t) => t.shown),
   );
   await page.goto(origin + '/lab/tree/' + path + '?token=' + token);
   await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
@@ -154,7 +156,7 @@ async function inJupyterLab(browser, origin, token, path) {
     null,
     { timeout: 120000 },
   );
-  for (let i = 0; i < TOOLS.length; i++) {
+  for (let i = 0; i < tools.length; i++) {
     await runCell(i + 1);
     await page
       .waitForFunction(
@@ -190,7 +192,7 @@ async function inJupyterLab(browser, origin, token, path) {
   await page.waitForTimeout(5000);
   const reopened = await page.evaluate(() => window.__shown);
   await page.close();
-  return TOOLS.map((_, i) => ({ ms: run[i] ?? null, reopened: reopened[i] != null }));
+  return tools.map((_, i) => ({ ms: run[i] ?? null, reopened: reopened[i] != null }));
 }
 
 // Each cell's outputs: their size as JSON and their errors. Read by Python: the peers' notebook at 200 tokens is
@@ -229,34 +231,41 @@ const lab = spawn(
 const rows = [];
 try {
   await new Promise((r) => setTimeout(r, 15000));
+  // one notebook per tool and size: at 200 tokens the peers' outputs are hundreds of MB each (every weight as text),
+  // which would otherwise weigh on the others' export and JupyterLab times
   for (const T of SIZES) {
-    const sub = join(dir, 'T' + T);
-    mkdirSync(sub);
-    writeFileSync(join(sub, 'peers.ipynb'), JSON.stringify(notebook(T)));
-    await executeNotebook(sub, 'peers.ipynb', env);
-    const { bytes, errors } = outputSizes(join(sub, 'executed.ipynb'), venv);
-    const light = await exported(browser, join(sub, 'executed.html'), false);
-    // the same notebook exported with nbconvert's dark theme, opened with a dark colour scheme
-    execFileSync(
-      'jupyter-nbconvert',
-      ['--to', 'html', '--HTMLExporter.theme=dark', '--output', 'executed-dark.html', 'executed.ipynb'],
-      { cwd: sub, env, stdio: 'ignore' },
-    );
-    const dark = await exported(browser, join(sub, 'executed-dark.html'), true);
-    writeFileSync(join(sub, 'lab.ipynb'), JSON.stringify(notebook(T)));
-    const inLab = await inJupyterLab(browser, origin, token, 'T' + T + '/lab.ipynb');
-    TOOLS.forEach((t, i) =>
+    for (const [i, tool] of TOOLS.entries()) {
+      const name = 'T' + T + '-' + i,
+        sub = join(dir, name);
+      mkdirSync(sub);
+      writeFileSync(join(sub, 'peers.ipynb'), JSON.stringify(notebook(T, [tool])));
+      await executeNotebook(sub, 'peers.ipynb', env);
+      const { bytes, errors } = outputSizes(join(sub, 'executed.ipynb'), venv);
+      const [light] = await exported(browser, join(sub, 'executed.html'), false, [tool]);
+      // the same notebook exported with nbconvert's dark theme, opened with a dark colour scheme
+      execFileSync(
+        'jupyter-nbconvert',
+        ['--to', 'html', '--HTMLExporter.theme=dark', '--output', 'executed-dark.html', 'executed.ipynb'],
+        { cwd: sub, env, stdio: 'ignore' },
+      );
+      const [dark] = await exported(browser, join(sub, 'executed-dark.html'), true, [tool]);
+      rmSync(join(sub, 'executed.html'));
+      rmSync(join(sub, 'executed-dark.html'));
+      writeFileSync(join(sub, 'lab.ipynb'), JSON.stringify(notebook(T, [tool])));
+      const [inLab] = await inJupyterLab(browser, origin, token, name + '/lab.ipynb', [tool]);
       rows.push({
-        tool: t.name,
+        tool: tool.name,
         tokens: T,
-        ipynbBytes: bytes[i],
-        error: errors[i] || null,
-        exportMs: light[i].ms,
-        exportDark: dark[i].ms != null && luminance(dark[i].background) < 0.2,
-        labMs: inLab[i].ms,
-        labReopened: inLab[i].reopened,
-      }),
-    );
+        ipynbBytes: bytes[0],
+        error: errors[0] || null,
+        exportMs: light.ms,
+        exportDark: dark.ms != null && luminance(dark.background) < 0.2,
+        labMs: inLab.ms,
+        labReopened: inLab.reopened,
+      });
+      console.error('# ' + JSON.stringify(rows[rows.length - 1]));
+      rmSync(sub, { recursive: true, force: true });
+    }
   }
 } finally {
   lab.kill('SIGTERM');
