@@ -10,7 +10,7 @@
 //           the time from the key press until its output shows; and whether it shows again after saving and reopening
 // Each tool and size has a notebook of its own (the setup cell, then the tool's cell): the peers write every weight as
 // text, hundreds of MB at 200 tokens, which would weigh on the times of the others in a shared notebook.
-// Usage: node bench/notebook-peers.mjs [--tokens 20,200]
+// Usage: node bench/notebook-peers.mjs [--tokens 20,200] [--tools mx.show,BertViz] [--widget-state on]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -19,9 +19,16 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { launch, repo, pythonEnv, executeNotebook } from '../tests/browser/helpers.mjs';
 
-const arg = process.argv.indexOf('--tokens');
-const SIZES = arg > 0 ? process.argv[arg + 1].split(',').map(Number) : [20, 200];
-const TOOLS = [
+const option = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const SIZES = option('--tokens', '20,200').split(',').map(Number);
+// executed as JupyterLab saves a notebook by default (no widget state); --widget-state on stores it, as nbconvert
+// --execute does by default: the export then renders widgets (mx.show above its HTML cap) with the widget manager from
+// unpkg, which an offline page cannot load
+const WIDGET_STATE = option('--widget-state', 'off') === 'on';
+const ALL_TOOLS = [
   {
     name: 'mha-explorer mx.show',
     code: 'mx.show(att, tokens, title="mx.show")',
@@ -35,6 +42,12 @@ const TOOLS = [
     shown: 'canvas, svg',
   },
 ];
+// --tools a,b: only the tools whose names contain one of these
+const TOOLS = ALL_TOOLS.filter((t) =>
+  option('--tools', '')
+    .split(',')
+    .some((w) => t.name.includes(w)),
+);
 const SETUP = (T) => `import torch
 import mha_explorer as mx
 from bertviz import head_view, model_view
@@ -239,7 +252,9 @@ try {
         sub = join(dir, name);
       mkdirSync(sub);
       writeFileSync(join(sub, 'peers.ipynb'), JSON.stringify(notebook(T, [tool])));
-      await executeNotebook(sub, 'peers.ipynb', env);
+      await executeNotebook(sub, 'peers.ipynb', env, [
+        '--ExecutePreprocessor.store_widget_state=' + (WIDGET_STATE ? 'True' : 'False'),
+      ]);
       const { bytes, errors } = outputSizes(join(sub, 'executed.ipynb'), venv);
       const [light] = await exported(browser, join(sub, 'executed.html'), false, [tool]);
       // the same notebook exported with nbconvert's dark theme, opened with a dark colour scheme
