@@ -72,7 +72,7 @@ gpt2 = mx.explore_model(model, tokenizer, oracle("gpt2", 0)["text"])
 gpt2""",
     """json.dump({"minilm": oracle("minilm", 0), "gpt2": oracle("gpt2", 0), "gpt2-1": oracle("gpt2", 1)},
           open("expected-model.json", "w"))
-print("outputs expected")""",
+print("model pages expected")""",
 ]
 
 

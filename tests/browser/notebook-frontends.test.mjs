@@ -219,11 +219,12 @@ async function axe(page, where, context = '[data-mha-explorer-view]') {
   );
 }
 
-const outputsDone = (page) =>
+// Until the notebook's last cell printed its marker (each notebook its own: JupyterLab reopens the notebooks of the
+// tests before beside it).
+const outputsDone = (page, marker) =>
   page.waitForFunction(
-    () =>
-      [...document.querySelectorAll('.jp-OutputArea-output pre')].some((e) => /outputs expected/.test(e.textContent)),
-    null,
+    (m) => [...document.querySelectorAll('.jp-OutputArea-output pre')].some((e) => e.textContent.includes(m)),
+    marker,
     { timeout: 180000 },
   );
 const viewsShown = (page, n) =>
@@ -288,7 +289,7 @@ async function openAndRunAll(path, shot) {
     )
     .catch(() => {});
   await menu(page, 'Run', 'runmenu:run-all'); // Run → Run All Cells, as a student does
-  await outputsDone(page).catch(async (e) => {
+  await outputsDone(page, shot.marker || 'outputs expected').catch(async (e) => {
     await page.screenshot({ path: join(ARTIFACTS, shot.name + '-stuck.png') });
     throw e;
   });
@@ -512,7 +513,10 @@ test(
   'JupyterLab 4: mx.explore_model, a folder and a model object, every head equal to transformers, no weights saved',
   { timeout: 480000 },
   async () => {
-    const g = await openAndRunAll('/lab/tree/lab/model.ipynb', { name: 'jupyterlab-model' });
+    const g = await openAndRunAll('/lab/tree/lab/model.ipynb', {
+      name: 'jupyterlab-model',
+      marker: 'model pages expected',
+    });
     const { page } = g;
     const expected = JSON.parse(readFileSync(join(DIR, 'lab', 'expected-model.json'), 'utf8'));
     await modelPagesShown(page, [null, null]).catch(async (e) => {
