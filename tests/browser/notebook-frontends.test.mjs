@@ -513,7 +513,8 @@ test(
   'JupyterLab 4: mx.explore_model, a folder and a model object, every head equal to transformers, no weights saved',
   { timeout: 480000 },
   async () => {
-    const g = await openAndRunAll('/lab/tree/lab/model.ipynb', {
+    // a workspace of its own: the model notebook alone in the page (JupyterLab reopens the last test's notebook)
+    const g = await openAndRunAll('/lab/workspaces/model/tree/lab/model.ipynb', {
       name: 'jupyterlab-model',
       marker: 'model pages expected',
     });
