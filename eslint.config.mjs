@@ -34,6 +34,8 @@ export default [
     languageOptions: { globals: { ...globals.browser } },
   },
   { files: ['web/compute/forward-worker.js'], languageOptions: { globals: { ...globals.worker } } },
+  // The Python package's anywidget views (ES modules run in the notebook's page).
+  { files: ['python/mha_explorer/*.js'], languageOptions: { globals: { ...globals.browser } } },
   // Appended to a core build as a Blob worker's classic script (web/build.mjs), not a module.
   {
     files: ['web/compute/trainer-worker.js'],

@@ -6,9 +6,11 @@
 //   export  shown in nbconvert's exported HTML, opened offline in Chromium (every non-file request refused), and the
 //           time from navigation until it shows; dark: in the export with nbconvert's dark theme, the background
 //           behind the output is dark
-//   lab     in PyPI's JupyterLab (one server): after the setup cell, each tool's cell run on its own (Shift+Enter),
+//   lab     in PyPI's JupyterLab (one server): after the setup cell, the tool's cell run on its own (Shift+Enter),
 //           the time from the key press until its output shows; and whether it shows again after saving and reopening
-// Usage: node bench/notebook-peers.mjs [--tokens 20,200]
+// Each tool and size has a notebook of its own (the setup cell, then the tool's cell): the peers write every weight as
+// text, hundreds of MB at 200 tokens, which would weigh on the times of the others in a shared notebook.
+// Usage: node bench/notebook-peers.mjs [--tokens 20,200] [--tools mx.show,BertViz] [--widget-state on]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -17,9 +19,17 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { launch, repo, pythonEnv, executeNotebook } from '../tests/browser/helpers.mjs';
 
-const arg = process.argv.indexOf('--tokens');
-const SIZES = arg > 0 ? process.argv[arg + 1].split(',').map(Number) : [20, 200];
-const TOOLS = [
+const option = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const SIZES = option('--tokens', '20,200').split(',').map(Number);
+// executed as JupyterLab saves a notebook by default (no widget state); --widget-state on stores it, as nbconvert
+// --execute does by default: the export then renders widgets (mx.show above its HTML cap) with the widget manager from
+// unpkg, which an offline page cannot load
+const WIDGET_STATE = option('--widget-state', 'off') === 'on';
+const LAB_LIMIT = 100e6; // bytes of a cell's outputs above which JupyterLab is not driven (see below)
+const ALL_TOOLS = [
   {
     name: 'mha-explorer mx.show',
     code: 'mx.show(att, tokens, title="mx.show")',
@@ -33,6 +43,12 @@ const TOOLS = [
     shown: 'canvas, svg',
   },
 ];
+// --tools a,b: only the tools whose names contain one of these
+const TOOLS = ALL_TOOLS.filter((t) =>
+  option('--tools', '')
+    .split(',')
+    .some((w) => t.name.includes(w)),
+);
 const SETUP = (T) => `import torch
 import mha_explorer as mx
 from bertviz import head_view, model_view
@@ -42,12 +58,12 @@ g = torch.Generator().manual_seed(0)
 att = tuple(torch.softmax(torch.randn(1, 12, T, T, generator=g), -1) for _ in range(12))
 tokens = ["tok%d" % i for i in range(T)]`;
 
-function notebook(T) {
+function notebook(T, tools) {
   const cell = (source) => ({ cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source });
   return {
     nbformat: 4,
     nbformat_minor: 5,
-    cells: [cell(SETUP(T)), ...TOOLS.map((t) => cell(t.code))],
+    cells: [cell(SETUP(T)), ...tools.map((t) => cell(t.code))],
     metadata: { kernelspec: { name: 'mha-explorer', display_name: 'Python (mha-explorer)', language: 'python' } },
   };
 }
@@ -79,15 +95,18 @@ const luminance = (c) => {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 };
 
-async function exported(browser, html, dark) {
+async function exported(browser, html, dark, tools) {
   const page = await browser.context.newPage();
   await page.route(/^(https?|wss?):/, (route) => route.abort()); // offline
   await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
   await page.addInitScript(
     WATCH,
-    TOOLS.map((t) => t.shown),
+    tools.map((t) => t.shown),
   );
-  await page.goto(pathToFileURL(html).href);
+  // the peers write every weight as text: at 200 tokens the export is tens of MB, which takes Chromium more than
+  // Playwright's default 30 s to load on a busy machine; 20 s more after the load for what renders late
+  await page.goto(pathToFileURL(html).href, { waitUntil: 'commit' });
+  await page.waitForLoadState('load', { timeout: 600000 });
   await page.waitForTimeout(20000);
   const got = await page.evaluate(() => window.__shown);
   // the background behind each output: its first non-transparent ancestor or own element
@@ -103,7 +122,7 @@ async function exported(browser, html, dark) {
     }),
   );
   await page.close();
-  return TOOLS.map((_, i) => ({ ms: got[i] ?? null, background: backgrounds[i] }));
+  return tools.map((_, i) => ({ ms: got[i] ?? null, background: backgrounds[i] }));
 }
 
 const freePort = () =>
@@ -115,7 +134,7 @@ const freePort = () =>
     });
   });
 
-async function inJupyterLab(browser, origin, token, path) {
+async function inJupyterLab(browser, origin, token, path, tools) {
   const page = await browser.context.newPage();
   await page.route(
     (u) =>
@@ -124,7 +143,7 @@ async function inJupyterLab(browser, origin, token, path) {
   );
   await page.addInitScript(
     WATCH,
-    TOOLS.map((t) => t.shown),
+    tools.map((t) => t.shown),
   );
   await page.goto(origin + '/lab/tree/' + path + '?token=' + token);
   await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
@@ -151,7 +170,7 @@ async function inJupyterLab(browser, origin, token, path) {
     null,
     { timeout: 120000 },
   );
-  for (let i = 0; i < TOOLS.length; i++) {
+  for (let i = 0; i < tools.length; i++) {
     await runCell(i + 1);
     await page
       .waitForFunction(
@@ -170,12 +189,14 @@ async function inJupyterLab(browser, origin, token, path) {
   const run = await page.evaluate(() => window.__shown);
   await page.getByRole('menuitem', { name: 'File', exact: true }).click();
   await page.locator('li[data-command="docmanager:save"]').first().click();
+  // saved once the tab is no longer marked dirty (the peers' outputs at 200 tokens are tens of MB)
+  await page.waitForFunction(() => !document.querySelector('.jp-mod-dirty'), null, { timeout: 300000 });
   await page.waitForTimeout(2000);
   await page.evaluate(() => {
     window.__shown = {};
   });
-  await page.reload();
-  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
+  await page.reload({ timeout: 300000 });
+  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 300000 });
   await page.evaluate(async () => {
     for (const c of document.querySelectorAll('.jp-Notebook .jp-Cell')) {
       c.scrollIntoView();
@@ -185,7 +206,7 @@ async function inJupyterLab(browser, origin, token, path) {
   await page.waitForTimeout(5000);
   const reopened = await page.evaluate(() => window.__shown);
   await page.close();
-  return TOOLS.map((_, i) => ({ ms: run[i] ?? null, reopened: reopened[i] != null }));
+  return tools.map((_, i) => ({ ms: run[i] ?? null, reopened: reopened[i] != null }));
 }
 
 // Each cell's outputs: their size as JSON and their errors. Read by Python: the peers' notebook at 200 tokens is
@@ -224,34 +245,48 @@ const lab = spawn(
 const rows = [];
 try {
   await new Promise((r) => setTimeout(r, 15000));
+  // one notebook per tool and size: at 200 tokens the peers' outputs are hundreds of MB each (every weight as text),
+  // which would otherwise weigh on the others' export and JupyterLab times
   for (const T of SIZES) {
-    const sub = join(dir, 'T' + T);
-    mkdirSync(sub);
-    writeFileSync(join(sub, 'peers.ipynb'), JSON.stringify(notebook(T)));
-    await executeNotebook(sub, 'peers.ipynb', env);
-    const { bytes, errors } = outputSizes(join(sub, 'executed.ipynb'), venv);
-    const light = await exported(browser, join(sub, 'executed.html'), false);
-    // the same notebook exported with nbconvert's dark theme, opened with a dark colour scheme
-    execFileSync(
-      'jupyter-nbconvert',
-      ['--to', 'html', '--HTMLExporter.theme=dark', '--output', 'executed-dark.html', 'executed.ipynb'],
-      { cwd: sub, env, stdio: 'ignore' },
-    );
-    const dark = await exported(browser, join(sub, 'executed-dark.html'), true);
-    writeFileSync(join(sub, 'lab.ipynb'), JSON.stringify(notebook(T)));
-    const inLab = await inJupyterLab(browser, origin, token, 'T' + T + '/lab.ipynb');
-    TOOLS.forEach((t, i) =>
+    for (const [i, tool] of TOOLS.entries()) {
+      const name = 'T' + T + '-' + i,
+        sub = join(dir, name);
+      mkdirSync(sub);
+      writeFileSync(join(sub, 'peers.ipynb'), JSON.stringify(notebook(T, [tool])));
+      await executeNotebook(sub, 'peers.ipynb', env, [
+        '--ExecutePreprocessor.store_widget_state=' + (WIDGET_STATE ? 'True' : 'False'),
+      ]);
+      const { bytes, errors } = outputSizes(join(sub, 'executed.ipynb'), venv);
+      const [light] = await exported(browser, join(sub, 'executed.html'), false, [tool]);
+      // the same notebook exported with nbconvert's dark theme, opened with a dark colour scheme
+      execFileSync(
+        'jupyter-nbconvert',
+        ['--to', 'html', '--HTMLExporter.theme=dark', '--output', 'executed-dark.html', 'executed.ipynb'],
+        { cwd: sub, env, stdio: 'ignore' },
+      );
+      const [dark] = await exported(browser, join(sub, 'executed-dark.html'), true, [tool]);
+      rmSync(join(sub, 'executed.html'));
+      rmSync(join(sub, 'executed-dark.html'));
+      writeFileSync(join(sub, 'lab.ipynb'), JSON.stringify(notebook(T, [tool])));
+      // An output of hundreds of MB reaches Playwright as one DevTools message (a websocket frame, a request's body)
+      // longer than the longest string Node holds (512 MB): it crashes the driver, not the page. Not measured there.
+      const [inLab] =
+        bytes[0] > LAB_LIMIT
+          ? [{ ms: null, reopened: null }]
+          : await inJupyterLab(browser, origin, token, name + '/lab.ipynb', [tool]);
       rows.push({
-        tool: t.name,
+        tool: tool.name,
         tokens: T,
-        ipynbBytes: bytes[i],
-        error: errors[i] || null,
-        exportMs: light[i].ms,
-        exportDark: dark[i].ms != null && luminance(dark[i].background) < 0.2,
-        labMs: inLab[i].ms,
-        labReopened: inLab[i].reopened,
-      }),
-    );
+        ipynbBytes: bytes[0],
+        error: errors[0] || null,
+        exportMs: light.ms,
+        exportDark: dark.ms != null && luminance(dark.background) < 0.2,
+        labMs: inLab.ms,
+        labReopened: inLab.reopened,
+      });
+      console.error('# ' + JSON.stringify(rows[rows.length - 1]));
+      rmSync(sub, { recursive: true, force: true });
+    }
   }
 } finally {
   lab.kill('SIGTERM');
@@ -259,11 +294,12 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 const fmt = (ms) => (ms == null ? 'not shown' : (ms / 1000).toFixed(2) + ' s');
+const labFmt = (r) => (r.labReopened == null ? 'not measured' : fmt(r.labMs));
 console.log('| tool | tokens | .ipynb bytes | exported HTML offline | dark | JupyterLab run | reopened |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) {
   console.log(
-    `| ${r.tool} | ${r.tokens} | ${r.ipynbBytes.toLocaleString('en')} | ${fmt(r.exportMs)} | ${r.exportDark ? 'yes' : 'no'} | ${fmt(r.labMs)} | ${r.labReopened ? 'yes' : 'no'} |` +
+    `| ${r.tool} | ${r.tokens} | ${r.ipynbBytes.toLocaleString('en')} | ${fmt(r.exportMs)} | ${r.exportDark ? 'yes' : 'no'} | ${labFmt(r)} | ${r.labReopened == null ? 'not measured' : r.labReopened ? 'yes' : 'no'} |` +
       (r.error ? ' ' + r.error : ''),
   );
 }

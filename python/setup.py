@@ -18,6 +18,7 @@ NEEDED = [
     "mha-explorer-view-classic.js",
     "mha-explorer.html",
     "mha-explorer-lab.html",
+    "mha-explorer-models.html",
     "params.json",
     "scales.json",
 ]

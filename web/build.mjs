@@ -258,6 +258,7 @@ for (const f of [
   'mha-explorer-view-classic.js',
   'mha-explorer.html',
   'mha-explorer-lab.html',
+  'mha-explorer-models.html',
 ]) {
   if (existsSync(join(out, f))) copyFileSync(join(out, f), join(packageStatic, f));
 }

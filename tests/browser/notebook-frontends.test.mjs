@@ -4,14 +4,17 @@
 // with the pinned front ends (scripts/python/requirements-frontends.txt). The notebook (python/tests/
 // make_frontends_notebook.py): three layers' attentions (HTML output), the real all-MiniLM-L6-v2 in one line
 // (mx.show(model, tokenizer, text)), nn.MultiheadAttention with its shape trace, mx.Heads set from Python and out of
-// range; its last cell writes what transformers and PyTorch computed (expected.json).
+// range; its last cell writes what transformers and PyTorch computed (expected.json). mx.explore_model in JupyterLab: the
+// model page of the real all-MiniLM-L6-v2 folder and of a transformers model object (the oracle's tiny GPT-2), every
+// head within the float32 bound of transformers' float64 attentions, the text set from Python, the theme followed live,
+// reopened, the saved .ipynb without the weights.
 // In each: every view at its content's height, values equal PyTorch's (≤ 1e-6), no console error, no request beyond
 // the front end's own server, axe-core 0 violations in the views, light and dark theme (JupyterLab: switched live
 // through its Settings menu, the trace's code readable), and the view again after the notebook is reopened.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -65,6 +68,10 @@ before(async () => {
     HF_HUB_OFFLINE: '1',
     TRANSFORMERS_OFFLINE: '1',
   };
+  // no "get notified about Jupyter news?" toast over the screenshots (and no request for the news)
+  const news = join(DIR, '.settings', '@jupyterlab', 'apputils-extension');
+  mkdirSync(news, { recursive: true });
+  writeFileSync(join(news, 'notification.jupyterlab-settings'), '{"fetchNews": "false"}');
   for (const d of ['lab', 'nb7'])
     execFileSync(join(venv, 'bin', 'python'), [
       join(repo, 'python', 'tests', 'make_frontends_notebook.py'),
@@ -212,11 +219,12 @@ async function axe(page, where, context = '[data-mha-explorer-view]') {
   );
 }
 
-const outputsDone = (page) =>
+// Until the notebook's last cell printed its marker (each notebook its own: JupyterLab reopens the notebooks of the
+// tests before beside it).
+const outputsDone = (page, marker) =>
   page.waitForFunction(
-    () =>
-      [...document.querySelectorAll('.jp-OutputArea-output pre')].some((e) => /outputs expected/.test(e.textContent)),
-    null,
+    (m) => [...document.querySelectorAll('.jp-OutputArea-output pre')].some((e) => e.textContent.includes(m)),
+    marker,
     { timeout: 180000 },
   );
 const viewsShown = (page, n) =>
@@ -248,7 +256,9 @@ async function scrollThrough(page) {
   });
 }
 
-async function runNotebook(where, path, shot) {
+// A notebook opened in JupyterLab or Notebook 7 (path: its URL path), its kernel selected, Run → Run All Cells as a
+// student does, until its last cell prints "outputs expected", every cell scrolled into view. → the guarded page.
+async function openAndRunAll(path, shot) {
   const g = await guardedPage(browser.context, own(jupyter.origin));
   const { page } = g;
   g.sources = []; // where each console error came from
@@ -279,11 +289,26 @@ async function runNotebook(where, path, shot) {
     )
     .catch(() => {});
   await menu(page, 'Run', 'runmenu:run-all'); // Run → Run All Cells, as a student does
-  await outputsDone(page).catch(async (e) => {
+  await outputsDone(page, shot.marker || 'outputs expected').catch(async (e) => {
     await page.screenshot({ path: join(ARTIFACTS, shot.name + '-stuck.png') });
     throw e;
   });
   await scrollThrough(page);
+  return g;
+}
+
+// File → Save, then the page reloaded (the kernel still runs) and every cell scrolled into view again.
+async function saveAndReload(page) {
+  await menu(page, 'File', 'docmanager:save');
+  await page.waitForTimeout(1000);
+  await page.reload();
+  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
+  await scrollThrough(page);
+}
+
+async function runNotebook(where, path, shot) {
+  const g = await openAndRunAll(path, shot);
+  const { page } = g;
   await viewsShown(page, HTML_VIEWS + 1);
   const expected = JSON.parse(readFileSync(join(DIR, shot.dir, 'expected.json'), 'utf8'));
   checkViews(await views(page), expected, where, 'light');
@@ -301,6 +326,18 @@ async function runNotebook(where, path, shot) {
     .screenshot({ path: join(ARTIFACTS, shot.name + '-light.png') });
   await axe(page, where + ' (light)');
   return { g, page, expected };
+}
+
+// Saved and reopened: the HTML views are trusted outputs of this server and show again (the widget comes back from the
+// running kernel). → the views.
+async function reopened(page, expected) {
+  await saveAndReload(page);
+  await viewsShown(page, HTML_VIEWS);
+  const again = await views(page);
+  again
+    .slice(0, HTML_VIEWS)
+    .forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'reopened view ' + i));
+  return again;
 }
 
 test(
@@ -350,16 +387,7 @@ test(
     await axe(page, 'JupyterLab (dark)');
     // Saved (File → Save), then the page reloaded: the HTML views are trusted outputs of this server and show again, the
     // widget comes back from the running kernel
-    await menu(page, 'File', 'docmanager:save');
-    await page.waitForTimeout(1000);
-    await page.reload();
-    await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
-    await scrollThrough(page);
-    await viewsShown(page, HTML_VIEWS);
-    const again = await views(page);
-    again
-      .slice(0, HTML_VIEWS)
-      .forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'reopened view ' + i));
+    const again = await reopened(page, expected);
     assert.ok(
       again.every((v) => v.theme === 'dark'),
       'reopened in the Dark theme',
@@ -400,6 +428,152 @@ test(
   },
 );
 
+// mx.explore_model's pages in the document (each an iframe of the one-file model page): whether it shows a model, its
+// weights and tokens (window.mhaExplorer, web/models/api.js), its theme, and the frame's height against its page's.
+const MODEL_FRAME = 'iframe[title^="MHA Explorer: every head"]';
+const modelPages = (page) =>
+  page.evaluate(async (sel) => {
+    const out = [];
+    for (const f of document.querySelectorAll(sel)) {
+      const api = f.contentWindow && f.contentWindow.mhaExplorer,
+        w = api && (await api.ready) ? api.getWeights() : null,
+        body = f.contentDocument.body;
+      // a frame out of view is not laid out (JupyterLab's cells: content-visibility): in view, it takes its height
+      for (let i = 0; i < 40; i++) {
+        f.scrollIntoView();
+        await new Promise((r) => setTimeout(r, 100));
+        if (Math.abs(f.getBoundingClientRect().height - body.getBoundingClientRect().height - 4) <= 2) break;
+      }
+      out.push({
+        shape: w && w.shape,
+        data: w ? Array.from(w.data) : [],
+        tokens: api ? api.getTokens() : [],
+        messages: api ? api.getMessages() : [],
+        theme: body.getAttribute('data-theme'),
+        height: f.getBoundingClientRect().height,
+        content: body.getBoundingClientRect().height,
+      });
+    }
+    return out;
+  }, MODEL_FRAME);
+// Until n model pages show the given tokens (each a list, or null for any model shown).
+const modelPagesShown = (page, tokens) =>
+  page.waitForFunction(
+    ([sel, want]) => {
+      const frames = [...document.querySelectorAll(sel)];
+      return (
+        frames.length >= want.length &&
+        want.every((t, i) => {
+          const api = frames[i].contentWindow && frames[i].contentWindow.mhaExplorer;
+          return api && api.getWeights() && (!t || JSON.stringify(api.getTokens()) === JSON.stringify(t));
+        })
+      );
+    },
+    [MODEL_FRAME, tokens],
+    { timeout: 180000 },
+  );
+// |page − transformers' float64| ≤ the oracle's float32 bound, element by element (tests/models/make_checkpoints.py).
+function withinBounds(got, want, where) {
+  assert.deepEqual(got.shape, want.shape, where + ': shape');
+  assert.deepEqual(got.tokens, want.tokens, where + ": the tokenizer's tokens");
+  const i = got.data.findIndex((v, k) => !(Math.abs(v - want.attentions[k]) <= want.bound[k]));
+  assert.equal(
+    i,
+    -1,
+    where + ': element ' + i + ' is ' + got.data[i] + ', transformers ' + want.attentions[i] + ' ± ' + want.bound[i],
+  );
+}
+// What the student sees: JupyterLab with the top of model page n (a page taller than the window).
+async function modelShot(page, n, name) {
+  await page.evaluate(
+    ([sel, k]) => document.querySelectorAll(sel)[k].scrollIntoView({ block: 'start' }),
+    [MODEL_FRAME, n],
+  );
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(ARTIFACTS, name) });
+}
+// A new cell below the last one (command mode, B), the code typed and run with Shift+Enter, as a student does.
+async function runNewCell(page, code) {
+  await page.locator('.jp-Notebook .jp-Cell').last().locator('.jp-InputPrompt').click();
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('b');
+  await page.locator('.jp-Notebook .jp-Cell.jp-mod-selected .cm-content').click();
+  await page.keyboard.insertText(code);
+  await page.keyboard.press('Shift+Enter');
+}
+const lastOutput = (page, re) =>
+  page.waitForFunction(
+    (src) =>
+      [...document.querySelectorAll('.jp-OutputArea-output pre')].some((e) => new RegExp(src).test(e.textContent)),
+    re.source,
+    { timeout: 60000 },
+  );
+
+test(
+  'JupyterLab 4: mx.explore_model, a folder and a model object, every head equal to transformers, no weights saved',
+  { timeout: 480000 },
+  async () => {
+    // a workspace of its own: the model notebook alone in the page (JupyterLab reopens the last test's notebook)
+    const g = await openAndRunAll('/lab/workspaces/model/tree/lab/model.ipynb', {
+      name: 'jupyterlab-model',
+      marker: 'model pages expected',
+    });
+    const { page } = g;
+    const expected = JSON.parse(readFileSync(join(DIR, 'lab', 'expected-model.json'), 'utf8'));
+    await modelPagesShown(page, [null, null]).catch(async (e) => {
+      await page.screenshot({ path: join(ARTIFACTS, 'jupyterlab-model-stuck.png') });
+      throw e;
+    });
+    let [minilm, gpt2] = await modelPages(page);
+    withinBounds(minilm, expected.minilm, 'the MiniLM folder');
+    withinBounds(gpt2, expected.gpt2, 'the GPT-2 model object');
+    for (const p of [minilm, gpt2]) {
+      assert.deepEqual(p.messages, []);
+      assert.equal(p.theme, 'light');
+      assert.ok(
+        Math.abs(p.height - p.content - 4) <= 2,
+        'the frame at its page height: ' + p.height + ' for ' + p.content,
+      );
+    }
+    await modelShot(page, 0, 'jupyterlab-model-page.png');
+    // From Python: the text set on the widget, the page shows it; what the page shows, read back in Python
+    await runNewCell(page, 'gpt2.text = ' + JSON.stringify(expected['gpt2-1'].text));
+    await modelPagesShown(page, [null, expected['gpt2-1'].tokens]);
+    [, gpt2] = await modelPages(page);
+    withinBounds(gpt2, expected['gpt2-1'], 'the GPT-2 page after gpt2.text = …');
+    await runNewCell(
+      page,
+      'print("status:", minilm.status, gpt2.status, gpt2.tokens == ' + JSON.stringify(expected['gpt2-1'].tokens) + ')',
+    );
+    await lastOutput(page, /status: shown shown True/);
+    // JupyterLab's theme switched live: the pages follow
+    await theme(page, 'JupyterLab Dark');
+    await page.waitForFunction(
+      (sel) =>
+        [...document.querySelectorAll(sel)].every((f) => f.contentDocument.body.getAttribute('data-theme') === 'dark'),
+      MODEL_FRAME,
+      { timeout: 30000 },
+    );
+    await modelShot(page, 1, 'jupyterlab-model-dark.png');
+    await theme(page, 'JupyterLab Light');
+    // Saved, then reloaded: the kernel sends the files again; the .ipynb holds the widgets' note, not the weights
+    await saveAndReload(page);
+    await modelPagesShown(page, [expected.minilm.tokens, expected['gpt2-1'].tokens]);
+    [minilm] = await modelPages(page);
+    withinBounds(minilm, expected.minilm, 'the MiniLM page after reopening');
+    const saved = readFileSync(join(DIR, 'lab', 'model.ipynb'), 'utf8');
+    assert.ok(saved.length < 100000, 'the saved notebook holds ' + saved.length + ' bytes (MiniLM weighs 90.9 MB)');
+    assert.match(saved, /the notebook does not keep them/);
+    console.log('# JupyterLab: the notebook with two model pages saved in ' + saved.length + ' bytes');
+    clean(g, 'JupyterLab, mx.explore_model');
+    await page.close();
+    // Exported by nbconvert: the note says what the cell shows and how to see it
+    await promisify(execFile)('jupyter-nbconvert', ['--to', 'html', 'model.ipynb'], { cwd: join(DIR, 'lab'), env });
+    const exported = readFileSync(join(DIR, 'lab', 'model.html'), 'utf8');
+    assert.equal((exported.match(/the notebook does not keep them: run this cell/g) || []).length, 2);
+  },
+);
+
 test('Notebook 7: Run All Cells through its menu, reopened', { timeout: 300000 }, async () => {
   const { g, page, expected } = await runNotebook('Notebook 7', '/notebooks/nb7/views.ipynb', {
     dir: 'nb7',
@@ -414,16 +588,7 @@ test('Notebook 7: Run All Cells through its menu, reopened', { timeout: 300000 }
       g.sources.some((s) => s.text === e && s.url.startsWith(jupyter.origin + '/static/notebook/')));
   g.errors = g.errors.filter((e) => !own7(e));
   if (g.errors.length) console.log('# Notebook 7 console errors and their sources: ' + JSON.stringify(g.sources));
-  await menu(page, 'File', 'docmanager:save');
-  await page.waitForTimeout(1000);
-  await page.reload();
-  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 90000 });
-  await scrollThrough(page);
-  await viewsShown(page, HTML_VIEWS);
-  const again = await views(page);
-  again
-    .slice(0, HTML_VIEWS)
-    .forEach((v, i) => assert.ok(maxDiff(v.data, expected.views[i]) <= 1e-6, 'reopened view ' + i));
+  await reopened(page, expected);
   clean(g, 'Notebook 7');
   await page.close();
 });
@@ -478,7 +643,9 @@ test('Voilà: the notebook as a page, the HTML views and the widget', { timeout:
 });
 
 // marimo: its own notebook format (a Python file of cells) and its anywidget support: mx.Heads, and mx.show, whose
-// _display_ gives marimo the widget (marimo puts an HTML output with scripts in a frame of fixed height, 400 px).
+// _display_ gives marimo the widget (marimo puts an HTML output with scripts in a frame of fixed height, 400 px), and
+// mx.explore_model on the oracle's tiny GPT-2 folder (the files through marimo's comm).
+const MODELS = join(repo, 'build', 'models');
 const MARIMO_APP = `import marimo
 app = marimo.App()
 
@@ -508,11 +675,62 @@ def _(layers, mx):
     return
 
 
+@app.cell
+def _(mx):
+    import json as _json
+    from safetensors import safe_open as _safe_open
+
+    with _safe_open("${MODELS}/gpt2/oracle-0.safetensors", "pt") as _f:
+        _meta = _f.metadata()
+        _oracle = dict(text=_json.loads(_meta["text"]), tokens=_json.loads(_meta["tokens"]),
+                       shape=list(_f.get_tensor("attentions").shape),
+                       attentions=_f.get_tensor("attentions").reshape(-1).tolist(),
+                       bound=_f.get_tensor("attentions.bound").reshape(-1).tolist())
+    with open("expected-model.json", "w") as _out:
+        _json.dump(_oracle, _out)
+    mx.explore_model("${MODELS}/gpt2", _oracle["text"])
+    return
+
+
 if __name__ == "__main__":
     app.run()
 `;
 
-test('marimo: mx.Heads and mx.show through its anywidget support', { timeout: 240000 }, async () => {
+// marimo draws an anywidget in a shadow root and a text/html output in a same-origin iframe of its own server; the
+// model page's frame holds a view of its own (its selected layer), left out here
+const marimoViews = (page) =>
+  page.evaluate((modelFrame) => {
+    const out = [];
+    let model = null;
+    const walk = (root, frame) => {
+      for (const e of root.querySelectorAll('*')) {
+        if (e.matches('[data-mha-explorer-view]')) out.push({ root: e, frame });
+        if (e.shadowRoot) walk(e.shadowRoot, frame);
+        if (e.matches(modelFrame)) model = e;
+        else if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument, e);
+      }
+    };
+    walk(document, null);
+    const api = model && model.contentWindow.mhaExplorer,
+      w = api && api.getWeights();
+    return {
+      views: out.map(({ root: r, frame }) => ({
+        data: Array.from(r.mhaExplorer.getWeights().data),
+        selection: r.mhaExplorer.getSelection(),
+        notes: r.mhaExplorer.getNotes(),
+        height: r.getBoundingClientRect().height,
+        content: r.scrollHeight,
+        inner: r.clientHeight,
+        frame: frame && {
+          height: frame.getBoundingClientRect().height,
+          content: frame.contentDocument.documentElement.scrollHeight,
+        },
+      })),
+      model: w && { shape: w.shape, data: Array.from(w.data), tokens: api.getTokens() },
+    };
+  }, MODEL_FRAME);
+
+test('marimo: mx.Heads, mx.show and mx.explore_model through its anywidget support', { timeout: 240000 }, async () => {
   const dir = join(DIR, 'marimo'),
     port = await freePort(),
     origin = 'http://127.0.0.1:' + port;
@@ -551,54 +769,22 @@ test('marimo: mx.Heads and mx.show through its anywidget support', { timeout: 24
       );
       if (ran) break;
     }
-    // marimo draws an anywidget in a shadow root and a text/html output in a same-origin iframe of its own server
-    const found = () =>
-      page.evaluate(() => {
-        const out = [];
-        const walk = (root, frame) => {
-          for (const e of root.querySelectorAll('*')) {
-            if (e.matches('[data-mha-explorer-view]')) out.push({ root: e, frame });
-            if (e.shadowRoot) walk(e.shadowRoot, frame);
-            if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument, e);
-          }
-        };
-        walk(document, null);
-        return out.map(({ root: r, frame }) => ({
-          data: Array.from(r.mhaExplorer.getWeights().data),
-          selection: r.mhaExplorer.getSelection(),
-          notes: r.mhaExplorer.getNotes(),
-          height: r.getBoundingClientRect().height,
-          content: r.scrollHeight,
-          inner: r.clientHeight,
-          frame: frame && {
-            height: frame.getBoundingClientRect().height,
-            content: frame.contentDocument.documentElement.scrollHeight,
-          },
-        }));
-      });
-    await page
-      .waitForFunction(
-        () => {
-          let n = 0;
-          const walk = (root) => {
-            for (const e of root.querySelectorAll('*')) {
-              if (e.matches('[data-mha-explorer-view]')) n++;
-              if (e.shadowRoot) walk(e.shadowRoot);
-              if (e.tagName === 'IFRAME' && e.contentDocument) walk(e.contentDocument);
-            }
-          };
-          walk(document);
-          return n >= 2;
-        },
-        null,
-        { timeout: 120000 },
-      )
-      .catch(async (e) => {
-        await page.screenshot({ path: join(ARTIFACTS, 'marimo-stuck.png'), fullPage: true });
-        throw e;
-      });
+    let all = { views: [] };
+    for (const deadline = Date.now() + 180000; Date.now() < deadline; await page.waitForTimeout(500)) {
+      all = await marimoViews(page);
+      if (all.views.length >= 2 && all.model) break;
+    }
+    if (all.views.length < 2 || !all.model) {
+      await page.screenshot({ path: join(ARTIFACTS, 'marimo-stuck.png'), fullPage: true });
+      assert.fail('marimo: ' + all.views.length + ' views, model page ' + (all.model ? 'shown' : 'not shown'));
+    }
+    withinBounds(
+      all.model,
+      JSON.parse(readFileSync(join(dir, 'expected-model.json'), 'utf8')),
+      'marimo, the model page',
+    );
     const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'));
-    const got = await found();
+    const got = all.views;
     assert.equal(got.length, 2, 'two views');
     assert.ok(
       got.every((v) => !v.frame),

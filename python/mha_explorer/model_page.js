@@ -1,0 +1,171 @@
+// MHA Explorer, mx.explore_model's view (an anywidget ESM; python/mha_explorer/_model_page.py is its kernel side):
+// asks the kernel for the model page, shows it in a same-origin iframe (srcdoc), then asks for the checkpoint's files,
+// which come as custom comm messages with binary buffers (never in the widget's state, so never saved with the
+// notebook), and hands them to the page through its scripting API (window.mhaExplorer.load({files, folder}),
+// web/models/api.js). Every load of the frame asks for the files again (a front end that moves the output reloads its
+// iframe) and the view keeps none of them. The iframe takes the page's height; the page follows the notebook's theme.
+// notebookTheme comes from the package's notebook glue (_html.HOST), which the kernel puts before this module.
+/* global notebookTheme */
+
+const WAIT_MS = 8000; // no answer by then: say what the view waits for (a busy or stopped kernel)
+const mb = (n) => (n / 1e6).toFixed(1) + ' MB';
+const bytesOf = (b) =>
+  b instanceof ArrayBuffer ? new Uint8Array(b) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+const OTHER_PAGE = /^(?:index|lab|mha-explorer|mha-explorer-lab)\.html/;
+
+class ModelPageView {
+  constructor(model, el) {
+    Object.assign(this, { model, el, frame: null, alive: true, asked: null, themeObserver: null, stops: [] });
+    this.root = el.appendChild(document.createElement('div'));
+    this.root.className = 'mhax-model';
+    this.status = this.root.appendChild(document.createElement('p'));
+    this.status.setAttribute('role', 'status');
+    this.status.style.cssText = 'margin:4px 0;font:13px system-ui,sans-serif';
+    const onMessage = (msg, buffers) => this.receive(msg, buffers),
+      onText = () => this.setText();
+    model.on('msg:custom', onMessage);
+    model.on('change:text', onText);
+    this.stops.push(() => model.off('msg:custom', onMessage));
+    this.stops.push(() => model.off('change:text', onText));
+    this.say('Asking the kernel for the model page and ' + model.get('description') + '…');
+    this.ask('page');
+  }
+
+  say(text) {
+    this.status.textContent = text;
+    this.status.hidden = !text;
+  }
+
+  // A request to the kernel: what = 'page' | 'files'; only the latest one's answers count.
+  ask(what) {
+    const mine = { id: Math.random().toString(36).slice(2), what, got: new Map(), received: 0, answered: false };
+    this.asked = mine;
+    this.model.send({ type: 'request', id: mine.id, what });
+    const waiting = setTimeout(() => {
+      if (this.alive && !mine.answered && this.asked === mine)
+        this.say(
+          'Waiting for the kernel to send the model ' +
+            (what === 'page' ? 'page' : 'files') +
+            ' (it answers once the cells before have run). If the kernel is not running (a notebook reopened), ' +
+            'run this cell again: the notebook does not keep the weights.',
+        );
+    }, WAIT_MS);
+    this.stops.push(() => clearTimeout(waiting));
+  }
+
+  // The kernel's answers: {type: page | file | done | error, id, name, offset, size, message} with their buffers.
+  receive(msg, buffers) {
+    const a = this.asked;
+    if (!this.alive || !msg || !a || msg.id !== a.id) return;
+    a.answered = true;
+    if (msg.type === 'page') this.showPage(new TextDecoder().decode(bytesOf(buffers[0])));
+    else if (msg.type === 'file') {
+      const chunk = bytesOf(buffers[0]);
+      if (!a.got.has(msg.name)) a.got.set(msg.name, []);
+      a.got.get(msg.name).push(chunk.slice());
+      a.received += chunk.length;
+      const total = this.model.get('files').reduce((s, f) => s + f.size, 0);
+      this.say("Receiving the model's files from the kernel: " + mb(a.received) + ' of ' + mb(total));
+    } else if (msg.type === 'done') this.load(a.got);
+    else if (msg.type === 'error') this.report(msg.message);
+  }
+
+  // The page's query: layer, head, theme (the notebook's unless given) and the text.
+  query() {
+    const q = new URLSearchParams(this.model.get('query'));
+    if (this.model.get('text')) q.set('text', this.model.get('text'));
+    if (!q.has('theme')) {
+      const theme = notebookTheme(this.el);
+      if (theme !== 'auto') q.set('theme', theme);
+    }
+    return q.toString();
+  }
+
+  showPage(page) {
+    const frame = (this.frame = document.createElement('iframe'));
+    frame.title = 'MHA Explorer: every head of ' + this.model.get('description');
+    frame.style.cssText = 'display:block;border:0;width:100%;height:720px';
+    const meta =
+      '<meta name="mha-explorer-query" content="' + this.query().replace(/&/g, '&amp;').replace(/"/g, '&quot;') + '">';
+    frame.addEventListener('load', () => {
+      if (!this.alive) return;
+      this.follow(frame.contentWindow);
+      this.ask('files');
+    });
+    frame.srcdoc = page.replace('<head>', () => '<head>' + meta);
+    this.root.appendChild(frame);
+  }
+
+  // The page's height, its links to the other pages (the cell holds this one only), the notebook's theme.
+  follow(win) {
+    const doc = win.document,
+      frame = this.frame;
+    new win.ResizeObserver(() => {
+      frame.style.height = Math.min(20000, Math.ceil(doc.body.getBoundingClientRect().height) + 4) + 'px';
+    }).observe(doc.body);
+    doc.addEventListener('click', (e) => {
+      const a = e.target.closest && e.target.closest('a[href]');
+      if (!a || !OTHER_PAGE.test(a.getAttribute('href'))) return;
+      e.preventDefault();
+      if (a.nextElementSibling && a.nextElementSibling.classList.contains('alone-hint')) return;
+      const hint = doc.createElement('span');
+      hint.className = 'alone-hint';
+      hint.setAttribute('role', 'status');
+      hint.textContent = ' mx.explore() or mx.lab() in a cell opens it';
+      a.after(hint);
+    });
+    if (!new URLSearchParams(this.model.get('query')).has('theme')) this.followTheme(win);
+  }
+
+  // A notebook switching its theme while the page is shown: the page's own theme button follows it.
+  followTheme(win) {
+    const body = this.el.ownerDocument.body;
+    if (!body || typeof MutationObserver !== 'function') return;
+    if (this.themeObserver) this.themeObserver.disconnect(); // the frame's previous document
+    this.themeObserver = new MutationObserver(() => {
+      const want = notebookTheme(this.el),
+        button = win.document.getElementById('theme-toggle');
+      if (want !== 'auto' && button && win.document.body.getAttribute('data-theme') !== want) button.click();
+    });
+    this.themeObserver.observe(body, { attributes: true, attributeFilter: ['data-jp-theme-light', 'class'] });
+  }
+
+  async load(got) {
+    const win = this.frame && this.frame.contentWindow,
+      api = win && win.mhaExplorer;
+    if (!this.alive || !api) return;
+    this.say('');
+    const files = this.model.get('files').map((f) => new win.File(got.get(f.name) || [], f.name));
+    got.clear();
+    await api.load({ files, folder: this.model.get('folder') }).catch(() => {});
+    this.report(null, api);
+  }
+
+  // What the page shows, for Python: tokens and status ("shown", or the page's or the kernel's message).
+  async report(message, api) {
+    const shown = api ? await api.ready : false;
+    if (!this.alive) return;
+    if (message) this.say(message);
+    this.model.set('tokens', shown ? api.getTokens() : []);
+    this.model.set('status', shown ? 'shown' : message || api.getMessages().join(' ') || 'not shown');
+    this.model.save_changes();
+  }
+
+  setText() {
+    const api = this.frame && this.frame.contentWindow && this.frame.contentWindow.mhaExplorer;
+    if (api) api.set({ text: this.model.get('text') }).then(() => this.report(null, api));
+  }
+
+  dispose() {
+    this.alive = false;
+    if (this.themeObserver) this.themeObserver.disconnect();
+    this.stops.forEach((stop) => stop());
+  }
+}
+
+function render({ model, el }) {
+  const view = new ModelPageView(model, el);
+  return () => view.dispose();
+}
+
+export default { render };
