@@ -137,7 +137,7 @@ class ModelPageView {
     this.say('');
     const files = this.model.get('files').map((f) => new win.File(got.get(f.name) || [], f.name));
     got.clear();
-    await api.load({ files, folder: this.model.get('folder') }).catch(() => {});
+    await api.load({ files, folder: this.model.get('folder'), dropped: false }).catch(() => {});
     this.report(null, api);
   }
 

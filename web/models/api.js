@@ -63,7 +63,12 @@ export function createApi(ctx, loading) {
       if (gone()) return removed();
       const files = Array.from((o && o.files) || []);
       return ctx
-        .track(loading.loadFiles(files, { folder: (o && o.folder) || folderOf(files), dropped: true }))
+        .track(
+          loading.loadFiles(files, {
+            folder: (o && o.folder) || folderOf(files),
+            dropped: !(o && o.dropped === false),
+          }),
+        )
         .then(() => true);
     },
     loadURL: (value) => (gone() ? removed() : ctx.track(loading.loadFromURL(value)).then(() => true)),

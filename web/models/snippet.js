@@ -20,9 +20,12 @@ export function pythonSnippet(o) {
   const info = o.info,
     headDim = info.headDim || info.dModel / info.heads;
   const cls = !info.hasLmHead ? 'AutoModel' : info.causal ? 'AutoModelForCausalLM' : 'AutoModelForMaskedLM';
+  const absolute = /^(\/|[A-Za-z]:[\\/])/.test(String(o.folder));
   const where = o.dropped
     ? '  # the folder you dropped on the page: write its path on your disk here'
-    : '  # the folder the page loaded (relative to the page: run this next to it)';
+    : absolute
+      ? '  # the folder the page loaded'
+      : '  # the folder the page loaded (relative to the page: run this next to it)';
   const lines = [
     '# MHA Explorer, the model page: layer ' +
       o.layer +
