@@ -1,4 +1,4 @@
-// <mha-explorer model="models/gpt2/"> in a course page (web/entries/element.js mounting the model page,
+// <mha-explorer model="checkpoints/gpt2/"> in a course page (web/entries/element.js mounting the model page,
 // web/models/page.js): the folder is read relative to the course page, the text comes from the text attribute, the
 // element's mhaExplorer is the model page's API (ready, getWeights, getTokens, set, load, ablate) and its weights,
 // tokens and top 5s equal transformers' (the oracle's tiny checkpoints, tests/models/make_checkpoints.py); a changed

@@ -15,7 +15,7 @@
 // switches (a theme toggle's class or data-theme on <html> or <body>, or the system's setting).
 // preset="train-…" mounts the training lab (web/lab/: createLab) the same way, its trainer-<build>.js from the same
 // folder; the links between the page and the lab switch the element between them.
-// model="models/minilm/" mounts the model page (web/models/: createModelPage) for that checkpoint folder, relative to
+// model="checkpoints/minilm/" mounts the model page (web/models/: createModelPage) for that checkpoint folder, relative to
 // the host page as models.html's model= is to it (on the page's own host), with text, layer, head and theme as
 // attributes; a folder dropped on the element loads there. A changed model or text attribute loads or runs it in place;
 // element.mhaExplorer is the model page's script API (ready, getWeights, getTokens, set, load, ablate, …).

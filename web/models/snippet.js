@@ -13,6 +13,14 @@ export const OUTPUT_PROJECTION = String.raw`(?:^|\.)(?:h|layer|layers)\.(\d+)\.(
 const py = (s) => JSON.stringify(String(s));
 const pairs = (heads) => '[' + heads.map(([l, h]) => '(' + l + ', ' + h + ')').join(', ') + ']';
 
+// The comment beside `path = …`: a dropped folder's path is unknown to the page; an absolute one (mx.explore_model)
+// is where it is; a relative one (model=) is relative to the page.
+function whereComment(o) {
+  if (o.dropped) return '  # the folder you dropped on the page: write its path on your disk here';
+  if (/^(\/|[A-Za-z]:[\\/])/.test(String(o.folder))) return '  # the folder the page loaded';
+  return '  # the folder the page loaded (relative to the page: run this next to it)';
+}
+
 // o: {folder (the checkpoint's folder as from_pretrained finds it), dropped (true: the student's own folder, whose
 // path on disk the page does not know), text, layer, head, headsOff ([[layer, head]]), info (model.info: causal,
 // hasLmHead, heads, dModel, headDim?)}.
@@ -20,12 +28,7 @@ export function pythonSnippet(o) {
   const info = o.info,
     headDim = info.headDim || info.dModel / info.heads;
   const cls = !info.hasLmHead ? 'AutoModel' : info.causal ? 'AutoModelForCausalLM' : 'AutoModelForMaskedLM';
-  const absolute = /^(\/|[A-Za-z]:[\\/])/.test(String(o.folder));
-  const where = o.dropped
-    ? '  # the folder you dropped on the page: write its path on your disk here'
-    : absolute
-      ? '  # the folder the page loaded'
-      : '  # the folder the page loaded (relative to the page: run this next to it)';
+  const where = whereComment(o);
   const lines = [
     '# MHA Explorer, the model page: layer ' +
       o.layer +
