@@ -40,8 +40,9 @@ test('the one file: at most 1.5 MB, each core build inline once', () => {
     assert.ok(bytes <= LIMIT, `${name}: ${bytes} bytes`);
     const inline = JSON.parse(/window\.MHA_INLINE = (\{.*?\});<\/script>/.exec(text)[1]);
     assert.deepEqual(Object.keys(inline.cores).sort(), ['mha', 'mha-nosimd', 'mha-relaxed']);
+    // the whole inline string: mha's and mha-relaxed's compressed streams can share a long prefix
     for (const [build, c] of Object.entries(inline.cores)) {
-      assert.equal(text.split(c.wasm.slice(1000, 1100)).length - 1, 1, `${name}: ${build}'s wasm once`);
+      assert.equal(text.split(c.wasm).length - 1, 1, `${name}: ${build}'s wasm once`);
     }
   }
 });
