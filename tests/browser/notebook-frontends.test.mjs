@@ -461,6 +461,10 @@ const modelPagesShown = (page, tokens) =>
   page.waitForFunction(
     ([sel, want]) => {
       const frames = [...document.querySelectorAll(sel)];
+      // JupyterLab lays out (and loads) only the outputs in view: bring the first missing or unfinished one there
+      const waiting = frames.find((f) => !(f.contentWindow && f.contentWindow.mhaExplorer));
+      if (waiting) waiting.scrollIntoView();
+      else if (frames.length < want.length) document.querySelector('.jp-Notebook .jp-Cell')?.scrollIntoView();
       return (
         frames.length >= want.length &&
         want.every((t, i) => {
