@@ -1,3 +1,9 @@
+// The lessons' attention (mha/attention.hpp): scaled_dot_product_attention, split/merge_heads, the shape trace and
+// MultiHeadAttention (forward, forward_heads for a worker's share of heads, backward, lesson 002's forward_loop).
+// Every forward goes through attend(), which picks the kernels: Q·Kᵀ, mask, softmax and weights·V when the weights
+// are returned (the page always asks for them), the streaming f32_attention_online when they are not. The page's
+// forward and each layer of the lab's TinyAttentionModel run here; a real checkpoint's attention is
+// core/src/blocks/attention.cpp.
 #include "mha/attention.hpp"
 
 #include <algorithm>

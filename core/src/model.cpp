@@ -1,5 +1,6 @@
 // The tiny attention model: embeddings, residual attention layers, readouts; its training step, views
-// of its heads and their roles (mha/train.hpp). What each task asks is in tasks.cpp.
+// of its heads and their roles (mha/train.hpp). What each task asks is in tasks.cpp. (A real checkpoint's
+// mha::Model is core/src/models/model.cpp.)
 #include "mha/train.hpp"
 
 #include <string>

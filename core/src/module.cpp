@@ -1,3 +1,5 @@
+// Module's one list of named parameters (state_dict, load_state_dict, counting, gradients) and Linear, whose forward
+// is the packed GEMM kernel (mha/module.hpp).
 #include "mha/module.hpp"
 
 #include <algorithm>

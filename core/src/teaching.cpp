@@ -1,3 +1,5 @@
+// The lessons' teaching pieces (mha/teaching.hpp): parameter counts, mix-then-split, hand-built heads, loop vs
+// vectorized, the view() error PyTorch prints; the page shows their numbers.
 #include "mha/teaching.hpp"
 
 #include <algorithm>

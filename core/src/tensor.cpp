@@ -1,3 +1,5 @@
+// Tensor (mha/tensor.hpp): Layout's view/transpose/broadcast rules with PyTorch's messages, storage on xtensor, and the
+// elementwise ops, matmul (through the kernels' GEMM) and softmax the lessons' code calls.
 #include "mha/tensor.hpp"
 
 #include <algorithm>

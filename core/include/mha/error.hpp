@@ -1,3 +1,4 @@
+// mha::Error: the one exception of the core. The bindings (wasm/) catch it and return its message as a value.
 #pragma once
 
 #include <stdexcept>

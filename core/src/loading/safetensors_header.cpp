@@ -1,3 +1,6 @@
+// A safetensors header from its first 8 + N bytes (safetensors_header.hpp), shared by the lessons' reader
+// (core/src/safetensors.cpp) and the checkpoint loader (checkpoint.cpp): lengths, dtypes, shapes and offsets checked
+// before use; other formats (a torch.save zip or pickle, NumPy, HDF5, a text file) named.
 #include "safetensors_header.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// A checkpoint's tensors in memory (mha/weights.hpp): the dtype table, element counts, lookup by name. The model
+// families read weights only through this.
 #include "mha/weights.hpp"
 
 #include <algorithm>

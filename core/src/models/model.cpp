@@ -1,4 +1,5 @@
-// mha::Model: a family's network bound to a checkpoint, the forward's checks and its output.
+// mha::Model: a family's network bound to a checkpoint, the forward's checks and its output. (The lab's tiny
+// model is core/src/model.cpp.)
 #include <array>
 
 #include "mha/error.hpp"
