@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, openAsBlob, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { BUILDS, load } from './fixtures/reference.mjs';
+import { BUILDS, heapUsed, load, rejects, requireHeapBack } from './fixtures/reference.mjs';
 
 const DIR = fileURLToPath(new URL('../../build/models/', import.meta.url));
 assert.ok(
@@ -178,18 +178,6 @@ function counting(blob, count) {
   };
 }
 
-const heapUsed = (M) => M.memoryStats().heapUsed;
-const SLACK = 16 * 1024;
-function requireHeapBack(M, before, what) {
-  const after = heapUsed(M);
-  assert.ok(after - before <= SLACK, `${what}: the heap holds ${after - before} bytes more than before`);
-}
-async function rejects(promise, ...fragments) {
-  await assert.rejects(promise, (e) => {
-    for (const f of fragments) assert.ok(e.message.includes(f), `message: ${e.message}\nexpected to contain: ${f}`);
-    return true;
-  });
-}
 async function outputs(M, given) {
   const model = await M.loadModel(given);
   try {

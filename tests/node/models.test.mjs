@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, openAsBlob, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { BUILDS, buildName, load } from './fixtures/reference.mjs';
+import { BUILDS, buildName, HEAP_SLACK, heapUsed, load, rejects, requireHeapBack } from './fixtures/reference.mjs';
 
 const DIR = fileURLToPath(new URL('../../build/models/', import.meta.url));
 assert.ok(
@@ -72,20 +72,6 @@ function requireWithin(what, ours, ref, bound) {
     at < 0,
     `${what}: element ${at} is ${ours.data[at]}, transformers says ${ref.data[at]} ± ${bound.data[at]}`,
   );
-}
-
-const heapUsed = (M) => M.memoryStats().heapUsed;
-const SLACK = 16 * 1024; // allocator bookkeeping after a warm-up
-function requireHeapBack(M, before, what) {
-  const after = heapUsed(M);
-  assert.ok(after - before <= SLACK, `${what}: the heap holds ${after - before} bytes more than before`);
-}
-
-async function rejects(promise, ...fragments) {
-  await assert.rejects(promise, (e) => {
-    for (const f of fragments) assert.ok(e.message.includes(f), `message: ${e.message}\nexpected to contain: ${f}`);
-    return true;
-  });
 }
 
 for (const build of BUILDS) {
@@ -211,7 +197,7 @@ for (const build of BUILDS) {
       model.forward(ids, { headsOff: [[0, 1]] });
       const loaded = heapUsed(M);
       for (let i = 0; i < 5; i++) model.forward(ids);
-      assert.ok(heapUsed(M) - loaded <= SLACK, 'forwards leave nothing behind');
+      assert.ok(heapUsed(M) - loaded <= HEAP_SLACK, 'forwards leave nothing behind');
       model.dispose();
       model.dispose(); // twice is harmless
       requireHeapBack(M, before, 'after dispose');
