@@ -22,6 +22,7 @@
 const fs = require('fs');
 const path = require('path');
 const { ensureCheckpoint, runPython, venvPython } = require('./lib/checkpoint.js');
+const { installAfterPaint } = require('./lib/after-paint.js');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
@@ -69,14 +70,7 @@ function measure(page, rounds) {
     async ({ rounds }) => {
       const X = window.mhaExplorer,
         box = document.querySelector('#text');
-      const afterPaint = () =>
-        new Promise((res) =>
-          requestAnimationFrame(() => {
-            const ch = new MessageChannel();
-            ch.port1.onmessage = res;
-            ch.port2.postMessage(0);
-          }),
-        );
+      const afterPaint = window.afterPaint; // lib/after-paint.js
       const time = async (f) => {
         await afterPaint();
         const t = performance.now();
@@ -201,6 +195,7 @@ async function main() {
   try {
     const page = await browser.newPage();
     await page.addInitScript((t) => (window.TEXTS = t), texts);
+    await page.addInitScript(installAfterPaint);
     await page.goto(`${srv.origin}/models.html?model=models/gpt2/&text=${encodeURIComponent(texts[0])}`);
     await page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 120000 });
     if (!(await page.evaluate(() => window.mhaExplorer.ready)))
