@@ -128,6 +128,19 @@ const hostURL = (mode, file) =>
         .join('/')
     : pathToFileURL(file).href;
 
+// In the host page: the theme its own background asks of an embed (body, else html, else the browser's white canvas:
+// these hosts set no color-scheme).
+function hostTheme() {
+  const c = [document.body, document.documentElement]
+    .map((n) =>
+      getComputedStyle(n)
+        .backgroundColor.match(/[0-9.]+/g)
+        .map(Number),
+    )
+    .find((v) => v.length === 3 || v[3] > 0.5) || [255, 255, 255];
+  return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 'dark' : 'light';
+}
+
 // Heights once the embed has loaded and stopped resizing (the element resizes on the page's message).
 // find: in the host page, returns the embed's <iframe> (light DOM, or the element's shadow root).
 async function measure(page, find) {
@@ -164,17 +177,7 @@ async function measure(page, find) {
     bodyHeight: inner.body,
     embedClass: inner.embed,
     theme: inner.theme,
-    // the host page's own background (body, else html, else the browser's white canvas: these hosts set no color-scheme)
-    hostTheme: await el.evaluate(() => {
-      const c = [document.body, document.documentElement]
-        .map((n) =>
-          getComputedStyle(n)
-            .backgroundColor.match(/[0-9.]+/g)
-            .map(Number),
-        )
-        .find((v) => v.length === 3 || v[3] > 0.5) || [255, 255, 255];
-      return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 'dark' : 'light';
-    }),
+    hostTheme: await page.evaluate(hostTheme),
   };
 }
 
@@ -197,13 +200,6 @@ async function measureElement(page) {
       const e = document.querySelector('mha-explorer'),
         root = e.shadowRoot.querySelector('.mhx'),
         r = e.getBoundingClientRect();
-      const c = [document.body, document.documentElement]
-        .map((n) =>
-          getComputedStyle(n)
-            .backgroundColor.match(/[0-9.]+/g)
-            .map(Number),
-        )
-        .find((v) => v.length === 3 || v[3] > 0.5) || [255, 255, 255];
       return {
         iframeHeight: Math.round(r.height),
         iframeWidth: Math.round(r.width),
@@ -211,10 +207,10 @@ async function measureElement(page) {
         bodyHeight: Math.round(root.scrollHeight),
         embedClass: root.classList.contains('embed'),
         theme: root.getAttribute('data-theme'),
-        hostTheme: 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 'dark' : 'light',
         frames: e.shadowRoot.querySelectorAll('iframe').length,
       };
     })),
+    hostTheme: await page.evaluate(hostTheme),
   };
 }
 
