@@ -61,8 +61,11 @@ function readOracle(path) {
   return { meta, tensors };
 }
 
-function requireWithin(what, ours, ref, bound) {
-  assert.deepEqual(ours.shape, ref.shape, `${what}: shape`);
+// ours against the oracle's tensor `key` (transformers' float64 result) within its bound (`key`.bound).
+function requireWithin(what, ours, tensors, key) {
+  const ref = tensors[key],
+    bound = tensors[`${key}.bound`];
+  assert.deepEqual(ours.shape, ref.shape, `${what} ${key}: shape`);
   let worst = 0,
     at = -1;
   for (let i = 0; i < ref.data.length; i++) {
@@ -74,7 +77,7 @@ function requireWithin(what, ours, ref, bound) {
   }
   assert.ok(
     at < 0,
-    `${what}: element ${at} is ${ours.data[at]}, transformers says ${ref.data[at]} ± ${bound.data[at]}`,
+    `${what} ${key}: element ${at} is ${ours.data[at]}, transformers says ${ref.data[at]} ± ${bound.data[at]}`,
   );
 }
 
@@ -102,34 +105,22 @@ for (const build of BUILDS) {
               );
               const logitsAt = model.info.hasLmHead ? meta.logits_at : [];
               const out = model.forward(meta.ids, { logitsAt });
-              requireWithin(`${what} attentions`, out.attentions, tensors.attentions, tensors['attentions.bound']);
-              requireWithin(`${what} hidden`, out.hidden, tensors.hidden, tensors['hidden.bound']);
+              requireWithin(what, out.attentions, tensors, 'attentions');
+              requireWithin(what, out.hidden, tensors, 'hidden');
               assert.equal(
                 out.logits === null,
                 !tensors.logits,
                 `${what}: logits given exactly when transformers gives them`,
               );
-              if (tensors.logits) requireWithin(`${what} logits`, out.logits, tensors.logits, tensors['logits.bound']);
+              if (tensors.logits) requireWithin(what, out.logits, tensors, 'logits');
               assert.ok(
                 out.trace.some((s) => s.op === 'softmax' && s.layer === model.info.layers - 1),
                 `${what}: the trace reaches the last layer`,
               );
               if (meta.heads_off && meta.heads_off.length) {
                 const off = model.forward(meta.ids, { logitsAt, headsOff: meta.heads_off });
-                if (tensors['ablated.logits'])
-                  requireWithin(
-                    `${what} ablated logits`,
-                    off.logits,
-                    tensors['ablated.logits'],
-                    tensors['ablated.logits.bound'],
-                  );
-                if (tensors['ablated.hidden'])
-                  requireWithin(
-                    `${what} ablated hidden`,
-                    off.hidden,
-                    tensors['ablated.hidden'],
-                    tensors['ablated.hidden.bound'],
-                  );
+                for (const k of ['logits', 'hidden'])
+                  if (tensors[`ablated.${k}`]) requireWithin(what, off[k], tensors, `ablated.${k}`);
               }
             }
           } finally {
