@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
-import { suite, guardedPage, fileURL, repo, ARTIFACTS } from './helpers.mjs';
+import { suite, guardedPage, fileURL, repo, settledHeight, ARTIFACTS } from './helpers.mjs';
 import { buildHosts } from './hosts.mjs';
 
 const QUERY = 'preset=lesson000&embed=1';
@@ -150,15 +150,7 @@ async function measure(page, find) {
   const frame = await el.contentFrame();
   await frame.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 30000 });
   const ready = await frame.evaluate(() => window.mhaExplorer.ready);
-  let last = -1,
-    same = 0;
-  for (let i = 0; i < 40 && same < 4; i++) {
-    // stable for 4 × 150 ms, at most 6 s
-    await page.waitForTimeout(150);
-    const h = await el.evaluate((f) => f.getBoundingClientRect().height);
-    same = h === last ? same + 1 : 0;
-    last = h;
-  }
+  await settledHeight(page, el);
   const box = await el.evaluate((f) => {
     const r = f.getBoundingClientRect();
     return { height: r.height, width: r.width };

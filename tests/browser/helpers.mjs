@@ -49,6 +49,20 @@ export async function axeViolations(page) {
   });
 }
 
+// An element's height once it has stopped changing (an embed resizes as its page loads): the same at 4 looks 150 ms
+// apart, 6 s at the most.
+export async function settledHeight(page, el) {
+  let last = -1,
+    same = 0;
+  for (let i = 0; i < 40 && same < 4; i++) {
+    await page.waitForTimeout(150);
+    const h = await el.evaluate((f) => f.getBoundingClientRect().height);
+    same = h === last ? same + 1 : 0;
+    last = h;
+  }
+  return last;
+}
+
 // createLab as a host bundles it: web/lab/controller.js as a classic script setting window.MhaLab (its text).
 export const labComponentBundle = () =>
   buildSync({
