@@ -21,8 +21,8 @@
 // models.js --quick, few rounds (a smoke test).
 const fs = require('fs');
 const path = require('path');
-const crypto = require('crypto');
-const { spawnSync, execFileSync } = require('child_process');
+const { ensureCheckpoint, runPython, venvPython } = require('./lib/checkpoint.js');
+const { installAfterPaint } = require('./lib/after-paint.js');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
@@ -41,34 +41,25 @@ const med = (v) => {
   return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
 };
 
-function venvPython() {
-  if (process.env.MHA_VENV_PYTHON) return process.env.MHA_VENV_PYTHON;
-  return execFileSync('bash', [path.join(ROOT, 'scripts', 'venv')], { encoding: 'utf8' }).trim();
-}
-function run(python, args) {
-  const r = spawnSync(python, args, {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' },
-  });
-  if (r.status !== 0) throw new Error(`${path.basename(args[0])} failed (exit ${r.status})`);
-}
-// The checkpoint as bench/js/models.js makes it (the same folder and done.json, so one is made for both), then the
-// page's folder beside it.
+// The checkpoint bench/js/models.js benchmarks (lib/checkpoint.js: one made for both), then the page's folder beside it.
 function pageFolder(python) {
-  const dir = path.join(ROOT, 'build', 'bench-models', CASE.dir);
-  const script = path.join(__dirname, 'lib', 'gpt2.py');
-  const version = crypto.createHash('sha256').update(fs.readFileSync(script)).digest('hex').slice(0, 16);
-  const done = path.join(dir, 'done.json');
-  const made = fs.existsSync(done) && JSON.parse(fs.readFileSync(done, 'utf8'));
-  if (!made || made.script !== version) {
-    log(`models-page-speed: writing ${path.relative(ROOT, dir)} (once)`);
-    fs.rmSync(dir, { recursive: true, force: true });
-    run(python, [script, 'make', '--out', dir, '--tokens', '128', ...(CASE.tiny ? ['--tiny'] : [])]);
-    fs.writeFileSync(done, JSON.stringify({ ...JSON.parse(fs.readFileSync(done, 'utf8')), script: version }));
-  }
+  const { dir } = ensureCheckpoint(python, {
+    name: CASE.dir,
+    tiny: CASE.tiny,
+    refTokens: 128,
+    says: (d) => `models-page-speed: writing ${d} (once)`,
+  });
   const page = dir + '-page';
   if (!fs.existsSync(path.join(page, 'texts.json'))) {
-    run(python, [path.join(__dirname, 'lib', 'gpt2_page.py'), '--model', dir, '--out', page, '--tokens', String(T)]);
+    runPython(python, [
+      path.join(__dirname, 'lib', 'gpt2_page.py'),
+      '--model',
+      dir,
+      '--out',
+      page,
+      '--tokens',
+      String(T),
+    ]);
   }
   return { page, texts: JSON.parse(fs.readFileSync(path.join(page, 'texts.json'), 'utf8'))[T] };
 }
@@ -79,14 +70,7 @@ function measure(page, rounds) {
     async ({ rounds }) => {
       const X = window.mhaExplorer,
         box = document.querySelector('#text');
-      const afterPaint = () =>
-        new Promise((res) =>
-          requestAnimationFrame(() => {
-            const ch = new MessageChannel();
-            ch.port1.onmessage = res;
-            ch.port2.postMessage(0);
-          }),
-        );
+      const afterPaint = window.afterPaint; // lib/after-paint.js
       const time = async (f) => {
         await afterPaint();
         const t = performance.now();
@@ -211,6 +195,7 @@ async function main() {
   try {
     const page = await browser.newPage();
     await page.addInitScript((t) => (window.TEXTS = t), texts);
+    await page.addInitScript(installAfterPaint);
     await page.goto(`${srv.origin}/models.html?model=models/gpt2/&text=${encodeURIComponent(texts[0])}`);
     await page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 120000 });
     if (!(await page.evaluate(() => window.mhaExplorer.ready)))

@@ -20,9 +20,9 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const crypto = require('crypto');
-const { spawnSync, execFileSync } = require('child_process');
+const { spawnSync } = require('child_process');
 const bench = require('./lib/models-page.js');
+const { ensureCheckpoint, venvPython } = require('./lib/checkpoint.js');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
@@ -74,33 +74,14 @@ const LOADS = opts.loads || (opts.quick ? 1 : 3);
 const TARGETS = { 128: 1000, 512: 4000, ortSpeedup: 1.2, loadRatio: 2, memoryRatio: 1.2 };
 
 // ---- the checkpoint ---------------------------------------------------------------------------------------
-function venvPython() {
-  if (process.env.MHA_VENV_PYTHON) return process.env.MHA_VENV_PYTHON;
-  return execFileSync('bash', [path.join(ROOT, 'scripts', 'venv')], { encoding: 'utf8' }).trim();
-}
-
-// Made once per version of gpt2.py (its hash in done.json): minutes for GPT-2 small, seconds for the tiny one.
 function checkpoint(python) {
-  const dir = path.join(ROOT, 'build', 'bench-models', CASE.dir);
-  const script = path.join(__dirname, 'lib', 'gpt2.py');
-  const version = crypto.createHash('sha256').update(fs.readFileSync(script)).digest('hex').slice(0, 16);
-  const done = path.join(dir, 'done.json');
-  const made = fs.existsSync(done) && JSON.parse(fs.readFileSync(done, 'utf8'));
-  if (!made || made.script !== version) {
-    log(
-      `models: writing ${path.relative(ROOT, dir)} (random-initialised GPT-2${CASE.tiny ? ', tiny' : ' small'}, ONNX export, float64 reference; once)`,
-    );
-    fs.rmSync(dir, { recursive: true, force: true });
-    const args = [script, 'make', '--out', dir, '--tokens', String(CASE.refTokens), ...(CASE.tiny ? ['--tiny'] : [])];
-    const r = spawnSync(python, args, {
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' },
-    });
-    if (r.status !== 0) throw new Error(`lib/gpt2.py make failed (exit ${r.status})`);
-    const meta = JSON.parse(fs.readFileSync(done, 'utf8'));
-    fs.writeFileSync(done, JSON.stringify({ ...meta, script: version }));
-  }
-  const meta = JSON.parse(fs.readFileSync(done, 'utf8'));
+  const { dir, meta } = ensureCheckpoint(python, {
+    name: CASE.dir,
+    tiny: CASE.tiny,
+    refTokens: CASE.refTokens,
+    says: (d) =>
+      `models: writing ${d} (random-initialised GPT-2${CASE.tiny ? ', tiny' : ' small'}, ONNX export, float64 reference; once)`,
+  });
   const file = (n) => path.join(dir, n);
   const ref = JSON.parse(fs.readFileSync(file(`reference-${meta.referenceTokens}.json`), 'utf8'));
   return {

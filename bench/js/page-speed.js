@@ -24,6 +24,7 @@
 //    (parts running at once take about the whole ÷ n); and where the page itself runs it on this machine.
 const path = require('path');
 const { pathToFileURL } = require('url');
+const { installAfterPaint } = require('./lib/after-paint.js');
 
 const TEXT_512 = encodeURIComponent(Array.from({ length: 512 }, (_, i) => 'w' + (i % 97)).join(' '));
 const SHAPES = [
@@ -42,6 +43,7 @@ async function openAt(browser, url, cores) {
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Emulation.setHardwareConcurrencyOverride', { hardwareConcurrency: cores });
   }
+  await page.addInitScript(installAfterPaint);
   const t0 = Date.now();
   await page.goto(url);
   await page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 60000 });
@@ -56,14 +58,7 @@ async function pairedRounds(page, D, H, n) {
     async ({ D, H, n }) => {
       const X = window.mhaExplorer,
         M = X.module;
-      const afterPaint = () =>
-        new Promise((res) =>
-          requestAnimationFrame(() => {
-            const ch = new MessageChannel();
-            ch.port1.onmessage = res;
-            ch.port2.postMessage(0);
-          }),
-        );
+      const afterPaint = window.afterPaint; // lib/after-paint.js
       const pause = (ms) => new Promise((res) => setTimeout(res, ms));
       const g = new M.Generator(0),
         mha = new M.MultiHeadAttention({ dModel: D, numHeads: H, generator: g }).eval();

@@ -13,6 +13,7 @@ page's scripting API (window.mhaExplorer.load({files, folder}), web/models/api.j
 A model object is written with save_pretrained (safetensors) and its tokenizer's save_pretrained into a temporary
 folder, removed when the widget is closed or Python exits."""
 
+import functools
 import html
 import json
 import shutil
@@ -193,14 +194,9 @@ def _query(layer, head, theme):
     return urlencode(q)
 
 
-_ModelPage = None
-
-
+@functools.cache
 def model_page_class():
     """The anywidget class, made on first use (importing the package never imports anywidget)."""
-    global _ModelPage
-    if _ModelPage is not None:
-        return _ModelPage
     anywidget, t = anywidget_modules(
         "mx.explore_model sends the model's files from the kernel to the page through a widget's comm (never into "
         "the notebook): it needs",
@@ -273,7 +269,6 @@ def model_page_class():
                 ", ".join("%s %s" % (f["name"], _mb(f["size"])) for f in self.files),
             )
 
-    _ModelPage = ModelPage
     return ModelPage
 
 

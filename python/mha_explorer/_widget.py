@@ -7,6 +7,8 @@ The output also carries that HTML output of what was first shown (text/html besi
 HTML (nbconvert skips a widget whose state the notebook does not hold), nbsphinx and repository previews show it, and it
 says what it left out."""
 
+import functools
+
 from ._html import static_file
 from ._weights import MAX_VALUES, Weights, _is_layer_list, _is_numpy, _is_torch, _pick, read_labels, read_weights
 
@@ -63,14 +65,9 @@ def with_html(bundle, html, text):
     return bundle
 
 
-_Heads = None
-
-
+@functools.cache
 def heads_class():
     """The anywidget class, made on first use (importing the package never imports anywidget)."""
-    global _Heads
-    if _Heads is not None:
-        return _Heads
     anywidget, t = anywidget_modules(
         "mx.Heads (and mx.show(..., widget=True)) need", "Without it mx.show gives the HTML output."
     )
@@ -218,7 +215,6 @@ def heads_class():
                 self.query,
             )
 
-    _Heads = Heads
     return Heads
 
 

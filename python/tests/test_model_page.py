@@ -179,7 +179,7 @@ def test_bad_input_says_what_to_do(tmp_path):
 
 def test_without_anywidget_the_error_says_what_to_do(monkeypatch):
     monkeypatch.setitem(sys.modules, "anywidget", None)
-    monkeypatch.setattr(_model_page, "_ModelPage", None)
+    _model_page.model_page_class.cache_clear()  # the class is made again, without anywidget
     with pytest.raises(ImportError, match=r"pip install anywidget .* drop the model folder on it"):
         mx.explore_model(str(PATH), TEXT)
 

@@ -87,7 +87,7 @@ def test_show_takes_the_widget_above_the_html_cap():
 
 def test_without_anywidget_show_keeps_the_html_output(monkeypatch):
     monkeypatch.setitem(sys.modules, "anywidget", None)
-    monkeypatch.setattr(_widget, "_Heads", None)
+    _widget.heads_class.cache_clear()  # the class is made again, without anywidget
     assert not _widget.available()
     big = softmax(12, 1, 12, 200, 200)
     with pytest.raises(ValueError, match=r"install anywidget"):

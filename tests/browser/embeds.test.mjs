@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
-import { suite, guardedPage, fileURL, repo, ARTIFACTS } from './helpers.mjs';
+import { suite, guardedPage, fileURL, repo, settledHeight, ARTIFACTS } from './helpers.mjs';
 import { buildHosts } from './hosts.mjs';
 
 const QUERY = 'preset=lesson000&embed=1';
@@ -128,6 +128,19 @@ const hostURL = (mode, file) =>
         .join('/')
     : pathToFileURL(file).href;
 
+// In the host page: the theme its own background asks of an embed (body, else html, else the browser's white canvas:
+// these hosts set no color-scheme).
+function hostTheme() {
+  const c = [document.body, document.documentElement]
+    .map((n) =>
+      getComputedStyle(n)
+        .backgroundColor.match(/[0-9.]+/g)
+        .map(Number),
+    )
+    .find((v) => v.length === 3 || v[3] > 0.5) || [255, 255, 255];
+  return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 'dark' : 'light';
+}
+
 // Heights once the embed has loaded and stopped resizing (the element resizes on the page's message).
 // find: in the host page, returns the embed's <iframe> (light DOM, or the element's shadow root).
 async function measure(page, find) {
@@ -137,15 +150,7 @@ async function measure(page, find) {
   const frame = await el.contentFrame();
   await frame.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 30000 });
   const ready = await frame.evaluate(() => window.mhaExplorer.ready);
-  let last = -1,
-    same = 0;
-  for (let i = 0; i < 40 && same < 4; i++) {
-    // stable for 4 × 150 ms, at most 6 s
-    await page.waitForTimeout(150);
-    const h = await el.evaluate((f) => f.getBoundingClientRect().height);
-    same = h === last ? same + 1 : 0;
-    last = h;
-  }
+  await settledHeight(page, el);
   const box = await el.evaluate((f) => {
     const r = f.getBoundingClientRect();
     return { height: r.height, width: r.width };
@@ -164,17 +169,7 @@ async function measure(page, find) {
     bodyHeight: inner.body,
     embedClass: inner.embed,
     theme: inner.theme,
-    // the host page's own background (body, else html, else the browser's white canvas: these hosts set no color-scheme)
-    hostTheme: await el.evaluate(() => {
-      const c = [document.body, document.documentElement]
-        .map((n) =>
-          getComputedStyle(n)
-            .backgroundColor.match(/[0-9.]+/g)
-            .map(Number),
-        )
-        .find((v) => v.length === 3 || v[3] > 0.5) || [255, 255, 255];
-      return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 'dark' : 'light';
-    }),
+    hostTheme: await page.evaluate(hostTheme),
   };
 }
 
@@ -197,13 +192,6 @@ async function measureElement(page) {
       const e = document.querySelector('mha-explorer'),
         root = e.shadowRoot.querySelector('.mhx'),
         r = e.getBoundingClientRect();
-      const c = [document.body, document.documentElement]
-        .map((n) =>
-          getComputedStyle(n)
-            .backgroundColor.match(/[0-9.]+/g)
-            .map(Number),
-        )
-        .find((v) => v.length === 3 || v[3] > 0.5) || [255, 255, 255];
       return {
         iframeHeight: Math.round(r.height),
         iframeWidth: Math.round(r.width),
@@ -211,10 +199,10 @@ async function measureElement(page) {
         bodyHeight: Math.round(root.scrollHeight),
         embedClass: root.classList.contains('embed'),
         theme: root.getAttribute('data-theme'),
-        hostTheme: 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 'dark' : 'light',
         frames: e.shadowRoot.querySelectorAll('iframe').length,
       };
     })),
+    hostTheme: await page.evaluate(hostTheme),
   };
 }
 

@@ -27,6 +27,42 @@ mkdirSync(ARTIFACTS, { recursive: true });
 // extra: {'/path': 'html text'} served in addition to dist/ (host pages for the custom element).
 export const startServer = (extra = {}) => serve(DIST, { extra });
 
+// axe-core (injected into the page once) over the whole document, open shadow roots included: the WCAG 2.0/2.1 A and
+// AA rules and the main-landmark rules (a component brings no second main landmark into its host page). → the
+// violations, "rule: the nodes' targets" each.
+export async function axeViolations(page) {
+  if (!(await page.evaluate(() => 'axe' in window)))
+    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    const l = await window.axe.run(document, {
+      runOnly: {
+        type: 'rule',
+        values: ['landmark-no-duplicate-main', 'landmark-main-is-top-level', 'landmark-one-main'],
+      },
+    });
+    return [...r.violations, ...l.violations].map(
+      (v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '),
+    );
+  });
+}
+
+// An element's height once it has stopped changing (an embed resizes as its page loads): the same at 4 looks 150 ms
+// apart, 6 s at the most.
+export async function settledHeight(page, el) {
+  let last = -1,
+    same = 0;
+  for (let i = 0; i < 40 && same < 4; i++) {
+    await page.waitForTimeout(150);
+    const h = await el.evaluate((f) => f.getBoundingClientRect().height);
+    same = h === last ? same + 1 : 0;
+    last = h;
+  }
+  return last;
+}
+
 // createLab as a host bundles it: web/lab/controller.js as a classic script setting window.MhaLab (its text).
 export const labComponentBundle = () =>
   buildSync({

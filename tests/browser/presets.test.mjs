@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { suite, ARTIFACTS } from './helpers.mjs';
+import { LESSON004_SHAPE_TABLE } from '../node/fixtures/reference.mjs';
 
 const env = suite();
 async function preset(q, shot) {
@@ -116,16 +117,7 @@ test('lesson 004: the shape table at (2, 10, 512, 8)', async () => {
   const trace = await r.page.evaluate(() => window.mhaExplorer.getTrace());
   assert.deepEqual(
     trace.map((t) => t.shape),
-    [
-      [2, 10, 512],
-      [2, 10, 512],
-      [2, 10, 8, 64],
-      [2, 8, 10, 64],
-      [2, 8, 10, 64],
-      [2, 10, 8, 64],
-      [2, 10, 512],
-      [2, 10, 512],
-    ],
+    LESSON004_SHAPE_TABLE,
   );
   assert.equal(trace[3].contiguous, false);
   assert.equal(await r.page.locator('#trace-body tr[data-step]').count(), 8);

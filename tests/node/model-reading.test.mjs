@@ -6,21 +6,22 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, openAsBlob, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openAsBlob, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { BUILDS, load } from './fixtures/reference.mjs';
+import {
+  BUILDS,
+  heapUsed,
+  load,
+  modelCases,
+  MODELS_DIR,
+  rejects,
+  requireHeapBack,
+  weightFiles,
+} from './fixtures/reference.mjs';
 
-const DIR = fileURLToPath(new URL('../../build/models/', import.meta.url));
-assert.ok(
-  existsSync(join(DIR, 'index.json')),
-  `${DIR}index.json is missing: CTest's models.checkpoints writes it (tests/models/make_checkpoints.py --out build/models)`,
-);
-const CASES = JSON.parse(readFileSync(join(DIR, 'index.json'), 'utf8'));
-const WEIGHT_FILE = /^(config\.json|model.*\.safetensors(\.index\.json)?|tokenizer(_config)?\.json)$/;
-const namesOf = (c) =>
-  CASES.find((x) => x.case === c).files.filter((n) => WEIGHT_FILE.test(n) && !n.startsWith('oracle-'));
+const CASES = modelCases();
+const namesOf = (c) => weightFiles(CASES.find((x) => x.case === c));
 const IDS = [1, 7, 3, 12, 5, 9, 2];
 
 // The checkpoints over HTTP. Query: nolength (chunked, no Content-Length), cut=N (N bytes sent, then the connection
@@ -34,7 +35,7 @@ before(async () => {
     const url = new URL(req.url, 'http://x');
     let body;
     try {
-      body = readFileSync(join(DIR, decodeURIComponent(url.pathname)));
+      body = readFileSync(join(MODELS_DIR, decodeURIComponent(url.pathname)));
     } catch {
       res.writeHead(404).end('not found');
       return;
@@ -105,7 +106,7 @@ function blobWithoutByob(blob) {
 async function files(c, source, query = '') {
   const out = [];
   for (const name of namesOf(c)) {
-    const path = join(DIR, c, name),
+    const path = join(MODELS_DIR, c, name),
       weights = name.endsWith('.safetensors');
     if (source === 'memory') out.push({ name, bytes: new Uint8Array(readFileSync(path)) });
     else if (source === 'blob') out.push({ name, bytes: await openAsBlob(path) });
@@ -178,18 +179,6 @@ function counting(blob, count) {
   };
 }
 
-const heapUsed = (M) => M.memoryStats().heapUsed;
-const SLACK = 16 * 1024;
-function requireHeapBack(M, before, what) {
-  const after = heapUsed(M);
-  assert.ok(after - before <= SLACK, `${what}: the heap holds ${after - before} bytes more than before`);
-}
-async function rejects(promise, ...fragments) {
-  await assert.rejects(promise, (e) => {
-    for (const f of fragments) assert.ok(e.message.includes(f), `message: ${e.message}\nexpected to contain: ${f}`);
-    return true;
-  });
-}
 async function outputs(M, given) {
   const model = await M.loadModel(given);
   try {
@@ -273,7 +262,7 @@ test('loadModel reads every kind of source into the same model', async (t) => {
   await t.test('hostile downloads and Blobs: named, the memory back', async () => {
     (await M.loadModel(await files('gpt2', 'memory'))).dispose();
     const before = heapUsed(M);
-    const size = readFileSync(join(DIR, 'gpt2', 'model.safetensors')).length;
+    const size = readFileSync(join(MODELS_DIR, 'gpt2', 'model.safetensors')).length;
     await rejects(
       M.loadModel(
         (await files('gpt2', 'url')).map((f) =>
@@ -296,7 +285,7 @@ test('loadModel reads every kind of source into the same model', async (t) => {
       M.loadModel(['config.json', 'model.safetensors'].map((name) => ({ name, url: 'not a url' }))),
       'config.json could not be fetched from not a url',
     );
-    const blob = await openAsBlob(join(DIR, 'gpt2', 'model.safetensors'));
+    const blob = await openAsBlob(join(MODELS_DIR, 'gpt2', 'model.safetensors'));
     const broken = (stream) => ({ ...blobWithoutByob(blob), slice: () => ({ stream: () => stream }) });
     const withWeights = async (weights) =>
       (await files('gpt2', 'memory')).map((f) =>

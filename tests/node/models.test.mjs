@@ -4,32 +4,36 @@
 // on every build; sharded loading, progress and cancel; hostile files with their messages; memory returned.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, openAsBlob, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { openAsBlob, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUILDS, buildName, load } from './fixtures/reference.mjs';
+import {
+  BUILDS,
+  buildName,
+  HEAP_SLACK,
+  heapUsed,
+  load,
+  modelCases,
+  MODELS_DIR,
+  rejects,
+  requireHeapBack,
+  weightFiles,
+} from './fixtures/reference.mjs';
 
-const DIR = fileURLToPath(new URL('../../build/models/', import.meta.url));
-assert.ok(
-  existsSync(join(DIR, 'index.json')),
-  `${DIR}index.json is missing: CTest's models.checkpoints writes it (tests/models/make_checkpoints.py --out build/models)`,
-);
-const CASES = JSON.parse(readFileSync(join(DIR, 'index.json'), 'utf8'));
-const WEIGHT_FILE = /^(config\.json|model.*\.safetensors(\.index\.json)?|tokenizer(_config)?\.json)$/;
+const CASES = modelCases();
 
 // A case's checkpoint files: bytes in memory, or Blobs read in slices (openAsBlob: the file stays on disk).
 async function files(name, { blobs = false, change = {} } = {}) {
   const c = CASES.find((x) => x.case === name);
   const out = [];
-  for (const f of c.files.filter((n) => WEIGHT_FILE.test(n) && !n.startsWith('oracle-'))) {
+  for (const f of weightFiles(c)) {
     if (f in change && change[f] === null) continue;
     const bytes = f in change ? change[f] : null;
     out.push(
       bytes
         ? { name: f, bytes }
         : blobs
-          ? { name: f, bytes: await openAsBlob(join(DIR, name, f)) }
-          : { name: f, bytes: new Uint8Array(readFileSync(join(DIR, name, f))) },
+          ? { name: f, bytes: await openAsBlob(join(MODELS_DIR, name, f)) }
+          : { name: f, bytes: new Uint8Array(readFileSync(join(MODELS_DIR, name, f))) },
     );
   }
   return out;
@@ -57,8 +61,11 @@ function readOracle(path) {
   return { meta, tensors };
 }
 
-function requireWithin(what, ours, ref, bound) {
-  assert.deepEqual(ours.shape, ref.shape, `${what}: shape`);
+// ours against the oracle's tensor `key` (transformers' float64 result) within its bound (`key`.bound).
+function requireWithin(what, ours, tensors, key) {
+  const ref = tensors[key],
+    bound = tensors[`${key}.bound`];
+  assert.deepEqual(ours.shape, ref.shape, `${what} ${key}: shape`);
   let worst = 0,
     at = -1;
   for (let i = 0; i < ref.data.length; i++) {
@@ -70,22 +77,8 @@ function requireWithin(what, ours, ref, bound) {
   }
   assert.ok(
     at < 0,
-    `${what}: element ${at} is ${ours.data[at]}, transformers says ${ref.data[at]} ± ${bound.data[at]}`,
+    `${what} ${key}: element ${at} is ${ours.data[at]}, transformers says ${ref.data[at]} ± ${bound.data[at]}`,
   );
-}
-
-const heapUsed = (M) => M.memoryStats().heapUsed;
-const SLACK = 16 * 1024; // allocator bookkeeping after a warm-up
-function requireHeapBack(M, before, what) {
-  const after = heapUsed(M);
-  assert.ok(after - before <= SLACK, `${what}: the heap holds ${after - before} bytes more than before`);
-}
-
-async function rejects(promise, ...fragments) {
-  await assert.rejects(promise, (e) => {
-    for (const f of fragments) assert.ok(e.message.includes(f), `message: ${e.message}\nexpected to contain: ${f}`);
-    return true;
-  });
 }
 
 for (const build of BUILDS) {
@@ -103,7 +96,7 @@ for (const build of BUILDS) {
             assert.equal(model.info.modelType, c.model_type);
             assert.equal(model.info.dtype, c.dtype);
             for (const name of c.oracles) {
-              const { meta, tensors } = readOracle(join(DIR, c.case, name));
+              const { meta, tensors } = readOracle(join(MODELS_DIR, c.case, name));
               const what = `${c.case}/${name}`;
               assert.deepEqual(
                 model.tokenize(meta.text).ids,
@@ -112,34 +105,22 @@ for (const build of BUILDS) {
               );
               const logitsAt = model.info.hasLmHead ? meta.logits_at : [];
               const out = model.forward(meta.ids, { logitsAt });
-              requireWithin(`${what} attentions`, out.attentions, tensors.attentions, tensors['attentions.bound']);
-              requireWithin(`${what} hidden`, out.hidden, tensors.hidden, tensors['hidden.bound']);
+              requireWithin(what, out.attentions, tensors, 'attentions');
+              requireWithin(what, out.hidden, tensors, 'hidden');
               assert.equal(
                 out.logits === null,
                 !tensors.logits,
                 `${what}: logits given exactly when transformers gives them`,
               );
-              if (tensors.logits) requireWithin(`${what} logits`, out.logits, tensors.logits, tensors['logits.bound']);
+              if (tensors.logits) requireWithin(what, out.logits, tensors, 'logits');
               assert.ok(
                 out.trace.some((s) => s.op === 'softmax' && s.layer === model.info.layers - 1),
                 `${what}: the trace reaches the last layer`,
               );
               if (meta.heads_off && meta.heads_off.length) {
                 const off = model.forward(meta.ids, { logitsAt, headsOff: meta.heads_off });
-                if (tensors['ablated.logits'])
-                  requireWithin(
-                    `${what} ablated logits`,
-                    off.logits,
-                    tensors['ablated.logits'],
-                    tensors['ablated.logits.bound'],
-                  );
-                if (tensors['ablated.hidden'])
-                  requireWithin(
-                    `${what} ablated hidden`,
-                    off.hidden,
-                    tensors['ablated.hidden'],
-                    tensors['ablated.hidden.bound'],
-                  );
+                for (const k of ['logits', 'hidden'])
+                  if (tensors[`ablated.${k}`]) requireWithin(what, off[k], tensors, `ablated.${k}`);
               }
             }
           } finally {
@@ -156,7 +137,7 @@ for (const build of BUILDS) {
         const asFiles = given.reverse().map((f) => new File([f.bytes], f.name));
         const withFolder = given.map((f) => ({ name: `llama-sharded/${f.name}`, bytes: f.bytes.buffer }));
         const single = await M.loadModel(await files('llama'));
-        const { meta } = readOracle(join(DIR, 'llama-sharded', 'oracle-0.safetensors'));
+        const { meta } = readOracle(join(MODELS_DIR, 'llama-sharded', 'oracle-0.safetensors'));
         for (const checkpoint of [asFiles, withFolder]) {
           const model = await M.loadModel(checkpoint);
           assert.equal(model.info.layers, single.info.layers);
@@ -207,11 +188,11 @@ for (const build of BUILDS) {
       const before = heapUsed(M);
       const model = await M.loadModel(given);
       assert.ok(heapUsed(M) - before >= model.info.weightBytes, 'the weights are in wasm memory');
-      const ids = readOracle(join(DIR, 'qwen2', 'oracle-0.safetensors')).meta.ids;
+      const ids = readOracle(join(MODELS_DIR, 'qwen2', 'oracle-0.safetensors')).meta.ids;
       model.forward(ids, { headsOff: [[0, 1]] });
       const loaded = heapUsed(M);
       for (let i = 0; i < 5; i++) model.forward(ids);
-      assert.ok(heapUsed(M) - loaded <= SLACK, 'forwards leave nothing behind');
+      assert.ok(heapUsed(M) - loaded <= HEAP_SLACK, 'forwards leave nothing behind');
       model.dispose();
       model.dispose(); // twice is harmless
       requireHeapBack(M, before, 'after dispose');
@@ -251,7 +232,7 @@ for (const build of BUILDS) {
         (await M.loadModel(await files('gpt2'))).dispose();
         const before = heapUsed(M);
         const shard = 'model-00003-of-00004.safetensors';
-        const whole = readFileSync(join(DIR, 'llama-sharded', shard));
+        const whole = readFileSync(join(MODELS_DIR, 'llama-sharded', shard));
         await rejects(
           M.loadModel(
             await files('llama-sharded', {
@@ -262,7 +243,7 @@ for (const build of BUILDS) {
           '(is it cut short?)',
         );
 
-        const config = JSON.parse(readFileSync(join(DIR, 'gpt2', 'config.json'), 'utf8'));
+        const config = JSON.parse(readFileSync(join(MODELS_DIR, 'gpt2', 'config.json'), 'utf8'));
         const lying = (change) => new TextEncoder().encode(JSON.stringify({ ...config, ...change }));
         await rejects(
           M.loadModel(await files('gpt2', { change: { 'config.json': lying({ n_embd: 48 }) } })),
@@ -284,7 +265,7 @@ for (const build of BUILDS) {
         );
 
         // A NaN in h.1.mlp.c_fc.weight, found through the file's own header.
-        const weights = new Uint8Array(readFileSync(join(DIR, 'gpt2', 'model.safetensors')));
+        const weights = new Uint8Array(readFileSync(join(MODELS_DIR, 'gpt2', 'model.safetensors')));
         const n = Number(Buffer.from(weights).readBigUInt64LE(0));
         const entry = JSON.parse(Buffer.from(weights.subarray(8, 8 + n)).toString())['h.1.mlp.c_fc.weight'];
         new DataView(weights.buffer).setFloat32(8 + n + entry.data_offsets[0] + 4 * 7, NaN, true);
@@ -293,7 +274,7 @@ for (const build of BUILDS) {
           "model.safetensors: tensor 'h.1.mlp.c_fc.weight' holds NaN (element 7 of",
         );
 
-        const tokenizer = JSON.parse(readFileSync(join(DIR, 'gpt2', 'tokenizer.json'), 'utf8'));
+        const tokenizer = JSON.parse(readFileSync(join(MODELS_DIR, 'gpt2', 'tokenizer.json'), 'utf8'));
         tokenizer.added_tokens.push({
           id: 50256,
           content: '<|endoftext|>',

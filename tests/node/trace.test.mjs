@@ -1,7 +1,7 @@
 // Shape traces: M.shapeTrace (lesson 004's table) and the trace of a real forward.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUILDS, buildName, load } from './fixtures/reference.mjs';
+import { BUILDS, buildName, LESSON004_SHAPE_TABLE, load } from './fixtures/reference.mjs';
 
 const KEYS = ['step', 'op', 'shape', 'strides', 'contiguous'];
 
@@ -34,16 +34,7 @@ for (const build of BUILDS) {
       checkSteps(tr);
       assert.deepEqual(
         tr.map((s) => s.shape),
-        [
-          [2, 10, 512],
-          [2, 10, 512],
-          [2, 10, 8, 64],
-          [2, 8, 10, 64],
-          [2, 8, 10, 64],
-          [2, 10, 8, 64],
-          [2, 10, 512],
-          [2, 10, 512],
-        ],
+        LESSON004_SHAPE_TABLE,
       );
       assert.deepEqual(tr[3].strides, [5120, 64, 512, 1]);
       assert.equal(tr[3].contiguous, false);

@@ -15,7 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
 import { checkDocs, docFiles, sizeTexts } from '../../npm/sizes.mjs';
-import { launch, guardedPage, ARTIFACTS } from '../browser/helpers.mjs';
+import { launch, guardedPage, settledHeight, ARTIFACTS } from '../browser/helpers.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -561,15 +561,7 @@ async function measureElement(page, selector) {
   const frame = await el.contentFrame();
   await frame.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready, null, { timeout: 30000 });
   await frame.evaluate(() => window.mhaExplorer.ready);
-  let last = -1,
-    same = 0;
-  for (let i = 0; i < 40 && same < 4; i++) {
-    // stable for 4 × 150 ms
-    await page.waitForTimeout(150);
-    const h = await el.evaluate((f) => f.getBoundingClientRect().height);
-    same = h === last ? same + 1 : 0;
-    last = h;
-  }
+  const height = await settledHeight(page, el);
   const inner = await frame.evaluate((drawn) => {
     const canvases = [...document.querySelectorAll('#heads canvas')];
     return {
@@ -581,7 +573,7 @@ async function measureElement(page, selector) {
     };
   }, drawnCanvases.toString());
   return {
-    iframe: Math.round(last),
+    iframe: Math.round(height),
     ...inner,
     mode: await el.evaluate((f) => (f.hasAttribute('srcdoc') ? 'srcdoc' : 'src')),
   };

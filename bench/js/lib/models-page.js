@@ -78,21 +78,28 @@
     },
   };
 
+  // ONNX Runtime Web as the benchmarks run it (lib/ort.js too): the wasm execution provider, one thread, on the
+  // calling thread (no proxy worker), errors only.
+  function ortOneThread(o) {
+    o.env.wasm.numThreads = 1;
+    o.env.wasm.proxy = false;
+    o.env.logLevel = 'error';
+    return o;
+  }
+  const ORT_SESSION = {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    logSeverityLevel: 3,
+  };
+
   const ort = {
     async init(ortModule, modelBytes, layers) {
-      const o = (state.ort = ortModule);
-      o.env.wasm.numThreads = 1;
-      o.env.wasm.proxy = false;
-      o.env.logLevel = 'error';
+      const o = (state.ort = ortOneThread(ortModule));
       const t0 = now();
-      state.session = await o.InferenceSession.create(modelBytes, {
-        executionProviders: ['wasm'],
-        graphOptimizationLevel: 'all',
-        intraOpNumThreads: 1,
-        interOpNumThreads: 1,
-        executionMode: 'sequential',
-        logSeverityLevel: 3,
-      });
+      state.session = await o.InferenceSession.create(modelBytes, { ...ORT_SESSION });
       state.layers = layers;
       return {
         ms: now() - t0,
@@ -177,7 +184,20 @@
     return { ms: now() - t0, bytes: at };
   }
 
-  const api = { loadScript, ours, ort, paired, check, compare, readWhole, readFetch, readStream, median };
+  const api = {
+    loadScript,
+    ortOneThread,
+    ORT_SESSION,
+    ours,
+    ort,
+    paired,
+    check,
+    compare,
+    readWhole,
+    readFetch,
+    readStream,
+    median,
+  };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.ModelsBench = api;
 })(typeof window !== 'undefined' ? window : globalThis);

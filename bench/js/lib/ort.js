@@ -5,14 +5,13 @@
 //   "ops":     standard ai.onnx MatMul/Add/Reshape/Transpose/Split/Softmax graph
 // The driver times both and reports the faster one (after checking both agree with ours).
 const { mhaOpsModel, mhaContribModel } = require('./onnx');
+// the one-thread configuration that models.js's ORT contender runs too
+const { ortOneThread, ORT_SESSION } = require('./models-page.js');
 
 let ort = null;
 async function init() {
   if (ort) return ort;
-  ort = require('onnxruntime-web');
-  ort.env.wasm.numThreads = 1;
-  ort.env.wasm.proxy = false;
-  ort.env.logLevel = 'error';
+  ort = ortOneThread(require('onnxruntime-web'));
   return ort;
 }
 
@@ -24,14 +23,7 @@ const builders = { contrib: mhaContribModel, ops: mhaOpsModel };
 
 async function setup(p, B, S, D, H, variant) {
   const bytes = builders[variant](p, B, S, D, H);
-  const session = await ort.InferenceSession.create(bytes, {
-    executionProviders: ['wasm'],
-    graphOptimizationLevel: 'all',
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    logSeverityLevel: 3,
-  });
+  const session = await ort.InferenceSession.create(bytes, { ...ORT_SESSION });
   return {
     async run(x) {
       const feeds = { x: new ort.Tensor('float32', x, [B, S, D]) };
