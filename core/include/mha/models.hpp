@@ -82,7 +82,7 @@ struct ModelOutput {
   Tensor logits;      // [P, V] at logits_at (P = 0 without an LM/MLM head)
   std::vector<std::size_t> logits_at;
   std::vector<TraceStep> trace;  // every layer's steps, tagged with the layer
-  std::size_t first_layer = 0;   // the first layer computed: 0, or where it resumed from the cache
+  std::size_t first_layer = 0;   // the first layer computed: 0, or where it resumed (L: none, only the head)
 };
 
 class Model {
