@@ -367,7 +367,8 @@ namespace {
 
 // Same shape and the same bits at every element.
 bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.numel() * sizeof(float)) == 0;
+  if (a.shape() != b.shape()) return false;
+  return a.numel() == 0 || std::memcmp(a.data(), b.data(), a.numel() * sizeof(float)) == 0;
 }
 
 ModelForwardOptions without_attentions(std::vector<HeadRef> heads_off, std::vector<std::size_t> logits_at) {
