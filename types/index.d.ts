@@ -164,17 +164,25 @@ declare namespace createMhaModule {
     headsOff?: readonly (readonly [number, number])[];
     /** Positions whose logits to give; default the last (causal models) or none (encoders: the [MASK] positions). */
     logitsAt?: readonly number[];
+    /**
+     * `false`: no attention weights (`attentions` is null), and the forward resumes from the model's activations
+     * cache: with the ids of the model's last forward, layers below the lowest head off are not computed again
+     * (`firstLayer` says where it started). `hidden` and `logits` are bit-identical to the whole forward's. Default true.
+     */
+    attentions?: boolean;
   }
 
-  interface ModelForwardResult {
-    /** Every layer's attention weights, [L, 1, H, T, T]. */
-    attentions: Tensor;
+  interface ModelForwardResult<W extends Tensor | null = Tensor> {
+    /** Every layer's attention weights, [L, 1, H, T, T]; `null` with `attentions: false`. */
+    attentions: W;
     /** transformers' last_hidden_state, [1, T, D]. */
     hidden: Tensor;
     /** [P, V] at `logitsAt`; `null` without an LM or MLM head. */
     logits: Tensor | null;
     logitsAt: number[];
     trace: ModelTraceStep[];
+    /** The first layer this forward computed: 0, or the layer it resumed at from the activations cache. */
+    firstLayer: number;
   }
 
   /** Token ids as the checkpoint's tokenizer gives them (special tokens added as `tokenizer(text)` adds them). */
@@ -189,10 +197,12 @@ declare namespace createMhaModule {
     /** Needs tokenizer.json among loadModel's files. */
     tokenize(text: string): Tokens;
     /** ids: 1 to `info.maxPositions` token ids, each below `info.vocab`. */
-    forward(ids: readonly number[] | Int32Array | Uint32Array, options?: ModelForwardOptions): ModelForwardResult;
+    forward(ids: readonly number[] | Int32Array | Uint32Array, options?: ModelForwardOptions & { attentions?: true }): ModelForwardResult<Tensor>;
+    forward(ids: readonly number[] | Int32Array | Uint32Array, options: ModelForwardOptions & { attentions: false }): ModelForwardResult<null>;
+    forward(ids: readonly number[] | Int32Array | Uint32Array, options?: ModelForwardOptions): ModelForwardResult<Tensor | null>;
     /** True after `dispose()`. */
     readonly disposed: boolean;
-    /** Gives the weights' memory back; the model cannot be used after (calling it again does nothing). */
+    /** Gives the weights' and the activations cache's memory back; the model cannot be used after (again: nothing). */
     dispose(): void;
   }
 

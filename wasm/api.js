@@ -1031,8 +1031,12 @@ var createMhaModule = (function () {
     }
 
     function checkForwardOptions(options, info, T) {
-      checkConfig(options, 'forward options', ['headsOff', 'logitsAt']);
-      const { headsOff = [], logitsAt = [] } = options;
+      checkConfig(options, 'forward options', ['headsOff', 'logitsAt', 'attentions']);
+      const { headsOff = [], logitsAt = [], attentions = true } = options;
+      if (typeof attentions !== 'boolean')
+        fail(
+          `attentions must be true or false (false: no attention weights, a faster forward), got ${describe(attentions)}`,
+        );
       if (!Array.isArray(headsOff))
         fail(`headsOff must be a list of [layer, head] pairs such as [[0, 3]], got ${describe(headsOff)}`);
       headsOff.forEach((pair, i) => {
@@ -1046,10 +1050,11 @@ var createMhaModule = (function () {
       if (logitsAt.length > 0 && !info.hasLmHead)
         fail(`this ${info.modelType} checkpoint has no LM or MLM head: it gives no logits`);
       logitsAt.forEach((p, i) => checkCount(p, `logitsAt[${i}]`, 0, T - 1));
-      return { headsOff: headsOff.map((p) => [p[0], p[1]]), logitsAt: logitsAt.slice() };
+      return { headsOff: headsOff.map((p) => [p[0], p[1]]), logitsAt: logitsAt.slice(), attentions };
     }
 
-    // A loaded checkpoint: info, tokenize, forward, dispose (its memory back to the core).
+    // A loaded checkpoint: info, tokenize, forward, dispose (its memory, weights and activations cache, back to the
+    // core).
     class Model {
       #tokenizer;
       constructor(handle, info, tokenizer) {
@@ -1070,7 +1075,7 @@ var createMhaModule = (function () {
         const handle = live(this, 'model');
         const list = checkIds(ids, this.info);
         const o = checkForwardOptions(options === undefined ? {} : options, this.info, list.length);
-        return unwrap(handle.forward(list, o.headsOff, o.logitsAt));
+        return unwrap(handle.forward(list, o.headsOff, o.logitsAt, o.attentions));
       }
       get disposed() {
         return !this._handle;

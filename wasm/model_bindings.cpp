@@ -151,9 +151,10 @@ std::size_t list_length(const val& list, const std::string& what, double max_len
   return to_count(list["length"].as<double>(), "the length of " + what, max_length);
 }
 
-// ids: token ids; heads_off: [[layer, head], ...]; logits_at: positions. api.js checked them with
-// messages for students; here they are checked again, as numbers that cross as doubles.
-val model_forward(const LoadedModel& m, val ids, val heads_off, val logits_at) {
+// ids: token ids; heads_off: [[layer, head], ...]; logits_at: positions; attentions: false for
+// none (attentions null; the model may resume from its cache). api.js checked them with messages
+// for students; here they are checked again, as numbers that cross as doubles.
+val model_forward(LoadedModel& m, val ids, val heads_off, val logits_at, bool attentions) {
   return guarded([&] {
     const mha::CheckpointConfig& c = m.model.config();
     const std::size_t T = list_length(ids, "ids", static_cast<double>(c.max_positions));
@@ -173,13 +174,15 @@ val model_forward(const LoadedModel& m, val ids, val heads_off, val logits_at) {
     for (std::size_t i = 0, n = list_length(logits_at, "logitsAt", static_cast<double>(T)); i < n; ++i) {
       options.logits_at.push_back(to_count(logits_at[i].as<double>(), "logitsAt position", static_cast<double>(T - 1)));
     }
+    options.attentions = attentions;
     const mha::ModelOutput r = m.model.forward(tokens, options);
     val out = val::object();
-    out.set("attentions", tensor_to_js(r.attentions));
+    out.set("attentions", attentions ? tensor_to_js(r.attentions) : val::null());
     out.set("hidden", tensor_to_js(r.hidden));
     out.set("logits", r.logits_at.empty() ? val::null() : tensor_to_js(r.logits));
     out.set("logitsAt", array_from(r.logits_at));
     out.set("trace", trace_to_js(r.trace));
+    out.set("firstLayer", static_cast<double>(r.first_layer));
     return out;
   });
 }

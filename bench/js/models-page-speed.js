@@ -15,7 +15,9 @@
 //   - a head off: mhaExplorer.ablate([[l, h]]) (a different head each round, the previous one back on) until the
 //     frame painted after the new top 5, against the core's forward with that head off; target: ≤ 1 forward (the
 //     median of ablate ÷ forward ≤ 1.0 would need a forward cheaper than the core's: the ratio says what it costs
-//     beyond the one forward it runs).
+//     beyond the one forward it runs); the page's forward without attentions resumes from the core's activations
+//     cache at the head's layer: the same change with a head of the last layer and of the first layer says what
+//     that saves (against the same whole forward with the head off).
 // `--profile`: a CPU profile (CDP) of 10 keystrokes and 10 heads off after the rounds, self time by function: where
 // the page's time goes (read relative sizes only on a loaded machine: DEVELOPERS.md). `--quick`: the tiny GPT-2 of
 // models.js --quick, few rounds (a smoke test).
@@ -80,7 +82,7 @@ function measure(page, rounds) {
       };
       const { L, H } = { L: X.getInfo().layers, H: X.getInfo().heads };
       const texts = window.TEXTS,
-        out = { keystroke: [], ablate: [], keystrokeOff: [] };
+        out = { keystroke: [], ablate: [], keystrokeOff: [], ablateLast: [], ablateFirst: [] };
       for (let i = 0; i < rounds + 2; i++) {
         const text = texts[i % 2];
         const keystroke = () =>
@@ -110,6 +112,8 @@ function measure(page, rounds) {
         const a = first ? await ablate() : 0,
           fo = await forwardOff(),
           a2 = first ? a : await ablate();
+        const last = await time(() => X.ablate([[L - 1, i % H]])),
+          firstLayer = await time(() => X.ablate([[0, i % H]]));
         // a keystroke with that head off: the grid's frame, then the top 5 without it (a second forward, after it)
         await X.ablate([head]);
         await afterPaint();
@@ -130,6 +134,8 @@ function measure(page, rounds) {
           out.keystroke.push({ page: k2, forward: f });
           out.ablate.push({ page: a2, forward: fo });
           out.keystrokeOff.push({ page: grid, top5, forward: f });
+          out.ablateLast.push({ page: last, forward: fo });
+          out.ablateFirst.push({ page: firstLayer, forward: fo });
         }
       }
       return out;
@@ -206,6 +212,7 @@ async function main() {
     const ratio = (rs) => med(rs.map((x) => x.page / x.forward));
     result = {
       model: `${info.modelType} ${info.layers}×${info.heads}, d_model ${info.dModel}`,
+      layers: info.layers,
       tokens: T,
       rounds: ROUNDS,
       load: require('os').loadavg(),
@@ -230,6 +237,13 @@ async function main() {
       },
       samples: m,
     };
+    for (const name of ['ablateLast', 'ablateFirst'])
+      result[name] = {
+        ratio: ratio(m[name]),
+        target: TARGETS.ablate,
+        pageMs: med(m[name].map((x) => x.page)),
+        forwardMs: med(m[name].map((x) => x.forward)),
+      };
   } finally {
     await browser.close();
     await srv.close();
@@ -244,6 +258,8 @@ async function main() {
 ${row('keystroke → all heads drawn', result.keystroke)}
 ${row('keystroke, a head off → all heads drawn', result.keystrokeOff)}
 ${row('a head off → the new top 5', result.ablate)}
+${row(`a head of the last layer (${result.layers - 1}) off → the new top 5`, result.ablateLast)}
+${row('a head of the first layer (0) off → the new top 5', result.ablateFirst)}
 (keystroke with a head off → its top 5 without the head too: ${result.keystrokeOff.top5Ratio.toFixed(2)} forwards)`);
   const json = arg('--json');
   if (json) fs.writeFileSync(json, JSON.stringify(result, null, 1));

@@ -443,6 +443,33 @@ test('under a strict Content-Security-Policy: no violation, nothing requested fr
   await closeClean(g);
 });
 
+test('a 12-head model shows every head column without a horizontal scroll from 901 px wide (two columns) up', async () => {
+  const g = await open('models.html?model=models/minilm/');
+  const { page } = g;
+  assert.equal(await page.evaluate(() => window.mhaExplorer.ready), true);
+  assert.equal((await page.evaluate(() => window.mhaExplorer.getInfo())).heads, 12);
+  for (const width of [901, 930, 1100, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    // the grid redraws at its new width in the frame after the resize (page.js's ResizeObserver)
+    const fits = await page
+      .waitForFunction(
+        (w) => {
+          const grid = document.querySelector('#grid');
+          return window.innerWidth === w && grid.clientWidth > 0 && grid.scrollWidth <= grid.clientWidth;
+        },
+        width,
+        { timeout: 5000 },
+      )
+      .then(
+        () => true,
+        () => false,
+      );
+    const sizes = await page.$eval('#grid', (x) => x.scrollWidth + ' px of heads in ' + x.clientWidth + ' px');
+    assert.ok(fits, `${width} px wide: ${sizes}`);
+  }
+  await closeClean(g);
+});
+
 test('axe-core finds no WCAG 2.1 A/AA violation (desktop, phone, dark); screenshots', async () => {
   const shots = [
     ['desktop', 1360, 900, 'light'],

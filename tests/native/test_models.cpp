@@ -192,7 +192,7 @@ TEST_CASE("every oracle case: attentions, hidden state, logits and ablated logit
   for (const OracleCase& oc : cases) {
     DYNAMIC_SECTION(oc.name << " (" << oc.family << ", " << oc.dtype << ")") {
       const Checkpoint c = fixture(oc.name);
-      const Model model(c.config, c.weights);
+      Model model(c.config, c.weights);
       REQUIRE(!oc.oracles.empty());
       for (const std::string& file : oc.oracles) {
         INFO(file);
@@ -302,7 +302,7 @@ TEST_CASE("a missing tensor or a tensor of the wrong shape is named", "[models][
 TEST_CASE("ids out of range, too many tokens, unknown heads and positions are refused with their numbers",
           "[models][errors]") {
   const Checkpoint c = fixture("gpt2");
-  const Model model(c.config, c.weights);
+  Model model(c.config, c.weights);
   const std::size_t V = c.config.vocab, P = c.config.max_positions;
   CHECK(error_of([&] {
           model.forward({1, std::int32_t(V)}, {});
@@ -320,7 +320,7 @@ TEST_CASE("ids out of range, too many tokens, unknown heads and positions are re
   bad_position.logits_at = {2};
   CHECK(error_of([&] { model.forward({1, 2}, bad_position); }).find("position 2") != std::string::npos);
   const Checkpoint encoder = fixture("bert-noprefix");
-  const Model bare(encoder.config, encoder.weights);
+  Model bare(encoder.config, encoder.weights);
   CHECK_FALSE(bare.has_lm_head());
   CHECK(bare.forward({1, 2, 3}, {}).logits.numel() == 0);
   CHECK(error_of([&] { bare.forward({1, 2, 3}, bad_position); }).find("no language-model head") != std::string::npos);
@@ -329,7 +329,7 @@ TEST_CASE("ids out of range, too many tokens, unknown heads and positions are re
 TEST_CASE("the trace: every layer's steps tagged, RoPE and repeat_kv where used, the weights' shape",
           "[models][trace]") {
   const Checkpoint c = fixture("llama");
-  const Model model(c.config, c.weights);
+  Model model(c.config, c.weights);
   const ModelOutput out = model.forward({3, 1, 4, 1, 5}, {});
   const std::size_t T = 5, H = c.config.heads, KV = c.config.kv_heads, hd = c.config.head_dim;
   REQUIRE(KV < H);
@@ -361,4 +361,85 @@ TEST_CASE("the trace: every layer's steps tagged, RoPE and repeat_kv where used,
   for (const TraceStep& s : go.trace)
     if (s.op == "query" && s.layer == 0)
       CHECK(s.layout.strides == Strides{std::ptrdiff_t(9 * D), std::ptrdiff_t(3 * D), 1});
+}
+
+namespace {
+
+// Same shape and the same bits at every element.
+bool same_bits(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) return false;
+  return a.numel() == 0 || std::memcmp(a.data(), b.data(), a.numel() * sizeof(float)) == 0;
+}
+
+ModelForwardOptions without_attentions(std::vector<HeadRef> heads_off, std::vector<std::size_t> logits_at) {
+  ModelForwardOptions o;
+  o.heads_off = std::move(heads_off);
+  o.logits_at = std::move(logits_at);
+  o.attentions = false;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a forward resumed from the activations cache is bit-identical to the whole forward", "[models][cache]") {
+  for (const char* name : {"gpt2", "bert", "bert-noprefix", "distilbert", "llama", "qwen2-bf16"}) {
+    DYNAMIC_SECTION(name) {
+      const Checkpoint c = fixture(name);
+      const std::size_t L = c.config.layers, H = c.config.heads;
+      REQUIRE(L >= 2);
+      Model cached(c.config, c.weights), reference(c.config, c.weights);
+      const std::vector<std::int32_t> ids{3, 1, 4, 1, 5, 9, 2};
+      const std::vector<std::size_t> at =
+          cached.has_lm_head() ? std::vector<std::size_t>{1, 6} : std::vector<std::size_t>{};
+      const ModelOutput full = cached.forward(ids, {{}, at});
+      CHECK(full.first_layer == 0);
+      for (std::size_t l = 0; l < L; ++l) {
+        INFO("head " << l % H << " of layer " << l << " off");
+        ModelForwardOptions whole{{{l, l % H}}, at};
+        const ModelOutput expected = reference.forward(ids, whole);
+        const ModelOutput resumed = cached.forward(ids, without_attentions({{l, l % H}}, at));
+        CHECK(resumed.first_layer == l);
+        CHECK(resumed.attentions.numel() == 0);
+        CHECK(same_bits(resumed.hidden, expected.hidden));
+        CHECK(same_bits(resumed.logits, expected.logits));
+        CHECK(resumed.trace.size() == expected.trace.size());
+      }
+      // Heads in several layers: from the lowest; none: only the last norm and the head.
+      const ModelOutput two = cached.forward(ids, without_attentions({{L - 1, 0}, {1, H - 1}}, at));
+      CHECK(two.first_layer == 1);
+      CHECK(same_bits(two.hidden, reference.forward(ids, {{{1, H - 1}, {L - 1, 0}}, at}).hidden));
+      const ModelOutput none = cached.forward(ids, without_attentions({}, at));
+      CHECK(none.first_layer == L);
+      CHECK(same_bits(none.hidden, full.hidden));
+      CHECK(same_bits(none.logits, full.logits));
+    }
+  }
+}
+
+TEST_CASE("the activations cache: other ids replace it, an ablated forward fills it up to its first head off",
+          "[models][cache]") {
+  const Checkpoint c = fixture("llama");
+  const std::size_t L = c.config.layers;
+  REQUIRE(L >= 2);
+  Model model(c.config, c.weights), reference(c.config, c.weights);
+  const std::vector<std::int32_t> ids{7, 3, 9, 2}, other{7, 3, 9, 5};
+  model.forward(ids, {});
+  CHECK(model.forward(other, without_attentions({{L - 1, 1}}, {})).first_layer == 0);    // other ids: from the start
+  CHECK(model.forward(ids, without_attentions({{L - 1, 1}}, {})).first_layer == 0);      // ids again: replaced too
+  CHECK(model.forward(ids, without_attentions({{L - 1, 0}}, {})).first_layer == L - 1);  // filled up to L - 1
+  CHECK(model.forward(ids, without_attentions({}, {})).first_layer == L - 1);            // the rest was never computed
+  CHECK(model.forward(ids, without_attentions({}, {})).first_layer == L);                // ... until now
+  const ModelOutput after = model.forward(ids, without_attentions({{0, 0}}, {}));
+  CHECK(after.first_layer == 0);
+  CHECK(same_bits(after.logits, reference.forward(ids, {{{0, 0}}, {}}).logits));
+  // With attentions the forward computes every layer (their softmax), whatever the cache holds.
+  const ModelOutput with = model.forward(ids, {{{L - 1, 0}}, {}});
+  CHECK(with.first_layer == 0);
+  CHECK(with.attentions.shape() == Shape{L, 1, c.config.heads, 4, 4});
+  // A longer text is other ids, though it starts with the same.
+  std::vector<std::int32_t> longer = ids;
+  longer.push_back(1);
+  const ModelOutput grown = model.forward(longer, without_attentions({{L - 1, 0}}, {}));
+  CHECK(grown.first_layer == 0);
+  CHECK(same_bits(grown.logits, reference.forward(longer, {{{L - 1, 0}}, {}}).logits));
 }

@@ -81,6 +81,18 @@ function requireWithin(what, ours, tensors, key) {
   );
 }
 
+// The same forward without attentions, resumed from the activations cache that `model`'s forwards of `ids` filled:
+// the layer it starts at is the lowest with a head off, and hidden and logits have the bits of the whole forward `whole`.
+function requireResumedSame(what, model, ids, options, whole) {
+  const resumed = model.forward(ids, { ...options, attentions: false });
+  const lowest = Math.min(model.info.layers, ...options.headsOff.map((lh) => lh[0]));
+  assert.equal(resumed.firstLayer, lowest, `${what}: resumed at the lowest layer with a head off`);
+  assert.equal(resumed.attentions, null, `${what}: no attentions`);
+  assert.deepEqual(resumed.hidden, whole.hidden, `${what}: hidden, resumed = whole forward, bit for bit`);
+  assert.deepEqual(resumed.logits, whole.logits, `${what}: logits, resumed = whole forward, bit for bit`);
+  assert.equal(resumed.trace.length, whole.trace.length, `${what}: the whole forward's trace`);
+}
+
 for (const build of BUILDS) {
   test(`real checkpoints through the JS API — ${buildName(build)}`, async (t) => {
     const M = await load(build);
@@ -121,6 +133,7 @@ for (const build of BUILDS) {
                 const off = model.forward(meta.ids, { logitsAt, headsOff: meta.heads_off });
                 for (const k of ['logits', 'hidden'])
                   if (tensors[`ablated.${k}`]) requireWithin(what, off[k], tensors, `ablated.${k}`);
+                requireResumedSame(what, model, meta.ids, { logitsAt, headsOff: meta.heads_off }, off);
               }
             }
           } finally {
@@ -192,7 +205,14 @@ for (const build of BUILDS) {
       model.forward(ids, { headsOff: [[0, 1]] });
       const loaded = heapUsed(M);
       for (let i = 0; i < 5; i++) model.forward(ids);
-      assert.ok(heapUsed(M) - loaded <= HEAP_SLACK, 'forwards leave nothing behind');
+      for (let l = 0; l < model.info.layers; l++) model.forward(ids, { headsOff: [[l, 0]], attentions: false });
+      assert.ok(
+        heapUsed(M) - loaded <= HEAP_SLACK,
+        'forwards leave nothing behind but the activations cache of their ids',
+      );
+      model.forward(ids.concat(ids), { attentions: false }); // a longer text: the cache for its ids
+      model.forward(ids, { headsOff: [[1, 1]], attentions: false }); // back to the first: as large as before
+      assert.ok(heapUsed(M) - loaded <= HEAP_SLACK, 'the cache of other ids replaces the last');
       model.dispose();
       model.dispose(); // twice is harmless
       requireHeapBack(M, before, 'after dispose');
@@ -298,6 +318,30 @@ for (const build of BUILDS) {
       },
     );
 
+    await t.test(
+      'attentions: false resumes at the lowest layer with a head off, bit-identical; other ids start over',
+      async () => {
+        for (const name of ['gpt2', 'distilbert', 'llama']) {
+          const model = await M.loadModel(await files(name));
+          const { layers, heads, hasLmHead } = model.info;
+          const ids = [3, 1, 4, 1, 5, 9];
+          const logitsAt = hasLmHead ? [ids.length - 1] : [];
+          model.forward(ids, { logitsAt }); // the text's forward fills the cache
+          for (let l = 0; l < layers; l++) {
+            const options = { logitsAt, headsOff: [[l, heads - 1]] };
+            requireResumedSame(`${name}, layer ${l}`, model, ids, options, model.forward(ids, options));
+          }
+          const other = [2, 7, 1, 8];
+          model.forward(other, { logitsAt: hasLmHead ? [3] : [] });
+          const after = model.forward(ids, { logitsAt, headsOff: [[layers - 1, 0]], attentions: false });
+          assert.equal(after.firstLayer, 0, `${name}: other ids replaced the cache`);
+          assert.deepEqual(after.logits, model.forward(ids, { logitsAt, headsOff: [[layers - 1, 0]] }).logits);
+          model.dispose();
+          assert.throws(() => model.forward(ids, { attentions: false }), /this model was deleted/);
+        }
+      },
+    );
+
     await t.test('forward: ids and options checked with messages for students', async () => {
       const model = await M.loadModel(await files('gpt2'));
       const { maxPositions, vocab } = model.info;
@@ -322,6 +366,7 @@ for (const build of BUILDS) {
       );
       assert.throws(() => model.forward([1, 2], { logitsAt: [2] }), /logitsAt\[0\] must be a whole number from 0 to 1/);
       assert.throws(() => model.forward([1, 2], { heads: [0, 1] }), /unknown option 'heads'/);
+      assert.throws(() => model.forward([1, 2], { attentions: 'no' }), /attentions must be true or false/);
       const out = model.forward(Int32Array.from([1, 2, 3]), { logitsAt: [0, 2] });
       assert.deepEqual(out.logits.shape, [2, vocab]);
       assert.deepEqual(out.logitsAt, [0, 2]);

@@ -144,6 +144,9 @@ const out: ModelForwardResult = gpt.forward([1, 2, 3], { headsOff: [[0, 1]], log
 const steps: ModelTraceStep[] = out.trace;
 check(out.attentions.shape.join() === '1,1,2,3,3' && out.hidden.shape[2] === 8 && out.logits !== null && out.logits.shape[1] === 16 &&
   steps.some((s) => s.op === 'softmax' && s.layer === 0), 'Model.forward');
+const logitsOnly: ModelForwardResult<null> = gpt.forward([1, 2, 3], { headsOff: [[0, 1]], logitsAt: [2], attentions: false });
+check(logitsOnly.attentions === null && logitsOnly.firstLayer === 0 && logitsOnly.logits?.data[0] === out.logits?.data[0],
+  'Model.forward without attentions');
 let said = '';
 try {
   gpt.tokenize('hi');

@@ -53,4 +53,6 @@ void M.loadModel([new Uint8Array(4)]);
 void M.loadModel([{ name: 'config.json', url: 42 }]);
 // @ts-expect-error headsOff are [layer, head] pairs
 void M.loadModel([]).then((model) => model.forward([1, 2], { headsOff: [1, 2] }));
+// @ts-expect-error a forward without attentions has none to read
+void M.loadModel([]).then((model) => model.forward([1, 2], { attentions: false }).attentions.shape);
 void maybe; void none; void impl;

@@ -99,7 +99,9 @@ function predictAblated(ctx) {
   S.ablated = [];
   if (!S.fullLogits || !S.headsOff.length) return;
   try {
-    const out = S.model.forward(S.enc.ids, { headsOff: S.headsOff, logitsAt: [S.pos] });
+    // Only the logits: without attentions the core resumes from its cache of the text's forward, at the
+    // lowest layer with a head off (docs/model-page.md#speed).
+    const out = S.model.forward(S.enc.ids, { headsOff: S.headsOff, logitsAt: [S.pos], attentions: false });
     S.ablated = topTokens(logitsRow(S, out, 0), 5);
   } catch (err) {
     ctx.say('text', err.message);

@@ -10,8 +10,12 @@ import { rankHeads } from './roles.js';
 
 // The plot size of a card so that H cards and a row label fit `width` px (clamped: readable, not huge).
 // (a card: its plot and the plot's 2 px frame + 2·4 px padding + 2 px border + a 4 px gap; a row: its 34 px label + a 4 px gap)
+// The 20 px floor lets 12 heads fit the 495 px the grid has in the two-column page at its narrowest (901 px wide, where
+// it becomes one column, wider): a 12-head model shows every head without a scroll down to the phone layout; a card
+// stays a 32 px target.
+export const MIN_CARD = 20;
 export function cardSize(H, width) {
-  return Math.max(28, Math.min(120, Math.floor((width - 40) / H) - 16));
+  return Math.max(MIN_CARD, Math.min(120, Math.floor((width - 40) / H) - 16));
 }
 
 export class HeadGrid {

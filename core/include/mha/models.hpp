@@ -10,6 +10,18 @@
 //   mha::Model model(config, weights);                 // checks every tensor's name and shape
 //   mha::ModelOutput out = model.forward({15496, 995}, {});
 //   // out.attentions [L, 1, H, T, T], out.hidden [1, T, D], out.logits [1, V] (the last position)
+//   mha::ModelForwardOptions ablate;
+//   ablate.heads_off = {{11, 3}};
+//   ablate.attentions = false;                          // only the logits: resume from the cache
+//   mha::ModelOutput off = model.forward({15496, 995}, ablate);  // computes layers 11.. only
+//
+// The activations cache: a Model keeps, for the ids of its last forward, the full model's (no head
+// off) hidden state entering each layer and leaving the last, (L + 1)·T·D floats (GPT-2 small at
+// 1024 tokens: 13 · 1024 · 768 floats, 41 MB). Layers below the lowest head switched off compute
+// what the full model computes, so a forward without attentions whose heads off all sit in layers
+// >= l starts at layer l from the cache, bit-identical to a forward from the embeddings. Every
+// forward fills what it computed of the full model; other ids replace the cache; it dies with the
+// Model. Hence forward is not const, and one Model runs one forward at a time.
 //
 // This header is the contract between the model families (core/src/models/) and the loading
 // floor and bindings: extend it, keep what is here.
@@ -59,14 +71,18 @@ struct HeadRef {
 struct ModelForwardOptions {
   std::vector<HeadRef> heads_off;      // zeroed before the output projection, as the lab's ablation
   std::vector<std::size_t> logits_at;  // positions; empty: the last (causal) or none (encoders)
+  // false: no attentions (out.attentions is empty), and the forward may resume from the cache
+  // (above); hidden, logits and the trace are those of the whole forward all the same.
+  bool attentions = true;
 };
 
 struct ModelOutput {
-  Tensor attentions;  // [L, 1, H, T, T], after softmax
+  Tensor attentions;  // [L, 1, H, T, T], after softmax; [0] when options.attentions is false
   Tensor hidden;      // [1, T, D]: transformers' last_hidden_state
   Tensor logits;      // [P, V] at logits_at (P = 0 without an LM/MLM head)
   std::vector<std::size_t> logits_at;
   std::vector<TraceStep> trace;  // every layer's steps, tagged with the layer
+  std::size_t first_layer = 0;   // the first layer computed: 0, or where it resumed (L: none, only the head)
 };
 
 class Model {
@@ -76,8 +92,8 @@ class Model {
   ~Model();
   const CheckpointConfig& config() const;
   bool has_lm_head() const;  // causal LM head, or BERT/DistilBERT's MLM head
-  // ids: each < vocab, 1 <= T <= max_positions, else mha::Error.
-  ModelOutput forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options) const;
+  // ids: each < vocab, 1 <= T <= max_positions, else mha::Error. Reads and fills the cache (above).
+  ModelOutput forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options);
 
  private:
   struct Impl;

@@ -41,15 +41,19 @@ class Bert final : public Network {
 
   bool has_head() const override { return has_head_; }
 
-  void forward(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& head_off, float* probs,
-               float* h) const override {
-    const std::size_t T = ids.size(), D = c_.d_model, HTT = c_.heads * T * T;
-    embed(*words_, ids, h, false);  // h[T, D] = LayerNorm(words[ids] + types[0] + positions[0..T))
-    embed(*types_, std::vector<std::int32_t>(T, 0), h, true);
+  void embed(const std::vector<std::int32_t>& ids, float* h) const override {
+    const std::size_t T = ids.size();
+    models::embed(*words_, ids, h, false);  // h[T, D] = LayerNorm(words[ids] + types[0] + positions[0..T))
+    models::embed(*types_, std::vector<std::int32_t>(T, 0), h, true);
     add_positions(*positions_, T, h);
-    blocks::layer_norm(embed_norm_, h, T, D);
-    for (std::size_t l = 0; l < layers_.size(); ++l) post_norm_layer(layers_[l], h, T, head_off[l], probs + l * HTT);
+    blocks::layer_norm(embed_norm_, h, T, c_.d_model);
   }
+
+  void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const override {
+    post_norm_layer(layers_.at(l), h, T, head_off, probs);
+  }
+
+  void finish(float*, std::size_t) const override {}  // post-LN: the last layer's output is last_hidden_state
 
   // BertLMPredictionHead: decoder(LayerNorm(act(dense(h)))) + bias.
   void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override {

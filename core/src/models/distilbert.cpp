@@ -40,14 +40,17 @@ class DistilBert final : public Network {
 
   bool has_head() const override { return has_head_; }
 
-  void forward(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& head_off, float* probs,
-               float* h) const override {
-    const std::size_t T = ids.size(), D = c_.d_model, HTT = c_.heads * T * T;
-    embed(*words_, ids, h, false);  // h[T, D] = LayerNorm(words[ids] + positions[0..T))
-    add_positions(*positions_, T, h);
-    blocks::layer_norm(embed_norm_, h, T, D);
-    for (std::size_t l = 0; l < layers_.size(); ++l) post_norm_layer(layers_[l], h, T, head_off[l], probs + l * HTT);
+  void embed(const std::vector<std::int32_t>& ids, float* h) const override {
+    models::embed(*words_, ids, h, false);  // h[T, D] = LayerNorm(words[ids] + positions[0..T))
+    add_positions(*positions_, ids.size(), h);
+    blocks::layer_norm(embed_norm_, h, ids.size(), c_.d_model);
   }
+
+  void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const override {
+    post_norm_layer(layers_.at(l), h, T, head_off, probs);
+  }
+
+  void finish(float*, std::size_t) const override {}  // post-LN: the last layer's output is last_hidden_state
 
   // DistilBertForMaskedLM: vocab_projector(vocab_layer_norm(act(vocab_transform(h)))).
   void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override {

@@ -37,13 +37,17 @@ class Gpt2 final : public Network {
 
   bool has_head() const override { return true; }
 
-  void forward(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& head_off, float* probs,
-               float* h) const override {
-    const std::size_t T = ids.size(), D = c_.d_model, HTT = c_.heads * T * T;
-    embed(*wte_, ids, h, false);  // h[T, D] = wte[ids] + wpe[0..T)
-    add_positions(*wpe_, T, h);
-    for (std::size_t l = 0; l < layers_.size(); ++l) pre_norm_layer(layers_[l], h, T, head_off[l], probs + l * HTT);
-    blocks::layer_norm(ln_f_, h, T, D);  // last_hidden_state = ln_f(h)
+  void embed(const std::vector<std::int32_t>& ids, float* h) const override {
+    models::embed(*wte_, ids, h, false);  // h[T, D] = wte[ids] + wpe[0..T)
+    add_positions(*wpe_, ids.size(), h);
+  }
+
+  void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const override {
+    pre_norm_layer(layers_.at(l), h, T, head_off, probs);
+  }
+
+  void finish(float* h, std::size_t T) const override {
+    blocks::layer_norm(ln_f_, h, T, c_.d_model);  // last_hidden_state = ln_f(h)
   }
 
   void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override {

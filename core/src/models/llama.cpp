@@ -43,14 +43,19 @@ class Llama final : public Network {
 
   bool has_head() const override { return true; }
 
-  void forward(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& head_off, float* probs,
-               float* h) const override {
-    const std::size_t T = ids.size(), D = c_.d_model, HTT = c_.heads * T * T;
-    const blocks::Rope rope = blocks::rope_table(T, c_.head_dim, c_.rope_theta);  // cos, sin [T, hd]
-    embed(*embed_, ids, h, false);                                                // h[T, D] = embed_tokens[ids]
-    for (std::size_t l = 0; l < layers_.size(); ++l)
-      pre_norm_layer(layers_[l], h, T, head_off[l], probs + l * HTT, &rope);
-    blocks::rms_norm(norm_, h, T, D);  // last_hidden_state = norm(h)
+  void embed(const std::vector<std::int32_t>& ids, float* h) const override {
+    models::embed(*embed_, ids, h, false);  // h[T, D] = embed_tokens[ids]
+  }
+
+  // The rope table (cos, sin [T, hd]) is made per layer: T·hd cosines and sines, next to the layer's
+  // O(T·D²) products, so that any layer can start a forward.
+  void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const override {
+    const blocks::Rope rope = blocks::rope_table(T, c_.head_dim, c_.rope_theta);
+    pre_norm_layer(layers_.at(l), h, T, head_off, probs, &rope);
+  }
+
+  void finish(float* h, std::size_t T) const override {
+    blocks::rms_norm(norm_, h, T, c_.d_model);  // last_hidden_state = norm(h)
   }
 
   void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override {

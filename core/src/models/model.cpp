@@ -1,6 +1,8 @@
 // mha::Model: a family's network bound to a checkpoint, the forward's checks and its output. (The lab's tiny
 // model is core/src/model.cpp.)
+#include <algorithm>
 #include <array>
+#include <cstring>
 
 #include "mha/error.hpp"
 #include "mha/models.hpp"
@@ -46,12 +48,64 @@ std::vector<std::vector<bool>> heads_off(const CheckpointConfig& c, const std::v
   return out;
 }
 
+// The lowest layer with a head off; layers when none is.
+std::size_t first_layer_off(const std::vector<std::vector<bool>>& off) {
+  for (std::size_t l = 0; l < off.size(); ++l)
+    if (std::find(off[l].begin(), off[l].end(), true) != off[l].end()) return l;
+  return off.size();
+}
+
+// The full model's (no head off) hidden state entering each layer l, and leaving the last at
+// l = L, for `ids`: states[l] [T, D] holds it for l < known.
+struct ActivationCache {
+  std::vector<std::int32_t> ids;
+  std::vector<float> states;  // [L + 1, T, D]
+  std::size_t known = 0, stride = 0;
+
+  // Forgets what it holds unless it is for `ids`.
+  void use_for(const std::vector<std::int32_t>& for_ids, std::size_t L, std::size_t D) {
+    if (ids == for_ids) return;
+    states = std::vector<float>();  // the old T's memory goes back first
+    states.resize((L + 1) * for_ids.size() * D);
+    ids = for_ids;
+    known = 0;
+    stride = for_ids.size() * D;
+  }
+  // h[T, D] is the full model's state at l: kept when it is the next one unknown.
+  void offer(std::size_t l, const float* h) {
+    if (l != known) return;
+    std::memcpy(states.data() + l * stride, h, stride * sizeof(float));
+    ++known;
+  }
+  const float* at(std::size_t l) const { return states.data() + l * stride; }
+};
+
 }  // namespace
 
 struct Model::Impl {
   CheckpointConfig config;
   std::shared_ptr<const Weights> weights;
   std::unique_ptr<models::Network> network;
+  ActivationCache cache;
+
+  // h[T, D] = last_hidden_state with heads `off` switched off; probs(l) [H, T, T] receives layer l's
+  // softmax. Starts at the highest layer <= the first head off whose input the cache holds when
+  // `resume`, else at the embeddings; offers the cache every state of the full model it computes.
+  template <class Probs>
+  std::size_t run(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& off, bool resume,
+                  float* h, Probs probs) {
+    const std::size_t L = config.layers, T = ids.size(), first_off = first_layer_off(off);
+    cache.use_for(ids, L, config.d_model);
+    const std::size_t start = resume && cache.known ? std::min(first_off, cache.known - 1) : 0;
+    if (resume && cache.known) std::memcpy(h, cache.at(start), cache.stride * sizeof(float));
+    else network->embed(ids, h);
+    for (std::size_t l = start; l <= L; ++l) {
+      if (l <= first_off) cache.offer(l, h);
+      if (l < L) network->layer(l, h, T, off[l], probs(l));
+    }
+    network->finish(h, T);
+    return start;
+  }
 };
 
 bool model_reads_tensor(const CheckpointConfig& config, const std::string& name) {
@@ -83,7 +137,7 @@ const CheckpointConfig& Model::config() const { return impl_->config; }
 
 bool Model::has_lm_head() const { return impl_->network->has_head(); }
 
-ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options) const {
+ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options) {
   const CheckpointConfig& c = impl_->config;
   check_ids(c, ids);
   const std::size_t T = ids.size();
@@ -95,9 +149,16 @@ ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForw
     throw Error("this checkpoint has no language-model head (its file holds the encoder only): it gives no logits");
   for (std::size_t p : out.logits_at)
     if (p >= T) throw Error("logits asked at position " + std::to_string(p) + " of " + std::to_string(T) + " tokens");
-  out.attentions = Tensor::empty({c.layers, 1, c.heads, T, T});
   out.hidden = Tensor::empty({1, T, c.d_model});
-  impl_->network->forward(ids, off, out.attentions.data(), out.hidden.data());
+  const std::size_t HTT = c.heads * T * T;
+  if (options.attentions) {
+    out.attentions = Tensor::empty({c.layers, 1, c.heads, T, T});
+    float* all = out.attentions.data();
+    out.first_layer = impl_->run(ids, off, false, out.hidden.data(), [&](std::size_t l) { return all + l * HTT; });
+  } else {
+    std::vector<float> scratch(HTT);  // one layer's softmax, overwritten by the next
+    out.first_layer = impl_->run(ids, off, true, out.hidden.data(), [&](std::size_t) { return scratch.data(); });
+  }
   const std::size_t P = out.logits_at.size();
   out.logits = P ? Tensor::empty({P, c.vocab}) : Tensor(Shape{0, c.vocab});
   if (P) impl_->network->logits(out.hidden.data(), out.logits_at, out.logits.data());

@@ -51,15 +51,18 @@ class Binder {
 // else throws naming both.
 std::string body_prefix(const Weights& weights, const std::string& prefix, const std::string& probe);
 
-// One family's layers bound to a checkpoint.
+// One family's layers bound to a checkpoint, run a layer at a time (Model::forward keeps each
+// layer's input for a later forward to resume from).
 class Network {
  public:
   virtual ~Network() = default;
   virtual bool has_head() const = 0;
-  // hidden[T, D] = the last hidden state; probs[L, H, T, T] every layer's softmax;
-  // head_off[l][h] switches head h of layer l off.
-  virtual void forward(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& head_off,
-                       float* probs, float* hidden) const = 0;
+  // h[T, D] = the input of layer 0: the embeddings (BERT's and DistilBERT's after their LayerNorm).
+  virtual void embed(const std::vector<std::int32_t>& ids, float* h) const = 0;
+  // Layer l in place on h[T, D]; probs[H, T, T] receives its softmax; head_off[h] switches head h off.
+  virtual void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const = 0;
+  // h[T, D], the last layer's output, becomes last_hidden_state (the final norm of pre-LN models).
+  virtual void finish(float* h, std::size_t T) const = 0;
   // logits[P, V] of the head at rows `at` of hidden[T, D] (has_head() only).
   virtual void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const = 0;
   // The forward's steps at T tokens and P logit rows, every layer's tagged with it.
