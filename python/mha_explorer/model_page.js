@@ -16,27 +16,27 @@ const OTHER_PAGE = /^(?:index|lab|mha-explorer|mha-explorer-lab)\.html/;
 const FOLDED = 'jp-mod-outputsScrolled'; // a JupyterLab cell whose outputs sit in a scroll box
 
 // Notebook 7 folds a cell's outputs taller than 1,820 px into a scroll box whenever a cell is added or run (its
-// scroll-output plugin sets the class alone; the notebook's own toggle also saves "scrolled" in the cell): the model
-// page's cell stays whole, as the classic Notebook's does (_html.wholeHeight), until the student folds it by clicking
-// the output's prompt. → a function that stops.
+// scroll-output plugin sets the class alone): the model page's cell stays whole, as the classic Notebook's does
+// (_html.wholeHeight). The student's own fold is left alone: one already there (saved in the notebook), or one that
+// follows a click on the output's prompt or the cell's context menu ("Enable Scrolling for Outputs"). → stop().
 function keepWhole(el) {
   const cell = el.closest('.jp-CodeCell');
-  if (!cell) return () => {};
-  let folded = false;
-  const onClick = (e) => {
-    if (e.target.closest && e.target.closest('.jp-OutputArea-promptOverlay')) folded = true;
+  if (!cell || cell.classList.contains(FOLDED)) return () => {};
+  const observer = new MutationObserver(() => {
+    if (cell.classList.contains(FOLDED)) cell.classList.remove(FOLDED); // (a removal always queues a record)
+  });
+  const chosen = (e) => {
+    if (e.type === 'contextmenu' || (e.target.closest && e.target.closest('.jp-OutputArea-promptOverlay'))) stop();
   };
-  const unfold = () => {
-    if (!folded && cell.classList.contains(FOLDED)) cell.classList.remove(FOLDED);
-  };
-  const observer = new MutationObserver(unfold);
-  observer.observe(cell, { attributes: true, attributeFilter: ['class'] });
-  cell.addEventListener('click', onClick, true);
-  unfold();
-  return () => {
+  const stop = () => {
     observer.disconnect();
-    cell.removeEventListener('click', onClick, true);
+    cell.removeEventListener('click', chosen, true);
+    cell.removeEventListener('contextmenu', chosen, true);
   };
+  observer.observe(cell, { attributes: true, attributeFilter: ['class'] });
+  cell.addEventListener('click', chosen, true);
+  cell.addEventListener('contextmenu', chosen, true);
+  return stop;
 }
 
 class ModelPageView {

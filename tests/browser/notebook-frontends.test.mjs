@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { launch, guardedPage, repo, ARTIFACTS, pythonEnv, installOutputFinder } from './helpers.mjs';
-import { assertTop5, readOracle } from './models-oracle.mjs';
+import { assertTop5, python } from './models-oracle.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -483,17 +483,16 @@ const modelPagesShown = (page, tokens) =>
   page.waitForFunction(
     ([sel, want]) => {
       const frames = [...document.querySelectorAll(sel)];
-      // JupyterLab lays out (and loads) only the outputs in view: bring the first missing or unfinished one there
-      const waiting = frames.find((f) => !(f.contentWindow && f.contentWindow.mhaExplorer));
+      const shown = (f, t) => {
+        const api = f && f.contentWindow && f.contentWindow.mhaExplorer;
+        return !!api && !!api.getWeights() && (!t || JSON.stringify(api.getTokens()) === JSON.stringify(t));
+      };
+      // JupyterLab lays out (and loads) only the outputs in view: bring the first missing or unfinished one there (a
+      // frame has its API before the kernel's files arrive)
+      const waiting = frames.find((f, i) => !shown(f, want[i]));
       if (waiting) waiting.scrollIntoView();
       else if (frames.length < want.length) document.querySelector('.jp-Notebook .jp-Cell')?.scrollIntoView();
-      return (
-        frames.length >= want.length &&
-        want.every((t, i) => {
-          const api = frames[i].contentWindow && frames[i].contentWindow.mhaExplorer;
-          return api && api.getWeights() && (!t || JSON.stringify(api.getTokens()) === JSON.stringify(t));
-        })
-      );
+      return frames.length >= want.length && want.every((t, i) => shown(frames[i], t));
     },
     [MODEL_FRAME, tokens],
     { timeout: 180000 },
@@ -634,10 +633,47 @@ test('Notebook 7: Run All Cells through its menu, reopened', { timeout: 300000 }
   await page.close();
 });
 
-// Heads switched off in model page n as a student does: each head's card clicked, then "This head off". → the page's
-// top 5 with and without them (window.mhaExplorer.getTop()).
-async function headsOffByHand(page, n, heads) {
+// A head switched off, as transformers computes it: the tiny GPT-2's float64 logits at the text's last token with every
+// head and with the head's slice zeroed before the output projection, each with its float32 bound (the oracle's own
+// functions, tests/models/make_checkpoints.py and reference.py). The text is lesson 004's question, the head one that
+// changes the top 5 beyond the bounds (a token leaves, another comes in).
+const HEAD_OFF = { text: "The chicken didn't cross the road because it", heads: [[1, 2]] };
+const HEAD_OFF_ORACLE = `import json, sys
+sys.path.insert(0, sys.argv[1])
+import torch, transformers
+import make_checkpoints as mc, reference
+path, text, heads = sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+tok = transformers.AutoTokenizer.from_pretrained(path)
+model = transformers.AutoModelForCausalLM.from_pretrained(path, torch_dtype=torch.float32, attn_implementation="eager")
+model = model.eval().double()
+ids = tok(text)["input_ids"]
+at = [len(ids) - 1]
+with mc.true_float64():
+    result = mc.run_and_ablated(model, ids, at, heads)
+bounds = reference.bounds(model, ids, at, heads, result)
+out = {"tokens": tok.convert_ids_to_tokens(ids), "position": at[0], "heads_off": heads}
+for name in ("logits", "ablated.logits"):
+    out[name], out[name + ".bound"] = result[name][0].tolist(), bounds[name][0].tolist()
+print(json.dumps(out))`;
+const headOffOracle = () =>
+  promisify(execFile)(python(), [
+    '-c',
+    HEAD_OFF_ORACLE,
+    join(repo, 'tests', 'models'),
+    join(MODELS, 'gpt2'),
+    HEAD_OFF.text,
+    JSON.stringify(HEAD_OFF.heads),
+  ]).then(({ stdout }) => JSON.parse(stdout));
+
+// In model page n, as a student does: the text typed in the page's text box (until it shows these tokens), then each
+// head's card clicked and "This head off". → the page's top 5 with and without them (window.mhaExplorer.getTop()).
+async function headsOffByHand(page, n, { text, tokens, heads }) {
   const frame = page.frameLocator(MODEL_FRAME).nth(n);
+  await frame.locator('#text').fill(text);
+  await page.waitForFunction(
+    ([sel, k, t]) => JSON.stringify(document.querySelectorAll(sel)[k].contentWindow.mhaExplorer.getTokens()) === t,
+    [MODEL_FRAME, n, JSON.stringify(tokens)],
+  );
   for (const [l, h] of heads) {
     await frame.locator(`.mg-card[aria-label^="Layer ${l} head ${h}"]`).first().click();
     await frame.locator('#off-one').click();
@@ -647,25 +683,23 @@ async function headsOffByHand(page, n, heads) {
     [MODEL_FRAME, n],
   );
 }
-// The page's top 5, with all heads and with the oracle's heads off, against transformers' logits at that position.
-function topWithin(top, ref, where) {
-  const meta = ref.metadata,
-    at = meta.logits_at.indexOf(top.position),
-    V = ref.tensors.logits.shape[1];
-  assert.ok(at >= 0, where + ': the page predicts at ' + top.position + ', the oracle at ' + meta.logits_at);
-  assert.deepEqual(top.headsOff, meta.heads_off, where + ': the heads switched off');
-  const row = (name) => Array.from(ref.tensors[name].data.subarray(at * V, (at + 1) * V));
+// The page's top 5, with every head and with the heads off, against transformers' (headOffOracle).
+function topWithin(top, want, where) {
+  assert.equal(top.position, want.position, where + ': the position predicted from');
+  assert.deepEqual(top.headsOff, want.heads_off, where + ': the heads switched off');
   const ids = (list) => list.map((t) => t.id);
-  assertTop5(ids(top.full), row('logits'), row('logits.bound'), where + ', every head on');
-  assertTop5(ids(top.ablated), row('ablated.logits'), row('ablated.logits.bound'), where + ', heads off');
-  assert.notDeepEqual(top.ablated, top.full, where + ': switching the heads off changed nothing');
+  assertTop5(ids(top.full), want.logits, want['logits.bound'], where + ', every head on');
+  assertTop5(ids(top.ablated), want['ablated.logits'], want['ablated.logits.bound'], where + ', heads off');
+  assert.notDeepEqual(ids(top.ablated), ids(top.full), where + ': the heads off left the top 5 as it was');
 }
 
 test(
   'Notebook 7: mx.explore_model, a folder and a model object, heads off as transformers, no weights saved',
   { timeout: 300000 },
   async () => {
-    const started = Date.now();
+    const started = Date.now(),
+      headOff = headOffOracle(); // meanwhile (awaited below)
+    headOff.catch(() => {});
     const g = await openAndRunAll('/notebooks/nb7/model.ipynb', {
       name: 'notebook7-model',
       marker: 'model pages expected',
@@ -685,9 +719,10 @@ test(
       );
     }
     await modelShot(page, 0, 'notebook7-model-page.png');
-    // The oracle's heads switched off by hand in the folder's page: its top 5 moves as transformers' does
-    const oracle = readOracle(join(MODELS, 'gpt2', 'oracle-0.safetensors'));
-    topWithin(await headsOffByHand(page, 0, oracle.metadata.heads_off), oracle, 'Notebook 7, the GPT-2 folder');
+    // A head switched off by hand in the folder's page, on lesson 004's question: its top 5 moves as transformers'
+    const want = await headOff;
+    const top = await headsOffByHand(page, 0, { text: HEAD_OFF.text, tokens: want.tokens, heads: want.heads_off });
+    topWithin(top, want, 'Notebook 7, the GPT-2 folder, heads ' + JSON.stringify(want.heads_off) + ' off');
     await page
       .frameLocator(MODEL_FRAME)
       .first()
@@ -706,6 +741,12 @@ test(
     // Notebook 7 folds outputs taller than 1,820 px into a scroll box when a cell is added or run: not the pages
     assert.deepEqual(await modelClipped(page), [null, null], 'Notebook 7: a model page in a scroll box');
     await modelShot(page, 1, 'notebook7-model-object.png');
+    // ...unless the student folds it: a click on the output's prompt, and another to unfold
+    const cell = page.locator('.jp-CodeCell', { has: page.locator(MODEL_FRAME) }).first();
+    await cell.locator('.jp-OutputArea-promptOverlay').click();
+    await page.waitForTimeout(300);
+    assert.match((await modelClipped(page))[0] || '', /jp-OutputArea/, "Notebook 7: the student's fold undone");
+    await cell.locator('.jp-OutputArea-promptOverlay').click();
     // Notebook 7's Settings → Theme → JupyterLab Dark: the pages follow
     await theme(page, 'JupyterLab Dark');
     await page.waitForFunction(
