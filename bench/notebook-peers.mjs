@@ -17,7 +17,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, repo, pythonEnv, executeNotebook } from '../tests/browser/helpers.mjs';
+import { launch, repo, pythonEnv, executeNotebook, installOutputFinder } from '../tests/browser/helpers.mjs';
 
 const option = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -68,7 +68,8 @@ function notebook(T, tools) {
   };
 }
 
-// In the page: when each cell's output first matched its tool's selector (ms from navigation, or from `start`).
+// In the page (after installOutputFinder): when each cell's output first matched its tool's selector (ms from
+// navigation, or from `start`).
 const WATCH = (selectors) => {
   window.__shown = {};
   const t0 = performance.now();
@@ -76,7 +77,7 @@ const WATCH = (selectors) => {
     const cells = document.querySelectorAll('.jp-Cell');
     selectors.forEach((sel, i) => {
       const c = cells[i + 1];
-      const hit = c && [...c.querySelectorAll('.jp-OutputArea-output')].some((o) => o.querySelector(sel));
+      const hit = c && window.cellOutputs(sel, c).length > 0;
       if (window.__shown[i] == null && hit) window.__shown[i] = performance.now() - (window.__starts?.[i] ?? t0);
     });
     requestAnimationFrame(tick);
@@ -99,6 +100,7 @@ async function exported(browser, html, dark, tools) {
   const page = await browser.context.newPage();
   await page.route(/^(https?|wss?):/, (route) => route.abort()); // offline
   await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+  await installOutputFinder(page);
   await page.addInitScript(
     WATCH,
     tools.map((t) => t.shown),
@@ -109,11 +111,12 @@ async function exported(browser, html, dark, tools) {
   await page.waitForLoadState('load', { timeout: 600000 });
   await page.waitForTimeout(20000);
   const got = await page.evaluate(() => window.__shown);
-  // the background behind each output: its first non-transparent ancestor or own element
+  // the background behind each tool's view: its first non-transparent ancestor or own element
   const backgrounds = await page.evaluate(() =>
     [...document.querySelectorAll('.jp-Cell')].slice(1).map((c) => {
-      const out = c.querySelector('.jp-OutputArea-output') || c;
-      const deep = out.querySelector('[data-mha-explorer-view], #bertviz, div[id^="circuits-vis"]') || out;
+      const views = '[data-mha-explorer-view], #bertviz, div[id^="circuits-vis"]',
+        [out] = window.cellOutputs(views, c);
+      const deep = out ? out.querySelector(views) || out : c.querySelector('.jp-OutputArea-output') || c;
       for (let e = deep; e; e = e.parentElement) {
         const bg = getComputedStyle(e).backgroundColor;
         if (bg && !/rgba\(0, 0, 0, 0\)|transparent/.test(bg)) return bg;
@@ -141,6 +144,7 @@ async function inJupyterLab(browser, origin, token, path, tools) {
       !u.href.startsWith(origin) && !u.href.startsWith(origin.replace('http', 'ws')) && /^(https?|wss?):/.test(u.href),
     (r) => r.abort(),
   );
+  await installOutputFinder(page);
   await page.addInitScript(
     WATCH,
     tools.map((t) => t.shown),

@@ -3,7 +3,8 @@
 // which come as custom comm messages with binary buffers (never in the widget's state, so never saved with the
 // notebook), and hands them to the page through its scripting API (window.mhaExplorer.load({files, folder}),
 // web/models/api.js). Every load of the frame asks for the files again (a front end that moves the output reloads its
-// iframe) and the view keeps none of them. The iframe takes the page's height; the page follows the notebook's theme.
+// iframe) and the view keeps none of them. The iframe takes the page's height, and its cell is kept out of Notebook 7's
+// scroll box; the page follows the notebook's theme.
 // notebookTheme comes from the package's notebook glue (_html.HOST), which the kernel puts before this module.
 /* global notebookTheme */
 
@@ -12,10 +13,44 @@ const mb = (n) => (n / 1e6).toFixed(1) + ' MB';
 const bytesOf = (b) =>
   b instanceof ArrayBuffer ? new Uint8Array(b) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 const OTHER_PAGE = /^(?:index|lab|mha-explorer|mha-explorer-lab)\.html/;
+const FOLDED = 'jp-mod-outputsScrolled'; // a JupyterLab cell whose outputs sit in a scroll box
+
+// Notebook 7 folds a cell's outputs taller than 1,820 px into a scroll box whenever a cell is added or run (its
+// scroll-output plugin sets the class alone): the model page's cell stays whole, as the classic Notebook's does
+// (_html.wholeHeight). The student's own fold is left alone: one already there (saved in the notebook), or one that
+// follows a click on the output's prompt or the cell's context menu ("Enable Scrolling for Outputs"). → stop().
+function keepWhole(el) {
+  const cell = el.closest('.jp-CodeCell');
+  if (!cell || cell.classList.contains(FOLDED)) return () => {};
+  const observer = new MutationObserver(() => {
+    if (cell.classList.contains(FOLDED)) cell.classList.remove(FOLDED); // (a removal always queues a record)
+  });
+  const chosen = (e) => {
+    if (e.type === 'contextmenu' || (e.target.closest && e.target.closest('.jp-OutputArea-promptOverlay'))) stop();
+  };
+  const stop = () => {
+    observer.disconnect();
+    cell.removeEventListener('click', chosen, true);
+    cell.removeEventListener('contextmenu', chosen, true);
+  };
+  observer.observe(cell, { attributes: true, attributeFilter: ['class'] });
+  cell.addEventListener('click', chosen, true);
+  cell.addEventListener('contextmenu', chosen, true);
+  return stop;
+}
 
 class ModelPageView {
   constructor(model, el) {
-    Object.assign(this, { model, el, frame: null, alive: true, asked: null, themeObserver: null, stops: [] });
+    Object.assign(this, {
+      model,
+      el,
+      frame: null,
+      alive: true,
+      asked: null,
+      themeObserver: null,
+      whole: null,
+      stops: [],
+    });
     this.root = el.appendChild(document.createElement('div'));
     this.root.className = 'mhax-model';
     this.status = this.root.appendChild(document.createElement('p'));
@@ -89,6 +124,7 @@ class ModelPageView {
       '<meta name="mha-explorer-query" content="' + this.query().replace(/&/g, '&amp;').replace(/"/g, '&quot;') + '">';
     frame.addEventListener('load', () => {
       if (!this.alive) return;
+      if (!this.whole) this.stops.push((this.whole = keepWhole(this.el)));
       this.follow(frame.contentWindow);
       this.ask('files');
     });

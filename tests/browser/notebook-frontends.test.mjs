@@ -14,14 +14,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { launch, guardedPage, repo, ARTIFACTS, pythonEnv } from './helpers.mjs';
+import { launch, guardedPage, repo, ARTIFACTS, pythonEnv, installOutputFinder } from './helpers.mjs';
+import { assertTop5, python } from './models-oracle.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -72,10 +73,15 @@ before(async () => {
   const news = join(DIR, '.settings', '@jupyterlab', 'apputils-extension');
   mkdirSync(news, { recursive: true });
   writeFileSync(join(news, 'notification.jupyterlab-settings'), '{"fetchNews": "false"}');
-  for (const d of ['lab', 'nb7'])
+  // the model notebook's folder: the real MiniLM in JupyterLab, the oracle's tiny GPT-2 in Notebook 7
+  for (const [d, folder] of [
+    ['lab', 'minilm'],
+    ['nb7', 'gpt2'],
+  ])
     execFileSync(join(venv, 'bin', 'python'), [
       join(repo, 'python', 'tests', 'make_frontends_notebook.py'),
       join(DIR, d),
+      folder,
     ]);
   const port = await freePort();
   jupyter = await startProcess(
@@ -222,11 +228,9 @@ async function axe(page, where, context = '[data-mha-explorer-view]') {
 // Until the notebook's last cell printed its marker (each notebook its own: JupyterLab reopens the notebooks of the
 // tests before beside it).
 const outputsDone = (page, marker) =>
-  page.waitForFunction(
-    (m) => [...document.querySelectorAll('.jp-OutputArea-output pre')].some((e) => e.textContent.includes(m)),
-    marker,
-    { timeout: 180000 },
-  );
+  page.waitForFunction((m) => window.cellOutputs('pre').some((o) => o.textContent.includes(m)), marker, {
+    timeout: 180000,
+  });
 const viewsShown = (page, n) =>
   page.waitForFunction(
     (k) =>
@@ -261,6 +265,7 @@ async function scrollThrough(page) {
 async function openAndRunAll(path, shot) {
   const g = await guardedPage(browser.context, own(jupyter.origin));
   const { page } = g;
+  await installOutputFinder(page);
   g.sources = []; // where each console error came from
   page.on('console', (m) => {
     if (m.type() === 'error') g.sources.push({ text: m.text(), url: m.location().url });
@@ -313,7 +318,10 @@ async function runNotebook(where, path, shot) {
   const expected = JSON.parse(readFileSync(join(DIR, shot.dir, 'expected.json'), 'utf8'));
   checkViews(await views(page), expected, where, 'light');
   const out = await page.evaluate(() =>
-    [...document.querySelectorAll('.jp-OutputArea-output pre')].map((e) => e.textContent).join('\n'),
+    window
+      .cellOutputs('pre')
+      .map((o) => o.textContent)
+      .join('\n'),
   );
   assert.match(
     out,
@@ -456,26 +464,55 @@ const modelPages = (page) =>
     }
     return out;
   }, MODEL_FRAME);
+// Each model page's frame in a scroll box of the notebook's (its output folded into one)? → where, or null.
+const modelClipped = (page) =>
+  page.evaluate(
+    (sel) =>
+      [...document.querySelectorAll(sel)].map((f) => {
+        for (let e = f.parentElement; e && !e.matches('.jp-Notebook, .jp-WindowedPanel-outer'); e = e.parentElement) {
+          const s = getComputedStyle(e);
+          if (/auto|scroll|hidden/.test(s.overflowY) && e.scrollHeight > e.clientHeight + 1)
+            return (e.className || e.tagName) + ': ' + e.clientHeight + ' of ' + e.scrollHeight + ' px';
+        }
+        return null;
+      }),
+    MODEL_FRAME,
+  );
 // Until n model pages show the given tokens (each a list, or null for any model shown).
 const modelPagesShown = (page, tokens) =>
   page.waitForFunction(
     ([sel, want]) => {
       const frames = [...document.querySelectorAll(sel)];
-      // JupyterLab lays out (and loads) only the outputs in view: bring the first missing or unfinished one there
-      const waiting = frames.find((f) => !(f.contentWindow && f.contentWindow.mhaExplorer));
+      const shown = (f, t) => {
+        const api = f && f.contentWindow && f.contentWindow.mhaExplorer;
+        return !!api && !!api.getWeights() && (!t || JSON.stringify(api.getTokens()) === JSON.stringify(t));
+      };
+      // JupyterLab lays out (and loads) only the outputs in view: bring the first missing or unfinished one there (a
+      // frame has its API before the kernel's files arrive)
+      const waiting = frames.find((f, i) => !shown(f, want[i]));
       if (waiting) waiting.scrollIntoView();
       else if (frames.length < want.length) document.querySelector('.jp-Notebook .jp-Cell')?.scrollIntoView();
-      return (
-        frames.length >= want.length &&
-        want.every((t, i) => {
-          const api = frames[i].contentWindow && frames[i].contentWindow.mhaExplorer;
-          return api && api.getWeights() && (!t || JSON.stringify(api.getTokens()) === JSON.stringify(t));
-        })
-      );
+      return frames.length >= want.length && want.every((t, i) => shown(frames[i], t));
     },
     [MODEL_FRAME, tokens],
     { timeout: 180000 },
   );
+// The model pages did not show in time: a screenshot, then what each view says (its status line) and whether its frame
+// and the page's API are there, in the error.
+async function modelPagesStuck(page, name, error) {
+  await page.screenshot({ path: join(ARTIFACTS, name + '-stuck.png') });
+  const views = await page.evaluate(() =>
+    [...document.querySelectorAll('.mhax-model')].map((m) => {
+      const f = m.querySelector('iframe');
+      return {
+        status: m.querySelector('[role="status"]')?.textContent,
+        frame: f ? { height: f.getBoundingClientRect().height, api: !!f.contentWindow?.mhaExplorer } : null,
+      };
+    }),
+  );
+  error.message += '\nthe model views: ' + JSON.stringify(views);
+  throw error;
+}
 // |page − transformers' float64| ≤ the oracle's float32 bound, element by element (tests/models/make_checkpoints.py).
 function withinBounds(got, want, where) {
   assert.deepEqual(got.shape, want.shape, where + ': shape');
@@ -506,12 +543,9 @@ async function runNewCell(page, code) {
   await page.keyboard.press('Shift+Enter');
 }
 const lastOutput = (page, re) =>
-  page.waitForFunction(
-    (src) =>
-      [...document.querySelectorAll('.jp-OutputArea-output pre')].some((e) => new RegExp(src).test(e.textContent)),
-    re.source,
-    { timeout: 60000 },
-  );
+  page.waitForFunction((src) => window.cellOutputs('pre').some((o) => new RegExp(src).test(o.textContent)), re.source, {
+    timeout: 60000,
+  });
 
 test(
   'JupyterLab 4: mx.explore_model, a folder and a model object, every head equal to transformers, no weights saved',
@@ -524,12 +558,9 @@ test(
     });
     const { page } = g;
     const expected = JSON.parse(readFileSync(join(DIR, 'lab', 'expected-model.json'), 'utf8'));
-    await modelPagesShown(page, [null, null]).catch(async (e) => {
-      await page.screenshot({ path: join(ARTIFACTS, 'jupyterlab-model-stuck.png') });
-      throw e;
-    });
+    await modelPagesShown(page, [null, null]).catch((e) => modelPagesStuck(page, 'jupyterlab-model', e));
     let [minilm, gpt2] = await modelPages(page);
-    withinBounds(minilm, expected.minilm, 'the MiniLM folder');
+    withinBounds(minilm, expected.folder, 'the MiniLM folder');
     withinBounds(gpt2, expected.gpt2, 'the GPT-2 model object');
     for (const p of [minilm, gpt2]) {
       assert.deepEqual(p.messages, []);
@@ -547,9 +578,10 @@ test(
     withinBounds(gpt2, expected['gpt2-1'], 'the GPT-2 page after gpt2.text = …');
     await runNewCell(
       page,
-      'print("status:", minilm.status, gpt2.status, gpt2.tokens == ' + JSON.stringify(expected['gpt2-1'].tokens) + ')',
+      'print("status:", folder.status, gpt2.status, gpt2.tokens == ' + JSON.stringify(expected['gpt2-1'].tokens) + ')',
     );
     await lastOutput(page, /status: shown shown True/);
+    assert.deepEqual(await modelClipped(page), [null, null], 'JupyterLab: a model page in a scroll box');
     // JupyterLab's theme switched live: the pages follow
     await theme(page, 'JupyterLab Dark');
     await page.waitForFunction(
@@ -562,9 +594,9 @@ test(
     await theme(page, 'JupyterLab Light');
     // Saved, then reloaded: the kernel sends the files again; the .ipynb holds the widgets' note, not the weights
     await saveAndReload(page);
-    await modelPagesShown(page, [expected.minilm.tokens, expected['gpt2-1'].tokens]);
+    await modelPagesShown(page, [expected.folder.tokens, expected['gpt2-1'].tokens]);
     [minilm] = await modelPages(page);
-    withinBounds(minilm, expected.minilm, 'the MiniLM page after reopening');
+    withinBounds(minilm, expected.folder, 'the MiniLM page after reopening');
     const saved = readFileSync(join(DIR, 'lab', 'model.ipynb'), 'utf8');
     assert.ok(saved.length < 100000, 'the saved notebook holds ' + saved.length + ' bytes (MiniLM weighs 90.9 MB)');
     assert.match(saved, /the notebook does not keep them/);
@@ -578,24 +610,169 @@ test(
   },
 );
 
-test('Notebook 7: Run All Cells through its menu, reopened', { timeout: 300000 }, async () => {
-  const { g, page, expected } = await runNotebook('Notebook 7', '/notebooks/nb7/views.ipynb', {
-    dir: 'nb7',
-    name: 'notebook7',
-  });
-  // Notebook 7.6.5's own errors, set aside, only these: a page error while it loads its settings (notebook_core.js; the
-  // same on a notebook with no output at all), and, once JupyterLab has used the same server, an error thrown in its
-  // own bundle asking for JupyterLab's file browser command
+// Notebook 7.6.5's own console errors, set aside, only these: a page error while it loads its settings
+// (notebook_core.js; the same on a notebook with no output at all), and, once JupyterLab has used the same server, an
+// error thrown in its own bundle asking for JupyterLab's file browser command.
+function setAsideNotebook7(g) {
   const own7 = (e) =>
     e === "TypeError: Cannot read properties of undefined (reading 'schema')" ||
     (e === "Error: Command 'filebrowser:open-path' not registered." &&
       g.sources.some((s) => s.text === e && s.url.startsWith(jupyter.origin + '/static/notebook/')));
   g.errors = g.errors.filter((e) => !own7(e));
   if (g.errors.length) console.log('# Notebook 7 console errors and their sources: ' + JSON.stringify(g.sources));
+}
+
+test('Notebook 7: Run All Cells through its menu, reopened', { timeout: 300000 }, async () => {
+  const { g, page, expected } = await runNotebook('Notebook 7', '/notebooks/nb7/views.ipynb', {
+    dir: 'nb7',
+    name: 'notebook7',
+  });
+  setAsideNotebook7(g);
   await reopened(page, expected);
   clean(g, 'Notebook 7');
   await page.close();
 });
+
+// A head switched off, as transformers computes it: the tiny GPT-2's float64 logits at the text's last token with every
+// head and with the head's slice zeroed before the output projection, each with its float32 bound (the oracle's own
+// functions, tests/models/make_checkpoints.py and reference.py). The text is lesson 004's question, the head one that
+// changes the top 5 beyond the bounds (a token leaves, another comes in).
+const HEAD_OFF = { text: "The chicken didn't cross the road because it", heads: [[1, 2]] };
+const HEAD_OFF_ORACLE = `import json, sys
+sys.path.insert(0, sys.argv[1])
+import torch, transformers
+import make_checkpoints as mc, reference
+path, text, heads = sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+tok = transformers.AutoTokenizer.from_pretrained(path)
+model = transformers.AutoModelForCausalLM.from_pretrained(path, torch_dtype=torch.float32, attn_implementation="eager")
+model = model.eval().double()
+ids = tok(text)["input_ids"]
+at = [len(ids) - 1]
+with mc.true_float64():
+    result = mc.run_and_ablated(model, ids, at, heads)
+bounds = reference.bounds(model, ids, at, heads, result)
+out = {"tokens": tok.convert_ids_to_tokens(ids), "position": at[0], "heads_off": heads}
+for name in ("logits", "ablated.logits"):
+    out[name], out[name + ".bound"] = result[name][0].tolist(), bounds[name][0].tolist()
+print(json.dumps(out))`;
+const headOffOracle = () =>
+  promisify(execFile)(python(), [
+    '-c',
+    HEAD_OFF_ORACLE,
+    join(repo, 'tests', 'models'),
+    join(MODELS, 'gpt2'),
+    HEAD_OFF.text,
+    JSON.stringify(HEAD_OFF.heads),
+  ]).then(({ stdout }) => JSON.parse(stdout));
+
+// In model page n, as a student does: the text typed in the page's text box (until it shows these tokens), then each
+// head's card clicked and "This head off". → the page's top 5 with and without them (window.mhaExplorer.getTop()).
+async function headsOffByHand(page, n, { text, tokens, heads }) {
+  const frame = page.frameLocator(MODEL_FRAME).nth(n);
+  await frame.locator('#text').fill(text);
+  await page.waitForFunction(
+    ([sel, k, t]) => JSON.stringify(document.querySelectorAll(sel)[k].contentWindow.mhaExplorer.getTokens()) === t,
+    [MODEL_FRAME, n, JSON.stringify(tokens)],
+  );
+  for (const [l, h] of heads) {
+    await frame.locator(`.mg-card[aria-label^="Layer ${l} head ${h}"]`).first().click();
+    await frame.locator('#off-one').click();
+  }
+  return page.evaluate(
+    ([sel, k]) => document.querySelectorAll(sel)[k].contentWindow.mhaExplorer.getTop(),
+    [MODEL_FRAME, n],
+  );
+}
+// The page's top 5, with every head and with the heads off, against transformers' (headOffOracle).
+function topWithin(top, want, where) {
+  assert.equal(top.position, want.position, where + ': the position predicted from');
+  assert.deepEqual(top.headsOff, want.heads_off, where + ': the heads switched off');
+  const ids = (list) => list.map((t) => t.id);
+  assertTop5(ids(top.full), want.logits, want['logits.bound'], where + ', every head on');
+  assertTop5(ids(top.ablated), want['ablated.logits'], want['ablated.logits.bound'], where + ', heads off');
+  assert.notDeepEqual(ids(top.ablated), ids(top.full), where + ': the heads off left the top 5 as it was');
+}
+
+test(
+  'Notebook 7: mx.explore_model, a folder and a model object, heads off as transformers, no weights saved',
+  { timeout: 300000 },
+  async () => {
+    const started = Date.now(),
+      headOff = headOffOracle(); // meanwhile (awaited below)
+    headOff.catch(() => {});
+    const g = await openAndRunAll('/notebooks/nb7/model.ipynb', {
+      name: 'notebook7-model',
+      marker: 'model pages expected',
+    });
+    const { page } = g;
+    const expected = JSON.parse(readFileSync(join(DIR, 'nb7', 'expected-model.json'), 'utf8'));
+    await modelPagesShown(page, [null, null]).catch((e) => modelPagesStuck(page, 'notebook7-model', e));
+    let [folder, gpt2] = await modelPages(page);
+    withinBounds(folder, expected.folder, 'Notebook 7, the GPT-2 folder');
+    withinBounds(gpt2, expected.gpt2, 'Notebook 7, the GPT-2 model object');
+    for (const p of [folder, gpt2]) {
+      assert.deepEqual(p.messages, []);
+      assert.equal(p.theme, 'light');
+      assert.ok(
+        Math.abs(p.height - p.content - 4) <= 2,
+        'the frame at its page height: ' + p.height + ' for ' + p.content,
+      );
+    }
+    await modelShot(page, 0, 'notebook7-model-page.png');
+    // A head switched off by hand in the folder's page, on lesson 004's question: its top 5 moves as transformers'
+    const want = await headOff;
+    const top = await headsOffByHand(page, 0, { text: HEAD_OFF.text, tokens: want.tokens, heads: want.heads_off });
+    topWithin(top, want, 'Notebook 7, the GPT-2 folder, heads ' + JSON.stringify(want.heads_off) + ' off');
+    await page
+      .frameLocator(MODEL_FRAME)
+      .first()
+      .locator('section[aria-labelledby="predict-title"]')
+      .screenshot({ path: join(ARTIFACTS, 'notebook7-model-heads-off.png') });
+    // From Python: the text set on the widget; what the page shows, read back
+    await runNewCell(page, 'gpt2.text = ' + JSON.stringify(expected['gpt2-1'].text));
+    await modelPagesShown(page, [null, expected['gpt2-1'].tokens]);
+    [, gpt2] = await modelPages(page);
+    withinBounds(gpt2, expected['gpt2-1'], 'Notebook 7, the GPT-2 page after gpt2.text = …');
+    await runNewCell(
+      page,
+      'print("status:", folder.status, gpt2.status, gpt2.tokens == ' + JSON.stringify(expected['gpt2-1'].tokens) + ')',
+    );
+    await lastOutput(page, /status: shown shown True/);
+    // Notebook 7 folds outputs taller than 1,820 px into a scroll box when a cell is added or run: not the pages
+    assert.deepEqual(await modelClipped(page), [null, null], 'Notebook 7: a model page in a scroll box');
+    await modelShot(page, 1, 'notebook7-model-object.png');
+    // ...unless the student folds it: a click on the output's prompt, and another to unfold
+    const cell = page.locator('.jp-CodeCell', { has: page.locator(MODEL_FRAME) }).first();
+    await cell.locator('.jp-OutputArea-promptOverlay').click();
+    await page.waitForTimeout(300);
+    assert.match((await modelClipped(page))[0] || '', /jp-OutputArea/, "Notebook 7: the student's fold undone");
+    await cell.locator('.jp-OutputArea-promptOverlay').click();
+    // Notebook 7's Settings → Theme → JupyterLab Dark: the pages follow
+    await theme(page, 'JupyterLab Dark');
+    await page.waitForFunction(
+      (sel) =>
+        [...document.querySelectorAll(sel)].every((f) => f.contentDocument.body.getAttribute('data-theme') === 'dark'),
+      MODEL_FRAME,
+      { timeout: 30000 },
+    );
+    await modelShot(page, 1, 'notebook7-model-dark.png');
+    await theme(page, 'JupyterLab Light');
+    await page.waitForFunction(() => document.body.getAttribute('data-jp-theme-light') === 'true');
+    // Saved, then reloaded: the kernel sends the files again; the .ipynb holds no weights
+    await saveAndReload(page);
+    await modelPagesShown(page, [expected.folder.tokens, expected['gpt2-1'].tokens]);
+    [folder] = await modelPages(page);
+    withinBounds(folder, expected.folder, 'Notebook 7, the folder page after reopening');
+    const saved = readFileSync(join(DIR, 'nb7', 'model.ipynb'), 'utf8'),
+      weights = statSync(join(MODELS, 'gpt2', 'model.safetensors')).size;
+    assert.ok(saved.length < weights, 'the saved notebook holds ' + saved.length + ' bytes, the weights ' + weights);
+    assert.match(saved, /the notebook does not keep them/);
+    setAsideNotebook7(g);
+    clean(g, 'Notebook 7, mx.explore_model');
+    await page.close();
+    console.log('# Notebook 7, mx.explore_model: ' + ((Date.now() - started) / 1000).toFixed(0) + ' s');
+  },
+);
 
 // Voilà: the notebook run by its server and shown as a page (outputs only), the widget through its widget manager.
 test('Voilà: the notebook as a page, the HTML views and the widget', { timeout: 240000 }, async () => {
