@@ -8,9 +8,13 @@
 // beside it: on a loaded machine it leaves out the time the process waited for a core.
 //
 //   node --experimental-wasm-relaxed-simd bench/js/long-seq.mjs [--runs 3] [--rounds 11] [--dist DIR]
-//        [--builds mha.js,mha-relaxed.js] [--shapes "1,2048,256,8;1,512,512,8"] [--json FILE]
+//        [--builds mha.js,mha-relaxed.js] [--shapes "1,2048,256,8;1,512,512,8"] [--json FILE] [--against DIR]
 // Prints one line per run and a summary per build (dist/mha.js: SIMD128, dist/mha-relaxed.js: FMA,
 // skipped without relaxed SIMD), with the load average at the start and end of each run.
+// --against DIR (another dist/, e.g. main's) loads the same build from there into this process too: each
+// round then times both shapes in both builds, in an order that rotates between rounds, and a run prints
+// each build's CPU-time ratio and this build's speed ÷ the other's per shape (a change of 1% shows through
+// the drift of a shared machine, which separate runs of the two directories do not cancel; no --json).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,6 +36,7 @@ function parseArgs(argv) {
       [1, 512, 512, 8],
     ],
     json: null,
+    against: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -41,6 +46,7 @@ function parseArgs(argv) {
     else if (a === '--dist') o.dist = path.resolve(argv[++i]);
     else if (a === '--builds') o.builds = argv[++i].split(',');
     else if (a === '--json') o.json = argv[++i];
+    else if (a === '--against') o.against = path.resolve(argv[++i]);
     else if (a === '--shapes') o.shapes = argv[++i].split(';').map((s) => s.split(',').map(Number));
     else {
       console.error(`long-seq: unknown argument ${a}`);
@@ -68,18 +74,19 @@ function forwardOf(M, [B, S, D, H]) {
   return () => mha.forward(x, x, x, { needWeights: false });
 }
 
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const time = (f) => {
+  const c0 = cpuMs(),
+    t0 = performance.now();
+  f();
+  return { wall: performance.now() - t0, cpu: cpuMs() - c0 };
+};
+
 // One run: `warm` unpaired rounds, then `rounds` paired ones. ratio = GFLOP/s(long) ÷ GFLOP/s(ref).
 function run(fwd, shapes, o) {
-  const cpuMs = () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
-  const time = (f) => {
-    const c0 = cpuMs(),
-      t0 = performance.now();
-    f();
-    return { wall: performance.now() - t0, cpu: cpuMs() - c0 };
-  };
   for (let r = 0; r < o.warm; r++) fwd.forEach(time);
   const ratio = (t) => flops(shapes[0]) / t[0] / (flops(shapes[1]) / t[1]);
   const ratios = [],
@@ -98,12 +105,57 @@ function run(fwd, shapes, o) {
   return { ratio: median(ratios), cpuRatio: median(cpuRatios), ratios, cpuRatios, ms, gflops: [gf(0), gf(1)] };
 }
 
+// One run of two builds (fwd and other, each [long, ref]) in this process: per round both shapes in both
+// builds, the order rotating. Per build the CPU-time ratio; speed[k] = time(other) ÷ time(fwd) for shape k.
+function runAgainst(fwd, other, shapes, o) {
+  const builds = [fwd, other];
+  const jobs = [
+    [0, 0],
+    [1, 0],
+    [0, 1],
+    [1, 1],
+  ];
+  for (let r = 0; r < o.warm; r++) jobs.forEach(([b, k]) => time(builds[b][k]));
+  const ratio = (t) => flops(shapes[0]) / t[0] / (flops(shapes[1]) / t[1]);
+  const ratios = [[], []],
+    speed = [[], []];
+  for (let r = 0; r < o.rounds; r++) {
+    const order = jobs.map((_, i) => jobs[(i + r) % jobs.length]);
+    if (r % 2) order.reverse();
+    const t = [[], []];
+    for (const [b, k] of order) t[b][k] = time(builds[b][k]).cpu;
+    ratios.forEach((list, b) => list.push(ratio(t[b])));
+    speed.forEach((list, k) => list.push(t[1][k] / t[0][k]));
+  }
+  return { cpuRatio: median(ratios[0]), otherCpuRatio: median(ratios[1]), speed: speed.map(median) };
+}
+
+// --against: each build against the same file of the other directory.
+async function mainAgainst(o) {
+  for (const file of o.builds) {
+    const [M, Mo] = [await require(path.join(o.dist, file))(), await require(path.join(o.against, file))()];
+    const fwd = o.shapes.map((s) => forwardOf(M, s)),
+      other = o.shapes.map((s) => forwardOf(Mo, s));
+    for (let i = 0; i < o.runs; i++) {
+      const before = load();
+      const r = runAgainst(fwd, other, o.shapes, o);
+      console.log(
+        `${file} run ${i + 1}: CPU-time ratio ${r.cpuRatio.toFixed(3)} (against ${r.otherCpuRatio.toFixed(3)}); speed ÷ against: long ${r.speed[0].toFixed(4)}, reference ${r.speed[1].toFixed(4)}; load ${before} → ${load()}`,
+      );
+    }
+  }
+}
+
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   const { relaxedSupported } = await import(path.join(ROOT, 'wasm', 'relaxed-probe.mjs'));
   const label = (s) => `(${s.join(',')})`;
   const out = { date: new Date().toISOString(), cpu: os.cpus()[0].model, shapes: o.shapes, builds: {} };
   console.log(`${label(o.shapes[0])} ÷ ${label(o.shapes[1])}, GFLOP/s ratio per paired round, ${o.rounds} rounds`);
+  if (o.against) {
+    o.builds = o.builds.filter((file) => !file.includes('relaxed') || relaxedSupported());
+    return mainAgainst(o);
+  }
   for (const file of o.builds) {
     if (file.includes('relaxed') && !relaxedSupported()) {
       console.log(`${file}: skipped (this Node has no relaxed SIMD: --experimental-wasm-relaxed-simd)`);

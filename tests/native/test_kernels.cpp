@@ -550,6 +550,15 @@ TEST_CASE("attention_online at S = 8192, dk = 64 (dispatched only)", "[kernels][
   for (std::size_t c = 0; c < d; ++c) CHECK(out[c] == v[c]);
 }
 
+// dk = 0: every score is 0 (the SIMD kernel's score tiles start from a first step, so it takes the scalar twin).
+TEST_CASE("attention_online with dk = 0: uniform weights over the unmasked keys", "[kernels][attention]") {
+  for (const AttnCase a : {AttnCase{9, 130, 0, 6}, AttnCase{33, 5, 0, 3}}) {
+    check_attention(a, 0, -kInf);
+    check_attention(a, kCausal, -kInf);
+    check_attention(a, kBlockRows | kCausal | kAdd, -1e9f);
+  }
+}
+
 TEST_CASE("attention_online with zero keys gives zeros, zero queries does nothing", "[kernels][attention]") {
   const float q[4] = {1, 2, 3, 4};
   float out[4] = {9, 9, 9, 9};

@@ -189,7 +189,11 @@ void f32_attention_online(std::size_t Sq, std::size_t Skv, std::size_t dk, std::
                           std::size_t ldq, const float* k, std::size_t ldk, const float* v, std::size_t ldv,
                           const f32_score_mask& mask, float* out, std::size_t ldo) {
 #if defined(MHA_KERNELS_WASMSIMD)
-  wasmsimd::f32_attention_online__wasmsimd_4x8(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
+  // Through a pointer: wasm-opt would inline this kernel (one caller) into attend(), and V8's register
+  // allocator, in that one large function, can spill a microkernel accumulator in the hot loop (it did
+  // for a change of the score tiles: 1.6x slower). On its own it compiles as the kernel benchmarks it.
+  static const auto volatile online = wasmsimd::f32_attention_online__wasmsimd_4x8;
+  online(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
 #elif defined(MHA_KERNELS_EIGEN)
   attention_eigen(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
 #else

@@ -131,7 +131,10 @@ inline void store_tail(float* c, std::size_t nc, v128_t v0, v128_t v1) {
 // pointers) or a 2x unrolled k loop measured ~30% slower under V8 (more integer work, spills).
 // Rows past mr alias the last valid row: in-bounds reads, identical duplicate stores.
 // Live v128: 8 accumulators + 2 W + 1 broadcast + 1 product = 12 (x64 V8 has ~15).
-template <bool kUpdate>
+// kFirstStep (kUpdate = false, kc >= 1): the accumulators start as the first step's products rather
+// than 0 + them, 8 adds fewer per call; the same values but for the sign of an exact zero (0 + -0 = +0),
+// so only the online kernel's score tiles take it, where the adds are the bottleneck (no FMA).
+template <bool kUpdate, bool kFirstStep = false>
 inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::size_t kc, const float* a,
                                            std::size_t a_ks, const float* w, float* c, std::size_t ldc, float alpha,
                                            const float* bias8, const v128_t* colscale, v128_t* colmax = nullptr) {
@@ -163,7 +166,20 @@ inline void f32_gemm_ukernel__wasmsimd_4x8(std::size_t mr, std::size_t nc, std::
   // Full tiles use constant row offsets (folded into the load immediates); tails use aoff.
   auto kloop = [&](auto full) {
     const float* ak = a;
-    for (std::size_t k = 0; k < kc; ++k) {
+    std::size_t k = 0;
+    if constexpr (kFirstStep) {
+      const v128_t w0 = wasm_v128_load(w);
+      const v128_t w1 = wasm_v128_load(w + 4);
+      for (std::size_t i = 0; i < MR; ++i) {
+        const v128_t va = wasm_v128_load32_splat(ak + (decltype(full)::value ? i : aoff[i]));
+        acc[i][0] = wasm_f32x4_mul(va, w0);
+        acc[i][1] = wasm_f32x4_mul(va, w1);
+      }
+      ak += a_ks;
+      w += 8;
+      k = 1;
+    }
+    for (; k < kc; ++k) {
       const v128_t w0 = wasm_v128_load(w);
       const v128_t w1 = wasm_v128_load(w + 4);
       for (std::size_t i = 0; i < MR; ++i) {
@@ -649,12 +665,12 @@ struct OnlineArgs {
 };
 
 // Sᵀ[j, q] for the group's keys [j0, j0 + nb) into st: the 4x8 microkernel, A = packed K, W = the
-// packed queries (which carry the scale). With colmax (two v128) it also takes the block's maxima
-// from its registers (no pass over st).
+// packed queries (which carry the scale), from its first step's products (dk >= 1). With colmax (two
+// v128) it also takes the block's maxima from its registers (no pass over st).
 void score_block(const OnlineArgs& a, const float* qp, std::size_t j0, std::size_t nb, v128_t* colmax) {
   for (std::size_t jj = 0; jj < nb; jj += kMR)
-    f32_gemm_ukernel__wasmsimd_4x8<false>(std::min(kMR, nb - jj), 8, a.dk, a.kp + (j0 + jj) * a.dk, kMR, qp,
-                                          a.st + jj * 8, 8, 1.0f, nullptr, nullptr, colmax);
+    f32_gemm_ukernel__wasmsimd_4x8<false, true>(std::min(kMR, nb - jj), 8, a.dk, a.kp + (j0 + jj) * a.dk, kMR, qp,
+                                                a.st + jj * 8, 8, 1.0f, nullptr, nullptr, colmax);
 }
 
 // P = exp2(Sᵀ, half) in place over nb keys (half: lanes 0-3 or 4-7), and sum = Σ_j P (two exp2
@@ -832,9 +848,13 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
     for (std::size_t i = 0; i < Sq; ++i) std::fill(out + i * ldo, out + i * ldo + dv, 0.0f);
     return;
   }
+  if (dk == 0) {  // every score is 0 (the score tiles start from a first step): the scalar twin, exact and cheap
+    scalar::f32_attention_online(Sq, Skv, dk, dv, scale, q, ldq, k, ldk, v, ldv, mask, out, ldo);
+    return;
+  }
   const float kNegInf = -std::numeric_limits<float>::infinity();
   const std::size_t qtile = query_tile(Sq), max_groups = qtile / 8;
-  const std::size_t dk8 = std::max<std::size_t>(dk, 1) * 8;
+  const std::size_t dk8 = dk * 8;
   float* qp = scratch(t_qpack, max_groups * dk8);
   float* ot = scratch(t_acc, max_groups * dv * 8);
   float* stats = scratch(t_stats, max_groups * 24);
