@@ -4,7 +4,7 @@
 // applyValues), as a link's does.
 import { PAGE_PROPS, setValue } from '../state/page.js';
 import { applyValues } from '../state/props.js';
-import { now } from '../compute/model.js';
+import { now } from '../compute/explorer-run.js';
 import { effective } from './settings.js';
 import { recompute } from './draw.js';
 import { dropWeights, loadBytes } from './files.js';

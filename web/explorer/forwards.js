@@ -1,12 +1,12 @@
 // MHA Explorer — an explorer's forwards: the fastest core build this browser runs (compute/features.js; a
 // host that lacks one falls back to the next), loaded once per document and shared by every explorer in it; each
-// explorer has its own module cache (model.js's ModuleCache: the core objects it allocated, freed by dispose())
+// explorer has its own module cache (explorer-run.js's ModuleCache: the core objects it allocated, freed by dispose())
 // and its own forward pool (compute/forward-pool.js: large forwards split by heads across Web Workers, each
 // instantiating the shared compiled module), started and warmed up right after the core loads. Its workers start
 // the way compute/source.js's forwardWorkers says (worker.js over http(s), blob: URLs of the page's core text from
 // file:// and in the one-file page). A large forward runs where this machine ran its size fastest: the main thread, one
 // worker or split across the pool (compute/placement.js). Where workers cannot start, forwards run on the main thread.
-import { runModule, cost, now, ModuleCache } from '../compute/model.js';
+import { runModule, cost, now, ModuleCache } from '../compute/explorer-run.js';
 import { FILES, loadPageCore, forwardWorkers } from '../compute/source.js';
 import { ForwardPool, poolSize } from '../compute/forward-pool.js';
 import { Placement, PLACES, SAMPLES, sizeClass } from '../compute/placement.js';
