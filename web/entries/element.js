@@ -137,17 +137,14 @@ class MhaExplorerElement extends ElementBase {
   attributeChangedCallback(name, old, value) {
     // (an element upgraded when the script defines it gets its attributes before connectedCallback)
     if (!this.live || old === value) return;
-    // the model page: a new folder or text loads or runs in place, a theme is applied
-    if (this.models && (name === 'text' || name === 'theme' || (name === 'model' && value))) {
-      this.models.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : '' });
+    // the model page: a new folder or text loads or runs in place, a theme is applied, a layer or head is selected (one
+    // the model lacks is said in its messages, and the selection stays)
+    if (this.models && (name === 'layer' || name === 'head')) {
+      this.models.update({ [name]: value });
       return;
     }
-    if (this.models && (name === 'layer' || name === 'head')) {
-      try {
-        if (value !== null && this.models.api.getInfo()) this.models.api.select({ [name]: value });
-      } catch (err) {
-        /* not a layer or head of this model: the selection stays */
-      }
+    if (this.models && (name === 'text' || name === 'theme' || (name === 'model' && value))) {
+      this.models.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : '' });
       return;
     }
     // a page parameter of a mounted explorer: set on it (a removed attribute goes back to the default, a removed
