@@ -21,7 +21,7 @@ from . import _html
 PAGE, LAB = "mha-explorer.html", "mha-explorer-lab.html"
 MAX_OUTPUT = 2_000_000  # bytes of one output: the one-file page (1.4 MB: three core builds) plus the student's data
 INPUT_ID = "mha-explorer-input"  # web/explorer/input.js's INPUT_ID
-MAX_TOKENS = 512  # the page draws at most this many (web/compute/model.js's MAX_TOKENS)
+MAX_TOKENS = 512  # the page draws at most this many (web/compute/explorer-run.js's MAX_TOKENS)
 
 _params = None
 

@@ -1,89 +1,20 @@
 """mx.show and the object it returns."""
 
-from . import _html
+from . import _html, _widget
 from ._errors import student_errors, unknown_keywords
-from ._png import heads_png
+from ._output import HeadsOutput
 from ._weights import TooBig, read_labels, read_weights
 
 DTYPES = ("float32", "float16")
 
 
-class AttentionView(_html.Output):
+class AttentionView(HeadsOutput):
     """What mx.show returns: the notebook renders it (_repr_html_), print() describes it (__repr__), save(path)
     writes it as one HTML file. Each rendering is independent (a fresh element id)."""
-
-    def __init__(
-        self,
-        weights,
-        tokens=None,
-        query_tokens=None,
-        title=None,
-        trace=None,
-        dtype="float32",
-        source=None,
-        caption=None,
-    ):
-        self.weights = weights
-        self.caption = caption if caption is not None else reading(weights)
-        self.tokens, self.query_tokens = tokens, query_tokens
-        self.title = title or "Attention weights"
-        self.trace = trace
-        self.dtype = dtype
-        self.source = source
-
-    @property
-    def shape(self):
-        """(L, B, H, T, S) of the weights shown."""
-        return self.weights.shape
-
-    def _options(self):
-        o = {"shape": list(self.weights.shape), "title": self.title}
-        if self.caption:
-            o["caption"] = self.caption
-        if self.tokens is not None:
-            o["tokens"] = self.tokens
-        if self.query_tokens is not None:
-            o["queryTokens"] = self.query_tokens
-        if self.trace is not None:
-            o["trace"] = self.trace
-        return o
-
-    def _text(self):
-        L, B, H, T, S = self.weights.shape
-        lines = [
-            "%s: %d head%s, %d quer%s × %d key%s"
-            % (self.title, H, "" if H == 1 else "s", T, "y" if T == 1 else "ies", S, "" if S == 1 else "s")
-        ]
-        dims = [("layers", L), ("batch items", B)]
-        extra = ", ".join("%d %s" % (n, name) for name, n in dims if n > 1)
-        lines[0] += " (" + extra + ")" if extra else ""
-        lines.append(
-            "shape [L, B, H, T, S] = %s%s"
-            % (list(self.weights.shape), (", from " + self.source) if self.source else "")
-        )
-        if self.caption:
-            lines.append(self.caption)
-        if self.tokens:
-            lines.append("tokens: " + " ".join(self.tokens[:24]) + (" …" if len(self.tokens) > 24 else ""))
-        if self.query_tokens:
-            lines.append(
-                "query tokens: " + " ".join(self.query_tokens[:24]) + (" …" if len(self.query_tokens) > 24 else "")
-            )
-        bad = self.weights.non_finite()
-        if bad:
-            lines.append("%d weight%s NaN or infinite" % (bad, " is" if bad == 1 else "s are"))
-        if self.trace:
-            lines.append("shape trace: " + " → ".join(str(s["shape"]) for s in self.trace))
-        return "\n".join(lines)
-
-    def __repr__(self):
-        return "<mha_explorer.AttentionView " + self._text() + ">"
 
     def _display_(self):
         """marimo shows an output's HTML in a frame of fixed height: there the view is its anywidget (marimo's own
         anywidget support), at its content's height; without anywidget, the HTML output."""
-        from . import _widget
-
         if not _widget.available():
             return _HtmlOnly(self)
         return _widget.heads_class()(
@@ -95,33 +26,6 @@ class AttentionView(_html.Output):
             trace=self.trace,
             caption=self.caption or "",
         )
-
-    def _repr_html_(self):
-        png = heads_png(self.weights)
-        L, B, H = self.weights.shape[:3]
-        alt = "Heatmaps of %s: %d head%s%s, darker is more weight" % (
-            self.title,
-            png[3],
-            "" if png[3] == 1 else "s",
-            " of layer 0, batch item 0" if L > 1 or B > 1 else "",
-        )
-        if png[3] < H:
-            alt += " (the first %d of %d)" % (png[3], H)
-        return _html.fragment(self.weights, self._options(), self.dtype, png, self._text(), alt)
-
-
-def reading(w):
-    """How the given tensor's dimensions were read, when that could be misread (a 3-D tensor), else None."""
-    given = list(w.given_shape)
-    if w.read_as == "[H, T, S]":
-        return (
-            "Shape %s read as [H, T, S]: %d head%s of one sequence. A batch of head-averaged weights [B, T, S] "
-            "(nn.MultiheadAttention's default average_attn_weights=True) takes batch= (e.g. batch=0), or pass "
-            "attn[:, None] ([B, 1, T, S])." % (given, given[0], "" if given[0] == 1 else "s")
-        )
-    if w.read_as == "[B, T, S] (batch=)":
-        return "Shape %s read as [B, T, S] (batch=): one map per batch item, averaged over heads." % given
-    return None
 
 
 def _is_module(x):
@@ -293,7 +197,6 @@ def _text_of(text):
 
 def _one(attention, tokens, query_tokens, title, trace, source, layer, heads, batch, dtype, widget):
     """One output: the HTML view, or the widget (asked for, or where the HTML output's cap is passed)."""
-    from . import _widget
 
     def as_widget():
         return _widget.heads_class()(

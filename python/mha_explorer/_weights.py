@@ -306,3 +306,17 @@ def read_labels(labels, n, name, axis):
             % (name, len(out), "" if len(out) == 1 else "s", n, axis, "last" if axis == "key" else "query, T,")
         )
     return out
+
+
+def reading(w):
+    """How the given tensor's dimensions were read, when that could be misread (a 3-D tensor), else None."""
+    given = list(w.given_shape)
+    if w.read_as == "[H, T, S]":
+        return (
+            "Shape %s read as [H, T, S]: %d head%s of one sequence. A batch of head-averaged weights [B, T, S] "
+            "(nn.MultiheadAttention's default average_attn_weights=True) takes batch= (e.g. batch=0), or pass "
+            "attn[:, None] ([B, 1, T, S])." % (given, given[0], "" if given[0] == 1 else "s")
+        )
+    if w.read_as == "[B, T, S] (batch=)":
+        return "Shape %s read as [B, T, S] (batch=): one map per batch item, averaged over heads." % given
+    return None

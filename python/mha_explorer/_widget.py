@@ -10,7 +10,18 @@ says what it left out."""
 import functools
 
 from ._html import static_file
-from ._weights import MAX_VALUES, Weights, _is_layer_list, _is_numpy, _is_torch, _pick, read_labels, read_weights
+from ._output import HeadsOutput
+from ._weights import (
+    MAX_VALUES,
+    Weights,
+    _is_layer_list,
+    _is_numpy,
+    _is_torch,
+    _pick,
+    read_labels,
+    read_weights,
+    reading,
+)
 
 VIEW_MODULE = "mha-explorer-view.js"
 
@@ -109,8 +120,6 @@ def heads_class():
             n, get = layers_of(attention)
             self._layer_of, self._pick = get, dict(heads=heads, batch=batch)
             self._layer_names = layer_names
-            from ._view import reading
-
             self._n = n
             first = self._read(self._index(layer, n))
             _, B, H, T, S = first.shape
@@ -176,8 +185,6 @@ def heads_class():
         def _saved_view(self):
             """The HTML output of the layer shown now (only its shown head when that layer alone is above the HTML
             output's cap), saying what it leaves out."""
-            from ._view import AttentionView
-
             l, w = self._shown
             left = ["layer %d of %d" % (l, self._n)] if self._n > 1 else []
             if w.count() > MAX_VALUES:
@@ -189,7 +196,7 @@ def heads_class():
                 if left
                 else ""
             )
-            return AttentionView(
+            return HeadsOutput(
                 w,
                 self.tokens,
                 self.query_tokens,

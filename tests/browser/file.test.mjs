@@ -13,6 +13,12 @@ const env = suite({
       '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Course page</title></head><body>' +
       '<h1>Lesson 003</h1><script src="/mha-explorer-element.js"></script>' +
       '<mha-explorer preset="lesson003" heads="4" hide="lesson,share"></mha-explorer></body></html>',
+    '/host/attributes.html':
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Attributes</title></head><body>' +
+      '<script src="/mha-explorer-element.js"></script>' +
+      '<mha-explorer id="page" heads="8" text="the cat sat on the mat"></mha-explorer>' +
+      '<mha-explorer id="mount" heads="many" text="the cat sat on the mat"></mha-explorer>' +
+      '<mha-explorer id="lab" preset="train-two-offsets" heads="2"></mha-explorer></body></html>',
   },
 });
 
@@ -65,4 +71,42 @@ test('custom element on a plain host page', async () => {
   await g.page.screenshot({ path: join(ARTIFACTS, 'custom-element.png'), fullPage: true });
   assert.deepEqual(g.errors, []);
   assert.deepEqual(g.foreign, []);
+});
+
+// An attribute changed to a value the page refuses is said in the element's messages, as the same value at mount is
+// (the explorer and the lab keep their own value, and the message says which); a good value then clears it.
+test('custom element: a refused attribute change gets the message a refused attribute at mount gets', async () => {
+  const g = await env.page(env.own);
+  const { page } = g;
+  await page.goto(env.srv.origin + '/host/attributes.html');
+  const messages = (id) =>
+    page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.messages').textContent, id);
+  await page.waitForFunction(
+    () =>
+      ['page', 'mount', 'lab'].every((i) => {
+        const e = document.getElementById(i);
+        return e.mhaExplorer && e.mhaExplorer.getWeights();
+      }),
+    null,
+    { timeout: 60000 },
+  );
+  const atMount = await messages('mount');
+  assert.match(atMount, /heads must be a whole number from 1 to 1024; using 4 instead of "many"\./);
+
+  await page.evaluate(() => document.getElementById('page').setAttribute('heads', 'many'));
+  await page.waitForFunction(() => /heads must/.test(document.getElementById('page').shadowRoot.textContent));
+  assert.match(
+    await messages('page'),
+    /heads must be a whole number from 1 to 1024; keeping 8 instead of "many"\./,
+    'the words of the mount message, naming the value kept',
+  );
+  assert.equal(await page.evaluate(() => document.getElementById('page').mhaExplorer.getState().heads), 8);
+  await page.evaluate(() => document.getElementById('page').setAttribute('heads', '2'));
+  await page.waitForFunction(() => document.getElementById('page').mhaExplorer.getWeights().shape[1] === 2);
+  assert.doesNotMatch(await messages('page'), /heads must/);
+
+  await page.evaluate(() => document.getElementById('lab').setAttribute('heads', 'many'));
+  await page.waitForFunction(() => /heads must/.test(document.getElementById('lab').shadowRoot.textContent));
+  assert.match(await messages('lab'), /heads must be [^;]*; keeping 2 instead of "many"\./);
+  assert.deepEqual(g.errors, []);
 });

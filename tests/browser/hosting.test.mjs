@@ -113,6 +113,17 @@ test('a folder missing its core files says which files and what to upload', asyn
       /trainer-mha-relaxed\.js, trainer-mha\.js, trainer-mha-nosimd\.js are missing next to lab\.html.*Upload the whole dist\/ folder/,
     );
     await lab.page.close();
+    // the model page, through the same loader (compute/source.js's loadPageCore): the same words, its own one-file twin
+    const models = await guardedPage(browser.context, () => true);
+    await models.page.goto(`${base}/models.html`);
+    await models.page.waitForFunction(() => /missing/.test(document.getElementById('messages').textContent), null, {
+      timeout: 20000,
+    });
+    assert.match(
+      await models.page.textContent('#messages'),
+      /mha-relaxed\.js, mha\.js, mha-nosimd\.js are missing next to models\.html.*Upload the whole dist\/ folder.*mha-explorer-models\.html/,
+    );
+    await models.page.close();
   }
   // the page alone (its script missing too): the note in the page itself appears
   const lone = mkdtempSync(join(tmpdir(), 'mha-lone-'));

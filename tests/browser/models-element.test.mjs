@@ -94,11 +94,21 @@ test("model= relative to the course page, text= as an attribute: the element's w
   const t1 = oracle('gpt2', 1).metadata;
   assert.equal(await setAttr(page, 'text', t1.text), true);
   assert.deepEqual(await api(page, 'getTokens'), t1.tokens, 'a changed text attribute');
-  // layer and head attributes select a head (one the model has)
+  // layer and head attributes select a head; one the model lacks is said, and the selection stays
   await setAttr(page, 'layer', '1');
   await setAttr(page, 'head', '2');
+  assert.deepEqual(await api(page, 'getMessages'), []);
+  const heads = (await api(page, 'getInfo')).heads;
   await setAttr(page, 'head', '99');
   assert.deepEqual(await api(page, 'getSelection'), { layer: 1, head: 2 });
+  assert.deepEqual(await api(page, 'getMessages'), [
+    `head must be a whole number from 0 to ${heads - 1}, got "99"; keeping head 2.`,
+  ]);
+  await setAttr(page, 'layer', 'last');
+  assert.deepEqual(await api(page, 'getMessages'), ['layer must be a whole number from 0; keeping layer 1.']);
+  await setAttr(page, 'layer', '0');
+  assert.deepEqual(await api(page, 'getSelection'), { layer: 0, head: 2 });
+  assert.deepEqual(await api(page, 'getMessages'), [], 'a good value clears the message');
   // a new model attribute loads that folder in place
   assert.equal(await setAttr(page, 'model', 'models/bert/'), true);
   assert.equal((await api(page, 'getInfo')).modelType, 'bert');

@@ -378,6 +378,18 @@ test("the shape trace of the shown layer: RoPE and repeat_kv for a Llama-style m
     "the heads' shapes",
   );
   await closeClean(g);
+  // a layer the model lacks, or a head that is no number, is said (the page shows the last layer, head 0)
+  const bad = await open('models.html?model=models/llama/&layer=99&head=first');
+  const info = await bad.page.evaluate(() => window.mhaExplorer.getInfo());
+  assert.deepEqual(await bad.page.evaluate(() => window.mhaExplorer.getSelection()), {
+    layer: info.layers - 1,
+    head: 0,
+  });
+  assert.deepEqual(await bad.page.evaluate(() => window.mhaExplorer.getMessages()), [
+    'head must be a whole number from 0; using head 0 instead of "first". ' +
+      `This model has no layer 99 (its layers are 0 to ${info.layers - 1}): showing layer ${info.layers - 1}.`,
+  ]);
+  await closeClean(bad);
 });
 
 test("Copy as Python: the snippet, run in transformers next to the page, prints the page's numbers", async () => {

@@ -547,7 +547,9 @@ def out_projection(model, layer):
         return base.encoder.layer[layer].attention.output.dense
     if mt == "distilbert":
         return base.transformer.layer[layer].attention.out_lin
-    return base.layers[layer].self_attn.o_proj
+    if mt in ("llama", "qwen2"):
+        return base.layers[layer].self_attn.o_proj
+    raise ValueError(f"out_projection: no output projection for model_type {mt!r}: add its module here")
 
 
 def head_dim(cfg):

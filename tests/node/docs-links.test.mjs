@@ -224,7 +224,7 @@ test('every repository path a code comment names exists', () => {
 });
 
 test('the checker finds what it must: a renamed file, a missing anchor; and passes over what is no path', () => {
-  assert.deepEqual(missingPaths('see `web/compute/model.js` and tests/torch/make_fixtures.py', 'README.md'), []);
+  assert.deepEqual(missingPaths('see `web/compute/explorer-run.js` and tests/torch/make_fixtures.py', 'README.md'), []);
   assert.deepEqual(missingPaths('web/compute/modell.js, tests/torch/make_fixture.py', 'README.md'), [
     'web/compute/modell.js',
     'tests/torch/make_fixture.py',

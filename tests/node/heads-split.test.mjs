@@ -3,7 +3,7 @@
 // output within float32 rounding; bad ranges and dropout in train() are refused with a message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUILDS, buildName, load } from './fixtures/reference.mjs';
+import { testedBuilds, buildName, load } from './fixtures/reference.mjs';
 import { headParts, joinParts } from '../../web/compute/forward-pool.js';
 
 test('headParts: contiguous, as equal as possible, at most one part per head', () => {
@@ -23,7 +23,7 @@ test('headParts: contiguous, as equal as possible, at most one part per head', (
   assert.deepEqual(headParts(1, 8), [[0, 1]]);
 });
 
-for (const build of BUILDS) {
+for (const build of testedBuilds()) {
   test(`forward by parts of the heads — ${buildName(build)}`, async () => {
     const M = await load(build);
     const g = new M.Generator(11);

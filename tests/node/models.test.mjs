@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { openAsBlob, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  BUILDS,
   buildName,
   HEAP_SLACK,
   heapUsed,
@@ -15,6 +14,7 @@ import {
   modelCases,
   MODELS_DIR,
   rejects,
+  testedBuilds,
   requireHeapBack,
   weightFiles,
 } from './fixtures/reference.mjs';
@@ -93,7 +93,7 @@ function requireResumedSame(what, model, ids, options, whole) {
   assert.equal(resumed.trace.length, whole.trace.length, `${what}: the whole forward's trace`);
 }
 
-for (const build of BUILDS) {
+for (const build of testedBuilds()) {
   test(`real checkpoints through the JS API — ${buildName(build)}`, async (t) => {
     const M = await load(build);
 

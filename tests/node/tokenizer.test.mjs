@@ -1,11 +1,11 @@
-// One tokenization rule on the page and in its Python snippets: web/compute/model.js's tokenize() and the
+// One tokenization rule on the page and in its Python snippets: web/compute/explorer-run.js's tokenize() and the
 // tokenize() of the snippets (web/lessons/tokenizer.py) give the same tokens for every assigned
 // Unicode code point (each between two letters) and for mixed-script sentences, run in real Python.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { tokenize } from '../../web/compute/model.js';
+import { tokenize } from '../../web/compute/explorer-run.js';
 
 // The file the page bundles as text (Node cannot import a .py module: the test reads it).
 const PY_TOKENS = readFileSync(new URL('../../web/lessons/tokenizer.py', import.meta.url), 'utf8');

@@ -1,4 +1,4 @@
-// torchStr (web/compute/model.js) prints a float32 tensor exactly as PyTorch 1.13's print(t) does at the default
+// torchStr (web/compute/explorer-run.js) prints a float32 tensor exactly as PyTorch 1.13's print(t) does at the default
 // print options: real PyTorch (Debian's python3-torch, /usr/bin/python3) prints every generated tensor
 // once, and each string must match torchStr's character for character.
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 const PYTHON = '/usr/bin/python3';
 const SEP = '\n<<<--torch-print-separator-->>>\n';
 
-import { torchStr } from '../../web/compute/model.js';
+import { torchStr } from '../../web/compute/explorer-run.js';
 import { mulberry32 } from './fixtures/reference.mjs';
 
 // ---- Deterministic tensors ----------------------------------------------------------------

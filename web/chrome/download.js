@@ -3,22 +3,12 @@
 // fallback 'image' shows the picture to save from its menu, {text, say, rows} a copy of the data.
 // → true (saved as far as a page can know), false (the frame forbids it: not tried), null (tried; the frame may block it).
 import { guardDownload } from './sandbox.js';
+import { saveFile } from '../widgets/export.js';
 
-function save(name, blob) {
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(blob);
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  setTimeout(() => {
-    URL.revokeObjectURL(a.href);
-    a.remove();
-  }, 1000);
-}
 export function download(name, blob, where, fallback) {
   return guardDownload(
     name,
-    () => save(name, blob),
+    () => saveFile(name, blob, document.body),
     where,
     () => (fallback === 'image' ? { image: URL.createObjectURL(blob) } : fallback),
   );

@@ -5,7 +5,7 @@
 // Messages: {init: WebAssembly.Module (the page's compiled core: no compile here), core: the core's script to
 // import, or null when the worker carries it}, then {id, spec, heads?}.
 /* global createMhaModule */
-import { runModule } from './model.js';
+import { runModule } from './explorer-run.js';
 
 let M = null,
   queue = [];

@@ -183,32 +183,78 @@ export function loadCoreScript(build, base = '') {
       const s = document.createElement('script');
       s.src = src;
       // a file that is not the core (a host's "not found" page served as 200) defines no createMhaModule
+      const fail = function () {
+        s.remove();
+        const err = new Error(build + '.js');
+        if (!inline) err.missingFile = build + '.js';
+        reject(err);
+      };
       s.onload = function () {
         if (typeof window.createMhaModule === 'function') resolve();
-        else {
-          s.remove();
-          reject(new Error(build + '.js'));
-        }
+        else fail();
       };
-      s.onerror = function () {
-        s.remove();
-        reject(new Error(build + '.js'));
-      };
+      s.onerror = fail;
       document.head.appendChild(s);
     });
   });
 }
 
+// The one loop over the core builds (the page's, the model page's and the lab's): attempt(build) for each build, fastest
+// first, until one resolves → a promise of {value, build}. A build that fails passes to the next; an error with
+// missingFile names a file that is not there. When every build failed: the missing files and what to upload
+// (missingFiles) when each was missing, else the last failure in words (explain); err.allMissing says which.
+// where: {page (the page's file name), oneFile (its one-file twin), base (the folder looked in, when not the page's),
+// builds (the order: CORE_BUILDS unless told)}.
+/** @param {(build: string) => Promise<any>} attempt
+ *  @param {{page: string, oneFile: string, base?: string, builds?: string[]}} where */
+export function firstBuild(attempt, where) {
+  const builds = where.builds || CORE_BUILDS,
+    /** @type {string[]} */ missing = [];
+  /** @param {number} i @returns {Promise<{value: any, build: string}>} */
+  const next = (i) =>
+    attempt(builds[i]).then(
+      (value) => ({ value, build: builds[i] }),
+      (err) => {
+        if (err && err.missingFile) missing.push(err.missingFile);
+        if (i + 1 < builds.length) return next(i + 1);
+        const allMissing = missing.length === builds.length;
+        const e = new Error(allMissing ? missingFiles(missing, where.page, where.oneFile, where.base) : explain(err));
+        throw Object.assign(e, { allMissing });
+      },
+    );
+  return next(0);
+}
+
+// The core as this page's classic script, of the first build that loads (a page that has createMhaModule already
+// uses it), and its module → a promise of {M (createMhaModule()'s module), build}. page, oneFile: as firstBuild's.
+/** @param {string} base @param {string} page @param {string} oneFile */
+export function loadPageCore(base, page, oneFile) {
+  const script =
+    typeof window.createMhaModule === 'function'
+      ? Promise.resolve({ build: CORE_BUILDS[0] })
+      : firstBuild((build) => loadCoreScript(build, base), { page, oneFile, base }).catch((err) => {
+          const what = err.allMissing ? 'load' : 'start';
+          throw new Error('MHA Explorer could not ' + what + ' its WebAssembly core: ' + err.message);
+        });
+  return script
+    .then((loaded) => Promise.all([window.createMhaModule(), loaded.build]))
+    .then(
+      ([M, build]) => ({ M, build }),
+      (err) => {
+        throw new Error(explain(err));
+      },
+    );
+}
+
 // What a page says when files it needs are not next to it (page: FILES.page or FILES.lab; oneFile: the one-file page
-// that can be uploaded alone instead): the one wording of "upload the whole dist/ folder".
-/** @param {string[]} missing @param {string} page @param {string} oneFile */
-export function missingFiles(missing, page, oneFile) {
+// that can be uploaded alone instead; base: the folder they were looked for in, when not the page's own, as an
+// element's): the one wording of "upload the whole dist/ folder".
+/** @param {string[]} missing @param {string} page @param {string} oneFile @param {string} [base] */
+export function missingFiles(missing, page, oneFile, base) {
   return (
     missing.join(', ') +
     (missing.length > 1 ? ' are' : ' is') +
-    ' missing next to ' +
-    page +
-    ' at this address. ' +
+    (base ? ' missing in ' + base + '. ' : ' missing next to ' + page + ' at this address. ') +
     'Upload the whole dist/ folder (every file in it, ' +
     missing.join(', ') +
     ' included) to the same place; or upload the ' +

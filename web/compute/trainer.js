@@ -12,7 +12,7 @@
 // dist/trainer-<build>.js, which holds the core and the worker code as one string (in the one-file lab,
 // from the page's own core text and worker code: source.js). web/build.mjs bundles this module into
 // dist/lab.js (the lab component, web/lab/), and alone into dist/trainer.js (window.MhaTrainer, for scripts and tests).
-import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain, missingFiles } from './source.js';
+import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain, firstBuild } from './source.js';
 
 const sources = {}; // build → worker source text, loaded once
 
@@ -103,44 +103,42 @@ Trainer.prototype.terminate = function () {
   this.worker.terminate();
 };
 
-// The fastest build whose worker starts. options: {builds (override the order: tests), base (the folder of
-// trainer-<build>.js: the folder of the script this module is bundled into unless told)}.
+// The fastest build whose worker starts (source.js's firstBuild: a build whose file is missing or whose worker fails
+// passes to the next). options: {builds (override the order: tests), base (the folder of trainer-<build>.js: the
+// folder of the script this module is bundled into unless told)}.
 export function start(options) {
-  const order = (options && options.builds) || CORE_BUILDS,
-    missing = [];
   const base = (options && options.base) || scriptBase;
-  const attempt = function (i) {
-    return load(order[i], base)
-      .then(function (text) {
-        const url = blobURL(text);
-        const t = new Trainer(new Worker(url), order[i]);
-        // The first answer says whether this build's core started ("no model yet" means it did).
-        return t
-          .request('stateDict')
-          .then(
-            function () {
-              return t;
-            },
-            function (err) {
-              if (/no model yet/.test(err.message)) return t;
-              t.terminate();
-              throw err;
-            },
-          )
-          .finally(function () {
-            URL.revokeObjectURL(url);
-          });
-      })
-      .catch(function (err) {
-        if (err.missingFile) missing.push(err.missingFile);
-        if (i + 1 < order.length) return attempt(i + 1);
-        if (missing.length === order.length) {
-          throw new Error(missingFiles(missing, FILES.lab, 'mha-explorer-lab.html'));
-        }
-        throw new Error(explain(err));
-      });
+  const attempt = function (build) {
+    return load(build, base).then(function (text) {
+      const url = blobURL(text);
+      const t = new Trainer(new Worker(url), build);
+      // The first answer says whether this build's core started ("no model yet" means it did).
+      return t
+        .request('stateDict')
+        .then(
+          function () {
+            return t;
+          },
+          function (err) {
+            if (/no model yet/.test(err.message)) return t;
+            t.terminate();
+            throw err;
+          },
+        )
+        .finally(function () {
+          URL.revokeObjectURL(url);
+        });
+    });
   };
-  return attempt(0);
+  const where = {
+    page: FILES.lab,
+    oneFile: 'mha-explorer-lab.html',
+    base: options && options.base,
+    builds: options && options.builds,
+  };
+  return firstBuild(attempt, where).then(function (r) {
+    return r.value;
+  });
 }
 
 export const builds = CORE_BUILDS;

@@ -137,36 +137,28 @@ class MhaExplorerElement extends ElementBase {
   attributeChangedCallback(name, old, value) {
     // (an element upgraded when the script defines it gets its attributes before connectedCallback)
     if (!this.live || old === value) return;
-    // the model page: a new folder or text loads or runs in place, a theme is applied
+    // the model page: a new folder or text loads or runs in place, a theme is applied, a layer or head is selected (one
+    // the model lacks is said in its messages, and the selection stays)
+    if (this.models && (name === 'layer' || name === 'head')) {
+      this.models.update({ [name]: value });
+      return;
+    }
     if (this.models && (name === 'text' || name === 'theme' || (name === 'model' && value))) {
       this.models.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : '' });
       return;
     }
-    if (this.models && (name === 'layer' || name === 'head')) {
-      try {
-        if (value !== null && this.models.api.getInfo()) this.models.api.select({ [name]: value });
-      } catch (err) {
-        /* not a layer or head of this model: the selection stays */
-      }
-      return;
-    }
     // a page parameter of a mounted explorer: set on it (a removed attribute goes back to the default, a removed
-    // theme to the host's); a lab preset needs the lab's page
+    // theme to the host's; a value the page refuses is said in its messages, as at mount, and the explorer keeps its
+    // own); a lab preset needs the lab's page
     const p = pageProp(name);
     if (this.explorer && p && !(name === 'preset' && /^train-/.test(value || ''))) {
-      try {
-        this.explorer.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : p.def });
-      } catch (err) {
-        /* not a value the page takes: the explorer keeps its own (as the page does with such a query) */
-      }
+      this.explorer.setFromHost({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : p.def });
       return;
     }
-    // a lab property of a mounted lab (another task is another preset: a new lab)
+    // a lab property of a mounted lab, the same way (another task is another preset: a new lab)
     const lp = labProp(name);
     if (this.lab && lp && name !== 'preset') {
-      this.lab.update({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : lp.def }).catch(() => {
-        /* a value the lab refuses: it keeps its own, as with such a query */
-      });
+      this.lab.setFromHost({ [name]: value !== null ? value : name === 'theme' ? hostTheme(this) : lp.def });
       return;
     }
     this.update();

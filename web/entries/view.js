@@ -7,10 +7,15 @@
 // the one layer `layer`, which Python sends as a binary buffer when it is picked), layer, head and query: synced both
 // ways. Hosts' models differ (Jupyter's anywidget, marimo, Jupyter Book 2's static {anywidget} directive): a method a
 // model lacks or that throws is passed over.
-import { mountAttention } from '../views/attention.js';
+import { mountAttention as mountView } from '../views/attention.js';
+import { download } from '../chrome/download.js';
 import { bytesOf } from '../compute/base64.js';
 
-export { mountAttention };
+// The view with the page's download for its exports (a sandboxed frame's refusal said next to the button, with the
+// picture or the text to copy): the view itself knows no page code (web/views/ stands on widgets/ and state/).
+export function mountAttention(element, options) {
+  return mountView(element, Object.assign({ download }, options));
+}
 
 const TRAITS = [
   'weights',

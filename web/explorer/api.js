@@ -4,7 +4,7 @@
 // applyValues), as a link's does.
 import { PAGE_PROPS, setValue } from '../state/page.js';
 import { applyValues } from '../state/props.js';
-import { now } from '../compute/model.js';
+import { now } from '../compute/explorer-run.js';
 import { effective } from './settings.js';
 import { recompute } from './draw.js';
 import { dropWeights, loadBytes } from './files.js';
@@ -16,11 +16,21 @@ import { shareURL, embedCode } from './share.js';
 // unknown one throws (strict: api.set) or is said in the messages (a host's options), and none of them is set then.
 /** @param {ExplorerState} ex @param {Record<string, any>} values @param {boolean} strict */
 export function setValues(ex, values, strict) {
-  const r = applyValues(PAGE_PROPS, values, strict ? undefined : (name) => 'Unknown property ' + name + '.');
+  const unknown = strict ? undefined : (name) => 'Unknown property ' + name + '.';
+  const r = applyValues(PAGE_PROPS, values, unknown, ex.st.values);
   if (r.messages.length && strict) throw new Error(r.messages[0]);
   ex.messages.push(...r.messages);
   if (r.values.preset) dropWeights(ex); // a lesson's example uses the lesson's weights
   for (const k of Object.keys(r.values)) setValue(ex.st, k, r.values[k]);
+}
+
+// values as a host's attributes give them (<mha-explorer>): a refused one is said in the messages, as the same value
+// in the query at mount is, and the explorer keeps its own; the others are set. A change: earlier messages go.
+/** @param {ExplorerState} ex @param {Record<string, any>} values */
+export function setFromHost(ex, values) {
+  ex.messages = [];
+  setValues(ex, values, false);
+  return recompute(ex);
 }
 
 /** @param {number[]} v */

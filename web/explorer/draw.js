@@ -3,7 +3,7 @@
 // result (the latest wins: a newer recompute supersedes one under way); redraw(ex) draws the same result again (a new
 // colour scale, theme, batch item or head). What a panel draws lives in its own module (heads, detail, trace, lesson).
 import { setValue } from '../state/page.js';
-import { now } from '../compute/model.js';
+import { now } from '../compute/explorer-run.js';
 import { implementationName } from '../compute/features.js';
 import { showMessages as showMessagesIn } from '../chrome/messages.js';
 import { applyTheme } from '../chrome/theme.js';

@@ -18,7 +18,7 @@ import { recompute, pickHead, setStatus, showMessages } from './draw.js';
 import { applyLayout } from './layout.js';
 import { bindAll } from './controls.js';
 import { loadBytes } from './files.js';
-import { explorerApi, setValues } from './api.js';
+import { explorerApi, setFromHost, setValues } from './api.js';
 import { HeadsPanel } from './heads.js';
 import { DetailPanel } from './detail.js';
 import { TracePanel } from './trace.js';
@@ -89,7 +89,8 @@ function dispose(ex, unRegion) {
 //   parent frame, a file dropped anywhere is loaded; false for any other mount), base (the folder of the page's files),
 //   input (the text of an input block, input.js), onLab(query) (a link to the training lab was followed: the host shows
 //   the lab for that query instead of the browser leaving the page, as <mha-explorer> does)}.
-// → {ready (a promise of whether the core loaded), api, update(values) (api.set), dispose()}.
+// → {ready (a promise of whether the core loaded), api, update(values) (api.set: a refused value throws),
+//   setFromHost(values) (a refused value is said in the page's messages, as in a query), dispose()}.
 /** @param {HTMLElement} root @param {Record<string, any>} [options] */
 export function createExplorer(root, options = {}) {
   const ex = explorerState(root, options);
@@ -125,6 +126,7 @@ export function createExplorer(root, options = {}) {
     ready,
     api,
     update: api.set,
+    setFromHost: (values) => setFromHost(ex, values),
     dispose() {
       dispose(ex, unRegion);
       resolveReady(false);

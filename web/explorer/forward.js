@@ -1,8 +1,8 @@
 // @ts-check
 // MHA Explorer — the forward: one record from the controls to the trace. The settings (settings.js) become a Forward,
-// which the core runs (compute/model.js's runModule, in a worker of the pool or here), the snippet prints
+// which the core runs (compute/explorer-run.js's runModule, in a worker of the pool or here), the snippet prints
 // (lessons/snippets.js) and the panels read (its mask, dropout and train mode): no field is copied under another name.
-import { MAX_TOKENS, commas, now, tokenize } from '../compute/model.js';
+import { MAX_TOKENS, commas, now, tokenize } from '../compute/explorer-run.js';
 import { copySnippet, moduleOutput } from '../lessons/snippets.js';
 import { presetOf } from './settings.js';
 import { inputLabels } from './input.js';

@@ -1,21 +1,13 @@
 // MHA Explorer — an explorer's forwards: the fastest core build this browser runs (compute/features.js; a
 // host that lacks one falls back to the next), loaded once per document and shared by every explorer in it; each
-// explorer has its own module cache (model.js's ModuleCache: the core objects it allocated, freed by dispose())
+// explorer has its own module cache (explorer-run.js's ModuleCache: the core objects it allocated, freed by dispose())
 // and its own forward pool (compute/forward-pool.js: large forwards split by heads across Web Workers, each
 // instantiating the shared compiled module), started and warmed up right after the core loads. Its workers start
 // the way compute/source.js's forwardWorkers says (worker.js over http(s), blob: URLs of the page's core text from
 // file:// and in the one-file page). A large forward runs where this machine ran its size fastest: the main thread, one
 // worker or split across the pool (compute/placement.js). Where workers cannot start, forwards run on the main thread.
-import { runModule, cost, now, ModuleCache } from '../compute/model.js';
-import {
-  CORE_BUILDS,
-  FILES,
-  INLINE,
-  loadCoreScript,
-  forwardWorkers,
-  explain,
-  missingFiles,
-} from '../compute/source.js';
+import { runModule, cost, now, ModuleCache } from '../compute/explorer-run.js';
+import { FILES, loadPageCore, forwardWorkers } from '../compute/source.js';
 import { ForwardPool, poolSize } from '../compute/forward-pool.js';
 import { Placement, PLACES, SAMPLES, sizeClass } from '../compute/placement.js';
 
@@ -43,38 +35,15 @@ const WARM_UP = {
 const documentCores = new WeakMap(); // window → promise
 function sharedCore(win, base) {
   if (documentCores.has(win)) return documentCores.get(win);
-  const missing = [];
-  let build = CORE_BUILDS[0];
-  const tryBuild = (i) =>
-    loadCoreScript(CORE_BUILDS[i], base).then(
-      () => {
-        build = CORE_BUILDS[i];
-      },
-      (err) => {
-        missing.push(CORE_BUILDS[i] + '.js');
-        if (INLINE) throw new Error('MHA Explorer could not start its WebAssembly core: ' + explain(err));
-        if (i + 1 < CORE_BUILDS.length) return tryBuild(i + 1);
-        throw new Error(
-          'MHA Explorer could not load its WebAssembly core: ' + missingFiles(missing, FILES.page, 'mha-explorer.html'),
-        );
-      },
-    );
-  const core = (typeof win.createMhaModule === 'function' ? Promise.resolve() : tryBuild(0))
-    .then(() => win.createMhaModule())
-    .then(
-      (M) => {
-        // the first forward a student sees runs at full speed: the main thread's kernels warmed once
-        try {
-          runModule(M, WARM_UP);
-        } catch (err) {
-          /* the first real forward reports it */
-        }
-        return { M, build };
-      },
-      (err) => {
-        throw new Error(explain(err));
-      },
-    );
+  const core = loadPageCore(base, FILES.page, 'mha-explorer.html').then((loaded) => {
+    // the first forward a student sees runs at full speed: the main thread's kernels warmed once
+    try {
+      runModule(loaded.M, WARM_UP);
+    } catch (err) {
+      /* the first real forward reports it */
+    }
+    return loaded;
+  });
   core.catch(() => documentCores.delete(win)); // a later explorer tries again
   documentCores.set(win, core);
   return core;

@@ -2,7 +2,7 @@
 // MHA Explorer — the state shown outside the panels: the controls' values and choices (bound by name=, controls.js),
 // the notes beside them (loaded weights, d_k), and the layout (sections hidden, embed, folded controls).
 import { PAGE_PROPS, SECTIONS, pageQueryString } from '../state/page.js';
-import { divisors } from '../compute/model.js';
+import { divisors } from '../compute/explorer-run.js';
 import { FILES } from '../compute/source.js';
 import { setProp, setOptions } from '../chrome/scope.js';
 import { controlsOf, showValues } from '../chrome/controls.js';

@@ -1,7 +1,7 @@
 // MHA Explorer — reading the weights as a student does: one head's (or the average's) S×S matrix of the
 // shown batch item, its name, a weight in words (masked, dropped, tiny), a row's top keys, and the hover
 // tooltip. cur: the controller's current result {res, labels, eff, …}.
-import { headMatrix } from '../compute/model.js';
+import { headMatrix } from '../compute/explorer-run.js';
 import { attachTip } from '../widgets/tooltip.js';
 import { formatWeight, topKeysWords } from '../widgets/words.js';
 export { fmtMax } from '../widgets/colors.js';

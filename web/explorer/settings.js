@@ -3,7 +3,7 @@
 // defaults for what the student did not set (effective), what the student changed from the lesson (modified), the
 // cross-field rule (num_heads divides d_model) and the long-text cut. No DOM.
 import { PAGE_PROPS } from '../state/page.js';
-import { MAX_TOKENS, commas, divisors, headsMessage, tokenEnds, tokenize } from '../compute/model.js';
+import { MAX_TOKENS, commas, divisors, headsMessage, tokenEnds, tokenize } from '../compute/explorer-run.js';
 import { lessonById } from '../lessons/index.js';
 
 /** @typedef {import('./state.js').ExplorerState} ExplorerState */

@@ -5,7 +5,7 @@
 // layout (the controls and sections showing the state), controls (the controls bound by name=), files (weights from
 // a file), api (the scripting API). Nothing of an explorer lives in a module-level variable.
 import { readPageQuery, pageProp } from '../state/page.js';
-import { MAX_TOKENS } from '../compute/model.js';
+import { MAX_TOKENS } from '../compute/explorer-run.js';
 import { Scope, freshPrefix } from '../chrome/scope.js';
 import { withoutLandmarks } from '../chrome/landmarks.js';
 import { el, themeColors } from '../widgets/dom.js';

@@ -7,34 +7,40 @@ import { FILES } from '../compute/source.js';
 import { labQueryString } from '../state/lab.js';
 import { applyValues, effectOfAll } from '../state/props.js';
 import { shareLink } from '../chrome/share.js';
-import { draw, showControls, showTheme, writeURL } from './draw.js';
+import { draw, showControls, showMessages, showTheme, writeURL } from './draw.js';
 import { inspect, pause, play, reset, trainFor } from './training.js';
 import { embedCode, loadBytes } from './files.js';
 
 /** @typedef {import('./state.js').LabState} LabState */
 
-// changes: {property: value}, each checked as the URL's would be (a refusal throws, and nothing is set).
-/** @param {LabState} lab @param {Record<string, any>} changes */
-function setValues(lab, changes) {
-  const r = applyValues(lab.props, changes);
-  if (r.messages.length) throw new Error(r.messages[0]);
+// changes: {property: value}, each checked as the URL's would be: a refusal throws, and nothing is set; with say (a
+// host's attributes) a refusal is said in the messages instead, as the same value in the query at mount is, and the
+// others are set. → the names set.
+/** @param {LabState} lab @param {Record<string, any>} changes @param {boolean} [say] */
+function setValues(lab, changes, say) {
+  const r = applyValues(lab.props, changes, undefined, lab.values);
+  if (r.messages.length && !say) throw new Error(r.messages[0]);
+  if (say) lab.messages = r.messages;
   for (const k of Object.keys(r.values)) {
     lab.values[k] = r.values[k];
     lab.explicit[k] = true;
   }
+  return Object.keys(r.values);
 }
 
 // New settings once the lab has started: those whose effect is rebuild build a new model (as the controls do), the
-// others apply at once → a promise of whether the model was built (true when none was needed; a refused value rejects).
-/** @param {LabState} lab @param {Promise<boolean>} ready @param {Record<string, any>} changes */
-export function update(lab, ready, changes) {
+// others apply at once → a promise of whether the model was built (true when none was needed; a refused value rejects,
+// or with say is said in the lab's messages).
+/** @param {LabState} lab @param {Promise<boolean>} ready @param {Record<string, any>} changes @param {boolean} [say] */
+export function update(lab, ready, changes, say) {
   return ready.then((started) => {
     if (!started) return false;
-    setValues(lab, changes);
-    if (changes.theme !== undefined) showTheme(lab);
+    const set = setValues(lab, changes, say);
+    if (say) showMessages(lab);
+    if (set.includes('theme')) showTheme(lab);
     writeURL(lab);
     showControls(lab);
-    if (effectOfAll(lab.props, Object.keys(changes)) === 'rebuild') return reset(lab);
+    if (set.length && effectOfAll(lab.props, set) === 'rebuild') return reset(lab);
     draw(lab);
     return true;
   });

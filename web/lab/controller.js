@@ -113,7 +113,8 @@ function dispose(lab, unRegion) {
 //   onPage(query): a link to the explorer page was followed: the host shows the page for that query instead of the
 //     browser leaving (as <mha-explorer> does)}.
 // → {ready (a promise of whether the lab started), api (the lab page's window.mhaExplorer; every method that needs the
-//   model waits for ready), update(values), dispose()}.
+//   model waits for ready), update(values) (a refused value rejects), setFromHost(values) (a refused value is said in
+//   the lab's messages, as in a query), dispose()}.
 /** @param {HTMLElement} root @param {Record<string, any>} [options] */
 export function createLab(root, options) {
   const lab = labState(root, Object.assign({ query: '', values: {}, ownsPage: false }, options));
@@ -126,5 +127,11 @@ export function createLab(root, options) {
   const ready = start(lab),
     api = labApi(lab, ready);
   /** @type {any} */ (root).mhaExplorer = api; // as the attention view's root: a host finds a lab by [data-mha-explorer-lab] and scripts it
-  return { ready, api, update: (changes) => update(lab, ready, changes), dispose: () => dispose(lab, unRegion) };
+  return {
+    ready,
+    api,
+    update: (changes) => update(lab, ready, changes),
+    setFromHost: (changes) => update(lab, ready, changes, true),
+    dispose: () => dispose(lab, unRegion),
+  };
 }

@@ -57,7 +57,7 @@ export function readSettings(options, list) {
   const over = Object.assign({}, options.values);
   if (options.embed !== undefined) over.embed = !!options.embed;
   if (options.theme !== undefined) over.theme = options.theme;
-  const r = applyValues(list, over, (name) => 'createLab: unknown property ' + name + '.');
+  const r = applyValues(list, over, (name) => 'createLab: unknown property ' + name + '.', state.values);
   state.messages.push(...r.messages);
   for (const k of Object.keys(r.values)) {
     state.values[k] = r.values[k];

@@ -1,5 +1,5 @@
 // Lesson 000 — Chapter 2.3: MultiHeadAttention(64, 8) on x = torch.rand(1, 5, 64), drawn before the module.
-import { sizeStr } from '../compute/model.js';
+import { sizeStr } from '../compute/explorer-run.js';
 import { cells, fill } from './python.js';
 import { constructor } from './constructor.js';
 import { maskedFill } from './trace-words.js';

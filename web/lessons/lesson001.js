@@ -1,5 +1,5 @@
 // Lesson 001 — the self-attention article's MultiHeadSelfAttention(embed_size=8, num_heads=2) on X = torch.rand(1, 4, 8).
-import { sizeStr } from '../compute/model.js';
+import { sizeStr } from '../compute/explorer-run.js';
 import { cells, fill } from './python.js';
 import text from './lesson001.py';
 

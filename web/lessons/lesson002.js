@@ -2,7 +2,7 @@
 // (parameter counts, mix-then-split, the 4-step pipeline, head specialization, the shape table, contiguous(), the
 // module test, loop vs vectorized, causal masking). A fixed lesson: it computes itself, and five of its examples can
 // feed the heatmaps (its views).
-import { maskTensor, sizeStr, torchStr, commas, headMatrix } from '../compute/model.js';
+import { maskTensor, sizeStr, torchStr, commas, headMatrix } from '../compute/explorer-run.js';
 import { traceWords } from './trace-words.js';
 import { cells, fill } from './python.js';
 import { constructor } from './constructor.js';

@@ -1,5 +1,5 @@
 // Lesson 003 — MultiHeadAttention(64, 4, dropout=0.1) left in train mode, x = torch.randn(2, 8, 64), a triu mask (1 = blocked).
-import { commas, sizeStr } from '../compute/model.js';
+import { commas, sizeStr } from '../compute/explorer-run.js';
 import { cells, fill } from './python.js';
 import text from './lesson003.py';
 import { maskedFill } from './trace-words.js';

@@ -1,6 +1,6 @@
 // The page's own PyTorch: "Copy as PyTorch" for a module run (the class, the tokenizer, the run and its prints), the
 // text those prints give (computed from the page's result), and what a lesson cell's "Copy code" copies.
-import { MAX_TOKENS, commas, headMatrix, sizeStr, torchStr } from '../compute/model.js';
+import { MAX_TOKENS, commas, headMatrix, sizeStr, torchStr } from '../compute/explorer-run.js';
 import { PY_LOAD_FILE, pyLoadLines } from '../compute/weights.js';
 import { cells } from './python.js';
 import pageModule from './page_module.py';

@@ -1,5 +1,5 @@
-# The page's tokenizer and token embeddings (web/compute/model.js) in Python: the same tokens, the same vectors.
-# tests/node/tokenizer.test.mjs runs this file against model.js's tokenize() on every code point.
+# The page's tokenizer and token embeddings (web/compute/explorer-run.js) in Python: the same tokens, the same vectors.
+# tests/node/tokenizer.test.mjs runs this file against explorer-run.js's tokenize() on every code point.
 # %% tokenizer
 # MHA Explorer's tokenizer and token embeddings, exactly as the page computes them
 import unicodedata

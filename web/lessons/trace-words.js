@@ -167,7 +167,7 @@ function otherStep(t, wording) {
 
 // The one place the masked_fill call is worded. mask: null (no mask) or {style, fill}: style 'tril-keep' (the
 // mask's 1s may attend, masked_fill(mask == 0, …): lessons 000 and 002, the page, the lab) or 'triu-block' (its
-// 1s are blocked, masked_fill(mask == 1, …): lesson 003), as model.js's maskTensor builds them; fill '-inf' or '-1e9'.
+// 1s are blocked, masked_fill(mask == 1, …): lesson 003), as compute/explorer-run.js's maskTensor builds them; fill '-inf' or '-1e9'.
 export function maskedFill(scores, mask) {
   if (!mask) return scores;
   return (

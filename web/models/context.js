@@ -6,8 +6,22 @@ import { showMessages } from '../chrome/messages.js';
 // Lesson 004's sentence: which head links "it" to "road"?
 export const DEFAULT_TEXT = "The chicken didn't cross the road because it was too wide.";
 
+// A layer or head given as text (models.html's layer= or head=, an element's attribute) → {value} or {message}: a whole
+// number from 0 (which ones the model has is known once it is loaded: loading.js's show).
+/** @param {string} name @param {string} raw */
+export function readIndex(name, raw) {
+  if (/^\s*\d{1,9}\s*$/.test(raw)) return { value: parseInt(raw, 10) };
+  return { message: name + ' must be a whole number from 0; using ' + name + ' 0 instead of "' + raw + '".' };
+}
+const startIndex = (params, name, said) => {
+  const r = params.has(name) ? readIndex(name, params.get(name)) : { value: 0 };
+  if (r.message) said.push(r.message);
+  return r.message ? 0 : r.value;
+};
+
 // params: the page's URLSearchParams (text, layer, head, theme, model).
 export function createContext(root, params) {
+  const said = [];
   const $ = (id) => root.querySelector('#' + id);
   const S = {
     model: null,
@@ -24,7 +38,7 @@ export function createContext(root, params) {
     headsOff: [],
     repeat: null,
     scores: null, // top 5s, heads off, the repeated sequence, role scores
-    sel: { layer: Number(params.get('layer')) || 0, head: Number(params.get('head')) || 0 },
+    sel: { layer: startIndex(params, 'layer', said), head: startIndex(params, 'head', said) },
     role: '',
     minScore: 0,
     order: 'grid',
@@ -34,7 +48,7 @@ export function createContext(root, params) {
     loading: null,
     theme: params.get('theme') || 'auto',
   };
-  const messages = { core: '', load: '', repeat: '', text: '' };
+  const messages = { core: '', load: '', select: said.join(' '), repeat: '', text: '' };
   const ctx = {
     root,
     $,

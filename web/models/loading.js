@@ -85,12 +85,24 @@ async function loadFiles(ctx, core, files, source, abort = new AbortController()
   }
 }
 
+// The selection's layer or head within a model with n of them: the last one, and said (after what was said of the
+// selection already: a refused layer= or head=), when it has fewer.
+function fit(ctx, name, v, n) {
+  if (v < n) return v;
+  const note = 'This model has no ' + name + ' ' + v + ' (its ' + name + 's are 0 to ' + (n - 1) + '): showing ';
+  ctx.say('select', [ctx.messages.select, note + name + ' ' + (n - 1) + '.'].filter(Boolean).join(' '));
+  return n - 1;
+}
+
 // A loaded model in place of the one shown: its facts, the repeated sequence's scores, the text's forward.
 function show(ctx, model, { vocab, source, shards }) {
   const S = ctx.S;
   if (S.model) S.model.dispose();
   Object.assign(S, { model, info: model.info, vocab, source, headsOff: [], query: null, key: -1, repeat: null });
-  S.sel = { layer: Math.min(S.sel.layer, model.info.layers - 1), head: Math.min(S.sel.head, model.info.heads - 1) };
+  S.sel = {
+    layer: fit(ctx, 'layer', S.sel.layer, model.info.layers),
+    head: fit(ctx, 'head', S.sel.head, model.info.heads),
+  };
   showInfo(ctx, shards);
   computeRepeat(ctx);
   render(ctx);

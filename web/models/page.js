@@ -13,7 +13,7 @@ import { applyTheme, otherTheme } from '../chrome/theme.js';
 import { copyWithButton } from '../chrome/clipboard.js';
 import { FILES } from '../compute/source.js';
 import { asRegion, withoutLandmarks } from '../chrome/landmarks.js';
-import { createContext } from './context.js';
+import { createContext, readIndex } from './context.js';
 import { createLoading } from './loading.js';
 import { createApi } from './api.js';
 import { filesFromDrop, folderOf } from './files.js';
@@ -90,9 +90,10 @@ function linkPages(root, base) {
   if (base) for (const a of [page, lab]) Object.assign(a, { target: '_blank', rel: 'noopener' });
 }
 
-// An element's attributes changed: {text, model, theme} (each when given).
+// An element's attributes changed: {text, model, theme, layer, head} (each when given; a removed layer or head: 0).
 function updatePage(ctx, api, o) {
   const S = ctx.S;
+  for (const name of ['layer', 'head']) if (o[name] !== undefined) selectFromHost(ctx, api, name, o[name]);
   if (o.theme != null && o.theme !== S.theme) {
     S.theme = o.theme;
     applyTheme(S.theme, ctx.root);
@@ -100,6 +101,21 @@ function updatePage(ctx, api, o) {
   }
   if (o.model && o.model !== (S.source && S.source.folder)) api.loadURL(o.model).catch(() => {});
   if (o.text != null && o.text !== S.text) api.set({ text: o.text });
+}
+
+// A layer or head attribute: that head selected, or (a value the page refuses) said, the selection kept; before a
+// model is shown, kept for it (loading.js's show fits it to the model).
+function selectFromHost(ctx, api, name, raw) {
+  const S = ctx.S,
+    r = readIndex(name, raw === null ? '0' : String(raw));
+  try {
+    if (r.message) throw new Error(r.message.replace(/; using .*/, ''));
+    if (S.out) api.select({ [name]: raw === null ? 0 : String(raw) });
+    else S.sel[name] = r.value;
+    ctx.say('select', '');
+  } catch (err) {
+    ctx.say('select', err.message + '; keeping ' + name + ' ' + S.sel[name] + '.');
+  }
 }
 
 // Everything the page holds: its listeners outside root, the load under way, the model, the view, the markup.

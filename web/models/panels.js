@@ -5,6 +5,7 @@ import { el, themeColors } from '../widgets/dom.js';
 import { legend } from '../widgets/colors.js';
 import { DEFAULT_SCALE } from '../state/scales.js';
 import { mountAttention } from '../views/attention.js';
+import { download } from '../chrome/download.js';
 import { ROLES } from './roles.js';
 import { lookFrom, headsToward } from './lookup.js';
 import { softmax, compareTops, describeHeads } from './ablate.js';
@@ -193,7 +194,7 @@ export function drawView(ctx) {
     n = H * T * T;
   const trace = layerTrace(S.out.trace || [], l, S.info, T);
   if (!ctx.view) {
-    ctx.view = mountAttention(ctx.$('view'), { weights: a.data.subarray(0, n), shape: [1, 1, H, T, T] });
+    ctx.view = mountAttention(ctx.$('view'), { weights: a.data.subarray(0, n), shape: [1, 1, H, T, T], download });
     // the view's own head cards select a head of the shown layer too
     ctx.view.root.addEventListener('click', () => {
       const h = ctx.view.root.mhaExplorer.getSelection().head;

@@ -4,8 +4,9 @@
 // named as transformers' modeling code names the modules of each family. No DOM.
 
 // Each family's module names inside its layer (transformers' attribute paths), and whether its norms come after the
-// sublayers (BERT, DistilBERT: post-LayerNorm) or before (GPT-2, Llama: pre-norm).
-const FAMILIES = {
+// sublayers (BERT, DistilBERT: post-LayerNorm) or before (GPT-2, Llama: pre-norm). A key for each of the core's
+// families (config.cpp's kFamilyNames: tests/node/families.test.mjs).
+export const FAMILIES = {
   gpt2: {
     layer: 'transformer.h',
     norms: ['ln_1', 'ln_2'],
@@ -74,8 +75,12 @@ const STAGE = {
 
 // The steps of `layer` in model.forward's trace of T tokens, each with its words. info: model.info.
 export function layerTrace(trace, layer, info, T) {
-  const f = FAMILIES[info.family] || FAMILIES.gpt2,
+  const f = FAMILIES[info.family],
     H = info.heads;
+  if (!f)
+    throw new Error(
+      'web/models/trace.js has no module names for the family ' + JSON.stringify(info.family) + ': add it to FAMILIES',
+    );
   // what the words read: the family, the layer's path, the sizes, and the norms and residuals met so far
   const c = {
     f,

@@ -189,10 +189,12 @@ export function effectOfAll(list, names) {
 
 // Raw values ({name: value}: a script's, a host's options, an element's attributes; an array for a list) parsed
 // through the list: {values: {name: value} of those that passed, messages: why the others did not}. unknown(name)
-// words a name the list does not have.
+// words a name the list does not have; current (the values now) words a refusal as the controls do ("keeping 8"):
+// a refused value leaves the current one, not the default.
 /** @param {Prop[]} list @param {Record<string, unknown>} raw @param {(name: string) => string} [unknown]
+ *  @param {Record<string, any>} [current]
  *  @returns {{values: Record<string, any>, messages: string[]}} */
-export function applyValues(list, raw, unknown = (name) => 'unknown property ' + name) {
+export function applyValues(list, raw, unknown = (name) => 'unknown property ' + name, current = undefined) {
   /** @type {Record<string, any>} */
   const values = {};
   /** @type {string[]} */
@@ -204,7 +206,8 @@ export function applyValues(list, raw, unknown = (name) => 'unknown property ' +
       messages.push(unknown(name));
       continue;
     }
-    const r = parse(p, Array.isArray(v) ? v.join(',') : v);
+    const instead = current && current[name] !== undefined ? 'keeping ' + serialize(p, current[name]) : undefined;
+    const r = parse(p, Array.isArray(v) ? v.join(',') : v, instead);
     if (r.ok) values[name] = r.value;
     else messages.push(r.message);
   }

@@ -3,7 +3,8 @@
 // model. mountAttention(element, options) → {update(options), dispose(), root}; options: {weights (Float32Array,
 // or numbers, nested or flat), shape ([L, B, H, T, S]; shorter shapes get leading 1s), tokens (the S keys'
 // labels), queryTokens (the T queries'; tokens when T = S), trace (the page's trace steps: {op or name, shape,
-// strides, contiguous}), title, caption (a sentence before the view's note: how the host read its tensor), theme ('auto' | 'light' | 'dark'), scale (a name in state/scales.js's SCALES; DEFAULT_SCALE when absent)}.
+// strides, contiguous}), title, caption (a sentence before the view's note: how the host read its tensor), theme ('auto' | 'light' | 'dark'), scale (a name in state/scales.js's SCALES; DEFAULT_SCALE when absent), onSelect,
+// download (how an export is saved: the bundles' entries pass chrome/download.js's; the browser's download without)}.
 // Built from the page's widgets (web/widgets/): the head cards on one numbered colour scale with hover values,
 // the head average, the enlarged head with its cell cursor and line view, the table, the shape trace, exports.
 // Everything is the instance's own: no ids, no globals; its root carries data-mha-explorer-view and mhaExplorer.
@@ -12,8 +13,7 @@
 import { el, setAttr } from '../widgets/dom.js';
 import { legend, fmtMax } from '../widgets/colors.js';
 import { DEFAULT_SCALE } from '../state/scales.js';
-import { exportSVG, exportPNG } from '../widgets/export.js';
-import { download } from '../chrome/download.js';
+import { exportSVG, exportPNG, saveFile } from '../widgets/export.js';
 import { HeadCards, plotSize, cardLabels } from '../widgets/heads.js';
 import { attachTip } from '../widgets/tooltip.js';
 import { STYLE } from './attention-style.js';
@@ -96,6 +96,15 @@ class AttentionView {
     this.lastQuery = 0;
     this.listen();
   }
+  // An export saved: through options.download(name, blob, control, fallback) where the host gives one (the bundles'
+  // entries give chrome/download.js's, which says what a sandboxed frame does to it next to the control, and shows
+  // fallback: 'image' the picture, {text, say} the text to copy), else by the browser's download from the view's root.
+  /** @param {string} name @param {Blob} blob @param {HTMLElement} control @param {any} fallback */
+  save(name, blob, control, fallback) {
+    const host = this.state.opts.download;
+    if (typeof host === 'function') host(name, blob, control, fallback);
+    else saveFile(name, blob, this.root);
+  }
   // options.onSelect({layer, batch, head, query}): the student picked a layer, batch item, head or query (a host's sync)
   selection() {
     const sel = this.state.sel;
@@ -127,12 +136,12 @@ class AttentionView {
       this.picked();
     });
     E.png.addEventListener('click', () =>
-      this.toPNG().then((blob) => blob && download('attention-heads.png', blob, E.png, 'image')),
+      this.toPNG().then((blob) => blob && this.save('attention-heads.png', blob, E.png, 'image')),
     );
     E.svg.addEventListener('click', () => {
       const s = this.toSVG();
       if (s)
-        download('attention-heads.svg', new Blob([s], { type: 'image/svg+xml' }), E.svg, {
+        this.save('attention-heads.svg', new Blob([s], { type: 'image/svg+xml' }), E.svg, {
           text: s,
           say: 'Here is the SVG: copy it into a file named attention-heads.svg.',
         });

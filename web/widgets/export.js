@@ -123,3 +123,19 @@ export function exportPNG(canvases, names, info) {
   });
   return out;
 }
+
+// Saves a file the page made through a temporary link in parent (an element of the page or view that made it): the
+// browser's own download, with no word about a sandboxed frame (chrome/download.js adds that).
+/** @param {string} name @param {Blob} blob @param {Element} parent */
+export function saveFile(name, blob, parent) {
+  const a = parent.ownerDocument.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  a.hidden = true;
+  parent.appendChild(a);
+  a.click();
+  setTimeout(() => {
+    URL.revokeObjectURL(a.href);
+    a.remove();
+  }, 1000);
+}

@@ -1,6 +1,6 @@
-// MHA Explorer — model layer: everything that calls the WebAssembly API (createMhaModule) for the explorer page: its
-// tokenizer, embeddings, the lessons' module run (runModule) and torch-style printing. (The model page, real
-// checkpoints, is web/models/.)
+// MHA Explorer — the explorer page's runs of the core: everything that calls the WebAssembly API (createMhaModule) for
+// the explorer page: its tokenizer, embeddings, the lessons' module run (runModule) and torch-style printing. (The model
+// page, real checkpoints, is web/models/.)
 // Runs unchanged on the page and inside the Web Worker; named exports. An ES module, bundled by web/build.mjs (esbuild) into a
 // classic script: file:// keeps working.
 
