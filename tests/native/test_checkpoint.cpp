@@ -614,7 +614,7 @@ TEST_CASE("the oracle's checkpoints load through the loader and compute what tra
     const Loaded2 l = load_folder(dir);
     for (const WeightRef& w : l.weights->tensors()) REQUIRE(model_reads_tensor(l.config, w.name));
     REQUIRE(std::string(dtype_name(l.weights->tensors()[0].dtype)) == c.find("dtype")->text);
-    const Model model(l.config, l.weights);
+    Model model(l.config, l.weights);  // forward fills its activations cache
     const Oracle o = read_oracle(dir + "/oracle-0.safetensors");
     std::vector<std::int32_t> ids;
     for (std::size_t id : whole_numbers(o.json("ids"))) ids.push_back(static_cast<std::int32_t>(id));
