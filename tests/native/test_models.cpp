@@ -81,7 +81,7 @@ struct Checkpoint {
 Checkpoint read_checkpoint(const std::string& dir) {
   Checkpoint c;
   c.config = parse_checkpoint_config(read_text(dir + "/config.json"));
-  CheckpointLoader loader(c.config);
+  CheckpointLoader loader([&c](const std::string& name) { return model_reads_tensor(c.config, name); });
   std::vector<std::string> files{"model.safetensors"};
   if (std::ifstream(dir + "/model.safetensors.index.json").good()) {
     loader.add_index(read_text(dir + "/model.safetensors.index.json"));
