@@ -28,7 +28,9 @@ constexpr double kMaxHeaderBytes = 8.0 + 100'000'000.0;
 struct ModelLoading {
   mha::CheckpointConfig config;
   mha::CheckpointLoader loader;
-  explicit ModelLoading(mha::CheckpointConfig c) : config(std::move(c)), loader(config) {}
+  explicit ModelLoading(mha::CheckpointConfig c)
+      : config(std::move(c)),
+        loader([kept = config](const std::string& name) { return mha::model_reads_tensor(kept, name); }) {}
 };
 
 // A loaded model; `weights` for info().

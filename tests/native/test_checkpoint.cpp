@@ -7,10 +7,7 @@
 // the loader computes what transformers computes, within the oracle's float32 bounds.
 #include <catch2/catch.hpp>
 
-#include <cmath>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <random>
@@ -18,11 +15,13 @@
 #include <string>
 
 #include "json.hpp"
-#include "loading/safetensors_header.hpp"
 #include "mha/checkpoint.hpp"
+#include "mha/models.hpp"
 #include "test_errors.hpp"
+#include "test_model_fixtures.hpp"
 
 using namespace mha;
+using namespace mha_test;
 
 namespace {
 
@@ -513,117 +512,35 @@ TEST_CASE("fuzz: 3,000 mutated sharded checkpoints each load or throw mha::Error
 
 namespace {
 
-const std::string kFixtures = MHA_MODEL_FIXTURES;
-
-Bytes read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  INFO("reading " << path << " (written by tests/models/make_checkpoints.py: CTest's models.checkpoints)");
-  REQUIRE(in.good());
-  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-std::string read_string(const std::string& path) {
-  const Bytes b = read_bytes(path);
-  return std::string(b.begin(), b.end());
-}
-
-// A checkpoint folder through the loader, as the JS API loads it.
-struct Loaded2 {
-  CheckpointConfig config;
-  std::shared_ptr<const Weights> weights;
-};
-
-Loaded2 load_folder(const std::string& dir) {
-  Loaded2 out;
-  out.config = parse_checkpoint_config(read_string(dir + "/config.json"));
-  Files files;
-  std::string index;
-  if (std::ifstream(dir + "/model.safetensors.index.json").good()) {
-    index = read_string(dir + "/model.safetensors.index.json");
-    CheckpointLoader probe(keep_default);
-    probe.add_index(index);
-    for (const std::string& shard : probe.shards()) files[shard] = read_bytes(dir + "/" + shard);
-  } else {
-    files["model.safetensors"] = read_bytes(dir + "/model.safetensors");
-  }
-  CheckpointLoader loader(out.config, 4096);  // small slices: many reads, tensors split across them
-  if (!index.empty()) loader.add_index(index);
-  for (const auto& [name, b] : files) {
-    const std::uint64_t n = loader.header_bytes(name, b.data(), 8, b.size());
-    loader.add_file(name, b.data(), static_cast<std::size_t>(n), b.size());
-  }
-  for (const CheckpointRead& r : loader.plan())
-    for (const CheckpointCopy& c : r.copies)
-      std::memcpy(c.to, files.at(loader.files()[r.file]).data() + r.offset + c.at, c.length);
-  out.weights = loader.finish();
-  return out;
-}
-
-// An oracle file: F64 tensors and the metadata's JSON values.
-struct Oracle {
-  std::map<std::string, std::vector<double>> tensors;
-  std::map<std::string, std::string> meta;
-  json::Value json(const std::string& key) const { return *json::parse("{\"v\":" + meta.at(key) + "}", key).find("v"); }
-};
-
-Oracle read_oracle(const std::string& path) {
-  const Bytes b = read_bytes(path);
-  const std::uint64_t n = safetensors::header_length(b.data(), 8, b.size());
-  const safetensors::Header h =
-      safetensors::parse_header(b.data(), n, b.size(), safetensors::every_dtype, safetensors::kFormatDTypes);
-  Oracle o;
-  for (const safetensors::Entry& e : h.entries) {
-    REQUIRE(std::string(e.dtype->name) == "F64");
-    std::vector<double> v(static_cast<std::size_t>(e.elements));
-    std::memcpy(v.data(), b.data() + h.data_start + e.begin, v.size() * sizeof(double));
-    o.tensors[e.name] = std::move(v);
-  }
-  o.meta.insert(h.metadata.begin(), h.metadata.end());
-  return o;
-}
-
-std::vector<std::size_t> whole_numbers(const json::Value& list) {
+// An oracle file's list of whole numbers: "ids", "logits_at".
+std::vector<std::size_t> whole_numbers(const OracleFile& o, const std::string& key) {
+  const json::Value list = *json::parse("{\"v\":" + o.meta.at(key) + "}", key).find("v");
   std::vector<std::size_t> out;
   for (const json::Value& v : list.items) out.push_back(static_cast<std::size_t>(v.uint));
   return out;
 }
 
-void check_within(const Oracle& o, const std::string& name, const Tensor& ours) {
-  const std::vector<double>& ref = o.tensors.at(name);
-  const std::vector<double>& bound = o.tensors.at(name + ".bound");
-  REQUIRE(ours.numel() == ref.size());
-  const Tensor c = ours.contiguous();
-  double worst = 0.0;  // the largest |ours - reference| - bound
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double excess = std::fabs(double(c.data()[i]) - ref[i]) - bound[i];
-    if (!(excess <= worst)) worst = std::isnan(excess) ? INFINITY : excess, at = i;
-  }
-  INFO(name << ": element " << at << " is " << c.data()[at] << ", transformers says " << ref[at] << " ± " << bound[at]);
-  CHECK(worst <= 0.0);
-}
-
 }  // namespace
 
 TEST_CASE("the oracle's checkpoints load through the loader and compute what transformers computes", "[models]") {
-  const json::Value cases = json::parse("{\"cases\":" + read_string(kFixtures + "/index.json") + "}", "index.json");
+  const json::Value cases = json::parse("{\"cases\":" + read_text(kModelFixtures + "/index.json") + "}", "index.json");
   std::size_t count = 0;
   for (const json::Value& c : cases.find("cases")->items) {
-    const std::string name = c.find("case")->text, dir = kFixtures + "/" + name;
+    const std::string name = c.find("case")->text, dir = kModelFixtures + "/" + name;
     INFO("case " << name);
-    const Loaded2 l = load_folder(dir);
+    const Checkpoint l = read_checkpoint(dir, 4096);  // small slices: many reads, tensors split across them
     for (const WeightRef& w : l.weights->tensors()) REQUIRE(model_reads_tensor(l.config, w.name));
     REQUIRE(std::string(dtype_name(l.weights->tensors()[0].dtype)) == c.find("dtype")->text);
-    Model model(l.config, l.weights);  // forward fills its activations cache
-    const Oracle o = read_oracle(dir + "/oracle-0.safetensors");
+    Model model(l.config, l.weights);  // forward keeps an activations cache
+    const OracleFile o = read_oracle(dir + "/oracle-0.safetensors");
     std::vector<std::int32_t> ids;
-    for (std::size_t id : whole_numbers(o.json("ids"))) ids.push_back(static_cast<std::int32_t>(id));
+    for (std::size_t id : whole_numbers(o, "ids")) ids.push_back(static_cast<std::int32_t>(id));
     ModelForwardOptions options;
-    if (model.has_lm_head()) options.logits_at = whole_numbers(o.json("logits_at"));
+    if (model.has_lm_head()) options.logits_at = whole_numbers(o, "logits_at");
     const ModelOutput out = model.forward(ids, options);
     check_within(o, "attentions", out.attentions);
     check_within(o, "hidden", out.hidden);
-    if (o.tensors.count("logits")) check_within(o, "logits", out.logits);
+    if (o.has("logits")) check_within(o, "logits", out.logits);
     ++count;
   }
   REQUIRE(count >= 20);

@@ -8,34 +8,17 @@
 
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-#include <cmath>
-#include <cstring>
-#include <fstream>
 #include <functional>
-#include <map>
 #include <memory>
-#include <sstream>
 
-#include "loading/safetensors_header.hpp"
-#include "mha/checkpoint.hpp"
 #include "mha/error.hpp"
 #include "mha/models.hpp"
+#include "test_model_fixtures.hpp"
 
 using namespace mha;
+using namespace mha_test;
 
 namespace {
-
-const std::string kFixtures = MHA_MODEL_FIXTURES;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  INFO("reading " << path << " (written by the oracle's make_checkpoints.py)");
-  REQUIRE(in.good());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Any JSON value (the core's parser reads documents that are objects): index.json, "ids", ...
 json::Value parse_value(const std::string& text, const std::string& name) {
@@ -48,94 +31,13 @@ std::vector<std::size_t> whole_numbers(const json::Value& array) {
   return out;
 }
 
-// An oracle file: its F64 tensors by name (the safetensors header reader of the loading floor) and
-// its metadata.
-struct RawFile {
-  std::map<std::string, std::vector<double>> tensors;
-  std::map<std::string, std::string> meta;
-};
-
-RawFile read_raw(const std::string& path) {
-  const std::string bytes = read_text(path);
-  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
-  const std::uint64_t n = safetensors::header_length(data, std::min<std::size_t>(8, bytes.size()), bytes.size());
-  const safetensors::Header header = safetensors::parse_header(
-      data, n, bytes.size(), [](const std::string& d) { return d == "F64"; }, "F64");
-  RawFile file;
-  for (const auto& [k, v] : header.metadata) file.meta[k] = v;
-  for (const safetensors::Entry& e : header.entries) {
-    std::vector<double>& values = file.tensors[e.name];
-    values.resize(e.elements);
-    std::memcpy(values.data(), data + header.data_start + e.begin, e.bytes);
-  }
-  return file;
-}
-
-// A checkpoint folder loaded as the JS API loads it (CheckpointLoader): model.safetensors, or the
-// index and its shards.
-struct Checkpoint {
-  CheckpointConfig config;
-  std::shared_ptr<const Weights> weights;
-};
-
-Checkpoint read_checkpoint(const std::string& dir) {
-  Checkpoint c;
-  c.config = parse_checkpoint_config(read_text(dir + "/config.json"));
-  CheckpointLoader loader(c.config);
-  std::vector<std::string> files{"model.safetensors"};
-  if (std::ifstream(dir + "/model.safetensors.index.json").good()) {
-    loader.add_index(read_text(dir + "/model.safetensors.index.json"));
-    files = loader.shards();
-  }
-  std::vector<std::string> contents;
-  for (const std::string& f : files) {
-    contents.push_back(read_text(dir + "/" + f));
-    const auto* bytes = reinterpret_cast<const std::uint8_t*>(contents.back().data());
-    const std::size_t size = contents.back().size();
-    loader.add_file(f, bytes, loader.header_bytes(f, bytes, std::min<std::size_t>(8, size), size), size);
-  }
-  for (const CheckpointRead& r : loader.plan())
-    for (const CheckpointCopy& copy : r.copies)
-      std::memcpy(copy.to, contents.at(r.file).data() + r.offset + copy.at, copy.length);
-  c.weights = loader.finish();
-  return c;
-}
-
-// An oracle tensor (F64).
-const std::vector<double>& f64(const RawFile& f, const std::string& name) {
-  const auto it = f.tensors.find(name);
-  if (it == f.tensors.end()) FAIL("the oracle file has no tensor " << name);
-  return it->second;
-}
-
-bool has(const RawFile& f, const std::string& name) { return f.tensors.count(name) > 0; }
-
-// |ours - reference| <= bound at every element; reports the worst ratio.
-void check_within(const RawFile& oracle, const std::string& name, const Tensor& ours) {
-  const std::vector<double>&ref = f64(oracle, name), &bound = f64(oracle, name + ".bound");
-  REQUIRE(ours.numel() == ref.size());
-  double worst = 0.0;
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double error = std::fabs(double(ours.data()[i]) - ref[i]);
-    const double ratio = error / std::max(bound[i], 1e-300);
-    if (!(ratio <= worst)) {
-      worst = ratio;
-      at = i;
-    }
-  }
-  INFO(name << ": worst |ours - transformers (float64)| / bound = " << worst << " at element " << at << " (ours "
-            << ours.data()[at] << ", reference " << ref[at] << ", bound " << bound[at] << ")");
-  CHECK(worst <= 1.0);
-}
-
 struct OracleCase {
   std::string name, family, dtype;
   std::vector<std::string> oracles;  // oracle-<k>.safetensors
 };
 
 std::vector<OracleCase> oracle_cases() {
-  const json::Value index = parse_value(read_text(kFixtures + "/index.json"), "index.json");
+  const json::Value index = parse_value(read_text(kModelFixtures + "/index.json"), "index.json");
   std::vector<OracleCase> out;
   for (const json::Value& c : index.items) {
     OracleCase oc{c.find("case")->text, c.find("family")->text, c.find("dtype")->text, {}};
@@ -145,14 +47,14 @@ std::vector<OracleCase> oracle_cases() {
   return out;
 }
 
-std::vector<std::int32_t> ids_of(const RawFile& oracle) {
+std::vector<std::int32_t> ids_of(const OracleFile& oracle) {
   const json::Value ids = parse_value(oracle.meta.at("ids"), "ids");
   std::vector<std::int32_t> out;
   for (const json::Value& v : ids.items) out.push_back(std::int32_t(v.number()));
   return out;
 }
 
-std::vector<HeadRef> heads_off_of(const RawFile& oracle) {
+std::vector<HeadRef> heads_off_of(const OracleFile& oracle) {
   std::vector<HeadRef> out;
   const auto it = oracle.meta.find("heads_off");
   if (it == oracle.meta.end()) return out;
@@ -161,7 +63,7 @@ std::vector<HeadRef> heads_off_of(const RawFile& oracle) {
   return out;
 }
 
-Checkpoint fixture(const std::string& name) { return read_checkpoint(kFixtures + "/" + name); }
+Checkpoint fixture(const std::string& name) { return read_checkpoint(kModelFixtures + "/" + name); }
 
 // The same tensors without `drop`, or with `reshaped` given another shape.
 std::shared_ptr<const Weights> edited(const Checkpoint& c, const std::string& drop, const std::string& reshaped = "") {
@@ -196,21 +98,21 @@ TEST_CASE("every oracle case: attentions, hidden state, logits and ablated logit
       REQUIRE(!oc.oracles.empty());
       for (const std::string& file : oc.oracles) {
         INFO(file);
-        const RawFile oracle = read_raw(kFixtures + "/" + oc.name + "/" + file);
+        const OracleFile oracle = read_oracle(kModelFixtures + "/" + oc.name + "/" + file);
         ModelForwardOptions options;
         for (std::size_t p : whole_numbers(parse_value(oracle.meta.at("logits_at"), "logits_at")))
           options.logits_at.push_back(p);
-        if (!has(oracle, "logits")) options.logits_at.clear();
+        if (!oracle.has("logits")) options.logits_at.clear();
         const ModelOutput out = model.forward(ids_of(oracle), options);
         check_within(oracle, "attentions", out.attentions);
         check_within(oracle, "hidden", out.hidden);
-        if (has(oracle, "logits")) check_within(oracle, "logits", out.logits);
-        if (has(oracle, "ablated.logits") || has(oracle, "ablated.hidden")) {
+        if (oracle.has("logits")) check_within(oracle, "logits", out.logits);
+        if (oracle.has("ablated.logits") || oracle.has("ablated.hidden")) {
           options.heads_off = heads_off_of(oracle);
           REQUIRE(!options.heads_off.empty());
           const ModelOutput ablated = model.forward(ids_of(oracle), options);
-          if (has(oracle, "ablated.logits")) check_within(oracle, "ablated.logits", ablated.logits);
-          if (has(oracle, "ablated.hidden")) check_within(oracle, "ablated.hidden", ablated.hidden);
+          if (oracle.has("ablated.logits")) check_within(oracle, "ablated.logits", ablated.logits);
+          if (oracle.has("ablated.hidden")) check_within(oracle, "ablated.hidden", ablated.hidden);
         }
       }
     }

@@ -6,9 +6,11 @@
 // Usage:
 //
 //   #include "mha/checkpoint.hpp"
+//   #include "mha/models.hpp"  // the floor above: which tensors a model reads, and the Model
 //
 //   mha::CheckpointConfig config = mha::parse_checkpoint_config(config_json);
-//   mha::CheckpointLoader loader(config);            // keeps the tensors model_reads_tensor names
+//   mha::CheckpointLoader loader(                    // keeps the tensors the model reads
+//       [&config](const std::string& name) { return mha::model_reads_tensor(config, name); });
 //   loader.add_index(index_json);                     // sharded only; loader.shards() lists the files
 //   for (const File& f : weight_files) {              // model.safetensors, or every shard
 //     std::uint64_t n = loader.header_bytes(f.name, f.bytes, std::min<std::size_t>(8, f.size), f.size);
@@ -32,7 +34,6 @@
 #include <string>
 #include <vector>
 
-#include "mha/models.hpp"
 #include "mha/weights.hpp"
 
 namespace mha {
@@ -55,11 +56,10 @@ struct CheckpointRead {
 
 class CheckpointLoader {
  public:
-  // `keep(name)`: whether the model reads the tensor (the others are skipped, never copied).
+  // `keep(name)`: whether the model reads the tensor (the others are skipped, never copied); the
+  // loader knows no model: its caller passes model_reads_tensor (mha/models.hpp) bound to the config.
   explicit CheckpointLoader(std::function<bool(const std::string& name)> keep,
                             std::size_t slice_bytes = kCheckpointSlice);
-  // Keeps what model_reads_tensor(config, name) says.
-  explicit CheckpointLoader(const CheckpointConfig& config, std::size_t slice_bytes = kCheckpointSlice);
   ~CheckpointLoader();
   CheckpointLoader(const CheckpointLoader&) = delete;
   CheckpointLoader& operator=(const CheckpointLoader&) = delete;

@@ -278,9 +278,6 @@ CheckpointLoader::CheckpointLoader(std::function<bool(const std::string&)> keep,
   impl_->slice = slice_bytes;
 }
 
-CheckpointLoader::CheckpointLoader(const CheckpointConfig& config, std::size_t slice_bytes)
-    : CheckpointLoader([config](const std::string& name) { return model_reads_tensor(config, name); }, slice_bytes) {}
-
 CheckpointLoader::~CheckpointLoader() = default;
 
 void CheckpointLoader::add_index(const std::string& index_json, const std::string& index_name) {

@@ -109,8 +109,7 @@ struct Model::Impl {
 };
 
 bool model_reads_tensor(const CheckpointConfig& config, const std::string& name) {
-  const models::FamilyNames family = models::family_names(config.family);
-  const std::string prefix = family.prefix;
+  const std::string prefix = models::family_prefix(config.family).prefix;
   models::Binder names(config, nullptr, prefix);
   bind_of(config.family)(names);
   const std::string canonical = ends_replaced(ends_replaced(name, ".gamma", ".weight"), ".beta", ".bias");
@@ -124,8 +123,8 @@ bool model_reads_tensor(const CheckpointConfig& config, const std::string& name)
 
 Model::Model(CheckpointConfig config, std::shared_ptr<const Weights> weights) : impl_(std::make_unique<Impl>()) {
   if (!weights) throw Error("a model needs its weights");
-  const models::FamilyNames family = models::family_names(config.family);
-  models::Binder binder(config, weights.get(), models::body_prefix(*weights, family.prefix, family.probe));
+  const models::FamilyPrefix body = models::family_prefix(config.family);
+  models::Binder binder(config, weights.get(), models::body_prefix(*weights, body.prefix, body.probe));
   impl_->network = bind_of(config.family)(binder);
   impl_->config = std::move(config);
   impl_->weights = std::move(weights);

@@ -32,15 +32,15 @@ std::string old_norm_name(const std::string& name) {
 }
 
 // Each family's body prefix and probe tensor (config.cpp's kFamilyNames are the families' names).
-constexpr std::array<FamilyNames, 4> kFamilyPrefixes{{{"transformer.", "wte.weight"},
-                                                      {"bert.", "embeddings.word_embeddings.weight"},
-                                                      {"distilbert.", "embeddings.word_embeddings.weight"},
-                                                      {"model.", "embed_tokens.weight"}}};
+constexpr std::array<FamilyPrefix, 4> kFamilyPrefixes{{{"transformer.", "wte.weight"},
+                                                       {"bert.", "embeddings.word_embeddings.weight"},
+                                                       {"distilbert.", "embeddings.word_embeddings.weight"},
+                                                       {"model.", "embed_tokens.weight"}}};
 static_assert(kFamilyPrefixes.size() == static_cast<std::size_t>(Family::COUNT), "prefixes for every Family");
 
 }  // namespace
 
-FamilyNames family_names(Family family) { return kFamilyPrefixes.at(static_cast<std::size_t>(family)); }
+FamilyPrefix family_prefix(Family family) { return kFamilyPrefixes.at(static_cast<std::size_t>(family)); }
 
 Binder::Binder(const CheckpointConfig& config, const Weights* weights, std::string body_prefix)
     : config_(config), weights_(weights), prefix_(std::move(body_prefix)) {}

@@ -74,13 +74,13 @@ std::unique_ptr<Network> bind_gpt2(Binder& binder);
 std::unique_ptr<Network> bind_bert(Binder& binder);
 std::unique_ptr<Network> bind_distilbert(Binder& binder);
 std::unique_ptr<Network> bind_llama(Binder& binder);
-// Each family's body prefix ("transformer.", "bert.", "distilbert.", "model.") and a body tensor
-// every checkpoint of it holds.
-struct FamilyNames {
+// Each family's body prefix ("transformer.", "bert.", "distilbert.", "model.") and its probe: a body
+// tensor every checkpoint of it holds, which tells whether a checkpoint's names carry the prefix.
+struct FamilyPrefix {
   const char* prefix;
   const char* probe;
 };
-FamilyNames family_names(Family family);
+FamilyPrefix family_prefix(Family family);
 
 // ---- Shared pieces of the families' forwards ---------------------------------------------------
 
