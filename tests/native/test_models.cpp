@@ -8,8 +8,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <functional>
 #include <memory>
+#include <new>
 
 #include "mha/error.hpp"
 #include "mha/models.hpp"
@@ -265,6 +267,28 @@ TEST_CASE("the trace: every layer's steps tagged, RoPE and repeat_kv where used,
       CHECK(s.layout.strides == Strides{std::ptrdiff_t(9 * D), std::ptrdiff_t(3 * D), 1});
 }
 
+// Under AddressSanitizer the program keeps ASan's own operator new (replacing it beside ASan's runtime
+// mixes the two: alloc-dealloc-mismatch), so the out-of-memory case runs in the release and wasm builds.
+#ifndef __SANITIZE_ADDRESS__
+// Every allocation of the test program goes through here; armed with a size, the next request of exactly
+// that many bytes throws std::bad_alloc once (an out-of-memory for one chosen allocation). Not inlined:
+// GCC would then see free() take what a new-expression returned (-Wmismatched-new-delete).
+namespace {
+std::size_t g_fail_size = 0;
+}  // namespace
+
+[[gnu::noinline]] void* operator new(std::size_t n) {
+  if (g_fail_size != 0 && n == g_fail_size) {
+    g_fail_size = 0;
+    throw std::bad_alloc();
+  }
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#endif
+
 namespace {
 
 // Same shape and the same bits at every element.
@@ -345,3 +369,20 @@ TEST_CASE("the activations cache: other ids replace it, an ablated forward fills
   CHECK(grown.first_layer == 0);
   CHECK(same_bits(grown.logits, reference.forward(longer, {{{L - 1, 0}}, {}}).logits));
 }
+
+#ifndef __SANITIZE_ADDRESS__
+TEST_CASE("the activations cache after its memory could not be had: empty, not the last ids' stale states",
+          "[models][cache]") {
+  const Checkpoint c = fixture("gpt2");
+  const std::size_t L = c.config.layers, D = c.config.d_model;
+  Model model(c.config, c.weights), reference(c.config, c.weights);
+  const std::vector<std::int32_t> ids{1, 2, 3}, longer{4, 5, 6, 7, 8};
+  model.forward(ids, {});
+  g_fail_size = (L + 1) * longer.size() * D * sizeof(float);  // the cache's memory for `longer`
+  CHECK_THROWS_AS(model.forward(longer, without_attentions({{L - 1, 0}}, {})), std::bad_alloc);
+  CHECK(g_fail_size == 0);  // that allocation was asked for, and refused
+  const ModelOutput again = model.forward(ids, without_attentions({{L - 1, 0}}, {}));
+  CHECK(again.first_layer == 0);  // nothing cached for `ids` any more: from the embeddings
+  CHECK(same_bits(again.hidden, reference.forward(ids, {{{L - 1, 0}}, {}}).hidden));
+}
+#endif

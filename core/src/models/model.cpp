@@ -62,13 +62,15 @@ struct ActivationCache {
   std::vector<float> states;  // [L + 1, T, D]
   std::size_t known = 0, stride = 0;
 
-  // Forgets what it holds unless it is for `ids`.
+  // Forgets what it holds unless it is for `ids`. Forgotten before the new memory is asked for: when
+  // that throws (out of memory), the cache is empty and matches no ids (a forward has T >= 1).
   void use_for(const std::vector<std::int32_t>& for_ids, std::size_t L, std::size_t D) {
     if (ids == for_ids) return;
+    ids.clear();
+    known = 0;
     states = std::vector<float>();  // the old T's memory goes back first
     states.resize((L + 1) * for_ids.size() * D);
     ids = for_ids;
-    known = 0;
     stride = for_ids.size() * D;
   }
   // h[T, D] is the full model's state at l: kept when it is the next one unknown.
