@@ -38,6 +38,7 @@ before(async () => {
   mkdirSync(join(site, 'course'));
   symlinkSync(models, join(site, 'course', 'models'));
   writeFileSync(join(site, 'course', 'week1.html'), coursePage(oracle('gpt2', 0).metadata.text));
+  writeFileSync(join(site, 'course', 'week0.html'), coursePage(''));
   srv = await serve(site);
   browser = await launch();
 });
@@ -48,12 +49,12 @@ after(async () => {
   if (made) rmSync(made, { recursive: true, force: true });
 });
 
-async function open() {
+async function open(name = 'week1') {
   const g = await guardedPage(
     browser.context,
     (u) => u.startsWith(srv.origin + '/') || u.startsWith('data:') || u.startsWith('blob:'),
   );
-  await g.page.goto(srv.origin + '/course/week1.html');
+  await g.page.goto(srv.origin + '/course/' + name + '.html');
   await g.page.waitForFunction(() => {
     const m = document.querySelector('#m');
     return m && m.mhaExplorer && m.mhaExplorer.ready;
@@ -124,6 +125,27 @@ test("model= relative to the course page, text= as an attribute: the element's w
   });
   assert.deepEqual(box, { region: 'region MHA Explorer: real models', landmarks: 0 });
   assert.deepEqual(await axeViolations(page), []);
+  await closeClean(g);
+});
+
+test('a model loaded, no text yet: a head attribute the model lacks is refused, the selection kept', async () => {
+  const g = await open('week0');
+  const { page } = g;
+  assert.equal(g.ready, false, 'no text, no forward');
+  const heads = (await api(page, 'getInfo')).heads;
+  await setAttr(page, 'head', '99');
+  assert.deepEqual(await api(page, 'getSelection'), { layer: 0, head: 0 });
+  const noTokens = 'The text gives no tokens: write something.';
+  assert.deepEqual(await api(page, 'getMessages'), [
+    `head must be a whole number from 0 to ${heads - 1}, got "99"; keeping head 0.`,
+    noTokens,
+  ]);
+  await setAttr(page, 'head', '1');
+  assert.deepEqual(await api(page, 'getMessages'), [noTokens], 'a good value clears the message');
+  assert.equal(await setAttr(page, 'text', 'The chicken crossed the road.'), true);
+  assert.deepEqual(await api(page, 'getSelection'), { layer: 0, head: 1 });
+  await page.locator('#m #off-one').click();
+  assert.deepEqual((await api(page, 'getTop')).headsOff, [[0, 1]]);
   await closeClean(g);
 });
 
