@@ -110,9 +110,12 @@ test("model= relative to the course page, text= as an attribute: the element's w
   await setAttr(page, 'layer', '0');
   assert.deepEqual(await api(page, 'getSelection'), { layer: 0, head: 2 });
   assert.deepEqual(await api(page, 'getMessages'), [], 'a good value clears the message');
-  // a new model attribute loads that folder in place
+  // a new model attribute loads that folder in place; what was said of the old model's selection goes with it
+  await setAttr(page, 'head', '98');
+  assert.equal((await api(page, 'getMessages')).length, 1);
   assert.equal(await setAttr(page, 'model', 'models/bert/'), true);
   assert.equal((await api(page, 'getInfo')).modelType, 'bert');
+  assert.deepEqual(await api(page, 'getMessages'), [], "the old model's refusal is not said of the new one");
   await checkAgainstOracle(page, oracle('bert', 0), 'bert', '#m');
   await page.screenshot({ path: join(ARTIFACTS, 'models-element.png') });
   // one named region of the course page (no second main landmark), and axe finds nothing there, shadow root included
