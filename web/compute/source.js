@@ -183,17 +183,19 @@ export function loadCoreScript(build, base = '') {
       const s = document.createElement('script');
       s.src = src;
       // a file that is not the core (a host's "not found" page served as 200) defines no createMhaModule
-      const fail = function () {
+      const fail = function (why) {
         s.remove();
-        const err = new Error(build + '.js');
+        const err = new Error(build + '.js ' + why);
         if (!inline) err.missingFile = build + '.js';
         reject(err);
       };
       s.onload = function () {
         if (typeof window.createMhaModule === 'function') resolve();
-        else fail();
+        else fail('ran but defined no createMhaModule: blocked, or not the core');
       };
-      s.onerror = fail;
+      s.onerror = function () {
+        fail('did not run: the browser blocked it, or it is not there');
+      };
       document.head.appendChild(s);
     });
   });
