@@ -3,8 +3,10 @@
 // element's mhaExplorer is the model page's API (ready, getWeights, getTokens, set, load, ablate) and its weights,
 // tokens and top 5s equal transformers' (the oracle's tiny checkpoints, tests/models/make_checkpoints.py); a changed
 // model or text attribute loads or runs in place; a folder dropped on the element loads there; removing the element
-// disposes the model page. No console error, nothing requested beyond the page's host; a screenshot in
-// tests/browser/artifacts/models-element.png (the course page's first screen).
+// disposes the model page; a layer or head the loaded model lacks is refused before any text is shown; an explorer added
+// beside a model element whose core fell back past a missing file starts its workers on that same build. No console
+// error, nothing requested beyond the page's host; a screenshot in tests/browser/artifacts/models-element.png (the
+// course page's first screen).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -183,6 +185,32 @@ test('load({files}) and a folder dropped on the element; the host page around it
   assert.equal(await page.evaluate(() => document.querySelectorAll('h1').length), 1);
   assert.equal(new URL(page.url()).search, '');
   await closeClean(g);
+});
+
+test("a model element's core build, fallen back to from a missing file, is the one a second element's workers import", async () => {
+  // a folder without mha-relaxed.js: the model element falls back to the next build, an explorer added later shares it
+  const dir = join(site, 'partial');
+  mkdirSync(dir);
+  for (const f of readdirSync(DIST)) if (!/^mha-relaxed/.test(f)) symlinkSync(join(DIST, f), join(dir, f));
+  symlinkSync(models, join(dir, 'models'));
+  writeFileSync(
+    join(dir, 'two.html'),
+    coursePage('The road.').replace('../mha-explorer-element.js', 'mha-explorer-element.js'),
+  );
+  const page = await browser.context.newPage(),
+    cores = [];
+  page.on('request', (r) => /\/mha(-relaxed|-nosimd)?\.js$/.test(r.url()) && cores.push(r.url().split('/').pop()));
+  await page.goto(srv.origin + '/partial/two.html');
+  await page.waitForFunction(() => document.querySelector('#m')?.mhaExplorer?.ready);
+  assert.equal(await page.evaluate(() => document.querySelector('#m').mhaExplorer.ready), true);
+  await page.evaluate(() => document.querySelector('main').appendChild(document.createElement('mha-explorer')));
+  await page.waitForFunction(() =>
+    document.querySelector('main > mha-explorer:last-child').mhaExplorer?.getWeights?.(),
+  );
+  // the page's script: mha-relaxed.js missing (where the browser runs relaxed SIMD), then mha.js; the workers: mha.js
+  const rest = cores.slice(cores.indexOf('mha.js'));
+  assert.ok(rest.length > 1 && rest.every((c) => c === 'mha.js'), 'the core scripts requested: ' + cores.join(', '));
+  await page.close();
 });
 
 test('removed from the page, the element disposes the model page; put back, it loads again', async () => {

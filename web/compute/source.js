@@ -227,17 +227,23 @@ export function firstBuild(attempt, where) {
   return next(0);
 }
 
+let pageBuild = null; // the build whose script defined this page's createMhaModule (its workers import the same)
+
 // The core as this page's classic script, of the first build whose script loads and whose module starts (a page that
 // has createMhaModule already uses it), and its module → a promise of {M (createMhaModule()'s module), build}. page,
 // oneFile: as firstBuild's.
 /** @param {string} base @param {string} page @param {string} oneFile */
 export function loadPageCore(base, page, oneFile) {
-  const start = (build) => loadCoreScript(build, base).then(() => window.createMhaModule());
+  const start = (build) =>
+    loadCoreScript(build, base).then(() => {
+      pageBuild = build;
+      return window.createMhaModule();
+    });
   const core =
     typeof window.createMhaModule === 'function'
       ? Promise.resolve()
           .then(() => window.createMhaModule())
-          .then((value) => ({ value, build: CORE_BUILDS[0] }))
+          .then((value) => ({ value, build: pageBuild || CORE_BUILDS[0] }))
       : firstBuild(start, { page, oneFile, base }).catch((err) => {
           const what = err.allMissing ? 'load' : 'start';
           throw new Error('MHA Explorer could not ' + what + ' its WebAssembly core: ' + err.message);
