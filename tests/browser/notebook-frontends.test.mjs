@@ -741,8 +741,18 @@ test(
     // Notebook 7 folds outputs taller than 1,820 px into a scroll box when a cell is added or run: not the pages
     assert.deepEqual(await modelClipped(page), [null, null], 'Notebook 7: a model page in a scroll box');
     await modelShot(page, 1, 'notebook7-model-object.png');
-    // ...unless the student folds it: a click on the output's prompt, and another to unfold
+    // a right-click in the page's cell's code (to copy) is no fold: the next cell run leaves the page whole still
     const cell = page.locator('.jp-CodeCell', { has: page.locator(MODEL_FRAME) }).first();
+    await cell.locator('.cm-content').click({ button: 'right' });
+    await page.keyboard.press('Escape');
+    await runNewCell(page, 'print("after a right-click")');
+    await lastOutput(page, /after a right-click/);
+    assert.deepEqual(
+      await modelClipped(page),
+      [null, null],
+      'Notebook 7: a model page in a scroll box after a right-click',
+    );
+    // ...unless the student folds it: a click on the output's prompt, and another to unfold
     await cell.locator('.jp-OutputArea-promptOverlay').click();
     await page.waitForTimeout(300);
     assert.match((await modelClipped(page))[0] || '', /jp-OutputArea/, "Notebook 7: the student's fold undone");
