@@ -18,7 +18,8 @@ const FOLDED = 'jp-mod-outputsScrolled'; // a JupyterLab cell whose outputs sit 
 // Notebook 7 folds a cell's outputs taller than 1,820 px into a scroll box whenever a cell is added or run (its
 // scroll-output plugin sets the class alone): the model page's cell stays whole, as the classic Notebook's does
 // (_html.wholeHeight). The student's own fold is left alone: one already there (saved in the notebook), or one that
-// follows a click on the output's prompt or the cell's context menu ("Enable Scrolling for Outputs"). → stop().
+// follows a click on the output's prompt or the context menu of the cell's outputs ("Enable Scrolling for Outputs"; a
+// right-click in the cell's code, to copy, is not one). → stop().
 function keepWhole(el) {
   const cell = el.closest('.jp-CodeCell');
   if (!cell || cell.classList.contains(FOLDED)) return () => {};
@@ -26,7 +27,8 @@ function keepWhole(el) {
     if (cell.classList.contains(FOLDED)) cell.classList.remove(FOLDED); // (a removal always queues a record)
   });
   const chosen = (e) => {
-    if (e.type === 'contextmenu' || (e.target.closest && e.target.closest('.jp-OutputArea-promptOverlay'))) stop();
+    const on = (selector) => e.target.closest && e.target.closest(selector);
+    if (e.type === 'contextmenu' ? on('.jp-Cell-outputWrapper') : on('.jp-OutputArea-promptOverlay')) stop();
   };
   const stop = () => {
     observer.disconnect();

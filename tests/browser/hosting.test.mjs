@@ -1,9 +1,10 @@
 // Hosting as an instructor meets it: the page and the lab served under the strict Content-Security-Policy
 // docs/hosting.md names (no violation, the forward and training workers run); a policy that lacks one of its sources
-// gets a message naming the policy; a folder with files missing says which file and what to upload.
+// gets a message naming the policy; a folder with files missing says which file and what to upload (and, for a lab page
+// whose script is in another folder, that folder).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,6 +28,11 @@ before(async () => {
   partial = mkdtempSync(join(tmpdir(), 'mha-partial-'));
   for (const f of readdirSync(DIST).filter((f) => !/^(trainer-)?mha(-relaxed|-nosimd)?\.js$/.test(f)))
     copyFileSync(join(DIST, f), join(partial, f));
+  mkdirSync(join(partial, 'course'));
+  writeFileSync(
+    join(partial, 'course', 'lab.html'),
+    readFileSync(join(DIST, 'lab.html'), 'utf8').replace('src="lab.js"', 'src="../lab.js"'),
+  );
   servers.partial = await serve(partial);
 });
 after(async () => {
@@ -113,6 +119,15 @@ test('a folder missing its core files says which files and what to upload', asyn
       /trainer-mha-relaxed\.js, trainer-mha\.js, trainer-mha-nosimd\.js are missing next to lab\.html.*Upload the whole dist\/ folder/,
     );
     await lab.page.close();
+    // a copy of the lab page one folder below its script: the folder its script looked in is named
+    if (base === servers.partial.origin) {
+      const below = await open(`${base}/course/lab.html`);
+      assert.match(
+        await below.page.textContent('#messages'),
+        new RegExp(`trainer-mha-nosimd\\.js are missing in ${base}/\\. Upload the whole dist/ folder`),
+      );
+      await below.page.close();
+    }
     // the model page, through the same loader (compute/source.js's loadPageCore): the same words, its own one-file twin
     const models = await guardedPage(browser.context, () => true);
     await models.page.goto(`${base}/models.html`);

@@ -3,8 +3,10 @@
 // element's mhaExplorer is the model page's API (ready, getWeights, getTokens, set, load, ablate) and its weights,
 // tokens and top 5s equal transformers' (the oracle's tiny checkpoints, tests/models/make_checkpoints.py); a changed
 // model or text attribute loads or runs in place; a folder dropped on the element loads there; removing the element
-// disposes the model page. No console error, nothing requested beyond the page's host; a screenshot in
-// tests/browser/artifacts/models-element.png (the course page's first screen).
+// disposes the model page; a layer or head the loaded model lacks is refused before any text is shown; an explorer added
+// beside a model element whose core fell back past a missing file starts its workers on that same build. No console
+// error, nothing requested beyond the page's host; a screenshot in tests/browser/artifacts/models-element.png (the
+// course page's first screen).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -38,6 +40,7 @@ before(async () => {
   mkdirSync(join(site, 'course'));
   symlinkSync(models, join(site, 'course', 'models'));
   writeFileSync(join(site, 'course', 'week1.html'), coursePage(oracle('gpt2', 0).metadata.text));
+  writeFileSync(join(site, 'course', 'week0.html'), coursePage(''));
   srv = await serve(site);
   browser = await launch();
 });
@@ -48,12 +51,12 @@ after(async () => {
   if (made) rmSync(made, { recursive: true, force: true });
 });
 
-async function open() {
+async function open(name = 'week1') {
   const g = await guardedPage(
     browser.context,
     (u) => u.startsWith(srv.origin + '/') || u.startsWith('data:') || u.startsWith('blob:'),
   );
-  await g.page.goto(srv.origin + '/course/week1.html');
+  await g.page.goto(srv.origin + '/course/' + name + '.html');
   await g.page.waitForFunction(() => {
     const m = document.querySelector('#m');
     return m && m.mhaExplorer && m.mhaExplorer.ready;
@@ -109,9 +112,12 @@ test("model= relative to the course page, text= as an attribute: the element's w
   await setAttr(page, 'layer', '0');
   assert.deepEqual(await api(page, 'getSelection'), { layer: 0, head: 2 });
   assert.deepEqual(await api(page, 'getMessages'), [], 'a good value clears the message');
-  // a new model attribute loads that folder in place
+  // a new model attribute loads that folder in place; what was said of the old model's selection goes with it
+  await setAttr(page, 'head', '98');
+  assert.equal((await api(page, 'getMessages')).length, 1);
   assert.equal(await setAttr(page, 'model', 'models/bert/'), true);
   assert.equal((await api(page, 'getInfo')).modelType, 'bert');
+  assert.deepEqual(await api(page, 'getMessages'), [], "the old model's refusal is not said of the new one");
   await checkAgainstOracle(page, oracle('bert', 0), 'bert', '#m');
   await page.screenshot({ path: join(ARTIFACTS, 'models-element.png') });
   // one named region of the course page (no second main landmark), and axe finds nothing there, shadow root included
@@ -124,6 +130,27 @@ test("model= relative to the course page, text= as an attribute: the element's w
   });
   assert.deepEqual(box, { region: 'region MHA Explorer: real models', landmarks: 0 });
   assert.deepEqual(await axeViolations(page), []);
+  await closeClean(g);
+});
+
+test('a model loaded, no text yet: a head attribute the model lacks is refused, the selection kept', async () => {
+  const g = await open('week0');
+  const { page } = g;
+  assert.equal(g.ready, false, 'no text, no forward');
+  const heads = (await api(page, 'getInfo')).heads;
+  await setAttr(page, 'head', '99');
+  assert.deepEqual(await api(page, 'getSelection'), { layer: 0, head: 0 });
+  const noTokens = 'The text gives no tokens: write something.';
+  assert.deepEqual(await api(page, 'getMessages'), [
+    `head must be a whole number from 0 to ${heads - 1}, got "99"; keeping head 0.`,
+    noTokens,
+  ]);
+  await setAttr(page, 'head', '1');
+  assert.deepEqual(await api(page, 'getMessages'), [noTokens], 'a good value clears the message');
+  assert.equal(await setAttr(page, 'text', 'The chicken crossed the road.'), true);
+  assert.deepEqual(await api(page, 'getSelection'), { layer: 0, head: 1 });
+  await page.locator('#m #off-one').click();
+  assert.deepEqual((await api(page, 'getTop')).headsOff, [[0, 1]]);
   await closeClean(g);
 });
 
@@ -158,6 +185,32 @@ test('load({files}) and a folder dropped on the element; the host page around it
   assert.equal(await page.evaluate(() => document.querySelectorAll('h1').length), 1);
   assert.equal(new URL(page.url()).search, '');
   await closeClean(g);
+});
+
+test("a model element's core build, fallen back to from a missing file, is the one a second element's workers import", async () => {
+  // a folder without mha-relaxed.js: the model element falls back to the next build, an explorer added later shares it
+  const dir = join(site, 'partial');
+  mkdirSync(dir);
+  for (const f of readdirSync(DIST)) if (!/^mha-relaxed/.test(f)) symlinkSync(join(DIST, f), join(dir, f));
+  symlinkSync(models, join(dir, 'models'));
+  writeFileSync(
+    join(dir, 'two.html'),
+    coursePage('The road.').replace('../mha-explorer-element.js', 'mha-explorer-element.js'),
+  );
+  const page = await browser.context.newPage(),
+    cores = [];
+  page.on('request', (r) => /\/mha(-relaxed|-nosimd)?\.js$/.test(r.url()) && cores.push(r.url().split('/').pop()));
+  await page.goto(srv.origin + '/partial/two.html');
+  await page.waitForFunction(() => document.querySelector('#m')?.mhaExplorer?.ready);
+  assert.equal(await page.evaluate(() => document.querySelector('#m').mhaExplorer.ready), true);
+  await page.evaluate(() => document.querySelector('main').appendChild(document.createElement('mha-explorer')));
+  await page.waitForFunction(() =>
+    document.querySelector('main > mha-explorer:last-child').mhaExplorer?.getWeights?.(),
+  );
+  // the page's script: mha-relaxed.js missing (where the browser runs relaxed SIMD), then mha.js; the workers: mha.js
+  const rest = cores.slice(cores.indexOf('mha.js'));
+  assert.ok(rest.length > 1 && rest.every((c) => c === 'mha.js'), 'the core scripts requested: ' + cores.join(', '));
+  await page.close();
 });
 
 test('removed from the page, the element disposes the model page; put back, it loads again', async () => {

@@ -533,6 +533,30 @@ async function modelShot(page, n, name) {
   await page.waitForTimeout(500);
   await page.screenshot({ path: join(ARTIFACTS, name) });
 }
+// The model notebook of dir ('lab': JupyterLab, 'nb7': Notebook 7; path: its URL path) opened and run: both model
+// pages shown within transformers' bounds (where: their names), no message, the light theme, each frame at its page's
+// height; the first one's screenshot. → {g, page, expected (the notebook's expected-model.json)}.
+async function openModelNotebook(path, dir, where) {
+  const name = dir === 'lab' ? 'jupyterlab-model' : 'notebook7-model';
+  const g = await openAndRunAll(path, { name, marker: 'model pages expected' });
+  const { page } = g;
+  const expected = JSON.parse(readFileSync(join(DIR, dir, 'expected-model.json'), 'utf8'));
+  await modelPagesShown(page, [null, null]).catch((e) => modelPagesStuck(page, name, e));
+  const pages = await modelPages(page);
+  withinBounds(pages[0], expected.folder, where[0]);
+  withinBounds(pages[1], expected.gpt2, where[1]);
+  for (const p of pages) {
+    assert.deepEqual(p.messages, []);
+    assert.equal(p.theme, 'light');
+    assert.ok(
+      Math.abs(p.height - p.content - 4) <= 2,
+      'the frame at its page height: ' + p.height + ' for ' + p.content,
+    );
+  }
+  await modelShot(page, 0, name + '-page.png');
+  return { g, page, expected };
+}
+
 // A new cell below the last one (command mode, B), the code typed and run with Shift+Enter, as a student does.
 async function runNewCell(page, code) {
   await page.locator('.jp-Notebook .jp-Cell').last().locator('.jp-InputPrompt').click();
@@ -552,29 +576,14 @@ test(
   { timeout: 480000 },
   async () => {
     // a workspace of its own: the model notebook alone in the page (JupyterLab reopens the last test's notebook)
-    const g = await openAndRunAll('/lab/workspaces/model/tree/lab/model.ipynb', {
-      name: 'jupyterlab-model',
-      marker: 'model pages expected',
-    });
-    const { page } = g;
-    const expected = JSON.parse(readFileSync(join(DIR, 'lab', 'expected-model.json'), 'utf8'));
-    await modelPagesShown(page, [null, null]).catch((e) => modelPagesStuck(page, 'jupyterlab-model', e));
-    let [minilm, gpt2] = await modelPages(page);
-    withinBounds(minilm, expected.folder, 'the MiniLM folder');
-    withinBounds(gpt2, expected.gpt2, 'the GPT-2 model object');
-    for (const p of [minilm, gpt2]) {
-      assert.deepEqual(p.messages, []);
-      assert.equal(p.theme, 'light');
-      assert.ok(
-        Math.abs(p.height - p.content - 4) <= 2,
-        'the frame at its page height: ' + p.height + ' for ' + p.content,
-      );
-    }
-    await modelShot(page, 0, 'jupyterlab-model-page.png');
+    const { g, page, expected } = await openModelNotebook('/lab/workspaces/model/tree/lab/model.ipynb', 'lab', [
+      'the MiniLM folder',
+      'the GPT-2 model object',
+    ]);
     // From Python: the text set on the widget, the page shows it; what the page shows, read back in Python
     await runNewCell(page, 'gpt2.text = ' + JSON.stringify(expected['gpt2-1'].text));
     await modelPagesShown(page, [null, expected['gpt2-1'].tokens]);
-    [, gpt2] = await modelPages(page);
+    const [, gpt2] = await modelPages(page);
     withinBounds(gpt2, expected['gpt2-1'], 'the GPT-2 page after gpt2.text = …');
     await runNewCell(
       page,
@@ -595,7 +604,7 @@ test(
     // Saved, then reloaded: the kernel sends the files again; the .ipynb holds the widgets' note, not the weights
     await saveAndReload(page);
     await modelPagesShown(page, [expected.folder.tokens, expected['gpt2-1'].tokens]);
-    [minilm] = await modelPages(page);
+    const [minilm] = await modelPages(page);
     withinBounds(minilm, expected.folder, 'the MiniLM page after reopening');
     const saved = readFileSync(join(DIR, 'lab', 'model.ipynb'), 'utf8');
     assert.ok(saved.length < 100000, 'the saved notebook holds ' + saved.length + ' bytes (MiniLM weighs 90.9 MB)');
@@ -700,25 +709,10 @@ test(
     const started = Date.now(),
       headOff = headOffOracle(); // meanwhile (awaited below)
     headOff.catch(() => {});
-    const g = await openAndRunAll('/notebooks/nb7/model.ipynb', {
-      name: 'notebook7-model',
-      marker: 'model pages expected',
-    });
-    const { page } = g;
-    const expected = JSON.parse(readFileSync(join(DIR, 'nb7', 'expected-model.json'), 'utf8'));
-    await modelPagesShown(page, [null, null]).catch((e) => modelPagesStuck(page, 'notebook7-model', e));
-    let [folder, gpt2] = await modelPages(page);
-    withinBounds(folder, expected.folder, 'Notebook 7, the GPT-2 folder');
-    withinBounds(gpt2, expected.gpt2, 'Notebook 7, the GPT-2 model object');
-    for (const p of [folder, gpt2]) {
-      assert.deepEqual(p.messages, []);
-      assert.equal(p.theme, 'light');
-      assert.ok(
-        Math.abs(p.height - p.content - 4) <= 2,
-        'the frame at its page height: ' + p.height + ' for ' + p.content,
-      );
-    }
-    await modelShot(page, 0, 'notebook7-model-page.png');
+    const { g, page, expected } = await openModelNotebook('/notebooks/nb7/model.ipynb', 'nb7', [
+      'Notebook 7, the GPT-2 folder',
+      'Notebook 7, the GPT-2 model object',
+    ]);
     // A head switched off by hand in the folder's page, on lesson 004's question: its top 5 moves as transformers'
     const want = await headOff;
     const top = await headsOffByHand(page, 0, { text: HEAD_OFF.text, tokens: want.tokens, heads: want.heads_off });
@@ -731,7 +725,7 @@ test(
     // From Python: the text set on the widget; what the page shows, read back
     await runNewCell(page, 'gpt2.text = ' + JSON.stringify(expected['gpt2-1'].text));
     await modelPagesShown(page, [null, expected['gpt2-1'].tokens]);
-    [, gpt2] = await modelPages(page);
+    const [, gpt2] = await modelPages(page);
     withinBounds(gpt2, expected['gpt2-1'], 'Notebook 7, the GPT-2 page after gpt2.text = …');
     await runNewCell(
       page,
@@ -741,8 +735,18 @@ test(
     // Notebook 7 folds outputs taller than 1,820 px into a scroll box when a cell is added or run: not the pages
     assert.deepEqual(await modelClipped(page), [null, null], 'Notebook 7: a model page in a scroll box');
     await modelShot(page, 1, 'notebook7-model-object.png');
-    // ...unless the student folds it: a click on the output's prompt, and another to unfold
+    // a right-click in the page's cell's code (to copy) is no fold: the next cell run leaves the page whole still
     const cell = page.locator('.jp-CodeCell', { has: page.locator(MODEL_FRAME) }).first();
+    await cell.locator('.cm-content').click({ button: 'right' });
+    await page.keyboard.press('Escape');
+    await runNewCell(page, 'print("after a right-click")');
+    await lastOutput(page, /after a right-click/);
+    assert.deepEqual(
+      await modelClipped(page),
+      [null, null],
+      'Notebook 7: a model page in a scroll box after a right-click',
+    );
+    // ...unless the student folds it: a click on the output's prompt, and another to unfold
     await cell.locator('.jp-OutputArea-promptOverlay').click();
     await page.waitForTimeout(300);
     assert.match((await modelClipped(page))[0] || '', /jp-OutputArea/, "Notebook 7: the student's fold undone");
@@ -761,7 +765,7 @@ test(
     // Saved, then reloaded: the kernel sends the files again; the .ipynb holds no weights
     await saveAndReload(page);
     await modelPagesShown(page, [expected.folder.tokens, expected['gpt2-1'].tokens]);
-    [folder] = await modelPages(page);
+    const [folder] = await modelPages(page);
     withinBounds(folder, expected.folder, 'Notebook 7, the folder page after reopening');
     const saved = readFileSync(join(DIR, 'nb7', 'model.ipynb'), 'utf8'),
       weights = statSync(join(MODELS, 'gpt2', 'model.safetensors')).size;

@@ -3,6 +3,8 @@
 // The page runs, "Train heads ↗" switches to the lab inside the document (its address names the same file), the lab
 // trains, "Random heads ↗" and the back button return to the page; no request leaves the file. The file holds each
 // core build once and weighs at most 1.5 MB. Screenshots of the switched lab, desktop and phone, go to artifacts/.
+// A core that runs but defines nothing (blocked, broken) is said in words; a build whose module does not start passes
+// to the next.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -171,4 +173,42 @@ test('mha-explorer-lab.html opens on the lab; its link to the page stays in the 
   assert.deepEqual(g.foreign, [], 'no request beyond the file');
   assert.deepEqual(g.errors, []);
   await g.page.close();
+});
+
+test('a core that defines no createMhaModule (a script blocker, a broken copy) is said in words', async () => {
+  const page = await browser.context.newPage();
+  // window.createMhaModule that no script can set: each build's text runs and defines nothing
+  await page.addInitScript(() =>
+    Object.defineProperty(window, 'createMhaModule', { get: () => undefined, set() {}, configurable: false }),
+  );
+  await page.goto(`${server.origin}/${DEEP.join('/')}/${NAME}`);
+  await page.waitForFunction(() => /could not/.test(document.getElementById('messages').textContent));
+  assert.match(
+    await page.textContent('#messages'),
+    /could not start its WebAssembly core: mha[-a-z]*\.js ran but defined no createMhaModule: blocked, or not the core/,
+  );
+  await page.close();
+});
+
+test('a build whose module does not start passes to the next: the page runs on the next build', async () => {
+  const page = await browser.context.newPage();
+  // the first build's createMhaModule() rejects (as a module whose memory cannot be had); the next one's starts
+  await page.addInitScript(() => {
+    let f;
+    Object.defineProperty(window, 'createMhaModule', {
+      get: () => f,
+      set: (g) => {
+        f = f ? g : () => Promise.reject(new Error('this build does not start here'));
+      },
+    });
+  });
+  await page.goto(`${server.origin}/${DEEP.join('/')}/${NAME}`);
+  await page.waitForFunction(
+    () =>
+      document.getElementById('messages').textContent ||
+      (window.mhaExplorer && window.mhaExplorer.getWeights && window.mhaExplorer.getWeights()),
+  );
+  assert.equal(await page.textContent('#messages'), '');
+  assert.notEqual(await page.evaluate(() => window.mhaExplorer.getWeights()), null);
+  await page.close();
 });

@@ -183,17 +183,19 @@ export function loadCoreScript(build, base = '') {
       const s = document.createElement('script');
       s.src = src;
       // a file that is not the core (a host's "not found" page served as 200) defines no createMhaModule
-      const fail = function () {
+      const fail = function (why) {
         s.remove();
-        const err = new Error(build + '.js');
+        const err = new Error(build + '.js ' + why);
         if (!inline) err.missingFile = build + '.js';
         reject(err);
       };
       s.onload = function () {
         if (typeof window.createMhaModule === 'function') resolve();
-        else fail();
+        else fail('ran but defined no createMhaModule: blocked, or not the core');
       };
-      s.onerror = fail;
+      s.onerror = function () {
+        fail('did not run: the browser blocked it, or it is not there');
+      };
       document.head.appendChild(s);
     });
   });
@@ -225,25 +227,33 @@ export function firstBuild(attempt, where) {
   return next(0);
 }
 
-// The core as this page's classic script, of the first build that loads (a page that has createMhaModule already
-// uses it), and its module → a promise of {M (createMhaModule()'s module), build}. page, oneFile: as firstBuild's.
+let pageBuild = null; // the build whose script defined this page's createMhaModule (its workers import the same)
+
+// The core as this page's classic script, of the first build whose script loads and whose module starts (a page that
+// has createMhaModule already uses it), and its module → a promise of {M (createMhaModule()'s module), build}. page,
+// oneFile: as firstBuild's.
 /** @param {string} base @param {string} page @param {string} oneFile */
 export function loadPageCore(base, page, oneFile) {
-  const script =
+  const start = (build) =>
+    loadCoreScript(build, base).then(() => {
+      pageBuild = build;
+      return window.createMhaModule();
+    });
+  const core =
     typeof window.createMhaModule === 'function'
-      ? Promise.resolve({ build: CORE_BUILDS[0] })
-      : firstBuild((build) => loadCoreScript(build, base), { page, oneFile, base }).catch((err) => {
+      ? Promise.resolve()
+          .then(() => window.createMhaModule())
+          .then((value) => ({ value, build: pageBuild || CORE_BUILDS[0] }))
+      : firstBuild(start, { page, oneFile, base }).catch((err) => {
           const what = err.allMissing ? 'load' : 'start';
           throw new Error('MHA Explorer could not ' + what + ' its WebAssembly core: ' + err.message);
         });
-  return script
-    .then((loaded) => Promise.all([window.createMhaModule(), loaded.build]))
-    .then(
-      ([M, build]) => ({ M, build }),
-      (err) => {
-        throw new Error(explain(err));
-      },
-    );
+  return core.then(
+    ({ value, build }) => ({ M: value, build }),
+    (err) => {
+      throw new Error(explain(err));
+    },
+  );
 }
 
 // What a page says when files it needs are not next to it (page: FILES.page or FILES.lab; oneFile: the one-file page

@@ -133,7 +133,8 @@ export function start(options) {
   const where = {
     page: FILES.lab,
     oneFile: 'mha-explorer-lab.html',
-    base: options && options.base,
+    // the folder looked in: named when told, or when this script's folder is not the page's own
+    base: (options && options.base) || (base === new URL('.', document.baseURI).href ? '' : base),
     builds: options && options.builds,
   };
   return firstBuild(attempt, where).then(function (r) {

@@ -8,8 +8,10 @@ import { select, snippet } from './panels.js';
 
 export function createApi(ctx, loading) {
   const S = ctx.S;
-  const need = () => {
-    if (!S.model || !S.out) throw new Error('no model is loaded: drop a model folder, or call load({files})');
+  // forward: whether the call needs the text's forward too (select needs the model only)
+  const need = (forward = true) => {
+    if (!S.model || (forward && !S.out))
+      throw new Error('no model is loaded: drop a model folder, or call load({files})');
   };
   // after dispose (an element removed from its page): nothing loads or runs
   const gone = () => !!ctx.signal && ctx.signal.aborted,
@@ -41,7 +43,7 @@ export function createApi(ctx, loading) {
     getSnippet: () => (S.model ? snippet(ctx) : null),
     getSelection: () => Object.assign({}, S.sel),
     select: (s) => {
-      need();
+      need(false);
       const pick = (v, now, n, what) => {
         if (v == null) return now;
         if (!(Number.isInteger(+v) && +v >= 0 && +v < n))

@@ -97,7 +97,10 @@ function fit(ctx, name, v, n) {
 // A loaded model in place of the one shown: its facts, the repeated sequence's scores, the text's forward.
 function show(ctx, model, { vocab, source, shards }) {
   const S = ctx.S;
-  if (S.model) S.model.dispose();
+  if (S.model) {
+    S.model.dispose();
+    ctx.say('select', ''); // said of that model's selection (what was said at mount stays for the first model)
+  }
   Object.assign(S, { model, info: model.info, vocab, source, headsOff: [], query: null, key: -1, repeat: null });
   S.sel = {
     layer: fit(ctx, 'layer', S.sel.layer, model.info.layers),

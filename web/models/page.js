@@ -103,14 +103,14 @@ function updatePage(ctx, api, o) {
   if (o.text != null && o.text !== S.text) api.set({ text: o.text });
 }
 
-// A layer or head attribute: that head selected, or (a value the page refuses) said, the selection kept; before a
-// model is shown, kept for it (loading.js's show fits it to the model).
+// A layer or head attribute: that head selected, or (a value the page or the model loaded refuses) said, the selection
+// kept; before a model is loaded, kept for it (loading.js's show fits it to the model).
 function selectFromHost(ctx, api, name, raw) {
   const S = ctx.S,
     r = readIndex(name, raw === null ? '0' : String(raw));
   try {
     if (r.message) throw new Error(r.message.replace(/; using .*/, ''));
-    if (S.out) api.select({ [name]: raw === null ? 0 : String(raw) });
+    if (S.info) api.select({ [name]: raw === null ? 0 : String(raw) });
     else S.sel[name] = r.value;
     ctx.say('select', '');
   } catch (err) {
