@@ -536,6 +536,20 @@ async function modelShot(page, n, name) {
 // The model notebook of dir ('lab': JupyterLab, 'nb7': Notebook 7; path: its URL path) opened and run: both model
 // pages shown within transformers' bounds (where: their names), no message, the light theme, each frame at its page's
 // height; the first one's screenshot. → {g, page, expected (the notebook's expected-model.json)}.
+// From Python: gpt2.text set on the widget, the page shows it (within transformers' bounds), and what it shows read
+// back in Python (status, tokens).
+async function textFromPython(page, want, where) {
+  await runNewCell(page, 'gpt2.text = ' + JSON.stringify(want.text));
+  await modelPagesShown(page, [null, want.tokens]);
+  const [, gpt2] = await modelPages(page);
+  withinBounds(gpt2, want, where + ', the GPT-2 page after gpt2.text = …');
+  await runNewCell(
+    page,
+    'print("status:", folder.status, gpt2.status, gpt2.tokens == ' + JSON.stringify(want.tokens) + ')',
+  );
+  await lastOutput(page, /status: shown shown True/);
+}
+
 async function openModelNotebook(path, dir, where) {
   const name = dir === 'lab' ? 'jupyterlab-model' : 'notebook7-model';
   const g = await openAndRunAll(path, { name, marker: 'model pages expected' });
@@ -580,16 +594,7 @@ test(
       'the MiniLM folder',
       'the GPT-2 model object',
     ]);
-    // From Python: the text set on the widget, the page shows it; what the page shows, read back in Python
-    await runNewCell(page, 'gpt2.text = ' + JSON.stringify(expected['gpt2-1'].text));
-    await modelPagesShown(page, [null, expected['gpt2-1'].tokens]);
-    const [, gpt2] = await modelPages(page);
-    withinBounds(gpt2, expected['gpt2-1'], 'the GPT-2 page after gpt2.text = …');
-    await runNewCell(
-      page,
-      'print("status:", folder.status, gpt2.status, gpt2.tokens == ' + JSON.stringify(expected['gpt2-1'].tokens) + ')',
-    );
-    await lastOutput(page, /status: shown shown True/);
+    await textFromPython(page, expected['gpt2-1'], 'JupyterLab');
     assert.deepEqual(await modelClipped(page), [null, null], 'JupyterLab: a model page in a scroll box');
     // JupyterLab's theme switched live: the pages follow
     await theme(page, 'JupyterLab Dark');
@@ -722,16 +727,7 @@ test(
       .first()
       .locator('section[aria-labelledby="predict-title"]')
       .screenshot({ path: join(ARTIFACTS, 'notebook7-model-heads-off.png') });
-    // From Python: the text set on the widget; what the page shows, read back
-    await runNewCell(page, 'gpt2.text = ' + JSON.stringify(expected['gpt2-1'].text));
-    await modelPagesShown(page, [null, expected['gpt2-1'].tokens]);
-    const [, gpt2] = await modelPages(page);
-    withinBounds(gpt2, expected['gpt2-1'], 'Notebook 7, the GPT-2 page after gpt2.text = …');
-    await runNewCell(
-      page,
-      'print("status:", folder.status, gpt2.status, gpt2.tokens == ' + JSON.stringify(expected['gpt2-1'].tokens) + ')',
-    );
-    await lastOutput(page, /status: shown shown True/);
+    await textFromPython(page, expected['gpt2-1'], 'Notebook 7');
     // Notebook 7 folds outputs taller than 1,820 px into a scroll box when a cell is added or run: not the pages
     assert.deepEqual(await modelClipped(page), [null, null], 'Notebook 7: a model page in a scroll box');
     await modelShot(page, 1, 'notebook7-model-object.png');
