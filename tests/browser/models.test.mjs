@@ -214,6 +214,12 @@ test('dropped files: the page loads them as model= does, then the next folder', 
   await checkAgainstOracle(g.page, 'gpt2');
   assert.deepEqual(await drop(g.page, 'distilbert'), []);
   await checkAgainstOracle(g.page, 'distilbert');
+  // the same tokens again (the same folder, or a sibling checkpoint of one tokenizer): the picked token stays
+  const picked = () => g.page.evaluate(() => document.getElementById('look-from').value);
+  await g.page.selectOption('#look-from', '1');
+  assert.deepEqual(await drop(g.page, 'distilbert'), []);
+  assert.equal(await picked(), '1');
+  await checkAgainstOracle(g.page, 'distilbert');
   await closeClean(g);
 });
 

@@ -101,7 +101,8 @@ function show(ctx, model, { vocab, source, shards }) {
     S.model.dispose();
     ctx.say('select', ''); // said of that model's selection (what was said at mount stays for the first model)
   }
-  Object.assign(S, { model, info: model.info, vocab, source, headsOff: [], query: null, key: -1, repeat: null });
+  // the picked query and key stay when the new model's tokens are the text's old ones (render resets them otherwise)
+  Object.assign(S, { model, info: model.info, vocab, source, headsOff: [], repeat: null });
   S.sel = {
     layer: fit(ctx, 'layer', S.sel.layer, model.info.layers),
     head: fit(ctx, 'head', S.sel.head, model.info.heads),
