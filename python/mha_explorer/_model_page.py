@@ -205,7 +205,7 @@ def model_page_class():
 
     class ModelPage(anywidget.AnyWidget):
         """The model page as a widget. text: the page's text (set it from a cell); folder and files: what the kernel
-        sends (names and sizes); tokens and status: what the page shows, as it reports them."""
+        sends (names and sizes); tokens and status: what the page shows for the text, as its view reports it."""
 
         _esm = HOST + (Path(__file__).resolve().parent / "model_page.js").read_text(encoding="utf-8")
         text = t.Unicode("").tag(sync=True)
@@ -213,8 +213,23 @@ def model_page_class():
         folder = t.Unicode("").tag(sync=True)
         files = t.List(t.Dict()).tag(sync=True)  # [{name, size}]
         description = t.Unicode("").tag(sync=True)
-        tokens = t.List(t.Unicode()).tag(sync=True)  # set by the view once the page shows the text
-        status = t.Unicode("").tag(sync=True)  # set by the view: "shown", or the page's message
+        # the view's report: the page's tokens and status ("shown" or its message), for the text it was asked for
+        _shown_tokens = t.List(t.Unicode()).tag(sync=True)
+        _shown_status = t.Unicode("").tag(sync=True)
+        _shown_text = t.Unicode("").tag(sync=True)
+
+        @property
+        def tokens(self):
+            """The tokens the page shows for .text ([] until the view reports them)."""
+            return list(self._shown_tokens) if self._reported() else []
+
+        @property
+        def status(self):
+            """What the page says of .text: "shown" or its message; "computing" until the view reports on it."""
+            return self._shown_status if self._reported() else "computing" if self._shown_status else ""
+
+        def _reported(self):
+            return self._shown_text == self.text
 
         def __init__(self, folder, files, temp, text, query, description):
             super().__init__(
@@ -322,6 +337,8 @@ def explore_model(model, text=None, tokenizer=None, *, layer=0, head=0, theme=No
     layer, head: the head selected first; theme: "light", "dark" or "auto" (default: the notebook's).
     The weights go from the kernel to the page through the widget's comm, never into the notebook: the saved
     notebook keeps the text, the folder and a note; run the cell again to see the page.
+    The returned widget: set .text to show another text; .status ("shown", "computing", or the page's message) and
+    .tokens say what the page shows, as its view reports it.
     """
     if text is not None and not isinstance(text, str) and hasattr(text, "convert_ids_to_tokens"):
         if tokenizer is not None and not isinstance(tokenizer, str):

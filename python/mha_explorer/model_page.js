@@ -49,6 +49,7 @@ class ModelPageView {
       frame: null,
       alive: true,
       asked: null,
+      pageText: '',
       themeObserver: null,
       whole: null,
       stops: [],
@@ -110,7 +111,8 @@ class ModelPageView {
   // The page's query: layer, head, theme (the notebook's unless given) and the text.
   query() {
     const q = new URLSearchParams(this.model.get('query'));
-    if (this.model.get('text')) q.set('text', this.model.get('text'));
+    this.pageText = this.model.get('text'); // the text the page is asked to show: what its reports are for
+    if (this.pageText) q.set('text', this.pageText);
     if (!q.has('theme')) {
       const theme = notebookTheme(this.el);
       if (theme !== 'auto') q.set('theme', theme);
@@ -179,19 +181,24 @@ class ModelPageView {
     this.report(null, api);
   }
 
-  // What the page shows, for Python: tokens and status ("shown", or the page's or the kernel's message).
-  async report(message, api) {
+  // What the page shows, for Python: tokens and status ("shown", or the page's or the kernel's message), and the text
+  // they are for (`text`, the model's text when the page was asked: Python says "computing" until a report for its
+  // text arrives, whatever order the kernel's and the view's updates cross in).
+  async report(message, api, text = this.pageText) {
     const shown = api ? await api.ready : false;
     if (!this.alive) return;
     if (message) this.say(message);
-    this.model.set('tokens', shown ? api.getTokens() : []);
-    this.model.set('status', shown ? 'shown' : message || api.getMessages().join(' ') || 'not shown');
+    this.model.set('_shown_tokens', shown ? api.getTokens() : []);
+    this.model.set('_shown_status', shown ? 'shown' : message || api.getMessages().join(' ') || 'not shown');
+    this.model.set('_shown_text', text);
     this.model.save_changes();
   }
 
   setText() {
     const api = this.frame && this.frame.contentWindow && this.frame.contentWindow.mhaExplorer;
-    if (api) api.set({ text: this.model.get('text') }).then(() => this.report(null, api));
+    if (!api) return;
+    const text = (this.pageText = this.model.get('text'));
+    api.set({ text }).then(() => this.report(null, api, text));
   }
 
   dispose() {

@@ -75,6 +75,21 @@ def test_a_folder_sends_the_files_the_page_reads_as_buffers():
     assert PATH.is_dir()  # a student's folder is never removed
 
 
+def test_a_new_text_is_computing_until_the_view_reports_it():
+    w = mx.explore_model(str(PATH), TEXT)
+    assert (w.tokens, w.status) == ([], "")  # no view yet
+    w.set_state({"_shown_tokens": ["[CLS]", "hello"], "_shown_status": "shown", "_shown_text": TEXT})  # a view's report
+    assert (w.tokens, w.status) == (["[CLS]", "hello"], "shown")
+    w.text = "another sentence"
+    assert (w.tokens, w.status) == ([], "computing")  # never the old text's tokens as if shown
+    # a report for the old text arriving after the new text was set (the view had not seen it yet) changes nothing
+    w.set_state({"_shown_tokens": ["[CLS]", "hello"], "_shown_status": "shown", "_shown_text": TEXT})
+    assert (w.tokens, w.status) == ([], "computing")
+    w.set_state({"_shown_tokens": ["[CLS]", "another"], "_shown_status": "shown", "_shown_text": "another sentence"})
+    assert (w.tokens, w.status) == (["[CLS]", "another"], "shown")
+    w.close()
+
+
 def test_a_model_object_is_saved_with_its_tokenizer_to_a_temporary_folder():
     model, tokenizer = tiny_gpt2()
     temps = lambda: set(Path(tempfile.gettempdir()).glob("mha-explorer-model-*"))  # noqa: E731

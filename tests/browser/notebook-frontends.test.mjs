@@ -510,8 +510,7 @@ async function modelPagesStuck(page, name, error) {
       };
     }),
   );
-  error.message += '\nthe model views: ' + JSON.stringify(views);
-  throw error;
+  throw new Error(error.message + '\nthe model views: ' + JSON.stringify(views)); // (the stack keeps the old message)
 }
 // |page − transformers' float64| ≤ the oracle's float32 bound, element by element (tests/models/make_checkpoints.py).
 function withinBounds(got, want, where) {
@@ -533,9 +532,6 @@ async function modelShot(page, n, name) {
   await page.waitForTimeout(500);
   await page.screenshot({ path: join(ARTIFACTS, name) });
 }
-// The model notebook of dir ('lab': JupyterLab, 'nb7': Notebook 7; path: its URL path) opened and run: both model
-// pages shown within transformers' bounds (where: their names), no message, the light theme, each frame at its page's
-// height; the first one's screenshot. → {g, page, expected (the notebook's expected-model.json)}.
 // From Python: gpt2.text set on the widget, the page shows it (within transformers' bounds), and what it shows read
 // back in Python (status, tokens).
 async function textFromPython(page, want, where) {
@@ -543,13 +539,22 @@ async function textFromPython(page, want, where) {
   await modelPagesShown(page, [null, want.tokens]);
   const [, gpt2] = await modelPages(page);
   withinBounds(gpt2, want, where + ', the GPT-2 page after gpt2.text = …');
-  await runNewCell(
-    page,
-    'print("status:", folder.status, gpt2.status, gpt2.tokens == ' + JSON.stringify(want.tokens) + ')',
-  );
-  await lastOutput(page, /status: shown shown True/);
+  // Until the view's report reaches the kernel, Python says "computing" (never the old text's tokens as shown): read
+  // again, as a student would, a few times
+  for (let n = 1; ; n++) {
+    const tokens = 'gpt2.tokens == ' + JSON.stringify(want.tokens);
+    await runNewCell(page, `print("status ${n}:", folder.status, gpt2.status, ${tokens})`);
+    const said = await lastOutput(page, new RegExp(`^status ${n}: `));
+    if (said === `status ${n}: shown shown True`) break;
+    assert.equal(said, `status ${n}: shown computing False`, where + ': what Python read while the page computed');
+    assert.ok(n < 5, where + ': the page never reported its text to Python');
+    await page.waitForTimeout(2000);
+  }
 }
 
+// The model notebook of dir ('lab': JupyterLab, 'nb7': Notebook 7; path: its URL path) opened and run: both model
+// pages shown within transformers' bounds (where: their names), no message, the light theme, each frame at its page's
+// height; the first one's screenshot. → {g, page, expected (the notebook's expected-model.json)}.
 async function openModelNotebook(path, dir, where) {
   const name = dir === 'lab' ? 'jupyterlab-model' : 'notebook7-model';
   const g = await openAndRunAll(path, { name, marker: 'model pages expected' });
@@ -580,10 +585,24 @@ async function runNewCell(page, code) {
   await page.keyboard.insertText(code);
   await page.keyboard.press('Shift+Enter');
 }
-const lastOutput = (page, re) =>
-  page.waitForFunction((src) => window.cellOutputs('pre').some((o) => new RegExp(src).test(o.textContent)), re.source, {
-    timeout: 60000,
-  });
+// Until an output line matches `re` → that line; on timeout the error names what the outputs said.
+async function lastOutput(page, re) {
+  const got = await page
+    .waitForFunction(
+      (src) =>
+        window
+          .cellOutputs('pre')
+          .flatMap((o) => o.textContent.trim().split('\n'))
+          .find((l) => new RegExp(src).test(l)) || false,
+      re.source,
+      { timeout: 60000 },
+    )
+    .catch(async (e) => {
+      const said = await page.evaluate(() => window.cellOutputs('pre').map((o) => o.textContent.trim()));
+      throw new Error(e.message + '\nthe outputs: ' + JSON.stringify(said));
+    });
+  return got.jsonValue();
+}
 
 test(
   'JupyterLab 4: mx.explore_model, a folder and a model object, every head equal to transformers, no weights saved',
