@@ -8,18 +8,18 @@ import { drawHeatmap } from '../widgets/heatmap.js';
 import { attachTip } from '../widgets/tooltip.js';
 import { rankHeads } from './roles.js';
 
-// The grid's layout for H heads in `width` px beside a `label` px layer label: {perRow, rows, size}. A row of the
-// grid holds its label, a 4 px gap and cards of size + 16 px each (the plot, its 2 px frame, 2·4 px padding, a 2 px
-// border, a 4 px gap), with 2 px to spare. The plot is at least MIN_CARD px (a 32 px card: above WCAG 2.5.8's 24 px
-// target, large enough to tell a diagonal from a first column) and at most 120 px. All H heads of a layer stay in one
-// row while H cards of the floor size fit (a 12-head model: from the 495 px the grid has in the two-column page at its
-// narrowest, 901 px wide, down to about 510 px wide). Below that a layer's heads wrap into the fewest rows of at most
-// `perRow` cards (equal rows: 6 + 6 for 12 heads; 4 + 4 + 3 for 11), whose cards then grow to fill the width: on a
-// phone every head shows without a sideways scroll, and the grid stays an overview of the model (two rows a layer,
-// not three larger ones: the enlarged head is below it).
+// The grid's layout for H heads in `width` px beside a `label` px layer label: {perRow, rows, size}. A row holds the
+// label, then per card a 4 px gap and the card (its plot of `size` px, the plot's 2 px frame, 2·4 px padding, a 2 px
+// border: size + 16 px in all), with 2 px to spare. The plot is at least MIN_CARD px (a 32 px card: above WCAG 2.5.8's
+// 24 px target; a plot where a diagonal, a first column, a stripe still show) and at most 120 px.
+// All H heads of a layer stay in one row while H cards of the floor size fit: a 12-head model from the 495 px the grid
+// has in the two-column page at its narrowest (901 px wide) down to a 458 px grid (a page 508 px wide). Below that
+// a layer's heads wrap into the fewest equal rows (6 + 6 for 12 heads, 6 + 5 for 11) whose cards grow to fill the width:
+// on a phone every head shows without a sideways scroll, and the grid stays an overview (two rows a layer rather than
+// three of larger cards: the enlarged head is below it). The keys keep their meaning across a wrap (grid.js's key_).
 export const MIN_CARD = 20;
 export function gridLayout(H, width, label = 34) {
-  const room = width - label - 6,
+  const room = width - label - 2,
     fit = Math.max(1, Math.floor(room / (MIN_CARD + 16))),
     rows = Math.ceil(H / Math.min(H, fit)),
     perRow = Math.ceil(H / rows);
