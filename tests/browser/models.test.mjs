@@ -4,8 +4,10 @@
 // bounds, the tokens equal Python tokenizers', the top 5 with heads switched off equal the fixtures' ablated logits' top
 // 5; broken folders (each file missing in turn, a truncated shard, a config that lies) get a message naming the file
 // and the page still loads the next good folder; the Copy as Python snippet prints the page's numbers in transformers;
-// file:// with a dropped folder; a strict Content-Security-Policy; no request beyond the page's host; axe-core finds
-// no violation; screenshots (desktop, phone, dark) in tests/browser/artifacts/models-*.png.
+// file:// with a dropped folder; a strict Content-Security-Policy; no request beyond the page's host; the grid without a
+// sideways scroll from 1280 to 320 px wide (on a phone a layer's heads wrap into equal rows; the keys across a wrap);
+// axe-core finds no violation; screenshots (desktop, phone, dark, the grid at 320 px) in
+// tests/browser/artifacts/models-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -1,6 +1,7 @@
 // MHA Explorer, the model page — every head of every layer at a glance: one small heatmap per head (widgets/heatmap.js)
-// on one colour scale from 0 to 1, layer by layer (a row per layer) or ranked by a role score; heads below the
-// chosen minimum score are hidden, heads switched off are marked. One head is selected (enlarged below the grid):
+// on one colour scale from 0 to 1, layer by layer (a row per layer, folded into equal rows on a phone: gridLayout) or
+// ranked by a role score; heads below the chosen minimum score are dimmed (hidden when ranked), heads switched off are
+// marked. One head is selected (enlarged below the grid):
 // arrow keys move it (↑/↓ layer, ←/→ head; in the ranked order ←/→ the previous and next head), a click selects,
 // the O key switches the focused head off or on. The cards use a roving tabindex: one tab stop for the grid.
 import { el } from '../widgets/dom.js';
