@@ -4,8 +4,10 @@
 // bounds, the tokens equal Python tokenizers', the top 5 with heads switched off equal the fixtures' ablated logits' top
 // 5; broken folders (each file missing in turn, a truncated shard, a config that lies) get a message naming the file
 // and the page still loads the next good folder; the Copy as Python snippet prints the page's numbers in transformers;
-// file:// with a dropped folder; a strict Content-Security-Policy; no request beyond the page's host; axe-core finds
-// no violation; screenshots (desktop, phone, dark) in tests/browser/artifacts/models-*.png.
+// file:// with a dropped folder; a strict Content-Security-Policy; no request beyond the page's host; the grid without a
+// sideways scroll from 1280 to 320 px wide (on a phone a layer's heads wrap into equal rows; the keys across a wrap);
+// axe-core finds no violation; screenshots (desktop, phone, dark, the grid at 320 px) in
+// tests/browser/artifacts/models-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -25,7 +27,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
-import { ARTIFACTS, DIST, guardedPage, launch } from './helpers.mjs';
+import { ARTIFACTS, DIST, axeViolations, guardedPage, launch } from './helpers.mjs';
 import { checkAgainstOracle as check, checkpoints, python, readOracle } from './models-oracle.mjs';
 
 const require = createRequire(import.meta.url);
@@ -484,6 +486,148 @@ test('a 12-head model shows every head column without a horizontal scroll from 9
       );
     const sizes = await page.$eval('#grid', (x) => x.scrollWidth + ' px of heads in ' + x.clientWidth + ' px');
     assert.ok(fits, `${width} px wide: ${sizes}`);
+  }
+  await closeClean(g);
+});
+
+// The grid at a phone's width, measured: {scroll: the grid's and the page's sideways overflow, outside: cards not wholly
+// inside the grid's box, small: cards under 24 px (WCAG 2.5.8), layers: per layer its cards' rows (heads top to bottom,
+// left to right), their top and bottom, its label's centre and whether the label's text fits}.
+async function gridAt(page, width) {
+  await page.setViewportSize({ width, height: 900 });
+  await page.waitForFunction((w) => window.innerWidth === w, width);
+  // the grid redraws at its new width in the frame after the resize (page.js's ResizeObserver)
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  return page.evaluate(() => {
+    const grid = document.querySelector('#grid'),
+      box = grid.getBoundingClientRect(),
+      layers = [];
+    for (const c of grid.querySelectorAll('.mg-card:not([hidden])')) {
+      const r = c.getBoundingClientRect(),
+        l = +c.getAttribute('data-layer');
+      const at = (layers[l] = layers[l] || { rows: [], top: Infinity, bottom: -Infinity });
+      const row =
+        at.rows.find((x) => Math.abs(x.top - r.top) < 1) || at.rows[at.rows.push({ top: r.top, heads: [] }) - 1];
+      row.heads.push({ head: +c.getAttribute('data-head'), left: r.left });
+      Object.assign(at, { top: Math.min(at.top, r.top), bottom: Math.max(at.bottom, r.bottom) });
+    }
+    const labels = grid.querySelectorAll('.mg-row:not(.mg-heads) > .mg-label');
+    layers.forEach((at, l) => {
+      at.rows = at.rows
+        .sort((a, b) => a.top - b.top)
+        .map((x) => x.heads.sort((a, b) => a.left - b.left).map((h) => h.head));
+      const label = labels[l], // none in the ranked order
+        r = label && label.getBoundingClientRect();
+      if (label)
+        Object.assign(at, { label: (r.top + r.bottom) / 2, labelFits: label.scrollWidth <= label.clientWidth });
+    });
+    const cards = [...grid.querySelectorAll('.mg-card:not([hidden])')].map((c) => c.getBoundingClientRect());
+    return {
+      scroll: [grid.scrollWidth - grid.clientWidth, document.documentElement.scrollWidth - window.innerWidth],
+      outside: cards.filter((r) => r.left < box.left - 0.5 || r.right > box.right + 0.5).length,
+      small: cards.filter((r) => r.width < 24 || r.height < 24).length,
+      layers,
+    };
+  });
+}
+const selectionOf = (page) =>
+  page.evaluate(() => {
+    const f = document.activeElement;
+    return [window.mhaExplorer.getSelection(), +f.getAttribute('data-layer'), +f.getAttribute('data-head')];
+  });
+
+test("a phone: a layer's 12 heads wrap into 6 + 6, grouped, with no sideways scroll down to 320 px; the keyboard crosses a wrap", async () => {
+  const g = await open('models.html?model=models/minilm/');
+  const { page } = g;
+  assert.equal((await page.evaluate(() => window.mhaExplorer.getInfo())).heads, 12);
+  // 508 px: 12 cards of the floor size still fit in a row; 507 px: just below, the heads wrap (docs/model-page.md)
+  for (const [width, lines] of [
+    [508, 1],
+    [507, 2],
+    [390, 2],
+    [320, 2],
+  ]) {
+    const m = await gridAt(page, width),
+      at = width + ' px wide';
+    assert.deepEqual(m.scroll, [0, 0], at + ": the grid's and the page's sideways scroll");
+    assert.equal(m.outside, 0, at + ': cards outside the grid');
+    assert.equal(m.small, 0, at + ': cards under 24 px');
+    assert.equal(m.layers.length, 6);
+    m.layers.forEach((layer, l) => {
+      // every head once, in reading order, in equal rows
+      const perRow = 12 / lines;
+      assert.deepEqual(
+        layer.rows,
+        Array.from({ length: lines }, (_, r) => Array.from({ length: perRow }, (_, c) => r * perRow + c)),
+        at + ': layer ' + l + "'s rows",
+      );
+      assert.ok(
+        layer.label > layer.top && layer.label < layer.bottom,
+        at + ': layer ' + l + "'s label beside its rows",
+      );
+      assert.ok(layer.labelFits, at + ': layer ' + l + "'s label fits");
+      const next = m.layers[l + 1];
+      if (next) {
+        assert.ok(next.top > layer.bottom, at + ': layer ' + l + ' above layer ' + (l + 1));
+        if (lines > 1) assert.ok(next.top - layer.bottom >= 8, at + ': the layers apart more than their rows');
+      }
+    });
+  }
+  // the keyboard at 390 px: → from head 5 (a row's end) to head 6 (the next row's start), ↓ and ↑ a layer, O
+  await gridAt(page, 390);
+  await page.evaluate(() => window.mhaExplorer.select({ layer: 2, head: 5 }));
+  await page.focus('.mg-card[aria-pressed="true"]');
+  for (const [key, layer, head] of [
+    ['ArrowRight', 2, 6],
+    ['ArrowLeft', 2, 5],
+    ['ArrowRight', 2, 6],
+    ['ArrowDown', 3, 6],
+    ['ArrowUp', 2, 6],
+  ]) {
+    await page.keyboard.press(key);
+    assert.deepEqual(await selectionOf(page), [{ layer, head }, layer, head], key);
+  }
+  await page.keyboard.press('o');
+  assert.deepEqual((await page.evaluate(() => window.mhaExplorer.getTop())).headsOff, [[2, 6]]);
+  assert.ok(
+    await page.$eval('.mg-card[data-layer="2"][data-head="6"]', (c) => c.classList.contains('off')),
+    'marked off',
+  );
+  // a role's scores: heads below the minimum dimmed in place; ranked, they are hidden and the rest flow in rank order
+  await page.selectOption('#role', 'previous');
+  await page.$eval('#min-score', (x) => {
+    x.value = '0.1';
+    x.dispatchEvent(new Event('input'));
+  });
+  const dim = await page.$$eval('.mg-card.dim', (x) => x.length);
+  assert.ok(dim > 0 && dim < 72, dim + ' heads below 0.1');
+  await page.selectOption('#order', 'ranked');
+  const m = await gridAt(page, 320);
+  assert.deepEqual([m.scroll, m.outside, m.small], [[0, 0], 0, 0], 'ranked at 320 px');
+  assert.equal(await page.$$eval('.mg-card:not([hidden])', (x) => x.length), 72 - dim);
+  // ranked, → and ← step through the rank order across the flow's lines
+  const ranked = await page.$$eval('.mg-card:not([hidden])', (x) =>
+    x
+      .slice(0, 8)
+      .map((c) => [+c.getAttribute('data-layer'), +c.getAttribute('data-head'), c.getBoundingClientRect().top]),
+  );
+  assert.ok(ranked[7][2] > ranked[0][2], 'the first 8 ranked heads take more than one line at 320 px');
+  await page.evaluate(([layer, head]) => window.mhaExplorer.select({ layer, head }), ranked[0]);
+  await page.focus('.mg-card[aria-pressed="true"]');
+  for (const [key, k] of [1, 2, 3, 4, 5, 6, 7].map((k) => ['ArrowRight', k]).concat([['ArrowLeft', 6]])) {
+    await page.keyboard.press(key);
+    const [layer, head] = ranked[k];
+    assert.deepEqual(await selectionOf(page), [{ layer, head }, layer, head], 'ranked ' + key + ' to ' + k);
+  }
+  assert.deepEqual(await axeViolations(page), [], 'axe-core at 320 px, ranked');
+  await page.selectOption('#order', 'grid');
+  await gridAt(page, 320);
+  const grid = await page.$('section[aria-labelledby="grid-title"]');
+  for (const theme of ['light', 'dark']) {
+    if (theme === 'dark') await page.click('#theme-toggle');
+    await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished))); // the colours' transitions
+    assert.deepEqual(await axeViolations(page), [], 'axe-core at 320 px, layer by layer, ' + theme);
+    await grid.screenshot({ path: join(ARTIFACTS, 'models-grid-320-' + theme + '.png') });
   }
   await closeClean(g);
 });

@@ -1,6 +1,7 @@
 // MHA Explorer, the model page — every head of every layer at a glance: one small heatmap per head (widgets/heatmap.js)
-// on one colour scale from 0 to 1, layer by layer (a row per layer) or ranked by a role score; heads below the
-// chosen minimum score are hidden, heads switched off are marked. One head is selected (enlarged below the grid):
+// on one colour scale from 0 to 1, layer by layer (a row per layer, folded into equal rows on a phone: gridLayout) or
+// ranked by a role score; heads below the chosen minimum score are dimmed (hidden when ranked), heads switched off are
+// marked. One head is selected (enlarged below the grid):
 // arrow keys move it (↑/↓ layer, ←/→ head; in the ranked order ←/→ the previous and next head), a click selects,
 // the O key switches the focused head off or on. The cards use a roving tabindex: one tab stop for the grid.
 import { el } from '../widgets/dom.js';
@@ -8,14 +9,22 @@ import { drawHeatmap } from '../widgets/heatmap.js';
 import { attachTip } from '../widgets/tooltip.js';
 import { rankHeads } from './roles.js';
 
-// The plot size of a card so that H cards and a row label fit `width` px (clamped: readable, not huge).
-// (a card: its plot and the plot's 2 px frame + 2·4 px padding + 2 px border + a 4 px gap; a row: its 34 px label + a 4 px gap)
-// The 20 px floor lets 12 heads fit the 495 px the grid has in the two-column page at its narrowest (901 px wide, where
-// it becomes one column, wider): a 12-head model shows every head without a scroll down to the phone layout; a card
-// stays a 32 px target.
+// The grid's layout for H heads in `width` px beside a `label` px layer label: {perRow, rows, size}. A row holds the
+// label, then per card a 4 px gap and the card (its plot of `size` px, the plot's 2 px frame, 2·4 px padding, a 2 px
+// border: size + 16 px in all), with 2 px to spare. The plot is at least MIN_CARD px (a 32 px card: above WCAG 2.5.8's
+// 24 px target; a plot where a diagonal, a first column, a stripe still show) and at most 120 px.
+// All H heads of a layer stay in one row while H cards of the floor size fit: a 12-head model from the 495 px the grid
+// has in the two-column page at its narrowest (901 px wide) down to a 458 px grid (a page 508 px wide). Below that
+// a layer's heads wrap into the fewest equal rows (6 + 6 for 12 heads, 6 + 5 for 11) whose cards grow to fill the width:
+// on a phone every head shows without a sideways scroll, and the grid stays an overview (two rows a layer rather than
+// three of larger cards: the enlarged head is below it). The keys keep their meaning across a wrap (grid.js's key_).
 export const MIN_CARD = 20;
-export function cardSize(H, width) {
-  return Math.max(MIN_CARD, Math.min(120, Math.floor((width - 40) / H) - 16));
+export function gridLayout(H, width, label = 34) {
+  const room = width - label - 2,
+    fit = Math.max(1, Math.floor(room / (MIN_CARD + 16))),
+    rows = Math.ceil(H / Math.min(H, fit)),
+    perRow = Math.ceil(H / rows);
+  return { perRow, rows, size: Math.max(MIN_CARD, Math.min(120, Math.floor(room / perRow) - 16)) };
 }
 
 export class HeadGrid {
@@ -25,12 +34,12 @@ export class HeadGrid {
     Object.assign(this, { box, tip, describe, on, cards: [], key: '', order: [] });
     box.addEventListener('keydown', (e) => this.key_(e));
   }
-  // o: {L, H, mat(l, h), labels, scale, colors, size, scores (L·H Float64Array or null), minScore, ranked, off (Set of
+  // o: {L, H, mat(l, h), labels, scale, colors, size and perRow (gridLayout), scores (L·H Float64Array or null), minScore, ranked, off (Set of
   // 'l:h'), selected: {layer, head}, roleLabel}.
   draw(o) {
     this.o = o;
     const { L, H } = o,
-      key = L + 'x' + H + '|' + o.size + '|' + (o.ranked ? 'ranked' : 'grid');
+      key = L + 'x' + H + '|' + o.size + '|' + (o.ranked ? 'ranked' : 'grid ' + o.perRow);
     if (key !== this.key) this.build(o, key);
     const shown = o.ranked && o.scores ? rankHeads(o.scores, H) : null;
     this.order = shown ? shown.map((r) => r.layer * H + r.head) : this.cards.map((_, i) => i);
@@ -58,16 +67,7 @@ export class HeadGrid {
       c.card.classList.toggle('dim', hidden);
       c.card.hidden = hidden && !!o.ranked;
       c.score.textContent = o.scores ? (Number.isFinite(score) ? score.toFixed(2) : '–') : '';
-      c.card.setAttribute(
-        'aria-label',
-        'Layer ' +
-          l +
-          ' head ' +
-          h +
-          (o.scores ? ', ' + o.roleLabel + ' score ' + c.score.textContent : '') +
-          (off ? ', switched off' : '') +
-          (hidden && !o.ranked ? ', below the minimum score' : ''),
-      );
+      c.card.setAttribute('aria-label', cardLabel(o, l, h, c.score.textContent, off, hidden));
       const sel = o.selected.layer === l && o.selected.head === h;
       c.card.classList.toggle('selected', sel);
       c.card.setAttribute('aria-pressed', String(sel));
@@ -79,20 +79,9 @@ export class HeadGrid {
     this.box.textContent = '';
     const { L, H } = o;
     this.cards = [];
-    this.flow = null;
-    const rows = [];
-    if (o.ranked) this.flow = this.box.appendChild(el('div', { class: 'mg-flow' }));
-    else {
-      const head = this.box.appendChild(el('div', { class: 'mg-row mg-heads', 'aria-hidden': 'true' }));
-      head.appendChild(el('span', { class: 'mg-label' }, ''));
-      for (let h = 0; h < H; h++)
-        head.appendChild(el('span', { class: 'mg-label mg-col' }, 'H' + h)).style.width = o.size + 12 + 'px';
-      for (let l = 0; l < L; l++) {
-        const r = this.box.appendChild(el('div', { class: 'mg-row' }));
-        r.appendChild(el('span', { class: 'mg-label', 'aria-hidden': 'true' }, 'L' + l));
-        rows.push(r);
-      }
-    }
+    this.box.classList.toggle('mg-wrapped', !o.ranked && o.perRow < H);
+    this.flow = o.ranked ? this.box.appendChild(el('div', { class: 'mg-flow' })) : null;
+    const rows = o.ranked ? [] : this.layerRows(o);
     for (let l = 0; l < L; l++) {
       for (let h = 0; h < H; h++) {
         const card = el('button', {
@@ -101,7 +90,8 @@ export class HeadGrid {
           'data-layer': String(l),
           'data-head': String(h),
         });
-        if (o.ranked) card.appendChild(el('span', { class: 'mg-name' }, 'L' + l + ' H' + h));
+        // the space keeps the name and the score two words for assistive technology (the card is a flex column)
+        if (o.ranked) card.append(el('span', { class: 'mg-name' }, 'L' + l + ' H' + h), ' ');
         const canvas = card.appendChild(el('canvas', { role: 'img', 'aria-hidden': 'true' }));
         const score = card.appendChild(el('span', { class: 'mg-score' }));
         attachTip(
@@ -115,6 +105,28 @@ export class HeadGrid {
         this.cards.push({ card, canvas, score });
       }
     }
+  }
+  // Layer by layer: the heads' column titles, then a row per layer (its label, its cards in o.perRow columns: one line
+  // of cards, or several when the heads wrap, each title then naming the heads of its column top to bottom: H0 over
+  // H6). → each layer's box of cards.
+  layerRows(o) {
+    const { L, H, perRow } = o;
+    this.box.style.setProperty('--mg-per-row', String(perRow));
+    const titles = this.box.appendChild(el('div', { class: 'mg-row mg-heads', 'aria-hidden': 'true' }));
+    titles.appendChild(el('span', { class: 'mg-label' }, ''));
+    const columns = titles.appendChild(el('div', { class: 'mg-cells' }));
+    for (let c = 0; c < perRow; c++) {
+      const title = columns.appendChild(el('span', { class: 'mg-label mg-col' }));
+      title.style.width = o.size + 12 + 'px';
+      for (let h = c; h < H; h += perRow) title.appendChild(el('span', null, 'H' + h));
+    }
+    const rows = [];
+    for (let l = 0; l < L; l++) {
+      const r = this.box.appendChild(el('div', { class: 'mg-row mg-layer' }));
+      r.appendChild(el('span', { class: 'mg-label', 'aria-hidden': 'true' }, 'L' + l));
+      rows.push(r.appendChild(el('div', { class: 'mg-cells' })));
+    }
+    return rows;
   }
   // The keyboard: arrows move the selection (and the focus), O switches the focused head off or on.
   key_(e) {
@@ -147,6 +159,18 @@ export class HeadGrid {
   canvases() {
     return this.cards.map((c) => c.canvas);
   }
+}
+
+// A card's accessible name: layer, head, its score, off, below the minimum. In the ranked order it starts with what the
+// card shows ("L0 H2 0.34": WCAG 2.5.3, a name spoken to a voice control is the one seen).
+function cardLabel(o, l, h, score, off, hidden) {
+  const which = 'layer ' + l + ' head ' + h;
+  return (
+    (o.ranked ? 'L' + l + ' H' + h + (o.scores ? ' ' + score : '') + ': ' + which : 'Layer ' + l + ' head ' + h) +
+    (o.scores ? ', ' + o.roleLabel + ' score' + (o.ranked ? '' : ' ' + score) : '') +
+    (off ? ', switched off' : '') +
+    (hidden && !o.ranked ? ', below the minimum score' : '')
+  );
 }
 
 // Whether a card already shows this matrix (the same weights: a head switched off, a role picked, a selection) at

@@ -10,7 +10,7 @@ import { ROLES } from './roles.js';
 import { lookFrom, headsToward } from './lookup.js';
 import { softmax, compareTops, describeHeads } from './ablate.js';
 import { pythonSnippet } from './snippet.js';
-import { cardSize } from './grid.js';
+import { gridLayout } from './grid.js';
 import { headMatrix, dimsOf } from './attentions.js';
 import { layerTrace } from './trace.js';
 
@@ -48,7 +48,10 @@ export function drawGrid(ctx) {
   const { S, $ } = ctx;
   if (!S.out) return;
   const { L, H } = dimsOf(S.out.attentions),
-    role = ROLES.find((r) => r.name === S.role);
+    role = ROLES.find((r) => r.name === S.role),
+    grid = $('grid');
+  // the layer label's width is the stylesheet's (--mg-label: narrower on a phone)
+  const label = parseFloat(getComputedStyle(grid).getPropertyValue('--mg-label')) || 34;
   ctx.grid.draw({
     L,
     H,
@@ -56,7 +59,7 @@ export function drawGrid(ctx) {
     labels: S.enc.tokens,
     scale: DEFAULT_SCALE,
     colors: themeColors(ctx.root),
-    size: cardSize(H, $('grid').clientWidth || 800),
+    ...gridLayout(H, grid.clientWidth || 800, label),
     scores: role && S.scores ? S.scores[role.name] || null : null,
     minScore: S.minScore,
     ranked: S.order === 'ranked' && !!role,
