@@ -634,8 +634,10 @@ var createMhaModule = (function () {
         fail(`${what} has no name: loadModel finds config.json, model.safetensors... by name`);
       const name = f.name.slice(f.name.lastIndexOf('/') + 1);
       const bytes = isBlob(f) ? f : f.bytes; // a File is a Blob (whose newer bytes() method is not our bytes)
-      if (bytes instanceof Uint8Array) return { name, size: bytes.length, bytes };
-      if (bytes instanceof ArrayBuffer) return { name, size: bytes.byteLength, bytes: new Uint8Array(bytes) };
+      // (by their tag: a Uint8Array from another realm, a page's parent window, is one too)
+      const tag = Object.prototype.toString.call(bytes);
+      if (tag === '[object Uint8Array]') return { name, size: bytes.length, bytes };
+      if (tag === '[object ArrayBuffer]') return { name, size: bytes.byteLength, bytes: new Uint8Array(bytes) };
       if (isBlob(bytes)) return { name, size: bytes.size, blob: bytes };
       if (bytes === undefined && (typeof f.url === 'string' || f.url instanceof URL)) {
         if (typeof fetch !== 'function') fail(`${what} (${name}): a url needs fetch(), which this JavaScript lacks`);
@@ -676,10 +678,13 @@ var createMhaModule = (function () {
         Object.assign(this, { file, pos, io, view: EMPTY, used: 0, mode: 'memory', reader: null, buffer: null });
         io.open.push(this);
       }
-      // A Blob from `pos`: its stream through a BYOB reader, else its slices.
+      // A Blob from `pos`: its stream through a BYOB reader, else its slices. What is left of it, when one buffer
+      // holds it, is one slice: Chromium's BYOB read of a small Blob's stream sometimes never answered while another
+      // frame read a Blob (two model pages loading in one notebook: 1 load in 18–36 hung; DEVELOPERS.md).
       startBlob() {
         const blob = this.file.blob,
-          stream = typeof blob.stream === 'function' ? blob.slice(this.pos).stream() : null;
+          whole = blob.size - this.pos <= READ_BUFFER,
+          stream = !whole && typeof blob.stream === 'function' ? blob.slice(this.pos).stream() : null;
         this.mode = stream && this.byob(stream) ? 'byob' : 'slices';
         if (stream && this.mode === 'slices') stream.cancel().catch(() => {});
       }

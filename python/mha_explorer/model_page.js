@@ -99,13 +99,21 @@ class ModelPageView {
     if (msg.type === 'page') this.showPage(new TextDecoder().decode(bytesOf(buffers[0])));
     else if (msg.type === 'file') {
       const chunk = bytesOf(buffers[0]);
-      if (!a.got.has(msg.name)) a.got.set(msg.name, []);
-      a.got.get(msg.name).push(chunk.slice());
+      if (!a.got.has(msg.name)) a.got.set(msg.name, Object.assign(new Uint8Array(msg.size), { filled: 0 }));
+      const file = a.got.get(msg.name);
+      if (msg.offset + chunk.length > file.length) a.broken = msg.name + ' changed while the kernel sent it';
+      else file.set(chunk, msg.offset);
+      file.filled += chunk.length;
       a.received += chunk.length;
       const total = this.model.get('files').reduce((s, f) => s + f.size, 0);
       this.say("Receiving the model's files from the kernel: " + mb(a.received) + ' of ' + mb(total));
-    } else if (msg.type === 'done') this.load(a.got);
-    else if (msg.type === 'error') this.report(msg.message);
+    } else if (msg.type === 'done') {
+      // a file that grew or shrank while it was read (its bytes no longer its size) is not shown with zeros
+      const short = [...a.got].find(([, f]) => f.filled !== f.length);
+      if (a.broken || short)
+        this.report((a.broken || short[0] + ' changed while the kernel sent it') + ': run the cell again.');
+      else this.load(a.got);
+    } else if (msg.type === 'error') this.report(msg.message);
   }
 
   // The page's query: layer, head, theme (the notebook's unless given) and the text.
@@ -175,7 +183,12 @@ class ModelPageView {
       api = win && win.mhaExplorer;
     if (!this.alive || !api) return;
     this.say('');
-    const files = this.model.get('files').map((f) => new win.File(got.get(f.name) || [], f.name));
+    // The weights as bytes, not a File: Chromium cannot read back a Blob made of ~500 MB or more from memory (GPT-2
+    // small's 548 MB: "could not be read"); the JSON files as Files, which the page reads as text.
+    const files = this.model.get('files').map((f) => {
+      const bytes = got.get(f.name) || new Uint8Array(0);
+      return f.name.endsWith('.safetensors') ? { name: f.name, bytes } : new win.File([bytes], f.name);
+    });
     got.clear();
     await api.load({ files, folder: this.model.get('folder'), dropped: false }).catch(() => {});
     this.report(null, api);
