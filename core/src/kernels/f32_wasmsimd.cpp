@@ -659,6 +659,7 @@ MHA_SCRATCH_STORAGE std::vector<float> t_kpack;   // [ceil(Skv/4)][dk][4]: K as 
 MHA_SCRATCH_STORAGE std::vector<float> t_scores;  // [kKvTile][8]: one group's transposed scores / probabilities
 MHA_SCRATCH_STORAGE std::vector<float> t_acc;     // [groups][dv][8]: each group's transposed output
 MHA_SCRATCH_STORAGE std::vector<float> t_stats;   // [groups][24]: each group's running max (8), sum (8), bound (8)
+MHA_SCRATCH_STORAGE std::vector<float> t_vrows;   // [Skv][dv]: V's rows side by side (when ldv > dv)
 
 // Keys per tile: a tile's K and V rows (2·kKvTile·d floats, 32 KiB at d = 32) stay in L1 while every
 // query group of the query tile passes over them.
@@ -881,6 +882,14 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   float* stats = scratch(t_stats, max_groups * 24);
   float* kp = scratch(t_kpack, (Skv + kMR - 1) / kMR * kMR * dk);
   for (std::size_t j = 0; j < Skv; j += kMR) pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
+  // V read in place: its rows are ldv apart, and with a head's columns of a wider model (ldv = 256 for
+  // d_model 256) a key tile's rows fall into a few L1 sets and leave it. Side by side they stay.
+  if (ldv > dv) {
+    float* vr = scratch(t_vrows, Skv * dv);
+    for (std::size_t j = 0; j < Skv; ++j) std::memcpy(vr + j * dv, v + j * ldv, dv * sizeof(float));
+    v = vr;
+    ldv = dv;
+  }
   const OnlineArgs args{dk, dv, kp, v, ldv, &mask, scratch(t_scores, kKvTile * 8)};
   // The queries carry the scores' scale: scale·log2(e) (scores straight in log2 units), or scale
   // alone under an additive or boolean mask, which applies to natural-unit scores (every block is
