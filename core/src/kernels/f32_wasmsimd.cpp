@@ -106,8 +106,8 @@ constexpr float kExp2Monic[5] = {0x1.78F082p+9f, 0x1.054642p+9f, 0x1.6A3202p+7f,
 // scores less B + kBoundedShift, bounded_step; vmagic_r = 1.5·2^23 - R): t = s - nearest(s) exactly
 // (|t| <= 1/2), κ·2^t by kExp2Monic in [2^9, 2^11), and n = nearest(s) - R, the low bits of
 // nearest(s) + vmagic_r (exact), added to its exponent field: an integer add, exact as the result is a
-// normal float (exponent >= -121). Against exp2_f32x4(s - R): one multiply and two adds fewer (the
-// nearest takes one), no clamp, no leading coefficient.
+// normal float (exponent >= -121). Per 4 values 7 adds, 4 multiplies, a nearest and 2 integer ops (with
+// kExp2Poly and the magic-bias rounding: 8 adds, 5 multiplies; exp2_f32x4(s - R): 9 adds, 6 multiplies).
 inline v128_t exp2_offset_f32x4(v128_t vs, v128_t vmagic_r) {
   const v128_t vc = wasm_f32x4_nearest(vs);
   const v128_t vt = wasm_f32x4_sub(vs, vc);
@@ -851,6 +851,28 @@ bool bound_group(const float* qg, std::size_t dk, float kmax, float* bound) {
   const v128_t vmax = wasm_f32x4_const_splat(kBoundMax);
   return wasm_i32x4_all_true(wasm_f32x4_le(b0, vmax)) && wasm_i32x4_all_true(wasm_f32x4_le(b1, vmax));
 }
+
+// Rows [n][cols] of src (rows ld apart) side by side in scratch. V read in place has its rows ldv
+// apart: with a head's columns of a wider model (1 KiB apart at d_model 256) a key tile's rows fall
+// into a few L1 sets and leave L1 between query groups; side by side they stay.
+const float* rows_side_by_side(std::size_t n, std::size_t cols, const float* src, std::size_t ld) {
+  float* dst = scratch(t_vrows, n * cols);
+  for (std::size_t j = 0; j < n; ++j) std::memcpy(dst + j * cols, src + j * ld, cols * sizeof(float));
+  return dst;
+}
+
+// Whether a finite causal fill weighs exactly 0 for every real query of the group q0..: fill is
+// kExp2ZeroBelow or more below each running max m (8 floats); padding lanes (q >= Sq) never count.
+bool fill_weighs_zero(const float* m, v128_t vfill, std::size_t q0, std::size_t Sq) {
+  const v128_t vzero_below = wasm_f32x4_const_splat(kExp2ZeroBelow);
+  const v128_t f0 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m)), vzero_below);
+  const v128_t f1 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m + 4)), vzero_below);
+  const v128_t vsq = wasm_i32x4_splat(int(Sq));
+  const v128_t qidx0 = wasm_i32x4_make(int(q0), int(q0 + 1), int(q0 + 2), int(q0 + 3));
+  const v128_t pad0 = wasm_i32x4_ge(qidx0, vsq);
+  const v128_t pad1 = wasm_i32x4_ge(wasm_i32x4_add(qidx0, wasm_i32x4_splat(4)), vsq);
+  return wasm_i32x4_all_true(wasm_v128_or(f0, pad0)) && wasm_i32x4_all_true(wasm_v128_or(f1, pad1));
+}
 }  // namespace
 
 // Tiled online-softmax (FlashAttention) attention in a transposed layout: a group of 8 queries
@@ -882,15 +904,14 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   float* stats = scratch(t_stats, max_groups * 24);
   float* kp = scratch(t_kpack, (Skv + kMR - 1) / kMR * kMR * dk);
   for (std::size_t j = 0; j < Skv; j += kMR) pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
-  // V read in place: its rows are ldv apart, and with a head's columns of a wider model (ldv = 256 for
-  // d_model 256) a key tile's rows fall into a few L1 sets and leave it. Side by side they stay.
-  if (ldv > dv) {
-    float* vr = scratch(t_vrows, Skv * dv);
-    for (std::size_t j = 0; j < Skv; ++j) std::memcpy(vr + j * dv, v + j * ldv, dv * sizeof(float));
-    v = vr;
-    ldv = dv;
-  }
-  const OnlineArgs args{dk, dv, kp, v, ldv, &mask, scratch(t_scores, kKvTile * 8)};
+  const bool copy_v = ldv > dv;
+  const OnlineArgs args{dk,
+                        dv,
+                        kp,
+                        copy_v ? rows_side_by_side(Skv, dv, v, ldv) : v,
+                        copy_v ? dv : ldv,
+                        &mask,
+                        scratch(t_scores, kKvTile * 8)};
   // The queries carry the scores' scale: scale·log2(e) (scores straight in log2 units), or scale
   // alone under an additive or boolean mask, which applies to natural-unit scores (every block is
   // then masked, so no group is bounded).
@@ -900,7 +921,6 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   bool bounded[256 / 8];  // per group of the query tile (query_tile <= 256)
   const bool fill_neginf = mask.fill == kNegInf;
   const v128_t vfill = wasm_f32x4_splat(score_log2(mask.fill));  // running maxima are in log2 units
-  const v128_t vzero_below = wasm_f32x4_const_splat(kExp2ZeroBelow);
 
   for (std::size_t t0 = 0; t0 < Sq; t0 += qtile) {
     const std::size_t groups = (std::min(qtile, Sq - t0) + 7) / 8;
@@ -925,19 +945,7 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
         if (mask.causal && j0 + nb > causal_end) {
           // Keys past causal_end score `fill` for every real query. Skipping them is exact when
           // their weight 2^(fill - m') is exactly 0: fill = -inf, or fill already 127 below m.
-          bool skip = fill_neginf;
-          if (!skip) {
-            const float* m = stats + g * 24;
-            const v128_t f0 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m)), vzero_below);
-            const v128_t f1 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m + 4)), vzero_below);
-            // Padding lanes (q >= Sq) never count.
-            const v128_t vsq = wasm_i32x4_splat(int(Sq));
-            const v128_t qidx0 = wasm_i32x4_make(int(q0), int(q0 + 1), int(q0 + 2), int(q0 + 3));
-            const v128_t pad0 = wasm_i32x4_ge(qidx0, vsq);
-            const v128_t pad1 = wasm_i32x4_ge(wasm_i32x4_add(qidx0, wasm_i32x4_splat(4)), vsq);
-            skip = wasm_i32x4_all_true(wasm_v128_or(f0, pad0)) && wasm_i32x4_all_true(wasm_v128_or(f1, pad1));
-          }
-          if (skip) {
+          if (fill_neginf || fill_weighs_zero(stats + g * 24, vfill, q0, Sq)) {
             if (j0 >= causal_end) continue;
             nb = causal_end - j0;
           }
@@ -949,12 +957,8 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
     // out[q0 + l, c] = Oᵀ[c, l] / l_l  (l = 0 for an all -inf row gives 0/0 = NaN).
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t q0 = t0 + 8 * g, nq = std::min<std::size_t>(8, Sq - q0);
-      const float* og = ot + g * dv * 8;
-      const float* lsum = stats + g * 24 + 8;
-      for (std::size_t l = 0; l < nq; ++l) {
-        float* o = out + (q0 + l) * ldo;
-        for (std::size_t c = 0; c < dv; ++c) o[c] = og[c * 8 + l] / lsum[l];
-      }
+      for (std::size_t l = 0; l < nq; ++l)
+        for (std::size_t c = 0; c < dv; ++c) out[(q0 + l) * ldo + c] = ot[(g * dv + c) * 8 + l] / stats[g * 24 + 8 + l];
     }
   }
 }
