@@ -82,27 +82,41 @@ constexpr float kExp2Poly[5] = {0x1.62E42Ap-1f, 0x1.EBF9BCp-3f, 0x1.C6B752p-5f, 
 // by the magic-bias trick and t = x - n exactly, |t| <= 1/2: no ln2 hi/lo reduction; then kExp2Poly.
 // x is first clamped to -127 (pmax keeps NaN): there 2^n = +0 (exponent field 0), so the result is
 // exactly 0 and exp2(-inf) = 0 with one max. 11 vector ops with relaxed_madd (exp_f32x4: 12).
-inline v128_t exp2_f32x4(v128_t vx) {
+// With vscale: vscale·2^x, 2^n scaled first (exact while vscale·2^n is normal, +0 at the clamp).
+inline v128_t exp2_f32x4(v128_t vx, const v128_t* vscale = nullptr) {
   vx = wasm_f32x4_pmax(vx, wasm_f32x4_const_splat(kExp2ZeroBelow));  // pmax(NaN, c) = NaN
   v128_t vn = wasm_f32x4_add(vx, kMagicBias);
-  const v128_t vs = wasm_i32x4_shl(vn, 23);  // 2^n: low bits of vn hold n + 127
+  v128_t vs = wasm_i32x4_shl(vn, 23);  // 2^n: low bits of vn hold n + 127
+  if (vscale) vs = wasm_f32x4_mul(vs, *vscale);
   vn = wasm_f32x4_sub(vn, kMagicBias);
   return times_one_plus_tp(wasm_f32x4_sub(vx, vn), vs, kExp2Poly);
 }
 
-// 2^(s - R) for an integer reference R and a finite s with s - R in [-126, 0] (the bounded groups'
-// scores, bounded_step): n = round(s) - R from the low bits of s + (1.5·2^23 - R) (vmagic_r), t = s - round(s)
-// exactly, 2^t = 1 + t·p(t) (kExp2Poly) and 2^n added to its exponent field: an integer add, exact as
-// the result is a normal float. One multiply and one subtraction fewer than exp2_f32x4(s - R), no clamp.
+// The bounded groups' probabilities carry a constant factor, kBoundedScale = κ·2^-10 (κ below), which
+// their softmax cancels (O and l alike): their exponential's polynomial is then monic, one multiply
+// fewer. The reference of their unmasked blocks is B + kBoundedShift, so that the weights stay <= 1.04.
+constexpr float kExp2Kappa = 0x1.78F08p+9f;  // κ ≈ 1 / kExp2Poly[4]
+constexpr float kBoundedScale = kExp2Kappa * 0x1p-10f;
+constexpr float kBoundedShift = 10.0f;
+// Monic degree-5 minimax fit of κ·2^t = t^5 + c[4]·t^4 + … + c[0] on |t| <= 1/2: relative error 1.8e-7
+// in float (kExp2Poly: 1.9e-7), measured over every |t| <= 1/2 step 2^-14 and 16 million random s.
+constexpr float kExp2Monic[5] = {0x1.78F082p+9f, 0x1.054642p+9f, 0x1.6A3202p+7f, 0x1.4EC464p+5f, 0x1.D2D65Ep+2f};
+
+// κ·2^(s - R) for an integer reference R and a finite s with s - R in [-130, -10] (the bounded groups'
+// scores less B + kBoundedShift, bounded_step; vmagic_r = 1.5·2^23 - R): t = s - nearest(s) exactly
+// (|t| <= 1/2), κ·2^t by kExp2Monic in [2^9, 2^11), and n = nearest(s) - R, the low bits of
+// nearest(s) + vmagic_r (exact), added to its exponent field: an integer add, exact as the result is a
+// normal float (exponent >= -121). Per 4 values 7 adds, 4 multiplies, a nearest and 2 integer ops (with
+// kExp2Poly and the magic-bias rounding: 8 adds, 5 multiplies; exp2_f32x4(s - R): 9 adds, 6 multiplies).
 inline v128_t exp2_offset_f32x4(v128_t vs, v128_t vmagic_r) {
-  const v128_t vn = wasm_f32x4_add(vs, vmagic_r);
-  const v128_t vt = wasm_f32x4_sub(vs, wasm_f32x4_sub(vn, vmagic_r));
-  v128_t vp = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kExp2Poly[4]), vt), wasm_f32x4_splat(kExp2Poly[3]));
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Poly[2]));
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Poly[1]));
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Poly[0]));
-  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_const_splat(1.0f));
-  return wasm_i32x4_add(vp, wasm_i32x4_shl(vn, 23));  // the low bits of vn hold n: n << 23
+  const v128_t vc = wasm_f32x4_nearest(vs);
+  const v128_t vt = wasm_f32x4_sub(vs, vc);
+  v128_t vp = wasm_f32x4_add(vt, wasm_f32x4_splat(kExp2Monic[4]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Monic[3]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Monic[2]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Monic[1]));
+  vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), wasm_f32x4_splat(kExp2Monic[0]));
+  return wasm_i32x4_add(vp, wasm_i32x4_shl(wasm_f32x4_add(vc, vmagic_r), 23));  // low bits: n, << 23
 }
 
 // Stores the first nc (< 8) lanes of (v0, v1) to c with partial-lane stores (no over-write).
@@ -645,6 +659,7 @@ MHA_SCRATCH_STORAGE std::vector<float> t_kpack;   // [ceil(Skv/4)][dk][4]: K as 
 MHA_SCRATCH_STORAGE std::vector<float> t_scores;  // [kKvTile][8]: one group's transposed scores / probabilities
 MHA_SCRATCH_STORAGE std::vector<float> t_acc;     // [groups][dv][8]: each group's transposed output
 MHA_SCRATCH_STORAGE std::vector<float> t_stats;   // [groups][24]: each group's running max (8), sum (8), bound (8)
+MHA_SCRATCH_STORAGE std::vector<float> t_vrows;   // [Skv][dv]: V's rows side by side (when ldv > dv)
 
 // Keys per tile: a tile's K and V rows (2·kKvTile·d floats, 32 KiB at d = 32) stay in L1 while every
 // query group of the query tile passes over them.
@@ -705,13 +720,13 @@ constexpr float kBoundMax = 60.0f;
 // integer (bound_group). The reference is B itself rather than the running max: the same softmax
 // (any reference gives it, as long as every 2^(Sᵀ - ref) is a normal float, here in [2^-120, 1]),
 // without the block maximum and without a rescale, and the scores are finite, so exp2_offset_f32x4
-// applies. A group's unmasked blocks come before its masked ones (only a causal mask leaves blocks
-// unmasked: those left of the diagonal), so its reference is still -inf (nothing accumulated: l = 0,
-// Oᵀ = 0) or already B when this runs.
+// applies (with B + kBoundedShift: P = kBoundedScale·2^(Sᵀ - B), the constant cancelled by l). A group's unmasked
+// blocks come before its masked ones (only a causal mask leaves blocks unmasked: those left of the diagonal), so its
+// reference is still -inf (nothing accumulated: l = 0, Oᵀ = 0) or already B when this runs.
 void bounded_step(const OnlineArgs& a, const float* qp, const float* bound, std::size_t j0, std::size_t nb, float* ot,
                   float* stats) {
   const v128_t b[2] = {wasm_v128_load(bound), wasm_v128_load(bound + 4)};
-  const v128_t magic = wasm_f32x4_const_splat(0x1.8p23f);
+  const v128_t magic = wasm_f32x4_const_splat(0x1.8p23f - kBoundedShift);
   const v128_t magic_r[2] = {wasm_f32x4_sub(magic, b[0]), wasm_f32x4_sub(magic, b[1])};
   score_block(a, qp, j0, nb, nullptr);
   v128_t sum[2];
@@ -730,7 +745,8 @@ void bounded_step(const OnlineArgs& a, const float* qp, const float* bound, std:
 //   m' = max(m, max_j Sᵀ[j, ·]);  P = 2^(Sᵀ - m');  l = l·2^(m - m') + Σ_j P
 //   Oᵀ[c, q] = Oᵀ[c, q]·2^(m - m') + Σ_j V[j, c]·P[j, q]   4x8 microkernel, A = Vᵀ, W = P
 // stats holds m (8 floats) then l (8 floats); ot is the group's Oᵀ [dv][8]. bound: the group's
-// score bounds (8 floats) when it is bounded, else nullptr; its unmasked blocks take bounded_step.
+// score bounds (8 floats) when it is bounded, else nullptr; its unmasked blocks take bounded_step,
+// and its P here carry the bounded blocks' constant factor kBoundedScale too.
 void online_step(const OnlineArgs& a, const float* qp, const float* bound, std::size_t q0, std::size_t nq,
                  std::size_t j0, std::size_t nb, float* ot, float* stats) {
   const f32_score_mask& mask = *a.mask;
@@ -785,8 +801,14 @@ void online_step(const OnlineArgs& a, const float* qp, const float* bound, std::
     corr[h] = exp2_f32x4(wasm_f32x4_sub(m, mu[h]));
     wasm_v128_store(stats + 4 * h, mn);
   }
-  exponentiate(
-      st, nb, [&](v128_t s, int h) { return exp2_f32x4(wasm_f32x4_sub(s, mu[h])); }, sum);
+  if (bound) {  // a bounded group's probabilities carry kBoundedScale, as its bounded blocks'
+    const v128_t vscale = wasm_f32x4_const_splat(kBoundedScale);
+    exponentiate(
+        st, nb, [&](v128_t s, int h) { return exp2_f32x4(wasm_f32x4_sub(s, mu[h]), &vscale); }, sum);
+  } else {
+    exponentiate(
+        st, nb, [&](v128_t s, int h) { return exp2_f32x4(wasm_f32x4_sub(s, mu[h])); }, sum);
+  }
   wasm_v128_store(stats + 8, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(stats + 8), corr[0]), sum[0]));
   wasm_v128_store(stats + 12, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(stats + 12), corr[1]), sum[1]));
   accumulate_pv(a, j0, nb, ot, corr);
@@ -829,6 +851,28 @@ bool bound_group(const float* qg, std::size_t dk, float kmax, float* bound) {
   const v128_t vmax = wasm_f32x4_const_splat(kBoundMax);
   return wasm_i32x4_all_true(wasm_f32x4_le(b0, vmax)) && wasm_i32x4_all_true(wasm_f32x4_le(b1, vmax));
 }
+
+// Rows [n][cols] of src (rows ld apart) side by side in scratch. V read in place has its rows ldv
+// apart: with a head's columns of a wider model (1 KiB apart at d_model 256) a key tile's rows fall
+// into a few L1 sets and leave L1 between query groups; side by side they stay.
+const float* rows_side_by_side(std::size_t n, std::size_t cols, const float* src, std::size_t ld) {
+  float* dst = scratch(t_vrows, n * cols);
+  for (std::size_t j = 0; j < n; ++j) std::memcpy(dst + j * cols, src + j * ld, cols * sizeof(float));
+  return dst;
+}
+
+// Whether a finite causal fill weighs exactly 0 for every real query of the group q0..: fill is
+// kExp2ZeroBelow or more below each running max m (8 floats); padding lanes (q >= Sq) never count.
+bool fill_weighs_zero(const float* m, v128_t vfill, std::size_t q0, std::size_t Sq) {
+  const v128_t vzero_below = wasm_f32x4_const_splat(kExp2ZeroBelow);
+  const v128_t f0 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m)), vzero_below);
+  const v128_t f1 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m + 4)), vzero_below);
+  const v128_t vsq = wasm_i32x4_splat(int(Sq));
+  const v128_t qidx0 = wasm_i32x4_make(int(q0), int(q0 + 1), int(q0 + 2), int(q0 + 3));
+  const v128_t pad0 = wasm_i32x4_ge(qidx0, vsq);
+  const v128_t pad1 = wasm_i32x4_ge(wasm_i32x4_add(qidx0, wasm_i32x4_splat(4)), vsq);
+  return wasm_i32x4_all_true(wasm_v128_or(f0, pad0)) && wasm_i32x4_all_true(wasm_v128_or(f1, pad1));
+}
 }  // namespace
 
 // Tiled online-softmax (FlashAttention) attention in a transposed layout: a group of 8 queries
@@ -860,7 +904,14 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   float* stats = scratch(t_stats, max_groups * 24);
   float* kp = scratch(t_kpack, (Skv + kMR - 1) / kMR * kMR * dk);
   for (std::size_t j = 0; j < Skv; j += kMR) pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
-  const OnlineArgs args{dk, dv, kp, v, ldv, &mask, scratch(t_scores, kKvTile * 8)};
+  const bool copy_v = ldv > dv;
+  const OnlineArgs args{dk,
+                        dv,
+                        kp,
+                        copy_v ? rows_side_by_side(Skv, dv, v, ldv) : v,
+                        copy_v ? dv : ldv,
+                        &mask,
+                        scratch(t_scores, kKvTile * 8)};
   // The queries carry the scores' scale: scale·log2(e) (scores straight in log2 units), or scale
   // alone under an additive or boolean mask, which applies to natural-unit scores (every block is
   // then masked, so no group is bounded).
@@ -870,7 +921,6 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   bool bounded[256 / 8];  // per group of the query tile (query_tile <= 256)
   const bool fill_neginf = mask.fill == kNegInf;
   const v128_t vfill = wasm_f32x4_splat(score_log2(mask.fill));  // running maxima are in log2 units
-  const v128_t vzero_below = wasm_f32x4_const_splat(kExp2ZeroBelow);
 
   for (std::size_t t0 = 0; t0 < Sq; t0 += qtile) {
     const std::size_t groups = (std::min(qtile, Sq - t0) + 7) / 8;
@@ -895,19 +945,7 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
         if (mask.causal && j0 + nb > causal_end) {
           // Keys past causal_end score `fill` for every real query. Skipping them is exact when
           // their weight 2^(fill - m') is exactly 0: fill = -inf, or fill already 127 below m.
-          bool skip = fill_neginf;
-          if (!skip) {
-            const float* m = stats + g * 24;
-            const v128_t f0 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m)), vzero_below);
-            const v128_t f1 = wasm_f32x4_le(wasm_f32x4_sub(vfill, wasm_v128_load(m + 4)), vzero_below);
-            // Padding lanes (q >= Sq) never count.
-            const v128_t vsq = wasm_i32x4_splat(int(Sq));
-            const v128_t qidx0 = wasm_i32x4_make(int(q0), int(q0 + 1), int(q0 + 2), int(q0 + 3));
-            const v128_t pad0 = wasm_i32x4_ge(qidx0, vsq);
-            const v128_t pad1 = wasm_i32x4_ge(wasm_i32x4_add(qidx0, wasm_i32x4_splat(4)), vsq);
-            skip = wasm_i32x4_all_true(wasm_v128_or(f0, pad0)) && wasm_i32x4_all_true(wasm_v128_or(f1, pad1));
-          }
-          if (skip) {
+          if (fill_neginf || fill_weighs_zero(stats + g * 24, vfill, q0, Sq)) {
             if (j0 >= causal_end) continue;
             nb = causal_end - j0;
           }
@@ -919,12 +957,8 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
     // out[q0 + l, c] = Oᵀ[c, l] / l_l  (l = 0 for an all -inf row gives 0/0 = NaN).
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t q0 = t0 + 8 * g, nq = std::min<std::size_t>(8, Sq - q0);
-      const float* og = ot + g * dv * 8;
-      const float* lsum = stats + g * 24 + 8;
-      for (std::size_t l = 0; l < nq; ++l) {
-        float* o = out + (q0 + l) * ldo;
-        for (std::size_t c = 0; c < dv; ++c) o[c] = og[c * 8 + l] / lsum[l];
-      }
+      for (std::size_t l = 0; l < nq; ++l)
+        for (std::size_t c = 0; c < dv; ++c) out[(q0 + l) * ldo + c] = ot[(g * dv + c) * 8 + l] / stats[g * 24 + 8 + l];
     }
   }
 }
