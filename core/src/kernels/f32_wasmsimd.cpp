@@ -713,8 +713,10 @@ void accumulate_pv(const OnlineArgs& a, std::size_t j0, std::size_t nb, float* o
                                          8, 1.0f, nullptr, colscale);
 }
 
-// Scores of a bounded group stay within ±kBoundMax (log2 units): Sᵀ - B >= -2·kBoundMax >= -126.
-constexpr float kBoundMax = 60.0f;
+// Scores of a bounded group stay within ±kBoundMax (log2 units): Sᵀ - B >= -2·kBoundMax, so a row's
+// largest weight is at least 2^-64.5 (with kBoundedScale) and its products with V keep float's
+// precision down to |V| of 2^-61.5 (at 60, |V| below 0.02 lost bits: 0.24% at 1e-7).
+constexpr float kBoundMax = 32.0f;
 
 // An unmasked block of a group whose scores are bounded, |Sᵀ[j, q]| <= B[q] <= kBoundMax with B an
 // integer (bound_group). The reference is B itself rather than the running max: the same softmax
@@ -835,8 +837,10 @@ float max_key_norm2(const float* kp, std::size_t Skv, std::size_t dk) {
 // scores' units; Cauchy-Schwarz: |Sᵀ[j, q]| <= |q|·|k_j|), enlarged by 4·(dk + 4)·2^-24 for the
 // rounding of the dot products and the norms, and rounded up to an integer. Returns whether every
 // lane's B is at most kBoundMax (inf or NaN, from inputs with inf or NaN: not); the scores of a
-// bounded group are then finite.
-bool bound_group(const float* qg, std::size_t dk, float kmax, float* bound) {
+// bounded group are then finite. fill: a causal mask's fill in log2 units (-inf without one); it must
+// weigh 0 against any score, fill + B <= kExp2ZeroBelow, as the bounded reference B stands in for the
+// running max when the masked blocks come (a fill near the scores weighs, and takes the running max).
+bool bound_group(const float* qg, std::size_t dk, float kmax, float fill, float* bound) {
   v128_t n0 = wasm_f32x4_const_splat(0.0f), n1 = n0;
   for (std::size_t c = 0; c < dk; ++c) {
     const v128_t x0 = wasm_v128_load(qg + c * 8), x1 = wasm_v128_load(qg + c * 8 + 4);
@@ -848,8 +852,11 @@ bool bound_group(const float* qg, std::size_t dk, float kmax, float* bound) {
   const v128_t b1 = wasm_f32x4_ceil(wasm_f32x4_mul(wasm_f32x4_sqrt(n1), f));
   wasm_v128_store(bound, b0);
   wasm_v128_store(bound + 4, b1);
-  const v128_t vmax = wasm_f32x4_const_splat(kBoundMax);
-  return wasm_i32x4_all_true(wasm_f32x4_le(b0, vmax)) && wasm_i32x4_all_true(wasm_f32x4_le(b1, vmax));
+  const v128_t vmax = wasm_f32x4_const_splat(kBoundMax), vzero = wasm_f32x4_const_splat(kExp2ZeroBelow);
+  const v128_t vfill = wasm_f32x4_splat(fill);
+  const v128_t ok0 = wasm_v128_and(wasm_f32x4_le(b0, vmax), wasm_f32x4_le(wasm_f32x4_add(vfill, b0), vzero));
+  const v128_t ok1 = wasm_v128_and(wasm_f32x4_le(b1, vmax), wasm_f32x4_le(wasm_f32x4_add(vfill, b1), vzero));
+  return wasm_i32x4_all_true(ok0) && wasm_i32x4_all_true(ok1);
 }
 
 // Rows [n][cols] of src (rows ld apart) side by side in scratch. V read in place has its rows ldv
@@ -921,6 +928,7 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   bool bounded[256 / 8];  // per group of the query tile (query_tile <= 256)
   const bool fill_neginf = mask.fill == kNegInf;
   const v128_t vfill = wasm_f32x4_splat(score_log2(mask.fill));  // running maxima are in log2 units
+  const float causal_fill = mask.causal ? score_log2(mask.fill) : kNegInf;
 
   for (std::size_t t0 = 0; t0 < Sq; t0 += qtile) {
     const std::size_t groups = (std::min(qtile, Sq - t0) + 7) / 8;
@@ -933,7 +941,7 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
       std::fill(ot + g * dv * 8, ot + (g + 1) * dv * 8, 0.0f);
       std::fill(stats + g * 24, stats + g * 24 + 8, kNegInf);
       std::fill(stats + g * 24 + 8, stats + g * 24 + 16, 0.0f);
-      bounded[g] = !mask_per_score && bound_group(qg, dk, kmax, stats + g * 24 + 16);
+      bounded[g] = !mask_per_score && bound_group(qg, dk, kmax, causal_fill, stats + g * 24 + 16);
     }
     // With fill = -inf, keys past the tile's last query weigh exactly 0 for all of it.
     const std::size_t kv_end = mask.causal && fill_neginf ? std::min(Skv, t0 + groups * 8) : Skv;
