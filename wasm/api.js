@@ -623,6 +623,23 @@ var createMhaModule = (function () {
       );
     }
 
+    // Brand checks, true for a Uint8Array or ArrayBuffer of any realm (a page's parent window: instanceof is false)
+    // and for nothing else (a Symbol.toStringTag cannot pass for one).
+    const typedArrayTag = Object.getOwnPropertyDescriptor(
+        Object.getPrototypeOf(Uint8Array.prototype),
+        Symbol.toStringTag,
+      ).get,
+      bufferLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+    const isUint8Array = (x) => typedArrayTag.call(x) === 'Uint8Array';
+    function isArrayBuffer(x) {
+      try {
+        bufferLength.call(x);
+        return true;
+      } catch (e) {
+        return false; // not an ArrayBuffer
+      }
+    }
+
     // One of loadModel's files as {name, size, bytes | blob | url}: a File, {name, bytes} with bytes a Uint8Array,
     // ArrayBuffer or Blob, or {name, url} (fetched when read; its size comes with the answer). A path keeps its last
     // part ('gpt2/config.json' is config.json).
@@ -634,10 +651,8 @@ var createMhaModule = (function () {
         fail(`${what} has no name: loadModel finds config.json, model.safetensors... by name`);
       const name = f.name.slice(f.name.lastIndexOf('/') + 1);
       const bytes = isBlob(f) ? f : f.bytes; // a File is a Blob (whose newer bytes() method is not our bytes)
-      // (by their tag: a Uint8Array from another realm, a page's parent window, is one too)
-      const tag = Object.prototype.toString.call(bytes);
-      if (tag === '[object Uint8Array]') return { name, size: bytes.length, bytes };
-      if (tag === '[object ArrayBuffer]') return { name, size: bytes.byteLength, bytes: new Uint8Array(bytes) };
+      if (isUint8Array(bytes)) return { name, size: bytes.length, bytes };
+      if (isArrayBuffer(bytes)) return { name, size: bytes.byteLength, bytes: new Uint8Array(bytes) };
       if (isBlob(bytes)) return { name, size: bytes.size, blob: bytes };
       if (bytes === undefined && (typeof f.url === 'string' || f.url instanceof URL)) {
         if (typeof fetch !== 'function') fail(`${what} (${name}): a url needs fetch(), which this JavaScript lacks`);

@@ -337,8 +337,8 @@ def explore_model(model, text=None, tokenizer=None, *, layer=0, head=0, theme=No
     layer, head: the head selected first; theme: "light", "dark" or "auto" (default: the notebook's).
     The weights go from the kernel to the page through the widget's comm, never into the notebook: the saved
     notebook keeps the text, the folder and a note; run the cell again to see the page.
-    The returned widget: set .text to show another text; .status ("shown", "computing", or the page's message) and
-    .tokens say what the page shows, as its view reports it.
+    The returned widget: set .text to show another text; .status ("shown", "computing" until the view reports on
+    the text, the page's message, or "" before any view) and .tokens say what the page shows.
     """
     if text is not None and not isinstance(text, str) and hasattr(text, "convert_ids_to_tokens"):
         if tokenizer is not None and not isinstance(tokenizer, str):

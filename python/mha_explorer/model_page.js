@@ -49,7 +49,6 @@ class ModelPageView {
       frame: null,
       alive: true,
       asked: null,
-      pageText: '',
       themeObserver: null,
       whole: null,
       stops: [],
@@ -99,9 +98,24 @@ class ModelPageView {
     if (msg.type === 'page') this.showPage(new TextDecoder().decode(bytesOf(buffers[0])));
     else if (msg.type === 'file') {
       const chunk = bytesOf(buffers[0]);
-      if (!a.got.has(msg.name)) a.got.set(msg.name, Object.assign(new Uint8Array(msg.size), { filled: 0 }));
+      if (a.broken) return;
+      if (!a.got.has(msg.name)) {
+        try {
+          a.got.set(msg.name, Object.assign(new Uint8Array(msg.size), { filled: 0 }));
+        } catch (e) {
+          a.broken =
+            'This browser tab has no memory left for ' +
+            msg.name +
+            ' (' +
+            mb(msg.size) +
+            '): close other tabs, then run the cell again.';
+          a.got.clear();
+          return;
+        }
+      }
       const file = a.got.get(msg.name);
-      if (msg.offset + chunk.length > file.length) a.broken = msg.name + ' changed while the kernel sent it';
+      if (msg.offset + chunk.length > file.length)
+        a.broken = msg.name + ' changed while the kernel sent it: run the cell again.';
       else file.set(chunk, msg.offset);
       file.filled += chunk.length;
       a.received += chunk.length;
@@ -111,7 +125,7 @@ class ModelPageView {
       // a file that grew or shrank while it was read (its bytes no longer its size) is not shown with zeros
       const short = [...a.got].find(([, f]) => f.filled !== f.length);
       if (a.broken || short)
-        this.report((a.broken || short[0] + ' changed while the kernel sent it') + ': run the cell again.');
+        this.report(a.broken || short[0] + ' changed while the kernel sent it: run the cell again.');
       else this.load(a.got);
     } else if (msg.type === 'error') this.report(msg.message);
   }
@@ -119,8 +133,7 @@ class ModelPageView {
   // The page's query: layer, head, theme (the notebook's unless given) and the text.
   query() {
     const q = new URLSearchParams(this.model.get('query'));
-    this.pageText = this.model.get('text'); // the text the page is asked to show: what its reports are for
-    if (this.pageText) q.set('text', this.pageText);
+    if (this.model.get('text')) q.set('text', this.model.get('text'));
     if (!q.has('theme')) {
       const theme = notebookTheme(this.el);
       if (theme !== 'auto') q.set('theme', theme);
@@ -190,28 +203,35 @@ class ModelPageView {
       return f.name.endsWith('.safetensors') ? { name: f.name, bytes } : new win.File([bytes], f.name);
     });
     got.clear();
+    await this.showText(api); // the text set since the page's first (or a reloaded frame's srcdoc) text
     await api.load({ files, folder: this.model.get('folder'), dropped: false }).catch(() => {});
+    await this.showText(api); // and a text set while it loaded (setText waits for a model)
     this.report(null, api);
   }
 
+  // The model's text in the page, until they agree.
+  async showText(api) {
+    while (this.alive && api.getText() !== this.model.get('text')) await api.set({ text: this.model.get('text') });
+  }
+
   // What the page shows, for Python: tokens and status ("shown", or the page's or the kernel's message), and the text
-  // they are for (`text`, the model's text when the page was asked: Python says "computing" until a report for its
-  // text arrives, whatever order the kernel's and the view's updates cross in).
-  async report(message, api, text = this.pageText) {
-    const shown = api ? await api.ready : false;
+  // they are for, read together once no change of the page is pending: Python says "computing" until a report for
+  // its own text arrives, whatever order the kernel's and the view's updates cross in.
+  async report(message, api) {
+    let shown = false;
+    for (let settled = null; api && settled !== api.ready;) shown = await (settled = api.ready);
     if (!this.alive) return;
     if (message) this.say(message);
     this.model.set('_shown_tokens', shown ? api.getTokens() : []);
     this.model.set('_shown_status', shown ? 'shown' : message || api.getMessages().join(' ') || 'not shown');
-    this.model.set('_shown_text', text);
+    this.model.set('_shown_text', api ? api.getText() : this.model.get('text'));
     this.model.save_changes();
   }
 
+  // A text set from Python: shown once the page has a model (before, load() shows it and reports).
   setText() {
     const api = this.frame && this.frame.contentWindow && this.frame.contentWindow.mhaExplorer;
-    if (!api) return;
-    const text = (this.pageText = this.model.get('text'));
-    api.set({ text }).then(() => this.report(null, api, text));
+    if (api && api.getInfo()) this.showText(api).then(() => this.report(null, api));
   }
 
   dispose() {

@@ -1,5 +1,5 @@
 // MHA Explorer, the model page — its script API (window.mhaExplorer): ready (a promise of whether a model and its text
-// are shown, once the latest load or change has settled), getWeights() → {shape: [L, 1, H, T, T], data}, getTokens(),
+// are shown, once the latest load or change has settled), getWeights() → {shape: [L, 1, H, T, T], data}, getTokens(), getText(),
 // set({text}), load({files}), ablate(heads) → the new top 5, and what the tests read (ids, info, messages, role
 // scores, the repeated sequence, the top 5s, the snippet, the selection). ctx: context.js's; loading: loading.js's.
 import { folderOf } from './files.js';
@@ -24,6 +24,7 @@ export function createApi(ctx, loading) {
     getWeights: () =>
       S.out ? { shape: S.out.attentions.shape.slice(), data: new Float32Array(S.out.attentions.data) } : null,
     getTokens: () => (S.enc ? S.enc.tokens.slice() : []),
+    getText: () => S.text, // the text asked for (its tokens are getTokens() once ready settles)
     getIds: () => (S.enc ? S.enc.ids.slice() : []),
     getInfo: () => (S.info ? Object.assign({}, S.info) : null),
     getMessages: () => Object.values(ctx.messages).filter(Boolean),
