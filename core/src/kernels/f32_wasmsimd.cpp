@@ -658,8 +658,13 @@ MHA_SCRATCH_STORAGE std::vector<float> t_qpack;   // [groups][dk][8]: the query 
 MHA_SCRATCH_STORAGE std::vector<float> t_kpack;   // [ceil(Skv/4)][dk][4]: K as 4-key micro-panels
 MHA_SCRATCH_STORAGE std::vector<float> t_scores;  // [kKvTile][8]: one group's transposed scores / probabilities
 MHA_SCRATCH_STORAGE std::vector<float> t_acc;     // [groups][dv][8]: each group's transposed output
-MHA_SCRATCH_STORAGE std::vector<float> t_stats;   // [groups][24]: each group's running max (8), sum (8), bound (8)
-MHA_SCRATCH_STORAGE std::vector<float> t_vrows;   // [Skv][dv]: V's rows side by side (when ldv > dv)
+// A group's stats: m (8), l (8), its bounds B (8), then a flag: whether it took a bounded step (its P then carry
+// kBoundedScale, and so must those of its masked blocks after; a group without one keeps P = 1 for its largest score,
+// so that a row of one key gives v exactly, as PyTorch).
+constexpr std::size_t kStats = 32, kScaledAt = 24;
+MHA_SCRATCH_STORAGE std::vector<float> t_stats;  // [groups][kStats]: each group's running max (8), sum (8), bound (8),
+                                                 // whether it took a bounded step (1)
+MHA_SCRATCH_STORAGE std::vector<float> t_vrows;  // [Skv][dv]: V's rows side by side (when ldv > dv)
 
 // Keys per tile: a tile's K and V rows (2·kKvTile·d floats, 32 KiB at d = 32) stay in L1 while every
 // query group of the query tile passes over them.
@@ -738,6 +743,7 @@ void bounded_step(const OnlineArgs& a, const float* qp, const float* bound, std:
     wasm_v128_store(stats + 4 * h, b[h]);
     wasm_v128_store(stats + 8 + 4 * h, wasm_f32x4_add(wasm_v128_load(stats + 8 + 4 * h), sum[h]));
   }
+  stats[kScaledAt] = 1.0f;
   accumulate_pv(a, j0, nb, ot, nullptr);
 }
 
@@ -748,7 +754,7 @@ void bounded_step(const OnlineArgs& a, const float* qp, const float* bound, std:
 //   Oᵀ[c, q] = Oᵀ[c, q]·2^(m - m') + Σ_j V[j, c]·P[j, q]   4x8 microkernel, A = Vᵀ, W = P
 // stats holds m (8 floats) then l (8 floats); ot is the group's Oᵀ [dv][8]. bound: the group's
 // score bounds (8 floats) when it is bounded, else nullptr; its unmasked blocks take bounded_step,
-// and its P here carry the bounded blocks' constant factor kBoundedScale too.
+// and its P here carry the bounded blocks' constant factor kBoundedScale too once it took one (stats[kScaledAt]).
 void online_step(const OnlineArgs& a, const float* qp, const float* bound, std::size_t q0, std::size_t nq,
                  std::size_t j0, std::size_t nb, float* ot, float* stats) {
   const f32_score_mask& mask = *a.mask;
@@ -803,7 +809,7 @@ void online_step(const OnlineArgs& a, const float* qp, const float* bound, std::
     corr[h] = exp2_f32x4(wasm_f32x4_sub(m, mu[h]));
     wasm_v128_store(stats + 4 * h, mn);
   }
-  if (bound) {  // a bounded group's probabilities carry kBoundedScale, as its bounded blocks'
+  if (stats[kScaledAt] != 0.0f) {  // after bounded blocks the probabilities carry kBoundedScale, as theirs
     const v128_t vscale = wasm_f32x4_const_splat(kBoundedScale);
     exponentiate(
         st, nb, [&](v128_t s, int h) { return exp2_f32x4(wasm_f32x4_sub(s, mu[h]), &vscale); }, sum);
@@ -908,7 +914,7 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
   const std::size_t dk8 = dk * 8;
   float* qp = scratch(t_qpack, max_groups * dk8);
   float* ot = scratch(t_acc, max_groups * dv * 8);
-  float* stats = scratch(t_stats, max_groups * 24);
+  float* stats = scratch(t_stats, max_groups * kStats);
   float* kp = scratch(t_kpack, (Skv + kMR - 1) / kMR * kMR * dk);
   for (std::size_t j = 0; j < Skv; j += kMR) pack_rows<kMR>(dk, std::min(kMR, Skv - j), k + j * ldk, ldk, kp + j * dk);
   const bool copy_v = ldv > dv;
@@ -939,9 +945,10 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
       for (std::size_t c = 0; c < dk * 8; c += 4)
         wasm_v128_store(qg + c, wasm_f32x4_mul(wasm_v128_load(qg + c), vqscale));
       std::fill(ot + g * dv * 8, ot + (g + 1) * dv * 8, 0.0f);
-      std::fill(stats + g * 24, stats + g * 24 + 8, kNegInf);
-      std::fill(stats + g * 24 + 8, stats + g * 24 + 16, 0.0f);
-      bounded[g] = !mask_per_score && bound_group(qg, dk, kmax, causal_fill, stats + g * 24 + 16);
+      std::fill(stats + g * kStats, stats + g * kStats + 8, kNegInf);
+      std::fill(stats + g * kStats + 8, stats + g * kStats + 16, 0.0f);
+      stats[g * kStats + kScaledAt] = 0.0f;
+      bounded[g] = !mask_per_score && bound_group(qg, dk, kmax, causal_fill, stats + g * kStats + 16);
     }
     // With fill = -inf, keys past the tile's last query weigh exactly 0 for all of it.
     const std::size_t kv_end = mask.causal && fill_neginf ? std::min(Skv, t0 + groups * 8) : Skv;
@@ -953,12 +960,12 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
         if (mask.causal && j0 + nb > causal_end) {
           // Keys past causal_end score `fill` for every real query. Skipping them is exact when
           // their weight 2^(fill - m') is exactly 0: fill = -inf, or fill already 127 below m.
-          if (fill_neginf || fill_weighs_zero(stats + g * 24, vfill, q0, Sq)) {
+          if (fill_neginf || fill_weighs_zero(stats + g * kStats, vfill, q0, Sq)) {
             if (j0 >= causal_end) continue;
             nb = causal_end - j0;
           }
         }
-        float* sg = stats + g * 24;
+        float* sg = stats + g * kStats;
         online_step(args, qp + g * dk8, bounded[g] ? sg + 16 : nullptr, q0, nq, j0, nb, ot + g * dv * 8, sg);
       }
     }
@@ -966,7 +973,8 @@ void f32_attention_online__wasmsimd_4x8(std::size_t Sq, std::size_t Skv, std::si
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t q0 = t0 + 8 * g, nq = std::min<std::size_t>(8, Sq - q0);
       for (std::size_t l = 0; l < nq; ++l)
-        for (std::size_t c = 0; c < dv; ++c) out[(q0 + l) * ldo + c] = ot[(g * dv + c) * 8 + l] / stats[g * 24 + 8 + l];
+        for (std::size_t c = 0; c < dv; ++c)
+          out[(q0 + l) * ldo + c] = ot[(g * dv + c) * 8 + l] / stats[g * kStats + 8 + l];
     }
   }
 }
