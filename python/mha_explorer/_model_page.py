@@ -229,7 +229,7 @@ def model_page_class():
             return self._shown_status if self._reported() else "computing" if self._shown_status else ""
 
         def _reported(self):
-            return self._shown_text == self.text
+            return self._shown_text == self.text or not self.text  # "": the page's own text
 
         def __init__(self, folder, files, temp, text, query, description):
             super().__init__(

@@ -209,9 +209,13 @@ class ModelPageView {
     this.report(null, api);
   }
 
-  // The model's text in the page, until they agree.
+  // The model's text in the page, until they agree ("": the page's own, lesson 004's sentence; a page that refuses
+  // the text, removed, ends it).
   async showText(api) {
-    while (this.alive && api.getText() !== this.model.get('text')) await api.set({ text: this.model.get('text') });
+    for (let text; this.alive && (text = this.model.get('text')) && api.getText() !== text;) {
+      await api.set({ text });
+      if (api.getText() !== text && this.model.get('text') === text) return;
+    }
   }
 
   // What the page shows, for Python: tokens and status ("shown", or the page's or the kernel's message), and the text

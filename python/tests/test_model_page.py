@@ -88,6 +88,10 @@ def test_a_new_text_is_computing_until_the_view_reports_it():
     w.set_state({"_shown_tokens": ["[CLS]", "another"], "_shown_status": "shown", "_shown_text": "another sentence"})
     assert (w.tokens, w.status) == (["[CLS]", "another"], "shown")
     w.close()
+    w = mx.explore_model(str(PATH))  # no text: the page's own (lesson 004's sentence), whatever it is
+    w.set_state({"_shown_tokens": ["[CLS]", "the"], "_shown_status": "shown", "_shown_text": "the chicken"})
+    assert (w.tokens, w.status) == (["[CLS]", "the"], "shown")
+    w.close()
 
 
 def test_a_model_object_is_saved_with_its_tokenizer_to_a_temporary_folder():

@@ -20,7 +20,7 @@ let srv, browser, esm;
 const HOST = `<!doctype html><html><body><div id="host"></div><script type="module">
 const files = window.FILES;
 const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-const state = { text: ${JSON.stringify(FIRST)}, query: '', folder: 'gpt2', description: 'the tiny GPT-2',
+const state = { text: window.TEXT ?? ${JSON.stringify(FIRST)}, query: '', folder: 'gpt2', description: 'the tiny GPT-2',
   files: Object.keys(files).map((name) => ({ name, size: window.sizes?.[name] ?? bytes(files[name]).length })),
   _shown_tokens: [], _shown_status: '', _shown_text: '' };
 const handlers = {};
@@ -61,12 +61,12 @@ after(async () => {
 });
 
 // The view in a new page (files as the kernel sends them, sizes as it announces them), before its first report.
-async function open(sizes = {}) {
+async function open(sizes = {}, text = FIRST) {
   const g = await guardedPage(browser.context, (u) => u.startsWith(srv.origin + '/') || /^(data|blob):/.test(u));
   const files = Object.fromEntries(NAMES.map((n) => [n, readFileSync(join(FOLDER, n)).toString('base64')]));
   await g.page.addInitScript(
-    ([files, sizes, esm]) => Object.assign(window, { FILES: files, sizes, ESM: esm }),
-    [files, sizes, esm],
+    ([files, sizes, esm, text]) => Object.assign(window, { FILES: files, sizes, ESM: esm, TEXT: text }),
+    [files, sizes, esm, text],
   );
   await g.page.goto(srv.origin + '/view.html');
   return g;
@@ -123,6 +123,15 @@ test('the view reports the page tokens of the text it names: first load, texts i
     'a report that is not "shown"',
   );
   assert.deepEqual(early.errors, []);
+});
+
+test("no text (mx.explore_model(folder)): the page's own sentence, shown and reported", async () => {
+  const g = await open({}, '');
+  await reportFor(g.page, "The chicken didn't cross the road because it was too wide.");
+  const [r] = await reports(g.page);
+  assert.equal(r.status, 'shown');
+  assert.ok(r.tokens.length > 10, r.tokens.join(' '));
+  assert.deepEqual(g.errors, []);
 });
 
 test('a reloaded frame (its output moved) shows the current text, not its first', async () => {
