@@ -196,12 +196,9 @@ class ModelPageView {
       api = win && win.mhaExplorer;
     if (!this.alive || !api) return;
     this.say('');
-    // The weights as bytes, not a File: Chromium cannot read back a Blob made of ~500 MB or more from memory (GPT-2
-    // small's 548 MB: "could not be read"); the JSON files as Files, which the page reads as text.
-    const files = this.model.get('files').map((f) => {
-      const bytes = got.get(f.name) || new Uint8Array(0);
-      return f.name.endsWith('.safetensors') ? { name: f.name, bytes } : new win.File([bytes], f.name);
-    });
+    // As bytes, not Files: Chromium cannot read back a Blob made of ~500 MB or more from memory (GPT-2 small's 548 MB:
+    // "could not be read").
+    const files = this.model.get('files').map((f) => ({ name: f.name, bytes: got.get(f.name) || new Uint8Array(0) }));
     got.clear();
     await this.showText(api); // the text set since the page's first (or a reloaded frame's srcdoc) text
     await api.load({ files, folder: this.model.get('folder'), dropped: false }).catch(() => {});

@@ -54,7 +54,8 @@ export function folderOf(files) {
   return firsts.size === 1 ? Array.from(firsts)[0] : null;
 }
 
-// [File] → promise of {files (what loadModel reads: config, tokenizer files, weights or index and shards), text:
+// [File or {name, bytes} (a Uint8Array, as core.loadModel takes it)] → promise of {files (what loadModel reads: config,
+// tokenizer files, weights or index and shards), text:
 // {config, tokenizer, tokenizerConfig} (their text), shards: [names]}; rejects with a message naming the file that
 // is missing or unreadable.
 export async function pickCheckpoint(files) {
@@ -83,7 +84,8 @@ export async function pickCheckpoint(files) {
 }
 
 const readText = (f) =>
-  f.text().then(
+  // (a File first: Chromium's has a bytes() method)
+  (typeof f.text === 'function' ? f.text() : Promise.resolve().then(() => new TextDecoder().decode(f.bytes))).then(
     (t) => t,
     (e) => {
       throw new Error(pathOf(f) + ' could not be read (' + e.message + ').');
