@@ -54,26 +54,26 @@ function roomOf(path) {
   return FLOORS.find((r) => r.folder && path.startsWith(`${r.folder}/`));
 }
 
-// The #include lines of a file outside comments: [{line, name, quoted}].
-function includesOf(path) {
+// The #include lines of a file's text outside comments: [{line, name, quoted}].
+function includesIn(text) {
   const found = [];
   let inComment = false;
-  readFileSync(join(repo, path), 'utf8')
-    .split('\n')
-    .forEach((text, i) => {
-      let code = text;
-      if (inComment) {
-        const end = code.indexOf('*/');
-        if (end < 0) return;
-        code = code.slice(end + 2);
-        inComment = false;
-      }
-      const m = /^\s*#\s*include\s*([<"])([^>"]+)[>"]/.exec(code);
-      if (m) found.push({ line: i + 1, name: m[2], quoted: m[1] === '"' });
-      else if (/^\s*\/\*/.test(code) && !code.includes('*/')) inComment = true;
-    });
+  text.split('\n').forEach((line, i) => {
+    let code = line;
+    if (inComment) {
+      const end = code.indexOf('*/');
+      if (end < 0) return;
+      code = code.slice(end + 2);
+      inComment = false;
+    }
+    const m = /^\s*#\s*include\s*([<"])([^>"]+)[>"]/.exec(code);
+    if (m) found.push({ line: i + 1, name: m[2], quoted: m[1] === '"' });
+    const open = code.replace(/\/\/.*$/, '').lastIndexOf('/*');
+    if (open >= 0 && code.indexOf('*/', open) < 0) inComment = true;
+  });
   return found;
 }
+const includesOf = (path) => includesIn(readFileSync(join(repo, path), 'utf8'));
 
 // The repo-relative file an include names, or null; undefined for a library outside the core (<vector>, xtensor).
 function resolveInclude(from, { name, quoted }) {
@@ -83,30 +83,59 @@ function resolveInclude(from, { name, quoted }) {
   return hit ? relative(repo, join(repo, hit)) : null;
 }
 
+// What is wrong with `file`'s include of `name` (line `line`) that resolved to `target`, or null.
+function includeProblem(file, line, name, target) {
+  const where = `${file}:${line}: #include "${name}"`;
+  if (target === null) return `${where} names no file (its folder, ${SEARCH.join(', ')})`;
+  const room = roomOf(file),
+    to = roomOf(target);
+  if (!to) return `${where} names ${target}, in no room`;
+  if (to === room || to.floor < room.floor) return null;
+  const way = to.floor === room.floor ? 'sideways' : 'up a floor';
+  return `${where} runs ${way}: ${room.room} (floor ${room.floor}) → ${to.room} (floor ${to.floor})`;
+}
+
 function violations() {
-  const files = ['core', 'wasm'].flatMap(filesUnder);
   const out = [];
-  for (const file of files) {
-    const room = roomOf(file);
-    if (!room) {
+  for (const file of ['core', 'wasm'].flatMap(filesUnder)) {
+    if (!roomOf(file)) {
       out.push(`${file}: in no room (FLOORS in tests/node/floors.test.mjs, docs/core.md's floors)`);
       continue;
     }
     for (const inc of includesOf(file)) {
       const target = resolveInclude(file, inc);
-      if (target === undefined) continue;
-      const where = `${file}:${inc.line}: #include "${inc.name}"`;
-      const to = target && roomOf(target);
-      if (target === null) out.push(`${where} names no file (its folder, ${SEARCH.join(', ')})`);
-      else if (!to) out.push(`${where} names ${target}, in no room`);
-      else if (to !== room && to.floor >= room.floor) {
-        const way = to.floor === room.floor ? 'sideways' : 'up a floor';
-        out.push(`${where} runs ${way}: ${room.room} (floor ${room.floor}) → ${to.room} (floor ${to.floor})`);
-      }
+      const problem = target === undefined ? null : includeProblem(file, inc.line, inc.name, target);
+      if (problem) out.push(problem);
     }
   }
   return out;
 }
+
+test('the rule: its own room and the floors below; up a floor, sideways and no file are named with file:line', () => {
+  const problem = (file, name, target) => includeProblem(file, 7, name, target);
+  assert.equal(problem('core/src/models/gpt2.cpp', 'models/network.hpp', 'core/src/models/network.hpp'), null);
+  assert.equal(problem('core/src/blocks/rope.cpp', 'mha/weights.hpp', 'core/include/mha/weights.hpp'), null);
+  assert.equal(problem('wasm/bindings.cpp', 'mha/mha.hpp', 'core/include/mha/mha.hpp'), null);
+  assert.equal(
+    problem('core/src/ground/tensor.cpp', 'mha/train.hpp', 'core/include/mha/train.hpp'),
+    'core/src/ground/tensor.cpp:7: #include "mha/train.hpp" runs up a floor: ground (floor 1) → training (floor 4)',
+  );
+  assert.match(
+    problem('core/src/blocks/blocks.hpp', 'mha/attention.hpp', 'core/include/mha/attention.hpp'),
+    /^core\/src\/blocks\/blocks\.hpp:7: .* runs sideways: blocks \(floor 3\) → lessons \(floor 3\)$/,
+  );
+  assert.match(
+    problem('core/src/models/model.cpp', 'nothing.hpp', null),
+    /^core\/src\/models\/model\.cpp:7: .* names no file/,
+  );
+  const text =
+    '#include "a.hpp"\n//   #include "b.hpp"\nint x; /* #include "c.hpp"\n#include "d.hpp" */\n  #  include <mha/e.hpp>\n';
+  assert.deepEqual(
+    includesIn(text).map((i) => `${i.line} ${i.name}`),
+    ['1 a.hpp', '5 mha/e.hpp'],
+    'includes in comments are not read',
+  );
+});
 
 test('no #include in core/ or wasm/ runs up a floor (or sideways into another room of its floor)', () => {
   assert.deepEqual(violations(), [], 'move the code down a floor, or the include up (docs/core.md: the floors)');
