@@ -37,10 +37,19 @@ if (existsSync(steps))
 for (const file of junits.filter((f) => existsSync(f))) {
   const g = [...groups(file)].sort((a, b) => b[1].time - a[1].time),
     total = g.reduce((s, [, e]) => s + e.time, 0);
-  console.log('\n==== ' + basename(file, '.xml').replace(/^junit-/, 'ctest --preset ') + ': each CTest group, slowest first (sum ' + total.toFixed(0) + ' s)');
+  console.log(
+    '\n==== ' +
+      basename(file, '.xml').replace(/^junit-/, 'ctest --preset ') +
+      ': each CTest group, slowest first (sum ' +
+      total.toFixed(0) +
+      ' s)',
+  );
   for (const [name, e] of g)
     console.log(
-      secs(e.time) + ' s  ' + pad(name, 40) + pad(e.tests + (e.tests === 1 ? ' test' : ' tests'), 10) +
+      secs(e.time) +
+        ' s  ' +
+        pad(name, 40) +
+        pad(e.tests + (e.tests === 1 ? ' test' : ' tests'), 10) +
         (e.failed ? e.failed + ' FAILED' : ''),
     );
 }

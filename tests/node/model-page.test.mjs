@@ -36,7 +36,8 @@ import { pythonSnippet, parsePrinted } from '../../web/models/snippet.js';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCRIPT = join(root, 'tests', 'node', 'fixtures', 'model_page.py');
 const python = () =>
-  process.env.MHA_MODELS_PYTHON || execFileSync('bash', [join(root, 'scripts', 'venv-models')], { encoding: 'utf8' }).trim();
+  process.env.MHA_MODELS_PYTHON ||
+  execFileSync('bash', [join(root, 'scripts', 'venv-models')], { encoding: 'utf8' }).trim();
 const env = {
   ...process.env,
   HF_HUB_OFFLINE: '1',
