@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { repo } from './helpers.mjs';
 
 export const python = () =>
-  process.env.MHA_VENV_PYTHON || execFileSync('bash', [join(repo, 'scripts', 'venv')], { encoding: 'utf8' }).trim();
+  process.env.MHA_MODELS_PYTHON ||
+  execFileSync('bash', [join(repo, 'scripts', 'venv-models')], { encoding: 'utf8' }).trim();
 
 // The checkpoints' folder: build/models (CTest's models.checkpoints), or made now in a temporary folder (a test run
 // alone). → {models, made (the folder to remove after, or null)}.

@@ -1,6 +1,6 @@
 """Tiny random checkpoints of every model family the core reads, and transformers' float64 results on them.
 
-  $(bash scripts/venv) tests/models/make_checkpoints.py --out build/models [--only CASE,...]
+  $(bash scripts/venv-models) tests/models/make_checkpoints.py --out build/models [--only CASE,...]
 
 For each case, DIR/<case>/ holds the checkpoint exactly as `save_pretrained` writes it (config.json,
 model.safetensors or model.safetensors.index.json + shards, tokenizer.json and tokenizer_config.json from

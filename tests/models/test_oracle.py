@@ -6,7 +6,7 @@
 (c) the bounds are not vacuous: their size against the values, and realistic mistakes (a GELU variant, a
     LayerNorm eps, a rope_theta, a missing bias) fall outside them.
 
-$(bash scripts/venv) -m pytest -q tests/models/test_oracle.py      (MHA_MODEL_FIXTURES: default build/models)
+$(bash scripts/venv-models) -m pytest -q tests/models/test_oracle.py      (MHA_MODEL_FIXTURES: default build/models)
 """
 
 import copy

@@ -1,6 +1,6 @@
 // The model page's pure modules (web/models/) against transformers itself, on the oracle's tiny checkpoints
-// (tests/models/make_checkpoints.py: build/models/, or made here when absent) run by the tests' venv (scripts/venv:
-// transformers 4.46.3 on Debian's torch) in eager attention: the role scores, where a token looks, the top 5 with and
+// (tests/models/make_checkpoints.py: build/models/, or made here when absent) run by the models' oracle (scripts/venv-models:
+// transformers 5.x on torch 2.13) in eager attention: the role scores, where a token looks, the top 5 with and
 // without heads, all computed here from transformers' own float32 attentions and logits, equal its Python reference
 // (tests/node/fixtures/model_page.py); the "Copy as Python" snippet runs as pasted and prints the page's numbers.
 import { test, before, after } from 'node:test';
@@ -36,7 +36,8 @@ import { pythonSnippet, parsePrinted } from '../../web/models/snippet.js';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCRIPT = join(root, 'tests', 'node', 'fixtures', 'model_page.py');
 const python = () =>
-  process.env.MHA_VENV_PYTHON || execFileSync('bash', [join(root, 'scripts', 'venv')], { encoding: 'utf8' }).trim();
+  process.env.MHA_MODELS_PYTHON ||
+  execFileSync('bash', [join(root, 'scripts', 'venv-models')], { encoding: 'utf8' }).trim();
 const env = {
   ...process.env,
   HF_HUB_OFFLINE: '1',

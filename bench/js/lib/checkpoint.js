@@ -11,10 +11,10 @@ const { spawnSync, execFileSync } = require('child_process');
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const GPT2 = path.join(__dirname, 'gpt2.py');
 
-// The tests' venv (scripts/venv makes it on first use and prints its python).
+// The lessons' venv (transformers 4.46 over Debian's torch 1.13; scripts/venv-lessons makes it and prints its python).
 function venvPython() {
-  if (process.env.MHA_VENV_PYTHON) return process.env.MHA_VENV_PYTHON;
-  return execFileSync('bash', [path.join(ROOT, 'scripts', 'venv')], { encoding: 'utf8' }).trim();
+  if (process.env.MHA_LESSONS_PYTHON) return process.env.MHA_LESSONS_PYTHON;
+  return execFileSync('bash', [path.join(ROOT, 'scripts', 'venv-lessons')], { encoding: 'utf8' }).trim();
 }
 
 // Runs a Python script of the benchmarks offline, its output on this process's; throws when it fails.

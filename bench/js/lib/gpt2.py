@@ -9,8 +9,8 @@
         PyTorch eager (one thread) on the same checkpoint and token ids (FILE: JSON {"<T>": [ids]}): prints JSON
         {"tokens": {"<T>": {"samples": [ms...]}}}.
 
-Nothing is fetched from a hub: the weights are drawn with torch.manual_seed(0). Run with the tests' venv
-(`bash scripts/venv` prints it): transformers 4.46.3 over Debian's torch 1.13.
+Nothing is fetched from a hub: the weights are drawn with torch.manual_seed(0). Run with the lessons' venv
+(`bash scripts/venv-lessons` prints it): transformers 4.46.3 over Debian's torch 1.13.
 """
 
 import argparse
