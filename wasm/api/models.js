@@ -1,21 +1,41 @@
 // Real checkpoints (model_bindings.cpp): loadModel (config.json, the weights' headers, the plan, the weights read
 // straight into wasm memory, the tokenizer) and Model (info, tokenize, forward, dispose).
 import { fail, describe, isCount, checkCount, checkConfig, unwrap } from './checks.js';
-import { checkFiles, openCursor, readText } from './files.js';
+import { checkFiles } from './files.js';
+import { htmlMessage, openCursor, readingState, readText, STALL_TIMEOUT } from './cursor.js';
 import { loadTokenizer } from './tokenizer.js';
 
 const WEIGHTS = 'model.safetensors',
   INDEX = 'model.safetensors.index.json';
 
 function checkLoadOptions(options) {
-  checkConfig(options, 'loadModel options', ['onProgress', 'signal']);
-  const { onProgress, signal } = options;
+  checkConfig(options, 'loadModel options', ['onProgress', 'signal', 'stallTimeout']);
+  const { onProgress, signal, stallTimeout = STALL_TIMEOUT } = options;
+  checkCount(stallTimeout, 'stallTimeout (ms)', 1, 3600000);
   if (onProgress !== undefined && typeof onProgress !== 'function')
     fail(`onProgress must be a function, got ${describe(onProgress)}`);
   if (signal !== undefined && !(signal !== null && typeof signal === 'object' && typeof signal.aborted === 'boolean')) {
     fail(`signal must be an AbortSignal (new AbortController().signal), got ${describe(signal)}`);
   }
-  return { onProgress, signal };
+  return { onProgress, signal, stallTimeout };
+}
+
+// The first 8 bytes of a weight file as HTML ("<!doctyp", "<html>…"), not a header's length (whose top bytes are 0).
+function looksLikeHtml(first) {
+  return first.length === 8 && first[7] !== 0 && /^\s*<[!a-z]/i.test(String.fromCharCode(...first));
+}
+
+// model.warnings for the tensors of layers config.json does not run (model_bindings.cpp's unusedLayers).
+function unusedLayersWarnings(names, info) {
+  if (!names.length) return [];
+  const layerOf = (n) => Number(n.split('.').find((part) => /^\d+$/.test(part)));
+  const layers = [...new Set(names.map(layerOf))].sort((a, b) => a - b);
+  const which = layers.length === 1 ? `layer ${layers[0]}` : `layers ${layers.join(', ')}`;
+  return [
+    `the weights hold ${which} (${names.length} tensors, such as ${names[0]}), which config.json's ${info.layers} ` +
+      `layers do not reach: they are not used. Is config.json this checkpoint's own (its layer count, such as ` +
+      `num_hidden_layers or n_layer)?`,
+  ];
 }
 
 // The plan's copies of each file, [offset in the file, length, address in wasm memory], in file order.
@@ -91,7 +111,7 @@ function checkForwardOptions(options, info, T) {
   return { headsOff: headsOff.map((p) => [p[0], p[1]]), logitsAt: logitsAt.slice(), attentions };
 }
 
-export function modelsApi({ core, own, release, live, withBytes }) {
+export function modelsApi({ core, own, release, withBytes }) {
   // Each weight file's header (its first 8 bytes, then 8 + N) into the loader. Only the first file's cursor stays
   // open for the weights (a browser opens few connections per host: every shard's download at once could stall).
   async function addHeaders(loading, files, io) {
@@ -99,6 +119,7 @@ export function modelsApi({ core, own, release, live, withBytes }) {
       io.stop();
       const cursor = await openCursor(file, 0, io);
       const first = await cursor.readInto(new Uint8Array(Math.min(8, file.size)));
+      if (looksLikeHtml(first)) fail(htmlMessage(file));
       const n = unwrap(withBytes(first, (addr) => loading.headerBytes(file.name, addr, first.length, file.size)));
       const header = new Uint8Array(n);
       header.set(first);
@@ -144,14 +165,10 @@ export function modelsApi({ core, own, release, live, withBytes }) {
   // A checkpoint's files → a Model: config.json, then model.safetensors (or the index and its shards), each
   // read once in order straight into wasm memory; optional tokenizer.json (+ tokenizer_config.json).
   async function loadModel(files, options = {}) {
-    const { onProgress, signal } = checkLoadOptions(options === undefined ? {} : options);
+    const { onProgress, signal, stallTimeout } = checkLoadOptions(options === undefined ? {} : options);
     const byName = checkFiles(files);
-    const stop = () => {
-      if (signal && signal.aborted)
-        throw signal.reason !== undefined ? signal.reason : new Error('the load was cancelled');
-    };
-    const io = { signal, stop, open: [] };
-    stop();
+    const io = readingState(signal, stallTimeout);
+    io.stop();
     const { config, index } = requiredFiles(byName);
     let loading = null,
       handle = null;
@@ -165,31 +182,38 @@ export function modelsApi({ core, own, release, live, withBytes }) {
       await addHeaders(loading, weightFiles, io);
       const plan = unwrap(loading.plan());
       await fillWeights(plan, byName, onProgress, io);
+      const unused = unwrap(loading.unusedLayers());
       handle = unwrap(loading.finish());
       const info = Object.freeze(handle.info());
       const tokenizer = await loadTokenizer(byName, info, io);
-      stop();
-      const model = new Model(handle, info, tokenizer);
+      io.stop();
+      const model = new Model(handle, info, tokenizer, unusedLayersWarnings(unused, info));
       handle = null;
       return model;
     } finally {
+      io.done();
       for (const cursor of io.open) cursor.close(); // a download cancelled, not left running
       if (loading) loading.delete();
       if (handle) handle.delete();
     }
   }
 
-  // A loaded checkpoint: info, tokenize, forward, dispose (its memory, weights and activations cache, back to the
-  // core).
+  // A loaded checkpoint: info, warnings (what of the files it does not use), tokenize, forward, dispose (its memory,
+  // weights and activations cache, back to the core).
   class Model {
     #tokenizer;
-    constructor(handle, info, tokenizer) {
+    constructor(handle, info, tokenizer, warnings) {
       own(this, handle);
       this.info = info;
+      this.warnings = Object.freeze(warnings);
       this.#tokenizer = tokenizer;
     }
+    #live() {
+      if (!this._handle) fail('this model was disposed (model.dispose()): load the checkpoint again with loadModel');
+      return this._handle;
+    }
     tokenize(text) {
-      live(this, 'model');
+      this.#live();
       if (typeof text !== 'string') fail(`tokenize expects a string, got ${describe(text)}`);
       if (!this.#tokenizer)
         fail(
@@ -198,7 +222,7 @@ export function modelsApi({ core, own, release, live, withBytes }) {
       return this.#tokenizer.encode(text);
     }
     forward(ids, options = {}) {
-      const handle = live(this, 'model');
+      const handle = this.#live();
       const list = checkIds(ids, this.info);
       const o = checkForwardOptions(options === undefined ? {} : options, this.info, list.length);
       return unwrap(handle.forward(list, o.headsOff, o.logitsAt, o.attentions));

@@ -1,7 +1,8 @@
-// Tokenizing: a checkpoint's tokenizer.json (+ tokenizer_config.json) for Model.tokenize.
-/* global MhaTokenizer */
+// Tokenizing: a checkpoint's tokenizer.json (+ tokenizer_config.json) for Model.tokenize, through the tokenizer module
+// (wasm/tokenizer.mjs over @huggingface/tokenizers; wasm/bundle-api.mjs bundles it in, minified).
 import { fail } from './checks.js';
-import { readText } from './files.js';
+import { readText } from './cursor.js';
+import { loadTokenizer as readTokenizer } from '../tokenizer.mjs';
 
 // The largest token id tokenizer.json can produce (its vocabulary and added tokens), or -1.
 function tokenizerMaxId(json) {
@@ -16,8 +17,8 @@ function tokenizerMaxId(json) {
   return max;
 }
 
-// tokenizer.json (with tokenizer_config.json when given) through the tokenizer module (wasm/tokenizer.mjs,
-// bundled as MhaTokenizer before this file), checked against the model's embedding; null without it.
+// tokenizer.json (with tokenizer_config.json when given) through wasm/tokenizer.mjs,
+// checked against the model's embedding; null without it.
 async function loadTokenizer(byName, info, io) {
   const file = byName.get('tokenizer.json');
   if (!file) return null;
@@ -36,7 +37,7 @@ async function loadTokenizer(byName, info, io) {
     );
   }
   const config = byName.get('tokenizer_config.json');
-  return MhaTokenizer.loadTokenizer(text, config ? await readText(config, io) : null);
+  return readTokenizer(text, config ? await readText(config, io) : null);
 }
 
 export { loadTokenizer };
