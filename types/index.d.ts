@@ -1,4 +1,4 @@
-// TypeScript declarations of the MHA Explorer JS API (wasm/api.js over wasm/bindings.cpp).
+// TypeScript declarations of the MHA Explorer JS API (wasm/api/ over wasm/bindings.cpp).
 // `require('mha-explorer')` is the factory itself (CommonJS `module.exports`), and `import createMhaModule from
 // 'mha-explorer'` its default export; the types live in the namespace of the same name:
 //   import createMhaModule, { type Tensor, type MultiHeadAttention } from 'mha-explorer';
@@ -79,7 +79,17 @@ declare namespace createMhaModule {
   }
 
   /** The operations of a shape trace: lesson 004's table, and the tiny model's tokens, embedding, residual and readouts. */
-  type TraceOp = 'input' | 'linear' | 'view' | 'transpose' | 'attention' | 'contiguous_view' | 'tokens' | 'embedding' | 'residual' | 'readout';
+  type TraceOp =
+    | 'input'
+    | 'linear'
+    | 'view'
+    | 'transpose'
+    | 'attention'
+    | 'contiguous_view'
+    | 'tokens'
+    | 'embedding'
+    | 'residual'
+    | 'readout';
 
   /** One row of a shape trace. */
   interface TraceStep {
@@ -97,9 +107,29 @@ declare namespace createMhaModule {
   /** The operations of a real checkpoint's trace (Model.forward): each layer's attention steps as transformers' eager
    *  attention takes them (`qkv` for GPT-2's fused c_attn, `rope_*` for Llama/Qwen2, `repeat_kv_*` with grouped-query
    *  attention), between the residual stream's norms and MLPs. */
-  type ModelTraceOp = 'tokens' | 'embedding' | 'norm' | 'qkv' | 'query' | 'key' | 'value' | 'query_heads' | 'key_heads' |
-    'value_heads' | 'rope_query' | 'rope_key' | 'repeat_kv_key' | 'repeat_kv_value' | 'scores' | 'softmax' | 'context' |
-    'merge' | 'output' | 'residual' | 'mlp' | 'readout';
+  type ModelTraceOp =
+    | 'tokens'
+    | 'embedding'
+    | 'norm'
+    | 'qkv'
+    | 'query'
+    | 'key'
+    | 'value'
+    | 'query_heads'
+    | 'key_heads'
+    | 'value_heads'
+    | 'rope_query'
+    | 'rope_key'
+    | 'repeat_kv_key'
+    | 'repeat_kv_value'
+    | 'scores'
+    | 'softmax'
+    | 'context'
+    | 'merge'
+    | 'output'
+    | 'residual'
+    | 'mlp'
+    | 'readout';
 
   /** One row of a real checkpoint's trace; `layer` is absent for the embedding, the final norm and the readout. */
   interface ModelTraceStep {
@@ -116,9 +146,11 @@ declare namespace createMhaModule {
   /**
    * One of a checkpoint's files: a `File` (an `<input type="file" multiple>`'s or a drop's), its name with its bytes
    * (in Node, `await fs.openAsBlob(path)` reads the file in place), or its name with an address that loadModel fetches
-   * (the body streamed into the core's memory; its size from Content-Length).
+   * (the body streamed into the core's memory; its size from Content-Length). Another origin must send
+   * Access-Control-Allow-Origin. In Node a url is absolute: http(s), or file:// (read with fs.openAsBlob).
    */
-  type CheckpointFile = File | { name: string; bytes: Uint8Array | ArrayBuffer | Blob } | { name: string; url: string | URL };
+  type CheckpointFile =
+    File | { name: string; bytes: Uint8Array | ArrayBuffer | Blob } | { name: string; url: string | URL };
 
   /** How far loadModel has read the weights: `loaded` of `total` bytes, the last read from `file`. */
   interface LoadProgress {
@@ -130,8 +162,10 @@ declare namespace createMhaModule {
   interface LoadModelOptions {
     /** Called before the weights are read, after every 4 MiB of them and at the end of each file. */
     onProgress?: (progress: LoadProgress) => void;
-    /** Aborting stops the load (and its downloads) at the next read: loadModel rejects with the signal's reason and frees what it had read. */
+    /** Aborting rejects loadModel at once with the signal's reason, whatever read it waits on, and frees what it had read. */
     signal?: AbortSignal;
+    /** Milliseconds a read may give no bytes: then a Blob's read is tried once more as one slice, then refused naming the file and the byte. Default 20000. */
+    stallTimeout?: number;
   }
 
   /** A loaded checkpoint's sizes, as its config.json gives them. */
@@ -194,12 +228,23 @@ declare namespace createMhaModule {
   /** A checkpoint loaded by `loadModel`. Its weights live in the core's memory until `dispose()`. */
   interface Model {
     readonly info: Readonly<ModelInfo>;
+    /** What of the files the model does not use, in words (tensors of layers past config.json's count); empty when all is used. */
+    readonly warnings: readonly string[];
     /** Needs tokenizer.json among loadModel's files. */
     tokenize(text: string): Tokens;
     /** ids: 1 to `info.maxPositions` token ids, each below `info.vocab`. */
-    forward(ids: readonly number[] | Int32Array | Uint32Array, options?: ModelForwardOptions & { attentions?: true }): ModelForwardResult<Tensor>;
-    forward(ids: readonly number[] | Int32Array | Uint32Array, options: ModelForwardOptions & { attentions: false }): ModelForwardResult<null>;
-    forward(ids: readonly number[] | Int32Array | Uint32Array, options?: ModelForwardOptions): ModelForwardResult<Tensor | null>;
+    forward(
+      ids: readonly number[] | Int32Array | Uint32Array,
+      options?: ModelForwardOptions & { attentions?: true },
+    ): ModelForwardResult<Tensor>;
+    forward(
+      ids: readonly number[] | Int32Array | Uint32Array,
+      options: ModelForwardOptions & { attentions: false },
+    ): ModelForwardResult<null>;
+    forward(
+      ids: readonly number[] | Int32Array | Uint32Array,
+      options?: ModelForwardOptions,
+    ): ModelForwardResult<Tensor | null>;
     /** True after `dispose()`. */
     readonly disposed: boolean;
     /** Gives the weights' and the activations cache's memory back; the model cannot be used after (again: nothing). */
@@ -256,9 +301,24 @@ declare namespace createMhaModule {
     /** Whether dropout is active (`train()` / `eval()`). */
     readonly training: boolean;
     /** Self-attention with `forward(x)`; `key` defaults to `query`, `value` to `key`. */
-    forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: WeightsOptions & HeadsOption): ForwardResult<Tensor>;
-    forward(query: TensorLike, key: TensorLike | undefined, value: TensorLike | undefined, options: NoWeightsOptions & HeadsOption): ForwardResult<null>;
-    forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: AttentionOptions & HeadsOption): ForwardResult<Tensor | null>;
+    forward(
+      query: TensorLike,
+      key?: TensorLike,
+      value?: TensorLike,
+      options?: WeightsOptions & HeadsOption,
+    ): ForwardResult<Tensor>;
+    forward(
+      query: TensorLike,
+      key: TensorLike | undefined,
+      value: TensorLike | undefined,
+      options: NoWeightsOptions & HeadsOption,
+    ): ForwardResult<null>;
+    forward(
+      query: TensorLike,
+      key?: TensorLike,
+      value?: TensorLike,
+      options?: AttentionOptions & HeadsOption,
+    ): ForwardResult<Tensor | null>;
     parameterCount(): number;
     parameters(): { W_q: LinearParameters; W_k: LinearParameters; W_v: LinearParameters; W_o: LinearParameters };
     train(mode?: boolean): this;
@@ -328,7 +388,16 @@ declare namespace createMhaModule {
   }
 
   /** Token ids of one sequence. */
-  type TokenIds = readonly number[] | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+  type TokenIds =
+    | readonly number[]
+    | Int8Array
+    | Uint8Array
+    | Int16Array
+    | Uint16Array
+    | Int32Array
+    | Uint32Array
+    | Float32Array
+    | Float64Array;
 
   /** A head's best role for its task (`'1 token back'`, `'first token'`, `'mirror'`, `'induction'`, …). */
   interface RoleScore {
@@ -519,7 +588,12 @@ declare namespace createMhaModule {
     /** The core's optimizers, as torch.optim's class names (`M.SGD`, `M.Adam`, `M.AdamW`). */
     readonly optimizers: readonly ('SGD' | 'Adam' | 'AdamW')[];
     /** The largest sizes the core accepts (its protocol): a module's `dModel` (and `numHeads`), a model's `modelDModel`, `vocab`, `seqLen`, `layers`, a `batch`, a script's `scriptSteps`, `headSpecialization`'s tokens. */
-    readonly limits: Readonly<Record<'dModel' | 'modelDModel' | 'vocab' | 'seqLen' | 'batch' | 'layers' | 'scriptSteps' | 'specializationTokens', number>>;
+    readonly limits: Readonly<
+      Record<
+        'dModel' | 'modelDModel' | 'vocab' | 'seqLen' | 'batch' | 'layers' | 'scriptSteps' | 'specializationTokens',
+        number
+      >
+    >;
     modelDefaults(task: Task): ModelConfig;
     readonly implementation: Implementation;
     /** This instance's compiled WebAssembly module: `createMhaModule({wasmModule})` starts another without compiling. */
@@ -532,14 +606,40 @@ declare namespace createMhaModule {
     splitHeads(t: TensorLike, numHeads: number): Tensor;
     /** [B, H, S, d_k] → [B, S, H·d_k]. */
     mergeHeads(t: TensorLike): Tensor;
-    scaledDotProductAttention(q: TensorLike, k: TensorLike, v: TensorLike, options?: WeightsOptions): AttentionResult<Tensor>;
-    scaledDotProductAttention(q: TensorLike, k: TensorLike, v: TensorLike, options: NoWeightsOptions): AttentionResult<null>;
-    scaledDotProductAttention(q: TensorLike, k: TensorLike, v: TensorLike, options?: AttentionOptions): AttentionResult<Tensor | null>;
+    scaledDotProductAttention(
+      q: TensorLike,
+      k: TensorLike,
+      v: TensorLike,
+      options?: WeightsOptions,
+    ): AttentionResult<Tensor>;
+    scaledDotProductAttention(
+      q: TensorLike,
+      k: TensorLike,
+      v: TensorLike,
+      options: NoWeightsOptions,
+    ): AttentionResult<null>;
+    scaledDotProductAttention(
+      q: TensorLike,
+      k: TensorLike,
+      v: TensorLike,
+      options?: AttentionOptions,
+    ): AttentionResult<Tensor | null>;
     /** MultiHeadAttention.forward's trace without computing; kvLen defaults to seqLen. */
-    shapeTrace(config: { batch: number; seqLen: number; dModel: number; numHeads: number; kvLen?: number }): TraceStep[];
+    shapeTrace(config: {
+      batch: number;
+      seqLen: number;
+      dModel: number;
+      numHeads: number;
+      kvLen?: number;
+    }): TraceStep[];
     parameterScenarios(dModel: number, numHeads: number): ParameterScenarios;
     /** Defaults: seed 1, dModel 8, outputIndex 3; a generator replaces the seed. */
-    mixThenSplit(config?: { seed?: number; dModel?: number; outputIndex?: number; generator?: Generator }): MixThenSplitResult;
+    mixThenSplit(config?: {
+      seed?: number;
+      dModel?: number;
+      outputIndex?: number;
+      generator?: Generator;
+    }): MixThenSplitResult;
     headSpecialization(tokens: readonly string[]): HandBuiltHead[];
     /** Lesson 002's loop over heads against the vectorized module. */
     loopVsVectorized(mha: MultiHeadAttention, x: TensorLike, options?: AttentionOptions): LoopVsVectorizedResult;

@@ -19,6 +19,10 @@ export interface AttentionViewOptions {
   weights?: Float32Array | ArrayBuffer | DataView | ArrayLike<number> | NestedNumbers | null;
   /** [L, B, H, T, S]; shorter shapes ([H, T, S], …) get leading 1s; omitted for nested arrays. */
   shape?: readonly number[] | null;
+  /** A model's attentions in place of weights and shape: `model.forward(ids).attentions`, [L, 1, H, T, T]. */
+  attentions?: { readonly shape: readonly number[]; readonly data: Float32Array | ArrayLike<number> } | null;
+  /** With `attentions`: the one layer drawn (default: every layer). */
+  layer?: number | null;
   /** The S keys' labels. */
   tokens?: readonly (string | number)[] | null;
   /** The T queries' labels, when T ≠ S. */

@@ -1,6 +1,6 @@
 // embind bindings of real checkpoints (mha/checkpoint.hpp, mha/models.hpp): conversion and
-// validation only. api.js's loadModel drives the loader: config → index → each file's header →
-// the plan's reads (copied by api.js straight into wasm memory) → finish, which builds the Model.
+// validation only. The JS API's loadModel (wasm/api/models.js) drives the loader: config → index → each file's header →
+// the plan's reads (copied by the JS API straight into wasm memory) → finish, which builds the Model.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -24,14 +24,35 @@ constexpr double kMaxAddress = 4294967295.0;
 constexpr double kMaxFileSize = 9007199254740991.0;  // 2^53 - 1: File.size is a JS number
 constexpr double kMaxHeaderBytes = 8.0 + 100'000'000.0;
 
-// A checkpoint being loaded: its config and the loader, until finish() builds the model.
+// A checkpoint being loaded: its config and the loader, until finish() builds the model; `skipped`, the tensors the
+// model does not read (for unusedLayers). Held by a shared_ptr, never moved: the loader's callback keeps `this`.
 struct ModelLoading {
   mha::CheckpointConfig config;
+  std::vector<std::string> skipped;
   mha::CheckpointLoader loader;
   explicit ModelLoading(mha::CheckpointConfig c)
-      : config(std::move(c)),
-        loader([kept = config](const std::string& name) { return mha::model_reads_tensor(kept, name); }) {}
+      : config(std::move(c)), loader([this](const std::string& name) {
+          const bool keep = mha::model_reads_tensor(config, name);
+          if (!keep) skipped.push_back(name);
+          return keep;
+        }) {}
 };
+
+// `name` with its first all-digit part (the layer index of "h.5.attn.c_attn.weight") as `layer` and that part
+// replaced by 0, or false when it has none.
+bool layer_part(const std::string& name, std::size_t& layer, std::string& as_layer0) {
+  for (std::size_t start = 0; start < name.size();) {
+    std::size_t end = name.find('.', start);
+    if (end == std::string::npos) end = name.size();
+    if (end > start && end - start < 10 && name.find_first_not_of("0123456789", start) >= end) {
+      layer = std::stoul(name.substr(start, end - start));
+      as_layer0 = name.substr(0, start) + "0" + name.substr(end);
+      return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
 
 // A loaded model; `weights` for info().
 struct LoadedModel {
@@ -41,7 +62,7 @@ struct LoadedModel {
       : weights(w), model(std::move(config), std::move(w)) {}
 };
 
-// `size` bytes api.js wrote at `address`.
+// `size` bytes the JS API wrote at `address`.
 const std::uint8_t* bytes_at(double address, std::size_t size) {
   const std::size_t addr = to_count(address, "buffer address", kMaxAddress);
   if (size > 0 && addr == 0) throw mha::Error("invalid buffer address");
@@ -105,6 +126,22 @@ val loading_plan(ModelLoading& m) {
   });
 }
 
+// The skipped tensors of layers config.json does not run (a file of 6 layers under num_hidden_layers: 4): their
+// layer index is past config.json's layers, and the model reads the same name at layer 0.
+val loading_unused_layers(const ModelLoading& m) {
+  return guarded([&] {
+    val out = val::array();
+    std::size_t n = 0, layer = 0;
+    std::string as_layer0;
+    for (const std::string& name : m.skipped) {
+      if (layer_part(name, layer, as_layer0) && layer >= m.config.layers &&
+          mha::model_reads_tensor(m.config, as_layer0))
+        out.set(n++, name);
+    }
+    return out;
+  });
+}
+
 // The Model's constructor checks every tensor's name and shape against config.json.
 val loading_finish(ModelLoading& m) {
   return guarded([&] {
@@ -154,7 +191,7 @@ std::size_t list_length(const val& list, const std::string& what, double max_len
 }
 
 // ids: token ids; heads_off: [[layer, head], ...]; logits_at: positions; attentions: false for
-// none (attentions null; the model may resume from its cache). api.js checked them with messages
+// none (attentions null; the model may resume from its cache). The JS API checked them with messages
 // for students; here they are checked again, as numbers that cross as doubles.
 val model_forward(LoadedModel& m, val ids, val heads_off, val logits_at, bool attentions) {
   return guarded([&] {
@@ -199,6 +236,7 @@ EMSCRIPTEN_BINDINGS(mha_models) {
       .function("headerBytes", &loading_header_bytes)
       .function("addFile", &loading_add_file)
       .function("plan", &loading_plan)
+      .function("unusedLayers", &loading_unused_layers)
       .function("finish", &loading_finish);
   class_<LoadedModel>("LoadedModelCore")
       .smart_ptr<std::shared_ptr<LoadedModel>>("LoadedModelCorePtr")

@@ -18,6 +18,7 @@ import {
   requireHeapBack,
   weightFiles,
 } from './fixtures/reference.mjs';
+import { readOracle, requireWithin } from './fixtures/oracle.mjs';
 
 const CASES = modelCases();
 
@@ -37,48 +38,6 @@ async function files(name, { blobs = false, change = {} } = {}) {
     );
   }
   return out;
-}
-
-// An oracle file: F64 tensors kept in float64 (the bound is on |float32 result - float64 result|).
-function readOracle(path) {
-  const b = readFileSync(path);
-  const n = Number(b.readBigUInt64LE(0));
-  const header = JSON.parse(b.subarray(8, 8 + n).toString('utf8'));
-  const meta = Object.fromEntries(
-    ['ids', 'logits_at', 'heads_off', 'text']
-      .filter((k) => k in header.__metadata__)
-      .map((k) => [k, JSON.parse(header.__metadata__[k])]),
-  );
-  const tensors = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    assert.equal(t.dtype, 'F64', `${path}: ${name} is F64`);
-    const [a, e] = t.data_offsets;
-    const data = new Float64Array((e - a) >> 3);
-    for (let i = 0; i < data.length; i++) data[i] = b.readDoubleLE(8 + n + a + 8 * i);
-    tensors[name] = { shape: t.shape, data };
-  }
-  return { meta, tensors };
-}
-
-// ours against the oracle's tensor `key` (transformers' float64 result) within its bound (`key`.bound).
-function requireWithin(what, ours, tensors, key) {
-  const ref = tensors[key],
-    bound = tensors[`${key}.bound`];
-  assert.deepEqual(ours.shape, ref.shape, `${what} ${key}: shape`);
-  let worst = 0,
-    at = -1;
-  for (let i = 0; i < ref.data.length; i++) {
-    const excess = Math.abs(ours.data[i] - ref.data[i]) - bound.data[i];
-    if (!(excess <= worst)) {
-      worst = Number.isNaN(excess) ? Infinity : excess;
-      at = i;
-    }
-  }
-  assert.ok(
-    at < 0,
-    `${what} ${key}: element ${at} is ${ours.data[at]}, transformers says ${ref.data[at]} ± ${bound.data[at]}`,
-  );
 }
 
 // The same forward without attentions, resumed from the activations cache that `model`'s forwards of `ids` filled:
@@ -216,7 +175,7 @@ for (const build of testedBuilds()) {
       model.dispose();
       model.dispose(); // twice is harmless
       requireHeapBack(M, before, 'after dispose');
-      assert.throws(() => model.forward(ids), /this model was deleted/);
+      assert.throws(() => model.forward(ids), /this model was disposed/);
       assert.equal(model.disposed, true);
     });
 
@@ -337,7 +296,7 @@ for (const build of testedBuilds()) {
           assert.equal(after.firstLayer, 0, `${name}: other ids replaced the cache`);
           assert.deepEqual(after.logits, model.forward(ids, { logitsAt, headsOff: [[layers - 1, 0]] }).logits);
           model.dispose();
-          assert.throws(() => model.forward(ids, { attentions: false }), /this model was deleted/);
+          assert.throws(() => model.forward(ids, { attentions: false }), /this model was disposed/);
         }
       },
     );

@@ -125,8 +125,34 @@ function labelsFor(list, len, name, axis, notes) {
   return list.map(String);
 }
 
+// {attentions, layer}: a model's result (Model.forward's attentions, {shape: [L, 1, H, T, T], data}) as weights and
+// shape; with layer, that layer alone. Given weights win. → {weights, shape}
+function modelAttentions(o, notes) {
+  const a = o.attentions;
+  if (a == null || o.weights != null) return o;
+  if (typeof a !== 'object' || a.shape == null || a.data == null || a.data.length === undefined) {
+    notes.push("attentions must be a model's attentions {shape: [L, 1, H, T, T], data}, as model.forward(ids) gives.");
+    return o;
+  }
+  const shape = Array.from(a.shape, Number),
+    L = shape[0];
+  if (o.layer == null || shape.length !== 5) return { weights: a.data, shape };
+  if (!(Number.isInteger(o.layer) && o.layer >= 0 && o.layer < L)) {
+    notes.push(
+      'layer ' + String(o.layer) + ' is not one of the ' + L + ' layers (0 to ' + (L - 1) + '): all are drawn.',
+    );
+    return { weights: a.data, shape };
+  }
+  const n = a.data.length / L,
+    part = a.data.subarray
+      ? a.data.subarray(o.layer * n, (o.layer + 1) * n)
+      : a.data.slice(o.layer * n, (o.layer + 1) * n);
+  return { weights: part, shape: shape.slice(1) };
+}
+
 // Options → what the view draws, and the notes naming each problem of the input. An unknown colour scale is
-// replaced by the default in o (the view's own copy of its options), with a note.
+// replaced by the default in o (the view's own copy of its options), with a note. A model's attentions
+// (modelAttentions) stand for weights and shape.
 export function readInput(o) {
   const notes = [];
   if (!SCALE_NAMES.includes(o.scale)) {
@@ -141,19 +167,20 @@ export function readInput(o) {
     );
     o.scale = DEFAULT_SCALE;
   }
-  const w = o.weights == null ? null : toFloat32(o.weights);
+  const input = modelAttentions(o, notes);
+  const w = input.weights == null ? null : toFloat32(input.weights);
   if (!w)
     return {
       notes: [
         ...notes,
-        o.weights == null
+        input.weights == null
           ? 'No weights were given: pass weights (a Float32Array laid out [L, B, H, T, S]) and their shape.'
           : 'weights must be a Float32Array (or an array of numbers); got ' +
-            Object.prototype.toString.call(o.weights).slice(8, -1) +
+            Object.prototype.toString.call(input.weights).slice(8, -1) +
             '.',
       ],
     };
-  const given = o.shape != null ? Array.from(o.shape, Number) : w.nested;
+  const given = input.shape != null ? Array.from(input.shape, Number) : w.nested;
   if (!given)
     return {
       notes: [...notes, 'No shape was given for ' + w.data.length + ' weights: pass shape [L, B, H, T, S].'],
