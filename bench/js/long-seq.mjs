@@ -58,11 +58,7 @@ function parseArgs(argv) {
 }
 
 const flops = ([B, S, D]) => 4 * 2 * B * S * D * D + 4 * B * S * S * D;
-const median = (a) => {
-  const s = [...a].sort((x, y) => x - y);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-};
+const { median } = require('./lib/timing.js');
 const load = () => os.loadavg()[0].toFixed(2);
 
 // One shape's forward in module M: weights and input drawn from seed 0, as bench/js/run.js.

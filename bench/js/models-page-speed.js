@@ -37,11 +37,7 @@ const ROUNDS = Number(arg('--rounds', QUICK ? 4 : 20));
 const T = 128;
 const CASE = QUICK ? { dir: 'gpt2-tiny', tiny: true } : { dir: 'gpt2', tiny: false };
 const TARGETS = { keystroke: 1.3, ablate: 1.0 };
-const med = (v) => {
-  const s = v.slice().sort((a, b) => a - b),
-    k = s.length >> 1;
-  return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
-};
+const { median: med } = require('./lib/timing.js');
 
 // The checkpoint bench/js/models.js benchmarks (lib/checkpoint.js: one made for both), then the page's folder beside it.
 function pageFolder(python) {

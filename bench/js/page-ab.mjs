@@ -18,11 +18,7 @@ if (!args[0]) {
   process.exit(2);
 }
 const dists = { before: path.resolve(args[0]), after: path.resolve(args[1] || path.join(root, 'dist')) };
-const med = (v) => {
-  const s = v.slice().sort((a, b) => a - b),
-    k = s.length >> 1;
-  return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
-};
+const { median: med } = require(path.join(root, 'bench', 'js', 'lib', 'timing.js'));
 const browser = await chromium.launch({
   ...CHROMIUM,
   args: [...CHROMIUM.args, '--disable-frame-rate-limit', '--disable-gpu-vsync'],

@@ -31,11 +31,7 @@ const SHAPES = [
   { D: 512, H: 8, target: 1.5 },
   { D: 64, H: 4, target: 3 },
 ];
-const med = (v) => {
-  const s = v.slice().sort((a, b) => a - b),
-    k = s.length >> 1;
-  return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
-};
+const { median: med } = require('./lib/timing.js');
 
 async function openAt(browser, url, cores) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -34,11 +34,7 @@ const SIZES = [
 const BATCH = 32;
 const LR = 1e-2;
 
-const median = (a) => {
-  const s = [...a].sort((x, y) => x - y);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-};
+const { median } = require('./lib/timing.js');
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 async function ours(build, size) {
