@@ -13,11 +13,18 @@
 // Usage: node bench/notebook-peers.mjs [--tokens 20,200] [--tools mx.show,BertViz] [--widget-state on]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, repo, pythonEnv, executeNotebook, installOutputFinder } from '../tests/browser/helpers.mjs';
+import {
+  launch,
+  repo,
+  pythonEnv,
+  executeNotebook,
+  installOutputFinder,
+  luminance,
+  freePort,
+} from '../tests/browser/helpers.mjs';
 
 const option = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -85,17 +92,6 @@ const WATCH = (selectors) => {
   requestAnimationFrame(tick);
 };
 
-const luminance = (c) => {
-  const [r, g, b] = (c.match(/[\d.]+/g) || [255, 255, 255])
-    .slice(0, 3)
-    .map(Number)
-    .map((v) => {
-      v /= 255;
-      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-    });
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-};
-
 async function exported(browser, html, dark, tools) {
   const page = await browser.context.newPage();
   await page.route(/^(https?|wss?):/, (route) => route.abort()); // offline
@@ -127,15 +123,6 @@ async function exported(browser, html, dark, tools) {
   await page.close();
   return tools.map((_, i) => ({ ms: got[i] ?? null, background: backgrounds[i] }));
 }
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = s.address().port;
-      s.close(() => resolve(p));
-    });
-  });
 
 async function inJupyterLab(browser, origin, token, path, tools) {
   const page = await browser.context.newPage();

@@ -29,6 +29,7 @@ const { idsFor, failedChecks } = require('./lib/models-checks.js');
 const { chromiumLines } = require('./lib/models-chromium.js');
 const { summarize } = require('./lib/models-table.js');
 const { median } = require('./lib/timing.js');
+const { runMain } = require('./lib/run-main.js');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
@@ -237,13 +238,7 @@ async function main() {
     fs.writeFileSync(out, JSON.stringify(models, null, 1));
     log(`models: wrote ${out}`);
   }
-  if (problems.length) {
-    log(`models: BROKEN (${problems.length}):\n  ` + problems.join('\n  '));
-    process.exitCode = 1;
-  }
+  return problems;
 }
 
-main().catch((e) => {
-  console.error(`models: BROKEN: ${(e && e.stack) || e}`);
-  process.exit(1);
-});
+runMain('models', main);

@@ -20,6 +20,7 @@ const { forwardOptions } = require('./lib/forward-options.js');
 const { ROOT, DIST, loadBuilds } = require('./lib/ours.js');
 const { benchShape } = require('./lib/forward-shape.js');
 const { table } = require('./lib/forward-table.js');
+const { runMain } = require('./lib/run-main.js');
 
 const { opts, SHAPES, POLICY } = forwardOptions(process.argv.slice(2));
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
@@ -127,13 +128,7 @@ async function main() {
   fs.mkdirSync(path.dirname(path.resolve(jsonPath)), { recursive: true });
   fs.writeFileSync(jsonPath, JSON.stringify({ ...result, markdown: md }, null, 1));
   log(`bench: wrote ${jsonPath} (${env.seconds.toFixed(0)} s)`);
-  if (problems.length) {
-    log(`bench: BROKEN (${problems.length}):\n  ` + problems.join('\n  '));
-    process.exitCode = 1;
-  }
+  return problems;
 }
 
-main().catch((e) => {
-  console.error(`bench: BROKEN: ${(e && e.stack) || e}`);
-  process.exit(1);
-});
+runMain('bench', main);

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { createServer } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { buildSync } from 'esbuild';
@@ -47,6 +48,54 @@ export async function axeViolations(page) {
       (v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '),
     );
   });
+}
+
+// In the page: the scroll box that shows less than the content of `root` (a view), as "class: client of scroll px",
+// or null. It looks at root's ancestors below the first that matches `stop` or holds every element of `all` (the
+// page's own scrolling container holds every view), passing over those that match `skip`. A test hands it to the page
+// as text: page.evaluate(`(${fn})(${scrollBoxAround})`).
+export function scrollBoxAround(root, all, stop = 'body', skip = null) {
+  for (
+    let e = root.parentElement;
+    e && !e.matches(stop) && !(all.length > 1 && all.every((r) => e.contains(r)));
+    e = e.parentElement
+  ) {
+    if (skip && e.matches(skip)) continue;
+    const s = getComputedStyle(e);
+    if (
+      (s.overflowY === 'auto' || s.overflowY === 'scroll' || s.overflowY === 'hidden') &&
+      e.scrollHeight > e.clientHeight + 1
+    )
+      return (e.className || e.tagName) + ': ' + e.clientHeight + ' of ' + e.scrollHeight + ' px';
+  }
+  return null;
+}
+
+// A TCP port free on 127.0.0.1 right now (a server of a test or a benchmark then listens on it).
+export const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+
+// WCAG 2's relative luminance of a computed rgb() colour (white when none is given), and the contrast ratio of two
+// (bench/notebook-peers.mjs's dark export, the notebook front ends' code colours).
+export function luminance(c) {
+  const [r, g, b] = ((c && c.match(/[\d.]+/g)) || [255, 255, 255])
+    .slice(0, 3)
+    .map(Number)
+    .map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+export function contrast(a, b) {
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
 }
 
 // An element's height once it has stopped changing (an embed resizes as its page loads): the same at 4 looks 150 ms

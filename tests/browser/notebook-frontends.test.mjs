@@ -15,13 +15,22 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { launch, guardedPage, repo, ARTIFACTS, pythonEnv, installOutputFinder } from './helpers.mjs';
+import {
+  launch,
+  guardedPage,
+  repo,
+  ARTIFACTS,
+  pythonEnv,
+  installOutputFinder,
+  contrast,
+  scrollBoxAround,
+  freePort,
+} from './helpers.mjs';
 import { assertTop5, python } from './models-oracle.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -30,15 +39,6 @@ const DIR = mkdtempSync(join(tmpdir(), 'mha-frontends-'));
 const TOKEN = 'mha-' + Math.random().toString(36).slice(2);
 const HTML_VIEWS = 3; // the notebook's HTML outputs; then the widget
 let venv, env, browser, jupyter;
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = s.address().port;
-      s.close(() => resolve(p));
-    });
-  });
 
 // A server process, its log, and a promise resolved once the log matches `ready`.
 async function startProcess(cmd, args, ready, opts) {
@@ -118,63 +118,33 @@ function clean(g, where) {
 
 // Every view in the document: its values, selection, theme, and whether it shows all its content (no scroll box of
 // its own cell around it: the notebook's or the page's scrolling container, which holds every view, is not the view's).
-const views = (page) =>
-  page.evaluate(() =>
-    [...document.querySelectorAll('[data-mha-explorer-view]')].map((root, _, all) => {
-      let clipped = null;
-      // up to the notebook's or the page's own scrolling container (the first ancestor holding every view)
-      for (
-        let e = root.parentElement;
-        e &&
-        !e.matches('.jp-WindowedPanel-outer, .jp-Notebook, body') &&
-        !(all.length > 1 && all.every((r) => e.contains(r)));
-        e = e.parentElement
-      ) {
-        if (e.matches('.jp-Cell, .jp-OutputArea, .marimo-cell, .output-area')) {
-          continue;
-        }
-        const s = getComputedStyle(e);
-        if (
-          (s.overflowY === 'auto' || s.overflowY === 'scroll' || s.overflowY === 'hidden') &&
-          e.scrollHeight > e.clientHeight + 1
-        ) {
-          clipped = (e.className || e.tagName) + ': ' + e.clientHeight + ' of ' + e.scrollHeight + ' px';
-          break;
-        }
-      }
-      const w = root.mhaExplorer.getWeights(),
-        code = root.querySelector('table.trace code');
-      return {
-        data: Array.from(w.data),
-        shape: w.shape,
-        notes: root.mhaExplorer.getNotes(),
-        selection: root.mhaExplorer.getSelection(),
-        theme: root.getAttribute('data-mhav-theme'),
-        height: root.getBoundingClientRect().height,
-        content: root.scrollHeight,
-        inner: root.clientHeight,
-        clipped,
-        tokens: root.mhaExplorer.getLabels().tokens,
-        code: code && { color: getComputedStyle(code).color, background: getComputedStyle(code).backgroundColor },
-      };
-    }),
-  );
-
-// WCAG contrast of two computed rgb() colours.
-function contrast(a, b) {
-  const lum = (c) => {
-    const [r, g, bl] = c
-      .match(/[\d.]+/g)
-      .slice(0, 3)
-      .map(Number)
-      .map((v) => {
-        v /= 255;
-        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-      });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
-  };
-  const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
-  return (x + 0.05) / (y + 0.05);
+const views = (page) => page.evaluate(`(${readViews})(${scrollBoxAround})`);
+// (in the page)
+function readViews(scrollBox) {
+  return [...document.querySelectorAll('[data-mha-explorer-view]')].map((root, _, all) => {
+    // up to the notebook's or the page's own scrolling container (the first ancestor holding every view)
+    const clipped = scrollBox(
+      root,
+      all,
+      '.jp-WindowedPanel-outer, .jp-Notebook, body',
+      '.jp-Cell, .jp-OutputArea, .marimo-cell, .output-area',
+    );
+    const w = root.mhaExplorer.getWeights(),
+      code = root.querySelector('table.trace code');
+    return {
+      data: Array.from(w.data),
+      shape: w.shape,
+      notes: root.mhaExplorer.getNotes(),
+      selection: root.mhaExplorer.getSelection(),
+      theme: root.getAttribute('data-mhav-theme'),
+      height: root.getBoundingClientRect().height,
+      content: root.scrollHeight,
+      inner: root.clientHeight,
+      clipped,
+      tokens: root.mhaExplorer.getLabels().tokens,
+      code: code && { color: getComputedStyle(code).color, background: getComputedStyle(code).backgroundColor },
+    };
+  });
 }
 
 function maxDiff(a, b) {
@@ -532,6 +502,18 @@ async function modelShot(page, n, name) {
   await page.waitForTimeout(500);
   await page.screenshot({ path: join(ARTIFACTS, name) });
 }
+// The front end's theme switched to JupyterLab Dark: every model page follows (shot: model page 1 then), and back.
+async function modelPagesFollowDark(page, shot) {
+  await theme(page, 'JupyterLab Dark');
+  await page.waitForFunction(
+    (sel) =>
+      [...document.querySelectorAll(sel)].every((f) => f.contentDocument.body.getAttribute('data-theme') === 'dark'),
+    MODEL_FRAME,
+    { timeout: 30000 },
+  );
+  await modelShot(page, 1, shot);
+  await theme(page, 'JupyterLab Light');
+}
 // From Python: gpt2.text set on the widget, the page shows it (within transformers' bounds), and what it shows read
 // back in Python (status, tokens).
 async function textFromPython(page, want, where) {
@@ -616,15 +598,7 @@ test(
     await textFromPython(page, expected['gpt2-1'], 'JupyterLab');
     assert.deepEqual(await modelClipped(page), [null, null], 'JupyterLab: a model page in a scroll box');
     // JupyterLab's theme switched live: the pages follow
-    await theme(page, 'JupyterLab Dark');
-    await page.waitForFunction(
-      (sel) =>
-        [...document.querySelectorAll(sel)].every((f) => f.contentDocument.body.getAttribute('data-theme') === 'dark'),
-      MODEL_FRAME,
-      { timeout: 30000 },
-    );
-    await modelShot(page, 1, 'jupyterlab-model-dark.png');
-    await theme(page, 'JupyterLab Light');
+    await modelPagesFollowDark(page, 'jupyterlab-model-dark.png');
     // Saved, then reloaded: the kernel sends the files again; the .ipynb holds the widgets' note, not the weights
     await saveAndReload(page);
     await modelPagesShown(page, [expected.folder.tokens, expected['gpt2-1'].tokens]);
@@ -767,15 +741,7 @@ test(
     assert.match((await modelClipped(page))[0] || '', /jp-OutputArea/, "Notebook 7: the student's fold undone");
     await cell.locator('.jp-OutputArea-promptOverlay').click();
     // Notebook 7's Settings → Theme → JupyterLab Dark: the pages follow
-    await theme(page, 'JupyterLab Dark');
-    await page.waitForFunction(
-      (sel) =>
-        [...document.querySelectorAll(sel)].every((f) => f.contentDocument.body.getAttribute('data-theme') === 'dark'),
-      MODEL_FRAME,
-      { timeout: 30000 },
-    );
-    await modelShot(page, 1, 'notebook7-model-dark.png');
-    await theme(page, 'JupyterLab Light');
+    await modelPagesFollowDark(page, 'notebook7-model-dark.png');
     await page.waitForFunction(() => document.body.getAttribute('data-jp-theme-light') === 'true');
     // Saved, then reloaded: the kernel sends the files again; the .ipynb holds no weights
     await saveAndReload(page);

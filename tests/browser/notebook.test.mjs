@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { launch, guardedPage, repo, ARTIFACTS, pythonEnv, executeNotebook, buildSphinxSite } from './helpers.mjs';
+import { scrollBoxAround } from './helpers.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']; // as tests/browser/a11y.test.mjs
@@ -46,39 +47,26 @@ after(async () => {
 // Every view of the page: its weights, trace, and whether it (and the output holding it) shows all its content.
 // A scroll box: an ancestor within the view's cell (below the first one holding every view: the page's own
 // scrolling container) that shows less than its content.
-const views = (page) =>
-  page.evaluate(() =>
-    [...document.querySelectorAll('[data-mha-explorer-view]')].map((root, _, all) => {
-      const box = root.getBoundingClientRect();
-      let clipped = null;
-      for (
-        let e = root.parentElement;
-        e && e !== document.body && (all.length < 2 || !all.every((r) => e.contains(r)));
-        e = e.parentElement
-      ) {
-        const s = getComputedStyle(e);
-        if (
-          (s.overflowY === 'auto' || s.overflowY === 'scroll' || s.overflowY === 'hidden') &&
-          e.scrollHeight > e.clientHeight + 1
-        ) {
-          clipped = (e.className || e.tagName) + ': ' + e.clientHeight + ' of ' + e.scrollHeight + ' px';
-          break;
-        }
-      }
-      const w = root.mhaExplorer.getWeights();
-      return {
-        shape: w.shape,
-        data: Array.from(w.data),
-        trace: root.mhaExplorer.getTrace(),
-        height: box.height,
-        content: root.scrollHeight,
-        inner: root.clientHeight,
-        clipped,
-        notes: root.mhaExplorer.getNotes(),
-        fallback: !!root.parentElement.querySelector('.mhax-fallback'),
-      };
-    }),
-  );
+const views = (page) => page.evaluate(`(${readViews})(${scrollBoxAround})`);
+// (in the page)
+function readViews(scrollBox) {
+  return [...document.querySelectorAll('[data-mha-explorer-view]')].map((root, _, all) => {
+    const box = root.getBoundingClientRect();
+    const clipped = scrollBox(root, all);
+    const w = root.mhaExplorer.getWeights();
+    return {
+      shape: w.shape,
+      data: Array.from(w.data),
+      trace: root.mhaExplorer.getTrace(),
+      height: box.height,
+      content: root.scrollHeight,
+      inner: root.clientHeight,
+      clipped,
+      notes: root.mhaExplorer.getNotes(),
+      fallback: !!root.parentElement.querySelector('.mhax-fallback'),
+    };
+  });
+}
 
 function checkViews(got, expected, where) {
   assert.equal(got.length, expected.length, where + ': one view per mx.show output');

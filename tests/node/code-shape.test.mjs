@@ -1,7 +1,7 @@
 // The shape of the code: every function in web/ stays short (scripts/function-lengths.mjs measures them with
-// TypeScript's parser), no benchmark script (bench/) and no module of the JS API (wasm/api/*.js, whichever are there)
-// is longer than 400 lines, and the files that opt in with // @ts-check type-check (tsconfig.json: tsc --noEmit, its
-// JSDoc types; a failure names the file and line).
+// TypeScript's parser), no benchmark script (bench/) and no module of the JS API (the JS files in wasm/'s api folder,
+// whichever are there) is longer than 400 lines, and the files that opt in with // @ts-check type-check (tsconfig.json:
+// tsc --noEmit, its JSDoc types; a failure names the file and line).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
