@@ -90,7 +90,13 @@ function linkPages(root, base) {
     lab = root.querySelector('a[href^="lab.html"]');
   page.setAttribute('href', base + FILES.page);
   lab.setAttribute('href', base + FILES.lab + '?preset=train-two-offsets');
-  if (base) for (const a of [page, lab]) Object.assign(a, { target: '_blank', rel: 'noopener' });
+  // a link that opens a new tab says so (↗ and its words); one that does not has no ↗
+  for (const a of [page, lab]) {
+    a.textContent = a.textContent.replace(/\s*↗$/, '');
+    if (!base) continue;
+    Object.assign(a, { target: '_blank', rel: 'noopener' });
+    a.append(' ↗', el('span', { class: 'sr-only' }, ' (opens in a new tab)'));
+  }
 }
 
 // An element's attributes changed: {text, model, theme, layer, head} (each when given; a removed layer or head: 0).
