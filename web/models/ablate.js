@@ -41,6 +41,31 @@ export function topTokens(logits, k = 5) {
   return ids.map((id) => ({ id, prob: probs[id], logit: logits[id] }));
 }
 
+// log Σ exp(logits) in double precision (the shift by the largest keeps each exp ≤ 1).
+export function logSumExp(logits) {
+  let max = -Infinity,
+    sum = 0;
+  for (let i = 0; i < logits.length; i++) if (logits[i] > max) max = logits[i];
+  for (let i = 0; i < logits.length; i++) sum += Math.exp(logits[i] - max);
+  return max + Math.log(sum);
+}
+// One token of a position's logits: {id, logit, logProb, prob, rank} (log-softmax in double precision; rank from 1,
+// ties: the lower id first, as topTokens orders them). lse: logSumExp(logits), when known.
+export function tokenStats(logits, id, lse = logSumExp(logits)) {
+  const x = logits[id];
+  let rank = 1;
+  for (let i = 0; i < logits.length; i++) if (logits[i] > x || (logits[i] === x && i < id)) rank++;
+  const logProb = x - lse;
+  return { id, logit: x, logProb, prob: Math.exp(logProb), rank };
+}
+// A token with the heads off against the full model: tokenStats of `off` with {was: tokenStats of `full`, dLogProb,
+// ranksUp: how many places it rose (negative: fell)}.
+export function compareToken(full, off, id, lse = {}) {
+  const now = tokenStats(off, id, lse.off),
+    was = tokenStats(full, id, lse.full);
+  return Object.assign(now, { was, dLogProb: now.logProb - was.logProb, ranksUp: was.rank - now.rank });
+}
+
 // The full model's top tokens beside the ablated model's: the ablated list, each with its change of probability
 // and of place ({id, prob, logit, was: its full-model probability, wasRank: its full-model place or -1}).
 export function compareTops(full, ablated, fullProbOf) {

@@ -5,6 +5,45 @@
 import { folderOf } from './files.js';
 import { render, setHeadsOff } from './forward.js';
 import { select, snippet } from './panels.js';
+import { predictionRows } from './predictions.js';
+import { computeEmbeddings, drawEmbedding, embeddingOut } from './embedding.js';
+
+// getTop(): the predictions panel's rows (predictions.js), each with the token's raw and shown strings.
+function topOf(ctx) {
+  const S = ctx.S,
+    rows = predictionRows(S),
+    f = rows.follow;
+  const named = (r) => r && Object.assign({ token: S.vocab.tokenOf(r.id), text: ctx.tokenText(r.id) }, r);
+  return {
+    position: S.pos,
+    full: rows.full.map(named),
+    ablated: rows.ablated.map(named),
+    follow: f && { id: f.id, text: ctx.tokenText(f.id), full: named(f.full), ablated: named(f.ablated) },
+    headsOff: S.headsOff.map((x) => x.slice()),
+  };
+}
+
+// What the API reads and returns as copies (weights, tokens, text, ids, info, messages, role scores, the repeated
+// sequence).
+function readers(ctx) {
+  const S = ctx.S;
+  return {
+    getWeights: () =>
+      S.out ? { shape: S.out.attentions.shape.slice(), data: new Float32Array(S.out.attentions.data) } : null,
+    getTokens: () => (S.enc ? S.enc.tokens.slice() : []), // as the tokenizer gives them (Ġ, ##)
+    getTokenTexts: () => (S.enc ? S.enc.texts.slice() : []), // as the page shows them (decoded, ␣ ↵ · marked)
+    getText: () => S.text, // the text asked for (its tokens are getTokens() once ready settles)
+    getIds: () => (S.enc ? S.enc.ids.slice() : []),
+    getInfo: () => (S.info ? Object.assign({}, S.info) : null),
+    getMessages: () => Object.values(ctx.messages).filter(Boolean),
+    getRoles: () =>
+      S.scores ? Object.fromEntries(Object.entries(S.scores).map(([k, v]) => [k, Array.from(v)])) : null,
+    getRepeat: () =>
+      S.repeat
+        ? { ids: S.repeat.layout.ids.slice(), start: S.repeat.layout.start, length: S.repeat.layout.length }
+        : null,
+  };
+}
 
 export function createApi(ctx, loading) {
   const S = ctx.S;
@@ -21,26 +60,17 @@ export function createApi(ctx, loading) {
     get ready() {
       return ctx.ready;
     },
-    getWeights: () =>
-      S.out ? { shape: S.out.attentions.shape.slice(), data: new Float32Array(S.out.attentions.data) } : null,
-    getTokens: () => (S.enc ? S.enc.tokens.slice() : []),
-    getText: () => S.text, // the text asked for (its tokens are getTokens() once ready settles)
-    getIds: () => (S.enc ? S.enc.ids.slice() : []),
-    getInfo: () => (S.info ? Object.assign({}, S.info) : null),
-    getMessages: () => Object.values(ctx.messages).filter(Boolean),
-    getRoles: () =>
-      S.scores ? Object.fromEntries(Object.entries(S.scores).map(([k, v]) => [k, Array.from(v)])) : null,
-    getRepeat: () =>
-      S.repeat
-        ? { ids: S.repeat.layout.ids.slice(), start: S.repeat.layout.start, length: S.repeat.layout.length }
-        : null,
-    getTop: () => ({
-      position: S.pos,
-      full: topOut(S.full),
-      ablated: topOut(S.ablated),
-      headsOff: S.headsOff.map((x) => x.slice()),
-    }),
+    ...readers(ctx),
+    getTop: () => topOf(ctx),
+    // follows a token in the predictions (as the "Follow a token" box): → its id, or -1 when it is not one token
+    follow: (text) => {
+      need();
+      ctx.$('follow').value = String(text);
+      ctx.$('follow').dispatchEvent(new Event('input'));
+      return S.follow.id;
+    },
     getModel: () => S.model, // the core's Model (wasm/api/models.js): forward, tokenize, info (the benchmark times it)
+    getSentence: () => embeddingOut(S), // a sentence-transformers model's embeddings and cosines, else null
     getSnippet: () => (S.model ? snippet(ctx) : null),
     getSelection: () => Object.assign({}, S.sel),
     select: (s) => {
@@ -58,6 +88,17 @@ export function createApi(ctx, loading) {
       if (o && o.text != null) {
         S.text = String(o.text);
         ctx.$('text').value = S.text;
+      }
+      if (o && o.other != null) {
+        S.other = String(o.other);
+        ctx.$('other').value = S.other;
+        if (o.text == null) {
+          ctx.ready = ctx.ready.then(() => {
+            if (S.out) (computeEmbeddings(ctx), drawEmbedding(ctx));
+            return !!S.out;
+          });
+          return ctx.ready;
+        }
       }
       ctx.ready = ctx.ready.then(() => render(ctx) && Promise.resolve(ctx.ablation).then(() => !!S.out));
       return ctx.ready;

@@ -6,6 +6,9 @@ import { showMessages } from '../chrome/messages.js';
 // Lesson 004's sentence: which head links "it" to "road"?
 export const DEFAULT_TEXT = "The chicken didn't cross the road because it was too wide.";
 
+// The sentence the text's embedding is compared with (a sentence-transformers model).
+export const OTHER_TEXT = 'The road was too wide for the chicken to cross.';
+
 // A layer or head given as text (models.html's layer= or head=, an element's attribute) → {value} or {message}: a whole
 // number from 0 (which ones the model has is known once it is loaded: loading.js's show).
 /** @param {string} name @param {string} raw */
@@ -47,8 +50,12 @@ export function createContext(root, params) {
     lookAll: false,
     loading: null,
     theme: params.get('theme') || 'auto',
+    sentence: null, // a sentence-transformers folder's pooling (sentence.js), else null
+    other: params.has('other') ? params.get('other') : OTHER_TEXT, // the text the sentence embedding compares with
+    follow: null, // {text, id}: the token the predictions follow (id -1: not one token)
+    embed: null, // embedding.js's: the texts' embeddings with and without the heads off
   };
-  const messages = { core: '', load: '', select: said.join(' '), repeat: '', text: '' };
+  const messages = { core: '', load: '', select: said.join(' '), repeat: '', text: '', sentence: '' };
   const ctx = {
     root,
     $,
@@ -70,6 +77,8 @@ export function createContext(root, params) {
       $('progress-text').textContent = text;
       $('progress').value = Number.isFinite(fraction) ? Math.max(0, Math.min(1, fraction)) : 0;
     },
+    // a token id as the page shows it (vocab.js's text: decoded byte-level BPE, ## marked)
+    tokenText: (id) => (S.vocab.textOf ? S.vocab.textOf(id) : S.vocab.tokenOf(id)),
     shown: () => 'Showing ' + (S.source.folder || 'the model') + '.',
   };
   return ctx;

@@ -1,7 +1,9 @@
 // MHA Explorer, the model page — a checkpoint's files, however they come: a dropped folder (its entries read
 // recursively), files chosen in the file dialog (one by one or a folder), or a folder next to the page named by the
 // model= parameter (fetched from the page's own host, never elsewhere). pickCheckpoint checks that the files a
-// model needs are there, naming the missing one; core.loadModel checks what they hold.
+// model needs are there, naming the missing one; core.loadModel checks what they hold. A sentence-transformers folder
+// (1_Pooling/config.json below the model's files) is read for its pooling.
+import { readSentenceConfig } from './sentence.js';
 
 // What a checkpoint folder holds that the page reads (by base name).
 export const CONFIG = 'config.json',
@@ -9,6 +11,7 @@ export const CONFIG = 'config.json',
   TOKENIZER_CONFIG = 'tokenizer_config.json';
 export const WEIGHTS = 'model.safetensors',
   INDEX = 'model.safetensors.index.json';
+const MODULES = 'modules.json'; // sentence-transformers' list of modules, beside the model's files
 const FOLDER_HINT =
   "A model folder as transformers saves it (save_pretrained) or as a model's page on the Hugging Face Hub " +
   'lists it: model.safetensors (or model.safetensors.index.json and its shards), config.json, tokenizer.json and tokenizer_config.json.';
@@ -57,9 +60,10 @@ export function folderOf(files) {
 // [File or {name, bytes} (a Uint8Array, as core.loadModel takes it)] → promise of {files (what loadModel reads: config,
 // tokenizer files, weights or index and shards), text:
 // {config, tokenizer, tokenizerConfig} (their text), shards: [names]}; rejects with a message naming the file that
-// is missing or unreadable.
+// is missing or unreadable. sentence: sentence.js's readSentenceConfig of a sentence-transformers folder (its
+// modules.json and 1_Pooling/config.json below the model's files), or null.
 export async function pickCheckpoint(files) {
-  const byName = filesByName(files);
+  const { byName, byPath } = filesByName(files);
   const need = (name, why) => {
     if (byName.has(name)) return byName.get(name);
     throw new Error(name + ' is missing: ' + why + ' ' + FOLDER_HINT);
@@ -80,7 +84,10 @@ export async function pickCheckpoint(files) {
     tokenizer: await readText(tokenizer),
     tokenizerConfig: byName.has(TOKENIZER_CONFIG) ? await readText(byName.get(TOKENIZER_CONFIG)) : null,
   };
-  return { files: picked, text, shards: weights.shards };
+  // a sentence-transformers folder: modules.json and its Pooling module's config.json (sentence.js)
+  const read = (path) => (byPath.has(path) ? readText(byPath.get(path)) : Promise.resolve(null));
+  const sentence = await readSentenceConfig(await read(MODULES), read);
+  return { files: picked, text, shards: weights.shards, sentence };
 }
 
 const readText = (f) =>
@@ -92,10 +99,19 @@ const readText = (f) =>
     },
   );
 
-// [File] → Map of base name → File; two files of one name that the page reads are refused.
+// [File] → Map of base name → File for the files at the folder's top (the shallowest level that holds config.json:
+// a sentence-transformers folder has another config.json in 1_Pooling/), and byPath: path below that level → File.
+// Two files of one name at that level that the page reads (two folders at once) are refused.
 function filesByName(files) {
-  const byName = new Map();
+  const parts = (f) => String(pathOf(f)).split('/');
+  const configs = files.filter((f) => baseName(f) === CONFIG).map((f) => parts(f).length);
+  const top = configs.length ? Math.min(...configs) : Math.min(...files.map((f) => parts(f).length));
+  const byName = new Map(),
+    byPath = new Map();
   for (const f of files) {
+    const p = parts(f);
+    if (p.length >= top) byPath.set(p.slice(top - 1).join('/'), f);
+    if (p.length !== top) continue;
     const n = baseName(f);
     if (byName.has(n) && [CONFIG, TOKENIZER, TOKENIZER_CONFIG, WEIGHTS, INDEX].includes(n)) {
       throw new Error(
@@ -110,7 +126,7 @@ function filesByName(files) {
     }
     byName.set(n, f);
   }
-  return byName;
+  return { byName, byPath };
 }
 
 // The weights' files: model.safetensors, or the index and every shard it lists. → promise of {files, shards: [names]}.
@@ -207,6 +223,35 @@ export function folderURL(value, pageURL) {
   return url.href;
 }
 
+// Whether a config.json is a model's without a prediction head (architectures such as BertModel), whose folder may
+// be a sentence-transformers one: only then does model= ask for modules.json (a 404 is logged for each file absent).
+function headless(configText) {
+  try {
+    const a = JSON.parse(configText).architectures;
+    return (
+      Array.isArray(a) && a.length > 0 && !a.some((n) => /(LMHead|ForCausalLM|ForMaskedLM|ForPreTraining)/.test(n))
+    );
+  } catch {
+    return false;
+  }
+}
+// modules.json and the Pooling module's config.json (as File with relativePath: pickCheckpoint finds them by path).
+async function fetchSentenceFiles(fetchFile) {
+  const modules = await fetchFile(MODULES, true);
+  if (!modules) return;
+  let list;
+  try {
+    list = JSON.parse(await modules.text());
+  } catch {
+    return; // pickCheckpoint says so
+  }
+  const pool = Array.isArray(list) && list.find((m) => m && /Pooling$/.test(String(m.type)));
+  const dir = pool && String(pool.path || '').replace(/\/$/, '');
+  if (!dir || /(^|\/)\.\.(\/|$)|^\//.test(dir)) return;
+  const f = await fetchFile(dir + '/' + CONFIG, true);
+  if (f) f.relativePath = dir + '/' + CONFIG;
+}
+
 // The files of a folder on the page's host: config.json, tokenizer.json and tokenizer_config.json when there, fetched
 // (with onProgress(loaded, total) over them), and the weights — model.safetensors, or the index (fetched) and its
 // shards — as {name, url}: core.loadModel downloads them itself, straight into the core's memory (one copy, with its
@@ -244,13 +289,14 @@ export async function filesFromFolder(base, { signal, onProgress } = {}) {
     total += Number(res.headers.get('content-length')) || 0;
     const file = new File(
       [await bodyBlob(res, (n) => onProgress && onProgress((loaded += n), Math.max(total, loaded)))],
-      name,
+      name.split('/').pop(),
     );
     got.push(file);
     return file;
   };
-  await fetchFile(CONFIG);
+  const config = await fetchFile(CONFIG);
   await fetchFile(TOKENIZER);
+  if (headless(await config.text())) await fetchSentenceFiles(fetchFile);
   await fetchFile(TOKENIZER_CONFIG, true);
   if (!(await probe(WEIGHTS))) {
     const index = await fetchFile(INDEX, true);

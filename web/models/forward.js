@@ -4,6 +4,7 @@
 import { textRoleScores, repeatRoleScores, repeatedSequence, specialFrame } from './roles.js';
 import { predictionPosition, topTokens, normalizeHeads } from './ablate.js';
 import { drawAll, drawGrid, drawPredictions, drawSide } from './panels.js';
+import { computeEmbeddings, drawEmbedding } from './embedding.js';
 
 const REPEAT = { length: 25, seed: 0 }; // the repeated random sequence of the duplicate and induction scores
 
@@ -45,6 +46,8 @@ export function render(ctx) {
   }
   say('text', '');
   const sameTokens = S.enc && S.enc.tokens.join('\u0001') === enc.tokens.join('\u0001');
+  // enc.texts: the tokens as the page shows them (vocab.js: decoded, marked); enc.tokens stay the tokenizer's strings
+  enc.texts = enc.ids.map((id) => ctx.tokenText(id));
   Object.assign(S, { enc, out, pos, fullLogits: pos >= 0 ? logitsRow(S, out, 0) : null });
   if (!sameTokens) {
     S.query = defaultQuery(enc.tokens);
@@ -58,6 +61,7 @@ export function render(ctx) {
     ' tokens' +
     (pos >= 0 && !i.causal ? '; the model predicts the first ' + S.vocab.maskToken : '') +
     '.';
+  computeEmbeddings(ctx);
   drawAll(ctx);
   ctx.ablation = S.headsOff.length && S.fullLogits ? predictLater(ctx) : null;
   return true;
@@ -97,12 +101,14 @@ function defaultQuery(tokens) {
 function predictAblated(ctx) {
   const S = ctx.S;
   S.ablated = [];
+  S.ablatedLogits = null;
   if (!S.fullLogits || !S.headsOff.length) return;
   try {
     // Only the logits: without attentions the core resumes from its cache of the text's forward, at the
     // lowest layer with a head off (docs/model-page.md#speed).
     const out = S.model.forward(S.enc.ids, { headsOff: S.headsOff, logitsAt: [S.pos], attentions: false });
-    S.ablated = topTokens(logitsRow(S, out, 0), 5);
+    S.ablatedLogits = logitsRow(S, out, 0);
+    S.ablated = topTokens(S.ablatedLogits, 5);
   } catch (err) {
     ctx.say('text', err.message);
   }
@@ -114,8 +120,10 @@ export function setHeadsOff(ctx, heads) {
   S.headsOff = normalizeHeads(heads, S.info.layers, S.info.heads);
   ctx.ablationTurn = (ctx.ablationTurn || 0) + 1; // a render's pending top 5 without heads: this one replaces it
   predictAblated(ctx);
+  computeEmbeddings(ctx);
   drawGrid(ctx);
   drawPredictions(ctx);
+  drawEmbedding(ctx);
   drawSide(ctx);
 }
 

@@ -73,7 +73,7 @@ async function loadFiles(ctx, core, files, source, abort = new AbortController()
       model.dispose();
       return;
     }
-    show(ctx, model, { vocab, source, shards: picked.shards.length });
+    show(ctx, model, { vocab, source, shards: picked.shards.length, sentence: picked.sentence });
   } catch (err) {
     if (S.loading === abort) settle(ctx, abort, err);
     throw err;
@@ -95,7 +95,7 @@ function fit(ctx, name, v, n) {
 }
 
 // A loaded model in place of the one shown: its facts, the repeated sequence's scores, the text's forward.
-function show(ctx, model, { vocab, source, shards }) {
+function show(ctx, model, { vocab, source, shards, sentence }) {
   const S = ctx.S;
   if (S.model) {
     S.model.dispose();
@@ -103,6 +103,9 @@ function show(ctx, model, { vocab, source, shards }) {
   }
   // the picked query and key stay when the new model's tokens are the text's old ones (render resets them otherwise)
   Object.assign(S, { model, info: model.info, vocab, source, headsOff: [], repeat: null });
+  if (S.follow) S.follow.id = S.follow.text ? vocab.findToken(S.follow.text) : -1;
+  S.sentence = sentence && sentence.pooling ? sentence : null; // sentence.js's config: the embedding panel
+  ctx.say('sentence', sentence && sentence.refused ? 'No sentence embedding: ' + sentence.refused + '.' : '');
   S.sel = {
     layer: fit(ctx, 'layer', S.sel.layer, model.info.layers),
     head: fit(ctx, 'head', S.sel.head, model.info.heads),
@@ -143,6 +146,15 @@ function loadFromURL(ctx, core, value) {
   );
 }
 
+// What the checkpoint can show besides its attention, in words.
+function shows(i, sentence) {
+  if (i.hasLmHead) return 'attention, and its ' + (i.causal ? 'next-token' : 'masked-token') + ' prediction head';
+  return (
+    'no prediction head: attention, hidden states' +
+    (sentence ? ' and sentence embeddings (sentence-transformers)' : ' only')
+  );
+}
+
 // The model's facts in the side panel.
 function showInfo(ctx, shards) {
   const i = ctx.S.info,
@@ -160,10 +172,7 @@ function showInfo(ctx, shards) {
   );
   row('Width', 'd_model ' + i.dModel + ', vocabulary ' + i.vocab.toLocaleString('en-US'));
   row('Attention', i.causal ? 'causal (each token sees the ones before it)' : 'bidirectional');
-  row(
-    'Head',
-    i.hasLmHead ? (i.causal ? 'next-token prediction' : 'masked-token prediction') : 'none (hidden states only)',
-  );
+  row('What it shows', shows(i, ctx.S.sentence));
   row('Weights', i.dtype + (shards ? ', ' + shards + ' shards' : ''));
   dl.hidden = false;
 }

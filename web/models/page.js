@@ -20,8 +20,9 @@ import { filesFromDrop, folderOf } from './files.js';
 import { ROLES } from './roles.js';
 import { toggleHead, wholeLayer, allBut } from './ablate.js';
 import { render, setHeadsOff } from './forward.js';
-import { drawAll, drawGrid, drawLook, drawSide, drawTokens, select, snippet } from './panels.js';
+import { drawAll, drawGrid, drawLook, drawPredictions, drawSide, drawTokens, select, snippet } from './panels.js';
 import { HeadGrid } from './grid.js';
+import { computeEmbeddings, drawEmbedding } from './embedding.js';
 
 export { DEFAULT_TEXT } from './context.js';
 // A keystroke renders in the next task: the keystrokes that come while a forward runs (it blocks the page) are all
@@ -43,6 +44,7 @@ export function createModelPage(root, { query = '', base = '', dropTarget = null
   ctx.signal = life.signal; // the listeners outside root, removed by dispose
   applyTheme(S.theme, root);
   $('text').value = S.text;
+  $('other').value = S.other;
   linkPages(root, base);
   $('role').appendChild(el('option', { value: '' }, 'no score (layer by layer)'));
   for (const r of ROLES) $('role').appendChild(el('option', { value: r.name }, r.label));
@@ -68,6 +70,7 @@ export function createModelPage(root, { query = '', base = '', dropTarget = null
   if (dropTarget) root.querySelector('.mp-anywhere').remove(); // a drop loads on the element only
   wireModelInputs(ctx, loading, dropTarget || root.ownerDocument);
   wireControls(ctx);
+  wireReading(ctx);
   drawSide(ctx);
   const api = createApi(ctx, loading);
   return {
@@ -87,7 +90,13 @@ function linkPages(root, base) {
     lab = root.querySelector('a[href^="lab.html"]');
   page.setAttribute('href', base + FILES.page);
   lab.setAttribute('href', base + FILES.lab + '?preset=train-two-offsets');
-  if (base) for (const a of [page, lab]) Object.assign(a, { target: '_blank', rel: 'noopener' });
+  // a link that opens a new tab says so (↗ and its words); one that does not has no ↗
+  for (const a of [page, lab]) {
+    a.textContent = a.textContent.replace(/\s*↗$/, '');
+    if (!base) continue;
+    Object.assign(a, { target: '_blank', rel: 'noopener' });
+    a.append(' ↗', el('span', { class: 'sr-only' }, ' (opens in a new tab)'));
+  }
 }
 
 // An element's attributes changed: {text, model, theme, layer, head} (each when given; a removed layer or head: 0).
@@ -137,7 +146,7 @@ function disposePage(ctx, life, loading) {
 function describeCell(ctx) {
   return (cell, mat, l, h) => {
     const [q, k] = cell,
-      t = ctx.S.enc.tokens;
+      t = ctx.S.enc.texts;
     return {
       main: 'Layer ' + l + ' head ' + h + ': “' + t[q] + '” (' + q + ') → “' + t[k] + '” (' + k + ')',
       value: 'weight ' + formatWeight(mat.data[q * mat.S + k]),
@@ -181,6 +190,21 @@ function wireModelInputs(ctx, loading, target) {
         ),
       )
       .catch(() => {});
+  });
+}
+
+// The sentence embedding's second text and the token the predictions follow.
+function wireReading(ctx) {
+  const { S, $ } = ctx;
+  $('other').addEventListener('input', () => {
+    S.other = $('other').value;
+    computeEmbeddings(ctx);
+    drawEmbedding(ctx);
+  });
+  $('follow').addEventListener('input', () => {
+    const text = $('follow').value;
+    S.follow = { text, id: text && S.vocab ? S.vocab.findToken(text) : -1 };
+    if (S.out) drawPredictions(ctx);
   });
 }
 

@@ -8,11 +8,15 @@ import { mountAttention } from '../views/attention.js';
 import { download } from '../chrome/download.js';
 import { ROLES } from './roles.js';
 import { lookFrom, headsToward } from './lookup.js';
-import { softmax, compareTops, describeHeads } from './ablate.js';
+import { describeHeads } from './ablate.js';
+import { drawPredictions } from './predictions.js';
+
+export { drawPredictions };
 import { pythonSnippet } from './snippet.js';
 import { gridLayout } from './grid.js';
 import { headMatrix, dimsOf } from './attentions.js';
 import { layerTrace } from './trace.js';
+import { drawEmbedding } from './embedding.js';
 
 const LOOK_ROWS = 12; // rows of "where a token looks" before "Show every head"
 
@@ -22,6 +26,7 @@ export function drawAll(ctx) {
   drawPredictions(ctx);
   drawLook(ctx);
   drawView(ctx);
+  drawEmbedding(ctx);
   drawSide(ctx);
 }
 
@@ -30,9 +35,11 @@ export function drawTokens(ctx) {
   const { S, $ } = ctx,
     box = $('tokens');
   box.textContent = '';
-  S.enc.tokens.forEach((t, i) => {
+  S.enc.texts.forEach((t, i) => {
+    const raw = S.enc.tokens[i],
+      title = 'id ' + S.enc.ids[i] + (raw !== t ? ', “' + raw + '” in the vocabulary' : '');
     const b = box.appendChild(
-      el('button', { type: 'button', class: 'chip', 'aria-pressed': String(i === S.query) }, t),
+      el('button', { type: 'button', class: 'chip', 'aria-pressed': String(i === S.query), title }, t),
     );
     b.appendChild(el('sub', null, i));
     b.addEventListener('click', () => {
@@ -56,7 +63,7 @@ export function drawGrid(ctx) {
     L,
     H,
     mat: (l, h) => headMatrix(S.out.attentions, l, h),
-    labels: S.enc.tokens,
+    labels: S.enc.texts,
     scale: DEFAULT_SCALE,
     colors: themeColors(ctx.root),
     ...gridLayout(H, grid.clientWidth || 800, label),
@@ -84,55 +91,6 @@ export function drawGrid(ctx) {
       : '');
 }
 
-// One table of top tokens: token, probability, a bar, and (compare) the change from the full model.
-function fillTop(ctx, table, rows, compare) {
-  const tb = table.querySelector('tbody');
-  tb.textContent = '';
-  for (const r of rows) {
-    const tr = tb.appendChild(el('tr'));
-    tr.appendChild(el('td', null, JSON.stringify(ctx.S.vocab.tokenOf(r.id))));
-    const p = tr.appendChild(el('td', { class: 'p' }, (100 * r.prob).toFixed(2) + '%'));
-    tr.appendChild(el('td')).appendChild(el('span', { class: 'mp-bar', 'aria-hidden': 'true' })).style.width =
-      Math.max(1, Math.round(80 * r.prob)) + 'px';
-    if (compare) {
-      const d = r.prob - r.was,
-        change = (100 * Math.abs(d)).toFixed(2); // in points, as the probabilities are shown
-      const moved = r.wasRank < 0 ? 'new in the top 5' : change === '0.00' ? '±0.00' : (d >= 0 ? '+' : '−') + change;
-      p.appendChild(el('small', { class: d >= 0 ? 'mp-up' : 'mp-down' }, ' ' + moved));
-    }
-  }
-}
-export function drawPredictions(ctx) {
-  const { S, $ } = ctx,
-    i = S.info,
-    note = $('predict-note');
-  $('top-off').hidden = !S.ablated.length;
-  if (!S.fullLogits) {
-    note.textContent = !i.hasLmHead
-      ? 'This checkpoint has no prediction head (only hidden states): nothing to predict.'
-      : 'Write ' + (S.vocab.maskToken || 'the mask token') + ' in the text to see what the model puts there.';
-    fillTop(ctx, $('top-full'), [], false);
-    return;
-  }
-  note.textContent =
-    (i.causal
-      ? 'The top 5 next tokens after “' + S.enc.tokens[S.pos] + '”'
-      : 'The top 5 tokens for ' + S.vocab.maskToken + ' (position ' + S.pos + ')') +
-    ', with their probabilities. Heads off: ' +
-    describeHeads(S.headsOff, i.layers, i.heads) +
-    '.';
-  fillTop(ctx, $('top-full'), S.full, false);
-  if (S.ablated.length) {
-    const probs = softmax(S.fullLogits);
-    fillTop(
-      ctx,
-      $('top-off'),
-      compareTops(S.full, S.ablated, (id) => probs[id]),
-      true,
-    );
-  }
-}
-
 // A token picker: every token of the text (and `first`, value -1, when given).
 function tokenOptions(sel, tokens, first, value) {
   sel.textContent = '';
@@ -142,7 +100,7 @@ function tokenOptions(sel, tokens, first, value) {
 }
 export function drawLook(ctx) {
   const { S, $ } = ctx,
-    t = S.enc.tokens,
+    t = S.enc.texts,
     q = S.query,
     H = S.info.heads;
   tokenOptions($('look-from'), t, null, q);
@@ -212,7 +170,7 @@ export function drawView(ctx) {
   ctx.view.update({
     weights: a.data.subarray(l * n, (l + 1) * n),
     shape: [1, 1, H, T, T],
-    tokens: S.enc.tokens,
+    tokens: S.enc.texts,
     trace: trace.length ? trace : null,
     title: 'Layer ' + l + ' of ' + (S.source.folder || S.info.modelType),
     theme: ctx.root.getAttribute('data-theme'),

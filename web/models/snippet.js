@@ -1,8 +1,9 @@
 // MHA Explorer, the model page — "Copy as Python": a snippet that loads the same checkpoint folder with transformers
 // (eager attention, output_attentions=True), runs the same text, and prints what the page shows: the tokens, the
 // selected head's weights as the page's table prints them (4 decimals; rows: queries, columns: keys), and the top 5
-// predicted tokens with their probabilities for the full model and with the page's heads switched off (a forward
-// pre-hook zeroing each such head's slice of the output projection's input, as model.forward's headsOff does).
+// predicted tokens with their probabilities (4 significant digits), log-probabilities and logits for the full model
+// and with the page's heads switched off (a forward pre-hook zeroing each such head's slice of the output
+// projection's input, as model.forward's headsOff does).
 // It runs as pasted (pip install torch transformers); the tests run it in their venv and compare its numbers.
 
 // The output projection of every family transformers names, with the layer's index: GPT-2's attn.c_proj, BERT's
@@ -83,10 +84,12 @@ export function pythonSnippet(o) {
       '        logits = model(input_ids=ids).logits[0, position]',
       '    for h in hooks:',
       '        h.remove()',
-      '    probs = torch.softmax(logits.double(), -1)',
+      '    logp = torch.log_softmax(logits.double(), -1)',
+      '    probs = logp.exp()',
       '    best = sorted(range(len(logits)), key=lambda i: (-logits[i].item(), i))[:5]',
       '    for i in best:',
-      '        print(f"{i:>7} {100 * probs[i].item():6.2f}%  {tokenizer.convert_ids_to_tokens(i)!r}")',
+      '        tok = tokenizer.convert_ids_to_tokens(i)',
+      '        print(f"{i:>7} {100 * probs[i].item():.4g}%  log p {logp[i].item():.4f}  logit {logits[i].item():.3f}  {tok!r}")',
       '',
       info.causal
         ? 'position = -1  # the next token after the text'
@@ -123,7 +126,7 @@ export function parsePrinted(stdout) {
     if (!line.trim()) continue;
     if (part === 'weights') out.weights.push(line.trim().split(/\s+/).map(Number));
     else if (part) {
-      const m = line.match(/^\s*(\d+)\s+([\d.]+)%/);
+      const m = line.match(/^\s*(\d+)\s+([\d.]+(?:e[-+]\d+)?)%/);
       if (m) out[part].push({ id: +m[1], percent: +m[2] });
     }
   }

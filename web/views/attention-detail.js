@@ -80,7 +80,7 @@ export class AttentionDetail {
       norm: 'shared',
       vmax: state.vmax(),
       size,
-      showLabels: size / N >= 10,
+      showLabels: size / N >= 14, // column labels at 45° overlap below 14 px a cell (10 px text)
       selected: this.cursor.shown(),
       colors,
     });

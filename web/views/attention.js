@@ -213,7 +213,9 @@ class AttentionView {
       ', for every head' +
       state.where().replace(' · ', ' of ').replace(' · ', ', ') +
       '. Hover a cell for its weight; click a head to enlarge it.';
-    const width = (this.lastWidth = this.root.clientWidth - 34);
+    const width = (this.lastWidth = this.root.clientWidth - 34),
+      N = Math.max(T, S),
+      size = plotSize(N, H, width);
     this.cards.draw(state.heads(), {
       name: (h) => state.name(h),
       mat: (h) => state.mat(h),
@@ -222,8 +224,9 @@ class AttentionView {
       scale: opts.scale,
       norm: 'shared',
       vmax,
-      size: plotSize(Math.max(T, S), H, width),
-      showLabels: cardLabels(Math.max(T, S), width),
+      size,
+      // column labels at 45° overlap below 14 px a cell (10 px text: 0.71 · cell apart)
+      showLabels: cardLabels(N, width) && size / N >= 14,
       colors: this.colors(),
     });
     this.cards.select(state.sel.head);

@@ -13,9 +13,9 @@ export function lineViewNote(N) {
   return N > LINE_ROWS
     ? 'Line view of one query (' +
         N +
-        ' tokens are too many to draw at once): its ' +
+        ' tokens are too many to draw at once): its strongest keys, up to ' +
         LINE_TOP +
-        ' strongest keys. ' +
+        ' (fewer when fewer keys have any weight), as its header counts them. ' +
         'Click a cell of the heatmap, or use the arrow keys on it, to pick the query.'
     : "Line view (as BertViz's head view): a line from each query to each key, thicker for more weight. Hover a query token to isolate it.";
 }
@@ -96,6 +96,12 @@ function allLabels(svg, v) {
     svg.appendChild(svgEl('text', { x: v.colR + 8, y: labelY(v, r), class: 'lv-tok' }, shortLabel(v.labels[r], 14)));
 }
 
+// The compact view's header: its n keys of S (all of LINE_TOP, or the only ones with any weight).
+function compactHeader(n, S) {
+  if (n >= LINE_TOP) return 'its ' + n + ' strongest keys (of ' + S + ')';
+  return 'the ' + (n === 1 ? 'one key' : n + ' keys') + ' it weighs (of ' + S + ')';
+}
+
 // The frame anew (size, column heads, token labels): → its state {key, g: the lines' group, pool: []}.
 function drawFrame(svg, mat, v) {
   const H = v.rows * v.rowH + 30;
@@ -111,7 +117,7 @@ function drawFrame(svg, mat, v) {
       v.compact
         ? { x: v.width - 4, y: 14, 'text-anchor': 'end', class: 'lv-head' }
         : { x: v.colR + 8, y: 14, class: 'lv-head' },
-      v.compact ? 'its ' + v.keys.length + ' strongest keys (of ' + v.S + ')' : 'key',
+      v.compact ? compactHeader(v.keys.length, v.S) : 'key',
     ),
   );
   const g = svgEl('g', {});
