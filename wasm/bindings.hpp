@@ -1,18 +1,26 @@
-// What every embind file shares (wasm/bindings.cpp: the lessons' API; wasm/model_bindings.cpp:
-// real checkpoints): {value}/{error} results, numbers validated as doubles, fresh JS copies.
+// What the embind files share. Each file binds one concern and registers its own classes and functions:
+// wasm/bindings.cpp the protocol (protocol(), tensor blocks in wasm memory, the result slot, the mask modes and the
+// attention options), attention_bindings.cpp tensors, the generator and MultiHeadAttention, teaching_bindings.cpp the
+// lessons' demonstrations, state_dict_bindings.cpp state dicts and safetensors files, training_bindings.cpp the lab's
+// model and optimizers, model_bindings.cpp real checkpoints. All of them: conversion and validation only;
+// {value}/{error} results, numbers validated as doubles, fresh JS copies.
 #pragma once
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
 #include <cmath>
+#include <cstdint>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mha/attention.hpp"
 #include "mha/error.hpp"
+#include "mha/random.hpp"
 #include "mha/tensor.hpp"
+#include "mha/trace.hpp"
 
 namespace mha_js {
 
@@ -79,5 +87,76 @@ inline val trace_to_js(const std::vector<mha::TraceStep>& trace) {
   }
   return out;
 }
+
+// headSpecialization's hand-built heads and the lab's token lists take at most this many tokens.
+constexpr std::size_t kMaxSpecializationTokens = 4096;
+
+// ---- The protocol (bindings.cpp) ------------------------------------------------------------
+
+// A JS seed (a whole number within ±(2^53 - 1)) as torch.manual_seed takes it.
+std::uint64_t to_seed(double seed);
+
+// A tensor block api.js wrote into wasm memory (uint32 rank, uint32 dims[8], then the floats), copied out.
+mha::Tensor tensor_from_block(double address, const std::string& what);
+std::optional<mha::Tensor> optional_block(double address, const std::string& what);  // 0: none
+
+// q, k and v from their blocks; a block passed again (self-attention) is read once.
+struct Qkv {
+  mha::Tensor q, k, v;
+};
+Qkv qkv_from_blocks(double q, double k, double v, const char* q_name, const char* k_name, const char* v_name);
+
+// The attention options as api.js sends them (the mask mode by its index in protocol().maskModes, the masks as
+// blocks, 0 for none).
+mha::AttentionOptions raw_options(bool need_weights, bool causal, double fill, double mask_mode, double mask,
+                                  double key_padding);
+
+// The result slot: a tensor function stores its output [0] and weights [1] there; api.js copies them out.
+void store(std::size_t which, const mha::Tensor& t);
+void store_attention(const mha::Tensor& output, const mha::Tensor& weights, bool need_weights,
+                     std::size_t fully_masked_rows);
+void slot_begin();                  // empties the slot before a call
+void slot_fail(std::string error);  // drops what a failed call stored, keeps its message
+
+// Runs `compute` (which stores its tensors); false with the message in the slot on failure.
+template <class F>
+bool into_slot(F&& compute) {
+  slot_begin();
+  std::string error;
+  try {
+    compute();
+    return true;
+  } catch (const std::bad_alloc&) {
+    error = kOutOfMemory;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  slot_fail(std::move(error));
+  return false;
+}
+
+// ---- Shared by the module classes (state_dict_bindings.cpp; bound per class: embind takes `this` as the class) --
+
+template <class M>
+val state_dict_to_js(const M& m);
+template <class M>
+val module_load_state_dict(M& m, val names, val addrs);
+template <class M>
+val module_to_safetensors(const M& m);
+template <class M>
+double module_parameter_count(const M& m) {
+  return static_cast<double>(m.parameter_count());
+}
+template <class M>
+void module_zero_grad(M& m) {
+  m.zero_grad();
+}
+
+// ---- Bound on other files' classes ----------------------------------------------------------
+
+val tasks_to_js();                                                   // training_bindings.cpp, for protocol()
+val js_mix_then_split(mha::Generator& gen, double D, double index);  // teaching_bindings.cpp, on GeneratorCore
+val js_loop_vs_vectorized(const mha::MultiHeadAttention& m, double x, bool causal, double fill, double mask_mode,
+                          double mask, double key_padding);  // teaching_bindings.cpp, on MultiHeadAttentionCore
 
 }  // namespace mha_js

@@ -1,8 +1,9 @@
 // @ts-check
 // The training lab's property list (props.js's engine): its URL parameters, controls and their validation; meta:
-// the key of a saved file's __metadata__ that records the property (wasm/bindings.cpp's metadata_of); model: the
-// core's model-config field it sets (its default then comes from the task's defaults); effect: what a change needs
-// (props.js: rebuild, the default, builds a new model; redraw; url: read at the next step). No DOM, no state.
+// the key of a saved file's __metadata__ that records the property (wasm/state_dict_bindings.cpp's metadata_of);
+// model: the core's model-config field it sets (its default then comes from the task's defaults); effect: what a
+// change needs (props.js: rebuild, the default, builds a new model; redraw; url: read at the next step). No DOM, no
+// state.
 import * as props from './props.js';
 
 /** @typedef {import('./props.js').Prop} Prop */
