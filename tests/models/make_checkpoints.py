@@ -198,28 +198,6 @@ def train_tokenizer(kind, vocab_size):
 
 
 # The cases. build(vocab) returns an initialised model; rename maps the saved state dict's keys.
-def gpt_neox_config(V, parallel, rotary_pct):
-    """Pythia's shape at 32 wide: 4 heads of 8, rotary on rotary_pct of each head (4.x's key names)."""
-    return transformers.GPTNeoXConfig(
-        vocab_size=V,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=64,
-        max_position_embeddings=128,
-        rotary_pct=rotary_pct,
-        rotary_emb_base=10000,
-        use_parallel_residual=parallel,
-        bos_token_id=0,
-        eos_token_id=0,
-    )
-
-
-def neox_as_released(sd, cfg):
-    """Pythia's files name the LM head embed_out.weight (transformers 5.x renames it lm_head on load)."""
-    return {("embed_out.weight" if k == "lm_head.weight" else k): v for k, v in sd.items()}
-
-
 def gpt2_config(V, n_embd, n_head, **kw):
     return transformers.GPT2Config(
         vocab_size=V, n_positions=128, n_embd=n_embd, n_layer=2, n_head=n_head, bos_token_id=0, eos_token_id=0, **kw
