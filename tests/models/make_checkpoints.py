@@ -20,7 +20,7 @@ DIR/tokenizers.json: Python `tokenizers`' ids and tokens of every case's tokeniz
 extra hard strings (tests/node/tokenizer-hf.test.mjs compares @huggingface/tokenizers to them).
 
 The float64 results are transformers' own forward in float64 (model.double(), eager attention,
-output_attentions). Half-precision files are loaded as float32 (torch_dtype=torch.float32) then widened:
+output_attentions). Half-precision files are loaded as float32 (dtype=torch.float32) then widened:
 the reference is the float64 computation on the stored half weights, widened exactly. Llama and Qwen2's
 modeling code computes three things in float32 whatever the model's dtype (RMSNorm's input, the softmax,
 the RoPE cos/sin table); for the float64 run those are computed in float64 (true_float64 below), so the
@@ -432,7 +432,14 @@ CASES = [
     ("qwen2-f16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "float16", {}),
     ("qwen2-bf16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "bfloat16", {}),
 ]
-FAMILY_OF_TYPE = {"gpt2": "gpt2", "bert": "bert", "distilbert": "distilbert", "llama": "llama", "qwen2": "llama"}
+FAMILY_OF_TYPE = {
+    "gpt2": "gpt2",
+    "bert": "bert",
+    "distilbert": "distilbert",
+    "llama": "llama",
+    "qwen2": "llama",
+    "gpt_neox": "gpt_neox",
+}
 
 
 WIDE_NAMES = (
@@ -472,6 +479,12 @@ def draw_weights(model, gen):
                 p.copy_(draw(1.0))
             elif any(n in lower for n in WIDE_NAMES):
                 p.copy_(draw(0.2 * scale))
+            elif "query_key_value.weight" in lower:  # GPT-NeoX's [3D, D]: per head q_h | k_h | v_h rows
+                w = draw(0.04 * scale)
+                hd = 3 * model.config.hidden_size // model.config.num_attention_heads
+                for h in range(model.config.num_attention_heads):
+                    w[h * hd : h * hd + 2 * hd // 3] *= 5
+                p.copy_(w)
             elif "c_attn" in lower:  # GPT-2's q|k|v in one [D, 3D] matrix
                 w = draw(0.04 * scale)
                 D = p.shape[0]
@@ -484,6 +497,7 @@ def draw_weights(model, gen):
 @contextlib.contextmanager
 def true_float64():
     """Llama/Qwen2's RMSNorm input, softmax and RoPE table in the model's dtype (transformers forces float32)."""
+    from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
     from transformers.models.qwen2 import modeling_qwen2
 
@@ -494,7 +508,7 @@ def true_float64():
 
     def rope_forward(self, x, position_ids):
         dim = self.inv_freq.shape[0] * 2
-        base = self.config.rope_theta
+        base = reference.rope_theta(self.config)
         inv = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))
         freqs = position_ids.to(torch.float64)[:, :, None] * inv[None, None, :]
         emb = torch.cat((freqs, freqs), dim=-1)
@@ -512,6 +526,9 @@ def true_float64():
             klass = getattr(mod, cls)
             saved.append((klass, "forward", klass.forward))
             klass.forward = fn
+    klass = modeling_gpt_neox.GPTNeoXRotaryEmbedding
+    saved.append((klass, "forward", klass.forward))
+    klass.forward = rope_forward
     saved.append((torch.nn.functional, "softmax", softmax))
     torch.nn.functional.softmax = softmax_keep_f64
     try:
@@ -549,6 +566,8 @@ def out_projection(model, layer):
         return base.transformer.layer[layer].attention.out_lin
     if mt in ("llama", "qwen2"):
         return base.layers[layer].self_attn.o_proj
+    if mt == "gpt_neox":
+        return base.layers[layer].attention.dense
     raise ValueError(f"out_projection: no output projection for model_type {mt!r}: add its module here")
 
 
@@ -671,9 +690,7 @@ def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, 
     del model
 
     tok = AutoTokenizer.from_pretrained(path)
-    model = (
-        getattr(transformers, arch).from_pretrained(path, torch_dtype=torch.float32, attn_implementation="eager").eval()
-    )
+    model = getattr(transformers, arch).from_pretrained(path, dtype=torch.float32, attn_implementation="eager").eval()
     for key, value in model.state_dict().items():  # transformers reads back every weight as written
         assert torch.equal(value, written[key]), "%s: %s did not load as saved" % (case, key)
     model64 = copy.deepcopy(model).double()
@@ -758,7 +775,7 @@ def float32_spread(path, texts, paths):
 
 
 def run_minilm_float32(path, out):
-    model = transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32, attn_implementation="eager").eval()
+    model = transformers.BertModel.from_pretrained(path, dtype=torch.float32, attn_implementation="eager").eval()
     tok = AutoTokenizer.from_pretrained(path)
     texts = json.loads(sys.stdin.read())
     res = []
@@ -791,9 +808,7 @@ def make_minilm(out_dir):
     tok = AutoTokenizer.from_pretrained(path)
     texts = minilm_texts(tok)
     model64 = (
-        transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32, attn_implementation="eager")
-        .double()
-        .eval()
+        transformers.BertModel.from_pretrained(path, dtype=torch.float32, attn_implementation="eager").double().eval()
     )
     spread = float32_spread(path, texts, cpu_paths())
     oracles = []
