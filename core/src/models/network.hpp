@@ -69,6 +69,15 @@ class Network {
   virtual std::vector<TraceStep> trace(std::size_t T, std::size_t P) const = 0;
 };
 
+}  // namespace mha::models
+
+namespace mha {
+// The network a Model drives (core/src/analysis/ runs its layers one at a time).
+const models::Network& models_network(const Model& model);
+}  // namespace mha
+
+namespace mha::models {
+
 // Each family's binding: its layers from the binder (names only when the binder has no weights).
 std::unique_ptr<Network> bind_gpt2(Binder& binder);
 std::unique_ptr<Network> bind_bert(Binder& binder);

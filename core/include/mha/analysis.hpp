@@ -1,0 +1,112 @@
+// What heads do to the answer: generation, the logit lens and activation patching on a real
+// checkpoint (mha::Model), as transformers' generate and TransformerLens compute them.
+//
+// Usage:
+//
+//   #include "mha/analysis.hpp"
+//
+//   mha::Model model(config, weights);                            // mha/models.hpp
+//   mha::GenerateOptions g;
+//   g.max_new_tokens = 20;                                        // greedy: generate(do_sample=False)
+//   mha::GenerateResult r = mha::generate(model, {15496, 995}, g); // r.ids: the new tokens
+//   g.sample = true;                                              // generate(do_sample=True) after
+//   g.sampling = {0.8, 50, 0.95};                                 // temperature, top_k, top_p
+//   g.seed = 42;                                                  // torch.manual_seed(42)
+//   mha::GenerateResult s = mha::generate(model, {15496, 995}, g); // the same draws as PyTorch's CPU
+//   mha::Tensor lens = mha::logit_lens(model, ids);               // [L + 1, T, V]
+//   mha::Tensor resid = mha::patch_resid(model, clean, corrupted, {a, b});  // [L, T], normalised
+//
+// Sampling is transformers' (temperature, then top-k, then top-p: generate's order of its warpers,
+// on float32 logits) and one draw is torch.multinomial(probs, 1)'s CPU path: argmax(p / q) with q a
+// float32 Exp(1) draw per token, -log1p(-u) of 53 bits of random64() (ATen's exponential_, one pass
+// over the vocabulary), from the Mersenne Twister of torch.manual_seed (mha/random.hpp). The drawn
+// tokens equal PyTorch's as long as the probabilities do: a winner of p / q within float32's
+// rounding of the runner-up may differ.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mha/models.hpp"
+#include "mha/random.hpp"
+#include "mha/tensor.hpp"
+
+namespace mha {
+
+// ---- Sampling ---------------------------------------------------------------------------------
+
+struct SamplingOptions {
+  double temperature = 1.0;  // > 0; 1: no TemperatureLogitsWarper
+  std::size_t top_k = 0;     // 0: no TopKLogitsWarper
+  double top_p = 1.0;        // in (0, 1]; 1: no TopPLogitsWarper
+};
+// Throws mha::Error naming the option and its range.
+void check_sampling(const SamplingOptions& options);
+// probs[V] = softmax of the warped scores (temperature -> top-k -> top-p, filtered tokens exactly 0),
+// in float32 as transformers computes it on float32 logits.
+std::vector<float> filtered_probs(const float* logits, std::size_t V, const SamplingOptions& options);
+// One draw of torch.multinomial(probs, 1) on the CPU: V exponentials from gen, argmax(p / q).
+std::size_t draw_one(const std::vector<float>& probs, Generator& gen);
+
+// ---- Generation -------------------------------------------------------------------------------
+
+struct GenerateOptions {
+  std::size_t max_new_tokens = 20;
+  bool sample = false;  // false: argmax (greedy)
+  SamplingOptions sampling;
+  std::uint64_t seed = 0;  // torch.manual_seed(seed) before the first draw (sampling only)
+  int eos = -1;            // the end-of-text id (generation stops after it), -1: none
+  // Called after each new token with its id and the probabilities it was drawn from (greedy: the
+  // softmax of the logits); return false to stop.
+  std::function<bool(std::int32_t id, const std::vector<float>& probs)> on_token;
+};
+struct GenerateResult {
+  std::vector<std::int32_t> ids;  // the new tokens
+  std::string stopped;            // "length", "eos", "positions" (the model's positions ran out), "stopped"
+};
+// Causal models only (else mha::Error).
+GenerateResult generate(Model& model, const std::vector<std::int32_t>& ids, const GenerateOptions& options);
+
+// The same loop a token at a time (the JS API's generate awaits between tokens): step() returns the
+// next id, or -1 once stopped() says why. The model and the options must outlive it.
+class Generation {
+ public:
+  Generation(Model& model, std::vector<std::int32_t> ids, const GenerateOptions& options);
+  std::int32_t step();
+  std::int32_t stop(const char* why);                         // -1
+  const std::vector<float>& probs() const { return probs_; }  // the last token's distribution
+  const std::string& stopped() const { return stopped_; }     // "" while going on
+  const std::vector<std::int32_t>& ids() const { return seq_; }
+
+ private:
+  Model& model_;
+  std::vector<std::int32_t> seq_;
+  GenerateOptions options_;
+  Generator gen_;
+  std::vector<float> probs_;
+  std::size_t made_ = 0;
+  std::string stopped_;
+};
+
+// ---- The logit lens ---------------------------------------------------------------------------
+
+// [L + 1, T, V]: row l the residual stream entering layer l (row L: the last layer's output) through
+// the final norm and the LM head: TransformerLens's accumulated_resid(apply_ln=True) @ W_U + b_U, up
+// to a constant per row (its unembedding is centred; the softmax is the same). Causal models.
+Tensor logit_lens(Model& model, const std::vector<std::int32_t>& ids);
+
+// ---- Activation patching ----------------------------------------------------------------------
+
+// [L, T]: the corrupted run with the residual stream entering layer l at position t replaced by the
+// clean run's (get_act_patch_resid_pre), its metric logit[a] - logit[b] at the last position,
+// normalised (patched - corrupted) / (clean - corrupted). Each patched run starts at layer l. clean
+// and corrupted must have the same token count. progress(done, total) may return false to cancel
+// (then mha::Error "cancelled").
+Tensor patch_resid(Model& model, const std::vector<std::int32_t>& clean, const std::vector<std::int32_t>& corrupted,
+                   const std::vector<std::int32_t>& tokens,
+                   const std::function<bool(std::size_t, std::size_t)>& progress = nullptr);
+
+}  // namespace mha
