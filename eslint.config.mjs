@@ -41,10 +41,15 @@ export default [
     files: ['web/compute/trainer-worker.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.worker } },
   },
-  // Appended to (or run inside) Emscripten's output: classic scripts that run in a page, a worker or Node;
-  // pre.js sees the names of Emscripten's closure.
+  // The JS API: ES modules that wasm/bundle-api.mjs bundles into a script appended to Emscripten's output (a page,
+  // a worker or Node).
   {
-    files: ['wasm/api.js', 'wasm/pre.js'],
+    files: ['wasm/api/*.js'],
+    languageOptions: { globals: { ...globals.browser, ...globals.worker, ...globals.node } },
+  },
+  // Run inside Emscripten's output: a classic script that sees the names of Emscripten's closure.
+  {
+    files: ['wasm/pre.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser, ...globals.worker, ...globals.node } },
   },
   {

@@ -1,4 +1,4 @@
-// TypeScript declarations of the MHA Explorer JS API (wasm/api.js over wasm/bindings.cpp).
+// TypeScript declarations of the MHA Explorer JS API (wasm/api/ over wasm/bindings.cpp).
 // `require('mha-explorer')` is the factory itself (CommonJS `module.exports`), and `import createMhaModule from
 // 'mha-explorer'` its default export; the types live in the namespace of the same name:
 //   import createMhaModule, { type Tensor, type MultiHeadAttention } from 'mha-explorer';

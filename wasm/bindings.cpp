@@ -2,7 +2,7 @@
 //
 // Errors cross as values, never as C++ exceptions (catching those in JS leaks memory in this
 // Emscripten): entry points return {value} or {error: message}, or (the tensor functions) a
-// success flag with the message in the result slot, and wasm/api.js throws.
+// success flag with the message in the result slot, and the JS API (wasm/api/) throws.
 //
 // Tensors on the hot paths cross as blocks in wasm memory, written by api.js: uint32 rank,
 // uint32 dims[8], then the floats. Their results stay in one result slot until api.js has copied

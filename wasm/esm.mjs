@@ -1,6 +1,6 @@
 // dist/mha-web.mjs from Emscripten's ES-module output (-sEXPORT_ES6: `export default createMhaCore;`) and the JS API
-// (wasm/api.js): the factory, then the API, then `export default createMhaModule`, as dist/mha.js is for CommonJS.
-//   node wasm/esm.mjs <emscripten output> <api.js> <out>
+// (the bundle of wasm/api/, wasm/bundle-api.mjs): the factory, then the API, then `export default createMhaModule`, as dist/mha.js is for CommonJS.
+//   node wasm/esm.mjs <emscripten output> <the API bundle> <out>
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const [glueFile, apiFile, out] = process.argv.slice(2);

@@ -100,7 +100,7 @@ struct Loaded {
   std::vector<std::string> files;
 };
 
-// The whole protocol, as wasm/api.js runs it: `order` the files to add (all of `files` when empty).
+// The whole protocol, as wasm/api/models.js runs it: `order` the files to add (all of `files` when empty).
 Loaded load(const Files& files, const std::string* index = nullptr, std::vector<std::string> order = {},
             bool (*keep)(const std::string&) = keep_default, std::size_t slice = kCheckpointSlice) {
   CheckpointLoader loader(keep, slice);

@@ -1,6 +1,6 @@
 // The oracle's model fixtures for the suites of real checkpoints (test_models.cpp, test_checkpoint.cpp):
 // build/models/<case>/ as tests/models/make_checkpoints.py writes it (CTest's models.checkpoints): the
-// checkpoint as save_pretrained wrote it, loaded as wasm/api.js loads it, and oracle-<k>.safetensors with
+// checkpoint as save_pretrained wrote it, loaded as wasm/api/models.js loads it, and oracle-<k>.safetensors with
 // transformers' float64 run and a bound on any float32 implementation's error.
 #pragma once
 

@@ -1,4 +1,4 @@
-// How loadModel reads a checkpoint's files (wasm/api.js's FileCursor): every kind of source — bytes in memory, a
+// How loadModel reads a checkpoint's files (wasm/api/files.js's FileCursor): every kind of source — bytes in memory, a
 // Blob through a BYOB stream reader, a Blob whose stream has no BYOB reader (slice().arrayBuffer() instead), a url
 // whose body is read by a BYOB reader, by plain reads, or (without Content-Length) whole — gives the same model, bit
 // for bit, as the bytes in memory; one file or an index with its shards. Progress and cancel over a download; broken

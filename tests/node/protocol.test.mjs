@@ -94,7 +94,7 @@ test('mask modes: the JS reference test and the PyTorch fixtures cover every mod
 test("optimizers: the core's protocol() names them; the API, the types and the lab's property list follow", () => {
   assert.deepEqual([...M.optimizers], protocol.optimizers);
   for (const kind of protocol.optimizers)
-    assert.equal(typeof M[kind], 'function', `M.${kind} (wasm/api.js) is a class`);
+    assert.equal(typeof M[kind], 'function', `M.${kind} (wasm/api/training.js) is a class`);
   assert.deepEqual(
     sorted(literals('types/index.d.ts', 'OptimizerName')),
     sorted([...protocol.optimizers, ...protocol.optimizers.map((k) => k.toLowerCase())]),

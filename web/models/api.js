@@ -40,7 +40,7 @@ export function createApi(ctx, loading) {
       ablated: topOut(S.ablated),
       headsOff: S.headsOff.map((x) => x.slice()),
     }),
-    getModel: () => S.model, // the core's Model (wasm/api.js): forward, tokenize, info (the benchmark times it)
+    getModel: () => S.model, // the core's Model (wasm/api/models.js): forward, tokenize, info (the benchmark times it)
     getSnippet: () => (S.model ? snippet(ctx) : null),
     getSelection: () => Object.assign({}, S.sel),
     select: (s) => {

@@ -1,7 +1,7 @@
 // MHA Explorer, the model page — its core: the fastest core build this browser runs (compute/features.js, falling back to
 // the next when a file is missing: compute/source.js's loadPageCore, the page's own loader), loaded as the page's
 // classic script (or from the one-file page's own text), and checked for the model API (core.loadModel: the
-// real-checkpoint loader of wasm/api.js).
+// real-checkpoint loader of wasm/api/models.js).
 import { loadPageCore } from '../compute/source.js';
 
 let core = null;
