@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "loaded_model.hpp"
 #include "mha/checkpoint.hpp"
 #include "mha/models.hpp"
 
@@ -33,13 +34,6 @@ struct ModelLoading {
         loader([kept = config](const std::string& name) { return mha::model_reads_tensor(kept, name); }) {}
 };
 
-// A loaded model; `weights` for info().
-struct LoadedModel {
-  std::shared_ptr<const mha::Weights> weights;
-  mha::Model model;
-  LoadedModel(mha::CheckpointConfig config, std::shared_ptr<const mha::Weights> w)
-      : weights(w), model(std::move(config), std::move(w)) {}
-};
 
 // `size` bytes api.js wrote at `address`.
 const std::uint8_t* bytes_at(double address, std::size_t size) {
