@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "json.hpp"
+#include "ground/json.hpp"
 #include "mha/analysis.hpp"
 #include "mha/error.hpp"
 #include "test_model_fixtures.hpp"

@@ -14,7 +14,7 @@
 #include <set>
 #include <string>
 
-#include "json.hpp"
+#include "ground/json.hpp"
 #include "mha/checkpoint.hpp"
 #include "mha/models.hpp"
 #include "test_errors.hpp"

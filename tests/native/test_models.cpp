@@ -4,7 +4,7 @@
 // on any float32 implementation's error), plus the refusals and errors a student meets.
 // First: json.hpp's Parser calls quoted(key) on a non-const std::string, which picks std::quoted when
 // <iomanip> (Catch2) is already declared under libc++ (wasm).
-#include "json.hpp"
+#include "ground/json.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -117,7 +117,7 @@ test("tasks: the core's task table; the types and the lab's property list follow
   assert.deepEqual(
     sorted(literals('types/index.d.ts', 'Task')),
     sorted(M.tasks),
-    'types/index.d.ts: Task lists every task of core/src/tasks.cpp',
+    'types/index.d.ts: Task lists every task of core/src/training/tasks.cpp',
   );
   assert.deepEqual(
     labProps(M.taskTable).find((p) => p.name === 'task').values,
@@ -127,7 +127,7 @@ test("tasks: the core's task table; the types and the lab's property list follow
   assert.deepEqual(
     docFirstCells('docs/training.md', 'The tasks'),
     M.tasks,
-    "docs/training.md: the task table has one row per task of core/src/tasks.cpp, in the table's order",
+    "docs/training.md: the task table has one row per task of core/src/training/tasks.cpp, in the table's order",
   );
   assert.deepEqual(
     sorted(docRow('docs/page.md', 'preset', '`train-')),

@@ -10,7 +10,7 @@ tensors' bytes (little-endian, row-major), contiguous from 0 with nothing after 
 Writer: as the reference, tensors ordered by dtype (the reference's Dtype enum, which is in
 increasing alignment, descending) then by name; data_offsets contiguous from 0; JSON without spaces,
 UTF-8 unescaped, "__metadata__" first when given; the header padded with spaces to a multiple of 8.
-Reader: strict, raising ValueError naming what is wrong (the rules of core/src/safetensors.cpp).
+Reader: strict, raising ValueError naming what is wrong (the rules of core/src/loading/safetensors.cpp).
 """
 
 import json

@@ -11,6 +11,7 @@
 #include "mha/module.hpp"
 #include "mha/random.hpp"
 #include "mha/tensor.hpp"
+#include "mha/trace.hpp"
 
 namespace mha {
 
@@ -52,23 +53,6 @@ AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
 // t.transpose(1, 2).contiguous().view(B, S, H * d_k). Views, as in PyTorch.
 Tensor split_heads(const Tensor& t, std::size_t num_heads);  // [B, S, D] → [B, H, S, d_k]
 Tensor merge_heads(const Tensor& t);                         // [B, H, S, d_k] → [B, S, D]
-
-// One row of the lesson 004 shape table: structured data; the page words it.
-struct TraceStep {
-  std::string op;      // input | linear | view | transpose | attention | contiguous_view;
-                       // a model's trace adds tokens | embedding | residual | readout;
-                       // a real checkpoint's (mha/models.hpp) per layer: norm (LayerNorm/RMSNorm
-                       // [1, T, D]) | qkv (GPT-2's fused c_attn [1, T, 3D]) | query | key | value
-                       // (projections [1, T, H·d] or [1, T, KV·d]; GPT-2's are strided views of qkv) |
-                       // query_heads | key_heads | value_heads (view + transpose: [1, H or KV, T, d]) |
-                       // rope_query | rope_key (rotary embeddings) | repeat_kv_key | repeat_kv_value
-                       // (grouped-query attention: [1, H, T, d]) | scores [1, H, T, T] | softmax
-                       // (weights [1, H, T, T]) | context (softmax · v [1, H, T, d]) | merge
-                       // ([1, T, H·d]) | output (projection [1, T, D]) | mlp ([1, T, D])
-  Layout layout;       // shape, strides, contiguity of the step's result
-  Shape weights = {};  // attention: the weights' shape [B, H, Sq, Skv]; empty otherwise
-  int layer = -1;      // a model's trace: the attention layer the step belongs to (-1: none)
-};
 
 // The shape trace of one forward pass at (B, Sq, D, H), Skv keys; computed with the same Layout
 // operations (view/transpose) the module applies to its tensors.

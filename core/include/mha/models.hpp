@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "mha/attention.hpp"
 #include "mha/tensor.hpp"
+#include "mha/trace.hpp"
 #include "mha/weights.hpp"
 
 namespace mha {

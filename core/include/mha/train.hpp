@@ -91,7 +91,7 @@ class Optimizer {
 
 // ---- The tiny attention model and its tasks -----------------------------------------------------
 
-// Every task is one entry of task_table() (core/src/tasks.cpp): adding one means adding its enum value,
+// Every task is one entry of task_table() (core/src/training/tasks.cpp): adding one means adding its enum value,
 // its entry, its generator and its role scorer there.
 enum class Task {
   TwoOffsets,        // predict x[t-1] and x[t-2]

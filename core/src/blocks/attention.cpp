@@ -1,6 +1,6 @@
 // The model attention: transformers' eager self-attention of GPT-2, BERT, DistilBERT and
 // Llama/Qwen2 on one sequence, with every head's softmax kept and heads switched off on request. (The lessons'
-// MultiHeadAttention, for the page and the lab, is core/src/attention.cpp.)
+// MultiHeadAttention, for the page and the lab, is core/src/lessons/attention.cpp.)
 #include <algorithm>
 #include <cmath>
 

@@ -5,8 +5,8 @@
 // Activations are row-major float buffers: x[T, D] means T rows of D floats. Functions write to
 // their outputs without reading them first unless they say "in place".
 //
-// Floors: kernels (mha/kernels.hpp) and attention (mha/attention.hpp, the trace format) → blocks
-// → model families (core/src/models/). Nothing here knows a family or a tensor's name.
+// Floors: kernels (mha/kernels.hpp), the ground (mha/trace.hpp, the trace format) and loading (mha/weights.hpp)
+// → blocks → model families (core/src/models/). Nothing here knows a family or a tensor's name.
 #pragma once
 
 #include <cstddef>
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "mha/attention.hpp"
 #include "mha/kernels.hpp"
+#include "mha/trace.hpp"
 #include "mha/weights.hpp"
 
 namespace mha::blocks {

@@ -9,7 +9,7 @@
 #include <map>
 #include <new>
 
-#include "json.hpp"
+#include "ground/json.hpp"
 #include "mha/error.hpp"
 #include "safetensors_header.hpp"
 

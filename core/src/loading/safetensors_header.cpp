@@ -1,13 +1,13 @@
 // A safetensors header from its first 8 + N bytes (safetensors_header.hpp), shared by the lessons' reader
-// (core/src/safetensors.cpp) and the checkpoint loader (checkpoint.cpp): lengths, dtypes, shapes and offsets checked
-// before use; other formats (a torch.save zip or pickle, NumPy, HDF5, a text file) named.
+// (safetensors.cpp) and the checkpoint loader (checkpoint.cpp): lengths, dtypes, shapes and offsets checked before
+// use; other formats (a torch.save zip or pickle, NumPy, HDF5, a text file) named.
 #include "safetensors_header.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
 
-#include "json.hpp"
+#include "ground/json.hpp"
 #include "mha/error.hpp"
 #include "mha/tensor.hpp"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "blocks/blocks.hpp"
-#include "json.hpp"  // the core's one strict JSON parser (the floor of tensors, below every other)
+#include "ground/json.hpp"  // the core's one strict JSON parser (on the ground floor, below every other)
 #include "mha/error.hpp"
 #include "mha/models.hpp"
 

@@ -1,5 +1,5 @@
 // mha::Model: a family's network bound to a checkpoint, the forward's checks and its output. (The lab's tiny
-// model is core/src/tiny_model.cpp.)
+// model is core/src/training/tiny_model.cpp.)
 #include <algorithm>
 #include <array>
 #include <cstring>

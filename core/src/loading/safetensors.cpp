@@ -9,8 +9,8 @@
 #include <limits>
 #include <set>
 
-#include "json.hpp"
-#include "loading/safetensors_header.hpp"
+#include "ground/json.hpp"
+#include "safetensors_header.hpp"
 
 namespace mha {
 namespace {

@@ -1,6 +1,6 @@
 // The strict JSON parser of json.hpp (safetensors headers, config.json, shard indexes): UTF-8 checked, limits on depth
 // and size, duplicate keys refused, each failure a message naming the file.
-#include "json.hpp"
+#include "ground/json.hpp"
 
 #include <cstdlib>
 #include <cstring>
