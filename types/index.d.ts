@@ -580,15 +580,32 @@ declare namespace createMhaModule {
     corrupted: readonly number[];
     /** [a, b]: the metric is logit[a] - logit[b] at the last position. */
     tokens: readonly [number, number];
-    what?: 'resid';
+    /** Default 'heads' ([L, H]); the others are [L, T]. */
+    what?: 'heads' | 'resid' | 'attn' | 'mlp';
     signal?: AbortSignal;
     onProgress?: (progress: { done: number; total: number }) => void;
+  }
+  interface Attribution {
+    /** [L][H]: each head's term (stack_head_results(apply_ln=True) · the token's direction). */
+    heads: number[][];
+    mlps: number[];
+    embed: number;
+    biases: number;
+    /** The terms' sum: equals `centred`. */
+    sum: number;
+    logit: number;
+    /** The logit minus its mean over the vocabulary (one token), or the difference itself (two). */
+    centred: number;
   }
   interface Model {
     generate(ids: readonly number[] | Int32Array | Uint32Array, options?: GenerateOptions): Promise<GenerateResult>;
     /** [L + 1, T, V] logits of the residual stream entering each layer (then leaving the last). */
     lens(ids: readonly number[] | Int32Array | Uint32Array): Tensor;
-    /** [L, T]: (patched - corrupted) / (clean - corrupted). */
+    /** (patched - corrupted) / (clean - corrupted). */
     patch(options: PatchOptions): Promise<Tensor>;
+    /** Direct logit attribution at `position` (default the last) of one token, or of a difference of two. */
+    attribute(ids: readonly number[] | Int32Array | Uint32Array, options: { position?: number; tokens: readonly number[] }): Attribution;
+    /** [L, H]: logit[a] - logit[b] with each head's output replaced by its mean over the positions. */
+    meanAblation(ids: readonly number[] | Int32Array | Uint32Array, options: { tokens: readonly [number, number] }): Tensor;
   }
 }

@@ -26,7 +26,8 @@ std::vector<std::int32_t> ids_from(const mha::CheckpointConfig& c, const val& id
   const std::size_t T = to_count(ids["length"].as<double>(), std::string("the length of ") + what, 1e7);
   std::vector<std::int32_t> out(T);
   for (std::size_t i = 0; i < T; ++i)
-    out[i] = std::int32_t(to_count(ids[i].as<double>(), std::string(what) + " " + std::to_string(i), double(c.vocab - 1)));
+    out[i] =
+        std::int32_t(to_count(ids[i].as<double>(), std::string(what) + " " + std::to_string(i), double(c.vocab - 1)));
   return out;
 }
 
@@ -86,13 +87,71 @@ val model_lens(LoadedModel& m, val ids) {
   return guarded([&] { return tensor_to_js(mha::logit_lens(m.model, ids_from(m.model.config(), ids, "token id"))); });
 }
 
-val model_patch_resid(LoadedModel& m, val clean, val corrupted, double a, double b) {
+std::vector<std::int32_t> two_tokens(const mha::CheckpointConfig& c, const val& tokens, std::size_t max_count) {
+  const std::vector<std::int32_t> out = ids_from(c, tokens, "token");
+  if (out.empty() || out.size() > max_count)
+    throw mha::Error("tokens must be " + std::string(max_count == 1 ? "one" : "one or two") + " token ids");
+  return out;
+}
+
+// {heads: [L * H], mlps: [L], embed, biases, sum, logit, centred}
+val model_attribute(LoadedModel& m, val ids, double position, val tokens) {
   return guarded([&] {
     const mha::CheckpointConfig& c = m.model.config();
-    const std::vector<std::int32_t> tokens{std::int32_t(to_count(a, "token a", double(c.vocab - 1))),
-                                           std::int32_t(to_count(b, "token b", double(c.vocab - 1)))};
-    return tensor_to_js(
-        mha::patch_resid(m.model, ids_from(c, clean, "clean token"), ids_from(c, corrupted, "corrupted token"), tokens));
+    const mha::Attribution a =
+        mha::attribute(m.model, ids_from(c, ids, "token id"), to_count(position, "position", double(c.max_positions)),
+                       two_tokens(c, tokens, 2));
+    val out = val::object();
+    out.set("heads", array_from(a.heads));
+    out.set("mlps", array_from(a.mlps));
+    out.set("embed", a.embed);
+    out.set("biases", a.biases);
+    out.set("sum", a.sum);
+    out.set("logit", a.logit);
+    out.set("centred", a.centred);
+    return out;
+  });
+}
+
+constexpr const char* kPatchKinds[] = {"heads", "resid", "attn", "mlp"};
+
+struct PatchingSession {
+  std::shared_ptr<LoadedModel> owner;
+  std::unique_ptr<mha::Patching> p;
+};
+
+val patching_create(std::shared_ptr<LoadedModel> m, val clean, val corrupted, val tokens, std::string what) {
+  return guarded([&] {
+    const mha::CheckpointConfig& c = m->model.config();
+    int kind = -1;
+    for (int k = 0; k < 4; ++k)
+      if (what == kPatchKinds[k]) kind = k;
+    if (kind < 0) throw mha::Error("what must be heads, resid, attn or mlp (got " + what + ")");
+    auto s = std::make_shared<PatchingSession>();
+    s->owner = m;
+    s->p = std::make_unique<mha::Patching>(m->model, ids_from(c, clean, "clean token"),
+                                           ids_from(c, corrupted, "corrupted token"), ids_from(c, tokens, "token"),
+                                           mha::PatchKind(kind));
+    return val(s);
+  });
+}
+
+// {done, total}; after the last, also {shape, data}.
+val patching_step(PatchingSession& s) {
+  return guarded([&] {
+    s.p->step();
+    val out = val::object();
+    out.set("done", double(s.p->done()));
+    out.set("total", double(s.p->total()));
+    if (s.p->done() == s.p->total()) out.set("map", tensor_to_js(s.p->result()));
+    return out;
+  });
+}
+
+val model_mean_ablation(LoadedModel& m, val ids, val tokens) {
+  return guarded([&] {
+    const mha::CheckpointConfig& c = m.model.config();
+    return tensor_to_js(mha::mean_ablation(m.model, ids_from(c, ids, "token id"), ids_from(c, tokens, "token")));
   });
 }
 
@@ -105,5 +164,10 @@ EMSCRIPTEN_BINDINGS(mha_analysis) {
       .function("step", &generation_step);
   function("generationCreate", &generation_create);
   function("modelLens", &model_lens);
-  function("modelPatchResid", &model_patch_resid);
+  class_<PatchingSession>("PatchingCore")
+      .smart_ptr<std::shared_ptr<PatchingSession>>("PatchingCorePtr")
+      .function("step", &patching_step);
+  function("patchingCreate", &patching_create);
+  function("modelAttribute", &model_attribute);
+  function("modelMeanAblation", &model_mean_ablation);
 }

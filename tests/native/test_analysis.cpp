@@ -1,4 +1,4 @@
-// Generation, sampling, the logit lens and residual patching (mha/analysis.hpp) against
+// Generation, sampling, the logit lens, attribution, patching and mean ablation (mha/analysis.hpp) against
 // tests/models/heads_reference.py's references (build/heads/<case>.json: float64 values from the rules,
 // checked there against TransformerLens and transformers, with bounds from a running error analysis).
 #include <catch2/catch.hpp>
@@ -139,24 +139,74 @@ TEST_CASE("the logit lens equals accumulated_resid(apply_ln=True) @ W_U within t
   }
 }
 
-TEST_CASE("residual patching equals get_act_patch_resid_pre, normalised, within the bounds") {
+TEST_CASE("every patching map equals TransformerLens's patching module, normalised, within the bounds") {
+  const std::pair<mha::PatchKind, const char*> kinds[] = {{mha::PatchKind::Resid, "resid"},
+                                                          {mha::PatchKind::Attn, "attn"},
+                                                          {mha::PatchKind::Mlp, "mlp"},
+                                                          {mha::PatchKind::Heads, "heads"}};
   for (const char* c : kCases) {
     Loaded m(mha_test::kModelFixtures + "/" + c);
     const Value ref = reference(c);
     const Value& ioi = at(ref, "ioi");
-    std::size_t calls = 0;
-    const mha::Tensor map = mha::patch_resid(*m.model, ids_of(at(ioi, "clean")), ids_of(at(ioi, "corrupted")),
-                                             ids_of(at(ioi, "tokens")), [&](std::size_t, std::size_t) {
-                                               ++calls;
-                                               return true;
-                                             });
-    const std::vector<double> want = flat(at(at(ref, "patching"), "resid"));
-    const std::vector<double> bound = flat(at(at(ref, "patching"), "resid_bound"));
-    REQUIRE(map.numel() == want.size());
-    CHECK(calls == want.size());
+    for (const auto& [kind, name] : kinds) {
+      std::size_t calls = 0;
+      const mha::Tensor map = mha::patch(*m.model, ids_of(at(ioi, "clean")), ids_of(at(ioi, "corrupted")),
+                                         ids_of(at(ioi, "tokens")), kind, [&](std::size_t, std::size_t) {
+                                           ++calls;
+                                           return true;
+                                         });
+      const std::vector<double> want = flat(at(at(ref, "patching"), name));
+      const std::vector<double> bound = flat(at(at(ref, "patching"), (std::string(name) + "_bound").c_str()));
+      REQUIRE(map.numel() == want.size());
+      CHECK(calls == want.size() + 1);  // before each patched run and once done
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        INFO(c << " " << name << ": element " << i);
+        CHECK(std::abs(double(map.data()[i]) - want[i]) <= bound[i]);
+      }
+    }
+  }
+}
+
+TEST_CASE("direct logit attribution equals stack_head_results(apply_ln=True) and adds up to the logit") {
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    const std::vector<std::int32_t> ids = ids_of(at(at(ref, "ioi"), "clean"));
+    for (const Value& want : at(ref, "attribution").items) {
+      const std::vector<std::int32_t> tokens = ids_of(at(want, "tokens"));
+      const mha::Attribution got = mha::attribute(*m.model, ids, ids.size() - 1, tokens);
+      INFO(c << ": " << tokens.size() << " token(s)");
+      const std::vector<double> heads = flat(at(want, "heads")), hb = flat(at(want, "heads_bound"));
+      REQUIRE(got.heads.size() == heads.size());
+      for (std::size_t i = 0; i < heads.size(); ++i) CHECK(std::abs(got.heads[i] - heads[i]) <= hb[i]);
+      const std::vector<double> mlps = flat(at(want, "mlps")), mb = flat(at(want, "mlps_bound"));
+      for (std::size_t i = 0; i < mlps.size(); ++i) CHECK(std::abs(got.mlps[i] - mlps[i]) <= mb[i]);
+      for (const char* k : {"embed", "biases", "sum", "logit", "centred"}) {
+        const double g = std::string(k) == "embed"    ? got.embed
+                         : std::string(k) == "biases" ? got.biases
+                         : std::string(k) == "sum"    ? got.sum
+                         : std::string(k) == "logit"  ? got.logit
+                                                      : got.centred;
+        INFO(k);
+        CHECK(std::abs(g - at(want, k).number()) <= at(want, (std::string(k) + "_bound").c_str()).number());
+      }
+      CHECK(std::abs(got.sum - got.centred) <= at(want, "sum_bound").number() + at(want, "centred_bound").number());
+    }
+  }
+}
+
+TEST_CASE("mean ablation equals a hook on hook_z replacing a head by its mean over positions") {
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    const Value& ioi = at(ref, "ioi");
+    const mha::Tensor got = mha::mean_ablation(*m.model, ids_of(at(ioi, "clean")), ids_of(at(ioi, "tokens")));
+    const std::vector<double> want = flat(at(at(ref, "mean_ablation"), "metric"));
+    const std::vector<double> bound = flat(at(at(ref, "mean_ablation"), "metric_bound"));
+    REQUIRE(got.numel() == want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
-      INFO(c << ": element " << i);
-      CHECK(std::abs(double(map.data()[i]) - want[i]) <= bound[i]);
+      INFO(c << ": head " << i);
+      CHECK(std::abs(double(got.data()[i]) - want[i]) <= bound[i]);
     }
   }
 }
@@ -164,11 +214,15 @@ TEST_CASE("residual patching equals get_act_patch_resid_pre, normalised, within 
 TEST_CASE("analysis refuses bad input with messages") {
   Loaded m(mha_test::kModelFixtures + "/gpt2");
   const std::vector<std::int32_t> five{5, 6, 7, 8, 9}, four{5, 6, 7, 8};
-  CHECK_THROWS_WITH(mha::patch_resid(*m.model, five, four, {5, 6}), Catch::Contains("same count"));
-  CHECK_THROWS_WITH(mha::patch_resid(*m.model, five, five, {5}), Catch::Contains("two tokens"));
-  CHECK_THROWS_WITH(mha::patch_resid(*m.model, five, {5, 6, 7, 8, 10}, {5, 6},
-                                     [](std::size_t done, std::size_t) { return done < 3; }),
+  const mha::PatchKind resid = mha::PatchKind::Resid;
+  CHECK_THROWS_WITH(mha::patch(*m.model, five, four, {5, 6}, resid), Catch::Contains("same count"));
+  CHECK_THROWS_WITH(mha::patch(*m.model, five, five, {5}, resid), Catch::Contains("two tokens"));
+  CHECK_THROWS_WITH(mha::patch(*m.model, five, {5, 6, 7, 8, 10}, {5, 6}, mha::PatchKind::Heads,
+                               [](std::size_t done, std::size_t) { return done < 3; }),
                     Catch::Contains("cancelled"));
+  CHECK_THROWS_WITH(mha::attribute(*m.model, five, 5, {5}), Catch::Contains("past the text"));
+  CHECK_THROWS_WITH(mha::attribute(*m.model, five, 0, {5, 6, 7}), Catch::Contains("one token, or two"));
+  CHECK_THROWS_WITH(mha::attribute(*m.model, five, 0, {100000}), Catch::Contains("outside the vocabulary"));
   mha::SamplingOptions bad;
   bad.temperature = 0.0;
   CHECK_THROWS_WITH(mha::filtered_probs(std::vector<float>(4).data(), 4, bad), Catch::Contains("temperature"));

@@ -1,4 +1,4 @@
-// Generation, the logit lens and patching through the JS API (wasm/api/analysis.js) against
+// Generation, the logit lens, attribution, patching and mean ablation through the JS API (wasm/api/analysis.js) against
 // tests/models/heads_reference.py's references (build/heads/<case>.json, CTest's heads.references: float64 values
 // checked there against TransformerLens and transformers, with bounds on any float32 implementation's error).
 import { test } from 'node:test';
@@ -38,7 +38,7 @@ function clearPrefix(want, clear) {
 for (const path of testedBuilds()) {
   const build = buildName(path);
   for (const name of CASES) {
-    test(`${build} ${name}: generate, lens and patch equal the references`, async () => {
+    test(`${build} ${name}: generate, lens, attribute, patch and meanAblation equal the references`, async () => {
       const M = await load(path);
       const ref = reference(name);
       const model = await M.loadModel(files(name));
@@ -62,21 +62,38 @@ for (const path of testedBuilds()) {
       want.forEach((v, i) =>
         assert.ok(Math.abs(lens.data[i] - v) <= bound[i], `lens ${i}: ${lens.data[i]} vs ${v} ± ${bound[i]}`),
       );
-      const seen = [];
-      const map = await model.patch({
-        clean: ref.ioi.clean,
-        corrupted: ref.ioi.corrupted,
-        tokens: ref.ioi.tokens,
-        what: 'resid',
-        onProgress: (p) => seen.push(p),
-      });
-      const pw = ref.patching.resid.flat(),
-        pb = ref.patching.resid_bound.flat();
-      assert.deepEqual(map.shape, [ref.patching.resid.length, ref.ioi.clean.length]);
-      pw.forEach((v, i) =>
-        assert.ok(Math.abs(map.data[i] - v) <= pb[i], `patch ${i}: ${map.data[i]} vs ${v} ± ${pb[i]}`),
-      );
-      assert.ok(seen.length > 0);
+      for (const what of ['resid', 'attn', 'mlp', 'heads']) {
+        const seen = [];
+        const map = await model.patch({
+          clean: ref.ioi.clean,
+          corrupted: ref.ioi.corrupted,
+          tokens: ref.ioi.tokens,
+          what,
+          onProgress: (p) => seen.push(p.done),
+        });
+        const pw = ref.patching[what].flat(),
+          pb = ref.patching[`${what}_bound`].flat();
+        assert.deepEqual(map.shape, [ref.patching[what].length, ref.patching[what][0].length]);
+        pw.forEach((v, i) =>
+          assert.ok(Math.abs(map.data[i] - v) <= pb[i], `${what} ${i}: ${map.data[i]} vs ${v} ± ${pb[i]}`),
+        );
+        assert.deepEqual(
+          seen,
+          Array.from({ length: pw.length }, (_, i) => i + 1),
+        );
+      }
+      for (const want of ref.attribution) {
+        const got = model.attribute(ref.ioi.clean, { tokens: want.tokens });
+        const hw = want.heads.flat(),
+          hb = want.heads_bound.flat();
+        got.heads.flat().forEach((v, i) => assert.ok(Math.abs(v - hw[i]) <= hb[i], `head ${i}: ${v} vs ${hw[i]}`));
+        for (const k of ['embed', 'biases', 'sum', 'logit', 'centred'])
+          assert.ok(Math.abs(got[k] - want[k]) <= want[`${k}_bound`], `${k}: ${got[k]} vs ${want[k]}`);
+      }
+      const mean = model.meanAblation(ref.ioi.clean, { tokens: ref.ioi.tokens });
+      const mw = ref.mean_ablation.metric.flat(),
+        mb = ref.mean_ablation.metric_bound.flat();
+      mw.forEach((v, i) => assert.ok(Math.abs(mean.data[i] - v) <= mb[i], `mean ablation ${i}`));
       model.dispose();
     });
   }
@@ -87,6 +104,17 @@ for (const path of testedBuilds()) {
     const ids = [5, 6, 7, 8, 9];
     await rejects(model.patch({ clean: ids, corrupted: [5, 6, 7, 8], tokens: [1, 2] }), 'same count');
     await rejects(model.patch({ clean: ids, corrupted: ids, tokens: [1] }), 'two token ids');
+    const controller0 = new AbortController();
+    const cancelled = model.patch({
+      clean: ids,
+      corrupted: [5, 6, 7, 8, 10],
+      tokens: [1, 2],
+      signal: controller0.signal,
+      onProgress: () => controller0.abort(),
+    });
+    await rejects(cancelled, 'cancelled');
+    assert.throws(() => model.attribute(ids, { position: 5, tokens: [1] }), /position must be/);
+    assert.throws(() => model.attribute(ids, { tokens: [1, 2, 3] }), /one token id/);
     await rejects(model.patch({ clean: ids, corrupted: ids, tokens: [1, 2], what: 'nope' }), 'what must be');
     await rejects(model.generate(ids, { temperature: 0 }), 'temperature');
     await rejects(model.generate(ids, { topP: 2 }), 'topP');

@@ -1,10 +1,10 @@
-// What heads do to the answer (analysis_bindings.cpp, mha/analysis.hpp): a loaded causal model's generate, lens and
-// patch, added to models.js's Model. Arguments are checked here with messages; the core checks them again.
+// What heads do to the answer (analysis_bindings.cpp, mha/analysis.hpp): a loaded causal model's generate, lens,
+// attribute, patch and meanAblation, added to models.js's Model. Arguments are checked here with messages; the core checks them again.
 import { fail, describe, isCount, checkConfig, checkSeed, unwrap } from './checks.js';
 
 const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'eos', 'onToken', 'signal'];
 const PATCH_OPTIONS = ['clean', 'corrupted', 'tokens', 'what', 'signal', 'onProgress'];
-const PATCH_WHAT = ['resid'];
+const PATCH_WHAT = ['heads', 'resid', 'attn', 'mlp'];
 const TOP_K_DEFAULT = 50; // transformers' GenerationConfig.top_k: generate(do_sample=True) applies it unless told 0
 
 function causal(model, what) {
@@ -67,6 +67,30 @@ function checkGenerate(options, info) {
   };
 }
 
+function checkTokens(tokens, info, max, min = 1) {
+  const says = min === max ? 'two token ids [a, b]' : 'one token id [a], or two [a, b] for a difference';
+  if (!Array.isArray(tokens) || tokens.length < min || tokens.length > max)
+    fail(`tokens must be ${says} (the metric is logit[a] - logit[b]), got ${describe(tokens)}`);
+  tokens.forEach((t) => {
+    if (!isCount(t, 0, info.vocab - 1)) fail(`token ${describe(t)} is not a token id from 0 to ${info.vocab - 1}`);
+  });
+}
+
+function checkPatch(options, info) {
+  checkConfig(options, 'patch options', PATCH_OPTIONS);
+  const { clean, corrupted, tokens, what = 'heads', signal, onProgress } = options;
+  const a = promptIds(clean, info, 'patch (clean)'),
+    b = promptIds(corrupted, info, 'patch (corrupted)');
+  if (a.length !== b.length)
+    fail(`the clean text has ${a.length} tokens and the corrupted one ${b.length}: patching needs the same count`);
+  checkTokens(tokens, info, 2, 2);
+  if (!PATCH_WHAT.includes(what)) fail(`what must be one of ${PATCH_WHAT.join(', ')}, got ${describe(what)}`);
+  checkSignal(signal);
+  if (onProgress !== undefined && typeof onProgress !== 'function')
+    fail(`onProgress must be a function, got ${describe(onProgress)}`);
+  return { clean: a, corrupted: b, tokens, what, signal, onProgress };
+}
+
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 export function installAnalysis(ctx, Model) {
@@ -111,29 +135,54 @@ export function installAnalysis(ctx, Model) {
     return unwrap(core.modelLens(handle, promptIds(ids, this.info, 'lens')));
   }
 
-  // Activation patching, normalised (patched - corrupted) / (clean - corrupted) of logit[a] - logit[b] at the last
-  // position: {shape: [L, T], data}.
+  // Activation patching as TransformerLens's patching module, normalised (patched - corrupted) / (clean - corrupted)
+  // of logit[a] - logit[b] at the last position: {shape: [L, H] (heads) or [L, T], data}; one patched run per step,
+  // awaiting between them: onProgress({done, total}), signal to cancel (the session's memory freed either way).
   async function patch(options) {
     const handle = live(this, 'model');
     causal(this, 'patching');
-    checkConfig(options, 'patch options', PATCH_OPTIONS);
-    const { clean, corrupted, tokens, what = 'resid', signal, onProgress } = options;
-    const a = promptIds(clean, this.info, 'patch (clean)'),
-      b = promptIds(corrupted, this.info, 'patch (corrupted)');
-    if (a.length !== b.length)
-      fail(`the clean text has ${a.length} tokens and the corrupted one ${b.length}: patching needs the same count`);
-    if (!Array.isArray(tokens) || tokens.length !== 2 || !tokens.every((t) => isCount(t, 0, this.info.vocab - 1)))
-      fail(`tokens must be two token ids [a, b] (the metric is logit[a] - logit[b]), got ${describe(tokens)}`);
-    if (!PATCH_WHAT.includes(what)) fail(`what must be one of ${PATCH_WHAT.join(', ')}, got ${describe(what)}`);
-    checkSignal(signal);
-    if (onProgress !== undefined && typeof onProgress !== 'function')
-      fail(`onProgress must be a function, got ${describe(onProgress)}`);
-    if (signal && signal.aborted) throw new Error('patching was cancelled');
-    const map = unwrap(core.modelPatchResid(handle, a, b, tokens[0], tokens[1]));
-    if (onProgress) onProgress({ done: map.data.length, total: map.data.length });
-    return map;
+    const o = checkPatch(options, this.info);
+    if (o.signal && o.signal.aborted) throw new Error('patching was cancelled');
+    const session = unwrap(core.patchingCreate(handle, o.clean, o.corrupted, o.tokens, o.what));
+    try {
+      for (;;) {
+        const step = unwrap(session.step());
+        if (o.onProgress) o.onProgress({ done: step.done, total: step.total });
+        if (step.map) return step.map;
+        await nextTask();
+        if (o.signal && o.signal.aborted) throw new Error('patching was cancelled');
+      }
+    } finally {
+      session.delete();
+    }
   }
 
-  for (const [name, value] of Object.entries({ generate, lens, patch }))
+  // Each head's direct effect on the logit of tokens[0] (or logit[a] - logit[b]) at `position` (default: the last),
+  // as stack_head_results(apply_ln=True): {heads: [L][H], mlps: [L], embed, biases, sum, logit, centred}.
+  function attribute(ids, options) {
+    const handle = live(this, 'model');
+    causal(this, 'the attribution');
+    const list = promptIds(ids, this.info, 'attribute');
+    checkConfig(options, 'attribute options', ['position', 'tokens']);
+    const { position = list.length - 1, tokens } = options;
+    if (!isCount(position, 0, list.length - 1))
+      fail(`position must be a whole number from 0 to ${list.length - 1}, got ${describe(position)}`);
+    checkTokens(tokens, this.info, 2);
+    const r = unwrap(core.modelAttribute(handle, list, position, tokens));
+    const H = this.info.heads;
+    return { ...r, heads: Array.from({ length: this.info.layers }, (_, l) => r.heads.slice(l * H, (l + 1) * H)) };
+  }
+
+  // [L, H]: logit[a] - logit[b] at the last position with each head's output replaced by its mean over positions.
+  function meanAblation(ids, options) {
+    const handle = live(this, 'model');
+    causal(this, 'mean ablation');
+    const list = promptIds(ids, this.info, 'meanAblation');
+    checkConfig(options, 'meanAblation options', ['tokens']);
+    checkTokens(options.tokens, this.info, 2, 2);
+    return unwrap(core.modelMeanAblation(handle, list, options.tokens));
+  }
+
+  for (const [name, value] of Object.entries({ generate, lens, patch, attribute, meanAblation }))
     Object.defineProperty(Model.prototype, name, { value, writable: true, configurable: true });
 }

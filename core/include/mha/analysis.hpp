@@ -14,7 +14,8 @@
 //   g.seed = 42;                                                  // torch.manual_seed(42)
 //   mha::GenerateResult s = mha::generate(model, {15496, 995}, g); // the same draws as PyTorch's CPU
 //   mha::Tensor lens = mha::logit_lens(model, ids);               // [L + 1, T, V]
-//   mha::Tensor resid = mha::patch_resid(model, clean, corrupted, {a, b});  // [L, T], normalised
+//   mha::Attribution at = mha::attribute(model, ids, ids.size() - 1, {a, b});  // per head, sum = logit[a] - logit[b]
+//   mha::Tensor heads = mha::patch(model, clean, corrupted, {a, b}, mha::PatchKind::Heads);  // [L, H], normalised
 //
 // Sampling is transformers' (temperature, then top-k, then top-p: generate's order of its warpers,
 // on float32 logits) and one draw is torch.multinomial(probs, 1)'s CPU path: argmax(p / q) with q a
@@ -27,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -98,15 +100,53 @@ class Generation {
 // to a constant per row (its unembedding is centred; the softmax is the same). Causal models.
 Tensor logit_lens(Model& model, const std::vector<std::int32_t>& ids);
 
+// ---- Direct logit attribution -----------------------------------------------------------------
+
+// Each head's, each MLP's, the embeddings' and the biases' direct effect on the logit of tokens[0] (or on
+// logit[tokens[0]] - logit[tokens[1]]) at `position`: TransformerLens's stack_head_results(apply_ln=True)
+// with its default weight processing (docs/analysis.md says what that means); the terms add up to
+// `centred` (the logit minus its mean over the vocabulary; for two tokens the difference itself).
+struct Attribution {
+  std::size_t layers = 0, heads_per_layer = 0;
+  std::vector<double> heads;  // [L * H]
+  std::vector<double> mlps;   // [L]
+  double embed = 0, biases = 0, sum = 0, logit = 0, centred = 0;
+};
+Attribution attribute(Model& model, const std::vector<std::int32_t>& ids, std::size_t position,
+                      const std::vector<std::int32_t>& tokens);
+
 // ---- Activation patching ----------------------------------------------------------------------
 
-// [L, T]: the corrupted run with the residual stream entering layer l at position t replaced by the
-// clean run's (get_act_patch_resid_pre), its metric logit[a] - logit[b] at the last position,
-// normalised (patched - corrupted) / (clean - corrupted). Each patched run starts at layer l. clean
-// and corrupted must have the same token count. progress(done, total) may return false to cancel
-// (then mha::Error "cancelled").
-Tensor patch_resid(Model& model, const std::vector<std::int32_t>& clean, const std::vector<std::int32_t>& corrupted,
-                   const std::vector<std::int32_t>& tokens,
-                   const std::function<bool(std::size_t, std::size_t)>& progress = nullptr);
+// What a patched run replaces with the clean run's: each head's output at every position
+// (get_act_patch_attn_head_out_all_pos: [L, H]), the residual stream entering each layer at each position
+// (get_act_patch_resid_pre: [L, T]), each layer's attention or MLP output at each position (_attn_out,
+// _mlp_out: [L, T]).
+enum class PatchKind : std::uint8_t { Heads, Resid, Attn, Mlp };
+const char* patch_kind_name(PatchKind kind);
+// The corrupted run with one clean activation put in, its metric logit[a] - logit[b] at the last position,
+// normalised (patched - corrupted) / (clean - corrupted); each patched run starts at its layer from the
+// corrupted run's kept residual stream. clean and corrupted have the same token count. progress(done,
+// total) may return false to cancel (then mha::Error "cancelled").
+Tensor patch(Model& model, const std::vector<std::int32_t>& clean, const std::vector<std::int32_t>& corrupted,
+             const std::vector<std::int32_t>& tokens, PatchKind kind,
+             const std::function<bool(std::size_t, std::size_t)>& progress = nullptr);
+// The same a patched run at a time (the JS API awaits between them): the clean and corrupted runs at
+// construction, then step() computes the next entry of result() (row-major), false once all are done.
+class Patching {
+ public:
+  Patching(Model& model, const std::vector<std::int32_t>& clean, const std::vector<std::int32_t>& corrupted,
+           const std::vector<std::int32_t>& tokens, PatchKind kind);
+  ~Patching();
+  bool step();
+  std::size_t done() const;
+  std::size_t total() const;
+  const Tensor& result() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+// [L, H]: the metric with each head's output (hook_z) replaced by its mean over the text's positions.
+Tensor mean_ablation(Model& model, const std::vector<std::int32_t>& ids, const std::vector<std::int32_t>& tokens);
 
 }  // namespace mha

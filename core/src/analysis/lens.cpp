@@ -1,5 +1,4 @@
-// The logit lens and residual-stream patching over the network's layers, one at a time
-// (models/network.hpp): the residual stream entering each layer kept, a patched run resumed there.
+// The logit lens over the network's layers, one at a time (models/network.hpp).
 #include <cstring>
 
 #include "mha/analysis.hpp"
@@ -48,14 +47,6 @@ void check_ids(const Model& model, const std::vector<std::int32_t>& ids) {
   const_cast<Model&>(model).forward(ids, f);
 }
 
-void check_tokens(const Model& model, const std::vector<std::int32_t>& tokens) {
-  if (tokens.size() != 2) throw Error("the metric needs two tokens (logit[a] - logit[b])");
-  for (std::int32_t t : tokens)
-    if (t < 0 || std::size_t(t) >= model.config().vocab)
-      throw Error("token id " + std::to_string(t) + " is outside the vocabulary (0 to " +
-                  std::to_string(model.config().vocab - 1) + ")");
-}
-
 }  // namespace
 
 Tensor logit_lens(Model& model, const std::vector<std::int32_t>& ids) {
@@ -71,42 +62,6 @@ Tensor logit_lens(Model& model, const std::vector<std::int32_t>& ids) {
     const std::vector<float> z = readout(model, resid[l], T, all);
     std::memcpy(out.data() + l * T * V, z.data(), z.size() * sizeof(float));
   }
-  return out;
-}
-
-Tensor patch_resid(Model& model, const std::vector<std::int32_t>& clean, const std::vector<std::int32_t>& corrupted,
-                   const std::vector<std::int32_t>& tokens,
-                   const std::function<bool(std::size_t, std::size_t)>& progress) {
-  check_causal(model, "patching");
-  check_tokens(model, tokens);
-  check_ids(model, clean);
-  check_ids(model, corrupted);
-  if (clean.size() != corrupted.size())
-    throw Error("the clean text has " + std::to_string(clean.size()) + " tokens and the corrupted one " +
-                std::to_string(corrupted.size()) + ": patching needs the same count");
-  const CheckpointConfig& c = model.config();
-  const models::Network& net = models_network(model);
-  const std::size_t L = c.layers, T = clean.size(), D = c.d_model, V = c.vocab;
-  const auto metric = [&](const std::vector<float>& h) {
-    const std::vector<float> z = readout(model, h, T, {T - 1});
-    return double(z[std::size_t(tokens[0])]) - double(z[std::size_t(tokens[1])]);
-  };
-  const auto k_res = residuals(model, clean), c_res = residuals(model, corrupted);
-  const double k = metric(k_res[L]), cm = metric(c_res[L]);
-  if (k == cm) throw Error("the clean and corrupted runs give the same metric: nothing to normalise by");
-  Tensor out = Tensor::empty({L, T});
-  std::vector<float> probs(c.heads * T * T);
-  const std::vector<bool> none(c.heads, false);
-  for (std::size_t l = 0; l < L; ++l) {
-    for (std::size_t t = 0; t < T; ++t) {
-      if (progress && !progress(l * T + t, L * T)) throw Error("cancelled");
-      std::vector<float> h = c_res[l];  // the corrupted stream entering layer l, row t the clean one's
-      std::memcpy(h.data() + t * D, k_res[l].data() + t * D, D * sizeof(float));
-      for (std::size_t m = l; m < L; ++m) net.layer(m, h.data(), T, none, probs.data());
-      out.data()[l * T + t] = float((metric(h) - cm) / (k - cm));
-    }
-  }
-  (void)V;
   return out;
 }
 

@@ -58,6 +58,10 @@ class Gpt2 final : public Network {
     return pre_norm_trace(layers_, T, c_.d_model, P, c_.vocab);
   }
 
+  const std::vector<Layer>* layers() const override { return &layers_; }
+  const blocks::Norm* final_norm() const override { return &ln_f_; }
+  const blocks::Linear* lm_head() const override { return &lm_head_; }
+
  private:
   CheckpointConfig c_;
   const WeightRef* wte_ = nullptr;

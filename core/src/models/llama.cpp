@@ -66,6 +66,10 @@ class Llama final : public Network {
     return pre_norm_trace(layers_, T, c_.d_model, P, c_.vocab);
   }
 
+  const std::vector<Layer>* layers() const override { return &layers_; }
+  const blocks::Norm* final_norm() const override { return &norm_; }
+  const blocks::Linear* lm_head() const override { return &lm_head_; }
+
  private:
   CheckpointConfig c_;
   const WeightRef* embed_ = nullptr;

@@ -53,6 +53,8 @@ std::string body_prefix(const Weights& weights, const std::string& prefix, const
 
 // One family's layers bound to a checkpoint, run a layer at a time (Model::forward keeps each
 // layer's input for a later forward to resume from).
+struct Layer;
+
 class Network {
  public:
   virtual ~Network() = default;
@@ -67,6 +69,11 @@ class Network {
   virtual void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const = 0;
   // The forward's steps at T tokens and P logit rows, every layer's tagged with it.
   virtual std::vector<TraceStep> trace(std::size_t T, std::size_t P) const = 0;
+  // What core/src/analysis/ runs a layer at a time, its activations kept: a pre-norm causal family's layers,
+  // final norm and LM head (nullptr in the others).
+  virtual const std::vector<Layer>* layers() const { return nullptr; }
+  virtual const blocks::Norm* final_norm() const { return nullptr; }
+  virtual const blocks::Linear* lm_head() const { return nullptr; }
 };
 
 }  // namespace mha::models
