@@ -3,8 +3,8 @@
   $(bash scripts/venv-models) tests/models/heads_reference.py --models build/models --out build/heads
 
 For each case (a folder make_checkpoints.py wrote with save_pretrained) DIR/<case>.json holds, as plain lists:
-  ioi        the clean and corrupted ids (same count; they differ at one position), tokens a, b (the metric is
-             logit[a] - logit[b] at the last position)
+  ioi        the clean and corrupted ids of the patching pair (same count: PATCH_TEXTS), tokens a, b (the metric is
+             logit[a] - logit[b] at the last position; metric_tokens says which)
   lens       [L + 1][T][V] logits of final_norm(resid_pre[l]) @ W_U^T (+ b) of the clean text, and their bounds
              (row 0 the embeddings, row L the last block's output, as accumulated_resid orders them)
   attribution  at the last position, for [a] and [a, b]: heads [L][H], mlps [L], embed, biases, sum, logit,
