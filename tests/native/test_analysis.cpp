@@ -125,6 +125,28 @@ TEST_CASE("sampled generation draws generate(do_sample=True)'s tokens under torc
   }
 }
 
+TEST_CASE("the key/value cache's logits equal the whole forward's at every position, within the bounds") {
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    const std::vector<std::int32_t> ids = ids_of(at(at(ref, "ioi"), "clean"));
+    const std::vector<double> want = flat(at(at(ref, "lens"), "logits")), bound = flat(at(at(ref, "lens"), "bound"));
+    const std::size_t L = m.ck.config.layers, T = ids.size(), V = m.ck.config.vocab;
+    mha::KvCache cache;
+    for (std::size_t t = 1; t <= T; ++t) {  // one position at a time: the lens's last row is the model's logits
+      const std::vector<float> z = mha::cached_logits(*m.model, cache, {ids.begin(), ids.begin() + std::ptrdiff_t(t)});
+      REQUIRE(cache.ids.size() == t);
+      for (std::size_t v = 0; v < V; ++v) {
+        const std::size_t i = (L * T + t - 1) * V + v;
+        INFO(c << ": position " << t - 1 << ", token " << v);
+        CHECK(std::abs(double(z[v]) - want[i]) <= bound[i]);
+      }
+    }
+    const std::size_t kv = m.ck.config.kv_heads * m.ck.config.head_dim;
+    CHECK(cache.bytes() == 2 * L * T * kv * sizeof(float));
+  }
+}
+
 TEST_CASE("the logit lens equals accumulated_resid(apply_ln=True) @ W_U within the bounds") {
   for (const char* c : kCases) {
     Loaded m(mha_test::kModelFixtures + "/" + c);

@@ -53,6 +53,19 @@ std::vector<float> filtered_probs(const float* logits, std::size_t V, const Samp
 // One draw of torch.multinomial(probs, 1) on the CPU: V exponentials from gen, argmax(p / q).
 std::size_t draw_one(const std::vector<float>& probs, Generator& gen);
 
+// ---- The key/value cache ----------------------------------------------------------------------
+
+// Each layer's keys (after RoPE) and values of the positions ids, [L][T · kv_heads · head_dim] floats each:
+// GPT-2 small holds 2 · 12 · 768 floats a position, 72 KiB; 72 MiB at 1024 positions.
+struct KvCache {
+  std::vector<std::int32_t> ids;
+  std::vector<std::vector<float>> keys, values;
+  std::size_t bytes() const;
+};
+// logits[V] at the last of ids. The cache is extended by the positions it lacks when its ids begin ids (a new
+// token costs one position's forward), else refilled from the first position. Causal pre-norm models.
+std::vector<float> cached_logits(Model& model, KvCache& cache, const std::vector<std::int32_t>& ids);
+
 // ---- Generation -------------------------------------------------------------------------------
 
 struct GenerateOptions {
@@ -89,6 +102,7 @@ class Generation {
   GenerateOptions options_;
   Generator gen_;
   std::vector<float> probs_;
+  KvCache cache_;
   std::size_t made_ = 0;
   std::string stopped_;
 };

@@ -1,5 +1,6 @@
 // Generation: transformers' generate loop (greedy argmax, or the warpers and one multinomial draw per
-// token), stopping after max_new_tokens, after the end-of-text token, or at the model's last position.
+// token), stopping after max_new_tokens, after the end-of-text token, or at the model's last position; each
+// token's logits from the key/value cache (kv_cache.cpp).
 #include <algorithm>
 
 #include "mha/analysis.hpp"
@@ -23,11 +24,8 @@ std::int32_t Generation::step() {
   if (!stopped_.empty()) return -1;
   if (made_ >= options_.max_new_tokens) return stop("length");
   if (seq_.size() >= c.max_positions) return stop("positions");
-  ModelForwardOptions f;
-  f.attentions = false;
-  f.logits_at = {seq_.size() - 1};
-  const ModelOutput r = model_.forward(seq_, f);
-  const float* z = r.logits.data();
+  const std::vector<float> logits = cached_logits(model_, cache_, seq_);  // one position's forward per token
+  const float* z = logits.data();
   probs_ = filtered_probs(z, c.vocab, options_.sample ? options_.sampling : SamplingOptions{});
   const std::size_t next = options_.sample ? draw_one(probs_, gen_) : std::size_t(std::max_element(z, z + c.vocab) - z);
   seq_.push_back(std::int32_t(next));
