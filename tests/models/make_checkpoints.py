@@ -20,7 +20,7 @@ DIR/tokenizers.json: Python `tokenizers`' ids and tokens of every case's tokeniz
 extra hard strings (tests/node/tokenizer-hf.test.mjs compares @huggingface/tokenizers to them).
 
 The float64 results are transformers' own forward in float64 (model.double(), eager attention,
-output_attentions). Half-precision files are loaded as float32 (torch_dtype=torch.float32) then widened:
+output_attentions). Half-precision files are loaded as float32 (dtype=torch.float32) then widened:
 the reference is the float64 computation on the stored half weights, widened exactly. Llama and Qwen2's
 modeling code computes three things in float32 whatever the model's dtype (RMSNorm's input, the softmax,
 the RoPE cos/sin table); for the float64 run those are computed in float64 (true_float64 below), so the
@@ -198,6 +198,28 @@ def train_tokenizer(kind, vocab_size):
 
 
 # The cases. build(vocab) returns an initialised model; rename maps the saved state dict's keys.
+def gpt_neox_config(V, parallel, rotary_pct):
+    """Pythia's shape at 32 wide: 4 heads of 8, rotary on rotary_pct of each head (4.x's key names)."""
+    return transformers.GPTNeoXConfig(
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        rotary_pct=rotary_pct,
+        rotary_emb_base=10000,
+        use_parallel_residual=parallel,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
+
+
+def neox_as_released(sd, cfg):
+    """Pythia's files name the LM head embed_out.weight (transformers 5.x renames it lm_head on load)."""
+    return {("embed_out.weight" if k == "lm_head.weight" else k): v for k, v in sd.items()}
+
+
 def gpt2_config(V, n_embd, n_head, **kw):
     return transformers.GPT2Config(
         vocab_size=V, n_positions=128, n_embd=n_embd, n_layer=2, n_head=n_head, bos_token_id=0, eos_token_id=0, **kw
@@ -432,7 +454,14 @@ CASES = [
     ("qwen2-f16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "float16", {}),
     ("qwen2-bf16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "bfloat16", {}),
 ]
-FAMILY_OF_TYPE = {"gpt2": "gpt2", "bert": "bert", "distilbert": "distilbert", "llama": "llama", "qwen2": "llama"}
+FAMILY_OF_TYPE = {
+    "gpt2": "gpt2",
+    "bert": "bert",
+    "distilbert": "distilbert",
+    "llama": "llama",
+    "qwen2": "llama",
+    "gpt_neox": "gpt_neox",
+}
 
 
 WIDE_NAMES = (
@@ -472,6 +501,12 @@ def draw_weights(model, gen):
                 p.copy_(draw(1.0))
             elif any(n in lower for n in WIDE_NAMES):
                 p.copy_(draw(0.2 * scale))
+            elif "query_key_value.weight" in lower:  # GPT-NeoX's [3D, D]: per head q_h | k_h | v_h rows
+                w = draw(0.04 * scale)
+                hd = 3 * model.config.hidden_size // model.config.num_attention_heads
+                for h in range(model.config.num_attention_heads):
+                    w[h * hd : h * hd + 2 * hd // 3] *= 5
+                p.copy_(w)
             elif "c_attn" in lower:  # GPT-2's q|k|v in one [D, 3D] matrix
                 w = draw(0.04 * scale)
                 D = p.shape[0]
@@ -484,6 +519,7 @@ def draw_weights(model, gen):
 @contextlib.contextmanager
 def true_float64():
     """Llama/Qwen2's RMSNorm input, softmax and RoPE table in the model's dtype (transformers forces float32)."""
+    from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
     from transformers.models.qwen2 import modeling_qwen2
 
@@ -494,7 +530,7 @@ def true_float64():
 
     def rope_forward(self, x, position_ids):
         dim = self.inv_freq.shape[0] * 2
-        base = self.config.rope_theta
+        base = reference.rope_theta(self.config)
         inv = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))
         freqs = position_ids.to(torch.float64)[:, :, None] * inv[None, None, :]
         emb = torch.cat((freqs, freqs), dim=-1)
@@ -512,6 +548,9 @@ def true_float64():
             klass = getattr(mod, cls)
             saved.append((klass, "forward", klass.forward))
             klass.forward = fn
+    klass = modeling_gpt_neox.GPTNeoXRotaryEmbedding
+    saved.append((klass, "forward", klass.forward))
+    klass.forward = rope_forward
     saved.append((torch.nn.functional, "softmax", softmax))
     torch.nn.functional.softmax = softmax_keep_f64
     try:
@@ -549,6 +588,8 @@ def out_projection(model, layer):
         return base.transformer.layer[layer].attention.out_lin
     if mt in ("llama", "qwen2"):
         return base.layers[layer].self_attn.o_proj
+    if mt == "gpt_neox":
+        return base.layers[layer].attention.dense
     raise ValueError(f"out_projection: no output projection for model_type {mt!r}: add its module here")
 
 
@@ -671,9 +712,7 @@ def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, 
     del model
 
     tok = AutoTokenizer.from_pretrained(path)
-    model = (
-        getattr(transformers, arch).from_pretrained(path, torch_dtype=torch.float32, attn_implementation="eager").eval()
-    )
+    model = getattr(transformers, arch).from_pretrained(path, dtype=torch.float32, attn_implementation="eager").eval()
     for key, value in model.state_dict().items():  # transformers reads back every weight as written
         assert torch.equal(value, written[key]), "%s: %s did not load as saved" % (case, key)
     model64 = copy.deepcopy(model).double()
@@ -758,7 +797,7 @@ def float32_spread(path, texts, paths):
 
 
 def run_minilm_float32(path, out):
-    model = transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32, attn_implementation="eager").eval()
+    model = transformers.BertModel.from_pretrained(path, dtype=torch.float32, attn_implementation="eager").eval()
     tok = AutoTokenizer.from_pretrained(path)
     texts = json.loads(sys.stdin.read())
     res = []
@@ -791,9 +830,7 @@ def make_minilm(out_dir):
     tok = AutoTokenizer.from_pretrained(path)
     texts = minilm_texts(tok)
     model64 = (
-        transformers.BertModel.from_pretrained(path, torch_dtype=torch.float32, attn_implementation="eager")
-        .double()
-        .eval()
+        transformers.BertModel.from_pretrained(path, dtype=torch.float32, attn_implementation="eager").double().eval()
     )
     spread = float32_spread(path, texts, cpu_paths())
     oracles = []

@@ -170,6 +170,20 @@ def activation(name, ch, x):
     return ACTIVATIONS[name](ch, x)
 
 
+def rope_theta(cfg):
+    """The config's rope base: transformers 5.x keeps it in rope_parameters, 4.x as rope_theta."""
+    params = getattr(cfg, "rope_parameters", None)
+    return params["rope_theta"] if params else cfg.rope_theta
+
+
+def set_rope_theta(cfg, theta):
+    params = getattr(cfg, "rope_parameters", None)
+    if params:
+        params["rope_theta"] = theta
+    else:
+        cfg.rope_theta = theta
+
+
 def rope_table(T, dim, base):
     """cos, sin [T, dim] (exact) and the error of the float32 table transformers builds."""
     e = torch.arange(0, dim, 2, dtype=f64) / dim
@@ -341,7 +355,7 @@ def llama(model, ids, heads_off):
     """Llama and Qwen2 (q/k/v biases): RMSNorm, RoPE (rotate_half), grouped-query attention, SwiGLU."""
     base, cfg = model.model, model.config
     T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
-    table = rope_table(T, cfg.hidden_size // H, cfg.rope_theta)
+    table = rope_table(T, cfg.hidden_size // H, rope_theta(cfg))
     rms = lambda ch, m, x: rms_norm(ch, x, param(m), m.variance_epsilon)
     x = param(base.embed_tokens)[ids]
     x = (x, zeros(x))
@@ -372,7 +386,70 @@ def llama(model, ids, heads_off):
     return attns, hidden, head
 
 
-FAMILIES = {"gpt2": gpt2, "bert": bert, "distilbert": distilbert, "llama": llama, "qwen2": llama}
+def add3(ch, a, b, c):
+    """a + b + c in any order: two roundings, the first of a partial sum at most |a| + |b| + |c|."""
+    y = a + b + c
+    return ch.site(y, (a.detach().abs() + b.detach().abs() + c.detach().abs()) + y.detach().abs())
+
+
+def partial_rope(ch, x, heads, table, rot):
+    """x [T, heads * hd] with the first rot features of each head rotated, the others passed (GPT-NeoX, Phi)."""
+    T = x.shape[0]
+    x = x.view(T, heads, -1)
+    r = apply_rope(ch, x[..., :rot].reshape(T, -1), heads, table).view(T, heads, rot)
+    return torch.cat((r, x[..., rot:]), -1).reshape(T, -1)
+
+
+def gpt_neox(model, ids, heads_off):
+    """GPT-NeoX (Pythia): LayerNorms, query_key_value interleaved by head, partial rotary, parallel residual."""
+    base, cfg = model.gpt_neox, model.config
+    T, D, H = len(ids), cfg.hidden_size, cfg.num_attention_heads
+    hd = D // H
+    rot = base.layers[0].attention.rotary_ndims
+    table = rope_table(T, rot, rope_theta(cfg))
+    x = param(base.embed_in)[ids]
+    x = (x, zeros(x))
+    attns = []
+
+    def mlp(ch, n):
+        m = activation(cfg.hidden_act, ch, lin(ch, layer.mlp.dense_h_to_4h, n))
+        return lin(ch, layer.mlp.dense_4h_to_h, m)
+
+    for i, layer in enumerate(base.layers):
+        at = layer.attention
+        ch = Chain(x)
+        qkv = lin(ch, at.query_key_value, ln(ch, layer.input_layernorm, ch[0])).view(T, H, 3 * hd)
+        q, k, v = (qkv[..., j * hd : (j + 1) * hd].reshape(T, D) for j in range(3))
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(partial_rope(ch, q, H, table, rot), partial_rope(ch, k, H, table, rot), v)
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, H, causal=True, heads_off=heads_off.get(i, ()))
+        attns.append(p)
+        ch = Chain(o, x)
+        a = lin(ch, at.dense, ch[0])
+        if layer.use_parallel_residual:  # mlp(ln_2(x)) + attn + x
+            h = add3(ch, mlp(ch, ln(ch, layer.post_attention_layernorm, ch[1])), a, ch[1])
+        else:
+            h = add(ch, a, ch[1])
+            h = add(ch, mlp(ch, ln(ch, layer.post_attention_layernorm, h)), h)
+        (x,) = ch.bound(h)
+    ch = Chain(x)
+    (hidden,) = ch.bound(ln(ch, base.final_layer_norm, ch[0]))
+    lm_head = getattr(model, "lm_head", None) or getattr(model, "embed_out", None)  # 5.x / 4.x
+
+    def head(pos):
+        ch = Chain((x[0][pos], x[1][pos]))
+        return ch.bound(linear(ch, ln(ch, base.final_layer_norm, ch[0]), param(lm_head)))[0]
+
+    return attns, hidden, head
+
+
+FAMILIES = {
+    "gpt2": gpt2,
+    "bert": bert,
+    "distilbert": distilbert,
+    "llama": llama,
+    "qwen2": llama,
+    "gpt_neox": gpt_neox,
+}
 
 
 def forward(model64, ids, logits_at, heads_off=()):

@@ -41,7 +41,7 @@ def load(case):
     e = ENTRY[case]
     model = (
         getattr(transformers, e["architecture"])
-        .from_pretrained(os.path.join(MODELS, case), torch_dtype=torch.float32, attn_implementation="eager")
+        .from_pretrained(os.path.join(MODELS, case), dtype=torch.float32, attn_implementation="eager")
         .eval()
     )
     return model, copy.deepcopy(model).double()
@@ -169,7 +169,7 @@ def mutate(case, model64, kind):
             if isinstance(m, torch.nn.LayerNorm):
                 m.eps = 1e-5
     elif kind == "rope_theta 1.001 x":
-        model64.config.rope_theta *= 1.001
+        reference.set_rope_theta(model64.config, reference.rope_theta(model64.config) * 1.001)
     elif kind == "no k_proj bias":
         for layer in base.layers:
             layer.self_attn.k_proj.bias.data.zero_()

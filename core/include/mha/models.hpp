@@ -58,9 +58,11 @@ struct CheckpointConfig {
   std::string activation;  // "gelu_new", "gelu", "silu", ...
   bool causal = false;
   bool tie_word_embeddings = true;
-  bool attention_bias = false;  // Qwen2's q/k/v biases (Llama's attention_bias: o_proj's too)
-  bool mlp_bias = false;        // Llama's mlp_bias
-  bool scale_attention = true;  // GPT-2's scale_attn_weights: scores / sqrt(head_dim)
+  bool attention_bias = false;     // Qwen2's q/k/v biases (Llama's attention_bias: o_proj's too)
+  bool mlp_bias = false;           // Llama's mlp_bias
+  bool scale_attention = true;     // GPT-2's scale_attn_weights: scores / sqrt(head_dim)
+  std::size_t rotary_dim = 0;      // rotary features per head (head_dim, or GPT-NeoX's partial rotary); 0: none
+  bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual: h + attn(ln_1(h)) + mlp(ln_2(h))
 };
 CheckpointConfig parse_checkpoint_config(const std::string& config_json);
 

@@ -71,7 +71,7 @@ double term(const blocks::Norm& norm, const float* v, const Direction& dir, floa
 }
 
 // b_V' [H·hd]: the value projection of the first norm's bias (zeros: RMSNorm), per query head.
-std::vector<float> folded_value_bias(const models::Layer& layer) {
+std::vector<float> folded_value_bias(const blocks::Layer& layer) {
   const blocks::Attention& a = layer.attn;
   const std::size_t D = a.o.out, hd = a.head_dim, group = a.heads / a.kv_heads;
   std::vector<float> x = layer.norm_1.bias ? blocks::widen(*layer.norm_1.bias) : std::vector<float>(D, 0.0f);
@@ -115,7 +115,7 @@ Attribution attribute(Model& model, const std::vector<std::int32_t>& ids, std::s
   out.biases = dir.bias;
   std::vector<float> one(D);
   for (std::size_t l = 0; l < L; ++l) {
-    const models::Layer& layer = (*v.layers)[l];
+    const blocks::Layer& layer = (*v.layers)[l];
     const std::size_t hd = layer.attn.head_dim, HD = H * hd;
     const std::vector<float> bv = folded_value_bias(layer);
     for (std::size_t h = 0; h < H; ++h) {  // (z_h - b_V'_h) · W_O[h]: the output projection of that slice alone

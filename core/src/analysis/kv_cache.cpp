@@ -32,7 +32,7 @@ void project_row(const blocks::Attention& at, const float* a, float* q, float* k
 
 // Layer l on the row x[D] at position t (= the cache's length), appending its k and v.
 void layer_row(const analysis::StackView& view, std::size_t l, float* x, std::size_t t, KvCache& cache) {
-  const models::Layer& layer = (*view.layers)[l];
+  const blocks::Layer& layer = (*view.layers)[l];
   const blocks::Attention& at = layer.attn;
   const std::size_t D = at.o.out, hd = at.head_dim, H = at.heads, KD = at.kv_heads * hd, group = H / at.kv_heads;
   std::vector<float> a(x, x + D), q(H * hd), context(H * hd), out(D);
@@ -42,12 +42,10 @@ void layer_row(const analysis::StackView& view, std::size_t l, float* x, std::si
   keys.resize((t + 1) * KD);
   values.resize((t + 1) * KD);
   project_row(at, a.data(), q.data(), &keys[t * KD], &values[t * KD]);
-  if (at.rotary) {  // the table's row t only
-    const blocks::Rope all = blocks::rope_table(t + 1, hd, view.rope_theta);
-    blocks::Rope row{hd, std::vector<float>(all.cos.end() - std::ptrdiff_t(hd), all.cos.end()),
-                     std::vector<float>(all.sin.end() - std::ptrdiff_t(hd), all.sin.end())};
-    blocks::apply_rope(row, q.data(), 1, H, H * hd);
-    blocks::apply_rope(row, &keys[t * KD], 1, at.kv_heads, KD);
+  if (at.rotary_dim) {  // the table at position t only
+    const blocks::Rope row = blocks::rope_table(1, at.rotary_dim, at.rope_theta, t);
+    blocks::apply_rope(row, q.data(), 1, H, hd, H * hd);
+    blocks::apply_rope(row, &keys[t * KD], 1, at.kv_heads, hd, KD);
   }
   std::vector<float> p(t + 1);
   const float root = std::sqrt(float(hd));

@@ -1,6 +1,6 @@
 // Attribution, patching and mean ablation: a layer computed as the model computes it (same operations,
-// same bits: models::pre_norm_layer), with TransformerLens's activations kept (hook_z, hook_attn_out, hook_mlp_out) and
-// any of them replaced; a patched run starts at the patched layer from the kept residual stream.
+// same bits: blocks::layer's PreNorm), with TransformerLens's activations kept (hook_z, hook_attn_out, hook_mlp_out)
+// and any of them replaced; a patched run starts at the patched layer from the kept residual stream.
 #include <cmath>
 #include <cstring>
 
@@ -28,10 +28,16 @@ StackView view_of(const Model& model, const char* what) {
   if (!c.causal || !model.has_lm_head())
     throw Error(std::string(what) + " needs a causal model with a language-model head (this is a " + c.model_type +
                 ")");
-  const models::Network& net = models_network(model);
-  if (!net.layers() || !net.final_norm() || !net.lm_head())
-    throw Error(std::string(what) + " is not computed for " + c.model_type + " models");
-  return {&net, net.layers(), net.final_norm(), net.lm_head(), c.rope_theta};
+  const auto* stack = dynamic_cast<const models::Stack*>(&models_network(model));
+  bool fits = stack && stack->final_norm().weight && stack->lm_head().weight;
+  for (std::size_t l = 0; fits && l < stack->layers().size(); ++l) {
+    const blocks::Layer& layer = stack->layers()[l];
+    fits = layer.residual == blocks::Residual::PreNorm && !layer.attn.qkv_interleaved;
+  }
+  if (!fits)
+    throw Error(std::string(what) + " is computed for pre-norm causal models (GPT-2, Llama-style), not yet for " +
+                c.model_type);
+  return {stack, &stack->layers(), &stack->final_norm(), &stack->lm_head()};
 }
 
 void check_ids(Model& model, const std::vector<std::int32_t>& ids) {
@@ -40,14 +46,13 @@ void check_ids(Model& model, const std::vector<std::int32_t>& ids) {
   model.forward(ids, f);
 }
 
-void tapped_layer(const StackView& v, const models::Layer& layer, float* h, std::size_t T, const Patch* patch,
+void tapped_layer(const StackView&, const blocks::Layer& layer, float* h, std::size_t T, const Patch* patch,
                   LayerTaps* taps) {
   const blocks::Attention& at = layer.attn;
   const std::size_t D = at.o.out, n = T * D, hd = at.head_dim, HD = at.heads * hd;
   const std::vector<float> a = normed(layer.norm_1, h, T, D);
   std::vector<float> z(T * HD), attn(n), m(n), probs(at.heads * T * T);
-  const blocks::Rope rope = at.rotary ? blocks::rope_table(T, hd, v.rope_theta) : blocks::Rope{};
-  blocks::attention_context(at, a.data(), T, std::vector<bool>(at.heads, false), probs.data(), z.data(), &rope);
+  blocks::attention_context(at, a.data(), T, std::vector<bool>(at.heads, false), probs.data(), z.data());
   if (patch && patch->kind == Patch::Z)  // hook_z of head `index` at every position
     for (std::size_t t = 0; t < T; ++t)
       std::memcpy(&z[t * HD + patch->index * hd], patch->value + t * hd, hd * sizeof(float));

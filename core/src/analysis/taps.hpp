@@ -13,13 +13,12 @@
 namespace mha::analysis {
 
 struct StackView {
-  const models::Network* net;
-  const std::vector<models::Layer>* layers;
+  const models::Stack* net;
+  const std::vector<blocks::Layer>* layers;
   const blocks::Norm* final_norm;
   const blocks::Linear* lm_head;
-  double rope_theta;
 };
-// The model's pre-norm layers; mha::Error naming `what` for encoders.
+// The model's pre-norm layers (GPT-2, Llama-style); mha::Error naming `what` for the others.
 StackView view_of(const Model& model, const char* what);
 // The forward's own checks of ids (count, positions, vocabulary), with its messages.
 void check_ids(Model& model, const std::vector<std::int32_t>& ids);
@@ -35,8 +34,8 @@ struct LayerTaps {
   std::vector<float> z;          // [T, H·hd]: the heads' outputs before the output projection
   std::vector<float> attn, mlp;  // [T, D]
 };
-// Layer in place on h[T, D], the operations of models::pre_norm_layer; `patch` (its layer's, not Resid) applied.
-void tapped_layer(const StackView& v, const models::Layer& layer, float* h, std::size_t T, const Patch* patch,
+// Layer in place on h[T, D], the operations of blocks::layer (PreNorm); `patch` (its layer's, not Resid) applied.
+void tapped_layer(const StackView& v, const blocks::Layer& layer, float* h, std::size_t T, const Patch* patch,
                   LayerTaps* taps);
 
 struct Run {

@@ -10,11 +10,12 @@ namespace mha::blocks {
 
 namespace {
 
-// Projected q [T, H·hd] and k, v [T, KV·hd] with their row strides (GPT-2's are views of q‖k‖v).
+// Projected q [T, H·hd] and k, v [T, KV·hd] with their row strides and the distance hs between two
+// heads of a row (GPT-2's are views of q‖k‖v, GPT-NeoX's of q_h‖k_h‖v_h per head).
 struct Projected {
   std::vector<float> fused, q_buf, k_buf, v_buf;
   float *q = nullptr, *k = nullptr, *v = nullptr;
-  std::size_t ldq = 0, ldkv = 0;
+  std::size_t ldq = 0, ldkv = 0, hs = 0;
 };
 
 Projected project(const Attention& a, const float* x, std::size_t T) {
@@ -23,10 +24,12 @@ Projected project(const Attention& a, const float* x, std::size_t T) {
     const std::size_t D = a.heads * a.head_dim;
     p.fused.resize(T * 3 * D);
     linear(a.qkv, x, T, p.fused.data());
+    const std::size_t part = a.qkv_interleaved ? a.head_dim : D;  // where k and v start after q
     p.q = p.fused.data();
-    p.k = p.q + D;
-    p.v = p.q + 2 * D;
+    p.k = p.q + part;
+    p.v = p.q + 2 * part;
     p.ldq = p.ldkv = 3 * D;
+    p.hs = a.qkv_interleaved ? 3 * a.head_dim : a.head_dim;
     return p;
   }
   p.q_buf.resize(T * a.q.out);
@@ -40,6 +43,7 @@ Projected project(const Attention& a, const float* x, std::size_t T) {
   p.v = p.v_buf.data();
   p.ldq = a.q.out;
   p.ldkv = a.k.out;
+  p.hs = a.head_dim;
   return p;
 }
 
@@ -73,22 +77,25 @@ void attention_context(const Attention& a, const float* x, std::size_t T, const 
                        float* probs, float* context, const Rope* rope) {
   const std::size_t H = a.heads, hd = a.head_dim, group = a.heads / a.kv_heads;
   Projected p = project(a, x, T);  // q [T, H·hd], k, v [T, KV·hd]
-  if (a.rotary) {
-    apply_rope(*rope, p.q, T, H, p.ldq);
-    apply_rope(*rope, p.k, T, a.kv_heads, p.ldkv);
+  if (a.rotary_dim) {
+    const Rope own = rope ? Rope{} : rope_table(T, a.rotary_dim, a.rope_theta);
+    const Rope& table = rope ? *rope : own;
+    apply_rope(table, p.q, T, H, p.hs, p.ldq);
+    apply_rope(table, p.k, T, a.kv_heads, p.hs, p.ldkv);
   }
   if (a.scale_query) {  // q = q / math.sqrt(dim_per_head)
     const float root = std::sqrt(float(hd));
     for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t i = 0; i < H * hd; ++i) p.q[t * p.ldq + i] /= root;
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < hd; ++i) p.q[t * p.ldq + h * p.hs + i] /= root;
   }
   std::fill(context, context + T * H * hd, 0.0f);
   for (std::size_t h = 0; h < H; ++h) {
     const std::size_t kv = h / group;  // repeat_kv: query head h reads key/value head h / group
     float* P = probs + h * T * T;      // [T, T]
-    head_probs(a, p.q + h * hd, p.ldq, p.k + kv * hd, p.ldkv, T, P);
+    head_probs(a, p.q + h * p.hs, p.ldq, p.k + kv * p.hs, p.ldkv, T, P);
     if (head_off[h]) continue;  // switched off: its slice of the merged output stays 0
-    kernels::f32_gemm_nn(T, hd, T, P, T, p.v + kv * hd, p.ldkv, context + h * hd, H * hd);
+    kernels::f32_gemm_nn(T, hd, T, P, T, p.v + kv * p.hs, p.ldkv, context + h * hd, H * hd);
   }
 }
 
@@ -101,13 +108,18 @@ std::vector<TraceStep> attention_trace(const Attention& a, std::size_t T, std::s
     steps.push_back({"qkv", Layout::contiguous({1, T, 3 * D})});
     q = k = v = Layout{{1, T, D}, {std::ptrdiff_t(3 * T * D), std::ptrdiff_t(3 * D), 1}};
   }
-  steps.push_back({"query", q});
-  steps.push_back({"key", k});
-  steps.push_back({"value", v});
-  steps.push_back({"query_heads", q.view({1, n(T), n(H), n(hd)}).transpose(1, 2)});
-  steps.push_back({"key_heads", k.view({1, n(T), n(KV), n(hd)}).transpose(1, 2)});
-  steps.push_back({"value_heads", v.view({1, n(T), n(KV), n(hd)}).transpose(1, 2)});
-  if (a.rotary) {
+  if (a.qkv_interleaved) {  // qkv.view(1, T, H, 3·hd).transpose(1, 2).chunk(3, dim=-1): views of qkv
+    const Layout heads{{1, H, T, hd}, {std::ptrdiff_t(3 * T * D), std::ptrdiff_t(3 * hd), std::ptrdiff_t(3 * D), 1}};
+    for (const char* op : {"query_heads", "key_heads", "value_heads"}) steps.push_back({op, heads});
+  } else {
+    steps.push_back({"query", q});
+    steps.push_back({"key", k});
+    steps.push_back({"value", v});
+    steps.push_back({"query_heads", q.view({1, n(T), n(H), n(hd)}).transpose(1, 2)});
+    steps.push_back({"key_heads", k.view({1, n(T), n(KV), n(hd)}).transpose(1, 2)});
+    steps.push_back({"value_heads", v.view({1, n(T), n(KV), n(hd)}).transpose(1, 2)});
+  }
+  if (a.rotary_dim) {
     steps.push_back({"rope_query", Layout::contiguous({1, H, T, hd})});
     steps.push_back({"rope_key", Layout::contiguous({1, KV, T, hd})});
   }

@@ -72,18 +72,20 @@ std::string activation_names();
 // In place on x[n].
 void activate(Activation act, float* x, std::size_t n);
 
-// ---- Rotary position embeddings (Llama) -------------------------------------------------------
+// ---- Rotary position embeddings (Llama, GPT-NeoX, Phi) ---------------------------------------
 
-// cos and sin [T, head_dim] of transformers' default rope: inv_freq[i] = 1 / θ^(2i/d) and
-// freqs = position · inv_freq built in float32, emb = cat(freqs, freqs).
+// cos and sin [T, dim] of transformers' default rope over `dim` rotary features (head_dim, or GPT-NeoX's
+// and Phi's partial rotary_ndims): inv_freq[i] = 1 / θ^(2i/dim) and freqs = position · inv_freq built in
+// float32, emb = cat(freqs, freqs); positions start, start + 1, ... (a forward from the first token: 0).
 struct Rope {
-  std::size_t head_dim = 0;
+  std::size_t dim = 0;
   std::vector<float> cos, sin;
 };
-Rope rope_table(std::size_t T, std::size_t head_dim, double theta);
-// In place on x[T, heads · head_dim] (row stride ld): x·cos + rotate_half(x)·sin per head, with
-// rotate_half(x) = cat(-x[half:], x[:half]) (halves, not interleaved pairs).
-void apply_rope(const Rope& rope, float* x, std::size_t T, std::size_t heads, std::size_t ld);
+Rope rope_table(std::size_t T, std::size_t dim, double theta, std::size_t start = 0);
+// In place on x[T, heads · head_dim] (row stride ld), the first rope.dim features of each head:
+// x·cos + rotate_half(x)·sin with rotate_half(x) = cat(-x[half:], x[:half]) (halves, not interleaved
+// pairs); the features past rope.dim pass unchanged (apply_rotary_pos_emb on query[..., :rotary_ndims]).
+void apply_rope(const Rope& rope, float* x, std::size_t T, std::size_t heads, std::size_t head_dim, std::size_t ld);
 
 // ---- MLPs -------------------------------------------------------------------------------------
 
@@ -104,21 +106,23 @@ constexpr float kFinfoMin = -3.40282347e38f;
 
 struct Attention {
   std::size_t heads = 0, kv_heads = 0, head_dim = 0;
-  Linear q, k, v;  // separate projections (BERT, DistilBERT, Llama; Qwen2's carry biases)
-  Linear qkv;      // GPT-2's fused c_attn, [D, 3·D] as q‖k‖v; used when qkv.weight is set
-  Linear o;        // the output projection
+  Linear q, k, v;                // separate projections (BERT, DistilBERT, Llama; Qwen2's carry biases)
+  Linear qkv;                    // fused: GPT-2's c_attn [D, 3·D] as q‖k‖v; used when qkv.weight is set
+  bool qkv_interleaved = false;  // GPT-NeoX's query_key_value: per head q_h‖k_h‖v_h (view(T, H, 3·hd).chunk(3))
+  Linear o;                      // the output projection
   bool causal = false;
-  bool scale = true;         // divide by √head_dim (GPT-2's scale_attn_weights may turn it off)
-  bool scale_query = false;  // DistilBERT: q / √head_dim before the product; else the scores
-  bool rotary = false;       // Llama: rotary embeddings on q and k (the table passed to attention())
+  bool scale = true;           // divide by √head_dim (GPT-2's scale_attn_weights may turn it off)
+  bool scale_query = false;    // DistilBERT: q / √head_dim before the product; else the scores
+  std::size_t rotary_dim = 0;  // rotary embeddings on the first rotary_dim features of q's and k's heads (0: none)
+  double rope_theta = 0.0;     // their base θ
 };
 
 // y[T, D] = attention(x[T, D]), as transformers' eager attention: q/k/v projections, split heads,
 // RoPE, repeat_kv (query head h reads key/value head h / (heads / kv_heads)), scores / √head_dim,
 // the causal mask at finfo(float32).min, softmax in float32, · v, heads switched off
 // (head_off[h]: their output zeroed before the output projection), merge, output projection.
-// probs[H, T, T] receives the softmax, as output_attentions returns it. rope: the table at T
-// (rope_table) when block.rotary.
+// probs[H, T, T] receives the softmax, as output_attentions returns it. rope: the table of the T
+// positions when block.rotary_dim (nullptr: rope_table(T, rotary_dim, rope_theta), positions 0..T-1).
 void attention(const Attention& block, const float* x, std::size_t T, const std::vector<bool>& head_off, float* probs,
                float* y, const Rope* rope = nullptr);
 
@@ -129,5 +133,34 @@ void attention_context(const Attention& block, const float* x, std::size_t T, co
 
 // The steps of that attention at T tokens, as TraceSteps tagged with `layer` (see TraceStep's ops).
 std::vector<TraceStep> attention_trace(const Attention& block, std::size_t T, std::size_t D, int layer);
+
+// ---- Layers -----------------------------------------------------------------------------------
+
+// How a layer's attention and MLP meet the residual stream h.
+enum class Residual : std::uint8_t {
+  PreNorm,   // h += attn(norm_1(h)); h += mlp(norm_2(h))                       (GPT-2, Llama, GPT-NeoX sequential)
+  PostNorm,  // h = norm_1(h + attn(h)); h = norm_2(h + mlp(h))                  (BERT, DistilBERT)
+  Parallel,  // h += attn(norm_1(h)) + mlp(norm_2(h)), both read the same h      (GPT-NeoX, Phi: norm_2 absent,
+             //                                                                   norm_1 serves both)
+};
+
+// One transformer layer of any family: the family binds the pieces (core/src/models/*.cpp fill in
+// Layers, models/network.hpp's Stack runs them in order), the layer says how they meet. Code that runs
+// a layer on other positions (a key/value cache) passes attention()/layer() a rope table made with
+// rope_table(T, attn.rotary_dim, attn.rope_theta, start).
+struct Layer {
+  Residual residual = Residual::PreNorm;
+  Norm norm_1, norm_2;  // see Residual; a Parallel layer without norm_2.weight feeds norm_1(h) to the MLP too
+  Attention attn;
+  Mlp mlp;
+};
+
+// Layer `layer` in place on h[T, D] (D = attn.o.out). probs[H, T, T] receives the softmax; head_off[h]
+// switches head h off (its slice of the merged heads zeroed before the output projection, as a pre-hook
+// on o_proj / dense does); rope: as attention()'s.
+void layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs,
+           const Rope* rope = nullptr);
+// Its steps at T tokens (TraceStep ops: norm, the attention's, residual, mlp), tagged with `tag`.
+std::vector<TraceStep> layer_trace(const Layer& layer, std::size_t T, int tag);
 
 }  // namespace mha::blocks

@@ -35,7 +35,8 @@ std::string supported() {
   for (const ModelType& t : kModelTypes) types += std::string(types.empty() ? "" : ", ") + t.name;
   return "The core computes model_type " + types +
          " with absolute position embeddings (GPT-2, BERT, "
-         "DistilBERT) or default rotary embeddings (rope_scaling null), full causal or bidirectional "
+         "DistilBERT) or default rotary embeddings (rope_type 'default', on all or the first part of each "
+         "head), full causal or bidirectional "
          "self-attention (no sliding window, no ALiBi, no cross-attention), activations " +
          blocks::activation_names() + ".";
 }
@@ -87,6 +88,42 @@ std::string text(const Json& config, const std::string& key, const std::string& 
 
 void refuse_if(bool on, const std::string& option) {
   if (on) refuse(option);
+}
+
+// head_dim = hidden size / heads unless the config set it.
+void set_head_dim(CheckpointConfig& m) {
+  if (m.head_dim) return;
+  if (m.d_model % m.heads != 0)
+    throw Error("config.json: the hidden size " + std::to_string(m.d_model) + " is not a multiple of the " +
+                std::to_string(m.heads) + " attention heads");
+  m.head_dim = m.d_model / m.heads;
+}
+
+// The rotary embedding: transformers 5.x writes rope_parameters {"rope_type", "rope_theta",
+// "partial_rotary_factor"?}, 4.x the base and the factor at the top (under the family's names) with
+// rope_scaling null. Sets rope_theta and rotary_dim (of head_dim, which must be known).
+void read_rope(const Json& c, CheckpointConfig& m, const char* theta_key, const char* partial_key, double partial) {
+  refuse_if(member(c, "rope_scaling") != nullptr, "rope_scaling (only the default rotary embedding is computed)");
+  double theta = number(c, theta_key, 10000.0);
+  partial = number(c, partial_key, partial);
+  std::string partial_name = partial_key;
+  if (const Json* p = member(c, "rope_parameters")) {
+    if (p->kind != Json::Object) throw Error("config.json: 'rope_parameters' must be an object");
+    const std::string type = text(*p, "rope_type", "default");
+    refuse_if(type != "default", "rope_parameters.rope_type = '" + type + "' (only the default rotary embedding)");
+    theta = number(*p, "rope_theta", theta);
+    if (member(*p, "partial_rotary_factor")) partial_name = "rope_parameters.partial_rotary_factor";
+    partial = number(*p, "partial_rotary_factor", partial);
+  }
+  if (!(theta > 0.0)) throw Error("config.json: 'rope_theta' must be a positive number");
+  if (!(partial > 0.0 && partial <= 1.0))
+    throw Error("config.json: '" + partial_name + "' must be above 0 and at most 1 (the share of each head's " +
+                "features that rotate), got " + std::to_string(partial));
+  m.rope_theta = theta;
+  m.rotary_dim = std::size_t(double(m.head_dim) * partial);  // int(head_size * partial_rotary_factor)
+  if (m.rotary_dim % 2 != 0 || m.rotary_dim == 0)
+    throw Error("config.json: '" + partial_name + "' gives " + std::to_string(m.rotary_dim) + " rotary features of " +
+                std::to_string(m.head_dim) + ": rotary embeddings need an even number of them");
 }
 
 void read_gpt2(const Json& c, CheckpointConfig& m) {
@@ -144,30 +181,22 @@ void read_llama(const Json& c, CheckpointConfig& m) {
   m.vocab = count(c, {"vocab_size"});
   m.max_positions = count(c, {"max_position_embeddings"}, qwen2 ? 32768 : 2048);
   m.norm_eps = number(c, "rms_norm_eps", 1e-6);
-  m.rope_theta = number(c, "rope_theta", 10000.0);
   m.activation = text(c, "hidden_act", "silu");
   m.causal = true;
   m.attention_bias = qwen2 || flag(c, "attention_bias", false);
   m.mlp_bias = !qwen2 && flag(c, "mlp_bias", false);
-  refuse_if(member(c, "rope_scaling") != nullptr, "rope_scaling (only the default rotary embedding is computed)");
-  refuse_if(number(c, "partial_rotary_factor", 1.0) != 1.0, "partial_rotary_factor other than 1");
   refuse_if(qwen2 && flag(c, "use_sliding_window", false), "use_sliding_window = true (sliding-window attention)");
-  if (!(m.rope_theta > 0.0)) throw Error("config.json: 'rope_theta' must be a positive number");
+  set_head_dim(m);
+  read_rope(c, m, "rope_theta", "partial_rotary_factor", 1.0);
+  refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
 }
 
 void check_sizes(CheckpointConfig& m) {
-  if (m.head_dim == 0) {
-    if (m.d_model % m.heads != 0)
-      throw Error("config.json: the hidden size " + std::to_string(m.d_model) + " is not a multiple of the " +
-                  std::to_string(m.heads) + " attention heads");
-    m.head_dim = m.d_model / m.heads;
-  }
+  set_head_dim(m);
   if (m.heads % m.kv_heads != 0)
     throw Error("config.json: " + std::to_string(m.heads) + " attention heads cannot share " +
                 std::to_string(m.kv_heads) +
                 " key/value heads (num_attention_heads must be a multiple of num_key_value_heads)");
-  if (m.rope_theta > 0.0 && m.head_dim % 2 != 0)
-    throw Error("config.json: rotary embeddings need an even head size, got " + std::to_string(m.head_dim));
   if (!(m.norm_eps >= 0.0)) throw Error("config.json: the norm's epsilon must be a number >= 0");
   blocks::activation_from_name(m.activation);  // throws naming it
 }

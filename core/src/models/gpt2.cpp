@@ -7,16 +7,16 @@ namespace mha::models {
 
 namespace {
 
-class Gpt2 final : public Network {
+class Gpt2 final : public Stack {
  public:
-  explicit Gpt2(Binder& b) : c_(b.config()) {
+  explicit Gpt2(Binder& b) : Stack(b.config()) {
     const std::size_t D = c_.d_model;
     const float eps = float(c_.norm_eps);
     wte_ = b.need("wte.weight", {c_.vocab, D});
     wpe_ = b.need("wpe.weight", {c_.max_positions, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "h." + std::to_string(l) + ".";
-      Layer layer;
+      blocks::Layer layer;
       layer.norm_1 = b.norm(p + "ln_1", D, eps);
       layer.norm_2 = b.norm(p + "ln_2", D, eps);
       layer.attn.heads = layer.attn.kv_heads = c_.heads;
@@ -30,45 +30,18 @@ class Gpt2 final : public Network {
       layer.mlp.act = blocks::activation_from_name(c_.activation);
       layers_.push_back(layer);
     }
-    ln_f_ = b.norm("ln_f", D, eps);
-    lm_head_ = {c_.tie_word_embeddings ? wte_ : b.need_head("lm_head.weight", {c_.vocab, D}), nullptr, false, D,
-                c_.vocab};
+    final_norm_ = b.norm("ln_f", D, eps);
+    bind_lm_head(b, wte_);
   }
-
-  bool has_head() const override { return true; }
 
   void embed(const std::vector<std::int32_t>& ids, float* h) const override {
     models::embed(*wte_, ids, h, false);  // h[T, D] = wte[ids] + wpe[0..T)
     add_positions(*wpe_, ids.size(), h);
   }
 
-  void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const override {
-    pre_norm_layer(layers_.at(l), h, T, head_off, probs);
-  }
-
-  void finish(float* h, std::size_t T) const override {
-    blocks::layer_norm(ln_f_, h, T, c_.d_model);  // last_hidden_state = ln_f(h)
-  }
-
-  void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override {
-    lm_head_logits(lm_head_, hidden, at, c_.d_model, out);
-  }
-
-  std::vector<TraceStep> trace(std::size_t T, std::size_t P) const override {
-    return pre_norm_trace(layers_, T, c_.d_model, P, c_.vocab);
-  }
-
-  const std::vector<Layer>* layers() const override { return &layers_; }
-  const blocks::Norm* final_norm() const override { return &ln_f_; }
-  const blocks::Linear* lm_head() const override { return &lm_head_; }
-
  private:
-  CheckpointConfig c_;
   const WeightRef* wte_ = nullptr;
   const WeightRef* wpe_ = nullptr;
-  std::vector<Layer> layers_;
-  blocks::Norm ln_f_;
-  blocks::Linear lm_head_;
 };
 
 }  // namespace

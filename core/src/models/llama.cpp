@@ -8,9 +8,9 @@ namespace mha::models {
 
 namespace {
 
-class Llama final : public Network {
+class Llama final : public Stack {
  public:
-  explicit Llama(Binder& b) : c_(b.config()) {
+  explicit Llama(Binder& b) : Stack(b.config()) {
     const std::size_t D = c_.d_model, hd = c_.head_dim, Dq = c_.heads * hd, Dkv = c_.kv_heads * hd;
     const float eps = float(c_.norm_eps);
     const bool o_bias = c_.model_type == "llama" && c_.attention_bias;  // Qwen2's o_proj has none
@@ -18,14 +18,15 @@ class Llama final : public Network {
     embed_ = b.need("embed_tokens.weight", {c_.vocab, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
-      Layer layer;
+      blocks::Layer layer;
       layer.norm_1 = b.norm(p + "input_layernorm", D, eps, rms);
       layer.norm_2 = b.norm(p + "post_attention_layernorm", D, eps, rms);
       layer.attn.heads = c_.heads;
       layer.attn.kv_heads = c_.kv_heads;
       layer.attn.head_dim = hd;
       layer.attn.causal = true;
-      layer.attn.rotary = true;
+      layer.attn.rotary_dim = hd;
+      layer.attn.rope_theta = c_.rope_theta;
       layer.attn.q = b.linear(p + "self_attn.q_proj", D, Dq, c_.attention_bias);
       layer.attn.k = b.linear(p + "self_attn.k_proj", D, Dkv, c_.attention_bias);
       layer.attn.v = b.linear(p + "self_attn.v_proj", D, Dkv, c_.attention_bias);
@@ -36,46 +37,16 @@ class Llama final : public Network {
       layer.mlp.act = blocks::activation_from_name(c_.activation);
       layers_.push_back(layer);
     }
-    norm_ = b.norm("norm", D, eps, rms);
-    lm_head_ = {c_.tie_word_embeddings ? embed_ : b.need_head("lm_head.weight", {c_.vocab, D}), nullptr, false, D,
-                c_.vocab};
+    final_norm_ = b.norm("norm", D, eps, rms);
+    bind_lm_head(b, embed_);
   }
-
-  bool has_head() const override { return true; }
 
   void embed(const std::vector<std::int32_t>& ids, float* h) const override {
     models::embed(*embed_, ids, h, false);  // h[T, D] = embed_tokens[ids]
   }
 
-  // The rope table (cos, sin [T, hd]) is made per layer: T·hd cosines and sines, next to the layer's
-  // O(T·D²) products, so that any layer can start a forward.
-  void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const override {
-    const blocks::Rope rope = blocks::rope_table(T, c_.head_dim, c_.rope_theta);
-    pre_norm_layer(layers_.at(l), h, T, head_off, probs, &rope);
-  }
-
-  void finish(float* h, std::size_t T) const override {
-    blocks::rms_norm(norm_, h, T, c_.d_model);  // last_hidden_state = norm(h)
-  }
-
-  void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override {
-    lm_head_logits(lm_head_, hidden, at, c_.d_model, out);
-  }
-
-  std::vector<TraceStep> trace(std::size_t T, std::size_t P) const override {
-    return pre_norm_trace(layers_, T, c_.d_model, P, c_.vocab);
-  }
-
-  const std::vector<Layer>* layers() const override { return &layers_; }
-  const blocks::Norm* final_norm() const override { return &norm_; }
-  const blocks::Linear* lm_head() const override { return &lm_head_; }
-
  private:
-  CheckpointConfig c_;
   const WeightRef* embed_ = nullptr;
-  std::vector<Layer> layers_;
-  blocks::Norm norm_;
-  blocks::Linear lm_head_;
 };
 
 }  // namespace

@@ -116,55 +116,68 @@ void add_into(float* x, const float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] += y[i];
 }
 
-void pre_norm_layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs,
-                    const blocks::Rope* rope) {
-  const std::size_t D = layer.attn.o.out;
-  std::vector<float> a(h, h + T * D), out(T * D);  // h += attn(norm_1(h))
-  blocks::normalize(layer.norm_1, a.data(), T, D);
-  blocks::attention(layer.attn, a.data(), T, head_off, probs, out.data(), rope);
-  add_into(h, out.data(), T * D);
-  a.assign(h, h + T * D);  // h += mlp(norm_2(h))
-  blocks::normalize(layer.norm_2, a.data(), T, D);
-  blocks::mlp(layer.mlp, a.data(), T, out.data());
-  add_into(h, out.data(), T * D);
+void Stack::layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const {
+  blocks::layer(layers_.at(l), h, T, head_off, probs);
 }
 
-void post_norm_layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) {
-  const std::size_t D = layer.attn.o.out;
-  std::vector<float> out(T * D);
-  blocks::attention(layer.attn, h, T, head_off, probs, out.data());  // h = norm_1(h + attn(h))
-  add_into(h, out.data(), T * D);
-  blocks::normalize(layer.norm_1, h, T, D);
-  blocks::mlp(layer.mlp, h, T, out.data());  // h = norm_2(h + mlp(h))
-  add_into(h, out.data(), T * D);
-  blocks::normalize(layer.norm_2, h, T, D);
+void Stack::finish(float* h, std::size_t T) const {
+  if (final_norm_.weight) blocks::normalize(final_norm_, h, T, c_.d_model);  // last_hidden_state = norm(h)
 }
 
-std::vector<TraceStep> pre_norm_trace(const std::vector<Layer>& layers, std::size_t T, std::size_t D, std::size_t P,
-                                      std::size_t V) {
-  std::vector<TraceStep> steps = trace_start(T, D);
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    const int tag = int(l);
-    steps.push_back(stream_step("norm", T, D, tag));
-    for (const TraceStep& s : blocks::attention_trace(layers[l].attn, T, D, tag)) steps.push_back(s);
-    for (const char* op : {"residual", "norm", "mlp", "residual"}) steps.push_back(stream_step(op, T, D, tag));
-  }
-  steps.push_back(stream_step("norm", T, D));
-  if (P) steps.push_back(readout_step(P, V));
+void Stack::logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const {
+  if (lm_head_.weight) lm_head_logits(lm_head_, hidden, at, c_.d_model, out);
+  else mlm_head_logits(mlm_, hidden, at, c_.d_model, out);
+}
+
+std::vector<TraceStep> Stack::trace(std::size_t T, std::size_t P) const {
+  std::vector<TraceStep> steps = trace_start(T, c_.d_model);
+  if (embed_norm_.weight) steps.push_back(stream_step("norm", T, c_.d_model));
+  for (std::size_t l = 0; l < layers_.size(); ++l)
+    for (const TraceStep& s : blocks::layer_trace(layers_[l], T, int(l))) steps.push_back(s);
+  if (final_norm_.weight) steps.push_back(stream_step("norm", T, c_.d_model));
+  if (P) steps.push_back(readout_step(P, c_.vocab));
   return steps;
 }
 
-std::vector<TraceStep> post_norm_trace(const std::vector<Layer>& layers, std::size_t T, std::size_t D, std::size_t P,
-                                       std::size_t V) {
-  std::vector<TraceStep> steps = trace_start(T, D);
-  steps.push_back(stream_step("norm", T, D));
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    const int tag = int(l);
-    for (const TraceStep& s : blocks::attention_trace(layers[l].attn, T, D, tag)) steps.push_back(s);
-    for (const char* op : {"residual", "norm", "mlp", "residual", "norm"}) steps.push_back(stream_step(op, T, D, tag));
-  }
-  if (P) steps.push_back(readout_step(P, V));
-  return steps;
+void Stack::bind_lm_head(Binder& b, const WeightRef* embeddings) {
+  const std::size_t D = c_.d_model;
+  lm_head_ = {c_.tie_word_embeddings ? embeddings : b.need_head("lm_head.weight", {c_.vocab, D}), nullptr, false, D,
+              c_.vocab};
+}
+
+void Stack::bind_mlm_head(Binder& b, const MlmNames& n, const WeightRef* embeddings, blocks::Activation act,
+                          float eps) {
+  const std::size_t D = c_.d_model, V = c_.vocab;
+  const std::string transform = n.transform, decoder = n.decoder;
+  const WeightRef* dense = b.maybe_head(transform + ".weight", {D, D});
+  if (!dense) return;  // the encoder alone: no MLM head
+  mlm_.act = act;
+  mlm_.transform = {dense, b.need_head(transform + ".bias", {D}), false, D, D};
+  mlm_.norm = {b.need_head(std::string(n.norm) + ".weight", {D}), b.need_head(std::string(n.norm) + ".bias", {D}), eps};
+  const WeightRef* bias = b.maybe_head(n.bias, {V});
+  if (!bias) bias = b.maybe_head(decoder + ".bias", {V});
+  if (!bias)
+    throw Error("the checkpoint has an MLM head but neither '" + std::string(n.bias) + "' nor '" + decoder + ".bias'");
+  const WeightRef* weight = c_.tie_word_embeddings ? embeddings : b.need_head(decoder + ".weight", {V, D});
+  mlm_.decoder = {weight, bias, false, D, V};
+}
+
+blocks::Layer Stack::encoder_layer(Binder& b, const std::string& p, const EncoderNames& n, float eps) const {
+  const std::size_t D = c_.d_model;
+  blocks::Layer layer;
+  layer.residual = blocks::Residual::PostNorm;
+  layer.attn.heads = layer.attn.kv_heads = c_.heads;
+  layer.attn.head_dim = c_.head_dim;
+  layer.attn.q = b.linear(p + n.q, D, D, true);
+  layer.attn.k = b.linear(p + n.k, D, D, true);
+  layer.attn.v = b.linear(p + n.v, D, D, true);
+  layer.attn.o = b.linear(p + n.o, D, D, true);
+  layer.norm_1 = b.norm(p + n.norm_1, D, eps);
+  layer.mlp.up = b.linear(p + n.up, D, c_.d_ff, true);
+  layer.mlp.down = b.linear(p + n.down, c_.d_ff, D, true);
+  layer.mlp.act = blocks::activation_from_name(c_.activation);
+  layer.norm_2 = b.norm(p + n.norm_2, D, eps);
+  return layer;
 }
 
 void lm_head_logits(const blocks::Linear& head, const float* hidden, const std::vector<std::size_t>& at, std::size_t D,

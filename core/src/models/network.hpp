@@ -53,8 +53,6 @@ std::string body_prefix(const Weights& weights, const std::string& prefix, const
 
 // One family's layers bound to a checkpoint, run a layer at a time (Model::forward keeps each
 // layer's input for a later forward to resume from).
-struct Layer;
-
 class Network {
  public:
   virtual ~Network() = default;
@@ -69,11 +67,6 @@ class Network {
   virtual void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const = 0;
   // The forward's steps at T tokens and P logit rows, every layer's tagged with it.
   virtual std::vector<TraceStep> trace(std::size_t T, std::size_t P) const = 0;
-  // What core/src/analysis/ runs a layer at a time, its activations kept: a pre-norm causal family's layers,
-  // final norm and LM head (nullptr in the others).
-  virtual const std::vector<Layer>* layers() const { return nullptr; }
-  virtual const blocks::Norm* final_norm() const { return nullptr; }
-  virtual const blocks::Linear* lm_head() const { return nullptr; }
 };
 
 }  // namespace mha::models
@@ -107,25 +100,6 @@ void add_positions(const WeightRef& table, std::size_t T, float* out);
 // rows `at` of x[T, D] as [P, D] (the positions whose logits are asked for).
 std::vector<float> gather_rows(const float* x, const std::vector<std::size_t>& at, std::size_t D);
 
-// One layer of any family: its attention and MLP with their two norms.
-struct Layer {
-  blocks::Norm norm_1, norm_2;  // pre-LN: before the attention and the MLP; post-LN: after each residual add
-  blocks::Attention attn;
-  blocks::Mlp mlp;
-};
-// Pre-LN (GPT-2, Llama), in place on h[T, D]: h += attn(norm_1(h)); h += mlp(norm_2(h)). probs[H, T, T]
-// receives the softmax; rope: the table when the attention is rotary.
-void pre_norm_layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs,
-                    const blocks::Rope* rope = nullptr);
-// Post-LN (BERT, DistilBERT), in place on h[T, D]: h = norm_1(h + attn(h)); h = norm_2(h + mlp(h)).
-void post_norm_layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs);
-// Their forwards' steps at T tokens and P logit rows of V: pre-LN layers then the final norm; the
-// embeddings' norm then post-LN layers.
-std::vector<TraceStep> pre_norm_trace(const std::vector<Layer>& layers, std::size_t T, std::size_t D, std::size_t P,
-                                      std::size_t V);
-std::vector<TraceStep> post_norm_trace(const std::vector<Layer>& layers, std::size_t T, std::size_t D, std::size_t P,
-                                       std::size_t V);
-
 // out[P, V] = head(rows `at` of hidden[T, D]) (the causal models' LM head).
 void lm_head_logits(const blocks::Linear& head, const float* hidden, const std::vector<std::size_t>& at, std::size_t D,
                     float* out);
@@ -137,6 +111,45 @@ struct MlmHead {
 };
 void mlm_head_logits(const MlmHead& head, const float* hidden, const std::vector<std::size_t>& at, std::size_t D,
                      float* out);
+// A network of blocks::Layer: what every family shares. A family's constructor binds layers_, the
+// norms it has and one head; its embed() is its own (BERT's and DistilBERT's apply embed_norm_).
+class Stack : public Network {
+ public:
+  explicit Stack(const CheckpointConfig& config) : c_(config) {}
+  bool has_head() const override { return lm_head_.weight || mlm_.decoder.weight; }
+  void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const override;
+  void finish(float* h, std::size_t T) const override;  // final_norm_ when the family has one
+  // What core/src/analysis/ runs a layer at a time, its activations kept.
+  const std::vector<blocks::Layer>& layers() const { return layers_; }
+  const blocks::Norm& final_norm() const { return final_norm_; }
+  const blocks::Linear& lm_head() const { return lm_head_; }
+  void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override;
+  // tokens, embedding, embed_norm_'s norm, each layer's steps, final_norm_'s norm, the readout.
+  std::vector<TraceStep> trace(std::size_t T, std::size_t P) const override;
+
+ protected:
+  // The causal LM head: the embeddings when tie_word_embeddings, else lm_head.weight [V, D].
+  void bind_lm_head(Binder& b, const WeightRef* embeddings);
+  // An MLM head's tensor names: decoder(norm(act(transform(h)))) + bias, where the bias is `bias` or
+  // `decoder`.bias (one tensor in transformers, files keep either); absent when `transform`.weight is.
+  struct MlmNames {
+    const char *transform, *norm, *decoder, *bias;
+  };
+  void bind_mlm_head(Binder& b, const MlmNames& names, const WeightRef* embeddings, blocks::Activation act, float eps);
+  // An encoder layer with separate q, k, v (all with biases), LayerNorms and a two-matrix MLP, under
+  // `prefix`: the tensor names of each piece, in Layer's order.
+  struct EncoderNames {
+    const char *q, *k, *v, *o, *norm_1, *up, *down, *norm_2;
+  };
+  blocks::Layer encoder_layer(Binder& b, const std::string& prefix, const EncoderNames& names, float eps) const;
+
+  CheckpointConfig c_;
+  std::vector<blocks::Layer> layers_;
+  blocks::Norm embed_norm_, final_norm_;  // absent (weight nullptr) in families without them
+  blocks::Linear lm_head_;                // the causal LM head, or
+  MlmHead mlm_;                           // the MLM head (decoder.weight nullptr: none)
+};
+
 // x[n] += y[n] (residual connections).
 void add_into(float* x, const float* y, std::size_t n);
 // Trace steps: tokens [1, T] and embedding [1, T, D] (the start of every model's trace); a step
