@@ -34,7 +34,6 @@ struct ModelLoading {
         loader([kept = config](const std::string& name) { return mha::model_reads_tensor(kept, name); }) {}
 };
 
-
 // `size` bytes api.js wrote at `address`.
 const std::uint8_t* bytes_at(double address, std::size_t size) {
   const std::size_t addr = to_count(address, "buffer address", kMaxAddress);
