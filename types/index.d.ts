@@ -651,3 +651,61 @@ declare namespace createMhaModule {
 }
 
 export = createMhaModule;
+
+// ---- What heads do to the answer (issue 41: wasm/api/analysis.js, docs/analysis.md) ----------------------------
+declare namespace createMhaModule {
+  interface GenerateOptions {
+    /** Default 20. */
+    maxNewTokens?: number;
+    /** Any of temperature, topK, topP, seed makes it sample as generate(do_sample=True); none: greedy. */
+    temperature?: number;
+    /** Default 50 when sampling (transformers' GenerationConfig.top_k); 0 turns it off. */
+    topK?: number;
+    topP?: number;
+    /** torch.manual_seed(seed) before the first draw (default 0). */
+    seed?: number;
+    /** The end-of-text id: generation stops after it. */
+    eos?: number;
+    /** After each new token with the 5 most probable it was drawn from; return false to stop. */
+    onToken?: (token: { id: number; top: { id: number; prob: number }[] }) => boolean | void;
+    signal?: AbortSignal;
+  }
+  interface GenerateResult {
+    /** The new tokens. */
+    ids: number[];
+    stopped: 'length' | 'eos' | 'positions' | 'stopped' | 'cancelled';
+  }
+  interface PatchOptions {
+    clean: readonly number[];
+    corrupted: readonly number[];
+    /** [a, b]: the metric is logit[a] - logit[b] at the last position. */
+    tokens: readonly [number, number];
+    /** Default 'heads' ([L, H]); the others are [L, T]. */
+    what?: 'heads' | 'resid' | 'attn' | 'mlp';
+    signal?: AbortSignal;
+    onProgress?: (progress: { done: number; total: number }) => void;
+  }
+  interface Attribution {
+    /** [L][H]: each head's term (stack_head_results(apply_ln=True) · the token's direction). */
+    heads: number[][];
+    mlps: number[];
+    embed: number;
+    biases: number;
+    /** The terms' sum: equals `centred`. */
+    sum: number;
+    logit: number;
+    /** The logit minus its mean over the vocabulary (one token), or the difference itself (two). */
+    centred: number;
+  }
+  interface Model {
+    generate(ids: readonly number[] | Int32Array | Uint32Array, options?: GenerateOptions): Promise<GenerateResult>;
+    /** [L + 1, T, V] logits of the residual stream entering each layer (then leaving the last). */
+    lens(ids: readonly number[] | Int32Array | Uint32Array): Tensor;
+    /** (patched - corrupted) / (clean - corrupted). */
+    patch(options: PatchOptions): Promise<Tensor>;
+    /** Direct logit attribution at `position` (default the last) of one token, or of a difference of two. */
+    attribute(ids: readonly number[] | Int32Array | Uint32Array, options: { position?: number; tokens: readonly number[] }): Attribution;
+    /** [L, H]: logit[a] - logit[b] with each head's output replaced by its mean over the positions. */
+    meanAblation(ids: readonly number[] | Int32Array | Uint32Array, options: { tokens: readonly [number, number] }): Tensor;
+  }
+}

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "loaded_model.hpp"
 #include "mha/checkpoint.hpp"
 #include "mha/models.hpp"
 
@@ -53,14 +54,6 @@ bool layer_part(const std::string& name, std::size_t& layer, std::string& as_lay
   }
   return false;
 }
-
-// A loaded model; `weights` for info().
-struct LoadedModel {
-  std::shared_ptr<const mha::Weights> weights;
-  mha::Model model;
-  LoadedModel(mha::CheckpointConfig config, std::shared_ptr<const mha::Weights> w)
-      : weights(w), model(std::move(config), std::move(w)) {}
-};
 
 // `size` bytes the JS API wrote at `address`.
 const std::uint8_t* bytes_at(double address, std::size_t size) {

@@ -31,8 +31,9 @@ const FLOORS = [
   { floor: 3, room: 'blocks', folder: 'core/src/blocks', headers: [] },
   { floor: 4, room: 'training', folder: 'core/src/training', headers: ['train.hpp'] },
   { floor: 4, room: 'models', folder: 'core/src/models', headers: ['models.hpp'] },
-  { floor: 5, room: 'all', folder: null, headers: ['mha.hpp'] },
-  { floor: 6, room: 'bindings', folder: 'wasm', headers: [] },
+  { floor: 5, room: 'analysis', folder: 'core/src/analysis', headers: ['analysis.hpp'] },
+  { floor: 6, room: 'all', folder: null, headers: ['mha.hpp'] },
+  { floor: 7, room: 'bindings', folder: 'wasm', headers: [] },
 ];
 const SOURCE = /\.(cpp|hpp|h|cc)$/;
 const PUBLIC = 'core/include/mha';

@@ -13,6 +13,7 @@ import { coreContext } from './memory.js';
 import { tensorsApi } from './tensors.js';
 import { trainingApi } from './training.js';
 import { modelsApi } from './models.js';
+import { installAnalysis } from './analysis.js';
 
 // The module's names, in the order they have always been listed.
 function wrap(core) {
@@ -20,6 +21,7 @@ function wrap(core) {
   const tensors = tensorsApi(ctx);
   const training = trainingApi(ctx, tensors);
   const models = modelsApi(ctx);
+  installAnalysis(ctx, models.Model);
   const { readSafetensors } = tensors;
   return {
     Generator: tensors.Generator,

@@ -22,6 +22,7 @@
 //   scalar otherwise.
 #pragma once
 
+#include "mha/analysis.hpp"
 #include "mha/attention.hpp"
 #include "mha/checkpoint.hpp"
 #include "mha/error.hpp"

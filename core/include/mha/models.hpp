@@ -39,6 +39,10 @@
 
 namespace mha {
 
+namespace models {
+class Network;
+}
+
 enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, COUNT };  // Qwen2 is Llama with q/k/v biases
 const char* family_name(Family family);
 
@@ -98,6 +102,7 @@ class Model {
   ModelOutput forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options);
 
  private:
+  friend const models::Network& models_network(const Model& model);  // core/src/analysis/ (internal)
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -68,6 +68,13 @@ void head_probs(const Attention& a, const float* q, std::size_t ldq, const float
 
 void attention(const Attention& a, const float* x, std::size_t T, const std::vector<bool>& head_off, float* probs,
                float* y, const Rope* rope) {
+  std::vector<float> context(T * a.heads * a.head_dim);  // [T, H·hd]: the heads merged
+  attention_context(a, x, T, head_off, probs, context.data(), rope);
+  linear(a.o, context.data(), T, y);  // [T, D]
+}
+
+void attention_context(const Attention& a, const float* x, std::size_t T, const std::vector<bool>& head_off,
+                       float* probs, float* context, const Rope* rope) {
   const std::size_t H = a.heads, hd = a.head_dim, group = a.heads / a.kv_heads;
   Projected p = project(a, x, T);  // q [T, H·hd], k, v [T, KV·hd]
   if (a.rotary_dim) {
@@ -82,15 +89,14 @@ void attention(const Attention& a, const float* x, std::size_t T, const std::vec
       for (std::size_t h = 0; h < H; ++h)
         for (std::size_t i = 0; i < hd; ++i) p.q[t * p.ldq + h * p.hs + i] /= root;
   }
-  std::vector<float> context(T * H * hd, 0.0f);  // [T, H·hd]: the heads merged
+  std::fill(context, context + T * H * hd, 0.0f);
   for (std::size_t h = 0; h < H; ++h) {
     const std::size_t kv = h / group;  // repeat_kv: query head h reads key/value head h / group
     float* P = probs + h * T * T;      // [T, T]
     head_probs(a, p.q + h * p.hs, p.ldq, p.k + kv * p.hs, p.ldkv, T, P);
     if (head_off[h]) continue;  // switched off: its slice of the merged output stays 0
-    kernels::f32_gemm_nn(T, hd, T, P, T, p.v + kv * p.hs, p.ldkv, context.data() + h * hd, H * hd);
+    kernels::f32_gemm_nn(T, hd, T, P, T, p.v + kv * p.hs, p.ldkv, context + h * hd, H * hd);
   }
-  linear(a.o, context.data(), T, y);  // [T, D]
 }
 
 std::vector<TraceStep> attention_trace(const Attention& a, std::size_t T, std::size_t D, int layer) {

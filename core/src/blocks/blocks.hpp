@@ -126,6 +126,11 @@ struct Attention {
 void attention(const Attention& block, const float* x, std::size_t T, const std::vector<bool>& head_off, float* probs,
                float* y, const Rope* rope = nullptr);
 
+// The same attention up to the merged heads: context[T, H·hd], the heads' outputs before the output
+// projection (TransformerLens's hook_z); attention() is this and linear(block.o).
+void attention_context(const Attention& block, const float* x, std::size_t T, const std::vector<bool>& head_off,
+                       float* probs, float* context, const Rope* rope = nullptr);
+
 // The steps of that attention at T tokens, as TraceSteps tagged with `layer` (see TraceStep's ops).
 std::vector<TraceStep> attention_trace(const Attention& block, std::size_t T, std::size_t D, int layer);
 

@@ -136,6 +136,8 @@ Model::~Model() = default;
 
 const CheckpointConfig& Model::config() const { return impl_->config; }
 
+const models::Network& models_network(const Model& model) { return *model.impl_->network; }
+
 bool Model::has_lm_head() const { return impl_->network->has_head(); }
 
 ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options) {

@@ -69,6 +69,15 @@ class Network {
   virtual std::vector<TraceStep> trace(std::size_t T, std::size_t P) const = 0;
 };
 
+}  // namespace mha::models
+
+namespace mha {
+// The network a Model drives (core/src/analysis/ runs its layers one at a time).
+const models::Network& models_network(const Model& model);
+}  // namespace mha
+
+namespace mha::models {
+
 // Each family's binding: its layers from the binder (names only when the binder has no weights).
 std::unique_ptr<Network> bind_gpt2(Binder& binder);
 std::unique_ptr<Network> bind_bert(Binder& binder);
@@ -110,6 +119,10 @@ class Stack : public Network {
   bool has_head() const override { return lm_head_.weight || mlm_.decoder.weight; }
   void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const override;
   void finish(float* h, std::size_t T) const override;  // final_norm_ when the family has one
+  // What core/src/analysis/ runs a layer at a time, its activations kept.
+  const std::vector<blocks::Layer>& layers() const { return layers_; }
+  const blocks::Norm& final_norm() const { return final_norm_; }
+  const blocks::Linear& lm_head() const { return lm_head_; }
   void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override;
   // tokens, embedding, embed_norm_'s norm, each layer's steps, final_norm_'s norm, the readout.
   std::vector<TraceStep> trace(std::size_t T, std::size_t P) const override;

@@ -1,0 +1,68 @@
+// The logit lens over the network's layers, one at a time (models/network.hpp).
+#include <cstring>
+
+#include "mha/analysis.hpp"
+#include "mha/error.hpp"
+#include "models/network.hpp"
+
+namespace mha {
+
+namespace {
+
+void check_causal(const Model& model, const char* what) {
+  if (!model.config().causal || !model.has_lm_head())
+    throw Error(std::string(what) + " needs a causal model with a language-model head (this is a " +
+                model.config().model_type + ")");
+}
+
+// The residual stream entering each layer, and leaving the last: [L + 1][T·D].
+std::vector<std::vector<float>> residuals(const Model& model, const std::vector<std::int32_t>& ids) {
+  const CheckpointConfig& c = model.config();
+  const models::Network& net = models_network(model);
+  const std::size_t T = ids.size(), n = T * c.d_model;
+  std::vector<std::vector<float>> out(c.layers + 1, std::vector<float>(n));
+  std::vector<float> probs(c.heads * T * T);
+  const std::vector<bool> none(c.heads, false);
+  net.embed(ids, out[0].data());
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    out[l + 1] = out[l];
+    net.layer(l, out[l + 1].data(), T, none, probs.data());
+  }
+  return out;
+}
+
+// logits[P, V] at `at` of the stream h[T, D] through the final norm and the head (h is copied).
+std::vector<float> readout(const Model& model, const std::vector<float>& h, std::size_t T,
+                           const std::vector<std::size_t>& at) {
+  const models::Network& net = models_network(model);
+  std::vector<float> x(h), out(at.size() * model.config().vocab);
+  net.finish(x.data(), T);
+  net.logits(x.data(), at, out.data());
+  return out;
+}
+
+void check_ids(const Model& model, const std::vector<std::int32_t>& ids) {
+  ModelForwardOptions f;  // the forward's own checks and messages (count, positions, vocabulary)
+  f.attentions = false;
+  const_cast<Model&>(model).forward(ids, f);
+}
+
+}  // namespace
+
+Tensor logit_lens(Model& model, const std::vector<std::int32_t>& ids) {
+  check_causal(model, "the logit lens");
+  check_ids(model, ids);
+  const CheckpointConfig& c = model.config();
+  const std::size_t T = ids.size(), V = c.vocab;
+  const std::vector<std::vector<float>> resid = residuals(model, ids);
+  std::vector<std::size_t> all(T);
+  for (std::size_t t = 0; t < T; ++t) all[t] = t;
+  Tensor out = Tensor::empty({c.layers + 1, T, V});
+  for (std::size_t l = 0; l <= c.layers; ++l) {
+    const std::vector<float> z = readout(model, resid[l], T, all);
+    std::memcpy(out.data() + l * T * V, z.data(), z.size() * sizeof(float));
+  }
+  return out;
+}
+
+}  // namespace mha

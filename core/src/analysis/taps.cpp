@@ -1,0 +1,103 @@
+// Attribution, patching and mean ablation: a layer computed as the model computes it (same operations,
+// same bits: blocks::layer's PreNorm), with TransformerLens's activations kept (hook_z, hook_attn_out, hook_mlp_out)
+// and any of them replaced; a patched run starts at the patched layer from the kept residual stream.
+#include <cmath>
+#include <cstring>
+
+#include "analysis/taps.hpp"
+#include "mha/error.hpp"
+
+namespace mha::analysis {
+
+namespace {
+
+void add_into(float* x, const float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) x[i] += y[i];
+}
+
+std::vector<float> normed(const blocks::Norm& norm, const float* h, std::size_t T, std::size_t D) {
+  std::vector<float> a(h, h + T * D);
+  blocks::normalize(norm, a.data(), T, D);
+  return a;
+}
+
+}  // namespace
+
+StackView view_of(const Model& model, const char* what) {
+  const CheckpointConfig& c = model.config();
+  if (!c.causal || !model.has_lm_head())
+    throw Error(std::string(what) + " needs a causal model with a language-model head (this is a " + c.model_type +
+                ")");
+  const auto* stack = dynamic_cast<const models::Stack*>(&models_network(model));
+  bool fits = stack && stack->final_norm().weight && stack->lm_head().weight;
+  for (std::size_t l = 0; fits && l < stack->layers().size(); ++l) {
+    const blocks::Layer& layer = stack->layers()[l];
+    fits = layer.residual == blocks::Residual::PreNorm && !layer.attn.qkv_interleaved;
+  }
+  if (!fits)
+    throw Error(std::string(what) + " is computed for pre-norm causal models (GPT-2, Llama-style), not yet for " +
+                c.model_type);
+  return {stack, &stack->layers(), &stack->final_norm(), &stack->lm_head()};
+}
+
+void check_ids(Model& model, const std::vector<std::int32_t>& ids) {
+  ModelForwardOptions f;
+  f.attentions = false;
+  model.forward(ids, f);
+}
+
+void tapped_layer(const StackView&, const blocks::Layer& layer, float* h, std::size_t T, const Patch* patch,
+                  LayerTaps* taps) {
+  const blocks::Attention& at = layer.attn;
+  const std::size_t D = at.o.out, n = T * D, hd = at.head_dim, HD = at.heads * hd;
+  const std::vector<float> a = normed(layer.norm_1, h, T, D);
+  std::vector<float> z(T * HD), attn(n), m(n), probs(at.heads * T * T);
+  blocks::attention_context(at, a.data(), T, std::vector<bool>(at.heads, false), probs.data(), z.data());
+  if (patch && patch->kind == Patch::Z)  // hook_z of head `index` at every position
+    for (std::size_t t = 0; t < T; ++t)
+      std::memcpy(&z[t * HD + patch->index * hd], patch->value + t * hd, hd * sizeof(float));
+  blocks::linear(at.o, z.data(), T, attn.data());
+  if (patch && patch->kind == Patch::Attn) std::memcpy(&attn[patch->index * D], patch->value, D * sizeof(float));
+  add_into(h, attn.data(), n);
+  blocks::mlp(layer.mlp, normed(layer.norm_2, h, T, D).data(), T, m.data());
+  if (patch && patch->kind == Patch::Mlp) std::memcpy(&m[patch->index * D], patch->value, D * sizeof(float));
+  add_into(h, m.data(), n);
+  if (taps) {
+    taps->z = std::move(z);
+    taps->attn = std::move(attn);
+    taps->mlp = std::move(m);
+  }
+}
+
+Run run(const StackView& v, const std::vector<std::int32_t>& ids, bool keep_taps) {
+  const std::size_t L = v.layers->size(), T = ids.size(), D = v.layers->front().attn.o.out;
+  Run r;
+  r.resid.assign(L + 1, std::vector<float>(T * D));
+  if (keep_taps) r.taps.resize(L);
+  v.net->embed(ids, r.resid[0].data());
+  for (std::size_t l = 0; l < L; ++l) {
+    r.resid[l + 1] = r.resid[l];
+    tapped_layer(v, (*v.layers)[l], r.resid[l + 1].data(), T, nullptr, keep_taps ? &r.taps[l] : nullptr);
+  }
+  return r;
+}
+
+std::vector<float> resume(const StackView& v, const Run& from, std::size_t T, const Patch& patch) {
+  std::vector<float> h = from.resid[patch.layer];
+  const std::size_t D = v.layers->front().attn.o.out;
+  if (patch.kind == Patch::Resid) std::memcpy(&h[patch.index * D], patch.value, D * sizeof(float));
+  for (std::size_t l = patch.layer; l < v.layers->size(); ++l)
+    tapped_layer(v, (*v.layers)[l], h.data(), T, l == patch.layer && patch.kind != Patch::Resid ? &patch : nullptr,
+                 nullptr);
+  return h;
+}
+
+std::vector<float> readout(const StackView& v, const std::vector<float>& h, std::size_t T,
+                           const std::vector<std::size_t>& at) {
+  std::vector<float> x(h), out(at.size() * v.lm_head->out);
+  v.net->finish(x.data(), T);
+  v.net->logits(x.data(), at, out.data());
+  return out;
+}
+
+}  // namespace mha::analysis

@@ -1,0 +1,52 @@
+// Internal to core/src/analysis/: a causal Stack's layers run one at a time with TransformerLens's
+// activations kept and patched (taps.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "blocks/blocks.hpp"
+#include "mha/models.hpp"
+#include "models/network.hpp"
+
+namespace mha::analysis {
+
+struct StackView {
+  const models::Stack* net;
+  const std::vector<blocks::Layer>* layers;
+  const blocks::Norm* final_norm;
+  const blocks::Linear* lm_head;
+};
+// The model's pre-norm layers (GPT-2, Llama-style); mha::Error naming `what` for the others.
+StackView view_of(const Model& model, const char* what);
+// The forward's own checks of ids (count, positions, vocabulary), with its messages.
+void check_ids(Model& model, const std::vector<std::int32_t>& ids);
+
+// One activation replaced: the residual stream entering `layer` at position `index` ([D]), hook_attn_out
+// or hook_mlp_out at position `index` ([D]), or hook_z of head `index` at every position ([T, head_dim]).
+struct Patch {
+  enum Kind { Resid, Attn, Mlp, Z } kind = Resid;
+  std::size_t layer = 0, index = 0;
+  const float* value = nullptr;
+};
+struct LayerTaps {
+  std::vector<float> z;          // [T, H·hd]: the heads' outputs before the output projection
+  std::vector<float> attn, mlp;  // [T, D]
+};
+// Layer in place on h[T, D], the operations of blocks::layer (PreNorm); `patch` (its layer's, not Resid) applied.
+void tapped_layer(const StackView& v, const blocks::Layer& layer, float* h, std::size_t T, const Patch* patch,
+                  LayerTaps* taps);
+
+struct Run {
+  std::vector<std::vector<float>> resid;  // [L + 1][T·D]: entering each layer, then leaving the last
+  std::vector<LayerTaps> taps;            // [L] when kept
+};
+Run run(const StackView& v, const std::vector<std::int32_t>& ids, bool keep_taps);
+// The stream leaving the last layer with `patch` applied, from `from`'s stream entering patch.layer.
+std::vector<float> resume(const StackView& v, const Run& from, std::size_t T, const Patch& patch);
+// logits [P, V] at `at` of h[T, D] through the final norm and the head.
+std::vector<float> readout(const StackView& v, const std::vector<float>& h, std::size_t T,
+                           const std::vector<std::size_t>& at);
+
+}  // namespace mha::analysis

@@ -1,0 +1,270 @@
+// Generation, sampling, the logit lens, attribution, patching and mean ablation (mha/analysis.hpp) against
+// tests/models/heads_reference.py's references (build/heads/<case>.json: float64 values from the rules,
+// checked there against TransformerLens and transformers, with bounds from a running error analysis).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "ground/json.hpp"
+#include "mha/analysis.hpp"
+#include "mha/error.hpp"
+#include "test_model_fixtures.hpp"
+
+namespace {
+
+using mha::json::Value;
+
+const std::string kHeads = MHA_HEADS_FIXTURES;
+const char* const kCases[] = {"gpt2", "llama"};
+
+Value reference(const std::string& c) {
+  return mha::json::parse(mha_test::read_text(kHeads + "/" + c + ".json"), c + ".json", std::size_t(1) << 26);
+}
+const Value& at(const Value& v, const char* key) {
+  const Value* m = v.find(key);
+  if (!m) FAIL("the reference has no " << key);
+  return *m;
+}
+std::vector<std::int32_t> ids_of(const Value& v) {
+  std::vector<std::int32_t> out;
+  for (const Value& i : v.items) out.push_back(std::int32_t(i.number()));
+  return out;
+}
+std::vector<double> flat(const Value& v) {
+  std::vector<double> out;
+  std::function<void(const Value&)> walk = [&](const Value& x) {
+    if (x.kind == Value::Array)
+      for (const Value& i : x.items) walk(i);
+    else out.push_back(x.number());
+  };
+  walk(v);
+  return out;
+}
+int eos_of(const std::string& dir) {
+  const Value g = mha::json::parse(mha_test::read_text(dir + "/generation_config.json"), "generation_config.json");
+  const Value* e = g.find("eos_token_id");
+  return e && e->kind == Value::Number ? int(e->number()) : -1;
+}
+struct Loaded {
+  mha_test::Checkpoint ck;
+  std::unique_ptr<mha::Model> model;
+  explicit Loaded(const std::string& dir) : ck(mha_test::read_checkpoint(dir)) {
+    model = std::make_unique<mha::Model>(ck.config, ck.weights);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("greedy generation equals transformers' generate(do_sample=False) token for token") {
+  for (const char* c : kCases) {
+    const std::string dir = mha_test::kModelFixtures + "/" + c;
+    Loaded m(dir);
+    const Value ref = reference(c);
+    for (const Value& g : at(ref, "generate").items) {
+      mha::GenerateOptions o;
+      o.max_new_tokens = 20;
+      o.eos = eos_of(dir);
+      const mha::GenerateResult r = mha::generate(*m.model, ids_of(at(g, "prompt")), o);
+      const std::vector<std::int32_t> want = ids_of(at(g, "new"));
+      const std::vector<double> clear = flat(at(g, "clear"));
+      INFO(c << ": prompt of " << at(g, "prompt").items.size() << " tokens");
+      REQUIRE(r.ids.size() == want.size());
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        if (!clear[i]) break;  // the float64 top two within the bounds: either token is right; the rest follows it
+        CHECK(r.ids[i] == want[i]);
+      }
+    }
+  }
+}
+
+TEST_CASE("sampling's filtered distribution equals transformers' warpers within the bounds") {
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    for (const Value& f : at(ref, "filters").items) {
+      mha::ModelForwardOptions fo;
+      fo.attentions = false;
+      const std::vector<std::int32_t> ids = ids_of(at(f, "prompt"));
+      const mha::ModelOutput out = m.model->forward(ids, fo);
+      mha::SamplingOptions s{at(f, "temperature").number(), std::size_t(at(f, "top_k").number()),
+                             at(f, "top_p").number()};
+      const std::vector<float> p = mha::filtered_probs(out.logits.data(), m.ck.config.vocab, s);
+      const std::vector<double> want = flat(at(f, "probs")), bound = flat(at(f, "bound"));
+      INFO(c << ": T " << s.temperature << " top_k " << s.top_k << " top_p " << s.top_p);
+      if (at(f, "clear").text != "true") continue;  // a kept set within the bounds of a cut: either is right
+      for (std::size_t v = 0; v < want.size(); ++v) {
+        INFO("token " << v);
+        CHECK(std::abs(double(p[v]) - want[v]) <= bound[v]);
+        CHECK((p[v] == 0.0f) == (want[v] == 0.0));
+      }
+    }
+  }
+}
+
+TEST_CASE("sampled generation draws generate(do_sample=True)'s tokens under torch.manual_seed") {
+  for (const char* c : kCases) {
+    const std::string dir = mha_test::kModelFixtures + "/" + c;
+    Loaded m(dir);
+    const Value ref = reference(c);
+    for (const Value& g : at(ref, "sampled").items) {
+      mha::GenerateOptions o;
+      o.max_new_tokens = 20;
+      o.sample = true;
+      o.sampling = {at(g, "temperature").number(), std::size_t(at(g, "top_k").number()), at(g, "top_p").number()};
+      o.seed = std::uint64_t(at(g, "seed").number());
+      o.eos = eos_of(dir);
+      const mha::GenerateResult r = mha::generate(*m.model, ids_of(at(g, "prompt")), o);
+      const std::vector<std::int32_t> want = ids_of(at(g, "new"));
+      const std::vector<double> clear = flat(at(g, "clear"));
+      INFO(c << ": seed " << o.seed);
+      for (std::size_t i = 0; i < want.size() && i < r.ids.size(); ++i) {
+        if (!clear[i]) break;
+        CHECK(r.ids[i] == want[i]);
+      }
+    }
+  }
+}
+
+TEST_CASE("the key/value cache's logits equal the whole forward's at every position, within the bounds") {
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    const std::vector<std::int32_t> ids = ids_of(at(at(ref, "ioi"), "clean"));
+    const std::vector<double> want = flat(at(at(ref, "lens"), "logits")), bound = flat(at(at(ref, "lens"), "bound"));
+    const std::size_t L = m.ck.config.layers, T = ids.size(), V = m.ck.config.vocab;
+    mha::KvCache cache;
+    for (std::size_t t = 1; t <= T; ++t) {  // one position at a time: the lens's last row is the model's logits
+      const std::vector<float> z = mha::cached_logits(*m.model, cache, {ids.begin(), ids.begin() + std::ptrdiff_t(t)});
+      REQUIRE(cache.ids.size() == t);
+      for (std::size_t v = 0; v < V; ++v) {
+        const std::size_t i = (L * T + t - 1) * V + v;
+        INFO(c << ": position " << t - 1 << ", token " << v);
+        CHECK(std::abs(double(z[v]) - want[i]) <= bound[i]);
+      }
+    }
+    const std::size_t kv = m.ck.config.kv_heads * m.ck.config.head_dim;
+    CHECK(cache.bytes() == 2 * L * T * kv * sizeof(float));
+  }
+}
+
+TEST_CASE("the logit lens equals accumulated_resid(apply_ln=True) @ W_U within the bounds") {
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    const mha::Tensor lens = mha::logit_lens(*m.model, ids_of(at(at(ref, "ioi"), "clean")));
+    const std::vector<double> want = flat(at(at(ref, "lens"), "logits")), bound = flat(at(at(ref, "lens"), "bound"));
+    REQUIRE(lens.numel() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      INFO(c << ": element " << i);
+      CHECK(std::abs(double(lens.data()[i]) - want[i]) <= bound[i]);
+    }
+  }
+}
+
+TEST_CASE("every patching map equals TransformerLens's patching module, normalised, within the bounds") {
+  const std::pair<mha::PatchKind, const char*> kinds[] = {{mha::PatchKind::Resid, "resid"},
+                                                          {mha::PatchKind::Attn, "attn"},
+                                                          {mha::PatchKind::Mlp, "mlp"},
+                                                          {mha::PatchKind::Heads, "heads"}};
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    const Value& ioi = at(ref, "ioi");
+    for (const auto& [kind, name] : kinds) {
+      std::size_t calls = 0;
+      const mha::Tensor map = mha::patch(*m.model, ids_of(at(ioi, "clean")), ids_of(at(ioi, "corrupted")),
+                                         ids_of(at(ioi, "tokens")), kind, [&](std::size_t, std::size_t) {
+                                           ++calls;
+                                           return true;
+                                         });
+      const std::vector<double> want = flat(at(at(ref, "patching"), name));
+      const std::vector<double> bound = flat(at(at(ref, "patching"), (std::string(name) + "_bound").c_str()));
+      REQUIRE(map.numel() == want.size());
+      CHECK(calls == want.size() + 1);  // before each patched run and once done
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        INFO(c << " " << name << ": element " << i);
+        CHECK(std::abs(double(map.data()[i]) - want[i]) <= bound[i]);
+      }
+    }
+  }
+}
+
+TEST_CASE("direct logit attribution equals stack_head_results(apply_ln=True) and adds up to the logit") {
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    const std::vector<std::int32_t> ids = ids_of(at(at(ref, "ioi"), "clean"));
+    for (const Value& want : at(ref, "attribution").items) {
+      const std::vector<std::int32_t> tokens = ids_of(at(want, "tokens"));
+      const mha::Attribution got = mha::attribute(*m.model, ids, ids.size() - 1, tokens);
+      INFO(c << ": " << tokens.size() << " token(s)");
+      const std::vector<double> heads = flat(at(want, "heads")), hb = flat(at(want, "heads_bound"));
+      REQUIRE(got.heads.size() == heads.size());
+      for (std::size_t i = 0; i < heads.size(); ++i) CHECK(std::abs(got.heads[i] - heads[i]) <= hb[i]);
+      const std::vector<double> mlps = flat(at(want, "mlps")), mb = flat(at(want, "mlps_bound"));
+      for (std::size_t i = 0; i < mlps.size(); ++i) CHECK(std::abs(got.mlps[i] - mlps[i]) <= mb[i]);
+      for (const char* k : {"embed", "biases", "sum", "logit", "centred"}) {
+        const double g = std::string(k) == "embed"    ? got.embed
+                         : std::string(k) == "biases" ? got.biases
+                         : std::string(k) == "sum"    ? got.sum
+                         : std::string(k) == "logit"  ? got.logit
+                                                      : got.centred;
+        INFO(k);
+        CHECK(std::abs(g - at(want, k).number()) <= at(want, (std::string(k) + "_bound").c_str()).number());
+      }
+      CHECK(std::abs(got.sum - got.centred) <= at(want, "sum_bound").number() + at(want, "centred_bound").number());
+    }
+  }
+}
+
+TEST_CASE("mean ablation equals a hook on hook_z replacing a head by its mean over positions") {
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    const Value& ioi = at(ref, "ioi");
+    const mha::Tensor got = mha::mean_ablation(*m.model, ids_of(at(ioi, "clean")), ids_of(at(ioi, "tokens")));
+    const std::vector<double> want = flat(at(at(ref, "mean_ablation"), "metric"));
+    const std::vector<double> bound = flat(at(at(ref, "mean_ablation"), "metric_bound"));
+    REQUIRE(got.numel() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      INFO(c << ": head " << i);
+      CHECK(std::abs(double(got.data()[i]) - want[i]) <= bound[i]);
+    }
+  }
+}
+
+TEST_CASE("analysis refuses bad input with messages") {
+  Loaded m(mha_test::kModelFixtures + "/gpt2");
+  const std::vector<std::int32_t> five{5, 6, 7, 8, 9}, four{5, 6, 7, 8};
+  const mha::PatchKind resid = mha::PatchKind::Resid;
+  CHECK_THROWS_WITH(mha::patch(*m.model, five, four, {5, 6}, resid), Catch::Contains("same count"));
+  CHECK_THROWS_WITH(mha::patch(*m.model, five, five, {5}, resid), Catch::Contains("two tokens"));
+  CHECK_THROWS_WITH(mha::patch(*m.model, five, {5, 6, 7, 8, 10}, {5, 6}, mha::PatchKind::Heads,
+                               [](std::size_t done, std::size_t) { return done < 3; }),
+                    Catch::Contains("cancelled"));
+  CHECK_THROWS_WITH(mha::attribute(*m.model, five, 5, {5}), Catch::Contains("past the text"));
+  CHECK_THROWS_WITH(mha::attribute(*m.model, five, 0, {5, 6, 7}), Catch::Contains("one token, or two"));
+  CHECK_THROWS_WITH(mha::attribute(*m.model, five, 0, {100000}), Catch::Contains("outside the vocabulary"));
+  mha::SamplingOptions bad;
+  bad.temperature = 0.0;
+  CHECK_THROWS_WITH(mha::filtered_probs(std::vector<float>(4).data(), 4, bad), Catch::Contains("temperature"));
+  bad = {};
+  bad.top_p = 1.5;
+  CHECK_THROWS_WITH(mha::filtered_probs(std::vector<float>(4).data(), 4, bad), Catch::Contains("top_p"));
+  mha::GenerateOptions g;
+  g.max_new_tokens = 1000;
+  const mha::GenerateResult r = mha::generate(*m.model, five, g);
+  CHECK(r.stopped == "positions");
+  CHECK(r.ids.size() + five.size() == m.ck.config.max_positions);
+}
+
+TEST_CASE("one draw consumes the vocabulary's exponentials and picks argmax p / q") {
+  // torch.manual_seed(3); torch.empty(8).exponential_() begins 0.0347034559, 0.337909579, 1.48243070 (torch 2.13):
+  // with p = one-hot on token 2, the draw is 2, and the next draw starts 8 exponentials (16 words) later.
+  mha::Generator a(3), b(3);
+  std::vector<float> p(8, 0.0f);
+  p[2] = 1.0f;
+  CHECK(mha::draw_one(p, a) == 2);
+  for (int i = 0; i < 16; ++i) b.random();
+  CHECK(a.random() == b.random());
+}
