@@ -176,10 +176,11 @@ function inlineCores() {
     const text = readFileSync(join(out, core), 'utf8');
     const m = text.match(WASM_BASE64);
     if (!m || text.indexOf(WASM_PLACEHOLDER) >= 0) throw new Error(`${core}: no embedded wasm to cut out`);
-    data[core.replace(/\.js$/, '')] = {
-      glue: gzip64(Buffer.from(text.replace(WASM_BASE64, '$1' + WASM_PLACEHOLDER))),
-      wasm: gzip64(Buffer.from(m[2], 'base64')),
-    };
+    const glue = gzip64(Buffer.from(text.replace(WASM_BASE64, '$1' + WASM_PLACEHOLDER)));
+    // mha.js and mha-nosimd.js have the same glue: carried once, the second names the first (glueOf)
+    const same = Object.keys(data).find((b) => data[b].glue === glue);
+    const entry = same ? { glueOf: same } : { glue };
+    data[core.replace(/\.js$/, '')] = Object.assign(entry, { wasm: gzip64(Buffer.from(m[2], 'base64')) });
   }
   return data;
 }

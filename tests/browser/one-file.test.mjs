@@ -45,6 +45,9 @@ test('the one file: at most 1.5 MB, each core build inline once', () => {
     // the whole inline string: mha's and mha-relaxed's compressed streams can share a long prefix
     for (const [build, c] of Object.entries(inline.cores)) {
       assert.equal(text.split(c.wasm).length - 1, 1, `${name}: ${build}'s wasm once`);
+      // a glue equal to an earlier build's is named, not carried again (mha-nosimd's is mha's)
+      if (c.glueOf) assert.ok(inline.cores[c.glueOf].glue, `${name}: ${build}'s glueOf names a carried glue`);
+      else assert.equal(text.split(c.glue).length - 1, 1, `${name}: ${build}'s glue once`);
     }
   }
 });

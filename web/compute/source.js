@@ -1,10 +1,10 @@
 // MHA Explorer — where the page and the lab get their files: next to the page (dist/index.html, lab.html,
 // mha*.js, worker.js, trainer-mha*.js), or, in the one-file pages (dist/mha-explorer.html,
 // mha-explorer-lab.html: each holds the page and the lab), from window.MHA_INLINE, which web/build.mjs writes into the page:
-//   {files: {page, lab} (the file's own name), start: 'page' | 'lab', cores: {<build>: {glue, wasm}},
+//   {files: {page, lab} (the file's own name), start: 'page' | 'lab', cores: {<build>: {glue, wasm} or {glueOf, wasm}},
 //    workers: {trainer: source text}}
 // where glue is a core build's JS with its embedded wasm cut out and wasm the module's bytes, both gzip then
-// base64. coreText(build) puts them back together (DecompressionStream), once per build, and the page's
+// base64 (a build whose glue equals an earlier one's names that build: glueOf). coreText(build) puts them back together (DecompressionStream), once per build, and the page's
 // script, its forward workers and the lab's training workers all start from that one text (blob: URLs).
 import { BUILDS } from './features.js';
 import { bytesOf } from './base64.js';
@@ -67,7 +67,8 @@ export function coreText(build) {
   if (!inline || !inline.cores[build]) return Promise.reject(new Error('this page carries no ' + build + ' core'));
   if (!texts[build]) {
     const c = inline.cores[build];
-    texts[build] = Promise.all([gunzip(c.glue), gunzip(c.wasm).then(base64Of)]).then(function (parts) {
+    const glue64 = c.glue || inline.cores[c.glueOf].glue; // a build whose glue another carries names it (glueOf)
+    texts[build] = Promise.all([gunzip(glue64), gunzip(c.wasm).then(base64Of)]).then(function (parts) {
       const glue = new TextDecoder().decode(parts[0]);
       return glue.replace(WASM_PLACEHOLDER, function () {
         return parts[1];
