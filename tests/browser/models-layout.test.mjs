@@ -6,31 +6,19 @@
 // violation. Screenshots: tests/browser/artifacts/models-layout-<width>.png (and -long-<width> at 60 tokens).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { serve } from '../../scripts/serve.mjs';
-import { ARTIFACTS, DIST, axeViolations, guardedPage, launch } from './helpers.mjs';
-import { checkpoints } from './models-oracle.mjs';
+import { ARTIFACTS, axeViolations, guardedPage } from './helpers.mjs';
+import { modelSite } from './models-oracle.mjs';
 
 const WIDTHS = [1280, 901, 390, 320];
 const SHORT = "The chicken didn't cross the road because it was too wide, so it stayed.";
-let models, made, site, srv, browser;
+let srv, browser, site;
 before(async () => {
-  ({ models, made } = checkpoints());
-  site = mkdtempSync(join(tmpdir(), 'mha-layout-'));
-  for (const f of readdirSync(DIST)) symlinkSync(join(DIST, f), join(site, f));
-  symlinkSync(models, join(site, 'models'));
-  srv = await serve(site);
-  browser = await launch();
+  site = await modelSite('mha-layout-');
+  ({ srv, browser } = site);
 });
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-  if (site) rmSync(site, { recursive: true, force: true });
-  if (made) rmSync(made, { recursive: true, force: true });
-});
+after(() => site?.close());
 
 // The boxes the checks read, in the page.
 function boxes() {

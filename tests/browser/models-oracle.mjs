@@ -3,11 +3,12 @@
 // (models.test.mjs) and the <mha-explorer model="…"> element's (models-element.test.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { repo } from './helpers.mjs';
+import { serve } from '../../scripts/serve.mjs';
+import { DIST, launch, repo } from './helpers.mjs';
 
 export const python = () =>
   process.env.MHA_MODELS_PYTHON ||
@@ -141,4 +142,21 @@ export async function checkAgainstOracle(page, ref, c, sel = null) {
     c + ' heads ' + JSON.stringify(meta.heads_off) + ' off',
   );
   await call('ablate', []);
+}
+
+// A site of dist/ with the checkpoints at models/, served, and a browser: → {models, srv, browser, close()}.
+export async function modelSite(prefix) {
+  const { models, made } = checkpoints();
+  const site = mkdtempSync(join(tmpdir(), prefix));
+  for (const f of readdirSync(DIST)) symlinkSync(join(DIST, f), join(site, f));
+  symlinkSync(models, join(site, 'models'));
+  const srv = await serve(site);
+  const browser = await launch();
+  const close = async () => {
+    await browser.close();
+    await srv.close();
+    rmSync(site, { recursive: true, force: true });
+    if (made) rmSync(made, { recursive: true, force: true });
+  };
+  return { models, srv, browser, close };
 }

@@ -6,30 +6,18 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { serve } from '../../scripts/serve.mjs';
-import { DIST, guardedPage, launch } from './helpers.mjs';
-import { checkpoints, python, readOracle } from './models-oracle.mjs';
+import { guardedPage } from './helpers.mjs';
+import { modelSite, python, readOracle } from './models-oracle.mjs';
 
 const env = { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', OMP_NUM_THREADS: '1' };
-let models, made, site, srv, browser;
+let models, srv, browser, site;
 before(async () => {
-  ({ models, made } = checkpoints());
-  site = mkdtempSync(join(tmpdir(), 'mha-reading-'));
-  for (const f of readdirSync(DIST)) symlinkSync(join(DIST, f), join(site, f));
-  symlinkSync(models, join(site, 'models'));
-  srv = await serve(site);
-  browser = await launch();
+  site = await modelSite('mha-reading-');
+  ({ models, srv, browser } = site);
 });
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-  if (site) rmSync(site, { recursive: true, force: true });
-  if (made) rmSync(made, { recursive: true, force: true });
-});
+after(() => site?.close());
 
 async function open(c) {
   const g = await guardedPage(browser.context, (u) => u.startsWith(srv.origin + '/') || /^(data|blob):/.test(u));
