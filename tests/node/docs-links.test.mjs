@@ -217,7 +217,9 @@ test('every repository path a code comment names exists', () => {
     }
   }
   assert.ok(
-    CODE.includes('wasm/api/index.js') && CODE.includes('core/src/lessons/attention.cpp') && CODE.includes('scripts/test'),
+    CODE.includes('wasm/api/index.js') &&
+      CODE.includes('core/src/lessons/attention.cpp') &&
+      CODE.includes('scripts/test'),
     'the code is read',
   );
   assert.deepEqual(problems, [], 'paths that do not exist:\n' + problems.join('\n'));
