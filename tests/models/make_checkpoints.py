@@ -113,6 +113,18 @@ QWEN_REGEX = (
 )
 
 
+def portable_tokenizer_class(path):
+    """transformers 5.x names the class TokenizersBackend in tokenizer_config.json, which 4.x cannot load (a student's
+    notebook on 4.x reads these checkpoints too); PreTrainedTokenizerFast is the same class in both."""
+    file = os.path.join(path, "tokenizer_config.json")
+    with open(file) as f:
+        config = json.load(f)
+    if config.get("tokenizer_class") == "TokenizersBackend":
+        config["tokenizer_class"] = "PreTrainedTokenizerFast"
+        with open(file, "w") as f:
+            json.dump(config, f, indent=2, sort_keys=True)
+
+
 def wordpiece_vocab(bert_tok, specials, vocab_size):
     """A WordPiece vocabulary from BPE pieces trained with BERT's normalizer and pre-tokenizer: each piece as a
     word start and as a ## continuation. (tokenizers' WordPieceTrainer breaks ties in hash order, so its
@@ -686,6 +698,7 @@ def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, 
         file = os.path.join(path, "model.safetensors")
         save_file(opts["rename"](load_file(file), cfg), file, metadata={"format": "pt"})
     tok.save_pretrained(path)
+    portable_tokenizer_class(path)
     written = {k: v.float() for k, v in model.state_dict().items()}
     del model
 
