@@ -414,6 +414,8 @@ declare namespace createMhaModule {
   }
 
   type OptimizerName = 'sgd' | 'adam' | 'adamw' | 'SGD' | 'Adam' | 'AdamW';
+  /** What activation patching puts in: each head's z ([L, H]), or the residual stream, an attention or an MLP output at each layer and position ([L, T]). */
+  type PatchKind = 'heads' | 'resid' | 'attn' | 'mlp';
 
   /** toPyTorch's options: the script's steps and batch size, and its optimizer (a name with its options, or an optimizer). */
   interface ToPyTorchOptions {
@@ -587,6 +589,8 @@ declare namespace createMhaModule {
     readonly taskTable: readonly TaskInfo[];
     /** The core's optimizers, as torch.optim's class names (`M.SGD`, `M.Adam`, `M.AdamW`). */
     readonly optimizers: readonly ('SGD' | 'Adam' | 'AdamW')[];
+    /** What `model.patch({what})` puts in, as the core's protocol names them. */
+    readonly patchKinds: readonly PatchKind[];
     /** The largest sizes the core accepts (its protocol): a module's `dModel` (and `numHeads`), a model's `modelDModel`, `vocab`, `seqLen`, `layers`, a `batch`, a script's `scriptSteps`, `headSpecialization`'s tokens. */
     readonly limits: Readonly<
       Record<
@@ -681,7 +685,7 @@ declare namespace createMhaModule {
     /** [a, b]: the metric is logit[a] - logit[b] at the last position. */
     tokens: readonly [number, number];
     /** Default 'heads' ([L, H]); the others are [L, T]. */
-    what?: 'heads' | 'resid' | 'attn' | 'mlp';
+    what?: PatchKind;
     signal?: AbortSignal;
     onProgress?: (progress: { done: number; total: number }) => void;
   }
@@ -704,8 +708,14 @@ declare namespace createMhaModule {
     /** (patched - corrupted) / (clean - corrupted). */
     patch(options: PatchOptions): Promise<Tensor>;
     /** Direct logit attribution at `position` (default the last) of one token, or of a difference of two. */
-    attribute(ids: readonly number[] | Int32Array | Uint32Array, options: { position?: number; tokens: readonly number[] }): Attribution;
+    attribute(
+      ids: readonly number[] | Int32Array | Uint32Array,
+      options: { position?: number; tokens: readonly number[] },
+    ): Attribution;
     /** [L, H]: logit[a] - logit[b] with each head's output replaced by its mean over the positions. */
-    meanAblation(ids: readonly number[] | Int32Array | Uint32Array, options: { tokens: readonly [number, number] }): Tensor;
+    meanAblation(
+      ids: readonly number[] | Int32Array | Uint32Array,
+      options: { tokens: readonly [number, number] },
+    ): Tensor;
   }
 }

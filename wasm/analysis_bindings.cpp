@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -113,8 +114,6 @@ val model_attribute(LoadedModel& m, val ids, double position, val tokens) {
   });
 }
 
-constexpr const char* kPatchKinds[] = {"heads", "resid", "attn", "mlp"};
-
 struct PatchingSession {
   std::shared_ptr<LoadedModel> owner;
   std::unique_ptr<mha::Patching> p;
@@ -123,15 +122,19 @@ struct PatchingSession {
 val patching_create(std::shared_ptr<LoadedModel> m, val clean, val corrupted, val tokens, std::string what) {
   return guarded([&] {
     const mha::CheckpointConfig& c = m->model.config();
-    int kind = -1;
-    for (int k = 0; k < 4; ++k)
-      if (what == kPatchKinds[k]) kind = k;
-    if (kind < 0) throw mha::Error("what must be heads, resid, attn or mlp (got " + what + ")");
+    const mha::PatchKind* kind = std::find_if(std::begin(mha::kPatchKinds), std::end(mha::kPatchKinds),
+                                              [&](mha::PatchKind k) { return what == mha::patch_kind_name(k); });
+    if (kind == std::end(mha::kPatchKinds)) {
+      std::string kinds;
+      for (mha::PatchKind k : mha::kPatchKinds)
+        kinds += std::string(kinds.empty() ? "" : ", ") + mha::patch_kind_name(k);
+      throw mha::Error("what must be one of " + kinds + " (got " + what + ")");
+    }
     auto s = std::make_shared<PatchingSession>();
     s->owner = m;
-    s->p = std::make_unique<mha::Patching>(m->model, ids_from(c, clean, "clean token"),
-                                           ids_from(c, corrupted, "corrupted token"), ids_from(c, tokens, "token"),
-                                           mha::PatchKind(kind));
+    s->p =
+        std::make_unique<mha::Patching>(m->model, ids_from(c, clean, "clean token"),
+                                        ids_from(c, corrupted, "corrupted token"), ids_from(c, tokens, "token"), *kind);
     return val(s);
   });
 }

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "mha/analysis.hpp"
 #include "mha/kernels.hpp"
 #include "mha/train.hpp"
 
@@ -98,6 +99,9 @@ val protocol() {
   val optimizers = val::array();  // torch.optim's class names: "SGD", "Adam", "AdamW"
   for (mha::OptimizerKind k : mha::kOptimizerKinds) optimizers.call<void>("push", std::string(mha::optimizer_name(k)));
   p.set("optimizers", optimizers);
+  val patchKinds = val::array();  // what activation patching puts in (mha/analysis.hpp): "heads", "resid", …
+  for (mha::PatchKind k : mha::kPatchKinds) patchKinds.call<void>("push", std::string(mha::patch_kind_name(k)));
+  p.set("patchKinds", patchKinds);
   p.set("tasks", tasks_to_js());  // training_bindings.cpp
   val limits = val::object();     // the largest sizes the core accepts (attention.hpp, train.hpp)
   limits.set("dModel", static_cast<double>(mha::kMaxDModel));

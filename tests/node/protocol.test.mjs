@@ -1,4 +1,4 @@
-// Every fact written once: the core publishes its mask modes, optimizers and training tasks through protocol()
+// Every fact written once: the core publishes its mask modes, optimizers, patch kinds and training tasks through protocol()
 // (wasm/bindings.cpp), state/scales.js the colour scales; each copy elsewhere is checked against them here, and a
 // failure names the file to change (DEVELOPERS.md's recipes say which files a new mode, optimizer, task or scale touches).
 import { test } from 'node:test';
@@ -107,6 +107,21 @@ test("optimizers: the core's protocol() names them; the API, the types and the l
     "web/state/lab.js: the optimizer property's values",
   );
   assert.deepEqual(Object.values(OPTIMIZER_NAMES), protocol.optimizers, 'web/state/lab.js: OPTIMIZER_NAMES');
+});
+
+test("patch kinds: the core's protocol() names them; the API and the types follow", () => {
+  assert.deepEqual([...M.patchKinds], protocol.patchKinds, 'wasm/api/index.js: M.patchKinds');
+  assert.deepEqual(
+    sorted(literals('types/index.d.ts', 'PatchKind')),
+    sorted(protocol.patchKinds),
+    'types/index.d.ts: PatchKind lists every kind of core/include/mha/analysis.hpp (kPatchKinds)',
+  );
+  const analysis = read('wasm/api/analysis.js');
+  for (const kind of protocol.patchKinds)
+    assert.ok(
+      !analysis.replace(/\/\*.*?\*\//g, '').includes(`'${kind}'`),
+      `wasm/api/analysis.js writes '${kind}' again: take it from PATCH_KINDS`,
+    );
 });
 
 test("tasks: the core's task table; the types and the lab's property list follow", () => {

@@ -45,9 +45,6 @@ const REQUIRED = [
   'dist/lab.html',
   'dist/lab.js',
   'dist/lab.css',
-  'dist/trainer-mha.js',
-  'dist/trainer-mha-nosimd.js',
-  'dist/trainer-mha-relaxed.js',
   'dist/mha-explorer-element.js',
   'dist/mha-explorer-view.js',
   'dist/mha-web.mjs',
@@ -61,11 +58,15 @@ const REQUIRED = [
   'README.md',
   'LICENSE',
 ];
-// a demo page; the tests' standalone trainer; the one-file pages (for course platforms, made by scripts/build: they
-// would take the package past 3 MB and the npm page files do the same from node_modules or a CDN)
+// a demo page; the tests' standalone trainer; the lab's file:// workers (each a core build's text: served, the lab's
+// workers import the core instead); the one-file pages (for course platforms, made by scripts/build: they would take
+// the package past 3 MB and the npm page files do the same from node_modules or a CDN)
 const NOT_SHIPPED = [
   'dist/element-demo.html',
   'dist/trainer.js',
+  'dist/trainer-mha.js',
+  'dist/trainer-mha-nosimd.js',
+  'dist/trainer-mha-relaxed.js',
   'dist/mha-explorer.html',
   'dist/mha-explorer-lab.html',
   'dist/mha-explorer-models.html',

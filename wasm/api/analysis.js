@@ -1,10 +1,10 @@
 // What heads do to the answer (analysis_bindings.cpp, mha/analysis.hpp): a loaded causal model's generate, lens,
 // attribute, patch and meanAblation, added to models.js's Model. Arguments are checked here with messages; the core checks them again.
+import { PATCH_KINDS } from './protocol.js';
 import { fail, describe, isCount, checkConfig, checkSeed, unwrap } from './checks.js';
 
 const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'eos', 'onToken', 'signal'];
 const PATCH_OPTIONS = ['clean', 'corrupted', 'tokens', 'what', 'signal', 'onProgress'];
-const PATCH_WHAT = ['heads', 'resid', 'attn', 'mlp'];
 const TOP_K_DEFAULT = 50; // transformers' GenerationConfig.top_k: generate(do_sample=True) applies it unless told 0
 
 function causal(model, what) {
@@ -78,13 +78,13 @@ function checkTokens(tokens, info, max, min = 1) {
 
 function checkPatch(options, info) {
   checkConfig(options, 'patch options', PATCH_OPTIONS);
-  const { clean, corrupted, tokens, what = 'heads', signal, onProgress } = options;
+  const { clean, corrupted, tokens, what = PATCH_KINDS[0] /* 'heads' */, signal, onProgress } = options;
   const a = promptIds(clean, info, 'patch (clean)'),
     b = promptIds(corrupted, info, 'patch (corrupted)');
   if (a.length !== b.length)
     fail(`the clean text has ${a.length} tokens and the corrupted one ${b.length}: patching needs the same count`);
   checkTokens(tokens, info, 2, 2);
-  if (!PATCH_WHAT.includes(what)) fail(`what must be one of ${PATCH_WHAT.join(', ')}, got ${describe(what)}`);
+  if (!PATCH_KINDS.includes(what)) fail(`what must be one of ${PATCH_KINDS.join(', ')}, got ${describe(what)}`);
   checkSignal(signal);
   if (onProgress !== undefined && typeof onProgress !== 'function')
     fail(`onProgress must be a function, got ${describe(onProgress)}`);

@@ -8,9 +8,10 @@
 //   });
 //
 // Every method returns a promise; requests run in order in the worker; a failed request rejects with
-// the core's message and the worker keeps working. Works from file://: the worker is a Blob built from
-// dist/trainer-<build>.js, which holds the core and the worker code as one string (in the one-file lab,
-// from the page's own core text and worker code: source.js). web/build.mjs bundles this module into
+// the core's message and the worker keeps working. The worker is a Blob: served over http(s), of the worker code
+// (carried by this bundle) importing <base><build>.js by its absolute URL (any origin: a CDN too); from file://,
+// where Chromium refuses importScripts, of dist/trainer-<build>.js's text (the core and the worker code as one
+// string; in the one-file lab, the page's own core text and worker code: source.js). web/build.mjs bundles this module into
 // dist/lab.js (the lab component, web/lab/), and alone into dist/trainer.js (window.MhaTrainer, for scripts and tests).
 import { CORE_BUILDS, FILES, INLINE, coreText, workerCode, blobURL, explain, firstBuild } from './source.js';
 
@@ -19,7 +20,13 @@ const sources = {}; // build → worker source text, loaded once
 // The folder of the script this module is bundled into (read while that script runs), where dist/trainer-*.js are.
 const scriptBase = document.currentScript ? document.currentScript.src.replace(/[^/]*$/, '') : '';
 
-// Loads <base>trainer-<build>.js (a classic script: it sets MHA_TRAINER_SOURCE) and keeps the text.
+/* global MHA_TRAINER_WORKER */
+// web/compute/trainer-worker.js as text (web/build.mjs defines it in every bundle).
+const TRAINER_WORKER = typeof MHA_TRAINER_WORKER === 'string' ? MHA_TRAINER_WORKER : null;
+const MISSING = 'the core did not load: ';
+
+// The worker's source: over http(s) the worker code importing the core by URL; from file://, <base>trainer-<build>.js
+// (a classic script: it sets MHA_TRAINER_SOURCE) loaded and its text kept.
 function load(build, base) {
   const key = base + build;
   if (sources[key]) return Promise.resolve(sources[key]);
@@ -27,6 +34,13 @@ function load(build, base) {
     return coreText(build).then(function (text) {
       return (sources[key] = text + '\n' + workerCode('trainer'));
     });
+  if (TRAINER_WORKER && location.protocol !== 'file:') {
+    const core = JSON.stringify(new URL(build + '.js', new URL(base || '.', document.baseURI)).href);
+    // A core that does not load answers every request with MISSING (start() names the file).
+    const prelude = `try { importScripts(${core}); } catch (e) { var createMhaModule = function () {
+      return Promise.reject(new Error(${JSON.stringify(MISSING)} + ${core})); }; }\n`;
+    return Promise.resolve((sources[key] = prelude + TRAINER_WORKER));
+  }
   return new Promise(function (resolve, reject) {
     const s = document.createElement('script');
     s.src = base + 'trainer-' + build + '.js';
@@ -122,6 +136,7 @@ export function start(options) {
           function (err) {
             if (/no model yet/.test(err.message)) return t;
             t.terminate();
+            if (err.message.startsWith(MISSING)) err.missingFile = build + '.js';
             throw err;
           },
         )
@@ -133,8 +148,8 @@ export function start(options) {
   const where = {
     page: FILES.lab,
     oneFile: 'mha-explorer-lab.html',
-    // the folder looked in: named when told, or when this script's folder is not the page's own
-    base: (options && options.base) || (base === new URL('.', document.baseURI).href ? '' : base),
+    // the folder looked in: named when it is not the page's own
+    base: new URL(base || '.', document.baseURI).href === new URL('.', document.baseURI).href ? '' : base,
     builds: options && options.builds,
   };
   return firstBuild(attempt, where).then(function (r) {

@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -136,6 +137,9 @@ Attribution attribute(Model& model, const std::vector<std::int32_t>& ids, std::s
 // (get_act_patch_resid_pre: [L, T]), each layer's attention or MLP output at each position (_attn_out,
 // _mlp_out: [L, T]).
 enum class PatchKind : std::uint8_t { Heads, Resid, Attn, Mlp };
+// Every kind, in the enum's order: protocol() publishes their names ("heads", "resid", "attn", "mlp").
+constexpr PatchKind kPatchKinds[] = {PatchKind::Heads, PatchKind::Resid, PatchKind::Attn, PatchKind::Mlp};
+static_assert(std::size(kPatchKinds) == static_cast<std::size_t>(PatchKind::Mlp) + 1, "a kind is missing");
 const char* patch_kind_name(PatchKind kind);
 // The corrupted run with one clean activation put in, its metric logit[a] - logit[b] at the last position,
 // normalised (patched - corrupted) / (clean - corrupted); each patched run starts at its layer from the
