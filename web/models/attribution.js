@@ -123,7 +123,7 @@ function draw(ctx, r) {
     f(r.sum) +
     (r.tokens.length > 1
       ? '; the model’s logit difference is ' + f(r.logit) + '.'
-      : '; the model’s logit is ' + f(r.logit) + ', minus the mean logit ' + f(r.centred) + '.');
+      : '; the model’s logit is ' + f(r.logit) + ', and minus the mean logit ' + f(r.centred) + '.');
 }
 
 function snippetOf(ctx, r) {

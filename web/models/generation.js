@@ -30,6 +30,7 @@ const MARKUP = `<section class="panel" aria-labelledby="gen-title">
 </section>`;
 
 const STOPPED = {
+  length: '',
   eos: 'it wrote the end-of-text token',
   positions: 'the text reached the model’s last position',
   cancelled: 'you stopped it',
@@ -119,7 +120,7 @@ async function run(ctx, g, options) {
       r.ids.length +
       ' new token' +
       (r.ids.length === 1 ? '' : 's') +
-      (r.stopped ? '; it stopped: ' + (STOPPED[r.stopped] || r.stopped) : '') +
+      (STOPPED[r.stopped] !== '' ? '; it stopped: ' + (STOPPED[r.stopped] || r.stopped) : '') +
       '.';
     return { ids: r.ids, tokens: r.ids.map((id) => S.vocab.tokenOf(id)), stopped: r.stopped };
   } finally {

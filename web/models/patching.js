@@ -104,12 +104,25 @@ async function run(ctx, s, o) {
       onProgress: ({ done, total }) => progress(ctx, done, total),
     });
     s.last = { shape: map.shape.slice(), data: map.data, what, clean, corrupted, tokens };
+    showInputs(ctx, o, s.last);
     draw(ctx, s.last);
     return Object.assign({}, s.last, { data: Array.from(map.data) });
   } finally {
     s.abort = null;
     busy(ctx, false);
   }
+}
+
+// The panel's inputs say what was patched (ids given through the API: their decoded text and tokens).
+function showInputs(ctx, o, r) {
+  const { $, S } = ctx,
+    text = (ids) => ids.map((id) => S.vocab.decodedOf(id)).join('');
+  if (Array.isArray(o.clean)) $('patch-clean').value = text(r.clean);
+  if (Array.isArray(o.corrupted)) $('patch-corrupted').value = text(r.corrupted);
+  (o.tokens || []).forEach((t, i) => {
+    if (typeof t === 'number') $(i ? 'patch-b' : 'patch-a').value = S.vocab.decodedOf(t);
+  });
+  $('patch-what').value = r.what;
 }
 
 function busy(ctx, on) {
@@ -133,7 +146,7 @@ function draw(ctx, r) {
     label: 'layer ' + l,
     values: Array.from(r.data.subarray(l * C, (l + 1) * C)),
   }));
-  heatTable(ctx.$('patch'), columns, rows, 2);
+  heatTable(ctx.$('patch'), columns, rows, 3);
   const names = r.tokens.map((t) => '“' + ctx.tokenText(t) + '”');
   ctx.$('patch-note').textContent =
     'Patched ' +
