@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-import { guardedPage, repo } from './helpers.mjs';
+import { ARTIFACTS, axeViolations, guardedPage, repo } from './helpers.mjs';
 import { modelSite, python } from './models-oracle.mjs';
 
 const CASES = ['gpt2', 'llama'];
@@ -268,6 +268,50 @@ test('Copy as Python: each panel’s snippet runs as pasted in TransformerLens 4
       (2 ** -24 * (Math.abs(n * (k - cc) + cc) + Math.abs(cc))) / Math.abs(k - cc) +
       ((ref.patching.clean_bound + ref.patching.corrupted_bound) / Math.abs(k - cc)) * (1 + Math.abs(n));
     near(+v, n, 2 * pb[+l][+h] + extra + 5e-7, 'the snippet’s patch ' + l + ' ' + h);
+  }
+  assert.deepEqual(g.errors, []);
+  await page.close();
+});
+
+test('the panels open and filled: axe-core at 1280 and 390 px, light and dark, no sideways scroll; screenshots', async () => {
+  const g = await open('gpt2'),
+    { page } = g,
+    ref = reference('gpt2');
+  await setText(page, ref.generate[0].text);
+  await api(page, 'generate', { maxNewTokens: 6, temperature: 0.8, topK: 20, topP: 0.9, seed: 1 });
+  await page.click('#gen-tokens .chip');
+  await setText(page, ref.ioi.text[0]);
+  for (const box of ['lens-box', 'dla-box', 'patch-box']) await page.click('#' + box + ' summary');
+  await page.fill('#dla-a', 'zzqqxxyy'); // several pieces: said, and offered as buttons
+  await page.dispatchEvent('#dla-a', 'change');
+  assert.match(await page.textContent('#dla-note'), /not one token/);
+  assert.ok((await page.$$('#dla-pieces button')).length > 1);
+  await page.click('#dla-pieces button');
+  assert.match(await page.textContent('#dla-note'), /adds up to/);
+  await api(page, 'patch', {
+    clean: ref.ioi.clean,
+    corrupted: ref.ioi.corrupted,
+    tokens: ref.ioi.tokens,
+    what: 'resid',
+  });
+  for (const [width, theme] of [
+    [1280, 'light'],
+    [1280, 'dark'],
+    [390, 'dark'],
+    [390, 'light'],
+  ]) {
+    await page.setViewportSize({ width, height: 900 });
+    if ((await page.getAttribute('body', 'data-theme')) !== theme) await page.click('#theme-toggle');
+    await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
+    assert.deepEqual(await axeViolations(page), [], 'axe-core at ' + width + ' px, ' + theme);
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(wide <= 0, 'no sideways scroll at ' + width + ' px: ' + wide);
+    for (const id of ['gen', 'lens', 'dla', 'patch'])
+      await (
+        await page.$('section[aria-labelledby="' + id + '-title"]')
+      ).screenshot({
+        path: join(ARTIFACTS, 'models-' + id + '-' + width + '-' + theme + '.png'),
+      });
   }
   assert.deepEqual(g.errors, []);
   await page.close();

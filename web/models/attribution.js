@@ -19,7 +19,7 @@ const MARKUP = `<section class="panel" aria-labelledby="dla-title">
 </div>
 <p id="dla-pieces"></p>
 <p id="dla-note" class="note" aria-live="polite"></p>
-<div class="mp-scroll" tabindex="0" role="region" aria-label="Each head’s direct effect"><table id="dla" class="trace mp-heat"></table></div>
+<div class="mp-scroll" tabindex="0" role="region" aria-label="Each head’s direct effect"><table id="dla" class="mp-heat"></table></div>
 <button id="dla-copy" class="btn small" type="button">Copy as Python</button>
 </details>
 </section>`;
@@ -28,7 +28,11 @@ export function createAttribution(ctx) {
   const { $ } = ctx;
   const section = addPanel(ctx, MARKUP);
   const s = { timer: 0, last: null };
+  // once per text and inputs (an input's native change on blur must not rebuild the pieces under the pointer)
   const show = () => {
+    const key = (ctx.S.enc ? ctx.S.enc.ids.join(',') : '') + '|' + JSON.stringify(readInputs(ctx));
+    if (key === s.shown && s.model === ctx.S.model) return;
+    Object.assign(s, { shown: key, model: ctx.S.model });
     try {
       draw(ctx, (s.last = compute(ctx, readInputs(ctx))));
     } catch (err) {

@@ -15,7 +15,7 @@ const MARKUP = `<section class="panel" aria-labelledby="lens-title">
 <p class="note">Each row is the residual stream after that layer, put through the final norm and the unembedding as if the model stopped there: the top token and its probability at each position (the top 5 on hover). ★ marks the first row where the model’s final answer leads.</p>
 <div class="field mp-follow-box"><label for="lens-target">Probability of</label><input id="lens-target" type="text" spellcheck="false" autocomplete="off" placeholder="each position’s final answer"><span id="lens-pieces"></span></div>
 <p id="lens-note" class="note" aria-live="polite"></p>
-<div class="mp-scroll" tabindex="0" role="region" aria-label="The logit lens"><table id="lens" class="trace mp-heat mp-lens"></table></div>
+<div class="mp-scroll" tabindex="0" role="region" aria-label="The logit lens"><table id="lens" class="mp-heat mp-lens"></table></div>
 <button id="lens-copy" class="btn small" type="button">Copy as Python</button>
 </details>
 </section>`;
@@ -24,7 +24,11 @@ export function createLens(ctx) {
   const { $ } = ctx;
   const section = addPanel(ctx, MARKUP);
   const s = { key: null, out: null, timer: 0 };
+  // once per text and target (the target's native change on blur must not rebuild the pieces under the pointer)
   const show = () => {
+    const key = (ctx.S.enc ? ctx.S.enc.ids.join(',') : '') + '|' + $('lens-target').value.trim();
+    if (key === s.shown && s.model === ctx.S.model) return;
+    Object.assign(s, { shown: key, model: ctx.S.model });
     try {
       draw(ctx, compute(ctx, s, $('lens-target').value.trim()));
     } catch (err) {
@@ -66,7 +70,7 @@ function compute(ctx, s, target) {
         });
   ctx.$('lens-pieces').textContent = '';
   const key = S.enc.ids.join(',') + '|' + fixed;
-  if (s.key === key) return s.out;
+  if (s.key === key && s.of === S.model) return s.out;
   const r = S.model.lens(S.enc.ids),
     [R, T, V] = r.shape;
   const cell = (row, pos) => r.data.subarray((row * T + pos) * V, (row * T + pos + 1) * V);
@@ -86,7 +90,7 @@ function compute(ctx, s, target) {
     }
   }
   const leads = final.map((f, p) => top.findIndex((r) => r[p].id === f));
-  s.key = key;
+  Object.assign(s, { key, of: S.model });
   s.out = { rows: R, positions: T, top, target: want, targetProb, leads };
   return s.out;
 }
@@ -107,7 +111,7 @@ function draw(ctx, out) {
       const td = tr.appendChild(el('td', { title, class: out.leads[p] === r ? 'mp-lead' : '' }));
       td.appendChild(el('span', null, (out.leads[p] === r ? '★ ' : '') + ctx.tokenText(t.id) + ' ' + percent(t.prob)));
       td.appendChild(el('small', null, ctx.tokenText(out.target[p]) + ': ' + percent(out.targetProb[r][p])));
-      td.style.background = 'rgba(33,113,181,' + (0.45 * out.targetProb[r][p]).toFixed(3) + ')';
+      td.style.background = 'rgba(33,113,181,' + (0.4 * out.targetProb[r][p]).toFixed(3) + ')';
     });
   });
   ctx.$('lens-note').textContent =

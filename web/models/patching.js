@@ -27,7 +27,7 @@ const MARKUP = `<section class="panel" aria-labelledby="patch-title">
 <div class="mp-buttons"><button id="patch-run" class="btn small" type="button">Patch</button><button id="patch-cancel" class="btn small" type="button" disabled>Cancel</button><button id="patch-copy" class="btn small" type="button">Copy as Python</button></div>
 <div id="patch-progress-box" class="mp-progress" hidden><label for="patch-progress" id="patch-progress-text">Patching…</label><progress id="patch-progress" max="1" value="0"></progress></div>
 <p id="patch-note" class="note" aria-live="polite"></p>
-<div class="mp-scroll" tabindex="0" role="region" aria-label="The patching map"><table id="patch" class="trace mp-heat"></table></div>
+<div class="mp-scroll" tabindex="0" role="region" aria-label="The patching map"><table id="patch" class="mp-heat"></table></div>
 </details>
 </section>`;
 
