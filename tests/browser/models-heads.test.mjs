@@ -207,6 +207,30 @@ test('activation patching: every map as TransformerLens’s patching module; Can
   }
 });
 
+test('a model that is not causal (BERT): the panels are hidden, and the API says why', async () => {
+  const g = await open('bert'),
+    { page } = g;
+  for (const id of ['gen', 'lens', 'dla', 'patch'])
+    assert.equal(await page.isHidden('section[aria-labelledby="' + id + '-title"]'), true, id);
+  const why = (m, ...a) =>
+    page.evaluate(
+      ([m, a]) =>
+        Promise.resolve()
+          .then(() => window.mhaExplorer[m](...a))
+          .catch((e) => e.message),
+      [m, a],
+    );
+  for (const [m, a] of [
+    ['getLens', []],
+    ['getAttribution', [{ tokens: [1] }]],
+    ['generate', [{ maxNewTokens: 2 }]],
+    ['patch', [{}]],
+  ])
+    assert.match(await why(m, ...a), /not a causal language model/, m);
+  assert.deepEqual(g.errors, []);
+  await page.close();
+});
+
 // A snippet run in the models' venv from the folder the page's model= is relative to.
 const runSnippet = (code) =>
   execFileSync(python(), ['-c', code], {
