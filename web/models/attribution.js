@@ -48,7 +48,7 @@ export function createAttribution(ctx) {
       section.hidden = !!whyNot(ctx.S, 'the attribution') && !!ctx.S.model;
       if (ctx.S.enc) positions(ctx);
       clearTimeout(s.timer);
-      if ($('dla-box').open && !section.hidden) s.timer = setTimeout(show, 0);
+      if ($('dla-box').open && !section.hidden && !ctx.generating) s.timer = setTimeout(show, 0);
     },
     snippet: () => snippetOf(ctx, s.last || compute(ctx, readInputs(ctx))),
     dispose: () => {

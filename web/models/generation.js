@@ -124,9 +124,9 @@ async function run(ctx, g, options) {
       '.';
     return { ids: r.ids, tokens: r.ids.map((id) => S.vocab.tokenOf(id)), stopped: r.stopped };
   } finally {
-    follow(ctx, g);
     g.abort = null;
     busy(ctx, g, false);
+    follow(ctx, g);
     drawSteps(ctx, g);
   }
 }
@@ -136,6 +136,7 @@ function busy(ctx, g, on) {
   $('gen-run').disabled = on;
   $('gen-stop').disabled = !on;
   $('text').readOnly = on;
+  ctx.generating = on; // the lens and the attribution wait for the end (generation.js's last redraw)
   if (on) $('gen-note').textContent = 'Writing…';
 }
 

@@ -29,11 +29,17 @@ export function createLens(ctx) {
     const key = (ctx.S.enc ? ctx.S.enc.ids.join(',') : '') + '|' + $('lens-target').value.trim();
     if (key === s.shown && s.model === ctx.S.model) return;
     Object.assign(s, { shown: key, model: ctx.S.model });
-    try {
-      draw(ctx, compute(ctx, s, $('lens-target').value.trim()));
-    } catch (err) {
-      $('lens-note').textContent = err.message + '.';
-    }
+    $('lens-note').textContent = 'Computing the lens…'; // painted before the computation (one call into the core)
+    const run = () => {
+      if (!section.isConnected) return; // disposed meanwhile
+      try {
+        draw(ctx, compute(ctx, s, $('lens-target').value.trim()));
+      } catch (err) {
+        $('lens-note').textContent = err.message + '.';
+      }
+    };
+    if (ctx.root.ownerDocument.hidden) run();
+    else requestAnimationFrame(() => (s.timer = setTimeout(run, 0)));
   };
   $('lens-box').addEventListener('toggle', () => $('lens-box').open && show());
   $('lens-target').addEventListener('change', show);
@@ -43,7 +49,7 @@ export function createLens(ctx) {
     update: () => {
       section.hidden = !!whyNot(ctx.S, 'the lens') && !!ctx.S.model;
       clearTimeout(s.timer);
-      if ($('lens-box').open && !section.hidden) s.timer = setTimeout(show, 0);
+      if ($('lens-box').open && !section.hidden && !ctx.generating) s.timer = setTimeout(show, 0);
     },
     snippet: () => snippetOf(ctx),
     dispose: () => {
