@@ -256,6 +256,13 @@ test('Copy as Python: each panel’s snippet runs as pasted in TransformerLens 4
   const r = await api(page, 'generate', { maxNewTokens: 20 });
   const printed = lines(runSnippet(await api(page, 'getPanelSnippet', 'generate')), 'new')[0].map(Number);
   assert.deepEqual(printed.slice(0, clear(run).length), r.ids.slice(0, clear(run).length));
+  // sampled: generate(do_sample=True) under torch.manual_seed(seed) draws the page's tokens
+  const sam = ref.sampled.find((x) => x.top_p < 1);
+  await setText(page, sam.text);
+  const o = { maxNewTokens: 20, temperature: sam.temperature, topK: sam.top_k, topP: sam.top_p, seed: sam.seed };
+  const rs = await api(page, 'generate', o);
+  const drawn = lines(runSnippet(await api(page, 'getPanelSnippet', 'generate')), 'new')[0].map(Number);
+  assert.deepEqual(drawn.slice(0, clear(sam).length), rs.ids.slice(0, clear(sam).length), JSON.stringify(o));
   // the lens, the attribution, patching on the reference's clean text
   await setText(page, ref.ioi.text[0]);
   const lens = await api(page, 'getLens');
