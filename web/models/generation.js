@@ -95,8 +95,7 @@ async function run(ctx, g, options) {
   const why = whyNot(S, 'generation');
   if (why) throw new Error(why);
   if (g.abort) throw new Error('the model is writing already: Stop it first');
-  if (!S.enc || S.text !== (S.fixed ? S.fixed.text : S.text)) render(ctx);
-  if (!S.enc) throw new Error('the text gives no tokens: write something first');
+  if (!shownIsText(S) && !render(ctx)) throw new Error(ctx.messages.text || 'the text gives no tokens');
   Object.assign(g, { abort: new AbortController(), steps: [], picked: -1, options });
   g.prompt = { ids: S.enc.ids.slice(), text: S.text };
   busy(ctx, g, true);
@@ -114,7 +113,7 @@ async function run(ctx, g, options) {
   try {
     const r = await S.model.generate(
       g.prompt.ids,
-      Object.assign({}, options, eos >= 0 ? { eos } : {}, { onToken, signal: g.abort.signal }),
+      Object.assign(eos >= 0 ? { eos } : {}, options, { onToken, signal: g.abort.signal }),
     );
     $('gen-note').textContent =
       r.ids.length +
@@ -129,6 +128,14 @@ async function run(ctx, g, options) {
     follow(ctx, g);
     drawSteps(ctx, g);
   }
+}
+
+// Whether the tokens shown are the text's (a render that failed, such as a text too long, leaves the last ones).
+function shownIsText(S) {
+  if (!S.enc) return false;
+  if (S.fixed && S.fixed.text === S.text) return true;
+  const ids = S.model.tokenize(S.text).ids;
+  return ids.length === S.enc.ids.length && ids.every((id, i) => id === S.enc.ids[i]);
 }
 
 function busy(ctx, g, on) {
