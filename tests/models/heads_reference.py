@@ -13,7 +13,7 @@ For each case (a folder make_checkpoints.py wrote with save_pretrained) DIR/<cas
   patching   resid [L][T], attn [L][T], mlp [L][T], heads [L][H]: (patched - corrupted) / (clean - corrupted) of
              the metric, each with its bound; clean, corrupted metrics
   mean_ablation  for every head: the metric with that head's z replaced by its mean over the positions
-  generate   5 prompts: the ids of transformers' greedy generate (20 new tokens, float32), the float64 margins
+  generate   5 prompts (text and ids): transformers' greedy generate (20 new tokens, float32), the float64 margins
   filters    the distribution of temperature -> top-k -> top-p (transformers' warpers) on the last logits
   sampled    generate(do_sample=True) under torch.manual_seed(s): the drawn ids, and whether each draw is clear
              of the float32 bounds (its winner's p/q beats the runner-up's by more than their error)
@@ -624,13 +624,17 @@ def make_case(path, case):
     out["patching"]["clean_bound"], out["patching"]["corrupted_bound"] = U * k[1], U * c[1]
     out["mean_ablation"] = mean_ablation(parts, ids, a, b)
     prompts = [tok(p)["input_ids"] for p in PROMPTS]
-    out["generate"] = [greedy(parts, m32, p) for p in prompts]
+    out["generate"] = [dict(greedy(parts, m32, p), text=t) for p, t in zip(prompts, PROMPTS)]
     out["filters"] = []
     for p in prompts:
         z, Ez = last_logits(parts, p)
         for t, k_, p_ in FILTERS:
             out["filters"].append(dict(prompt=p, **filtered(z, Ez, t, k_, p_)))
-    out["sampled"] = [sampled(parts, m32, p, s, *FILTERS[s % len(FILTERS)]) for p in prompts[:2] for s in SEEDS]
+    out["sampled"] = [
+        dict(sampled(parts, m32, p, s, *FILTERS[s % len(FILTERS)]), text=t)
+        for p, t in zip(prompts[:2], PROMPTS[:2])
+        for s in SEEDS
+    ]
     check_transformer_lens(path, parts, out)
     return out
 

@@ -16,7 +16,7 @@ export function render(ctx) {
     i = S.info;
   let enc;
   try {
-    enc = m.tokenize(S.text);
+    enc = encode(S);
   } catch (err) {
     say('text', 'The tokenizer could not read the text: ' + err.message);
     return false;
@@ -63,8 +63,17 @@ export function render(ctx) {
     '.';
   computeEmbeddings(ctx);
   drawAll(ctx);
+  if (ctx.analysis) ctx.analysis.update();
   ctx.ablation = S.headsOff.length && S.fullLogits ? predictLater(ctx) : null;
   return true;
+}
+
+// The text's tokens: a generation's ids as the model wrote them while the text is the one it wrote (S.fixed,
+// generation.js: its decoded text may tokenize otherwise), else the tokenizer's.
+function encode(S) {
+  if (S.fixed && S.fixed.text === S.text) return { ids: S.fixed.ids.slice(), tokens: S.fixed.ids.map(S.vocab.tokenOf) };
+  S.fixed = null;
+  return S.model.tokenize(S.text);
 }
 
 // The top 5 without the heads off after the text's frame is painted (its own forward): the grid comes first.

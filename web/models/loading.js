@@ -59,8 +59,9 @@ async function loadFiles(ctx, core, files, source, abort = new AbortController()
   say('load', '');
   try {
     const picked = await pickCheckpoint(files);
-    const vocab = readVocabulary(picked.text),
-      M = await core;
+    const vocab = readVocabulary(picked.text);
+    vocab.eos = eosOf(picked.text.config);
+    const M = await core;
     // {name, url} entries (model=) are downloaded by loadModel itself, straight into the core's memory
     const verb = picked.files.some((f) => f.url) ? 'Downloading the weights' : 'Reading the weights';
     progress(verb + '…', 0);
@@ -83,6 +84,18 @@ async function loadFiles(ctx, core, files, source, abort = new AbortController()
       progress(null);
     }
   }
+}
+
+// config.json's eos_token_id (the first of a list; -1 without one): where generation stops, as generate's default.
+function eosOf(config) {
+  let e;
+  try {
+    e = JSON.parse(config).eos_token_id;
+  } catch {
+    return -1;
+  }
+  e = Array.isArray(e) ? e[0] : e;
+  return Number.isInteger(e) && e >= 0 ? e : -1;
 }
 
 // The selection's layer or head within a model with n of them: the last one, and said (after what was said of the

@@ -23,6 +23,7 @@ import { render, setHeadsOff } from './forward.js';
 import { drawAll, drawGrid, drawLook, drawPredictions, drawSide, drawTokens, select, snippet } from './panels.js';
 import { HeadGrid } from './grid.js';
 import { computeEmbeddings, drawEmbedding } from './embedding.js';
+import { createHeadsPanels } from './heads-panels.js';
 
 export { DEFAULT_TEXT } from './context.js';
 // A keystroke renders in the next task: the keystrokes that come while a forward runs (it blocks the page) are all
@@ -72,7 +73,8 @@ export function createModelPage(root, { query = '', base = '', dropTarget = null
   wireControls(ctx);
   wireReading(ctx);
   drawSide(ctx);
-  const api = createApi(ctx, loading);
+  ctx.analysis = createHeadsPanels(ctx); // generation, the lens, attribution, patching
+  const api = Object.assign(createApi(ctx, loading), ctx.analysis.api);
   return {
     api,
     update: (o) => updatePage(ctx, api, o),
@@ -133,6 +135,7 @@ function disposePage(ctx, life, loading) {
   life.abort();
   loading.cancel();
   clearTimeout(ctx.typing);
+  ctx.analysis.dispose();
   if (ctx.resize) ctx.resize.disconnect();
   if (ctx.view) ctx.view.dispose();
   if (ctx.S.model) ctx.S.model.dispose();

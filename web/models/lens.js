@@ -1,0 +1,139 @@
+// MHA Explorer, the model page — the logit lens (model.lens: each layer's residual stream through the final norm and
+// the LM head, as TransformerLens's cache.accumulated_resid(apply_ln=True) @ W_U): a layers × positions table of
+// each row's top token and its probability (the top 5 on hover), a target token's probability (by default each
+// position's final answer), and the row where the final answer first leads marked ★. Computed while the panel is
+// open, after the text's frame. createLens(ctx) → {read(target), update(), dispose(), snippet()}.
+import { el } from '../widgets/dom.js';
+import { topTokens, logSumExp } from './ablate.js';
+import { percent } from './predictions.js';
+import { addPanel, tokenId, whyNot, wireCopy } from './analysis-ui.js';
+import { lensSnippet } from './analysis-snippets.js';
+
+const MARKUP = `<section class="panel" aria-labelledby="lens-title">
+<h2 id="lens-title">At which layer does the answer appear? (the logit lens)</h2>
+<details id="lens-box"><summary>Show each layer’s guess</summary>
+<p class="note">Each row is the residual stream after that layer, put through the final norm and the unembedding as if the model stopped there: the top token and its probability at each position (the top 5 on hover). ★ marks the first row where the model’s final answer leads.</p>
+<div class="field mp-follow-box"><label for="lens-target">Probability of</label><input id="lens-target" type="text" spellcheck="false" autocomplete="off" placeholder="each position’s final answer"><span id="lens-pieces"></span></div>
+<p id="lens-note" class="note" aria-live="polite"></p>
+<div class="mp-scroll" tabindex="0" role="region" aria-label="The logit lens"><table id="lens" class="mp-heat mp-lens"></table></div>
+<button id="lens-copy" class="btn small" type="button">Copy as Python</button>
+</details>
+</section>`;
+
+export function createLens(ctx) {
+  const { $ } = ctx;
+  const section = addPanel(ctx, MARKUP);
+  const s = { key: null, out: null, timer: 0 };
+  // once per text and target (the target's native change on blur must not rebuild the pieces under the pointer)
+  const show = () => {
+    const key = (ctx.S.enc ? ctx.S.enc.ids.join(',') : '') + '|' + $('lens-target').value.trim();
+    if (key === s.shown && s.model === ctx.S.model) return;
+    Object.assign(s, { shown: key, model: ctx.S.model });
+    $('lens-note').textContent = 'Computing the lens…'; // painted before the computation (one call into the core)
+    const run = () => {
+      if (!section.isConnected) return; // disposed meanwhile
+      try {
+        draw(ctx, compute(ctx, s, $('lens-target').value.trim()));
+      } catch (err) {
+        $('lens-note').textContent = err.message + '.';
+      }
+    };
+    if (ctx.root.ownerDocument.hidden) run();
+    else requestAnimationFrame(() => (s.timer = setTimeout(run, 0)));
+  };
+  $('lens-box').addEventListener('toggle', () => $('lens-box').open && show());
+  $('lens-target').addEventListener('change', show);
+  wireCopy(ctx, $('lens-copy'), () => snippetOf(ctx));
+  return {
+    read: (target) => compute(ctx, s, target == null ? '' : target),
+    update: () => {
+      section.hidden = !!whyNot(ctx.S, 'the lens') && !!ctx.S.model;
+      clearTimeout(s.timer);
+      if ($('lens-box').open && !section.hidden && !ctx.generating) s.timer = setTimeout(show, 0);
+    },
+    snippet: () => snippetOf(ctx),
+    dispose: () => {
+      clearTimeout(s.timer);
+      section.remove();
+    },
+  };
+}
+
+// The lens of the shown text for a target (a token as text, an id, or '' for each position's final answer),
+// kept while the ids and target stay: {rows, positions, top: [row][pos] = {id, token, prob, top5}, target: [pos]
+// (ids), targetProb: [row][pos], leads: [pos] (the first row whose top token is the final answer)}.
+function compute(ctx, s, target) {
+  const S = ctx.S,
+    why = whyNot(S, 'the logit lens');
+  if (why) throw new Error(why);
+  if (!S.enc) throw new Error('the text gives no tokens');
+  const fixed =
+    target === ''
+      ? -1
+      : tokenId(ctx, target, ctx.$('lens-pieces'), (id) => {
+          ctx.$('lens-target').value = ctx.tokenText(id).replace(/␣/g, ' ');
+          ctx.$('lens-target').dispatchEvent(new Event('change'));
+        });
+  ctx.$('lens-pieces').textContent = '';
+  const key = S.enc.ids.join(',') + '|' + fixed;
+  if (s.key === key && s.of === S.model) return s.out;
+  const r = S.model.lens(S.enc.ids),
+    [R, T, V] = r.shape;
+  const cell = (row, pos) => r.data.subarray((row * T + pos) * V, (row * T + pos + 1) * V);
+  const named = (t) => ({ id: t.id, token: S.vocab.tokenOf(t.id), prob: t.prob });
+  const top = [],
+    targetProb = [];
+  const final = Array.from({ length: T }, (_, p) => topTokens(cell(R - 1, p), 1)[0].id);
+  const want = final.map((f) => (fixed >= 0 ? fixed : f));
+  for (let row = 0; row < R; row++) {
+    top.push([]);
+    targetProb.push([]);
+    for (let p = 0; p < T; p++) {
+      const z = cell(row, p),
+        five = topTokens(z, 5);
+      top[row].push(Object.assign(named(five[0]), { top5: five.map(named) }));
+      targetProb[row].push(Math.exp(z[want[p]] - logSumExp(z)));
+    }
+  }
+  const leads = final.map((f, p) => top.findIndex((r) => r[p].id === f));
+  Object.assign(s, { key, of: S.model });
+  s.out = { rows: R, positions: T, top, target: want, targetProb, leads };
+  return s.out;
+}
+
+function draw(ctx, out) {
+  const S = ctx.S,
+    table = ctx.$('lens');
+  table.textContent = '';
+  const head = table.appendChild(el('thead')).appendChild(el('tr'));
+  head.appendChild(el('th', { scope: 'col' }, 'After'));
+  S.enc.texts.forEach((t, p) => head.appendChild(el('th', { scope: 'col' }, p + ': ' + t)));
+  const body = table.appendChild(el('tbody'));
+  out.top.forEach((row, r) => {
+    const tr = body.appendChild(el('tr'));
+    tr.appendChild(el('th', { scope: 'row' }, r === 0 ? 'embeddings' : 'layer ' + (r - 1)));
+    row.forEach((t, p) => {
+      const title = t.top5.map((x) => ctx.tokenText(x.id) + ' ' + percent(x.prob)).join('\n');
+      const td = tr.appendChild(el('td', { title, class: out.leads[p] === r ? 'mp-lead' : '' }));
+      td.appendChild(el('span', null, (out.leads[p] === r ? '★ ' : '') + ctx.tokenText(t.id) + ' ' + percent(t.prob)));
+      td.appendChild(el('small', null, ctx.tokenText(out.target[p]) + ': ' + percent(out.targetProb[r][p])));
+      td.style.background = 'rgba(33,113,181,' + (0.4 * out.targetProb[r][p]).toFixed(3) + ')';
+    });
+  });
+  ctx.$('lens-note').textContent =
+    out.rows +
+    ' rows × ' +
+    out.positions +
+    ' positions; the shade is the probability of ' +
+    (ctx.$('lens-target').value.trim() ? '“' + ctx.tokenText(out.target[0]) + '”' : 'each position’s final answer') +
+    '.';
+}
+
+function snippetOf(ctx) {
+  const S = ctx.S;
+  return lensSnippet({
+    folder: S.source.folder || 'path/to/the/model/folder',
+    dropped: S.source.dropped,
+    ids: S.enc ? S.enc.ids : [],
+  });
+}
