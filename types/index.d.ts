@@ -701,10 +701,18 @@ declare namespace createMhaModule {
     /** The logit minus its mean over the vocabulary (one token), or the difference itself (two). */
     centred: number;
   }
+  interface LensRows {
+    /** L + 1: the embeddings, then after each layer. */
+    readonly rows: number;
+    row(l: number): Tensor;
+    dispose(): void;
+  }
   interface Model {
     generate(ids: readonly number[] | Int32Array | Uint32Array, options?: GenerateOptions): Promise<GenerateResult>;
     /** [L + 1, T, V] logits of the residual stream entering each layer (then leaving the last). */
     lens(ids: readonly number[] | Int32Array | Uint32Array): Tensor;
+    /** The lens a row at a time, for texts whose whole lens does not fit: `row(l)` is `lens(ids)`'s [T, V] row `l`; `dispose()` frees the kept residual stream. */
+    lensRows(ids: readonly number[] | Int32Array | Uint32Array): LensRows;
     /** (patched - corrupted) / (clean - corrupted). */
     patch(options: PatchOptions): Promise<Tensor>;
     /** Direct logit attribution at `position` (default the last) of one token, or of a difference of two. */

@@ -88,6 +88,26 @@ val model_lens(LoadedModel& m, val ids) {
   return guarded([&] { return tensor_to_js(mha::logit_lens(m.model, ids_from(m.model.config(), ids, "token id"))); });
 }
 
+struct LensSession {
+  std::shared_ptr<LoadedModel> owner;
+  std::unique_ptr<mha::LogitLens> lens;
+};
+
+val lens_create(std::shared_ptr<LoadedModel> m, val ids) {
+  return guarded([&] {
+    auto s = std::make_shared<LensSession>();
+    s->owner = m;
+    s->lens = std::make_unique<mha::LogitLens>(m->model, ids_from(m->model.config(), ids, "token id"));
+    return val(s);
+  });
+}
+
+double lens_rows(const LensSession& s) { return double(s.lens->rows()); }
+
+val lens_row(const LensSession& s, double row) {
+  return guarded([&] { return tensor_to_js(s.lens->row(to_count(row, "row", double(s.lens->rows() - 1)))); });
+}
+
 std::vector<std::int32_t> two_tokens(const mha::CheckpointConfig& c, const val& tokens, std::size_t max_count) {
   const std::vector<std::int32_t> out = ids_from(c, tokens, "token");
   if (out.empty() || out.size() > max_count)
@@ -167,6 +187,11 @@ EMSCRIPTEN_BINDINGS(mha_analysis) {
       .function("step", &generation_step);
   function("generationCreate", &generation_create);
   function("modelLens", &model_lens);
+  class_<LensSession>("LensCore")
+      .smart_ptr<std::shared_ptr<LensSession>>("LensCorePtr")
+      .function("rows", &lens_rows)
+      .function("row", &lens_row);
+  function("lensCreate", &lens_create);
   class_<PatchingSession>("PatchingCore")
       .smart_ptr<std::shared_ptr<PatchingSession>>("PatchingCorePtr")
       .function("step", &patching_step);

@@ -62,6 +62,18 @@ for (const path of testedBuilds()) {
       want.forEach((v, i) =>
         assert.ok(Math.abs(lens.data[i] - v) <= bound[i], `lens ${i}: ${lens.data[i]} vs ${v} ± ${bound[i]}`),
       );
+      // a row at a time: the same bits as the whole lens; a bad row and a disposed lens said
+      const rows = model.lensRows(ref.ioi.clean),
+        n = ref.ioi.clean.length * model.info.vocab;
+      assert.equal(rows.rows, lens.shape[0]);
+      for (let l = 0; l < rows.rows; l++) {
+        const row = rows.row(l);
+        assert.deepEqual(row.shape, [ref.ioi.clean.length, model.info.vocab]);
+        assert.deepEqual(row.data, lens.data.subarray(l * n, (l + 1) * n), `lensRows row ${l}`);
+      }
+      assert.throws(() => rows.row(rows.rows), /row must be a whole number from 0 to/);
+      rows.dispose();
+      assert.throws(() => rows.row(0), /this lens was disposed/);
       for (const what of ['resid', 'attn', 'mlp', 'heads']) {
         const seen = [];
         const map = await model.patch({
@@ -131,6 +143,9 @@ for (const path of testedBuilds()) {
     const again = async () => {
       await model.generate(ids, { maxNewTokens: 3, seed: 1 });
       model.lens(ids);
+      const rows = model.lensRows(ids);
+      rows.row(rows.rows - 1);
+      rows.dispose();
     };
     await again(); // the model's activations cache holds the last forward's (mha/models.hpp): the same size again
     const before = heapUsed(M);

@@ -135,6 +135,28 @@ export function installAnalysis(ctx, Model) {
     return unwrap(core.modelLens(handle, promptIds(ids, this.info, 'lens')));
   }
 
+  // The lens a row at a time (a long text's [L + 1, T, V] does not fit): {rows, row(l) → [T, V] = lens(ids)[l], dispose()};
+  // the residual stream of every layer is kept until dispose().
+  function lensRows(ids) {
+    const handle = live(this, 'model');
+    causal(this, 'the logit lens');
+    const session = unwrap(core.lensCreate(handle, promptIds(ids, this.info, 'lensRows')));
+    const rows = session.rows();
+    let alive = true;
+    return {
+      rows,
+      row(l) {
+        if (!alive) fail('this lens was disposed (lens.dispose()): call model.lensRows(ids) again');
+        if (!isCount(l, 0, rows - 1)) fail(`row must be a whole number from 0 to ${rows - 1}, got ${describe(l)}`);
+        return unwrap(session.row(l));
+      },
+      dispose() {
+        if (alive) session.delete();
+        alive = false;
+      },
+    };
+  }
+
   // Activation patching as TransformerLens's patching module, normalised (patched - corrupted) / (clean - corrupted)
   // of logit[a] - logit[b] at the last position: {shape: [L, H] (heads) or [L, T], data}; one patched run per step,
   // awaiting between them: onProgress({done, total}), signal to cancel (the session's memory freed either way).
@@ -183,6 +205,6 @@ export function installAnalysis(ctx, Model) {
     return unwrap(core.modelMeanAblation(handle, list, options.tokens));
   }
 
-  for (const [name, value] of Object.entries({ generate, lens, patch, attribute, meanAblation }))
+  for (const [name, value] of Object.entries({ generate, lens, lensRows, patch, attribute, meanAblation }))
     Object.defineProperty(Model.prototype, name, { value, writable: true, configurable: true });
 }

@@ -77,23 +77,28 @@ function compute(ctx, s, target) {
   ctx.$('lens-pieces').textContent = '';
   const key = S.enc.ids.join(',') + '|' + fixed;
   if (s.key === key && s.of === S.model) return s.out;
-  const r = S.model.lens(S.enc.ids),
-    [R, T, V] = r.shape;
-  const cell = (row, pos) => r.data.subarray((row * T + pos) * V, (row * T + pos + 1) * V);
+  // a row of logits at a time ([T, V]): the whole lens is (L + 1)·T·V floats (docs/analysis.md)
+  const lens = S.model.lensRows(S.enc.ids),
+    R = lens.rows,
+    T = S.enc.ids.length;
   const named = (t) => ({ id: t.id, token: S.vocab.tokenOf(t.id), prob: t.prob });
   const top = [],
     targetProb = [];
-  const final = Array.from({ length: T }, (_, p) => topTokens(cell(R - 1, p), 1)[0].id);
-  const want = final.map((f) => (fixed >= 0 ? fixed : f));
-  for (let row = 0; row < R; row++) {
-    top.push([]);
-    targetProb.push([]);
-    for (let p = 0; p < T; p++) {
-      const z = cell(row, p),
-        five = topTokens(z, 5);
-      top[row].push(Object.assign(named(five[0]), { top5: five.map(named) }));
-      targetProb[row].push(Math.exp(z[want[p]] - logSumExp(z)));
+  let want, final;
+  try {
+    const last = lens.row(R - 1),
+      V = last.shape[1];
+    const cells = (r) => Array.from({ length: T }, (_, p) => r.data.subarray(p * V, (p + 1) * V));
+    final = cells(last).map((z) => topTokens(z, 1)[0].id);
+    want = final.map((f) => (fixed >= 0 ? fixed : f));
+    for (let row = 0; row < R; row++) {
+      const zs = cells(row === R - 1 ? last : lens.row(row));
+      const fives = zs.map((z) => topTokens(z, 5));
+      top.push(fives.map((five) => Object.assign(named(five[0]), { top5: five.map(named) })));
+      targetProb.push(zs.map((z, p) => Math.exp(z[want[p]] - logSumExp(z))));
     }
+  } finally {
+    lens.dispose();
   }
   const leads = final.map((f, p) => top.findIndex((r) => r[p].id === f));
   Object.assign(s, { key, of: S.model });

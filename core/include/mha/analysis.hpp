@@ -114,6 +114,19 @@ class Generation {
 // the final norm and the LM head: TransformerLens's accumulated_resid(apply_ln=True) @ W_U + b_U, up
 // to a constant per row (its unembedding is centred; the softmax is the same). Causal models.
 Tensor logit_lens(Model& model, const std::vector<std::int32_t>& ids);
+// The same a row at a time, for texts whose (L + 1)·T·V logits do not fit: the residual stream entering
+// each layer kept ((L + 1)·T·D floats), row(l) → [T, V] equal to logit_lens(...)[l]. model must outlive it.
+class LogitLens {
+ public:
+  LogitLens(Model& model, const std::vector<std::int32_t>& ids);
+  std::size_t rows() const { return resid_.size(); }
+  Tensor row(std::size_t l) const;
+
+ private:
+  const Model& model_;
+  std::size_t positions_;
+  std::vector<std::vector<float>> resid_;
+};
 
 // ---- Direct logit attribution -----------------------------------------------------------------
 

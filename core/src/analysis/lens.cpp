@@ -1,5 +1,6 @@
 // The logit lens over the network's layers, one at a time (models/network.hpp).
 #include <cstring>
+#include <string>
 
 #include "mha/analysis.hpp"
 #include "mha/error.hpp"
@@ -49,19 +50,27 @@ void check_ids(const Model& model, const std::vector<std::int32_t>& ids) {
 
 }  // namespace
 
-Tensor logit_lens(Model& model, const std::vector<std::int32_t>& ids) {
+LogitLens::LogitLens(Model& model, const std::vector<std::int32_t>& ids) : model_(model), positions_(ids.size()) {
   check_causal(model, "the logit lens");
   check_ids(model, ids);
-  const CheckpointConfig& c = model.config();
-  const std::size_t T = ids.size(), V = c.vocab;
-  const std::vector<std::vector<float>> resid = residuals(model, ids);
-  std::vector<std::size_t> all(T);
-  for (std::size_t t = 0; t < T; ++t) all[t] = t;
-  Tensor out = Tensor::empty({c.layers + 1, T, V});
-  for (std::size_t l = 0; l <= c.layers; ++l) {
-    const std::vector<float> z = readout(model, resid[l], T, all);
-    std::memcpy(out.data() + l * T * V, z.data(), z.size() * sizeof(float));
-  }
+  resid_ = residuals(model, ids);
+}
+
+Tensor LogitLens::row(std::size_t l) const {
+  if (l >= rows()) throw Error("the lens has rows 0 to " + std::to_string(rows() - 1) + ", not " + std::to_string(l));
+  std::vector<std::size_t> all(positions_);
+  for (std::size_t t = 0; t < positions_; ++t) all[t] = t;
+  const std::vector<float> z = readout(model_, resid_[l], positions_, all);
+  Tensor out = Tensor::empty({positions_, model_.config().vocab});
+  std::memcpy(out.data(), z.data(), z.size() * sizeof(float));
+  return out;
+}
+
+Tensor logit_lens(Model& model, const std::vector<std::int32_t>& ids) {
+  const LogitLens lens(model, ids);
+  const std::size_t n = ids.size() * model.config().vocab;
+  Tensor out = Tensor::empty({lens.rows(), ids.size(), model.config().vocab});
+  for (std::size_t l = 0; l < lens.rows(); ++l) std::memcpy(out.data() + l * n, lens.row(l).data(), n * sizeof(float));
   return out;
 }
 
