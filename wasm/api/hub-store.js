@@ -64,7 +64,8 @@ function checkAnswer(res, file, pos, where) {
       : res.headers.get('content-encoding')
         ? NaN
         : Number(res.headers.get('content-length') ?? NaN);
-  if (file.kind === 'weights' && Number.isSafeInteger(total) && total !== file.size)
+  // (a Content-Length is not the file's size: a body shorter than it is resumed, one longer refused, byte by byte)
+  if (file.kind === 'weights' && res.status === 206 && Number.isSafeInteger(total) && total !== file.size)
     fail(`${file.path} of ${where.repo} has ${total} bytes now, ${file.size} in its preview: load the model again`);
   if (res.status === 206 && range && Number(range[1]) !== pos)
     fail(`${where.url} answered bytes from ${range[1]} where ${pos} was asked for`);
@@ -252,12 +253,16 @@ export function hubApi(core) {
     return out;
   }
 
-  // Deletes one stored model ('owner/name@commit' as storedHubModels lists it), or every one (no id).
+  // Deletes one stored model ('owner/name@commit' as storedHubModels lists it; options.endpoint: that Hub's copy
+  // only), or every one (no id).
   async function deleteStoredHubModel(id, options = {}) {
     const store = storeOf(options.store);
     if (!store) return false;
     if (id === undefined) return store.delete(HUB_CACHE);
-    const models = (await storedHubModels(options)).filter((m) => m.id === id || `hf:${m.id}` === id);
+    const endpoint = options.endpoint === undefined ? null : checkEndpoint(options.endpoint);
+    const models = (await storedHubModels(options)).filter(
+      (m) => (m.id === id || `hf:${m.id}` === id) && (!endpoint || m.endpoint === endpoint),
+    );
     if (!models.length) return false;
     const cache = await openCache(store);
     for (const req of await cache.keys()) {

@@ -171,8 +171,11 @@ async function listStored(hub) {
   list.textContent = '';
   for (const m of models) {
     const del = el('button', { type: 'button', class: 'btn small' }, 'Delete');
-    del.addEventListener('click', () => M.deleteStoredHubModel(m.id).then(() => listStored(hub)));
-    const item = el('li', null, m.repo + ' @ ' + String(m.commit).slice(0, 12) + ', ' + mb(m.bytes) + ' ');
+    del.addEventListener('click', () =>
+      M.deleteStoredHubModel(m.id, { endpoint: m.endpoint }).then(() => listStored(hub)),
+    );
+    const from = m.endpoint === 'https://huggingface.co' ? '' : ' (from ' + m.endpoint + ')';
+    const item = el('li', null, m.repo + ' @ ' + String(m.commit).slice(0, 12) + from + ', ' + mb(m.bytes) + ' ');
     item.append(del);
     list.append(item);
   }
