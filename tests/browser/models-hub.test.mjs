@@ -21,9 +21,7 @@ const repos = () => ({
   'tiny/gpt2': {
     refs: { main: C1 },
     commits: {
-      [C1]: Object.fromEntries(
-        Object.entries(folderFiles(join(site.models, 'gpt2'))).filter(([n]) => WEIGHTS.test(n)),
-      ),
+      [C1]: Object.fromEntries(Object.entries(folderFiles(join(site.models, 'gpt2'))).filter(([n]) => WEIGHTS.test(n))),
     },
   },
   'sentence-transformers/all-MiniLM-L6-v2': { refs: { main: C1 }, commits: { [C1]: folderFiles(MINILM_DIR) } },
@@ -50,7 +48,8 @@ async function open(query, hub) {
   await g.page.goto(site.srv.origin + '/models.html?' + query);
   await g.page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready);
   g.ready = await g.page.evaluate(() => window.mhaExplorer.ready);
-  g.hubRequests = () => g.requests.filter((u) => hub && (u.startsWith(hub.endpoint) || u.startsWith(hub.contentOrigin)));
+  g.hubRequests = () =>
+    g.requests.filter((u) => hub && (u.startsWith(hub.endpoint) || u.startsWith(hub.contentOrigin)));
   return g;
 }
 const weights = (page) => page.evaluate(() => Array.from(window.mhaExplorer.getWeights().data));
@@ -117,7 +116,9 @@ test('all-MiniLM-L6-v2 cut at 40 %: resumed with Range, the weights of an uncut 
   hub.fault((r) => r.host === 'content' && r.range === null && n++ < 1 && { cutAt: 0.4 });
   const g = await open(hf('sentence-transformers/all-MiniLM-L6-v2', hub), hub);
   assert.equal(g.ready, true, (await g.page.evaluate(() => window.mhaExplorer.getMessages())).join(' '));
-  const resumed = hub.requests.filter((r) => r.host === 'content' && r.method === 'GET' && /^bytes=[1-9]\d*-$/.test(r.range || ''));
+  const resumed = hub.requests.filter(
+    (r) => r.host === 'content' && r.method === 'GET' && /^bytes=[1-9]\d*-$/.test(r.range || ''),
+  );
   assert.equal(resumed.length, 1, 'one request from where the cut stopped');
   assert.deepEqual(await weights(g.page), want, 'the same bits');
   await g.page.close();
@@ -136,7 +137,10 @@ test('<mha-explorer model="hf:tiny/gpt2" hub="…"> in a course page', async () 
     const e = document.querySelector('mha-explorer');
     return e && e.mhaExplorer && e.mhaExplorer.getInfo && e.mhaExplorer.getInfo();
   });
-  assert.equal(await g.page.evaluate(() => document.querySelector('mha-explorer').mhaExplorer.getInfo().modelType), 'gpt2');
+  assert.equal(
+    await g.page.evaluate(() => document.querySelector('mha-explorer').mhaExplorer.getInfo().modelType),
+    'gpt2',
+  );
   assert.deepEqual(g.errors, []);
   await g.page.close();
   servers.push(course); // closed after the browser (its kept-alive connections hold server.close)

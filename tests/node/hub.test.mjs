@@ -23,7 +23,10 @@ const repos = {
   'sentence-transformers/all-MiniLM-L6-v2': { refs: { main: C1 }, commits: { [C1]: folderFiles(MINILM_DIR) } },
   'tiny/revisions': { refs: { main: C2, v1: C1 }, commits: { [C1]: caseFiles('gpt2'), [C2]: caseFiles('llama') } },
   'tiny/gated': { gated: true, commits: {} },
-  'tiny/pickle': { refs: { main: C1 }, commits: { [C1]: { 'config.json': caseFiles('gpt2')['config.json'], 'pytorch_model.bin': Buffer.from('pk') } } },
+  'tiny/pickle': {
+    refs: { main: C1 },
+    commits: { [C1]: { 'config.json': caseFiles('gpt2')['config.json'], 'pytorch_model.bin': Buffer.from('pk') } },
+  },
   'tiny/no-shard': {
     refs: { main: C1 },
     commits: {
@@ -73,7 +76,10 @@ test('the preview: family, layers × heads, dtype, parameters and bytes, one ran
   assert.ok(shards.length > 1, 'a sharded checkpoint');
   const ranged = asked.filter((r) => r.host === 'content');
   assert.equal(ranged.length, shards.length, 'one request to the content host per shard');
-  assert.ok(ranged.every((r) => r.range === 'bytes=0-65535'), 'each a Range request');
+  assert.ok(
+    ranged.every((r) => r.range === 'bytes=0-65535'),
+    'each a Range request',
+  );
   assert.ok(p.headerBytes <= 1 << 20, 'at most 1 MB of headers');
   assert.equal(p.commit, C1);
   assert.equal(p.modelType, 'llama');
@@ -139,7 +145,11 @@ test('a 503 then a 200: tried again; maxBytes refuses before any weight is fetch
   model.dispose();
   hub.clear();
   const start = contentGets().length;
-  await rejects(M.loadModel({ hub: 'tiny/gpt2', maxBytes: 1000, ...opts() }), 'above maxBytes', 'nothing was downloaded');
+  await rejects(
+    M.loadModel({ hub: 'tiny/gpt2', maxBytes: 1000, ...opts() }),
+    'above maxBytes',
+    'nothing was downloaded',
+  );
   assert.ok(
     contentGets()
       .slice(start)
@@ -160,7 +170,10 @@ test('a download cut at 40 %, once and twice in a row: resumed with Range, the s
       .slice(start)
       .filter((r) => r.range && r.range !== 'bytes=0-65535');
     assert.equal(resumed.length, cuts, `${cuts} resumed request(s)`);
-    assert.ok(resumed.every((r) => /^bytes=[1-9]\d*-$/.test(r.range)), 'each from where it stopped');
+    assert.ok(
+      resumed.every((r) => /^bytes=[1-9]\d*-$/.test(r.range)),
+      'each from where it stopped',
+    );
     requireSameBits(`cut ${cuts}×`, model, reference, ids);
     model.dispose();
     hub.clear();
@@ -184,7 +197,10 @@ test('a body shorter than its Content-Length (resumed once, refused when it alwa
   (await M.loadModel({ hub: 'tiny/gpt2', ...opts() })).dispose();
   hub.clear();
   hub.fault((r) => r.host === 'content' && r.range === null && { etag: '"changed"' });
-  await rejects(M.loadModel({ hub: 'tiny/gpt2', ...opts() }), 'changed on the Hub between its preview and its download');
+  await rejects(
+    M.loadModel({ hub: 'tiny/gpt2', ...opts() }),
+    'changed on the Hub between its preview and its download',
+  );
   hub.clear();
 });
 

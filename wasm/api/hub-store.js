@@ -139,10 +139,15 @@ async function fileBlob(p, file, io, cache, progress) {
     let counted = 0;
     const key = fileKey(p, file.path);
     try {
-      await cache.put(key, new Response(stream((n) => {
-          counted += n;
-          progress(n);
-        })));
+      await cache.put(
+        key,
+        new Response(
+          stream((n) => {
+            counted += n;
+            progress(n);
+          }),
+        ),
+      );
       const kept = await cache.match(key);
       if (kept) return kept.blob();
       io.storeError = 'the browser kept no copy in its Cache API';
@@ -232,7 +237,8 @@ export function hubApi(core) {
         files.push({ name: file.path, bytes: blob });
       }
       if (source.onProgress) source.onProgress({ loaded, total: Math.max(loaded, p.downloadBytes), file: null });
-      if (cache && p.commit && !io.storeError && !p.stored) await keep(cache, p).catch((e) => (io.storeError = messageOf(e)));
+      if (cache && p.commit && !io.storeError && !p.stored)
+        await keep(cache, p).catch((e) => (io.storeError = messageOf(e)));
     } finally {
       io.done();
     }

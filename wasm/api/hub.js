@@ -211,7 +211,8 @@ const INDEX = 'model.safetensors.index.json',
 const OPTIONAL = ['tokenizer.json', 'tokenizer_config.json'];
 
 function num(config, keys) {
-  const c = config.text_config && typeof config.text_config === 'object' ? { ...config.text_config, ...config } : config;
+  const c =
+    config.text_config && typeof config.text_config === 'object' ? { ...config.text_config, ...config } : config;
   for (const k of keys) if (Number.isSafeInteger(c[k])) return c[k];
   return null;
 }
@@ -269,7 +270,7 @@ async function sentenceFiles(at, config, io) {
   if (size === null) return [];
   const res = await hubFetch(at('modules.json'), {}, io, true);
   io.requests++;
-  let list = null;
+  let list;
   try {
     list = res && JSON.parse(await res.text());
   } catch (e) {
@@ -288,7 +289,13 @@ async function sentenceFiles(at, config, io) {
 // weights' headers (one Range request each) and HEAD requests of the other files; no weight is fetched.
 export async function previewHub(core, spec, io) {
   const { repo, revision, endpoint } = spec;
-  const where = (rev) => (path) => ({ repo, revision: rev, path, endpoint, url: resolveUrl(endpoint, repo, rev, path) });
+  const where = (rev) => (path) => ({
+    repo,
+    revision: rev,
+    path,
+    endpoint,
+    url: resolveUrl(endpoint, repo, rev, path),
+  });
   const res = await hubFetch(where(revision)('config.json'), {}, io);
   io.requests++;
   const commit = res.headers.get('x-repo-commit') || null,

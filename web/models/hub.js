@@ -21,7 +21,12 @@ export function previewRows(p) {
     ['Download', p.stored ? 'none: stored in this browser' : mb(p.downloadBytes) + ' in ' + p.files.length + ' files'],
     [
       'Memory',
-      'about ' + mb(p.memory.needed) + ' of the ' + mb(p.memory.limit) + ' this browser can give' + (p.memory.fits ? '' : ': too much'),
+      'about ' +
+        mb(p.memory.needed) +
+        ' of the ' +
+        mb(p.memory.limit) +
+        ' this browser can give' +
+        (p.memory.fits ? '' : ': too much'),
     ],
   ];
 }
@@ -132,18 +137,32 @@ async function download(hub, p) {
   const t0 = Date.now();
   const progress = ({ loaded, total }) => {
     const s = Math.max(0.001, (Date.now() - t0) / 1000);
-    ctx.progress('Downloading ' + p.repo + ': ' + mb(loaded) + ' of ' + mb(total) + ', ' + mb(loaded / s) + '/s', loaded / total);
+    ctx.progress(
+      'Downloading ' + p.repo + ': ' + mb(loaded) + ' of ' + mb(total) + ', ' + mb(loaded / s) + '/s',
+      loaded / total,
+    );
   };
   ctx.progress(p.stored ? 'Reading ' + p.repo + ' from this browser…' : 'Downloading ' + p.repo + '…', 0);
   ctx.status('Downloading the model…');
   let got;
   try {
-    got = await M.downloadHubModel({ hub: p.repo + '@' + (p.commit || p.revision), endpoint: hub.endpoint, preview: p, signal: abort.signal, onProgress: progress });
+    got = await M.downloadHubModel({
+      hub: p.repo + '@' + (p.commit || p.revision),
+      endpoint: hub.endpoint,
+      preview: p,
+      signal: abort.signal,
+      onProgress: progress,
+    });
   } catch (err) {
     if (ctx.S.loading === abort) {
       ctx.S.loading = null;
       ctx.progress(null);
-      ctx.say('load', abort.signal.aborted ? 'Loading was cancelled' + (ctx.S.model ? ': the previous model stays.' : '.') : err.message);
+      ctx.say(
+        'load',
+        abort.signal.aborted
+          ? 'Loading was cancelled' + (ctx.S.model ? ': the previous model stays.' : '.')
+          : err.message,
+      );
       ctx.status(ctx.S.model ? ctx.shown() : 'No model loaded.');
     }
     throw err;

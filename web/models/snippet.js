@@ -25,6 +25,11 @@ function whereComment(o) {
 
 // hf:owner/name@commit (web/models/hub.js) → [owner/name, commit], else null.
 const hubId = (folder) => /^hf:([^@]+)@(.+)$/.exec(String(folder || ''))?.slice(1) || null;
+// from_pretrained's path and its revision argument ('' for a folder).
+const pathOf = (folder) => {
+  const hub = hubId(folder);
+  return hub ? [hub[0], ', revision=' + py(hub[1])] : [folder, ''];
+};
 
 // o: {folder (the checkpoint's folder as from_pretrained finds it), dropped (true: the student's own folder, whose
 // path on disk the page does not know), text, layer, head, headsOff ([[layer, head]]), info (model.info: causal,
@@ -33,9 +38,7 @@ export function pythonSnippet(o) {
   const info = o.info,
     headDim = info.headDim || info.dModel / info.heads;
   const cls = !info.hasLmHead ? 'AutoModel' : info.causal ? 'AutoModelForCausalLM' : 'AutoModelForMaskedLM';
-  const where = whereComment(o),
-    hub = hubId(o.folder),
-    rev = hub ? ', revision=' + py(hub[1]) : '';
+  const [where, [path, rev]] = [whereComment(o), pathOf(o.folder)];
   const lines = [
     '# MHA Explorer, the model page: layer ' +
       o.layer +
@@ -49,13 +52,13 @@ export function pythonSnippet(o) {
     'import torch',
     'from transformers import ' + cls + ', AutoTokenizer',
     '',
-    'path = ' + py(hub ? hub[0] : o.folder) + where,
+    'path = ' + py(path) + where,
     'text = ' + py(o.text),
     'layer, head = ' + o.layer + ', ' + o.head,
     'heads_off = ' + pairs(o.headsOff || []) + '  # (layer, head) switched off on the page',
     '',
     'tokenizer = AutoTokenizer.from_pretrained(path' + rev + ')',
-    'model = ' + cls + '.from_pretrained(path' + rev + ', attn_implementation="eager", torch_dtype=torch.float32).eval()',
+    `model = ${cls}.from_pretrained(path${rev}, attn_implementation="eager", torch_dtype=torch.float32).eval()`,
     'ids = tokenizer(text, return_tensors="pt")["input_ids"]  # the ids alone, as the page runs them',
     'with torch.no_grad():',
     '    out = model(input_ids=ids, output_attentions=True)',
