@@ -145,3 +145,29 @@ test('<mha-explorer model="hf:tiny/gpt2" hub="…"> in a course page', async () 
   await g.page.close();
   servers.push(course); // closed after the browser (its kept-alive connections hold server.close)
 });
+
+test('no CORS on the content host, and a model above the memory: said before any weight is fetched', async () => {
+  const hub = await newHub();
+  hub.fault((r) => r.host === 'content' && { noCors: true });
+  const g = await open(hf('tiny/gpt2', hub), hub);
+  assert.equal(g.ready, false);
+  const said = (await g.page.evaluate(() => window.mhaExplorer.getMessages())).join(' ');
+  assert.match(said, /model\.safetensors of tiny\/gpt2 could not be fetched .*Access-Control-Allow-Origin/);
+  await g.page.close();
+  hub.clear();
+  const small = await guardedPage(site.browser.context, () => true);
+  await small.page.addInitScript(() => Object.defineProperty(navigator, 'deviceMemory', { get: () => 0.0001 }));
+  const before = hub.requests.length;
+  await small.page.goto(site.srv.origin + '/models.html?' + hf('tiny/gpt2', hub));
+  await small.page.waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready);
+  assert.equal(await small.page.evaluate(() => window.mhaExplorer.ready), false);
+  const msg = (await small.page.evaluate(() => window.mhaExplorer.getMessages())).join(' ');
+  assert.match(msg, /needs more memory than this browser can give the page: nothing was downloaded/);
+  const fetched = hub.requests.slice(before).filter((r) => r.host === 'content' && r.method === 'GET');
+  assert.ok(
+    fetched.every((r) => r.range === 'bytes=0-65535'),
+    'only the header',
+  );
+  assert.match(await small.page.textContent('[data-part="hub-preview"] dl'), /too much/);
+  await small.page.close();
+});
