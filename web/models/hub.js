@@ -53,7 +53,7 @@ function markup(ctx) {
   label.append(input);
   box.append(label, ' ', go);
   const panel = el('div', { class: 'mp-hub-preview', 'data-part': 'hub-preview', hidden: '' });
-  const facts = el('dl', { class: 'mp-hub-facts' });
+  const facts = el('dl', { class: 'mp-info mp-hub-facts' });
   const note = el('p', { class: 'note' });
   const download = el('button', { type: 'button', class: 'btn small' }, 'Download');
   panel.append(facts, note, download);
