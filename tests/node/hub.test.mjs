@@ -229,3 +229,17 @@ test('the store: a second visit with no request, the same bits; listed, deleted;
   assert.match(model.hub.storeError, /refused to store/);
   model.dispose();
 });
+
+test('Cancel during the download: rejects with the signal’s reason at once, nothing stored', async () => {
+  const store = new MemoryCaches();
+  const abort = new AbortController();
+  const loading = M.loadModel({
+    hub: 'sentence-transformers/all-MiniLM-L6-v2',
+    ...opts({ store }),
+    signal: abort.signal,
+    onProgress: (p) => p.phase === 'download' && p.loaded > 4e6 && abort.abort(new Error('cancelled by the test')),
+  });
+  await assert.rejects(loading, /cancelled by the test/);
+  assert.deepEqual(await M.storedHubModels({ store }), [], 'no model listed');
+  assert.equal(await M.deleteStoredHubModel(undefined, { store }), true, 'the whole cache deleted');
+});

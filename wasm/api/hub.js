@@ -298,7 +298,8 @@ export async function previewHub(core, spec, io) {
   });
   const res = await hubFetch(where(revision)('config.json'), {}, io);
   io.requests++;
-  const commit = res.headers.get('x-repo-commit') || null,
+  // X-Repo-Commit, else the commit in the address a redirect led to (the Hub's /api/resolve-cache/…/{commit}/…)
+  const commit = res.headers.get('x-repo-commit') || (/\/([0-9a-f]{40})\//.exec(res.url || '') || [])[1] || null,
     text = await res.text();
   const at = where(commit || revision);
   let config;
