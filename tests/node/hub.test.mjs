@@ -5,8 +5,12 @@
 // a cut download resumes; the store (a CacheStorage) serves a second visit with no request.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import { BUILDS, load, modelCases, MODELS_DIR, rejects, weightFiles } from './fixtures/reference.mjs';
 import { readOracle, requireWithin } from './fixtures/oracle.mjs';
 import { startHub, folderFiles } from './fixtures/hub-server.mjs';
@@ -242,4 +246,56 @@ test('Cancel during the download: rejects with the signal’s reason at once, no
   await assert.rejects(loading, /cancelled by the test/);
   assert.deepEqual(await M.storedHubModels({ store }), [], 'no model listed');
   assert.equal(await M.deleteStoredHubModel(undefined, { store }), true, 'the whole cache deleted');
+});
+
+// The models' venv's python (huggingface_hub 1.33).
+const modelsPython = () =>
+  process.env.MHA_MODELS_PYTHON ||
+  execFileSync('bash', [fileURLToPath(new URL('../../scripts/venv-models', import.meta.url))], {
+    encoding: 'utf8',
+  }).trim();
+const HF_CHECK = `
+import json, os, sys
+import huggingface_hub as h
+from mha_explorer import _hub_cache
+out = {"files": {f: os.path.getsize(h.hf_hub_download("tiny/gpt2", f)) for f in sys.argv[1:]}, "errors": []}
+for repo, f, rev in [("tiny/gpt2", "nope.json", "main"), ("tiny/gpt2", "config.json", "nope"), ("tiny/nothing", "config.json", "main"), ("tiny/gated", "config.json", "main")]:
+    try:
+        h.hf_hub_download(repo, f, revision=rev)
+    except Exception as e:
+        out["errors"].append(type(e).__name__)
+folder, repo, commit = _hub_cache.snapshot_folder("tiny/gpt2")
+out["snapshot"] = [str(folder), commit, sorted(os.listdir(folder))]
+print(json.dumps(out))
+`;
+
+test('huggingface_hub reads the local Hub as the Hub: its downloads, its errors, its cache as mx reads it', async () => {
+  const names = ['config.json', 'model.safetensors', 'tokenizer.json'];
+  const local = await startHub(repos, { contentHost: 'localhost' }); // another host name than the Hub's (below)
+  const home = mkdtempSync(join(tmpdir(), 'mha-hf-home-'));
+  try {
+    const env = { ...process.env, HF_ENDPOINT: local.endpoint, HF_HOME: home, HF_HUB_DISABLE_XET: '1' };
+    env.PYTHONPATH = fileURLToPath(new URL('../../python', import.meta.url));
+    delete env.HF_HUB_CACHE;
+    delete env.HF_HUB_OFFLINE;
+    const { stdout } = await promisify(execFile)(modelsPython(), ['-c', HF_CHECK, ...names], { env });
+    const got = JSON.parse(stdout);
+    for (const n of names)
+      assert.equal(got.files[n], readFileSync(join(MODELS_DIR, 'gpt2', n)).length, `${n}: huggingface_hub's download`);
+    assert.deepEqual(got.errors, [
+      'RemoteEntryNotFoundError',
+      'RevisionNotFoundError',
+      'RepositoryNotFoundError',
+      'GatedRepoError',
+    ]);
+    const [folder, commit, files] = got.snapshot;
+    assert.equal(folder, join(home, 'hub', 'models--tiny--gpt2', 'snapshots', C1));
+    assert.equal(commit, C1);
+    assert.deepEqual(files, names.slice().sort());
+    const redirected = local.requests.filter((r) => r.host === 'content').map((r) => r.method);
+    assert.ok(redirected.includes('GET'), "model.safetensors from the content host, after the Hub's 302");
+  } finally {
+    local.close();
+    rmSync(home, { recursive: true, force: true });
+  }
 });
