@@ -275,10 +275,12 @@ test('huggingface_hub reads the local Hub as the Hub: its downloads, its errors,
   const home = mkdtempSync(join(tmpdir(), 'mha-hf-home-'));
   try {
     const env = { ...process.env, HF_ENDPOINT: local.endpoint, HF_HOME: home, HF_HUB_DISABLE_XET: '1' };
+    Object.assign(env, { HF_HUB_ETAG_TIMEOUT: '120', HF_HUB_DOWNLOAD_TIMEOUT: '120' }); // a busy machine's answers
     env.PYTHONPATH = fileURLToPath(new URL('../../python', import.meta.url));
     delete env.HF_HUB_CACHE;
     delete env.HF_HUB_OFFLINE;
-    const { stdout } = await promisify(execFile)(modelsPython(), ['-c', HF_CHECK, ...names], { env });
+    const run = promisify(execFile)(modelsPython(), ['-c', HF_CHECK, ...names], { env });
+    const { stdout } = await run.catch((e) => assert.fail(`huggingface_hub failed: ${e.stderr || e.message}`));
     const got = JSON.parse(stdout);
     for (const n of names)
       assert.equal(got.files[n], readFileSync(join(MODELS_DIR, 'gpt2', n)).length, `${n}: huggingface_hub's download`);

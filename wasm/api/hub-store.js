@@ -126,7 +126,7 @@ async function fileBlob(p, file, io, cache, progress) {
         try {
           const { done, value } = await it.next();
           if (done) c.close();
-          else c.enqueue(value.slice());
+          else c.enqueue(value); // the body's own chunk: no copy
         } catch (e) {
           failed = e;
           throw e;
