@@ -168,6 +168,103 @@ declare namespace createMhaModule {
     stallTimeout?: number;
   }
 
+  /**
+   * A Hugging Face Hub model by its id (docs/hub.md): `{hub: 'owner/name'}` (or 'hf:owner/name@revision'), its files
+   * fetched from `{endpoint}/{repo}/resolve/{revision}/{file}` as huggingface_hub fetches them.
+   */
+  interface HubSource {
+    /** 'owner/name', 'owner/name@revision' or 'hf:owner/name@revision'. */
+    hub: string;
+    /** A branch, tag or commit (default 'main'); the id's @revision is the same setting. */
+    revision?: string;
+    /** The Hub's address, as HF_ENDPOINT is for huggingface_hub (a mirror, a proxy, a local server). Default https://huggingface.co. */
+    endpoint?: string | URL;
+    /** Aborting stops the preview or the download at once. */
+    signal?: AbortSignal;
+    /** Where the files are kept for the next visit: a CacheStorage (default: the browser's `caches`, none in Node), or false for none. */
+    store?: CacheStorage | false;
+    /** Ask the Hub even when a stored copy of the revision exists. */
+    refresh?: boolean;
+    /** Milliseconds a download may give no bytes before it is resumed (default 20000). */
+    stallTimeout?: number;
+  }
+
+  /** One file a Hub model is loaded from. */
+  interface HubFile {
+    /** Its path in the repository (1_Pooling/config.json for a sentence-transformers model's pooling). */
+    path: string;
+    /** Bytes: exact for the weights (their Content-Range), from a HEAD request for the others. */
+    size: number;
+    kind: 'config' | 'tokenizer' | 'sentence' | 'index' | 'weights';
+    /** The weights' ETag (X-Linked-Etag), checked again when they download. */
+    etag?: string | null;
+  }
+
+  /** What a Hub model is and needs, read before any weight downloads (config.json and one Range request per weight file). */
+  interface HubPreview {
+    /** 'owner/name@commit'. */
+    id: string;
+    repo: string;
+    revision: string;
+    /** The commit the revision resolved to (X-Repo-Commit); null where the Hub did not say. */
+    commit: string | null;
+    endpoint: string;
+    modelType: string | null;
+    layers: number | null;
+    heads: number | null;
+    /** Why the core cannot compute this config.json, or null. */
+    unsupported: string | null;
+    files: HubFile[];
+    downloadBytes: number;
+    params: number;
+    /** Parameters by safetensors dtype ('F32', 'F16', 'BF16', …), and the commonest. */
+    dtypes: Record<string, number>;
+    dtype: string | null;
+    /** The weights' bytes against the memory this JavaScript can give the core (wasm32's 4 GB, less where the browser says). */
+    memory: { needed: number; limit: number; fits: boolean };
+    /** The requests and header bytes the preview took (0 when stored). */
+    requests: number;
+    headerBytes: number;
+    /** Every file is in the store: loading asks nothing of the network. */
+    stored: boolean;
+  }
+
+  interface HubLoadOptions extends HubSource {
+    /** Download progress (phase 'download'), then loadModel's (phase 'load'). */
+    onProgress?: (progress: {
+      loaded: number;
+      total: number;
+      file: string | null;
+      phase?: 'download' | 'load';
+    }) => void;
+    /** A preview already made (previewHubModel's), not asked again. */
+    preview?: HubPreview;
+    /** Refuse (before any weight is fetched) a download above this many bytes. */
+    maxBytes?: number;
+  }
+
+  interface HubDownload {
+    preview: HubPreview;
+    /** Every file the preview lists, by its path in the repository. */
+    files: { name: string; bytes: Blob }[];
+    /** Whether the files are in the store for the next visit. */
+    stored: boolean;
+    /** Why they are not (a full quota, no Cache API), or null. */
+    storeError: string | null;
+  }
+
+  interface StoredHubModel {
+    /** 'owner/name@commit'. */
+    id: string;
+    repo: string;
+    commit: string;
+    revision: string;
+    endpoint: string;
+    files: number;
+    bytes: number;
+    storedAt: string;
+  }
+
   /** A loaded checkpoint's sizes, as its config.json gives them. */
   interface ModelInfo {
     /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Qwen2). */
@@ -230,6 +327,18 @@ declare namespace createMhaModule {
     readonly info: Readonly<ModelInfo>;
     /** What of the files the model does not use, in words (tensors of layers past config.json's count); empty when all is used. */
     readonly warnings: readonly string[];
+    /** Where a model loaded by its Hub id came from (loadModel({hub})); undefined for files. */
+    readonly hub?: Readonly<{
+      repo: string;
+      revision: string;
+      commit: string | null;
+      endpoint: string;
+      /** Loaded from the store, nothing downloaded. */
+      fromStore: boolean;
+      /** Kept in the store for the next visit. */
+      stored: boolean;
+      storeError: string | null;
+    }>;
     /** Needs tokenizer.json among loadModel's files. */
     tokenize(text: string): Tokens;
     /** ids: 1 to `info.maxPositions` token ids, each below `info.vocab`. */
@@ -583,6 +692,19 @@ declare namespace createMhaModule {
      * the core's memory (F16 and BF16 stay half); a missing or damaged file rejects with a message naming it.
      */
     loadModel(files: Iterable<CheckpointFile> | ArrayLike<CheckpointFile>, options?: LoadModelOptions): Promise<Model>;
+    /** A Hub model by its id: its files from the store or the Hub (resumed when a connection drops, kept for the next visit), then loaded. */
+    loadModel(source: HubLoadOptions, options?: Omit<HubLoadOptions, 'hub'>): Promise<Model>;
+    /** What a Hub model is and needs before it downloads: config.json, each weight file's header (one Range request each), the sizes. */
+    previewHubModel(source: HubSource): Promise<HubPreview>;
+    /** A Hub model's files as Blobs (from the store, or downloaded and stored), refused before any weight when it cannot load. */
+    downloadHubModel(source: HubLoadOptions): Promise<HubDownload>;
+    /** The Hub models kept in this browser's store (the Cache API's 'mha-explorer-hub'). */
+    storedHubModels(options?: { store?: CacheStorage | false }): Promise<StoredHubModel[]>;
+    /** Deletes a stored model ('owner/name@commit'; endpoint: that Hub's copy only), or every one (no id). → whether anything was deleted. */
+    deleteStoredHubModel(
+      id?: string,
+      options?: { store?: CacheStorage | false; endpoint?: string | URL },
+    ): Promise<boolean>;
     /** The training tasks. */
     readonly tasks: readonly Task[];
     /** The core's task table, in the order of `tasks`. */

@@ -21,6 +21,7 @@ import tempfile
 import weakref
 from pathlib import Path
 
+from . import _hub_cache
 from ._errors import student_errors
 from ._html import HOST, static_file
 from ._widget import anywidget_modules, with_html
@@ -161,6 +162,11 @@ def checkpoint(model, tokenizer):
             own = Path(source).expanduser() if source and Path(source).expanduser().is_dir() else None
             files = _folder_files(folder) + _tokenizer_files(own if tokenizer is None else None, tokenizer, scratch)
             return str(folder), files, temp
+        if isinstance(model, str) and not Path(model).expanduser().is_dir() and _hub_cache.looks_like_id(model):
+            folder, repo, commit = _hub_cache.snapshot_folder(model)  # huggingface_hub's cache, offline
+            files = _folder_files(folder)
+            files += _tokenizer_files(folder if tokenizer is None else None, tokenizer, scratch)
+            return "hf:%s@%s" % (repo, commit), files, temp
         if isinstance(model, (str, Path)) or hasattr(model, "__fspath__"):
             folder = Path(model).expanduser()
             files = _folder_files(folder)
@@ -331,7 +337,9 @@ def explore_model(model, text=None, tokenizer=None, *, layer=0, head=0, theme=No
     and the model's prediction with heads switched off, computed in the cell by the WebAssembly core.
 
     model: a checkpoint folder (config.json, tokenizer.json and model.safetensors or its sharded index, as
-    save_pretrained writes it) or a transformers model (written with save_pretrained into a temporary folder).
+    save_pretrained writes it), a Hub model id ("owner/name" or "owner/name@revision", read offline from
+    huggingface_hub's cache: HF_HUB_CACHE; the message says how to download it when it is not there) or a
+    transformers model (written with save_pretrained into a temporary folder).
     text: the text (by default lesson 004's sentence); mx.explore_model(model, tokenizer, text) as mx.show takes it.
     tokenizer: the model's tokenizer, when the folder (or the model's own folder) has no tokenizer.json.
     layer, head: the head selected first; theme: "light", "dark" or "auto" (default: the notebook's).

@@ -4,6 +4,7 @@ import { fail, describe, isCount, checkCount, checkConfig, unwrap } from './chec
 import { checkFiles } from './files.js';
 import { htmlMessage, openCursor, readingState, readText, STALL_TIMEOUT } from './cursor.js';
 import { loadTokenizer } from './tokenizer.js';
+import { hubApi, HUB_OPTIONS } from './hub-store.js';
 
 const WEIGHTS = 'model.safetensors',
   INDEX = 'model.safetensors.index.json';
@@ -112,6 +113,7 @@ function checkForwardOptions(options, info, T) {
 }
 
 export function modelsApi({ core, own, release, withBytes }) {
+  const hub = hubApi(core);
   // Each weight file's header (its first 8 bytes, then 8 + N) into the loader. Only the first file's cursor stays
   // open for the weights (a browser opens few connections per host: every shard's download at once could stall).
   async function addHeaders(loading, files, io) {
@@ -165,6 +167,7 @@ export function modelsApi({ core, own, release, withBytes }) {
   // A checkpoint's files → a Model: config.json, then model.safetensors (or the index and its shards), each
   // read once in order straight into wasm memory; optional tokenizer.json (+ tokenizer_config.json).
   async function loadModel(files, options = {}) {
+    if (files !== null && typeof files === 'object' && 'hub' in files) return loadFromHub(files, options);
     const { onProgress, signal, stallTimeout } = checkLoadOptions(options === undefined ? {} : options);
     const byName = checkFiles(files);
     const io = readingState(signal, stallTimeout);
@@ -196,6 +199,29 @@ export function modelsApi({ core, own, release, withBytes }) {
       if (loading) loading.delete();
       if (handle) handle.delete();
     }
+  }
+
+  // {hub: 'owner/name', revision, endpoint, ...} (hub-store.js): its files from the store or the Hub, then loaded;
+  // onProgress's reports say their phase ('download', then 'load'). model.hub: where it came from.
+  async function loadFromHub(source, options) {
+    const merged = { ...source, ...(options === undefined ? {} : options) };
+    checkConfig(merged, 'loadModel({hub}) options', HUB_OPTIONS);
+    const { onProgress, signal, stallTimeout } = merged;
+    const say = (phase) => onProgress && ((p) => onProgress({ ...p, phase }));
+    const got = await hub.downloadHubModel({ ...merged, onProgress: say('download') });
+    const top = got.files.filter((f) => !f.name.includes('/')); // 1_Pooling/config.json is the page's, not the core's
+    const model = await loadModel(top, { onProgress: say('load'), signal, stallTimeout });
+    const p = got.preview;
+    model.hub = Object.freeze({
+      repo: p.repo,
+      revision: p.revision,
+      commit: p.commit,
+      endpoint: p.endpoint,
+      fromStore: p.stored,
+      stored: got.stored,
+      storeError: got.storeError,
+    });
+    return model;
   }
 
   // A loaded checkpoint: info, warnings (what of the files it does not use), tokenize, forward, dispose (its memory,
@@ -235,5 +261,5 @@ export function modelsApi({ core, own, release, withBytes }) {
     }
   }
 
-  return { loadModel, Model };
+  return { loadModel, Model, ...hub };
 }

@@ -15,6 +15,7 @@ import { FILES } from '../compute/source.js';
 import { asRegion, withoutLandmarks } from '../chrome/landmarks.js';
 import { createContext, readIndex } from './context.js';
 import { createLoading } from './loading.js';
+import { mountHub } from './hub.js';
 import { createApi } from './api.js';
 import { filesFromDrop, folderOf } from './files.js';
 import { ROLES } from './roles.js';
@@ -54,6 +55,7 @@ export function createModelPage(root, { query = '', base = '', dropTarget = null
     toggle: (l, h) => setHeadsOff(ctx, toggleHead(S.headsOff, l, h)),
   });
   const loading = createLoading(ctx, base);
+  ctx.hub = mountHub(ctx, loading, params); // hf: ids (hub.js): the id box, model=hf:…
   // ready: a promise of whether a model and its text are shown, once the latest load or change has settled
   ctx.ready = loading.core
     .then(() => (params.get('model') && !life.signal.aborted ? loading.loadFromURL(params.get('model')) : null))

@@ -17,10 +17,19 @@ const pairs = (heads) => '[' + heads.map(([l, h]) => '(' + l + ', ' + h + ')').j
 // The comment beside `path = …`: a dropped folder's path is unknown to the page; an absolute one (mx.explore_model)
 // is where it is; a relative one (model=) is relative to the page.
 function whereComment(o) {
+  if (hubId(o.folder)) return '  # the Hub model the page loaded, at the commit it loaded (revision=)';
   if (o.dropped) return '  # the folder you dropped on the page: write its path on your disk here';
   if (/^(\/|[A-Za-z]:[\\/])/.test(String(o.folder))) return '  # the folder the page loaded';
   return '  # the folder the page loaded (relative to the page: run this next to it)';
 }
+
+// hf:owner/name@commit (web/models/hub.js) → [owner/name, commit], else null.
+const hubId = (folder) => /^hf:([^@]+)@(.+)$/.exec(String(folder || ''))?.slice(1) || null;
+// from_pretrained's path and its revision argument ('' for a folder).
+const pathOf = (folder) => {
+  const hub = hubId(folder);
+  return hub ? [hub[0], ', revision=' + py(hub[1])] : [folder, ''];
+};
 
 // o: {folder (the checkpoint's folder as from_pretrained finds it), dropped (true: the student's own folder, whose
 // path on disk the page does not know), text, layer, head, headsOff ([[layer, head]]), info (model.info: causal,
@@ -29,7 +38,7 @@ export function pythonSnippet(o) {
   const info = o.info,
     headDim = info.headDim || info.dModel / info.heads;
   const cls = !info.hasLmHead ? 'AutoModel' : info.causal ? 'AutoModelForCausalLM' : 'AutoModelForMaskedLM';
-  const where = whereComment(o);
+  const [where, [path, rev]] = [whereComment(o), pathOf(o.folder)];
   const lines = [
     '# MHA Explorer, the model page: layer ' +
       o.layer +
@@ -43,13 +52,13 @@ export function pythonSnippet(o) {
     'import torch',
     'from transformers import ' + cls + ', AutoTokenizer',
     '',
-    'path = ' + py(o.folder) + where,
+    'path = ' + py(path) + where,
     'text = ' + py(o.text),
     'layer, head = ' + o.layer + ', ' + o.head,
     'heads_off = ' + pairs(o.headsOff || []) + '  # (layer, head) switched off on the page',
     '',
-    'tokenizer = AutoTokenizer.from_pretrained(path)',
-    'model = ' + cls + '.from_pretrained(path, attn_implementation="eager", torch_dtype=torch.float32).eval()',
+    'tokenizer = AutoTokenizer.from_pretrained(path' + rev + ')',
+    `model = ${cls}.from_pretrained(path${rev}, attn_implementation="eager", torch_dtype=torch.float32).eval()`,
     'ids = tokenizer(text, return_tensors="pt")["input_ids"]  # the ids alone, as the page runs them',
     'with torch.no_grad():',
     '    out = model(input_ids=ids, output_attentions=True)',
