@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
-import { ARTIFACTS, DIST, guardedPage, launch } from './helpers.mjs';
+import { ARTIFACTS, DIST, axeViolations, guardedPage, launch } from './helpers.mjs';
 import { checkpoints, python, readOracle } from './models-oracle.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -170,5 +170,6 @@ async function checkChoice(page, ours, full, name) {
     .locator('#grid-title')
     .locator('xpath=ancestor::section')
     .screenshot({ path: join(ARTIFACTS, 'models-ablated-difference-' + name + '.png') });
+  assert.deepEqual(await axeViolations(page), [], 'axe-core: the choice and the difference view');
   await page.check('input[name=attn-mode][value=ablated]');
 }

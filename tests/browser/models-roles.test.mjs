@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { serve } from '../../scripts/serve.mjs';
-import { ARTIFACTS, DIST, guardedPage, launch } from './helpers.mjs';
+import { ARTIFACTS, DIST, axeViolations, guardedPage, launch } from './helpers.mjs';
 import { checkpoints } from './models-oracle.mjs';
 import { ROLE_MIN } from '../../web/models/roles.js';
 
@@ -87,6 +87,7 @@ test('MiniLM: ranked by induction, the cards show the repeated sequence; no head
     .locator('xpath=ancestor::section')
     .screenshot({ path: join(ARTIFACTS, 'models-roles-induction.png') });
 
+  assert.deepEqual(await axeViolations(page), [], 'axe-core: the role’s data above the grid');
   // back to the text's heatmaps, and again the sequence's
   await page.click('.mp-role-data button');
   assert.match(await page.textContent('.mp-role-data .note'), /the cards show the text’s heatmaps\.$/);
