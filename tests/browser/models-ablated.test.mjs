@@ -171,5 +171,31 @@ async function checkChoice(page, ours, full, name) {
     .locator('xpath=ancestor::section')
     .screenshot({ path: join(ARTIFACTS, 'models-ablated-difference-' + name + '.png') });
   assert.deepEqual(await axeViolations(page), [], 'axe-core: the choice and the difference view');
+  // on a phone (320 px) the choice wraps inside its box, and the legend inside its panel
+  await page.setViewportSize({ width: 320, height: 800 });
+  const fits = await page.evaluate(
+    () =>
+      new Promise((done) =>
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() => {
+            const box = document.querySelector('.mp-attn-mode').getBoundingClientRect(),
+              panel = document.querySelector('#legend').closest('section').getBoundingClientRect();
+            const inside = (e, r) => e.left >= r.left - 0.5 && e.right <= r.right + 0.5;
+            done({
+              choice: [...document.querySelectorAll('.mp-attn-mode label')].every((l) =>
+                inside(l.getBoundingClientRect(), box),
+              ),
+              legend: inside(document.querySelector('#legend').getBoundingClientRect(), panel),
+            });
+          }),
+        ),
+      ),
+  );
+  assert.deepEqual(fits, { choice: true, legend: true });
+  await page
+    .locator('#grid-title')
+    .locator('xpath=ancestor::section')
+    .screenshot({ path: join(ARTIFACTS, 'models-ablated-difference-320-' + name + '.png') });
+  await page.setViewportSize({ width: 1280, height: 900 });
   await page.check('input[name=attn-mode][value=ablated]');
 }
