@@ -132,6 +132,17 @@ for (const [name, whole] of [
         .locator('#grid-title')
         .locator('xpath=ancestor::section')
         .screenshot({ path: join(ARTIFACTS, 'models-ablated-' + name + '.png') });
+      // a new text with the heads still off: its ablated attentions once ready settles (the forward after the frame)
+      assert.equal(await page.evaluate((t) => window.mhaExplorer.set({ text: t + ' And then?' }), meta.text), true);
+      assert.ok(
+        await page.evaluate((off) => {
+          const m = window.mhaExplorer,
+            w = m.getWeights({ ablated: true }),
+            a = m.getModel().forward(m.getIds(), { headsOff: off, logitsAt: [] }).attentions;
+          return w.shape[3] === m.getIds().length && w.data.every((v, i) => v === a.data[i]);
+        }, off),
+        'a new text: the ablated attentions are its own',
+      );
       await page.evaluate(() => window.mhaExplorer.ablate([]));
       assert.equal(await page.isVisible('.mp-attn-mode'), false, 'all heads on: the choice goes');
       assert.deepEqual(g.errors, []);
