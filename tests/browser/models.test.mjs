@@ -346,7 +346,16 @@ test('the text box retokenizes as the student types; role scores, where a token 
   const T = (await page.evaluate(() => window.mhaExplorer.getTokens())).length;
   assert.deepEqual((await page.evaluate(() => window.mhaExplorer.getWeights().shape)).slice(3), [T, T]);
   const roles = await page.evaluate(() => window.mhaExplorer.getRoles());
-  assert.deepEqual(Object.keys(roles).sort(), ['current', 'duplicate', 'first', 'induction', 'previous']);
+  assert.deepEqual(Object.keys(roles).sort(), [
+    'current',
+    'duplicate',
+    'first',
+    'induction',
+    'last',
+    'next',
+    'previous',
+    'punctuation',
+  ]);
   for (const v of Object.values(roles)) for (const x of v) assert.ok(x >= 0 && x <= 1);
   // sorting and filtering the grid by a role
   await page.selectOption('#role', 'previous');

@@ -20,6 +20,8 @@ import {
   repeatedSequence,
   specialFrame,
   rankHeads,
+  isPunctuation,
+  ROLE_MIN,
 } from '../../web/models/roles.js';
 import { lookFrom, headsToward } from '../../web/models/lookup.js';
 import {
@@ -162,8 +164,12 @@ for (const c of CASES) {
     const attn = f32(ref.attentions),
       repAttn = f32(ref.repeat_attentions),
       H = attn.shape[2];
-    const text = textRoleScores(attn),
+    const text = textRoleScores(attn, ref.tokens),
       repeat = repeatRoleScores(repAttn, rep);
+    assert.ok(
+      ref.tokens.some(isPunctuation),
+      c.name + ': the text has punctuation tokens (the punctuation score is not 0 by absence)',
+    );
     for (const r of ROLES)
       assertScores((r.on === 'text' ? text : repeat)[r.name], ref.scores[r.name], c.name + ' ' + r.name);
     // sorting the grid by a role: by score, then layer, head
@@ -287,8 +293,23 @@ for (const c of CASES) {
 }
 
 test('role descriptions: one sentence per role, names unique', () => {
-  assert.deepEqual(ROLE_NAMES, ['previous', 'first', 'current', 'duplicate', 'induction']);
+  assert.deepEqual(ROLE_NAMES, [
+    'previous',
+    'first',
+    'current',
+    'next',
+    'last',
+    'punctuation',
+    'duplicate',
+    'induction',
+  ]);
   for (const r of ROLES) assert.match(r.how, /^[A-Z][^]*\.$/);
+  assert.ok(ROLE_MIN > 0 && ROLE_MIN <= 1);
+});
+
+test('isPunctuation: tokens of punctuation marks only, with or without a word mark', () => {
+  for (const t of ['.', ',', 'Ġ,', '▁.', '##.', '?!', '«', '—', '"']) assert.equal(isPunctuation(t), true, t);
+  for (const t of ['a', 'Ġa', '##s', 'a.', '', 'Ġ', '1', '+', '$']) assert.equal(isPunctuation(t), false, t);
 });
 
 test('repeatedSequence: deterministic by seed, cut to the positions, refused when nothing fits', () => {

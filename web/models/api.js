@@ -28,8 +28,11 @@ function topOf(ctx) {
 function readers(ctx) {
   const S = ctx.S;
   return {
-    getWeights: () =>
-      S.out ? { shape: S.out.attentions.shape.slice(), data: new Float32Array(S.out.attentions.data) } : null,
+    // {ablated: true}: the attentions with the heads off (the full model's when none is off)
+    getWeights: (o) => {
+      const a = S.out && (o && o.ablated && S.headsOff.length ? S.offOut : S.out.attentions);
+      return a ? { shape: a.shape.slice(), data: new Float32Array(a.data) } : null;
+    },
     getTokens: () => (S.enc ? S.enc.tokens.slice() : []), // as the tokenizer gives them (Ġ, ##)
     getTokenTexts: () => (S.enc ? S.enc.texts.slice() : []), // as the page shows them (decoded, ␣ ↵ · marked)
     getText: () => S.text, // the text asked for (its tokens are getTokens() once ready settles)

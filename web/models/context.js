@@ -39,6 +39,8 @@ export function createContext(root, params) {
     full: [],
     ablated: [],
     headsOff: [],
+    offOut: null, // the attentions with the heads off (forward.js), shown as attnMode says (ablated-view.js)
+    attnMode: 'ablated',
     repeat: null,
     scores: null, // top 5s, heads off, the repeated sequence, role scores
     sel: { layer: startIndex(params, 'layer', said), head: startIndex(params, 'head', said) },
@@ -55,7 +57,15 @@ export function createContext(root, params) {
     follow: null, // {text, id}: the token the predictions follow (id -1: not one token)
     embed: null, // embedding.js's: the texts' embeddings with and without the heads off
   };
-  const messages = { core: '', load: '', select: said.join(' '), repeat: '', text: '', sentence: '' };
+  const messages = {
+    core: '',
+    load: '',
+    unused: '', // the loaded model's warnings: what of its files it does not use
+    select: said.join(' '),
+    repeat: '',
+    text: '',
+    sentence: '',
+  };
   const ctx = {
     root,
     $,

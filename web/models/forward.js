@@ -3,7 +3,7 @@
 // one with heads switched off (the top 5 without them). ctx: context.js's.
 import { textRoleScores, repeatRoleScores, repeatedSequence, specialFrame } from './roles.js';
 import { predictionPosition, topTokens, normalizeHeads } from './ablate.js';
-import { drawAll, drawGrid, drawPredictions, drawSide } from './panels.js';
+import { drawAll, drawGrid, drawPredictions, drawSide, drawLook, drawView } from './panels.js';
 import { computeEmbeddings, drawEmbedding } from './embedding.js';
 
 const REPEAT = { length: 25, seed: 0 }; // the repeated random sequence of the duplicate and induction scores
@@ -53,9 +53,10 @@ export function render(ctx) {
     S.query = defaultQuery(enc.tokens);
     S.key = -1;
   }
-  S.scores = Object.assign(textRoleScores(out.attentions), S.repeat ? S.repeat.scores : {});
+  S.scores = Object.assign(textRoleScores(out.attentions, enc.tokens), S.repeat ? S.repeat.scores : {});
   S.full = S.fullLogits ? topTokens(S.fullLogits, 5) : [];
   S.ablated = [];
+  S.offOut = null; // the attentions with the heads off: predictLater's forward
   ctx.$('text-note').textContent =
     enc.ids.length +
     ' tokens' +
@@ -64,7 +65,7 @@ export function render(ctx) {
   computeEmbeddings(ctx);
   drawAll(ctx);
   if (ctx.analysis) ctx.analysis.update();
-  ctx.ablation = S.headsOff.length && S.fullLogits ? predictLater(ctx) : null;
+  ctx.ablation = S.headsOff.length ? predictLater(ctx) : null;
   return true;
 }
 
@@ -76,7 +77,8 @@ function encode(S) {
   return S.model.tokenize(S.text);
 }
 
-// The top 5 without the heads off after the text's frame is painted (its own forward): the grid comes first.
+// The forward without the heads off after the text's frame is painted: the grid comes first (the full model's
+// attention until then), then its attention and the top 5 without them.
 // → a promise resolved once they are shown, or a later render took over (ctx.ablation: what api.set's ready and a
 // keystroke's wait for).
 function predictLater(ctx) {
@@ -87,6 +89,7 @@ function predictLater(ctx) {
       if (turn === ctx.ablationTurn && ctx.S.model && ctx.S.enc) {
         predictAblated(ctx);
         drawPredictions(ctx);
+        drawAttention(ctx);
       }
       resolve();
     };
@@ -107,15 +110,19 @@ function defaultQuery(tokens) {
   const it = tokens.findIndex((t) => /^(Ġ|▁|##)?it$/i.test(t));
   return it >= 0 ? it : tokens.length - 1;
 }
+// The forward with S.headsOff: its attentions (S.offOut: every layer above the lowest head off changes) and, for a
+// model with a head, its logits and top 5.
 function predictAblated(ctx) {
   const S = ctx.S;
   S.ablated = [];
   S.ablatedLogits = null;
-  if (!S.fullLogits || !S.headsOff.length) return;
+  S.offOut = null;
+  if (!S.headsOff.length) return;
   try {
-    // Only the logits: without attentions the core resumes from its cache of the text's forward, at the
-    // lowest layer with a head off (docs/model-page.md#speed).
-    const out = S.model.forward(S.enc.ids, { headsOff: S.headsOff, logitsAt: [S.pos], attentions: false });
+    const at = S.fullLogits ? [S.pos] : [],
+      out = S.model.forward(S.enc.ids, { headsOff: S.headsOff, logitsAt: at });
+    S.offOut = out.attentions;
+    if (!S.fullLogits) return;
     S.ablatedLogits = logitsRow(S, out, 0);
     S.ablated = topTokens(S.ablatedLogits, 5);
   } catch (err) {
@@ -130,10 +137,19 @@ export function setHeadsOff(ctx, heads) {
   ctx.ablationTurn = (ctx.ablationTurn || 0) + 1; // a render's pending top 5 without heads: this one replaces it
   predictAblated(ctx);
   computeEmbeddings(ctx);
-  drawGrid(ctx);
+  drawAttention(ctx);
   drawPredictions(ctx);
   drawEmbedding(ctx);
   drawSide(ctx);
+}
+
+// What shows attention (the grid, "where a token looks", the enlarged head) redrawn from the full or ablated model's.
+export function drawAttention(ctx) {
+  if (!ctx.S.out) return;
+  if (ctx.ablatedView) ctx.ablatedView.update();
+  drawGrid(ctx);
+  drawLook(ctx);
+  drawView(ctx);
 }
 
 // The duplicate and induction scores: one forward of the repeated random sequence per model.
@@ -153,7 +169,7 @@ export function computeRepeat(ctx) {
       maxPositions: S.info.maxPositions,
     });
     const out = m.forward(layout.ids, { logitsAt: [] });
-    S.repeat = { layout, scores: repeatRoleScores(out.attentions, layout) };
+    S.repeat = { layout, scores: repeatRoleScores(out.attentions, layout), attentions: out.attentions };
   } catch (err) {
     S.repeat = null;
     ctx.say('repeat', 'The duplicate and induction scores could not be computed: ' + err.message);

@@ -123,6 +123,9 @@ function show(ctx, model, { vocab, source, shards, sentence }) {
     layer: fit(ctx, 'layer', S.sel.layer, model.info.layers),
     head: fit(ctx, 'head', S.sel.head, model.info.heads),
   };
+  // model.warnings (the JS API's): the files' tensors it does not use, said as it says them
+  const warned = model.warnings || [];
+  ctx.say('unused', warned.map((w) => 'Loaded with a warning: ' + w.replace(/^./, (c) => c.toUpperCase())).join(' '));
   showInfo(ctx, shards);
   computeRepeat(ctx);
   render(ctx);

@@ -20,7 +20,9 @@ import { createApi } from './api.js';
 import { filesFromDrop, folderOf } from './files.js';
 import { ROLES } from './roles.js';
 import { toggleHead, wholeLayer, allBut } from './ablate.js';
-import { render, setHeadsOff } from './forward.js';
+import { render, setHeadsOff, drawAttention } from './forward.js';
+import { createAblatedView } from './ablated-view.js';
+import { createRoleData } from './role-data.js';
 import { drawAll, drawGrid, drawLook, drawPredictions, drawSide, drawTokens, select, snippet } from './panels.js';
 import { HeadGrid } from './grid.js';
 import { computeEmbeddings, drawEmbedding } from './embedding.js';
@@ -76,6 +78,9 @@ export function createModelPage(root, { query = '', base = '', dropTarget = null
   wireReading(ctx);
   drawSide(ctx);
   ctx.analysis = createHeadsPanels(ctx); // generation, the lens, attribution, patching
+  ctx.ablatedView = createAblatedView(ctx); // the grid's attention with heads off: ablated, full or their difference
+  ctx.roleData = createRoleData(ctx); // a role's data: the repeated sequence's heatmaps, whether a head does it
+  ctx.redrawAttention = () => drawAttention(ctx);
   const api = Object.assign(createApi(ctx, loading), ctx.analysis.api);
   return {
     api,
@@ -138,6 +143,8 @@ function disposePage(ctx, life, loading) {
   loading.cancel();
   clearTimeout(ctx.typing);
   ctx.analysis.dispose();
+  ctx.ablatedView.dispose();
+  ctx.roleData.dispose();
   if (ctx.resize) ctx.resize.disconnect();
   if (ctx.view) ctx.view.dispose();
   if (ctx.S.model) ctx.S.model.dispose();
@@ -151,7 +158,16 @@ function disposePage(ctx, life, loading) {
 function describeCell(ctx) {
   return (cell, mat, l, h) => {
     const [q, k] = cell,
-      t = ctx.S.enc.texts;
+      t = mat.labels || ctx.S.enc.texts;
+    if (mat.raw) {
+      // the difference view (ablated-view.js): the change of the weight, its largest rises
+      const d = mat.raw[q * mat.S + k];
+      return {
+        main: 'Layer ' + l + ' head ' + h + ': “' + t[q] + '” (' + q + ') → “' + t[k] + '” (' + k + ')',
+        value: 'change with the heads off ' + (d < 0 ? '−' : '+') + formatWeight(Math.abs(d)),
+        top: 'largest rises for “' + t[q] + '”: ' + topKeysWords(Object.assign({}, mat, { data: mat.raw }), q, t),
+      };
+    }
     return {
       main: 'Layer ' + l + ' head ' + h + ': “' + t[q] + '” (' + q + ') → “' + t[k] + '” (' + k + ')',
       value: 'weight ' + formatWeight(mat.data[q * mat.S + k]),
@@ -228,6 +244,7 @@ function wireControls(ctx) {
   });
   $('role').addEventListener('change', () => {
     S.role = $('role').value;
+    S.roleText = false;
     drawGrid(ctx);
     drawSide(ctx);
   });

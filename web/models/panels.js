@@ -59,12 +59,13 @@ export function drawGrid(ctx) {
     grid = $('grid');
   // the layer label's width is the stylesheet's (--mg-label: narrower on a phone)
   const label = parseFloat(getComputedStyle(grid).getPropertyValue('--mg-label')) || 34;
+  const src = shownGrid(ctx);
   ctx.grid.draw({
     L,
     H,
-    mat: (l, h) => headMatrix(S.out.attentions, l, h),
-    labels: S.enc.texts,
-    scale: DEFAULT_SCALE,
+    mat: src.mat,
+    labels: src.labels || S.enc.texts,
+    scale: src.scale,
     colors: themeColors(ctx.root),
     ...gridLayout(H, grid.clientWidth || 800, label),
     scores: role && S.scores ? S.scores[role.name] || null : null,
@@ -74,14 +75,18 @@ export function drawGrid(ctx) {
     selected: S.sel,
     roleLabel: role ? role.label : '',
   });
-  legend($('legend'), DEFAULT_SCALE, '1');
+  if (src.legend) src.legend($('legend'));
+  else legend($('legend'), DEFAULT_SCALE, '1');
   $('grid-note').textContent =
     L +
     ' layers × ' +
     H +
     ' heads, ' +
-    S.enc.ids.length +
-    ' tokens, every weight on one scale from 0 to 1 (rows: the token that looks; columns: the tokens it looks at). ' +
+    (src.labels ? src.labels.length : S.enc.ids.length) +
+    (src.legend
+      ? ' tokens, each weight’s change with the heads off (ablated − full) on one diverging scale'
+      : ' tokens, every weight on one scale from 0 to 1') +
+    ' (rows: the token that looks; columns: the tokens it looks at). ' +
     'Click a head (or use the arrow keys on the grid) to enlarge it below; press O to switch the focused head off or on.' +
     (role
       ? ' Scores: ' +
@@ -90,6 +95,22 @@ export function drawGrid(ctx) {
         '.'
       : '');
 }
+
+// The grid's matrices, scale and legend: the full model's attention, or with heads off the ablated-view.js choice.
+function shownGrid(ctx) {
+  if (ctx.roleData) {
+    ctx.roleData.update();
+    const seq = ctx.roleData.grid(); // a role scored on the repeated sequence: its heatmaps
+    if (seq) return seq;
+  }
+  if (ctx.ablatedView) {
+    ctx.ablatedView.update();
+    return ctx.ablatedView.grid();
+  }
+  return { mat: (l, h) => headMatrix(ctx.S.out.attentions, l, h), scale: DEFAULT_SCALE, legend: null };
+}
+// The attentions "where a token looks" and the enlarged head read (the ablated model's with heads off).
+const shownWeights = (ctx) => (ctx.ablatedView ? ctx.ablatedView.weights() : ctx.S.out.attentions);
 
 // A token picker: every token of the text (and `first`, value -1, when given).
 function tokenOptions(sel, tokens, first, value) {
@@ -105,10 +126,11 @@ export function drawLook(ctx) {
     H = S.info.heads;
   tokenOptions($('look-from'), t, null, q);
   tokenOptions($('look-to'), t, 'its strongest key', S.key);
-  const looks = lookFrom(S.out.attentions, q, 3); // layer by layer: index layer·H + head
+  const A = shownWeights(ctx),
+    looks = lookFrom(A, q, 3); // layer by layer: index layer·H + head
   const rows =
     S.key >= 0
-      ? headsToward(S.out.attentions, q, S.key)
+      ? headsToward(A, q, S.key)
       : looks.slice().sort((a, b) => b.keys[0].weight - a.keys[0].weight || a.layer - b.layer || a.head - b.head);
   $('look-note').textContent =
     S.key >= 0
@@ -149,7 +171,7 @@ export function drawLook(ctx) {
 // The selected layer in the attention view (mounted with the first model), with that layer's shape trace.
 export function drawView(ctx) {
   const S = ctx.S,
-    a = S.out.attentions,
+    a = shownWeights(ctx),
     { H, T } = dimsOf(a),
     l = S.sel.layer,
     n = H * T * T;
@@ -172,7 +194,12 @@ export function drawView(ctx) {
     shape: [1, 1, H, T, T],
     tokens: S.enc.texts,
     trace: trace.length ? trace : null,
-    title: 'Layer ' + l + ' of ' + (S.source.folder || S.info.modelType),
+    title:
+      'Layer ' +
+      l +
+      ' of ' +
+      (S.source.folder || S.info.modelType) +
+      (a === S.out.attentions ? '' : ', heads off: ' + describeHeads(S.headsOff, S.info.layers, S.info.heads)),
     theme: ctx.root.getAttribute('data-theme'),
   });
   ctx.view.root.mhaExplorer.select({ head: S.sel.head });

@@ -68,10 +68,10 @@ export function drawPredictions(ctx) {
   $('predict-tables').style.display = S.fullLogits ? '' : 'none';
   if (!S.fullLogits) {
     note.textContent = !i.hasLmHead
-      ? 'This checkpoint has no prediction head: nothing to predict' +
-        (S.sentence
-          ? '. Heads switched off change its sentence embedding (below).'
-          : '. Heads switched off change only its hidden states, which the page does not show.')
+      ? 'This checkpoint has no prediction head: nothing to predict. Switching heads off changes the attention of ' +
+        'the layers above them (the grid shows it) and the embeddings' +
+        (S.sentence ? ' (the sentence embedding below)' : '') +
+        ', but no prediction.'
       : 'Write ' + (S.vocab.maskToken || 'the mask token') + ' in the text to see what the model puts there.';
     fillTable(ctx, $('top-full'), [], null, false);
     return;

@@ -1,7 +1,8 @@
 // MHA Explorer, the model page — what heads do: the head-role scores of the interpretability literature, one number
 // per head (a Float64Array of L·H, index layer·H + head), from attentions {shape: [L, 1, H, T, T], data}.
-//   previous, first, current: on the student's text (every query but the first, whose row under a causal mask
-//     has one key only);
+//   previous, first, current, punctuation: on the student's text (every query but the first, whose row under a
+//     causal mask has one key only); next, last: on the text, every query but the last (an encoder's: under a causal
+//     mask no query sees a later token, and these score 0), as Clark et al. (2019), "What Does BERT Look At?";
 //   duplicate, induction: on a repeated random sequence (repeatedSequence below: n random ids, then the same n
 //     again, inside the tokenizer's special tokens), as Olsson et al. (2022) and Wang et al. (2022) measure them.
 // Each score is a mean of attention weights, so it lies in [0, 1]; 1 is a head that does only that.
@@ -29,6 +30,24 @@ export const ROLES = [
     how: 'The weight each token puts on itself, averaged over every token but the first.',
   },
   {
+    name: 'next',
+    label: 'Next token',
+    on: 'text',
+    how: 'The weight each token puts on the token just after it, averaged over every token but the last (an encoder’s role: under a causal mask no token sees the next one).',
+  },
+  {
+    name: 'last',
+    label: 'Last token ([SEP])',
+    on: 'text',
+    how: 'The weight each token puts on the last token of the text ([SEP] when the tokenizer adds one; Clark et al. 2019), averaged over every token but the last.',
+  },
+  {
+    name: 'punctuation',
+    label: 'Punctuation',
+    on: 'text',
+    how: 'The weight each token puts on the punctuation tokens of the text (tokens made only of punctuation marks, such as “.” and “,”; Clark et al. 2019), summed over them and averaged over every token but the first.',
+  },
+  {
     name: 'duplicate',
     label: 'Duplicate token',
     on: 'repeat',
@@ -43,7 +62,16 @@ export const ROLES = [
 ];
 export const ROLE_NAMES = ROLES.map((r) => r.name);
 
-// The mean over queries q of the weight on key target(q) (skipped when target(q) is outside 0..T-1), for every head.
+// The score below which no head is said to do a role: at 0.5 a head puts more weight on the role's key than on all
+// the other keys together (a head spreading its weight evenly over T keys scores 1/T).
+export const ROLE_MIN = 0.5;
+
+// Whether a token (the tokenizer's string) is punctuation: once its word marks (byte-level BPE's Ġ, SentencePiece's
+// ▁, WordPiece's ##) are taken off, one or more characters all of Unicode's punctuation categories (P*).
+export const isPunctuation = (token) => /^\p{P}+$/u.test(String(token).replace(/^(Ġ|▁|##)/, ''));
+
+// The mean over queries q of the weight on key target(q) (skipped when target(q) is outside 0..T-1; a list of keys:
+// their weights summed), for every head.
 function meanOf(attn, queries, target) {
   const d = dimsOf(attn),
     out = new Float64Array(d.L * d.H);
@@ -52,9 +80,11 @@ function meanOf(attn, queries, target) {
       let sum = 0,
         n = 0;
       for (const q of queries) {
-        const k = target(q);
-        if (k < 0 || k >= d.T) continue;
-        sum += attn.data[rowOffset(d, l, h, q) + k];
+        const k = target(q),
+          at = rowOffset(d, l, h, q);
+        if (Array.isArray(k)) for (const j of k) sum += attn.data[at + j];
+        else if (k < 0 || k >= d.T) continue;
+        else sum += attn.data[at + k];
         n++;
       }
       out[l * d.H + h] = n ? sum / n : NaN;
@@ -64,15 +94,24 @@ function meanOf(attn, queries, target) {
 }
 const range = (from, to) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
 
-// {previous, first, current} on the text's attentions (NaN for a text of one token).
-export function textRoleScores(attn) {
+// {previous, first, current, next, last, punctuation} on the text's attentions (NaN for a text of one token);
+// tokens: the tokenizer's strings (punctuation's keys; without them it is left out).
+export function textRoleScores(attn, tokens) {
   const { T } = dimsOf(attn),
-    queries = range(1, T);
-  return {
+    queries = range(1, T),
+    early = range(0, T - 1);
+  const out = {
     previous: meanOf(attn, queries, (q) => q - 1),
     first: meanOf(attn, queries, () => 0),
     current: meanOf(attn, queries, (q) => q),
+    next: meanOf(attn, early, (q) => q + 1),
+    last: meanOf(attn, early, () => T - 1),
   };
+  if (tokens) {
+    const marks = range(0, T).filter((k) => isPunctuation(tokens[k]));
+    out.punctuation = meanOf(attn, queries, () => marks);
+  }
+  return out;
 }
 
 // {duplicate, induction} on the repeated sequence's attentions; layout: repeatedSequence's {start, length}.

@@ -32,8 +32,29 @@ export const SCALES = [
   },
 ];
 export const DEFAULT_SCALE = 'blues';
+// The model page's difference view's diverging scale (ColorBrewer RdBu, red lowest, white at the middle, blue
+// highest): found by name for the colour tables, not one of SCALES (the pages' picker, the view's `scale`).
+/** @type {Scale} */
+export const DIVERGING = {
+  name: 'rdbu',
+  label: 'Red–blue (diverging)',
+  anchors: [
+    '#67001f',
+    '#b2182b',
+    '#d6604d',
+    '#f4a582',
+    '#fddbc7',
+    '#f7f7f7',
+    '#d1e5f0',
+    '#92c5de',
+    '#4393c3',
+    '#2166ac',
+    '#053061',
+  ],
+};
 export const SCALE_NAMES = SCALES.map((s) => s.name);
-export const scaleByName = (name) => SCALES.find((s) => s.name === name);
+export const scaleByName = (name) =>
+  SCALES.find((s) => s.name === name) || (name === DIVERGING.name ? DIVERGING : undefined);
 
 // The words beside a legend whose range is not 0 … 1 ('' when it is), where the student reads the scale: forward
 // ({dropout, train}: the forward's, or null), norm (the page's colour range) and vmax (the legend's top).
