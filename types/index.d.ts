@@ -327,8 +327,8 @@ declare namespace createMhaModule {
     readonly info: Readonly<ModelInfo>;
     /** What of the files the model does not use, in words (tensors of layers past config.json's count); empty when all is used. */
     readonly warnings: readonly string[];
-    /** Where a model loaded by its Hub id came from (loadModel({hub})); undefined for files. */
-    readonly hub?: Readonly<{
+    /** Where a model loaded by its Hub id came from (loadModel({hub})); null for files. */
+    readonly hub: Readonly<{
       repo: string;
       revision: string;
       commit: string | null;
@@ -338,7 +338,7 @@ declare namespace createMhaModule {
       /** Kept in the store for the next visit. */
       stored: boolean;
       storeError: string | null;
-    }>;
+    }> | null;
     /** Needs tokenizer.json among loadModel's files. */
     tokenize(text: string): Tokens;
     /** ids: 1 to `info.maxPositions` token ids, each below `info.vocab`. */

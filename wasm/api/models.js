@@ -232,6 +232,7 @@ export function modelsApi({ core, own, release, withBytes }) {
       own(this, handle);
       this.info = info;
       this.warnings = Object.freeze(warnings);
+      this.hub = null; // where a Hub id's files came from (loadModel({hub})), else null
       this.#tokenizer = tokenizer;
     }
     #live() {
