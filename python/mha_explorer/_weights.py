@@ -13,9 +13,9 @@ from array import array
 EXACT_VALUES = 4_000_000  # up to this an HTML output carries float32 as it is (4 bytes a value, 5.33 as base64)
 # Above EXACT_VALUES the output carries PACKED: float16, split into byte planes, deflated, base64 in chunks of
 # CHUNK_VALUES values (each at most 11.2 MB of text). MAX_VALUES bounds the output's worst case (incompressible
-# values: 2.67 bytes each, 179 MB) at a third of the longest string Chromium's V8 holds (2**29 - 24 characters),
+# values: 2.67 bytes each, 133 MB) at a quarter of the longest string Chromium's V8 holds (2**29 - 24 characters),
 # which JupyterLab's copy of the .ipynb, the output's HTML and the script's text each must fit in.
-MAX_VALUES = 64 * 2**20
+MAX_VALUES = 50_000_000
 CHUNK_VALUES = 2**22
 PACKED = "float16-planes-deflate"
 SHAPES_SAID = (

@@ -151,7 +151,7 @@ def test_nan_and_rows_that_do_not_sum_to_one_are_shown_with_words():
 
 def test_size_rule(monkeypatch):
     assert MAX_VALUES >= 12 * 12 * 512 * 512  # GPT-2 small's every head at 512 tokens
-    assert MAX_VALUES * 2 * 4 / 3 <= (2**29 - 24) / 3  # incompressible float16 as base64: a third of V8's longest string
+    assert MAX_VALUES * 2 * 4 / 3 <= (2**29 - 24) / 4  # incompressible float16 in base64: ¼ of V8's longest string
     monkeypatch.setattr(_weights, "MAX_VALUES", 4 * 30 * 30)  # the rule, on a small tensor
     big = torch.zeros(1, 4, 31, 31)
     with pytest.raises(ValueError, match=r"more than the 3,600 .* layer=0 .* heads=\[0, 1\]"):
