@@ -138,8 +138,8 @@ export function followHostTheme(view, node, chosen) {
 }
 
 // mx.Heads' every layer as PACKED chunks (its `packed` trait, kept in a saved widget state): unpacked once, then
-// fromPacked(l) is layer l's weights (float16's precision), null before that or without the trait.
-function packedLayers(get, onReady) {
+// fromPacked(l) is layer l's weights (float16's precision), null before that or without the trait; onError(message).
+function packedLayers(get, onReady, onError) {
   const chunks = get('packed');
   let all = null;
   if (Array.isArray(chunks) && chunks.length)
@@ -148,7 +148,7 @@ function packedLayers(get, onReady) {
         all = w;
         onReady();
       },
-      (e) => console.warn('mha-explorer: the saved layers could not be read:', e),
+      (e) => onError('The saved layers could not be read (' + ((e && e.message) || e) + '): run the cell.'),
     );
   return (l) => {
     const shape = get('shape');
@@ -158,36 +158,11 @@ function packedLayers(get, onReady) {
   };
 }
 
-function render({ model, el }) {
-  const get = (k) => attempt(() => model.get(k));
-  const save = (changes) => {
-    let changed = false;
-    for (const [k, v] of Object.entries(changes))
-      if (get(k) !== undefined && get(k) !== v) {
-        attempt(() => model.set(k, v));
-        changed = true;
-      }
-    if (changed) attempt(() => model.save_changes());
-  };
-  // the layer `weights` holds (Python sends it with the layer); another layer picked: its packed weights meanwhile
-  // (and for good without the kernel)
-  let weightsLayer = get('layer') || 0;
-  const fromPacked = packedLayers(get, () => redraw());
-  const options = () => {
-    const o = optionsOf(model),
-      l = get('layer') || 0,
-      w = get('weights'),
-      p = (l !== weightsLayer || !w || !w.byteLength) && fromPacked(l);
-    if (p) o.weights = p;
-    if (!o.theme) o.theme = hostTheme(el);
-    o.onSelect = (s) => save({ head: s.head === 'avg' ? -1 : s.head, query: s.query });
-    return o;
-  };
-  const view = mountAttention(el, options());
-  const stopTheme = followHostTheme(view, el, get('theme'));
-  // mx.Heads: one layer at a time; the layer picker asks Python for the layer (it answers with that layer's weights)
+// mx.Heads' layer picker in the view's tools (num_layers of them): a pick is saved to the model's layer. → show(),
+// which keeps it on the model's num_layers and layer.
+function layerPicker(el, view, get, save) {
   let layers = null;
-  const showLayers = () => {
+  return () => {
     const n = get('num_layers') || 1;
     if (n <= 1) {
       if (layers) layers.wrap.hidden = true;
@@ -215,6 +190,41 @@ function render({ model, el }) {
     }
     layers.s.value = String(get('layer') || 0);
   };
+}
+
+function render({ model, el }) {
+  const get = (k) => attempt(() => model.get(k));
+  const save = (changes) => {
+    let changed = false;
+    for (const [k, v] of Object.entries(changes))
+      if (get(k) !== undefined && get(k) !== v) {
+        attempt(() => model.set(k, v));
+        changed = true;
+      }
+    if (changed) attempt(() => model.save_changes());
+  };
+  // the layer `weights` holds (Python sends it with the layer); another layer picked: its packed weights meanwhile
+  // (and for good without the kernel)
+  let weightsLayer = get('layer') || 0;
+  const fromPacked = packedLayers(
+    get,
+    () => redraw(),
+    (caption) => view.update({ caption }),
+  );
+  const options = () => {
+    const o = optionsOf(model),
+      l = get('layer') || 0,
+      w = get('weights'),
+      p = (l !== weightsLayer || !w || !w.byteLength) && fromPacked(l);
+    if (p) o.weights = p;
+    if (!o.theme) o.theme = hostTheme(el);
+    o.onSelect = (s) => save({ head: s.head === 'avg' ? -1 : s.head, query: s.query });
+    return o;
+  };
+  const view = mountAttention(el, options());
+  const stopTheme = followHostTheme(view, el, get('theme'));
+  // mx.Heads: one layer at a time; the layer picker asks Python for the layer (it answers with that layer's weights)
+  const showLayers = layerPicker(el, view, get, save);
   const selectFromModel = () => {
     const h = get('head'),
       q = get('query'),
