@@ -129,15 +129,21 @@ async function open(name) {
     () => select.click(),
     () => {},
   );
-  await g.page.waitForFunction(
-    () => {
-      const root = document.querySelector('[data-mha-explorer-view]'),
-        w = root && root.mhaExplorer.getWeights();
-      return w && w.data.length > 0 && !document.querySelector('.mhax-fallback');
-    },
-    null,
-    { timeout: 240000 },
-  );
+  await g.page
+    .waitForFunction(
+      () => {
+        const root = document.querySelector('[data-mha-explorer-view]'),
+          w = root && root.mhaExplorer.getWeights();
+        return w && w.data.length > 0 && !document.querySelector('.mhax-fallback');
+      },
+      null,
+      { timeout: 240000 },
+    )
+    .catch(async (e) => {
+      await g.page.screenshot({ path: join(ARTIFACTS, 'notebook-long-stuck.png') });
+      const out = await g.page.evaluate(() => document.querySelector('.jp-Notebook')?.innerText.slice(0, 2000));
+      throw new Error(name + ': no view (' + e.message + '); the notebook shows:\n' + out + '\n' + g.errors.join('\n'));
+    });
   return { g, page: g.page, seconds: (Date.now() - start) / 1000 };
 }
 
