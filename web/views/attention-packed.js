@@ -3,7 +3,7 @@
 // 'float16-planes-deflate'): chunks, each zlib (RFC 1950) of float16 values' low bytes then their high bytes, as base64
 // text (an HTML output: one string a chunk, so that no string is longer than a chunk's) or as bytes (a widget's binary
 // buffers: DataView, ArrayBuffer or a typed array). unpackWeights inflates them with the browser's DecompressionStream
-// and returns one Float32Array of every chunk's values, in order.
+// and returns one Float32Array of every chunk's values, in order (a chunk per task, 4 M values at most).
 import { bytesOf } from '../compute/base64.js';
 
 export const PACKED = 'float16-planes-deflate';
@@ -66,6 +66,7 @@ export async function unpackWeights(chunks) {
   for (const p of parts) {
     halvesInto(p, out, at);
     at += p.length >> 1;
+    await new Promise((r) => setTimeout(r, 0)); // one chunk per task: the page stays responsive
   }
   return out;
 }
