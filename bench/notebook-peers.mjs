@@ -194,7 +194,10 @@ async function inJupyterLab(browser, origin, token, path, tools) {
       await new Promise((r) => setTimeout(r, 300));
     }
   });
-  await page.waitForTimeout(5000);
+  // every tool's output shown again, or 60 s (mx.show at 512 tokens unpacks 37.7 M values after the notebook loads)
+  await page
+    .waitForFunction((n) => Object.keys(window.__shown).length >= n, tools.length, { timeout: 60000 })
+    .catch(() => {});
   const reopened = await page.evaluate(() => window.__shown);
   await page.close();
   return tools.map((_, i) => ({ ms: run[i] ?? null, reopened: reopened[i] != null }));

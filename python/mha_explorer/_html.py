@@ -84,14 +84,21 @@ var id = %(id)s, options = %(options)s, data = %(data)s, dtype = %(dtype)s;
 function mount(host) {
   if (host.mhaExplorerMounted) return;
   host.mhaExplorerMounted = true;
-  var o = {};
-  for (var k in options) o[k] = options[k];
-  o.weights = MhaExplorerView.decodeWeights(data, dtype);
-  if (!o.theme) o.theme = MhaExplorerView.hostTheme(host);
-  MhaExplorerView.followHostTheme(MhaExplorerView.mountAttention(host, o), host, options.theme);
-  var fallback = host.querySelector('.mhax-fallback');
-  if (fallback) fallback.remove();
-  wholeHeight(host);
+  MhaExplorerView.readWeights(data, dtype).then(function (weights) {
+    var o = {};
+    for (var k in options) o[k] = options[k];
+    o.weights = weights;
+    if (!o.theme) o.theme = MhaExplorerView.hostTheme(host);
+    MhaExplorerView.followHostTheme(MhaExplorerView.mountAttention(host, o), host, options.theme);
+    var fallback = host.querySelector('.mhax-fallback');
+    if (fallback) fallback.remove();
+    wholeHeight(host);
+  }, function (e) {
+    var p = host.ownerDocument.createElement('p');
+    p.className = 'mhax-error';
+    p.textContent = 'The view could not read its weights (' + (e && e.message || e) + '): the picture above is layer 0.';
+    host.appendChild(p);
+  });
 }
 whenInDocument(id, mount);
 """
@@ -104,12 +111,12 @@ def fresh_id():
 def fragment(weights, options, dtype, fallback_png, text, alt):
     """The output's HTML: a div with a fresh id holding the fallback (picture and text) and the script."""
     out_id = fresh_id()
-    data = base64.b64encode(weights.to_bytes(dtype)).decode("ascii")
+    encoding, data = weights.encoded(dtype)
     mount = MOUNT % {
         "id": json.dumps(out_id),
         "options": script_safe(json.dumps(options, ensure_ascii=False)),
-        "data": json.dumps(data),
-        "dtype": json.dumps(dtype),
+        "data": json.dumps(data) if isinstance(data, str) else "[\n%s\n]" % ",\n".join('"%s"' % c for c in data),
+        "dtype": json.dumps(encoding),
     }
     png = base64.b64encode(fallback_png[0]).decode("ascii")
     return (

@@ -1,9 +1,14 @@
 """The HTML output of attention weights: what mx.show returns (_view.AttentionView adds marimo's display to it) and
 what mx.Heads saves beside its widget (_widget.py). Below both: it imports neither."""
 
-from . import _html
+from . import _html, _weights
 from ._png import heads_png
 from ._weights import reading
+
+PACKED_NOTE = (
+    "The values are stored rounded to float16 (above 4,000,000 values, to keep the notebook small): each within "
+    "0.05% of PyTorch's float32."
+)
 
 
 class HeadsOutput(_html.Output):
@@ -37,8 +42,11 @@ class HeadsOutput(_html.Output):
 
     def _options(self):
         o = {"shape": list(self.weights.shape), "title": self.title}
-        if self.caption:
-            o["caption"] = self.caption
+        caption = [self.caption] if self.caption else []
+        if self.weights.count() > _weights.EXACT_VALUES:
+            caption.append(PACKED_NOTE)
+        if caption:
+            o["caption"] = " ".join(caption)
         if self.tokens is not None:
             o["tokens"] = self.tokens
         if self.query_tokens is not None:
@@ -62,6 +70,8 @@ class HeadsOutput(_html.Output):
         )
         if self.caption:
             lines.append(self.caption)
+        if self.weights.count() > _weights.EXACT_VALUES:
+            lines.append(PACKED_NOTE)
         if self.tokens:
             lines.append("tokens: " + " ".join(self.tokens[:24]) + (" …" if len(self.tokens) > 24 else ""))
         if self.query_tokens:

@@ -5,10 +5,19 @@ Forms: a torch tensor (any device or dtype), a numpy array or nested lists, of s
 return with output_attentions=True). torch and numpy are used when present, never required.
 """
 
+import base64
 import sys
+import zlib
 from array import array
 
-MAX_VALUES = 4_000_000  # above this the output would be tens of MB: the student picks layers or heads
+EXACT_VALUES = 4_000_000  # up to this an HTML output carries float32 as it is (4 bytes a value, 5.33 as base64)
+# Above EXACT_VALUES the output carries PACKED: float16, split into byte planes, deflated, base64 in chunks of
+# CHUNK_VALUES values (each at most 11.2 MB of text). MAX_VALUES bounds the output's worst case (incompressible
+# values: 2.67 bytes each, 133 MB) at a quarter of the longest string Chromium's V8 holds (2**29 - 24 characters),
+# which JupyterLab's copy of the .ipynb, the output's HTML and the script's text each must fit in.
+MAX_VALUES = 50_000_000
+CHUNK_VALUES = 2**22
+PACKED = "float16-planes-deflate"
 SHAPES_SAID = (
     "[T, S], [H, T, S] or [B, H, T, S] (queries T, keys S, heads H, batch B), "
     "or a tuple of per-layer [B, H, T, S] as Hugging Face models return with output_attentions=True"
@@ -31,9 +40,7 @@ class Weights:
     def to_bytes(self, dtype="float32"):
         """Little-endian float32 (or float16) bytes, as the view's decodeWeights reads them."""
         if dtype == "float16":
-            import struct
-
-            return struct.pack("<%de" % len(self.data), *_halves(self.data))
+            return _float16_bytes(self.data, 0, len(self.data))
         data = self.data
         if sys.byteorder != "little":
             data = array("f", data)
@@ -47,7 +54,45 @@ class Weights:
         return memoryview(self.data)[start : start + T * S]
 
     def non_finite(self):
+        np = _numpy()
+        if np is not None:
+            return int(self.count() - np.count_nonzero(np.isfinite(np.frombuffer(self.data, dtype="=f4"))))
         return sum(1 for v in self.data if v != v or v in (float("inf"), float("-inf")))
+
+    def encoded(self, dtype="float32"):
+        """(encoding, data) as the view's decodeWeights / unpackWeights read them: up to EXACT_VALUES values the
+        base64 of little-endian float32 (or float16 on request); above, PACKED: a list of base64 chunks."""
+        if self.count() <= EXACT_VALUES:
+            return dtype, base64.b64encode(self.to_bytes(dtype)).decode("ascii")
+        return PACKED, [base64.b64encode(c).decode("ascii") for c in self.packed_chunks()]
+
+    def packed_chunks(self):
+        """PACKED's chunks as bytes: CHUNK_VALUES values each (the last fewer), each zlib (RFC 1950) of the
+        chunk's float16 little-endian low bytes followed by its high bytes. float16 rounds to nearest: within
+        2**-11 of a value relative (from 2**-14 to 65504) or 2**-25 absolute below; larger values become infinity."""
+        n = len(self.data)
+        for start in range(0, n, CHUNK_VALUES):
+            half = _float16_bytes(self.data, start, min(n, start + CHUNK_VALUES))
+            yield zlib.compress(half[0::2] + half[1::2], 1)
+
+
+def _numpy():
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
+
+
+def _float16_bytes(data, start, stop):
+    """Little-endian float16 bytes of data[start:stop] (an array('f')), rounded to nearest even."""
+    np = _numpy()
+    if np is not None:
+        with np.errstate(over="ignore"):
+            return np.frombuffer(data, dtype="=f4", count=stop - start, offset=start * 4).astype("<f2").tobytes()
+    import struct
+
+    return struct.pack("<%de" % (stop - start), *_halves(memoryview(data)[start:stop]))
 
 
 def _halves(data):
@@ -188,7 +233,7 @@ class TooBig(ValueError):
     """More values than an HTML output carries (mx.show then takes the widget where anywidget is installed)."""
 
 
-def read_weights(attention, layer=None, heads=None, batch=None, limit=MAX_VALUES):
+def read_weights(attention, layer=None, heads=None, batch=None, limit="html"):
     """→ Weights, or a TypeError / ValueError / IndexError a student understands. A 3-D tensor is [H, T, S]; with
     batch= it is [B, T, S] (nn.MultiheadAttention's weights averaged over heads), read as [B, 1, T, S]."""
     if attention is None:
@@ -257,12 +302,14 @@ def read_weights(attention, layer=None, heads=None, batch=None, limit=MAX_VALUES
             raise ValueError("heads=%r: these weights have no head dimension (shape %s)." % (heads, list(given)))
         w = _pick(w, 2, _index_list(heads, w.shape[2], "heads"))
     n = w.count()
+    if limit == "html":
+        limit = MAX_VALUES
     if limit is not None and n > limit:
         raise TooBig(
             "the attention weights have %s values (shape %s), more than the %s mx.show puts in an HTML output "
-            "(it would be about %d MB). Pick some: layer=0 (or a list of layers), heads=[0, 1] (or a range); or "
+            "(it would be up to %d MB). Pick some: layer=0 (or a list of layers), heads=[0, 1] (or a range); or "
             "install anywidget (pip install anywidget): mx.show then sends the view one layer at a time, with "
-            "no cap." % (format(n, ","), list(given), format(limit, ","), n * 4 * 4 // 3 >> 20)
+            "no cap." % (format(n, ","), list(given), format(limit, ","), n * 2 * 4 // 3 >> 20)
         )
     return w
 

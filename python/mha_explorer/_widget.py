@@ -8,11 +8,12 @@ HTML (nbconvert skips a widget whose state the notebook does not hold), nbsphinx
 says what it left out."""
 
 import functools
+from array import array
 
+from . import _weights
 from ._html import static_file
 from ._output import HeadsOutput
 from ._weights import (
-    MAX_VALUES,
     Weights,
     _is_layer_list,
     _is_numpy,
@@ -89,6 +90,9 @@ def heads_class():
 
         _esm = static_file(VIEW_MODULE)
         weights = t.Bytes(b"").tag(sync=True)  # little-endian float32 (or float16) of the shown layer
+        # every layer as _weights.PACKED's chunks (float16), for a view without the kernel (a saved widget state):
+        # empty above _weights.MAX_VALUES values, and for one layer
+        packed = t.List(t.Bytes(), default_value=[]).tag(sync=True)
         dtype = t.Unicode("float32").tag(sync=True)
         shape = t.List(t.Int()).tag(sync=True)  # [1, B, H, T, S]: one layer
         num_layers = t.Int(1).tag(sync=True)
@@ -133,7 +137,19 @@ def heads_class():
                 query_tokens=read_labels(query_tokens, T, "query_tokens", "query"),
                 caption=caption if caption is not None else (reading(first) or ""),
             )
+            total = n * first.count()
+            # above EXACT_VALUES every layer travels once, packed (float16), and `weights` stays empty
+            self._packed_only = total > _weights.EXACT_VALUES and total <= _weights.MAX_VALUES
             self._show(first, self._index(layer, n))
+            if 1 < n and total <= _weights.MAX_VALUES or self._packed_only:
+                self.packed = self._packed(n)
+
+        def _packed(self, n):
+            every = array("f")
+            for l in range(n):
+                every.extend(self._read(l).data)
+            _, B, H, T, S = self._shown[1].shape
+            return list(Weights((n, B, H, T, S), every, (n, B, H, T, S)).packed_chunks())
 
         @staticmethod
         def _index(layer, n):
@@ -153,7 +169,7 @@ def heads_class():
             self._shown = (l, w)
             with self.hold_sync():
                 self.shape = list(w.shape)
-                self.weights = w.to_bytes(self.dtype)
+                self.weights = b"" if self._packed_only else w.to_bytes(self.dtype)
                 self.layer = l
 
         @t.validate("layer")
@@ -187,7 +203,7 @@ def heads_class():
             output's cap), saying what it leaves out."""
             l, w = self._shown
             left = ["layer %d of %d" % (l, self._n)] if self._n > 1 else []
-            if w.count() > MAX_VALUES:
+            if w.count() > _weights.MAX_VALUES:
                 h = max(self.head, 0)
                 w = _pick(w, 2, [h])
                 left.append("head %d of %d" % (h, self._dims[0]))
@@ -202,7 +218,7 @@ def heads_class():
                 self.query_tokens,
                 self.title + (" · layer %d" % l if self._n > 1 else ""),
                 self.trace,
-                self.dtype,
+                "float16" if self._packed_only else self.dtype,
                 caption=" ".join(c for c in (self.caption, note) if c) or None,
             )
 

@@ -15,6 +15,7 @@ import torch
 import torch.nn as nn
 
 import mha_explorer as mx
+from mha_explorer import _weights
 from mha_explorer._weights import MAX_VALUES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -148,12 +149,14 @@ def test_nan_and_rows_that_do_not_sum_to_one_are_shown_with_words():
     assert '<img src="data:image/png;base64,' in v._repr_html_()
 
 
-def test_size_rule():
-    side = int(math.isqrt(MAX_VALUES // 4)) + 1  # 4 heads of side² values: just above the limit
-    big = torch.zeros(1, 4, side, side)
-    with pytest.raises(ValueError, match=r"more than the 4,000,000 .* layer=0 .* heads=\[0, 1\]"):
+def test_size_rule(monkeypatch):
+    assert MAX_VALUES >= 12 * 12 * 512 * 512  # GPT-2 small's every head at 512 tokens
+    assert MAX_VALUES * 2 * 4 / 3 <= (2**29 - 24) / 4  # incompressible float16 in base64: ¼ of V8's longest string
+    monkeypatch.setattr(_weights, "MAX_VALUES", 4 * 30 * 30)  # the rule, on a small tensor
+    big = torch.zeros(1, 4, 31, 31)
+    with pytest.raises(ValueError, match=r"more than the 3,600 .* layer=0 .* heads=\[0, 1\]"):
         mx.show(big, widget=False)  # (without widget=False: the anywidget view where anywidget is installed)
-    assert mx.show(big, heads=[0, 1]).shape == (1, 1, 2, side, side)
+    assert mx.show(big, heads=[0, 1]).shape == (1, 1, 2, 31, 31)
     w = softmax(1, 4, 16, 16)
     html = mx.show(w)._repr_html_()
     data = re.search(r'\bdata = "([^"]*)", dtype', html).group(1)

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import mha_explorer as mx
-from mha_explorer import _widget
+from mha_explorer import _weights, _widget
 from mha_explorer._weights import MAX_VALUES
 
 pytest.importorskip("anywidget")
@@ -70,13 +70,15 @@ def test_saved_output_keeps_what_was_shown_and_says_what_it_left_out():
     assert floats(base64.b64decode(sent)) == ls[1].reshape(-1).tolist()
 
 
-def test_show_takes_the_widget_above_the_html_cap():
-    side = 200
-    big = softmax(12, 1, 12, side, side)  # 5.76 M values: refused by the HTML output
-    assert big.numel() > MAX_VALUES
+def test_show_takes_the_widget_above_the_html_cap(monkeypatch):
+    assert 12 * 12 * 512 * 512 <= MAX_VALUES  # GPT-2 small at 512 tokens: the HTML output
+    monkeypatch.setattr(_weights, "MAX_VALUES", 12 * 12 * 20 * 20 - 1)  # the rule, on small weights
+    side = 20
+    big = softmax(12, 1, 12, side, side)
     v = mx.show(big, [str(i) for i in range(side)])
     assert type(v).__name__ == "Heads" and v.num_layers == 12
-    with pytest.raises(ValueError, match=r"more than the 4,000,000 mx.show puts in an HTML output.*install anywidget"):
+    assert v.packed == []  # above the cap: one layer at a time, nothing packed
+    with pytest.raises(ValueError, match=r"more than the 57,599 mx.show puts in an HTML output.*install anywidget"):
         mx.show(big, widget=False)
     small = mx.show(softmax(2, 3, 3))
     assert type(small).__name__ == "AttentionView"
@@ -89,7 +91,8 @@ def test_without_anywidget_show_keeps_the_html_output(monkeypatch):
     monkeypatch.setitem(sys.modules, "anywidget", None)
     _widget.heads_class.cache_clear()  # the class is made again, without anywidget
     assert not _widget.available()
-    big = softmax(12, 1, 12, 200, 200)
+    monkeypatch.setattr(_weights, "MAX_VALUES", 1000)
+    big = softmax(12, 1, 12, 20, 20)
     with pytest.raises(ValueError, match=r"install anywidget"):
         mx.show(big)
     with pytest.raises(ImportError, match=r"need anywidget: pip install anywidget"):

@@ -10,6 +10,9 @@
 import { mountAttention as mountView } from '../views/attention.js';
 import { download } from '../chrome/download.js';
 import { bytesOf } from '../compute/base64.js';
+import { PACKED, unpackWeights } from '../views/attention-packed.js';
+
+export { unpackWeights };
 
 // The view with the page's download for its exports (a sandboxed frame's refusal said next to the button, with the
 // picture or the text to copy): the view itself knows no page code (web/views/ stands on widgets/ and state/).
@@ -51,6 +54,13 @@ export function decodeWeights(w, dtype = 'float32') {
     out = new Float32Array(n);
   for (let i = 0; i < n; i++) out[i] = dv.getFloat32(i * 4, true);
   return out;
+}
+
+// The weights an HTML output of the Python package carries → a Promise of what mountAttention takes: its PACKED
+// chunks (above 4 M values) unpacked, else decodeWeights' reading.
+export function readWeights(data, dtype = 'float32') {
+  if (dtype === PACKED) return unpackWeights(data);
+  return Promise.resolve(decodeWeights(data, dtype));
 }
 
 // IEEE half → number (exact: every half is a float32).
@@ -127,28 +137,32 @@ export function followHostTheme(view, node, chosen) {
   return () => seen.disconnect();
 }
 
-function render({ model, el }) {
-  const get = (k) => attempt(() => model.get(k));
-  const save = (changes) => {
-    let changed = false;
-    for (const [k, v] of Object.entries(changes))
-      if (get(k) !== undefined && get(k) !== v) {
-        attempt(() => model.set(k, v));
-        changed = true;
-      }
-    if (changed) attempt(() => model.save_changes());
+// mx.Heads' every layer as PACKED chunks (its `packed` trait, kept in a saved widget state): unpacked once, then
+// fromPacked(l) is layer l's weights (float16's precision), null before that or without the trait; onError(message).
+function packedLayers(get, onReady, onError) {
+  const chunks = get('packed');
+  let all = null;
+  if (Array.isArray(chunks) && chunks.length)
+    unpackWeights(chunks).then(
+      (w) => {
+        all = w;
+        onReady();
+      },
+      (e) => onError('The saved layers could not be read (' + ((e && e.message) || e) + '): run the cell.'),
+    );
+  return (l) => {
+    const shape = get('shape');
+    if (!all || !Array.isArray(shape)) return null;
+    const n = shape.slice(1).reduce((a, b) => a * b, 1);
+    return (l + 1) * n <= all.length ? all.subarray(l * n, (l + 1) * n) : null;
   };
-  const options = () => {
-    const o = optionsOf(model);
-    if (!o.theme) o.theme = hostTheme(el);
-    o.onSelect = (s) => save({ head: s.head === 'avg' ? -1 : s.head, query: s.query });
-    return o;
-  };
-  const view = mountAttention(el, options());
-  const stopTheme = followHostTheme(view, el, get('theme'));
-  // mx.Heads: one layer at a time; the layer picker asks Python for the layer (it answers with that layer's weights)
+}
+
+// mx.Heads' layer picker in the view's tools (num_layers of them): a pick is saved to the model's layer. → show(),
+// which keeps it on the model's num_layers and layer.
+function layerPicker(el, view, get, save) {
   let layers = null;
-  const showLayers = () => {
+  return () => {
     const n = get('num_layers') || 1;
     if (n <= 1) {
       if (layers) layers.wrap.hidden = true;
@@ -176,6 +190,41 @@ function render({ model, el }) {
     }
     layers.s.value = String(get('layer') || 0);
   };
+}
+
+function render({ model, el }) {
+  const get = (k) => attempt(() => model.get(k));
+  const save = (changes) => {
+    let changed = false;
+    for (const [k, v] of Object.entries(changes))
+      if (get(k) !== undefined && get(k) !== v) {
+        attempt(() => model.set(k, v));
+        changed = true;
+      }
+    if (changed) attempt(() => model.save_changes());
+  };
+  // the layer `weights` holds (Python sends it with the layer); another layer picked: its packed weights meanwhile
+  // (and for good without the kernel)
+  let weightsLayer = get('layer') || 0;
+  const fromPacked = packedLayers(
+    get,
+    () => redraw(),
+    (caption) => view.update({ caption }),
+  );
+  const options = () => {
+    const o = optionsOf(model),
+      l = get('layer') || 0,
+      w = get('weights'),
+      p = (l !== weightsLayer || !w || !w.byteLength) && fromPacked(l);
+    if (p) o.weights = p;
+    if (!o.theme) o.theme = hostTheme(el);
+    o.onSelect = (s) => save({ head: s.head === 'avg' ? -1 : s.head, query: s.query });
+    return o;
+  };
+  const view = mountAttention(el, options());
+  const stopTheme = followHostTheme(view, el, get('theme'));
+  // mx.Heads: one layer at a time; the layer picker asks Python for the layer (it answers with that layer's weights)
+  const showLayers = layerPicker(el, view, get, save);
   const selectFromModel = () => {
     const h = get('head'),
       q = get('query'),
@@ -190,9 +239,14 @@ function render({ model, el }) {
     selectFromModel();
   };
   const events = TRAITS.map((k) => 'change:' + k);
+  attempt(() => model.on('change:weights', () => (weightsLayer = get('layer') || 0)));
+  const layerPicked = () => {
+    showLayers();
+    if (fromPacked(get('layer') || 0)) redraw();
+  };
   const more = {
     'change:num_layers': showLayers,
-    'change:layer': showLayers,
+    'change:layer': layerPicked,
     'change:head': selectFromModel,
     'change:query': selectFromModel,
   };
