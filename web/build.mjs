@@ -173,17 +173,68 @@ const gzip64 = (bytes) => gzipSync(bytes, { level: 9 }).toString('base64');
 // Text safe inside an inline <script>: no "</script" and no "<!--" that would end or confuse it.
 const inlineSafe = (js) => js.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
+const varint = (n) => {
+  const bytes = [];
+  for (; n >= 128; n = Math.floor(n / 128)) bytes.push((n % 128) | 128);
+  bytes.push(n);
+  return Buffer.from(bytes);
+};
+// `to` as a delta against `from` (bytes): varint(to's length), then [varint n, n literal bytes, varint length, varint
+// offset in from] repeated (web/compute/source.js's undelta). Greedy over 16-byte matches found at every 4th offset
+// of `from`: mha-relaxed.wasm is mha.wasm with its multiply-adds fused, a delta of a few kB.
+function deltaOf(from, to) {
+  const K = 16,
+    index = new Map();
+  for (let i = 0; i + K <= from.length; i += 4) {
+    const key = from.toString('latin1', i, i + K);
+    if (!index.has(key)) index.set(key, i);
+  }
+  const parts = [varint(to.length)];
+  let literal = 0,
+    i = 0;
+  while (i < to.length) {
+    const at = i + K <= to.length ? index.get(to.toString('latin1', i, i + K)) : undefined;
+    if (at === undefined) {
+      i++;
+      continue;
+    }
+    let n = K;
+    while (at + n < from.length && i + n < to.length && from[at + n] === to[i + n]) n++;
+    parts.push(varint(i - literal), to.subarray(literal, i), varint(n), varint(at));
+    i += n;
+    literal = i;
+  }
+  parts.push(varint(to.length - literal), to.subarray(literal));
+  return Buffer.concat(parts);
+}
+// A part (glue or wasm) of a later build: gzip+base64 of itself, or of its delta against the first build's when that
+// is smaller ({<part>Delta: {of, ops}}).
+function packedPart(name, bytes, first) {
+  const whole = gzip64(bytes);
+  if (!first) return { [name]: whole };
+  const ops = gzip64(deltaOf(first.bytes[name], bytes));
+  return ops.length < whole.length ? { [name + 'Delta']: { of: first.build, ops } } : { [name]: whole };
+}
+
 function inlineCores() {
   const data = {};
+  let first = null;
   for (const core of cores) {
     const text = readFileSync(join(out, core), 'utf8');
     const m = text.match(WASM_BASE64);
     if (!m || text.indexOf(WASM_PLACEHOLDER) >= 0) throw new Error(`${core}: no embedded wasm to cut out`);
-    const glue = gzip64(Buffer.from(text.replace(WASM_BASE64, '$1' + WASM_PLACEHOLDER)));
+    const bytes = {
+      glue: Buffer.from(text.replace(WASM_BASE64, '$1' + WASM_PLACEHOLDER)),
+      wasm: Buffer.from(m[2], 'base64'),
+    };
+    const build = core.replace(/\.js$/, '');
     // mha.js and mha-nosimd.js have the same glue: carried once, the second names the first (glueOf)
-    const same = Object.keys(data).find((b) => data[b].glue === glue);
-    const entry = same ? { glueOf: same } : { glue };
-    data[core.replace(/\.js$/, '')] = Object.assign(entry, { wasm: gzip64(Buffer.from(m[2], 'base64')) });
+    const same = first && first.bytes.glue.equals(bytes.glue);
+    data[build] = {
+      ...(same ? { glueOf: first.build } : packedPart('glue', bytes.glue, first)),
+      ...packedPart('wasm', bytes.wasm, first),
+    };
+    first = first || { build, bytes };
   }
   return data;
 }

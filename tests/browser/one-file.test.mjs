@@ -44,11 +44,50 @@ test('the one file: at most 1.5 MB, each core build inline once', () => {
     assert.deepEqual(Object.keys(inline.cores).sort(), ['mha', 'mha-nosimd', 'mha-relaxed']);
     // the whole inline string: mha's and mha-relaxed's compressed streams can share a long prefix
     for (const [build, c] of Object.entries(inline.cores)) {
-      assert.equal(text.split(c.wasm).length - 1, 1, `${name}: ${build}'s wasm once`);
+      // a later build's part may be a delta against the first's (web/build.mjs: mha-relaxed's wasm is a few kB)
+      for (const part of ['wasm', 'glue']) {
+        const delta = c[part + 'Delta'];
+        if (delta) assert.ok(inline.cores[delta.of][part], `${name}: ${build}'s ${part} is a delta of a carried one`);
+        if (delta || (part === 'glue' && c.glueOf)) continue;
+        assert.equal(text.split(c[part]).length - 1, 1, `${name}: ${build}'s ${part} once`);
+      }
       // a glue equal to an earlier build's is named, not carried again (mha-nosimd's is mha's)
       if (c.glueOf) assert.ok(inline.cores[c.glueOf].glue, `${name}: ${build}'s glueOf names a carried glue`);
-      else assert.equal(text.split(c.glue).length - 1, 1, `${name}: ${build}'s glue once`);
     }
+    assert.ok(inline.cores['mha-relaxed'].wasmDelta, `${name}: mha-relaxed's wasm is carried as a delta of mha's`);
+  }
+});
+
+// Every build the file carries starts and computes, its parts put back from their deltas: the browser's first choice
+// (relaxed SIMD), then mha as where relaxed SIMD is missing, then mha-nosimd as where SIMD is (features.js's probes
+// answered no).
+test('each core build of the one file starts, rebuilt from its delta', async () => {
+  const want = { 0: 'wasmsimd-relaxed', 1: 'wasmsimd', 2: 'scalar' };
+  for (const [refused, implementation] of Object.entries(want)) {
+    const g = await guardedPage(browser.context, () => true);
+    await g.page.addInitScript((n) => {
+      const validate = WebAssembly.validate.bind(WebAssembly);
+      let probes = 0;
+      WebAssembly.validate = (bytes) => (probes++ < n ? false : validate(bytes));
+    }, Number(refused));
+    await g.page.goto(pathToFileURL(join(dir, ...DEEP, NAME)).href);
+    await g.page.waitForFunction(() => window.mhaExplorer?.getWeights?.() != null, null, { timeout: 30000 });
+    const got = await g.page.evaluate(() => {
+      const w = window.mhaExplorer.getWeights();
+      return {
+        implementation: window.mhaExplorer.getCompute().implementation,
+        size: w.shape,
+        first: Array.from(w.data.slice(0, 4)),
+      };
+    });
+    console.log(`# ${implementation}: weights ${JSON.stringify(got.size)}`);
+    assert.equal(got.implementation, implementation);
+    assert.ok(
+      got.first.every((x) => x >= 0 && x <= 1),
+      `${implementation}: weights are probabilities`,
+    );
+    assert.deepEqual(g.errors, [], `${implementation}: no console errors`);
+    await g.page.close();
   }
 });
 

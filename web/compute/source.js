@@ -1,10 +1,11 @@
 // MHA Explorer — where the page and the lab get their files: next to the page (dist/index.html, lab.html,
 // mha*.js, worker.js, trainer-mha*.js), or, in the one-file pages (dist/mha-explorer.html,
 // mha-explorer-lab.html: each holds the page and the lab), from window.MHA_INLINE, which web/build.mjs writes into the page:
-//   {files: {page, lab} (the file's own name), start: 'page' | 'lab', cores: {<build>: {glue, wasm} or {glueOf, wasm}},
-//    workers: {trainer: source text}}
+//   {files: {page, lab} (the file's own name), start: 'page' | 'lab', cores: {<build>: {glue | glueOf | glueDelta,
+//    wasm | wasmDelta}}, workers: {trainer: source text}}
 // where glue is a core build's JS with its embedded wasm cut out and wasm the module's bytes, both gzip then
-// base64 (a build whose glue equals an earlier one's names that build: glueOf). coreText(build) puts them back together (DecompressionStream), once per build, and the page's
+// base64 (a build whose glue equals an earlier one's names that build: glueOf; a part carried as a delta against
+// another build's: {of, ops}, web/build.mjs's deltaOf). coreText(build) puts them back together (DecompressionStream), once per build, and the page's
 // script, its forward workers and the lab's training workers all start from that one text (blob: URLs).
 import { BUILDS } from './features.js';
 import { bytesOf } from './base64.js';
@@ -61,14 +62,55 @@ function base64Of(buffer) {
   });
 }
 
+// web/build.mjs's deltaOf undone: the bytes of `to` from `from` and the delta (both ArrayBuffers).
+function undelta(from, delta) {
+  const src = new Uint8Array(from),
+    d = new Uint8Array(delta);
+  let p = 0,
+    o = 0;
+  const varint = function () {
+    let v = 0,
+      scale = 1,
+      b;
+    do {
+      b = d[p++];
+      v += (b & 127) * scale;
+      scale *= 128;
+    } while (b & 128);
+    return v;
+  };
+  const out = new Uint8Array(varint());
+  while (p < d.length) {
+    const n = varint();
+    out.set(d.subarray(p, p + n), o);
+    p += n;
+    o += n;
+    if (p >= d.length) break;
+    const len = varint(),
+      at = varint();
+    out.set(src.subarray(at, at + len), o);
+    o += len;
+  }
+  if (o !== out.length) throw new Error('a core build of this one-file page is damaged: save the page again');
+  return out.buffer;
+}
+// A build's glue or wasm (name): carried, named by glueOf, or a delta against another build's (web/build.mjs).
+function partOf(build, name) {
+  const c = inline.cores[build];
+  if (c[name]) return gunzip(c[name]);
+  if (name === 'glue' && c.glueOf) return partOf(c.glueOf, name);
+  const delta = c[name + 'Delta'];
+  return Promise.all([partOf(delta.of, name), gunzip(delta.ops)]).then(function (parts) {
+    return undelta(parts[0], parts[1]);
+  });
+}
+
 const texts = {}; // build → promise of the core build's JS text
 // The JS text of a core build of this one-file page (as dist/<build>.js holds it).
 export function coreText(build) {
   if (!inline || !inline.cores[build]) return Promise.reject(new Error('this page carries no ' + build + ' core'));
   if (!texts[build]) {
-    const c = inline.cores[build];
-    const glue64 = c.glue || inline.cores[c.glueOf].glue; // a build whose glue another carries names it (glueOf)
-    texts[build] = Promise.all([gunzip(glue64), gunzip(c.wasm).then(base64Of)]).then(function (parts) {
+    texts[build] = Promise.all([partOf(build, 'glue'), partOf(build, 'wasm').then(base64Of)]).then(function (parts) {
       const glue = new TextDecoder().decode(parts[0]);
       return glue.replace(WASM_PLACEHOLDER, function () {
         return parts[1];
