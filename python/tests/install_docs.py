@@ -30,7 +30,7 @@ html = v._repr_html_()
 assert "MhaExplorerView" in html and "read as [H, T, S]" in html and "mhax-fallback" in html
 assert v.save("out.html").stat().st_size > 30000
 frame = mx.explore(text="The cat sat", heads=2)._repr_html_()
-assert len(frame) > 900000                                       # the one-file page from the wheel's static/
+assert len(frame) > 600000                                       # the one-file page (0.84 MB) from the wheel's static/
 try:
     mx.show([[1.0]], head=0)
     raise SystemExit("an unknown keyword was taken")

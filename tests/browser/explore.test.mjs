@@ -193,7 +193,7 @@ test("the notebook's page: no request beyond the document, no console errors, ou
       .reduce((a, b) => a + b, 0),
   );
   assert.ok(
-    sizes.every((s) => s > 900000 && s <= 1.5e6),
+    sizes.every((s) => s > 600000 && s <= 1.5e6),
     'output sizes ' + sizes.join(', '),
   );
 });
