@@ -170,9 +170,9 @@ declare namespace createMhaModule {
 
   /** A loaded checkpoint's sizes, as its config.json gives them. */
   interface ModelInfo {
-    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Qwen2). */
-    family: 'gpt2' | 'bert' | 'distilbert' | 'llama';
-    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2'. */
+    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Qwen2), GPT-NeoX (gpt_neox: Pythia). */
+    family: 'gpt2' | 'bert' | 'distilbert' | 'llama' | 'gpt_neox';
+    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox'. */
     modelType: string;
     layers: number;
     heads: number;
@@ -180,6 +180,8 @@ declare namespace createMhaModule {
     kvHeads: number;
     dModel: number;
     headDim: number;
+    /** Features of each head the rotary embedding turns: headDim (Llama), fewer (GPT-NeoX's rotary_pct), 0 without rotary embeddings. */
+    rotaryDim: number;
     vocab: number;
     /** The longest input, in tokens. */
     maxPositions: number;

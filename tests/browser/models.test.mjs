@@ -52,6 +52,8 @@ const CASES = [
   'llama-sharded',
   'qwen2',
   'qwen2-bf16',
+  'pythia',
+  'neox-sequential',
   'minilm',
 ];
 const TEXTS = { minilm: 6 };

@@ -278,6 +278,29 @@ def qwen2_config(V):
     )
 
 
+def gpt_neox_config(V, heads, rotary_pct, parallel):
+    """Pythia's shape at 32 wide: rotary on rotary_pct of each head, biases, an MLP 4 x wide, LM head untied."""
+    return transformers.GPTNeoXConfig(
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=heads,
+        intermediate_size=128,
+        max_position_embeddings=128,
+        rotary_pct=rotary_pct,
+        rotary_emb_base=10000,
+        use_parallel_residual=parallel,
+        tie_word_embeddings=False,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
+
+
+def neox_as_released(sd, cfg):
+    """Pythia's files name the LM head embed_out.weight (transformers 5.x renames it lm_head on load)."""
+    return {("embed_out.weight" if k == "lm_head.weight" else k): v for k, v in sd.items()}
+
+
 def strip_prefix(prefix):
     return lambda sd, cfg: {k[len(prefix) :] if k.startswith(prefix) else k: v for k, v in sd.items()}
 
@@ -443,6 +466,40 @@ CASES = [
     ),
     ("qwen2-f16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "float16", {}),
     ("qwen2-bf16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "bfloat16", {}),
+    (
+        "pythia",
+        "gpt_neox",
+        "gpt2",
+        512,
+        lambda V: gpt_neox_config(V, 2, 0.25, True),
+        "GPTNeoXForCausalLM",
+        "float32",
+        dict(
+            rename=neox_as_released,
+            notes="Pythia's layout: parallel residual, rotary on 4 of 16 features per head (rotary_pct 0.25), "
+            "query_key_value interleaved by head, the LM head as embed_out.weight",
+        ),
+    ),
+    (
+        "neox-sequential",
+        "gpt_neox",
+        "gpt2",
+        512,
+        lambda V: gpt_neox_config(V, 4, 0.5, False),
+        "GPTNeoXForCausalLM",
+        "float32",
+        dict(notes="use_parallel_residual false, 4 heads of 8, rotary_pct 0.5, lm_head.weight as 5.x saves it"),
+    ),
+    (
+        "pythia-f16",
+        "gpt_neox",
+        "gpt2",
+        512,
+        lambda V: gpt_neox_config(V, 2, 0.25, True),
+        "GPTNeoXForCausalLM",
+        "float16",
+        {},
+    ),
 ]
 FAMILY_OF_TYPE = {
     "gpt2": "gpt2",
@@ -466,6 +523,7 @@ WIDE_NAMES = (
     "lin1",
     "gate_proj",
     "up_proj",
+    "dense_h_to_4h",
     "transform.dense",
     "vocab_transform",
 )
@@ -489,14 +547,14 @@ def draw_weights(model, gen):
                 p.copy_(draw(0.02))
             elif "emb" in lower or lower.endswith(("wte.weight", "wpe.weight")):
                 p.copy_(draw(1.0))
-            elif any(n in lower for n in WIDE_NAMES):
-                p.copy_(draw(0.2 * scale))
-            elif "query_key_value.weight" in lower:  # GPT-NeoX's [3D, D]: per head q_h | k_h | v_h rows
-                w = draw(0.04 * scale)
+            elif "query_key_value.weight" in lower:  # GPT-NeoX's [3D, D]: per head q_h | k_h | v_h rows (before
+                w = draw(0.04 * scale)  # WIDE_NAMES, whose "query" and "key" would draw the values wide too)
                 hd = 3 * model.config.hidden_size // model.config.num_attention_heads
                 for h in range(model.config.num_attention_heads):
                     w[h * hd : h * hd + 2 * hd // 3] *= 5
                 p.copy_(w)
+            elif any(n in lower for n in WIDE_NAMES):
+                p.copy_(draw(0.2 * scale))
             elif "c_attn" in lower:  # GPT-2's q|k|v in one [D, 3D] matrix
                 w = draw(0.04 * scale)
                 D = p.shape[0]

@@ -175,6 +175,14 @@ def mutate(case, model64, kind):
             layer.self_attn.k_proj.bias.data.zero_()
     elif kind == "token-type embeddings left out":
         base.embeddings.token_type_embeddings.weight.data.zero_()
+    elif kind == "rotary on every feature of a head":  # rotary_pct ignored
+        from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
+
+        model64.config.rope_parameters["partial_rotary_factor"] = 1.0
+        base.rotary_emb = GPTNeoXRotaryEmbedding(model64.config).double()
+    elif kind == "sequential residual instead of parallel":
+        for layer in base.layers:
+            layer.use_parallel_residual = False
     elif kind == "RMSNorm eps 1e-6 instead of 1e-5":
         for m in model64.modules():
             if hasattr(m, "variance_epsilon"):
@@ -186,6 +194,8 @@ MISTAKES = [
     ("llama", "rope_theta 1.001 x"),
     ("qwen2", "no k_proj bias"),
     ("bert", "token-type embeddings left out"),
+    ("pythia", "rotary on every feature of a head"),
+    ("pythia", "sequential residual instead of parallel"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

@@ -144,6 +144,38 @@ TEST_CASE("model_reads_tensor: the tensors each family uses, with and without pr
   CHECK(model_reads_tensor(distil, "distilbert.transformer.layer.1.ffn.lin2.bias"));
   CHECK(model_reads_tensor(distil, "vocab_projector.bias"));
   CHECK_FALSE(model_reads_tensor(distil, "vocab_projector.weight"));
+  const CheckpointConfig neox = fixture("pythia").config;
+  CHECK(model_reads_tensor(neox, "gpt_neox.layers.1.attention.query_key_value.bias"));
+  CHECK(model_reads_tensor(neox, "embed_out.weight"));  // Pythia's name of the LM head
+  CHECK(model_reads_tensor(neox, "lm_head.weight"));    // 5.x's
+  CHECK_FALSE(model_reads_tensor(neox, "gpt_neox.layers.0.attention.bias"));
+  CHECK_FALSE(model_reads_tensor(neox, "gpt_neox.layers.0.attention.rotary_emb.inv_freq"));
+}
+
+TEST_CASE("GPT-NeoX's config: 4.x's rotary_pct and rotary_emb_base, 5.x's rope_parameters, hostile values named",
+          "[models][config]") {
+  const std::string neox =
+      R"({"model_type": "gpt_neox", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 256, "vocab_size": 50)";
+  const CheckpointConfig old = parse_checkpoint_config(neox + R"(, "rotary_pct": 0.25, "rotary_emb_base": 10000,
+    "rope_scaling": null, "use_parallel_residual": true, "tie_word_embeddings": false})");
+  CHECK(old.family == Family::GPTNeoX);
+  CHECK(old.rotary_dim == 4);  // int(16 * 0.25)
+  CHECK(old.parallel_residual);
+  CHECK(old.attention_bias);
+  const CheckpointConfig now = parse_checkpoint_config(neox + R"(, "use_parallel_residual": false,
+    "rope_parameters": {"rope_type": "default", "rope_theta": 500.0, "partial_rotary_factor": 0.5}})");
+  CHECK(now.rotary_dim == 8);
+  CHECK(now.rope_theta == 500.0);
+  CHECK_FALSE(now.parallel_residual);
+  CHECK_FALSE(now.tie_word_embeddings);                        // GPTNeoXConfig's default
+  CHECK(parse_checkpoint_config(neox + "}").rotary_dim == 4);  // rotary_pct 0.25 by default
+  const auto message = [&](const std::string& tail) { return error_of([&] { parse_checkpoint_config(neox + tail); }); };
+  CHECK(message(R"(, "rotary_pct": 1.5})").find("'rotary_pct' must be above 0 and at most 1") != std::string::npos);
+  CHECK(message(R"(, "rotary_pct": 0})").find("'rotary_pct'") != std::string::npos);
+  CHECK(message(R"(, "rotary_pct": 0.1})").find("even number") != std::string::npos);  // int(16 * 0.1) = 1
+  CHECK(message(R"(, "rope_parameters": {"rope_type": "dynamic", "factor": 2.0}})").find("'dynamic'") !=
+        std::string::npos);
 }
 
 TEST_CASE("config options the core does not compute are refused by name, with what is supported", "[models][config]") {

@@ -60,6 +60,8 @@ const CASES = [
   { name: 'distilbert', text: MASKED, snippet: true },
   { name: 'llama', text: SENTENCE },
   { name: 'qwen2', text: SENTENCE, snippet: true },
+  { name: 'pythia', text: SENTENCE, snippet: true },
+  { name: 'neox-sequential', text: SENTENCE },
 ];
 const QUERY = 8,
   KEY = 3,

@@ -50,6 +50,17 @@ export const FAMILIES = {
     post: false,
     norm: 'RMSNorm',
   },
+  gpt_neox: {
+    layer: 'gpt_neox.layers',
+    norms: ['input_layernorm', 'post_attention_layernorm'],
+    qkv: 'attention.query_key_value',
+    q: null,
+    out: 'attention.dense',
+    mlp: 'mlp',
+    post: false,
+    norm: 'LayerNorm',
+    interleaved: true, // query_key_value's columns: q, k, v of head 0, then of head 1, …
+  },
 };
 const STAGE = {
   norm: 0,
@@ -91,16 +102,17 @@ export function layerTrace(trace, layer, info, T) {
     KV: info.kvHeads || H,
     d: info.headDim || info.dModel / H,
     D: info.dModel,
+    rot: info.rotaryDim || 0,
     norms: 0,
     residuals: 0,
   };
-  return trace
-    .filter((s) => s.layer === layer)
-    .map((s) => {
-      const words = WORDS[s.op];
-      const w = words ? words(c, s) : { label: s.op, expr: '', description: '' };
-      return Object.assign({}, s, { words: Object.assign({ stage: STAGE[s.op] !== undefined ? STAGE[s.op] : 4 }, w) });
-    });
+  const steps = trace.filter((s) => s.layer === layer);
+  c.parallel = steps.filter((s) => s.op === 'residual').length === 1; // GPT-NeoX's use_parallel_residual
+  return steps.map((s) => {
+    const words = WORDS[s.op];
+    const w = words ? words(c, s) : { label: s.op, expr: '', description: '' };
+    return Object.assign({}, s, { words: Object.assign({ stage: STAGE[s.op] !== undefined ? STAGE[s.op] : 4 }, w) });
+  });
 }
 
 // A query, key or value projection: GPT-2's third of c_attn, or the family's own linear map.
@@ -118,6 +130,12 @@ function projection(c, which, name) {
       };
 }
 function splitHeads(c, name, n) {
+  if (c.f.interleaved)
+    return {
+      label: 'Split into ' + n + ' heads',
+      expr: `${name} = qkv.view(1, ${c.T}, ${n}, 3·${c.d}).transpose(1, 2).chunk(3, dim=-1)[${'qkv'.indexOf(name)}]`,
+      description: "Each head's own " + c.d + ' of its 3·' + c.d + ' columns (a view: strides change, no copy)',
+    };
   return {
     label: 'Split into ' + n + ' heads',
     expr: name + '.view(1, ' + c.T + ', ' + n + ', ' + c.d + ').transpose(1, 2)',
@@ -141,13 +159,18 @@ function norm(c) {
       };
 }
 
+// Rotary embeddings on part of each head (GPT-NeoX's rotary_pct).
+const partial = (c) => c.rot > 0 && c.rot < c.d;
+
 // Each step's words by its op: (c: layerTrace's context, s: the step) → {label, expr, description}.
 const WORDS = {
   norm,
   qkv: (c) => ({
     label: 'q, k, v in one projection',
     expr: 'qkv = ' + c.L + '.' + c.f.qkv + '(x)',
-    description: 'One Conv1D (weights stored [in, out]) gives the queries, keys and values side by side',
+    description: c.f.interleaved
+      ? 'One Linear gives each head its query, key and value side by side, head after head'
+      : 'One Conv1D (weights stored [in, out]) gives the queries, keys and values side by side',
   }),
   query: (c) => projection(c, 'Query', 'q'),
   key: (c) => projection(c, 'Key', 'k'),
@@ -155,11 +178,16 @@ const WORDS = {
   query_heads: (c) => splitHeads(c, 'q', c.H),
   key_heads: (c) => splitHeads(c, 'k', c.KV),
   value_heads: (c) => splitHeads(c, 'v', c.KV),
-  rope_query: () => ({
+  rope_query: (c) => ({
     label: 'RoPE on the queries',
-    expr: 'q = q * cos + rotate_half(q) * sin',
+    expr: partial(c)
+      ? 'q = cat(rope(q[..., :' + c.rot + ']), q[..., ' + c.rot + ':])'
+      : 'q = q * cos + rotate_half(q) * sin',
     description:
-      'Rotary position embedding: each pair of features (its two halves) turned by an angle that grows with the position',
+      'Rotary position embedding: each pair of features (its two halves) turned by an angle that grows with the position' +
+      (partial(c)
+        ? '; partial rotary: only the first ' + c.rot + ' of the ' + c.d + ' features turn, the rest pass'
+        : ''),
   }),
   rope_key: () => ({
     label: 'RoPE on the keys',
@@ -208,11 +236,18 @@ const WORDS = {
     expr: 'out = ' + c.L + '.' + c.f.out + '(out)',
     description: 'Mixes what the heads found into the ' + c.D + ' features',
   }),
-  residual: (c) => ({
-    label: 'Residual add',
-    expr: 'h = h + ' + (c.residuals++ % 2 ? 'mlp_out' : 'out'),
-    description: "The sublayer's output added to its input",
-  }),
+  residual: (c) =>
+    c.parallel
+      ? {
+          label: 'Parallel residual',
+          expr: 'h = h + out + mlp_out',
+          description: 'The attention and the MLP both read the same h; their outputs are added to it together',
+        }
+      : {
+          label: 'Residual add',
+          expr: 'h = h + ' + (c.residuals++ % 2 ? 'mlp_out' : 'out'),
+          description: "The sublayer's output added to its input",
+        },
   mlp: (c) => ({
     label: 'MLP',
     expr: 'mlp_out = ' + c.L + '.' + c.f.mlp + '(' + (c.f.post ? 'h' : 'x') + ')',

@@ -1,4 +1,4 @@
-// Real checkpoints: GPT-2, BERT, DistilBERT and Llama-style (Llama, Qwen2) models computed as
+// Real checkpoints: GPT-2, BERT, DistilBERT, Llama-style (Llama, Qwen2) and GPT-NeoX (Pythia) models computed as
 // transformers' eager attention computes them (its modeling_*.py files are the specification).
 //
 // Usage:
@@ -43,7 +43,8 @@ namespace models {
 class Network;
 }
 
-enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, COUNT };  // Qwen2 is Llama with q/k/v biases
+// Qwen2 is Llama with q/k/v biases; GPTNeoX: Pythia (model_type "gpt_neox")
+enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, GPTNeoX, COUNT };
 const char* family_name(Family family);
 
 // What config.json says, checked: an unsupported model_type or option (ALiBi, sliding windows,
@@ -51,7 +52,7 @@ const char* family_name(Family family);
 // is supported.
 struct CheckpointConfig {
   Family family = Family::GPT2;
-  std::string model_type;  // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2"
+  std::string model_type;  // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2", "gpt_neox"
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, d_ff = 0;
   std::size_t vocab = 0, max_positions = 0, type_vocab = 0;
   double norm_eps = 0.0, rope_theta = 0.0;

@@ -14,18 +14,19 @@ namespace {
 
 using json::Json;
 
-constexpr std::array<const char*, 4> kFamilyNames{"gpt2", "bert", "distilbert", "llama"};
+constexpr std::array<const char*, 5> kFamilyNames{"gpt2", "bert", "distilbert", "llama", "gpt_neox"};
 static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
 
 struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 5> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 6> kModelTypes{{{"gpt2", Family::GPT2},
                                                 {"bert", Family::BERT},
                                                 {"distilbert", Family::DistilBERT},
                                                 {"llama", Family::Llama},
-                                                {"qwen2", Family::Llama}}};
+                                                {"qwen2", Family::Llama},
+                                                {"gpt_neox", Family::GPTNeoX}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -191,6 +192,24 @@ void read_llama(const Json& c, CheckpointConfig& m) {
   refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
 }
 
+// GPT-NeoX (Pythia): 4.x's rotary_pct / rotary_emb_base or 5.x's rope_parameters (partial_rotary_factor 0.25 by
+// default), use_parallel_residual, attention_bias (query_key_value's and dense's biases).
+void read_gpt_neox(const Json& c, CheckpointConfig& m) {
+  m.d_model = count(c, {"hidden_size"});
+  m.layers = count(c, {"num_hidden_layers"});
+  m.heads = m.kv_heads = count(c, {"num_attention_heads"});
+  m.d_ff = count(c, {"intermediate_size"});
+  m.vocab = count(c, {"vocab_size"});
+  m.max_positions = count(c, {"max_position_embeddings"}, 2048);
+  m.norm_eps = number(c, "layer_norm_eps", 1e-5);
+  m.activation = text(c, "hidden_act", "gelu");
+  m.causal = true;
+  m.attention_bias = flag(c, "attention_bias", true);
+  m.parallel_residual = flag(c, "use_parallel_residual", true);
+  set_head_dim(m);  // hidden_size / num_attention_heads (GPT-NeoX has no head_dim key)
+  read_rope(c, m, "rotary_emb_base", "rotary_pct", 0.25);
+}
+
 void check_sizes(CheckpointConfig& m) {
   set_head_dim(m);
   if (m.heads % m.kv_heads != 0)
@@ -217,12 +236,13 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     if (m.model_type == t.name) type = &t;
   if (!type) refuse("model_type '" + m.model_type + "'");
   m.family = type->family;
-  m.tie_word_embeddings = flag(c, "tie_word_embeddings", m.family != Family::Llama);
+  m.tie_word_embeddings = flag(c, "tie_word_embeddings", m.family != Family::Llama && m.family != Family::GPTNeoX);
   switch (m.family) {
     case Family::GPT2: read_gpt2(c, m); break;
     case Family::BERT: read_bert(c, m); break;
     case Family::DistilBERT: read_distilbert(c, m); break;
     case Family::Llama: read_llama(c, m); break;
+    case Family::GPTNeoX: read_gpt_neox(c, m); break;
     case Family::COUNT: break;
   }
   check_sizes(m);
