@@ -54,6 +54,8 @@ const CASES = [
   'qwen2-bf16',
   'pythia',
   'neox-sequential',
+  'tinystories',
+  'tinystories-bf16',
   'minilm',
 ];
 const TEXTS = { minilm: 6 };

@@ -296,6 +296,22 @@ def gpt_neox_config(V, heads, rotary_pct, parallel):
     )
 
 
+def gpt_neo_config(V, types, window):
+    """TinyStories' layout at 32 wide: 4 heads of 8, attention_types alternating global and local, a window shorter
+    than the texts (TinyStories-1M ... 33M: window_size 256 of 2048 positions)."""
+    return transformers.GPTNeoConfig(
+        vocab_size=V,
+        hidden_size=32,
+        num_layers=len(types),
+        num_heads=4,
+        max_position_embeddings=128,
+        attention_types=[[list(types), 1]],
+        window_size=window,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
+
+
 def neox_as_released(sd, cfg):
     """Pythia's files name the LM head embed_out.weight (transformers 5.x renames it lm_head on load)."""
     return {("embed_out.weight" if k == "lm_head.weight" else k): v for k, v in sd.items()}
@@ -500,6 +516,26 @@ CASES = [
         "float16",
         {},
     ),
+    (
+        "tinystories",
+        "gpt_neo",
+        "gpt2",
+        512,
+        lambda V: gpt_neo_config(V, ["global", "local"], 5),
+        "GPTNeoForCausalLM",
+        "float32",
+        dict(notes="TinyStories' layout: layers global, local with window_size 5, scores not scaled, LM head tied"),
+    ),
+    (
+        "tinystories-bf16",
+        "gpt_neo",
+        "gpt2",
+        512,
+        lambda V: gpt_neo_config(V, ["local", "global"], 3),
+        "GPTNeoForCausalLM",
+        "bfloat16",
+        dict(notes="layers local (window_size 3), global"),
+    ),
 ]
 FAMILY_OF_TYPE = {
     "gpt2": "gpt2",
@@ -529,6 +565,14 @@ WIDE_NAMES = (
 )
 
 
+def unscaled_scores(model, name):
+    """GPT-Neo does not divide its scores by sqrt(head_dim): its q and k drawn hd^(1/4) narrower each, so that its
+    heads are as peaked as the other families' (a trained GPT-Neo learns the same)."""
+    if model.config.model_type != "gpt_neo" or not name.endswith(("q_proj.weight", "k_proj.weight")):
+        return 1.0
+    return (model.config.hidden_size // model.config.num_heads) ** -0.25
+
+
 def draw_weights(model, gen):
     """Seeded weights at scales that keep the error bounds meaningful: embeddings of std 1 (so LayerNorm does not
     amplify), query, key and MLP input projections of std 0.2 at D = 32 (peaked heads, activations used beyond their
@@ -554,7 +598,7 @@ def draw_weights(model, gen):
                     w[h * hd : h * hd + 2 * hd // 3] *= 5
                 p.copy_(w)
             elif any(n in lower for n in WIDE_NAMES):
-                p.copy_(draw(0.2 * scale))
+                p.copy_(draw(0.2 * scale * unscaled_scores(model, lower)))
             elif "c_attn" in lower:  # GPT-2's q|k|v in one [D, 3D] matrix
                 w = draw(0.04 * scale)
                 D = p.shape[0]
@@ -566,7 +610,9 @@ def draw_weights(model, gen):
 
 @contextlib.contextmanager
 def true_float64():
-    """Llama/Qwen2's RMSNorm input, softmax and RoPE table in the model's dtype (transformers forces float32)."""
+    """Llama/Qwen2's RMSNorm input, softmax and RoPE table, GPT-Neo's scores, in the model's dtype (transformers
+    forces float32)."""
+    from transformers.models.gpt_neo import modeling_gpt_neo
     from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
     from transformers.models.qwen2 import modeling_qwen2
@@ -596,6 +642,19 @@ def true_float64():
             klass = getattr(mod, cls)
             saved.append((klass, "forward", klass.forward))
             klass.forward = fn
+
+    def neo_attn(self, query, key, value, attention_mask=None):  # GPT-Neo casts q and k to float32 first
+        w = torch.matmul(query, key.transpose(-1, -2))
+        T = query.size(-2)
+        w = torch.where(self.bias[:, :, :T, :T], w, torch.tensor(torch.finfo(w.dtype).min, dtype=w.dtype))
+        if attention_mask is not None:
+            w = w + attention_mask
+        w = torch.nn.functional.softmax(w, dim=-1)
+        return torch.matmul(w, value), w
+
+    klass = modeling_gpt_neo.GPTNeoSelfAttention
+    saved.append((klass, "_attn", klass._attn))
+    klass._attn = neo_attn
     klass = modeling_gpt_neox.GPTNeoXRotaryEmbedding
     saved.append((klass, "forward", klass.forward))
     klass.forward = rope_forward
@@ -638,6 +697,8 @@ def out_projection(model, layer):
         return base.layers[layer].self_attn.o_proj
     if mt == "gpt_neox":
         return base.layers[layer].attention.dense
+    if mt == "gpt_neo":
+        return base.h[layer].attn.attention.out_proj
     raise ValueError(f"out_projection: no output projection for model_type {mt!r}: add its module here")
 
 

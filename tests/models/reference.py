@@ -227,19 +227,22 @@ def softmax(z, Ez, blocked):
     return p, torch.where(live, E, zeros(E))
 
 
-def attention(q, Eq, k, Ek, v, Ev, heads, kv_heads, causal, heads_off=()):
-    """q [T, H*hd], k and v [T, Hkv*hd] -> weights [H, T, T] and merged heads [T, H*hd], with bounds."""
+def attention(q, Eq, k, Ek, v, Ev, heads, kv_heads, causal, heads_off=(), scale=True, window=0):
+    """q [T, H*hd], k and v [T, Hkv*hd] -> weights [H, T, T] and merged heads [T, H*hd], with bounds. scale: scores
+    / sqrt(hd) (GPT-Neo: none); window: a query i sees keys j > i - window only (local and sliding windows)."""
     T = q.shape[0]
     hd = q.shape[1] // heads
     split = lambda t, h: t.view(T, h, hd).transpose(0, 1)
     q, Eq = split(q, heads), split(Eq, heads)
     groups = heads // kv_heads
     k, Ek, v, Ev = (split(t, kv_heads).repeat_interleave(groups, dim=0) for t in (k, Ek, v, Ev))  # repeat_kv
-    s = 1.0 / math.sqrt(hd)
+    s = 1.0 / math.sqrt(hd) if scale else 1.0
     kt, Ekt = k.transpose(-1, -2), Ek.transpose(-1, -2)
     scores = (q @ kt) * s
-    E_scores = s * (Eq @ kt.abs() + q.abs() @ Ekt + (hd + 3) * (q.abs() @ kt.abs()))
+    E_scores = s * (Eq @ kt.abs() + q.abs() @ Ekt + (hd + (3 if scale else 1)) * (q.abs() @ kt.abs()))
     blocked = torch.triu(torch.ones(T, T, dtype=torch.bool), 1) if causal else torch.zeros(T, T, dtype=torch.bool)
+    if window:
+        blocked |= torch.tril(torch.ones(T, T, dtype=torch.bool), -window)
     p, Ep = softmax(scores, E_scores, blocked.expand(heads, T, T))
     o = p @ v
     Eo = Ep @ v.abs() + p @ Ev + T * (p @ v.abs())
@@ -279,6 +282,37 @@ def gpt2(model, ids, heads_off):
         h = add(ch, ch[1], lin(ch, block.attn.c_proj, ch[0], conv1d=True))
         m = lin(ch, block.mlp.c_fc, ln(ch, block.ln_2, h), conv1d=True)
         m = lin(ch, block.mlp.c_proj, activation(cfg.activation_function, ch, m), conv1d=True)
+        (x,) = ch.bound(add(ch, h, m))
+    ch = Chain(x)
+    (hidden,) = ch.bound(ln(ch, base.ln_f, ch[0]))
+
+    def head(pos):
+        ch = Chain((x[0][pos], x[1][pos]))
+        return ch.bound(linear(ch, ln(ch, base.ln_f, ch[0]), param(model.lm_head)))[0]
+
+    return attns, hidden, head
+
+
+def gpt_neo(model, ids, heads_off):
+    """GPT-Neo (TinyStories): GPT-2's block with nn.Linear q/k/v (no biases), scores not scaled, local layers'
+    window."""
+    base, cfg = model.transformer, model.config
+    T, H = len(ids), cfg.num_heads
+    x = param(base.wte)[ids] + param(base.wpe)[:T]
+    x = (x, x.abs())
+    attns = []
+    for i, block in enumerate(base.h):
+        sa = block.attn.attention
+        ch = Chain(x)
+        h = ln(ch, block.ln_1, ch[0])
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(*(lin(ch, m, h) for m in (sa.q_proj, sa.k_proj, sa.v_proj)))
+        window = cfg.window_size if sa.attention_type == "local" else 0
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, H, True, heads_off.get(i, ()), scale=False, window=window)
+        attns.append(p)
+        ch = Chain(o, x)
+        h = add(ch, ch[1], lin(ch, sa.out_proj, ch[0]))
+        m = lin(ch, block.mlp.c_fc, ln(ch, block.ln_2, h))
+        m = lin(ch, block.mlp.c_proj, activation(cfg.activation_function, ch, m))
         (x,) = ch.bound(add(ch, h, m))
     ch = Chain(x)
     (hidden,) = ch.bound(ln(ch, base.ln_f, ch[0]))
@@ -449,6 +483,7 @@ FAMILIES = {
     "llama": llama,
     "qwen2": llama,
     "gpt_neox": gpt_neox,
+    "gpt_neo": gpt_neo,
 }
 
 

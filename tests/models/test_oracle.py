@@ -183,6 +183,16 @@ def mutate(case, model64, kind):
     elif kind == "sequential residual instead of parallel":
         for layer in base.layers:
             layer.use_parallel_residual = False
+    elif kind == "the local window one key wider":
+        for block in base.h:
+            sa = block.attn.attention
+            if sa.attention_type == "local":
+                full = torch.tril(torch.ones_like(sa.bias))
+                sa.bias = torch.bitwise_xor(full, torch.tril(full, -(model64.config.window_size + 1)))
+    elif kind == "scores divided by sqrt(head_dim)":  # q_proj has no bias: scaling it scales the scores
+        for block in base.h:
+            sa = block.attn.attention
+            sa.q_proj.weight.data /= (sa.embed_dim // sa.num_heads) ** 0.5
     elif kind == "RMSNorm eps 1e-6 instead of 1e-5":
         for m in model64.modules():
             if hasattr(m, "variance_epsilon"):
@@ -196,6 +206,8 @@ MISTAKES = [
     ("bert", "token-type embeddings left out"),
     ("pythia", "rotary on every feature of a head"),
     ("pythia", "sequential residual instead of parallel"),
+    ("tinystories", "the local window one key wider"),
+    ("tinystories", "scores divided by sqrt(head_dim)"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

@@ -152,6 +152,34 @@ TEST_CASE("model_reads_tensor: the tensors each family uses, with and without pr
   CHECK_FALSE(model_reads_tensor(neox, "gpt_neox.layers.0.attention.rotary_emb.inv_freq"));
 }
 
+TEST_CASE("GPT-Neo's config: attention_types expanded into each layer's window, hostile values named",
+          "[models][config]") {
+  const std::string neo =
+      R"({"model_type": "gpt_neo", "hidden_size": 32, "num_layers": 4, "num_heads": 4, "vocab_size": 50)";
+  const CheckpointConfig c =
+      parse_checkpoint_config(neo + R"(, "attention_types": [[["global", "local"], 2]], "window_size": 7})");
+  CHECK(c.family == Family::GPTNeo);
+  CHECK(c.windows == std::vector<std::size_t>{0, 7, 0, 7});
+  CHECK_FALSE(c.scale_attention);
+  CHECK(c.d_ff == 128);  // intermediate_size null: 4 * hidden_size
+  CHECK(parse_checkpoint_config(neo + R"(, "attention_types": [[["local"], 4]]})").windows ==
+        std::vector<std::size_t>{256, 256, 256, 256});  // window_size 256 by default
+  const auto message = [&](const std::string& tail) { return error_of([&] { parse_checkpoint_config(neo + tail); }); };
+  CHECK(message(R"(, "attention_types": [[["global", "local"], 2]], "window_size": 0})").find("'window_size'") !=
+        std::string::npos);
+  CHECK(message(R"(, "attention_types": [[["global"], 3]]})").find("gives 3 layers, but num_layers is 4") !=
+        std::string::npos);
+  CHECK(message(R"(, "attention_types": [[["global"], 1000000]]})").find("more layers than num_layers") !=
+        std::string::npos);
+  CHECK(message(R"(, "attention_types": [[["sliding"], 4]]})").find("other than \"global\" and \"local\"") !=
+        std::string::npos);
+  CHECK(message(R"(, "attention_types": ["global"]})").find("'attention_types' must be a list") != std::string::npos);
+  CHECK(message("}").find("gives 24 layers") != std::string::npos);  // GPTNeoConfig's default: 12 x [global, local]
+  CHECK(parse_checkpoint_config(R"({"model_type": "gpt2", "n_embd": 32, "n_layer": 2, "n_head": 4, "vocab_size": 50,
+    "n_positions": 16})")
+            .windows == std::vector<std::size_t>{0, 0});
+}
+
 TEST_CASE("GPT-NeoX's config: 4.x's rotary_pct and rotary_emb_base, 5.x's rope_parameters, hostile values named",
           "[models][config]") {
   const std::string neox =

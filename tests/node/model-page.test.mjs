@@ -62,6 +62,7 @@ const CASES = [
   { name: 'qwen2', text: SENTENCE, snippet: true },
   { name: 'pythia', text: SENTENCE, snippet: true },
   { name: 'neox-sequential', text: SENTENCE },
+  { name: 'tinystories', text: SENTENCE, snippet: true },
 ];
 const QUERY = 8,
   KEY = 3,

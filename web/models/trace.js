@@ -61,6 +61,18 @@ export const FAMILIES = {
     norm: 'LayerNorm',
     interleaved: true, // query_key_value's columns: q, k, v of head 0, then of head 1, …
   },
+  gpt_neo: {
+    layer: 'transformer.h',
+    norms: ['ln_1', 'ln_2'],
+    q: 'attn.attention.q_proj',
+    k: 'attn.attention.k_proj',
+    v: 'attn.attention.v_proj',
+    out: 'attn.attention.out_proj',
+    mlp: 'mlp',
+    post: false,
+    norm: 'LayerNorm',
+    unscaled: true, // GPT-Neo's scores are q·k, not divided by √d
+  },
 };
 const STAGE = {
   norm: 0,
@@ -76,6 +88,7 @@ const STAGE = {
   repeat_kv_key: 1,
   repeat_kv_value: 1,
   scores: 2,
+  window: 2,
   softmax: 2,
   context: 2,
   merge: 3,
@@ -103,6 +116,7 @@ export function layerTrace(trace, layer, info, T) {
     d: info.headDim || info.dModel / H,
     D: info.dModel,
     rot: info.rotaryDim || 0,
+    window: (info.windows || [])[layer] || 0,
     norms: 0,
     residuals: 0,
   };
@@ -209,11 +223,20 @@ const WORDS = {
     expr:
       (c.info.family === 'distilbert'
         ? '(q / math.sqrt(' + c.d + ')) @ k.transpose(2, 3)'
-        : 'q @ k.transpose(-1, -2) / math.sqrt(' + c.d + ')') + (c.info.causal ? ' + causal mask' : ''),
+        : 'q @ k.transpose(-1, -2)' + (c.f.unscaled ? '' : ' / math.sqrt(' + c.d + ')')) +
+      (c.info.causal ? ' + causal mask' : ''),
     description:
-      'Every query against every key, scaled by 1/√' +
-      c.d +
+      'Every query against every key, ' +
+      (c.f.unscaled ? 'not scaled (GPT-Neo leaves out the 1/√' + c.d + ')' : 'scaled by 1/√' + c.d) +
       (c.info.causal ? '; later keys masked (torch.finfo(float32).min)' : ''),
+  }),
+  window: (c) => ({
+    label: 'Local attention: a window of ' + c.window + ' keys',
+    expr: 'scores = torch.where(i - j < ' + c.window + ', scores, torch.finfo(float32).min)',
+    description:
+      'A local layer: each query sees only itself and the ' +
+      (c.window - 1) +
+      ' tokens before it; keys further back are masked as the later ones are',
   }),
   softmax: (c, s) => ({
     label: 'Softmax: the attention weights',

@@ -61,6 +61,8 @@ void head_probs(const Attention& a, const float* q, std::size_t ldq, const float
   mask.causal = a.causal;
   mask.fill = kFinfoMin;
   kernels::f32_score_mask_apply(mask, 0, T, T, probs, T);
+  if (a.window)  // GPT-Neo's local layers: bias ^ tril(bias, -window_size), keys j <= i - window masked
+    for (std::size_t i = a.window; i < T; ++i) std::fill(probs + i * T, probs + i * T + (i - a.window + 1), kFinfoMin);
   kernels::f32_softmax(T, T, probs, T);
 }
 
@@ -128,6 +130,7 @@ std::vector<TraceStep> attention_trace(const Attention& a, std::size_t T, std::s
     steps.push_back({"repeat_kv_value", Layout::contiguous({1, H, T, hd})});
   }
   steps.push_back({"scores", Layout::contiguous({1, H, T, T})});
+  if (a.window) steps.push_back({"window", Layout::contiguous({1, H, T, T})});
   steps.push_back({"softmax", Layout::contiguous({1, H, T, T}), {1, H, T, T}});
   steps.push_back({"context", Layout::contiguous({1, H, T, hd})});
   steps.push_back({"merge", Layout::contiguous({1, T, H * hd})});

@@ -14,19 +14,20 @@ namespace {
 
 using json::Json;
 
-constexpr std::array<const char*, 5> kFamilyNames{"gpt2", "bert", "distilbert", "llama", "gpt_neox"};
+constexpr std::array<const char*, 6> kFamilyNames{"gpt2", "bert", "distilbert", "llama", "gpt_neox", "gpt_neo"};
 static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
 
 struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 6> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 7> kModelTypes{{{"gpt2", Family::GPT2},
                                                 {"bert", Family::BERT},
                                                 {"distilbert", Family::DistilBERT},
                                                 {"llama", Family::Llama},
                                                 {"qwen2", Family::Llama},
-                                                {"gpt_neox", Family::GPTNeoX}}};
+                                                {"gpt_neox", Family::GPTNeoX},
+                                                {"gpt_neo", Family::GPTNeo}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -38,7 +39,7 @@ std::string supported() {
          " with absolute position embeddings (GPT-2, BERT, "
          "DistilBERT) or default rotary embeddings (rope_type 'default', on all or the first part of each "
          "head), full causal or bidirectional "
-         "self-attention (no sliding window, no ALiBi, no cross-attention), activations " +
+         "self-attention (GPT-Neo's local layers, no other sliding window, no ALiBi, no cross-attention), activations " +
          blocks::activation_names() + ".";
 }
 
@@ -210,6 +211,52 @@ void read_gpt_neox(const Json& c, CheckpointConfig& m) {
   read_rope(c, m, "rotary_emb_base", "rotary_pct", 0.25);
 }
 
+// GPT-Neo's attention_types: [[["global", "local"], n], ...] expanded as expand_attention_types_params does, one
+// entry a layer; a local layer's window is window_size.
+std::vector<std::size_t> neo_windows(const Json& c, std::size_t layers, std::size_t window) {
+  const std::string shape =
+      "config.json: 'attention_types' must be a list of [[\"global\" or \"local\", ...], count] pairs";
+  std::vector<std::size_t> out;
+  const Json* types = member(c, "attention_types");
+  if (!types)  // GPTNeoConfig's default [[["global", "local"], 12]]
+    for (std::size_t l = 0; l < 24; ++l) out.push_back(l % 2 ? window : 0);
+  else if (types->kind != Json::Array) throw Error(shape);
+  for (std::size_t i = 0; types && i < types->items.size(); ++i) {
+    const Json& item = types->items[i];
+    if (item.kind != Json::Array || item.items.size() != 2 || item.items[0].kind != Json::Array ||
+        item.items[1].kind != Json::Number)
+      throw Error(shape);
+    const double n = item.items[1].number();
+    if (!(n >= 0 && n <= kMaxSize && n == std::floor(n))) throw Error(shape);
+    for (std::size_t r = 0; r < std::size_t(n); ++r)
+      for (const Json& t : item.items[0].items) {
+        if (t.kind != Json::String || (t.text != "global" && t.text != "local"))
+          throw Error("config.json: 'attention_types' names an attention type other than \"global\" and \"local\"");
+        if (out.size() == layers) throw Error("config.json: 'attention_types' gives more layers than num_layers");
+        out.push_back(t.text == "local" ? window : 0);
+      }
+  }
+  if (out.size() != layers)
+    throw Error("config.json: 'attention_types' gives " + std::to_string(out.size()) + " layers, but num_layers is " +
+                std::to_string(layers));
+  return out;
+}
+
+// GPT-Neo (TinyStories): num_layers / num_heads (or their attribute_map names), attention_types, window_size.
+void read_gpt_neo(const Json& c, CheckpointConfig& m) {
+  m.d_model = count(c, {"hidden_size"});
+  m.layers = count(c, {"num_layers", "num_hidden_layers"});
+  m.heads = m.kv_heads = count(c, {"num_heads", "num_attention_heads"});
+  m.d_ff = count(c, {"intermediate_size"}, 4 * m.d_model);
+  m.vocab = count(c, {"vocab_size"});
+  m.max_positions = count(c, {"max_position_embeddings"}, 2048);
+  m.norm_eps = number(c, "layer_norm_epsilon", 1e-5);
+  m.activation = text(c, "activation_function", "gelu_new");
+  m.causal = true;
+  m.scale_attention = false;  // GPT-Neo's scores are q·k, not divided by √head_dim
+  m.windows = neo_windows(c, m.layers, count(c, {"window_size"}, 256));
+}
+
 void check_sizes(CheckpointConfig& m) {
   set_head_dim(m);
   if (m.heads % m.kv_heads != 0)
@@ -243,9 +290,11 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     case Family::DistilBERT: read_distilbert(c, m); break;
     case Family::Llama: read_llama(c, m); break;
     case Family::GPTNeoX: read_gpt_neox(c, m); break;
+    case Family::GPTNeo: read_gpt_neo(c, m); break;
     case Family::COUNT: break;
   }
   check_sizes(m);
+  if (m.windows.empty()) m.windows.assign(m.layers, 0);
   return m;
 }
 
