@@ -56,6 +56,8 @@ const CASES = [
   'neox-sequential',
   'tinystories',
   'tinystories-bf16',
+  'opt',
+  'opt-postnorm',
   'minilm',
 ];
 const TEXTS = { minilm: 6 };

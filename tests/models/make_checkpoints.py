@@ -160,6 +160,12 @@ def train_tokenizer(kind, vocab_size):
         tok.decoder = decoders.ByteLevel()
         specials = ["<s>", "</s>"]
         init = {"bos_token": "<s>", "eos_token": "</s>"}
+    elif kind == "opt":  # OPT: GPT-2's byte-level BPE, fairseq's four specials first, </s> added before the text
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        specials = ["<s>", "<pad>", "</s>", "<unk>"]
+        init = {"bos_token": "</s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"}
     elif kind == "qwen2":  # Qwen2 style: NFC, its own split regex, byte-level without its regex, no BOS
         tok = Tokenizer(models.BPE())
         tok.normalizer = normalizers.NFC()
@@ -197,6 +203,10 @@ def train_tokenizer(kind, vocab_size):
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         )
         tok.train_from_iterator(CORPUS, trainer=trainer)
+    if kind == "opt":
+        tok.post_processor = processors.TemplateProcessing(
+            single="</s> $A", pair="</s> $A </s> $B", special_tokens=[("</s>", tok.token_to_id("</s>"))]
+        )
     if kind == "llama":
         tok.post_processor = processors.TemplateProcessing(
             single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", tok.token_to_id("<s>"))]
@@ -309,6 +319,23 @@ def gpt_neo_config(V, types, window):
         window_size=window,
         bos_token_id=0,
         eos_token_id=0,
+    )
+
+
+def opt_config(V, pre_norm):
+    """opt-125m's layout at 32 wide (4 heads of 8, ffn 4 x), pre-norm or post-norm (do_layer_norm_before)."""
+    return transformers.OPTConfig(
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        ffn_dim=128,
+        num_attention_heads=4,
+        max_position_embeddings=128,
+        do_layer_norm_before=pre_norm,
+        word_embed_proj_dim=32,
+        pad_token_id=1,
+        bos_token_id=2,
+        eos_token_id=2,
     )
 
 
@@ -536,6 +563,27 @@ CASES = [
         "bfloat16",
         dict(notes="layers local (window_size 3), global"),
     ),
+    (
+        "opt",
+        "opt",
+        "opt",
+        512,
+        lambda V: opt_config(V, True),
+        "OPTForCausalLM",
+        "float32",
+        dict(notes="opt-125m's layout: pre-norm, positions from row 2, ReLU, </s> before the text, LM head tied"),
+    ),
+    (
+        "opt-postnorm",
+        "opt",
+        "opt",
+        512,
+        lambda V: opt_config(V, False),
+        "OPTForCausalLM",
+        "float32",
+        dict(notes="do_layer_norm_before false: norms after the residual adds, no final_layer_norm"),
+    ),
+    ("opt-f16", "opt", "opt", 512, lambda V: opt_config(V, True), "OPTForCausalLM", "float16", {}),
 ]
 FAMILY_OF_TYPE = {
     "gpt2": "gpt2",
@@ -560,6 +608,7 @@ WIDE_NAMES = (
     "gate_proj",
     "up_proj",
     "dense_h_to_4h",
+    "fc1",
     "transform.dense",
     "vocab_transform",
 )
@@ -699,6 +748,8 @@ def out_projection(model, layer):
         return base.layers[layer].attention.dense
     if mt == "gpt_neo":
         return base.h[layer].attn.attention.out_proj
+    if mt == "opt":
+        return base.decoder.layers[layer].self_attn.out_proj
     raise ValueError(f"out_projection: no output projection for model_type {mt!r}: add its module here")
 
 

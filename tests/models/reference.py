@@ -155,7 +155,12 @@ def silu(ch, x):
     return ch.site(y, (FN + 3) * y.detach().abs())
 
 
+def relu(ch, x):
+    return torch.relu(x)  # exact
+
+
 ACTIVATIONS = {
+    "relu": relu,
     "gelu": gelu_erf,
     "gelu_python": gelu_erf,
     "gelu_new": gelu_tanh,
@@ -324,6 +329,39 @@ def gpt_neo(model, ids, heads_off):
     return attns, hidden, head
 
 
+def opt(model, ids, heads_off):
+    """OPT: learned positions from row 2, q_proj scaled by hd^-0.5 (the reference's scale covers q scaled first), ReLU,
+    pre-norm with a final_layer_norm or post-norm without (do_layer_norm_before)."""
+    dec, cfg = model.model.decoder, model.config
+    T, H, pre = len(ids), cfg.num_attention_heads, cfg.do_layer_norm_before
+    x = param(dec.embed_tokens)[ids] + param(dec.embed_positions)[2 : T + 2]
+    x = (x, x.abs())
+    attns = []
+    for i, layer in enumerate(dec.layers):
+        sa = layer.self_attn
+        ch = Chain(x)
+        h = ln(ch, layer.self_attn_layer_norm, ch[0]) if pre else ch[0]
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(*(lin(ch, m, h) for m in (sa.q_proj, sa.k_proj, sa.v_proj)))
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, H, causal=True, heads_off=heads_off.get(i, ()))
+        attns.append(p)
+        ch = Chain(o, x)
+        h = add(ch, ch[1], lin(ch, sa.out_proj, ch[0]))
+        h = h if pre else ln(ch, layer.self_attn_layer_norm, h)
+        n = ln(ch, layer.final_layer_norm, h) if pre else h
+        m = lin(ch, layer.fc2, activation(cfg.activation_function, ch, lin(ch, layer.fc1, n)))
+        h = add(ch, h, m)
+        (x,) = ch.bound(h if pre else ln(ch, layer.final_layer_norm, h))
+    final = (lambda ch, y: ln(ch, dec.final_layer_norm, y)) if dec.final_layer_norm is not None else (lambda ch, y: y)
+    ch = Chain(x)
+    (hidden,) = ch.bound(final(ch, ch[0]))
+
+    def head(pos):
+        ch = Chain((x[0][pos], x[1][pos]))
+        return ch.bound(linear(ch, final(ch, ch[0]), param(model.lm_head)))[0]
+
+    return attns, hidden, head
+
+
 def bert(model, ids, heads_off):
     base, cfg = (model.bert if hasattr(model, "bert") else model), model.config
     T, H = len(ids), model.config.num_attention_heads
@@ -484,6 +522,7 @@ FAMILIES = {
     "qwen2": llama,
     "gpt_neox": gpt_neox,
     "gpt_neo": gpt_neo,
+    "opt": opt,
 }
 
 

@@ -193,6 +193,8 @@ def mutate(case, model64, kind):
         for block in base.h:
             sa = block.attn.attention
             sa.q_proj.weight.data /= (sa.embed_dim // sa.num_heads) ** 0.5
+    elif kind == "positions without OPT's offset of 2":
+        base.decoder.embed_positions.offset = 0
     elif kind == "RMSNorm eps 1e-6 instead of 1e-5":
         for m in model64.modules():
             if hasattr(m, "variance_epsilon"):
@@ -208,6 +210,7 @@ MISTAKES = [
     ("pythia", "sequential residual instead of parallel"),
     ("tinystories", "the local window one key wider"),
     ("tinystories", "scores divided by sqrt(head_dim)"),
+    ("opt", "positions without OPT's offset of 2"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

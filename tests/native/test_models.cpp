@@ -180,6 +180,24 @@ TEST_CASE("GPT-Neo's config: attention_types expanded into each layer's window, 
             .windows == std::vector<std::size_t>{0, 0});
 }
 
+TEST_CASE("OPT's config: do_layer_norm_before both ways, opt-350m's projected embeddings refused by name",
+          "[models][config]") {
+  const std::string opt =
+      R"({"model_type": "opt", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "ffn_dim": 64,
+    "vocab_size": 50)";
+  const CheckpointConfig pre = parse_checkpoint_config(opt + "}");
+  CHECK(pre.family == Family::OPT);
+  CHECK_FALSE(pre.post_norm);
+  CHECK(pre.activation == "relu");
+  CHECK(pre.max_positions == 2048);
+  CHECK(parse_checkpoint_config(opt + R"(, "do_layer_norm_before": false, "word_embed_proj_dim": 32})").post_norm);
+  const auto message = [&](const std::string& tail) { return error_of([&] { parse_checkpoint_config(opt + tail); }); };
+  CHECK(message(R"(, "word_embed_proj_dim": 16})").find("word_embed_proj_dim") != std::string::npos);
+  CHECK(message(R"(, "layer_norm_elementwise_affine": false})").find("layer_norm_elementwise_affine") !=
+        std::string::npos);
+  CHECK(message(R"(, "_remove_final_layer_norm": true})").find("_remove_final_layer_norm") != std::string::npos);
+}
+
 TEST_CASE("GPT-NeoX's config: 4.x's rotary_pct and rotary_emb_base, 5.x's rope_parameters, hostile values named",
           "[models][config]") {
   const std::string neox =

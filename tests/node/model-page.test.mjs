@@ -63,6 +63,8 @@ const CASES = [
   { name: 'pythia', text: SENTENCE, snippet: true },
   { name: 'neox-sequential', text: SENTENCE },
   { name: 'tinystories', text: SENTENCE, snippet: true },
+  { name: 'opt', text: SENTENCE, snippet: true },
+  { name: 'opt-postnorm', text: SENTENCE },
 ];
 const QUERY = 8,
   KEY = 3,

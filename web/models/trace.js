@@ -73,6 +73,19 @@ export const FAMILIES = {
     norm: 'LayerNorm',
     unscaled: true, // GPT-Neo's scores are q·k, not divided by √d
   },
+  opt: {
+    layer: 'model.decoder.layers',
+    norms: ['self_attn_layer_norm', 'final_layer_norm'],
+    q: 'self_attn.q_proj',
+    k: 'self_attn.k_proj',
+    v: 'self_attn.v_proj',
+    out: 'self_attn.out_proj',
+    mlp: 'fc2(relu(fc1(h)))',
+    post: false, // do_layer_norm_before; layerTrace reads which from the trace
+    norm: 'LayerNorm',
+    act: 'ReLU',
+    scaleQuery: true, // q_proj(h) * d^-0.5 before the product
+  },
 };
 const STAGE = {
   norm: 0,
@@ -122,6 +135,7 @@ export function layerTrace(trace, layer, info, T) {
   };
   const steps = trace.filter((s) => s.layer === layer);
   c.parallel = steps.filter((s) => s.op === 'residual').length === 1; // GPT-NeoX's use_parallel_residual
+  c.post = steps.length > 0 && steps[0].op !== 'norm'; // post-norm: BERT, DistilBERT, OPT's do_layer_norm_before false
   return steps.map((s) => {
     const words = WORDS[s.op];
     const w = words ? words(c, s) : { label: s.op, expr: '', description: '' };
@@ -160,7 +174,7 @@ function norm(c) {
   const name = c.f.norms[c.norms++ % 2],
     f = c.f,
     where = c.norms === 1 ? 'attention' : 'MLP';
-  return f.post
+  return c.post
     ? {
         label: f.norm + ' after the ' + where,
         expr: 'h = ' + c.L + '.' + name + '(h)',
@@ -221,7 +235,7 @@ const WORDS = {
   scores: (c) => ({
     label: 'Scores',
     expr:
-      (c.info.family === 'distilbert'
+      (c.info.family === 'distilbert' || c.f.scaleQuery
         ? '(q / math.sqrt(' + c.d + ')) @ k.transpose(2, 3)'
         : 'q @ k.transpose(-1, -2)' + (c.f.unscaled ? '' : ' / math.sqrt(' + c.d + ')')) +
       (c.info.causal ? ' + causal mask' : ''),
@@ -273,7 +287,8 @@ const WORDS = {
         },
   mlp: (c) => ({
     label: 'MLP',
-    expr: 'mlp_out = ' + c.L + '.' + c.f.mlp + '(' + (c.f.post ? 'h' : 'x') + ')',
-    description: 'Each token on its own: up, ' + (c.info.family === 'llama' ? 'SiLU gate' : 'GELU') + ', down',
+    expr: 'mlp_out = ' + c.L + '.' + c.f.mlp + '(' + (c.post ? 'h' : 'x') + ')',
+    description:
+      'Each token on its own: up, ' + (c.f.act || (c.info.family === 'llama' ? 'SiLU gate' : 'GELU')) + ', down',
   }),
 };

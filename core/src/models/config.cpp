@@ -14,20 +14,21 @@ namespace {
 
 using json::Json;
 
-constexpr std::array<const char*, 6> kFamilyNames{"gpt2", "bert", "distilbert", "llama", "gpt_neox", "gpt_neo"};
+constexpr std::array<const char*, 7> kFamilyNames{"gpt2", "bert", "distilbert", "llama", "gpt_neox", "gpt_neo", "opt"};
 static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
 
 struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 7> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 8> kModelTypes{{{"gpt2", Family::GPT2},
                                                 {"bert", Family::BERT},
                                                 {"distilbert", Family::DistilBERT},
                                                 {"llama", Family::Llama},
                                                 {"qwen2", Family::Llama},
                                                 {"gpt_neox", Family::GPTNeoX},
-                                                {"gpt_neo", Family::GPTNeo}}};
+                                                {"gpt_neo", Family::GPTNeo},
+                                                {"opt", Family::OPT}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -257,6 +258,26 @@ void read_gpt_neo(const Json& c, CheckpointConfig& m) {
   m.windows = neo_windows(c, m.layers, count(c, {"window_size"}, 256));
 }
 
+// OPT: ffn_dim, enable_bias, do_layer_norm_before both ways; nn.LayerNorm's eps 1e-5 (OPT has no eps key). opt-350m's
+// projected embeddings (word_embed_proj_dim) are refused.
+void read_opt(const Json& c, CheckpointConfig& m) {
+  m.d_model = count(c, {"hidden_size"});
+  m.layers = count(c, {"num_hidden_layers"});
+  m.heads = m.kv_heads = count(c, {"num_attention_heads"});
+  m.d_ff = count(c, {"ffn_dim"});
+  m.vocab = count(c, {"vocab_size"});
+  m.max_positions = count(c, {"max_position_embeddings"}, 2048);
+  m.norm_eps = 1e-5;
+  m.activation = text(c, "activation_function", "relu");
+  m.causal = true;
+  m.attention_bias = flag(c, "enable_bias", true);
+  m.post_norm = !flag(c, "do_layer_norm_before", true);
+  refuse_if(count(c, {"word_embed_proj_dim"}, m.d_model) != m.d_model,
+            "word_embed_proj_dim other than hidden_size (opt-350m's project_in / project_out)");
+  refuse_if(!flag(c, "layer_norm_elementwise_affine", true), "layer_norm_elementwise_affine = false");
+  refuse_if(flag(c, "_remove_final_layer_norm", false), "_remove_final_layer_norm = true");
+}
+
 void check_sizes(CheckpointConfig& m) {
   set_head_dim(m);
   if (m.heads % m.kv_heads != 0)
@@ -291,6 +312,7 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     case Family::Llama: read_llama(c, m); break;
     case Family::GPTNeoX: read_gpt_neox(c, m); break;
     case Family::GPTNeo: read_gpt_neo(c, m); break;
+    case Family::OPT: read_opt(c, m); break;
     case Family::COUNT: break;
   }
   check_sizes(m);
