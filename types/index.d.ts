@@ -172,7 +172,7 @@ declare namespace createMhaModule {
   interface ModelInfo {
     /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Qwen2), GPT-NeoX (gpt_neox: Pythia), GPT-Neo (gpt_neo: TinyStories), OPT (opt). */
     family: 'gpt2' | 'bert' | 'distilbert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt';
-    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt'. */
+    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3'. */
     modelType: string;
     layers: number;
     heads: number;

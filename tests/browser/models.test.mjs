@@ -58,6 +58,8 @@ const CASES = [
   'tinystories-bf16',
   'opt',
   'opt-postnorm',
+  'qwen3',
+  'qwen3-bf16',
   'minilm',
 ];
 const TEXTS = { minilm: 6 };

@@ -344,6 +344,23 @@ def neox_as_released(sd, cfg):
     return {("embed_out.weight" if k == "lm_head.weight" else k): v for k, v in sd.items()}
 
 
+def qwen3_config(V):
+    """Qwen3-0.6B's layout at 32 wide: 4 query heads of 16 (head_dim apart from hidden_size / heads), 2 key/value."""
+    return llama_style_config(
+        transformers.Qwen3Config,
+        V,
+        32,
+        4,
+        head_dim=16,
+        rms_norm_eps=1e-6,
+        rope_theta=1e6,
+        tie_word_embeddings=True,
+        use_sliding_window=False,
+        bos_token_id=None,
+        eos_token_id=0,
+    )
+
+
 def strip_prefix(prefix):
     return lambda sd, cfg: {k[len(prefix) :] if k.startswith(prefix) else k: v for k, v in sd.items()}
 
@@ -584,6 +601,17 @@ CASES = [
         dict(notes="do_layer_norm_before false: norms after the residual adds, no final_layer_norm"),
     ),
     ("opt-f16", "opt", "opt", 512, lambda V: opt_config(V, True), "OPTForCausalLM", "float16", {}),
+    (
+        "qwen3",
+        "llama",
+        "qwen2",
+        512,
+        qwen3_config,
+        "Qwen3ForCausalLM",
+        "float32",
+        dict(notes="q_norm / k_norm per head, head_dim 16 of hidden 32 with 4 heads, GQA 4 / 2, tied LM head"),
+    ),
+    ("qwen3-bf16", "llama", "qwen2", 512, qwen3_config, "Qwen3ForCausalLM", "bfloat16", {}),
 ]
 FAMILY_OF_TYPE = {
     "gpt2": "gpt2",
@@ -665,6 +693,7 @@ def true_float64():
     from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
     from transformers.models.qwen2 import modeling_qwen2
+    from transformers.models.qwen3 import modeling_qwen3
 
     saved = []
 
@@ -686,7 +715,7 @@ def true_float64():
             dtype = None
         return softmax(x, dim=dim, dtype=dtype)
 
-    for mod, prefix in ((modeling_llama, "Llama"), (modeling_qwen2, "Qwen2")):
+    for mod, prefix in ((modeling_llama, "Llama"), (modeling_qwen2, "Qwen2"), (modeling_qwen3, "Qwen3")):
         for cls, fn in ((prefix + "RMSNorm", rms_forward), (prefix + "RotaryEmbedding", rope_forward)):
             klass = getattr(mod, cls)
             saved.append((klass, "forward", klass.forward))
@@ -742,7 +771,7 @@ def out_projection(model, layer):
         return base.encoder.layer[layer].attention.output.dense
     if mt == "distilbert":
         return base.transformer.layer[layer].attention.out_lin
-    if mt in ("llama", "qwen2"):
+    if mt in ("llama", "qwen2", "qwen3"):
         return base.layers[layer].self_attn.o_proj
     if mt == "gpt_neox":
         return base.layers[layer].attention.dense
@@ -754,7 +783,7 @@ def out_projection(model, layer):
 
 
 def head_dim(cfg):
-    return cfg.hidden_size // cfg.num_attention_heads
+    return getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
 
 
 @contextlib.contextmanager

@@ -427,7 +427,8 @@ def llama(model, ids, heads_off):
     """Llama and Qwen2 (q/k/v biases): RMSNorm, RoPE (rotate_half), grouped-query attention, SwiGLU."""
     base, cfg = model.model, model.config
     T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
-    table = rope_table(T, cfg.hidden_size // H, rope_theta(cfg))
+    hd = getattr(cfg, "head_dim", None) or cfg.hidden_size // H
+    table = rope_table(T, hd, rope_theta(cfg))
     rms = lambda ch, m, x: rms_norm(ch, x, param(m), m.variance_epsilon)
     x = param(base.embed_tokens)[ids]
     x = (x, zeros(x))
@@ -437,6 +438,9 @@ def llama(model, ids, heads_off):
         ch = Chain(x)
         h = rms(ch, layer.input_layernorm, ch[0])
         q, k, v = (lin(ch, m, h) for m in (sa.q_proj, sa.k_proj, sa.v_proj))
+        if hasattr(sa, "q_norm"):  # Qwen3: RMSNorm of each head over head_dim
+            q = rms(ch, sa.q_norm, q.view(T, H, hd)).reshape(T, -1)
+            k = rms(ch, sa.k_norm, k.view(T, Hkv, hd)).reshape(T, -1)
         (q, Eq), (k, Ek), (v, Ev) = ch.bound(apply_rope(ch, q, H, table), apply_rope(ch, k, Hkv, table), v)
         p, o = attention(q, Eq, k, Ek, v, Ev, H, Hkv, causal=True, heads_off=heads_off.get(i, ()))
         attns.append(p)
@@ -520,6 +524,7 @@ FAMILIES = {
     "distilbert": distilbert,
     "llama": llama,
     "qwen2": llama,
+    "qwen3": llama,
     "gpt_neox": gpt_neox,
     "gpt_neo": gpt_neo,
     "opt": opt,

@@ -195,6 +195,10 @@ def mutate(case, model64, kind):
             sa.q_proj.weight.data /= (sa.embed_dim // sa.num_heads) ** 0.5
     elif kind == "positions without OPT's offset of 2":
         base.decoder.embed_positions.offset = 0
+    elif kind == "q_norm and k_norm left out":
+        for layer in base.layers:
+            layer.self_attn.q_norm = torch.nn.Identity()
+            layer.self_attn.k_norm = torch.nn.Identity()
     elif kind == "RMSNorm eps 1e-6 instead of 1e-5":
         for m in model64.modules():
             if hasattr(m, "variance_epsilon"):
@@ -211,6 +215,7 @@ MISTAKES = [
     ("tinystories", "the local window one key wider"),
     ("tinystories", "scores divided by sqrt(head_dim)"),
     ("opt", "positions without OPT's offset of 2"),
+    ("qwen3", "q_norm and k_norm left out"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

@@ -198,6 +198,24 @@ TEST_CASE("OPT's config: do_layer_norm_before both ways, opt-350m's projected em
   CHECK(message(R"(, "_remove_final_layer_norm": true})").find("_remove_final_layer_norm") != std::string::npos);
 }
 
+TEST_CASE("Qwen3's config: head_dim 128 unless set, sliding windows refused by name", "[models][config]") {
+  const std::string qwen3 =
+      R"({"model_type": "qwen3", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "intermediate_size": 64, "vocab_size": 50)";
+  CHECK(parse_checkpoint_config(qwen3 + "}").head_dim == 128);
+  const CheckpointConfig c = parse_checkpoint_config(qwen3 + R"(, "head_dim": 16,
+    "layer_types": ["full_attention", "full_attention"]})");
+  CHECK(c.family == Family::Llama);
+  CHECK(c.head_dim == 16);
+  CHECK_FALSE(c.attention_bias);
+  const auto message = [&](const std::string& tail) {
+    return error_of([&] { parse_checkpoint_config(qwen3 + tail); });
+  };
+  CHECK(message(R"(, "use_sliding_window": true})").find("use_sliding_window") != std::string::npos);
+  CHECK(message(R"(, "layer_types": ["full_attention", "sliding_attention"]})").find("layer_types") !=
+        std::string::npos);
+}
+
 TEST_CASE("GPT-NeoX's config: 4.x's rotary_pct and rotary_emb_base, 5.x's rope_parameters, hostile values named",
           "[models][config]") {
   const std::string neox =

@@ -65,6 +65,7 @@ const CASES = [
   { name: 'tinystories', text: SENTENCE, snippet: true },
   { name: 'opt', text: SENTENCE, snippet: true },
   { name: 'opt-postnorm', text: SENTENCE },
+  { name: 'qwen3', text: SENTENCE, snippet: true },
 ];
 const QUERY = 8,
   KEY = 3,

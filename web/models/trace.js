@@ -96,6 +96,8 @@ const STAGE = {
   query_heads: 1,
   key_heads: 1,
   value_heads: 1,
+  query_norm: 1,
+  key_norm: 1,
   rope_query: 1,
   rope_key: 1,
   repeat_kv_key: 1,
@@ -206,6 +208,16 @@ const WORDS = {
   query_heads: (c) => splitHeads(c, 'q', c.H),
   key_heads: (c) => splitHeads(c, 'k', c.KV),
   value_heads: (c) => splitHeads(c, 'v', c.KV),
+  query_norm: (c) => ({
+    label: 'RMSNorm of each query head',
+    expr: 'q = ' + c.L + '.self_attn.q_norm(q)',
+    description: "Qwen3: each head's " + c.d + ' query features normalized (one weight of ' + c.d + ' for every head)',
+  }),
+  key_norm: (c) => ({
+    label: 'RMSNorm of each key head',
+    expr: 'k = ' + c.L + '.self_attn.k_norm(k)',
+    description: 'The same for the keys, before RoPE turns them',
+  }),
   rope_query: (c) => ({
     label: 'RoPE on the queries',
     expr: partial(c)

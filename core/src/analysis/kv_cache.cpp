@@ -43,6 +43,8 @@ void layer_row(const analysis::StackView& view, std::size_t l, float* x, std::si
   keys.resize((t + 1) * KD);
   values.resize((t + 1) * KD);
   project_row(at, a.data(), q.data(), &keys[t * KD], &values[t * KD]);
+  if (at.q_norm.weight) blocks::normalize_heads(at.q_norm, q.data(), 1, H, hd, hd, H * hd);
+  if (at.k_norm.weight) blocks::normalize_heads(at.k_norm, &keys[t * KD], 1, at.kv_heads, hd, hd, KD);
   if (at.rotary_dim) {  // the table at position t only
     const blocks::Rope row = blocks::rope_table(1, at.rotary_dim, at.rope_theta, t);
     blocks::apply_rope(row, q.data(), 1, H, hd, H * hd);

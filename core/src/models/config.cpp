@@ -21,11 +21,12 @@ struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 8> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 9> kModelTypes{{{"gpt2", Family::GPT2},
                                                 {"bert", Family::BERT},
                                                 {"distilbert", Family::DistilBERT},
                                                 {"llama", Family::Llama},
                                                 {"qwen2", Family::Llama},
+                                                {"qwen3", Family::Llama},
                                                 {"gpt_neox", Family::GPTNeoX},
                                                 {"gpt_neo", Family::GPTNeo},
                                                 {"opt", Family::OPT}}};
@@ -172,23 +173,29 @@ void read_distilbert(const Json& c, CheckpointConfig& m) {
   m.activation = text(c, "activation", "gelu");
 }
 
-// Llama and Qwen2 (Qwen2: q/k/v biases always, no head_dim key, sliding windows refused).
+// Llama, Qwen2 (q/k/v biases always, no head_dim key) and Qwen3 (head_dim 128 unless set, q_norm / k_norm);
+// Qwen's sliding windows refused.
 void read_llama(const Json& c, CheckpointConfig& m) {
-  const bool qwen2 = m.model_type == "qwen2";
+  const bool qwen2 = m.model_type == "qwen2", qwen3 = m.model_type == "qwen3";
   m.d_model = count(c, {"hidden_size"});
   m.layers = count(c, {"num_hidden_layers"});
   m.heads = count(c, {"num_attention_heads"});
   m.kv_heads = count(c, {"num_key_value_heads"}, m.heads);
-  m.head_dim = qwen2 ? 0 : (member(c, "head_dim") ? count(c, {"head_dim"}) : 0);
+  m.head_dim = qwen2 ? 0 : qwen3 ? count(c, {"head_dim"}, 128) : (member(c, "head_dim") ? count(c, {"head_dim"}) : 0);
   m.d_ff = count(c, {"intermediate_size"});
   m.vocab = count(c, {"vocab_size"});
-  m.max_positions = count(c, {"max_position_embeddings"}, qwen2 ? 32768 : 2048);
+  m.max_positions = count(c, {"max_position_embeddings"}, qwen2 || qwen3 ? 32768 : 2048);
   m.norm_eps = number(c, "rms_norm_eps", 1e-6);
   m.activation = text(c, "hidden_act", "silu");
   m.causal = true;
   m.attention_bias = qwen2 || flag(c, "attention_bias", false);
   m.mlp_bias = !qwen2 && flag(c, "mlp_bias", false);
-  refuse_if(qwen2 && flag(c, "use_sliding_window", false), "use_sliding_window = true (sliding-window attention)");
+  refuse_if((qwen2 || qwen3) && flag(c, "use_sliding_window", false),
+            "use_sliding_window = true (sliding-window attention)");
+  if (const Json* types = member(c, "layer_types"))
+    for (const Json& t : types->items)
+      refuse_if(t.kind != Json::String || t.text != "full_attention",
+                "layer_types other than \"full_attention\" (sliding-window attention)");
   set_head_dim(m);
   read_rope(c, m, "rope_theta", "partial_rotary_factor", 1.0);
   refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
