@@ -267,9 +267,9 @@ declare namespace createMhaModule {
 
   /** A loaded checkpoint's sizes, as its config.json gives them. */
   interface ModelInfo {
-    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Qwen2). */
-    family: 'gpt2' | 'bert' | 'distilbert' | 'llama';
-    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2'. */
+    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Qwen2), GPT-NeoX (gpt_neox: Pythia), GPT-Neo (gpt_neo: TinyStories), OPT (opt). */
+    family: 'gpt2' | 'bert' | 'distilbert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt';
+    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3'. */
     modelType: string;
     layers: number;
     heads: number;
@@ -277,6 +277,10 @@ declare namespace createMhaModule {
     kvHeads: number;
     dModel: number;
     headDim: number;
+    /** Features of each head the rotary embedding turns: headDim (Llama), fewer (GPT-NeoX's rotary_pct), 0 without rotary embeddings. */
+    rotaryDim: number;
+    /** Each layer's window: a query sees itself and the window - 1 tokens before it (GPT-Neo's local layers); 0: every earlier key. */
+    windows: number[];
     vocab: number;
     /** The longest input, in tokens. */
     maxPositions: number;

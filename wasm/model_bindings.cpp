@@ -169,6 +169,10 @@ val model_info(const LoadedModel& m) {
   out.set("kvHeads", static_cast<double>(c.kv_heads));
   out.set("dModel", static_cast<double>(c.d_model));
   out.set("headDim", static_cast<double>(c.head_dim));
+  out.set("rotaryDim", static_cast<double>(c.rotary_dim));
+  val windows = val::array();
+  for (std::size_t w : c.windows) windows.call<void>("push", static_cast<double>(w));
+  out.set("windows", windows);
   out.set("vocab", static_cast<double>(c.vocab));
   out.set("maxPositions", static_cast<double>(c.max_positions));
   out.set("causal", c.causal);

@@ -52,6 +52,14 @@ const CASES = [
   'llama-sharded',
   'qwen2',
   'qwen2-bf16',
+  'pythia',
+  'neox-sequential',
+  'tinystories',
+  'tinystories-bf16',
+  'opt',
+  'opt-postnorm',
+  'qwen3',
+  'qwen3-bf16',
   'minilm',
 ];
 const TEXTS = { minilm: 6 };

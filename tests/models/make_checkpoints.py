@@ -160,6 +160,12 @@ def train_tokenizer(kind, vocab_size):
         tok.decoder = decoders.ByteLevel()
         specials = ["<s>", "</s>"]
         init = {"bos_token": "<s>", "eos_token": "</s>"}
+    elif kind == "opt":  # OPT: GPT-2's byte-level BPE, fairseq's four specials first, </s> added before the text
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        specials = ["<s>", "<pad>", "</s>", "<unk>"]
+        init = {"bos_token": "</s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"}
     elif kind == "qwen2":  # Qwen2 style: NFC, its own split regex, byte-level without its regex, no BOS
         tok = Tokenizer(models.BPE())
         tok.normalizer = normalizers.NFC()
@@ -197,6 +203,10 @@ def train_tokenizer(kind, vocab_size):
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         )
         tok.train_from_iterator(CORPUS, trainer=trainer)
+    if kind == "opt":
+        tok.post_processor = processors.TemplateProcessing(
+            single="</s> $A", pair="</s> $A </s> $B", special_tokens=[("</s>", tok.token_to_id("</s>"))]
+        )
     if kind == "llama":
         tok.post_processor = processors.TemplateProcessing(
             single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", tok.token_to_id("<s>"))]
@@ -269,6 +279,79 @@ def qwen2_config(V):
         V,
         48,
         6,
+        rms_norm_eps=1e-6,
+        rope_theta=1e6,
+        tie_word_embeddings=True,
+        use_sliding_window=False,
+        bos_token_id=None,
+        eos_token_id=0,
+    )
+
+
+def gpt_neox_config(V, heads, rotary_pct, parallel):
+    """Pythia's shape at 32 wide: rotary on rotary_pct of each head, biases, an MLP 4 x wide, LM head untied."""
+    return transformers.GPTNeoXConfig(
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=heads,
+        intermediate_size=128,
+        max_position_embeddings=128,
+        rotary_pct=rotary_pct,
+        rotary_emb_base=10000,
+        use_parallel_residual=parallel,
+        tie_word_embeddings=False,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
+
+
+def gpt_neo_config(V, types, window):
+    """TinyStories' layout at 32 wide: 4 heads of 8, attention_types alternating global and local, a window shorter
+    than the texts (TinyStories-1M ... 33M: window_size 256 of 2048 positions)."""
+    return transformers.GPTNeoConfig(
+        vocab_size=V,
+        hidden_size=32,
+        num_layers=len(types),
+        num_heads=4,
+        max_position_embeddings=128,
+        attention_types=[[list(types), 1]],
+        window_size=window,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
+
+
+def opt_config(V, pre_norm):
+    """opt-125m's layout at 32 wide (4 heads of 8, ffn 4 x), pre-norm or post-norm (do_layer_norm_before)."""
+    return transformers.OPTConfig(
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        ffn_dim=128,
+        num_attention_heads=4,
+        max_position_embeddings=128,
+        do_layer_norm_before=pre_norm,
+        word_embed_proj_dim=32,
+        pad_token_id=1,
+        bos_token_id=2,
+        eos_token_id=2,
+    )
+
+
+def neox_as_released(sd, cfg):
+    """Pythia's files name the LM head embed_out.weight (transformers 5.x renames it lm_head on load)."""
+    return {("embed_out.weight" if k == "lm_head.weight" else k): v for k, v in sd.items()}
+
+
+def qwen3_config(V):
+    """Qwen3-0.6B's layout at 32 wide: 4 query heads of 16 (head_dim apart from hidden_size / heads), 2 key/value."""
+    return llama_style_config(
+        transformers.Qwen3Config,
+        V,
+        32,
+        4,
+        head_dim=16,
         rms_norm_eps=1e-6,
         rope_theta=1e6,
         tie_word_embeddings=True,
@@ -443,6 +526,92 @@ CASES = [
     ),
     ("qwen2-f16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "float16", {}),
     ("qwen2-bf16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "bfloat16", {}),
+    (
+        "pythia",
+        "gpt_neox",
+        "gpt2",
+        512,
+        lambda V: gpt_neox_config(V, 2, 0.25, True),
+        "GPTNeoXForCausalLM",
+        "float32",
+        dict(
+            rename=neox_as_released,
+            notes="Pythia's layout: parallel residual, rotary on 4 of 16 features per head (rotary_pct 0.25), "
+            "query_key_value interleaved by head, the LM head as embed_out.weight",
+        ),
+    ),
+    (
+        "neox-sequential",
+        "gpt_neox",
+        "gpt2",
+        512,
+        lambda V: gpt_neox_config(V, 4, 0.5, False),
+        "GPTNeoXForCausalLM",
+        "float32",
+        dict(notes="use_parallel_residual false, 4 heads of 8, rotary_pct 0.5, lm_head.weight as 5.x saves it"),
+    ),
+    (
+        "pythia-f16",
+        "gpt_neox",
+        "gpt2",
+        512,
+        lambda V: gpt_neox_config(V, 2, 0.25, True),
+        "GPTNeoXForCausalLM",
+        "float16",
+        {},
+    ),
+    (
+        "tinystories",
+        "gpt_neo",
+        "gpt2",
+        512,
+        lambda V: gpt_neo_config(V, ["global", "local"], 5),
+        "GPTNeoForCausalLM",
+        "float32",
+        dict(notes="TinyStories' layout: layers global, local with window_size 5, scores not scaled, LM head tied"),
+    ),
+    (
+        "tinystories-bf16",
+        "gpt_neo",
+        "gpt2",
+        512,
+        lambda V: gpt_neo_config(V, ["local", "global"], 3),
+        "GPTNeoForCausalLM",
+        "bfloat16",
+        dict(notes="layers local (window_size 3), global"),
+    ),
+    (
+        "opt",
+        "opt",
+        "opt",
+        512,
+        lambda V: opt_config(V, True),
+        "OPTForCausalLM",
+        "float32",
+        dict(notes="opt-125m's layout: pre-norm, positions from row 2, ReLU, </s> before the text, LM head tied"),
+    ),
+    (
+        "opt-postnorm",
+        "opt",
+        "opt",
+        512,
+        lambda V: opt_config(V, False),
+        "OPTForCausalLM",
+        "float32",
+        dict(notes="do_layer_norm_before false: norms after the residual adds, no final_layer_norm"),
+    ),
+    ("opt-f16", "opt", "opt", 512, lambda V: opt_config(V, True), "OPTForCausalLM", "float16", {}),
+    (
+        "qwen3",
+        "llama",
+        "qwen2",
+        512,
+        qwen3_config,
+        "Qwen3ForCausalLM",
+        "float32",
+        dict(notes="q_norm / k_norm per head, head_dim 16 of hidden 32 with 4 heads, GQA 4 / 2, tied LM head"),
+    ),
+    ("qwen3-bf16", "llama", "qwen2", 512, qwen3_config, "Qwen3ForCausalLM", "bfloat16", {}),
 ]
 FAMILY_OF_TYPE = {
     "gpt2": "gpt2",
@@ -466,9 +635,19 @@ WIDE_NAMES = (
     "lin1",
     "gate_proj",
     "up_proj",
+    "dense_h_to_4h",
+    "fc1",
     "transform.dense",
     "vocab_transform",
 )
+
+
+def unscaled_scores(model, name):
+    """GPT-Neo does not divide its scores by sqrt(head_dim): its q and k drawn hd^(1/4) narrower each, so that its
+    heads are as peaked as the other families' (a trained GPT-Neo learns the same)."""
+    if model.config.model_type != "gpt_neo" or not name.endswith(("q_proj.weight", "k_proj.weight")):
+        return 1.0
+    return (model.config.hidden_size // model.config.num_heads) ** -0.25
 
 
 def draw_weights(model, gen):
@@ -489,14 +668,14 @@ def draw_weights(model, gen):
                 p.copy_(draw(0.02))
             elif "emb" in lower or lower.endswith(("wte.weight", "wpe.weight")):
                 p.copy_(draw(1.0))
-            elif any(n in lower for n in WIDE_NAMES):
-                p.copy_(draw(0.2 * scale))
-            elif "query_key_value.weight" in lower:  # GPT-NeoX's [3D, D]: per head q_h | k_h | v_h rows
-                w = draw(0.04 * scale)
+            elif "query_key_value.weight" in lower:  # GPT-NeoX's [3D, D]: per head q_h | k_h | v_h rows (before
+                w = draw(0.04 * scale)  # WIDE_NAMES, whose "query" and "key" would draw the values wide too)
                 hd = 3 * model.config.hidden_size // model.config.num_attention_heads
                 for h in range(model.config.num_attention_heads):
                     w[h * hd : h * hd + 2 * hd // 3] *= 5
                 p.copy_(w)
+            elif any(n in lower for n in WIDE_NAMES):
+                p.copy_(draw(0.2 * scale * unscaled_scores(model, lower)))
             elif "c_attn" in lower:  # GPT-2's q|k|v in one [D, 3D] matrix
                 w = draw(0.04 * scale)
                 D = p.shape[0]
@@ -508,10 +687,13 @@ def draw_weights(model, gen):
 
 @contextlib.contextmanager
 def true_float64():
-    """Llama/Qwen2's RMSNorm input, softmax and RoPE table in the model's dtype (transformers forces float32)."""
+    """Llama/Qwen2's RMSNorm input, softmax and RoPE table, GPT-Neo's scores, in the model's dtype (transformers
+    forces float32)."""
+    from transformers.models.gpt_neo import modeling_gpt_neo
     from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
     from transformers.models.qwen2 import modeling_qwen2
+    from transformers.models.qwen3 import modeling_qwen3
 
     saved = []
 
@@ -533,11 +715,24 @@ def true_float64():
             dtype = None
         return softmax(x, dim=dim, dtype=dtype)
 
-    for mod, prefix in ((modeling_llama, "Llama"), (modeling_qwen2, "Qwen2")):
+    for mod, prefix in ((modeling_llama, "Llama"), (modeling_qwen2, "Qwen2"), (modeling_qwen3, "Qwen3")):
         for cls, fn in ((prefix + "RMSNorm", rms_forward), (prefix + "RotaryEmbedding", rope_forward)):
             klass = getattr(mod, cls)
             saved.append((klass, "forward", klass.forward))
             klass.forward = fn
+
+    def neo_attn(self, query, key, value, attention_mask=None):  # GPT-Neo casts q and k to float32 first
+        w = torch.matmul(query, key.transpose(-1, -2))
+        T = query.size(-2)
+        w = torch.where(self.bias[:, :, :T, :T], w, torch.tensor(torch.finfo(w.dtype).min, dtype=w.dtype))
+        if attention_mask is not None:
+            w = w + attention_mask
+        w = torch.nn.functional.softmax(w, dim=-1)
+        return torch.matmul(w, value), w
+
+    klass = modeling_gpt_neo.GPTNeoSelfAttention
+    saved.append((klass, "_attn", klass._attn))
+    klass._attn = neo_attn
     klass = modeling_gpt_neox.GPTNeoXRotaryEmbedding
     saved.append((klass, "forward", klass.forward))
     klass.forward = rope_forward
@@ -576,15 +771,19 @@ def out_projection(model, layer):
         return base.encoder.layer[layer].attention.output.dense
     if mt == "distilbert":
         return base.transformer.layer[layer].attention.out_lin
-    if mt in ("llama", "qwen2"):
+    if mt in ("llama", "qwen2", "qwen3"):
         return base.layers[layer].self_attn.o_proj
     if mt == "gpt_neox":
         return base.layers[layer].attention.dense
+    if mt == "gpt_neo":
+        return base.h[layer].attn.attention.out_proj
+    if mt == "opt":
+        return base.decoder.layers[layer].self_attn.out_proj
     raise ValueError(f"out_projection: no output projection for model_type {mt!r}: add its module here")
 
 
 def head_dim(cfg):
-    return cfg.hidden_size // cfg.num_attention_heads
+    return getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
 
 
 @contextlib.contextmanager

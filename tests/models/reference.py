@@ -155,7 +155,12 @@ def silu(ch, x):
     return ch.site(y, (FN + 3) * y.detach().abs())
 
 
+def relu(ch, x):
+    return torch.relu(x)  # exact
+
+
 ACTIVATIONS = {
+    "relu": relu,
     "gelu": gelu_erf,
     "gelu_python": gelu_erf,
     "gelu_new": gelu_tanh,
@@ -227,19 +232,22 @@ def softmax(z, Ez, blocked):
     return p, torch.where(live, E, zeros(E))
 
 
-def attention(q, Eq, k, Ek, v, Ev, heads, kv_heads, causal, heads_off=()):
-    """q [T, H*hd], k and v [T, Hkv*hd] -> weights [H, T, T] and merged heads [T, H*hd], with bounds."""
+def attention(q, Eq, k, Ek, v, Ev, heads, kv_heads, causal, heads_off=(), scale=True, window=0):
+    """q [T, H*hd], k and v [T, Hkv*hd] -> weights [H, T, T] and merged heads [T, H*hd], with bounds. scale: scores
+    / sqrt(hd) (GPT-Neo: none); window: a query i sees keys j > i - window only (local and sliding windows)."""
     T = q.shape[0]
     hd = q.shape[1] // heads
     split = lambda t, h: t.view(T, h, hd).transpose(0, 1)
     q, Eq = split(q, heads), split(Eq, heads)
     groups = heads // kv_heads
     k, Ek, v, Ev = (split(t, kv_heads).repeat_interleave(groups, dim=0) for t in (k, Ek, v, Ev))  # repeat_kv
-    s = 1.0 / math.sqrt(hd)
+    s = 1.0 / math.sqrt(hd) if scale else 1.0
     kt, Ekt = k.transpose(-1, -2), Ek.transpose(-1, -2)
     scores = (q @ kt) * s
-    E_scores = s * (Eq @ kt.abs() + q.abs() @ Ekt + (hd + 3) * (q.abs() @ kt.abs()))
+    E_scores = s * (Eq @ kt.abs() + q.abs() @ Ekt + (hd + (3 if scale else 1)) * (q.abs() @ kt.abs()))
     blocked = torch.triu(torch.ones(T, T, dtype=torch.bool), 1) if causal else torch.zeros(T, T, dtype=torch.bool)
+    if window:
+        blocked |= torch.tril(torch.ones(T, T, dtype=torch.bool), -window)
     p, Ep = softmax(scores, E_scores, blocked.expand(heads, T, T))
     o = p @ v
     Eo = Ep @ v.abs() + p @ Ev + T * (p @ v.abs())
@@ -286,6 +294,70 @@ def gpt2(model, ids, heads_off):
     def head(pos):
         ch = Chain((x[0][pos], x[1][pos]))
         return ch.bound(linear(ch, ln(ch, base.ln_f, ch[0]), param(model.lm_head)))[0]
+
+    return attns, hidden, head
+
+
+def gpt_neo(model, ids, heads_off):
+    """GPT-Neo (TinyStories): GPT-2's block with nn.Linear q/k/v (no biases), scores not scaled, local layers'
+    window."""
+    base, cfg = model.transformer, model.config
+    T, H = len(ids), cfg.num_heads
+    x = param(base.wte)[ids] + param(base.wpe)[:T]
+    x = (x, x.abs())
+    attns = []
+    for i, block in enumerate(base.h):
+        sa = block.attn.attention
+        ch = Chain(x)
+        h = ln(ch, block.ln_1, ch[0])
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(*(lin(ch, m, h) for m in (sa.q_proj, sa.k_proj, sa.v_proj)))
+        window = cfg.window_size if sa.attention_type == "local" else 0
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, H, True, heads_off.get(i, ()), scale=False, window=window)
+        attns.append(p)
+        ch = Chain(o, x)
+        h = add(ch, ch[1], lin(ch, sa.out_proj, ch[0]))
+        m = lin(ch, block.mlp.c_fc, ln(ch, block.ln_2, h))
+        m = lin(ch, block.mlp.c_proj, activation(cfg.activation_function, ch, m))
+        (x,) = ch.bound(add(ch, h, m))
+    ch = Chain(x)
+    (hidden,) = ch.bound(ln(ch, base.ln_f, ch[0]))
+
+    def head(pos):
+        ch = Chain((x[0][pos], x[1][pos]))
+        return ch.bound(linear(ch, ln(ch, base.ln_f, ch[0]), param(model.lm_head)))[0]
+
+    return attns, hidden, head
+
+
+def opt(model, ids, heads_off):
+    """OPT: learned positions from row 2, q_proj scaled by hd^-0.5 (the reference's scale covers q scaled first), ReLU,
+    pre-norm with a final_layer_norm or post-norm without (do_layer_norm_before)."""
+    dec, cfg = model.model.decoder, model.config
+    T, H, pre = len(ids), cfg.num_attention_heads, cfg.do_layer_norm_before
+    x = param(dec.embed_tokens)[ids] + param(dec.embed_positions)[2 : T + 2]
+    x = (x, x.abs())
+    attns = []
+    for i, layer in enumerate(dec.layers):
+        sa = layer.self_attn
+        ch = Chain(x)
+        h = ln(ch, layer.self_attn_layer_norm, ch[0]) if pre else ch[0]
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(*(lin(ch, m, h) for m in (sa.q_proj, sa.k_proj, sa.v_proj)))
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, H, causal=True, heads_off=heads_off.get(i, ()))
+        attns.append(p)
+        ch = Chain(o, x)
+        h = add(ch, ch[1], lin(ch, sa.out_proj, ch[0]))
+        h = h if pre else ln(ch, layer.self_attn_layer_norm, h)
+        n = ln(ch, layer.final_layer_norm, h) if pre else h
+        m = lin(ch, layer.fc2, activation(cfg.activation_function, ch, lin(ch, layer.fc1, n)))
+        h = add(ch, h, m)
+        (x,) = ch.bound(h if pre else ln(ch, layer.final_layer_norm, h))
+    final = (lambda ch, y: ln(ch, dec.final_layer_norm, y)) if dec.final_layer_norm is not None else (lambda ch, y: y)
+    ch = Chain(x)
+    (hidden,) = ch.bound(final(ch, ch[0]))
+
+    def head(pos):
+        ch = Chain((x[0][pos], x[1][pos]))
+        return ch.bound(linear(ch, final(ch, ch[0]), param(model.lm_head)))[0]
 
     return attns, hidden, head
 
@@ -355,7 +427,8 @@ def llama(model, ids, heads_off):
     """Llama and Qwen2 (q/k/v biases): RMSNorm, RoPE (rotate_half), grouped-query attention, SwiGLU."""
     base, cfg = model.model, model.config
     T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
-    table = rope_table(T, cfg.hidden_size // H, rope_theta(cfg))
+    hd = getattr(cfg, "head_dim", None) or cfg.hidden_size // H
+    table = rope_table(T, hd, rope_theta(cfg))
     rms = lambda ch, m, x: rms_norm(ch, x, param(m), m.variance_epsilon)
     x = param(base.embed_tokens)[ids]
     x = (x, zeros(x))
@@ -365,6 +438,9 @@ def llama(model, ids, heads_off):
         ch = Chain(x)
         h = rms(ch, layer.input_layernorm, ch[0])
         q, k, v = (lin(ch, m, h) for m in (sa.q_proj, sa.k_proj, sa.v_proj))
+        if hasattr(sa, "q_norm"):  # Qwen3: RMSNorm of each head over head_dim
+            q = rms(ch, sa.q_norm, q.view(T, H, hd)).reshape(T, -1)
+            k = rms(ch, sa.k_norm, k.view(T, Hkv, hd)).reshape(T, -1)
         (q, Eq), (k, Ek), (v, Ev) = ch.bound(apply_rope(ch, q, H, table), apply_rope(ch, k, Hkv, table), v)
         p, o = attention(q, Eq, k, Ek, v, Ev, H, Hkv, causal=True, heads_off=heads_off.get(i, ()))
         attns.append(p)
@@ -448,7 +524,10 @@ FAMILIES = {
     "distilbert": distilbert,
     "llama": llama,
     "qwen2": llama,
+    "qwen3": llama,
     "gpt_neox": gpt_neox,
+    "gpt_neo": gpt_neo,
+    "opt": opt,
 }
 
 

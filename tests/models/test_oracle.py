@@ -175,6 +175,30 @@ def mutate(case, model64, kind):
             layer.self_attn.k_proj.bias.data.zero_()
     elif kind == "token-type embeddings left out":
         base.embeddings.token_type_embeddings.weight.data.zero_()
+    elif kind == "rotary on every feature of a head":  # rotary_pct ignored
+        from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
+
+        model64.config.rope_parameters["partial_rotary_factor"] = 1.0
+        base.rotary_emb = GPTNeoXRotaryEmbedding(model64.config).double()
+    elif kind == "sequential residual instead of parallel":
+        for layer in base.layers:
+            layer.use_parallel_residual = False
+    elif kind == "the local window one key wider":
+        for block in base.h:
+            sa = block.attn.attention
+            if sa.attention_type == "local":
+                full = torch.tril(torch.ones_like(sa.bias))
+                sa.bias = torch.bitwise_xor(full, torch.tril(full, -(model64.config.window_size + 1)))
+    elif kind == "scores divided by sqrt(head_dim)":  # q_proj has no bias: scaling it scales the scores
+        for block in base.h:
+            sa = block.attn.attention
+            sa.q_proj.weight.data /= (sa.embed_dim // sa.num_heads) ** 0.5
+    elif kind == "positions without OPT's offset of 2":
+        base.decoder.embed_positions.offset = 0
+    elif kind == "q_norm and k_norm left out":
+        for layer in base.layers:
+            layer.self_attn.q_norm = torch.nn.Identity()
+            layer.self_attn.k_norm = torch.nn.Identity()
     elif kind == "RMSNorm eps 1e-6 instead of 1e-5":
         for m in model64.modules():
             if hasattr(m, "variance_epsilon"):
@@ -186,6 +210,12 @@ MISTAKES = [
     ("llama", "rope_theta 1.001 x"),
     ("qwen2", "no k_proj bias"),
     ("bert", "token-type embeddings left out"),
+    ("pythia", "rotary on every feature of a head"),
+    ("pythia", "sequential residual instead of parallel"),
+    ("tinystories", "the local window one key wider"),
+    ("tinystories", "scores divided by sqrt(head_dim)"),
+    ("opt", "positions without OPT's offset of 2"),
+    ("qwen3", "q_norm and k_norm left out"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

@@ -147,6 +147,34 @@ TEST_CASE("the key/value cache's logits equal the whole forward's at every posit
   }
 }
 
+TEST_CASE(
+    "the key/value cache of GPT-Neo's local layers and Qwen3's q/k norms: the oracle's logits, within its bounds") {
+  for (const char* c : {"tinystories", "qwen3"}) {  // tinystories: windows of 5 keys, texts longer than that
+    const std::string dir = mha_test::kModelFixtures + "/" + c;
+    Loaded m(dir);
+    for (int k = 0; k < 3; ++k) {
+      const mha_test::OracleFile o = mha_test::read_oracle(dir + "/oracle-" + std::to_string(k) + ".safetensors");
+      const auto meta = [&](const char* key) {  // a JSON value of the file's metadata
+        return mha::json::parse("{\"v\": " + o.meta.at(key) + "}", key).members.at(0).second;
+      };
+      const std::vector<std::int32_t> ids = ids_of(meta("ids"));
+      const Value at_rows = meta("logits_at");
+      const std::vector<double>&want = o.f64("logits"), &bound = o.f64("logits.bound");
+      const std::size_t V = m.ck.config.vocab;
+      mha::KvCache cache;
+      for (std::size_t r = 0; r < at_rows.items.size(); ++r) {
+        const std::size_t t = std::size_t(at_rows.items[r].number()) + 1;  // the logits of position t - 1
+        const std::vector<float> z =
+            mha::cached_logits(*m.model, cache, {ids.begin(), ids.begin() + std::ptrdiff_t(t)});
+        for (std::size_t v = 0; v < V; ++v) {
+          INFO(c << " oracle-" << k << ": position " << t - 1 << ", token " << v);
+          CHECK(std::abs(double(z[v]) - want[r * V + v]) <= bound[r * V + v]);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("the logit lens equals accumulated_resid(apply_ln=True) @ W_U within the bounds") {
   for (const char* c : kCases) {
     Loaded m(mha_test::kModelFixtures + "/" + c);

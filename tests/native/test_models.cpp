@@ -151,6 +151,102 @@ TEST_CASE("model_reads_tensor: the tensors each family uses, with and without pr
   CHECK(model_reads_tensor(distil, "distilbert.transformer.layer.1.ffn.lin2.bias"));
   CHECK(model_reads_tensor(distil, "vocab_projector.bias"));
   CHECK_FALSE(model_reads_tensor(distil, "vocab_projector.weight"));
+  const CheckpointConfig neox = fixture("pythia").config;
+  CHECK(model_reads_tensor(neox, "gpt_neox.layers.1.attention.query_key_value.bias"));
+  CHECK(model_reads_tensor(neox, "embed_out.weight"));  // Pythia's name of the LM head
+  CHECK(model_reads_tensor(neox, "lm_head.weight"));    // 5.x's
+  CHECK_FALSE(model_reads_tensor(neox, "gpt_neox.layers.0.attention.bias"));
+  CHECK_FALSE(model_reads_tensor(neox, "gpt_neox.layers.0.attention.rotary_emb.inv_freq"));
+}
+
+TEST_CASE("GPT-Neo's config: attention_types expanded into each layer's window, hostile values named",
+          "[models][config]") {
+  const std::string neo =
+      R"({"model_type": "gpt_neo", "hidden_size": 32, "num_layers": 4, "num_heads": 4, "vocab_size": 50)";
+  const CheckpointConfig c =
+      parse_checkpoint_config(neo + R"(, "attention_types": [[["global", "local"], 2]], "window_size": 7})");
+  CHECK(c.family == Family::GPTNeo);
+  CHECK(c.windows == std::vector<std::size_t>{0, 7, 0, 7});
+  CHECK_FALSE(c.scale_attention);
+  CHECK(c.d_ff == 128);  // intermediate_size null: 4 * hidden_size
+  CHECK(parse_checkpoint_config(neo + R"(, "attention_types": [[["local"], 4]]})").windows ==
+        std::vector<std::size_t>{256, 256, 256, 256});  // window_size 256 by default
+  const auto message = [&](const std::string& tail) { return error_of([&] { parse_checkpoint_config(neo + tail); }); };
+  CHECK(message(R"(, "attention_types": [[["global", "local"], 2]], "window_size": 0})").find("'window_size'") !=
+        std::string::npos);
+  CHECK(message(R"(, "attention_types": [[["global"], 3]]})").find("gives 3 layers, but num_layers is 4") !=
+        std::string::npos);
+  CHECK(message(R"(, "attention_types": [[["global"], 1000000]]})").find("more layers than num_layers") !=
+        std::string::npos);
+  CHECK(message(R"(, "attention_types": [[["sliding"], 4]]})").find("other than \"global\" and \"local\"") !=
+        std::string::npos);
+  CHECK(message(R"(, "attention_types": ["global"]})").find("'attention_types' must be a list") != std::string::npos);
+  CHECK(message("}").find("gives 24 layers") != std::string::npos);  // GPTNeoConfig's default: 12 x [global, local]
+  CHECK(parse_checkpoint_config(R"({"model_type": "gpt2", "n_embd": 32, "n_layer": 2, "n_head": 4, "vocab_size": 50,
+    "n_positions": 16})")
+            .windows == std::vector<std::size_t>{0, 0});
+}
+
+TEST_CASE("OPT's config: do_layer_norm_before both ways, opt-350m's projected embeddings refused by name",
+          "[models][config]") {
+  const std::string opt =
+      R"({"model_type": "opt", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "ffn_dim": 64,
+    "vocab_size": 50)";
+  const CheckpointConfig pre = parse_checkpoint_config(opt + "}");
+  CHECK(pre.family == Family::OPT);
+  CHECK_FALSE(pre.post_norm);
+  CHECK(pre.activation == "relu");
+  CHECK(pre.max_positions == 2048);
+  CHECK(parse_checkpoint_config(opt + R"(, "do_layer_norm_before": false, "word_embed_proj_dim": 32})").post_norm);
+  const auto message = [&](const std::string& tail) { return error_of([&] { parse_checkpoint_config(opt + tail); }); };
+  CHECK(message(R"(, "word_embed_proj_dim": 16})").find("word_embed_proj_dim") != std::string::npos);
+  CHECK(message(R"(, "layer_norm_elementwise_affine": false})").find("layer_norm_elementwise_affine") !=
+        std::string::npos);
+  CHECK(message(R"(, "_remove_final_layer_norm": true})").find("_remove_final_layer_norm") != std::string::npos);
+}
+
+TEST_CASE("Qwen3's config: head_dim 128 unless set, sliding windows refused by name", "[models][config]") {
+  const std::string qwen3 =
+      R"({"model_type": "qwen3", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "intermediate_size": 64, "vocab_size": 50)";
+  CHECK(parse_checkpoint_config(qwen3 + "}").head_dim == 128);
+  const CheckpointConfig c = parse_checkpoint_config(qwen3 + R"(, "head_dim": 16,
+    "layer_types": ["full_attention", "full_attention"]})");
+  CHECK(c.family == Family::Llama);
+  CHECK(c.head_dim == 16);
+  CHECK_FALSE(c.attention_bias);
+  const auto message = [&](const std::string& tail) {
+    return error_of([&] { parse_checkpoint_config(qwen3 + tail); });
+  };
+  CHECK(message(R"(, "use_sliding_window": true})").find("use_sliding_window") != std::string::npos);
+  CHECK(message(R"(, "layer_types": ["full_attention", "sliding_attention"]})").find("layer_types") !=
+        std::string::npos);
+}
+
+TEST_CASE("GPT-NeoX's config: 4.x's rotary_pct and rotary_emb_base, 5.x's rope_parameters, hostile values named",
+          "[models][config]") {
+  const std::string neox =
+      R"({"model_type": "gpt_neox", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 256, "vocab_size": 50)";
+  const CheckpointConfig old = parse_checkpoint_config(neox + R"(, "rotary_pct": 0.25, "rotary_emb_base": 10000,
+    "rope_scaling": null, "use_parallel_residual": true, "tie_word_embeddings": false})");
+  CHECK(old.family == Family::GPTNeoX);
+  CHECK(old.rotary_dim == 4);  // int(16 * 0.25)
+  CHECK(old.parallel_residual);
+  CHECK(old.attention_bias);
+  const CheckpointConfig now = parse_checkpoint_config(neox + R"(, "use_parallel_residual": false,
+    "rope_parameters": {"rope_type": "default", "rope_theta": 500.0, "partial_rotary_factor": 0.5}})");
+  CHECK(now.rotary_dim == 8);
+  CHECK(now.rope_theta == 500.0);
+  CHECK_FALSE(now.parallel_residual);
+  CHECK_FALSE(now.tie_word_embeddings);                        // GPTNeoXConfig's default
+  CHECK(parse_checkpoint_config(neox + "}").rotary_dim == 4);  // rotary_pct 0.25 by default
+  const auto message = [&](const std::string& tail) { return error_of([&] { parse_checkpoint_config(neox + tail); }); };
+  CHECK(message(R"(, "rotary_pct": 1.5})").find("'rotary_pct' must be above 0 and at most 1") != std::string::npos);
+  CHECK(message(R"(, "rotary_pct": 0})").find("'rotary_pct'") != std::string::npos);
+  CHECK(message(R"(, "rotary_pct": 0.1})").find("even number") != std::string::npos);  // int(16 * 0.1) = 1
+  CHECK(message(R"(, "rope_parameters": {"rope_type": "dynamic", "factor": 2.0}})").find("'dynamic'") !=
+        std::string::npos);
 }
 
 TEST_CASE("config options the core does not compute are refused by name, with what is supported", "[models][config]") {

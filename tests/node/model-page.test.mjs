@@ -62,6 +62,12 @@ const CASES = [
   { name: 'distilbert', text: MASKED, snippet: true },
   { name: 'llama', text: SENTENCE },
   { name: 'qwen2', text: SENTENCE, snippet: true },
+  { name: 'pythia', text: SENTENCE, snippet: true },
+  { name: 'neox-sequential', text: SENTENCE },
+  { name: 'tinystories', text: SENTENCE, snippet: true },
+  { name: 'opt', text: SENTENCE, snippet: true },
+  { name: 'opt-postnorm', text: SENTENCE },
+  { name: 'qwen3', text: SENTENCE, snippet: true },
 ];
 const QUERY = 8,
   KEY = 3,

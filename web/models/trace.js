@@ -50,6 +50,42 @@ export const FAMILIES = {
     post: false,
     norm: 'RMSNorm',
   },
+  gpt_neox: {
+    layer: 'gpt_neox.layers',
+    norms: ['input_layernorm', 'post_attention_layernorm'],
+    qkv: 'attention.query_key_value',
+    q: null,
+    out: 'attention.dense',
+    mlp: 'mlp',
+    post: false,
+    norm: 'LayerNorm',
+    interleaved: true, // query_key_value's columns: q, k, v of head 0, then of head 1, …
+  },
+  gpt_neo: {
+    layer: 'transformer.h',
+    norms: ['ln_1', 'ln_2'],
+    q: 'attn.attention.q_proj',
+    k: 'attn.attention.k_proj',
+    v: 'attn.attention.v_proj',
+    out: 'attn.attention.out_proj',
+    mlp: 'mlp',
+    post: false,
+    norm: 'LayerNorm',
+    unscaled: true, // GPT-Neo's scores are q·k, not divided by √d
+  },
+  opt: {
+    layer: 'model.decoder.layers',
+    norms: ['self_attn_layer_norm', 'final_layer_norm'],
+    q: 'self_attn.q_proj',
+    k: 'self_attn.k_proj',
+    v: 'self_attn.v_proj',
+    out: 'self_attn.out_proj',
+    mlp: 'fc2(relu(fc1(h)))',
+    post: false, // do_layer_norm_before; layerTrace reads which from the trace
+    norm: 'LayerNorm',
+    act: 'ReLU',
+    scaleQuery: true, // q_proj(h) * d^-0.5 before the product
+  },
 };
 const STAGE = {
   norm: 0,
@@ -60,11 +96,14 @@ const STAGE = {
   query_heads: 1,
   key_heads: 1,
   value_heads: 1,
+  query_norm: 1,
+  key_norm: 1,
   rope_query: 1,
   rope_key: 1,
   repeat_kv_key: 1,
   repeat_kv_value: 1,
   scores: 2,
+  window: 2,
   softmax: 2,
   context: 2,
   merge: 3,
@@ -91,16 +130,19 @@ export function layerTrace(trace, layer, info, T) {
     KV: info.kvHeads || H,
     d: info.headDim || info.dModel / H,
     D: info.dModel,
+    rot: info.rotaryDim || 0,
+    window: (info.windows || [])[layer] || 0,
     norms: 0,
     residuals: 0,
   };
-  return trace
-    .filter((s) => s.layer === layer)
-    .map((s) => {
-      const words = WORDS[s.op];
-      const w = words ? words(c, s) : { label: s.op, expr: '', description: '' };
-      return Object.assign({}, s, { words: Object.assign({ stage: STAGE[s.op] !== undefined ? STAGE[s.op] : 4 }, w) });
-    });
+  const steps = trace.filter((s) => s.layer === layer);
+  c.parallel = steps.filter((s) => s.op === 'residual').length === 1; // GPT-NeoX's use_parallel_residual
+  c.post = steps.length > 0 && steps[0].op !== 'norm'; // post-norm: BERT, DistilBERT, OPT's do_layer_norm_before false
+  return steps.map((s) => {
+    const words = WORDS[s.op];
+    const w = words ? words(c, s) : { label: s.op, expr: '', description: '' };
+    return Object.assign({}, s, { words: Object.assign({ stage: STAGE[s.op] !== undefined ? STAGE[s.op] : 4 }, w) });
+  });
 }
 
 // A query, key or value projection: GPT-2's third of c_attn, or the family's own linear map.
@@ -118,6 +160,12 @@ function projection(c, which, name) {
       };
 }
 function splitHeads(c, name, n) {
+  if (c.f.interleaved)
+    return {
+      label: 'Split into ' + n + ' heads',
+      expr: `${name} = qkv.view(1, ${c.T}, ${n}, 3·${c.d}).transpose(1, 2).chunk(3, dim=-1)[${'qkv'.indexOf(name)}]`,
+      description: "Each head's own " + c.d + ' of its 3·' + c.d + ' columns (a view: strides change, no copy)',
+    };
   return {
     label: 'Split into ' + n + ' heads',
     expr: name + '.view(1, ' + c.T + ', ' + n + ', ' + c.d + ').transpose(1, 2)',
@@ -128,7 +176,7 @@ function norm(c) {
   const name = c.f.norms[c.norms++ % 2],
     f = c.f,
     where = c.norms === 1 ? 'attention' : 'MLP';
-  return f.post
+  return c.post
     ? {
         label: f.norm + ' after the ' + where,
         expr: 'h = ' + c.L + '.' + name + '(h)',
@@ -141,13 +189,18 @@ function norm(c) {
       };
 }
 
+// Rotary embeddings on part of each head (GPT-NeoX's rotary_pct).
+const partial = (c) => c.rot > 0 && c.rot < c.d;
+
 // Each step's words by its op: (c: layerTrace's context, s: the step) → {label, expr, description}.
 const WORDS = {
   norm,
   qkv: (c) => ({
     label: 'q, k, v in one projection',
     expr: 'qkv = ' + c.L + '.' + c.f.qkv + '(x)',
-    description: 'One Conv1D (weights stored [in, out]) gives the queries, keys and values side by side',
+    description: c.f.interleaved
+      ? 'One Linear gives each head its query, key and value side by side, head after head'
+      : 'One Conv1D (weights stored [in, out]) gives the queries, keys and values side by side',
   }),
   query: (c) => projection(c, 'Query', 'q'),
   key: (c) => projection(c, 'Key', 'k'),
@@ -155,11 +208,26 @@ const WORDS = {
   query_heads: (c) => splitHeads(c, 'q', c.H),
   key_heads: (c) => splitHeads(c, 'k', c.KV),
   value_heads: (c) => splitHeads(c, 'v', c.KV),
-  rope_query: () => ({
+  query_norm: (c) => ({
+    label: 'RMSNorm of each query head',
+    expr: 'q = ' + c.L + '.self_attn.q_norm(q)',
+    description: "Qwen3: each head's " + c.d + ' query features normalized (one weight of ' + c.d + ' for every head)',
+  }),
+  key_norm: (c) => ({
+    label: 'RMSNorm of each key head',
+    expr: 'k = ' + c.L + '.self_attn.k_norm(k)',
+    description: 'The same for the keys, before RoPE turns them',
+  }),
+  rope_query: (c) => ({
     label: 'RoPE on the queries',
-    expr: 'q = q * cos + rotate_half(q) * sin',
+    expr: partial(c)
+      ? 'q = cat(rope(q[..., :' + c.rot + ']), q[..., ' + c.rot + ':])'
+      : 'q = q * cos + rotate_half(q) * sin',
     description:
-      'Rotary position embedding: each pair of features (its two halves) turned by an angle that grows with the position',
+      'Rotary position embedding: each pair of features (its two halves) turned by an angle that grows with the position' +
+      (partial(c)
+        ? '; partial rotary: only the first ' + c.rot + ' of the ' + c.d + ' features turn, the rest pass'
+        : ''),
   }),
   rope_key: () => ({
     label: 'RoPE on the keys',
@@ -179,13 +247,22 @@ const WORDS = {
   scores: (c) => ({
     label: 'Scores',
     expr:
-      (c.info.family === 'distilbert'
+      (c.info.family === 'distilbert' || c.f.scaleQuery
         ? '(q / math.sqrt(' + c.d + ')) @ k.transpose(2, 3)'
-        : 'q @ k.transpose(-1, -2) / math.sqrt(' + c.d + ')') + (c.info.causal ? ' + causal mask' : ''),
+        : 'q @ k.transpose(-1, -2)' + (c.f.unscaled ? '' : ' / math.sqrt(' + c.d + ')')) +
+      (c.info.causal ? ' + causal mask' : ''),
     description:
-      'Every query against every key, scaled by 1/√' +
-      c.d +
+      'Every query against every key, ' +
+      (c.f.unscaled ? 'not scaled (GPT-Neo leaves out the 1/√' + c.d + ')' : 'scaled by 1/√' + c.d) +
       (c.info.causal ? '; later keys masked (torch.finfo(float32).min)' : ''),
+  }),
+  window: (c) => ({
+    label: 'Local attention: a window of ' + c.window + ' keys',
+    expr: 'scores = torch.where(i - j < ' + c.window + ', scores, torch.finfo(float32).min)',
+    description:
+      'A local layer: each query sees only itself and the ' +
+      (c.window - 1) +
+      ' tokens before it; keys further back are masked as the later ones are',
   }),
   softmax: (c, s) => ({
     label: 'Softmax: the attention weights',
@@ -208,14 +285,22 @@ const WORDS = {
     expr: 'out = ' + c.L + '.' + c.f.out + '(out)',
     description: 'Mixes what the heads found into the ' + c.D + ' features',
   }),
-  residual: (c) => ({
-    label: 'Residual add',
-    expr: 'h = h + ' + (c.residuals++ % 2 ? 'mlp_out' : 'out'),
-    description: "The sublayer's output added to its input",
-  }),
+  residual: (c) =>
+    c.parallel
+      ? {
+          label: 'Parallel residual',
+          expr: 'h = h + out + mlp_out',
+          description: 'The attention and the MLP both read the same h; their outputs are added to it together',
+        }
+      : {
+          label: 'Residual add',
+          expr: 'h = h + ' + (c.residuals++ % 2 ? 'mlp_out' : 'out'),
+          description: "The sublayer's output added to its input",
+        },
   mlp: (c) => ({
     label: 'MLP',
-    expr: 'mlp_out = ' + c.L + '.' + c.f.mlp + '(' + (c.f.post ? 'h' : 'x') + ')',
-    description: 'Each token on its own: up, ' + (c.info.family === 'llama' ? 'SiLU gate' : 'GELU') + ', down',
+    expr: 'mlp_out = ' + c.L + '.' + c.f.mlp + '(' + (c.post ? 'h' : 'x') + ')',
+    description:
+      'Each token on its own: up, ' + (c.f.act || (c.info.family === 'llama' ? 'SiLU gate' : 'GELU')) + ', down',
   }),
 };

@@ -1,5 +1,5 @@
-// Real checkpoints: GPT-2, BERT, DistilBERT and Llama-style (Llama, Qwen2) models computed as
-// transformers' eager attention computes them (its modeling_*.py files are the specification).
+// Real checkpoints: GPT-2, BERT, DistilBERT, Llama-style (Llama, Qwen2), GPT-NeoX (Pythia), GPT-Neo (TinyStories) and
+// OPT models computed as transformers' eager attention computes them (its modeling_*.py files are the specification).
 //
 // Usage:
 //
@@ -43,7 +43,8 @@ namespace models {
 class Network;
 }
 
-enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, COUNT };  // Qwen2 is Llama with q/k/v biases
+// Qwen2 is Llama with q/k/v biases; GPTNeoX: Pythia (model_type "gpt_neox"); GPTNeo: TinyStories ("gpt_neo")
+enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, GPTNeoX, GPTNeo, OPT, COUNT };
 const char* family_name(Family family);
 
 // What config.json says, checked: an unsupported model_type or option (ALiBi, sliding windows,
@@ -51,7 +52,8 @@ const char* family_name(Family family);
 // is supported.
 struct CheckpointConfig {
   Family family = Family::GPT2;
-  std::string model_type;  // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2"
+  std::string model_type;  // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2", "gpt_neox",
+                           // "gpt_neo", "opt"
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, d_ff = 0;
   std::size_t vocab = 0, max_positions = 0, type_vocab = 0;
   double norm_eps = 0.0, rope_theta = 0.0;
@@ -63,6 +65,9 @@ struct CheckpointConfig {
   bool scale_attention = true;     // GPT-2's scale_attn_weights: scores / sqrt(head_dim)
   std::size_t rotary_dim = 0;      // rotary features per head (head_dim, or GPT-NeoX's partial rotary); 0: none
   bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual: h + attn(ln_1(h)) + mlp(ln_2(h))
+  bool post_norm = false;          // OPT's do_layer_norm_before false: norms after the residual adds
+  // Each layer's window: query i sees keys j with i - window < j <= i (GPT-Neo's local layers); 0: every key
+  std::vector<std::size_t> windows;
 };
 CheckpointConfig parse_checkpoint_config(const std::string& config_json);
 

@@ -1,7 +1,8 @@
 // The key/value cache: each layer's keys (after RoPE) and values of the positions computed so far, so that a new
 // token costs one position's forward: its q, k, v, its attention over the cached keys, the MLP, one row of logits.
 // The same formulas as the whole forward (transformers' eager attention: scores / sqrt(hd), softmax, weights · v;
-// the new row sees every cached position, as the causal mask lets it), another order of summation.
+// the new row sees every cached position, as the causal mask lets it, or a local layer's last `window` of them),
+// another order of summation.
 #include <cmath>
 #include <cstring>
 
@@ -42,6 +43,8 @@ void layer_row(const analysis::StackView& view, std::size_t l, float* x, std::si
   keys.resize((t + 1) * KD);
   values.resize((t + 1) * KD);
   project_row(at, a.data(), q.data(), &keys[t * KD], &values[t * KD]);
+  if (at.q_norm.weight) blocks::normalize_heads(at.q_norm, q.data(), 1, H, hd, hd, H * hd);
+  if (at.k_norm.weight) blocks::normalize_heads(at.k_norm, &keys[t * KD], 1, at.kv_heads, hd, hd, KD);
   if (at.rotary_dim) {  // the table at position t only
     const blocks::Rope row = blocks::rope_table(1, at.rotary_dim, at.rope_theta, t);
     blocks::apply_rope(row, q.data(), 1, H, hd, H * hd);
@@ -57,6 +60,7 @@ void layer_row(const analysis::StackView& view, std::size_t l, float* x, std::si
     kernels::f32_gemm_nt(1, t + 1, hd, 1.0f, qh.data(), hd, keys.data() + kv, KD, nullptr, p.data(), t + 1);
     if (at.scale && !at.scale_query)
       for (float& s : p) s /= root;
+    for (std::size_t j = 0; at.window && j + at.window <= t; ++j) p[j] = blocks::kFinfoMin;  // a local layer's window
     kernels::f32_softmax(1, t + 1, p.data(), t + 1);
     kernels::f32_gemm_nn(1, hd, t + 1, p.data(), t + 1, values.data() + kv, KD, context.data() + h * hd, H * hd);
   }

@@ -61,10 +61,18 @@ void head_probs(const Attention& a, const float* q, std::size_t ldq, const float
   mask.causal = a.causal;
   mask.fill = kFinfoMin;
   kernels::f32_score_mask_apply(mask, 0, T, T, probs, T);
+  if (a.window)  // GPT-Neo's local layers: bias ^ tril(bias, -window_size), keys j <= i - window masked
+    for (std::size_t i = a.window; i < T; ++i) std::fill(probs + i * T, probs + i * T + (i - a.window + 1), kFinfoMin);
   kernels::f32_softmax(T, T, probs, T);
 }
 
 }  // namespace
+
+void normalize_heads(const Norm& norm, float* x, std::size_t T, std::size_t heads, std::size_t head_dim, std::size_t hs,
+                     std::size_t ld) {
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t h = 0; h < heads; ++h) normalize(norm, x + t * ld + h * hs, 1, head_dim);
+}
 
 void attention(const Attention& a, const float* x, std::size_t T, const std::vector<bool>& head_off, float* probs,
                float* y, const Rope* rope) {
@@ -77,6 +85,8 @@ void attention_context(const Attention& a, const float* x, std::size_t T, const 
                        float* probs, float* context, const Rope* rope) {
   const std::size_t H = a.heads, hd = a.head_dim, group = a.heads / a.kv_heads;
   Projected p = project(a, x, T);  // q [T, H·hd], k, v [T, KV·hd]
+  if (a.q_norm.weight) normalize_heads(a.q_norm, p.q, T, H, hd, p.hs, p.ldq);
+  if (a.k_norm.weight) normalize_heads(a.k_norm, p.k, T, a.kv_heads, hd, p.hs, p.ldkv);
   if (a.rotary_dim) {
     const Rope own = rope ? Rope{} : rope_table(T, a.rotary_dim, a.rope_theta);
     const Rope& table = rope ? *rope : own;
@@ -119,6 +129,10 @@ std::vector<TraceStep> attention_trace(const Attention& a, std::size_t T, std::s
     steps.push_back({"key_heads", k.view({1, n(T), n(KV), n(hd)}).transpose(1, 2)});
     steps.push_back({"value_heads", v.view({1, n(T), n(KV), n(hd)}).transpose(1, 2)});
   }
+  if (a.q_norm.weight) {
+    steps.push_back({"query_norm", Layout::contiguous({1, H, T, hd})});
+    steps.push_back({"key_norm", Layout::contiguous({1, KV, T, hd})});
+  }
   if (a.rotary_dim) {
     steps.push_back({"rope_query", Layout::contiguous({1, H, T, hd})});
     steps.push_back({"rope_key", Layout::contiguous({1, KV, T, hd})});
@@ -128,6 +142,7 @@ std::vector<TraceStep> attention_trace(const Attention& a, std::size_t T, std::s
     steps.push_back({"repeat_kv_value", Layout::contiguous({1, H, T, hd})});
   }
   steps.push_back({"scores", Layout::contiguous({1, H, T, T})});
+  if (a.window) steps.push_back({"window", Layout::contiguous({1, H, T, T})});
   steps.push_back({"softmax", Layout::contiguous({1, H, T, T}), {1, H, T, T}});
   steps.push_back({"context", Layout::contiguous({1, H, T, hd})});
   steps.push_back({"merge", Layout::contiguous({1, T, H * hd})});

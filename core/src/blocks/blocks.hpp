@@ -111,15 +111,20 @@ struct Attention {
   bool qkv_interleaved = false;  // GPT-NeoX's query_key_value: per head q_h‖k_h‖v_h (view(T, H, 3·hd).chunk(3))
   Linear o;                      // the output projection
   bool causal = false;
-  bool scale = true;           // divide by √head_dim (GPT-2's scale_attn_weights may turn it off)
+  bool scale = true;           // divide by √head_dim (GPT-2's scale_attn_weights may turn it off; GPT-Neo: never)
   bool scale_query = false;    // DistilBERT: q / √head_dim before the product; else the scores
   std::size_t rotary_dim = 0;  // rotary embeddings on the first rotary_dim features of q's and k's heads (0: none)
   double rope_theta = 0.0;     // their base θ
+  std::size_t window = 0;      // query i sees keys j > i - window only (GPT-Neo's local layers); 0: every key
+  Norm q_norm, k_norm;         // Qwen3: each query and key head normalized over head_dim before RoPE (weight set)
 };
+// In place on x[T, heads · head_dim] (row stride ld, heads hs apart): norm over each head's head_dim features.
+void normalize_heads(const Norm& norm, float* x, std::size_t T, std::size_t heads, std::size_t head_dim, std::size_t hs,
+                     std::size_t ld);
 
 // y[T, D] = attention(x[T, D]), as transformers' eager attention: q/k/v projections, split heads,
 // RoPE, repeat_kv (query head h reads key/value head h / (heads / kv_heads)), scores / √head_dim,
-// the causal mask at finfo(float32).min, softmax in float32, · v, heads switched off
+// the causal mask (and the window's) at finfo(float32).min, softmax in float32, · v, heads switched off
 // (head_off[h]: their output zeroed before the output projection), merge, output projection.
 // probs[H, T, T] receives the softmax, as output_attentions returns it. rope: the table of the T
 // positions when block.rotary_dim (nullptr: rope_table(T, rotary_dim, rope_theta), positions 0..T-1).
@@ -131,7 +136,8 @@ void attention(const Attention& block, const float* x, std::size_t T, const std:
 void attention_context(const Attention& block, const float* x, std::size_t T, const std::vector<bool>& head_off,
                        float* probs, float* context, const Rope* rope = nullptr);
 
-// The steps of that attention at T tokens, as TraceSteps tagged with `layer` (see TraceStep's ops).
+// The steps of that attention at T tokens, as TraceSteps tagged with `layer` (see TraceStep's ops; with q_norm,
+// query_norm and key_norm [1, H or KV, T, hd] after the heads' split).
 std::vector<TraceStep> attention_trace(const Attention& block, std::size_t T, std::size_t D, int layer);
 
 // ---- Layers -----------------------------------------------------------------------------------

@@ -14,18 +14,22 @@ namespace {
 
 using json::Json;
 
-constexpr std::array<const char*, 4> kFamilyNames{"gpt2", "bert", "distilbert", "llama"};
+constexpr std::array<const char*, 7> kFamilyNames{"gpt2", "bert", "distilbert", "llama", "gpt_neox", "gpt_neo", "opt"};
 static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
 
 struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 5> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 9> kModelTypes{{{"gpt2", Family::GPT2},
                                                 {"bert", Family::BERT},
                                                 {"distilbert", Family::DistilBERT},
                                                 {"llama", Family::Llama},
-                                                {"qwen2", Family::Llama}}};
+                                                {"qwen2", Family::Llama},
+                                                {"qwen3", Family::Llama},
+                                                {"gpt_neox", Family::GPTNeoX},
+                                                {"gpt_neo", Family::GPTNeo},
+                                                {"opt", Family::OPT}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -37,7 +41,7 @@ std::string supported() {
          " with absolute position embeddings (GPT-2, BERT, "
          "DistilBERT) or default rotary embeddings (rope_type 'default', on all or the first part of each "
          "head), full causal or bidirectional "
-         "self-attention (no sliding window, no ALiBi, no cross-attention), activations " +
+         "self-attention (GPT-Neo's local layers, no other sliding window, no ALiBi, no cross-attention), activations " +
          blocks::activation_names() + ".";
 }
 
@@ -169,26 +173,116 @@ void read_distilbert(const Json& c, CheckpointConfig& m) {
   m.activation = text(c, "activation", "gelu");
 }
 
-// Llama and Qwen2 (Qwen2: q/k/v biases always, no head_dim key, sliding windows refused).
+// Llama, Qwen2 (q/k/v biases always, no head_dim key) and Qwen3 (head_dim 128 unless set, q_norm / k_norm);
+// Qwen's sliding windows refused.
 void read_llama(const Json& c, CheckpointConfig& m) {
-  const bool qwen2 = m.model_type == "qwen2";
+  const bool qwen2 = m.model_type == "qwen2", qwen3 = m.model_type == "qwen3";
   m.d_model = count(c, {"hidden_size"});
   m.layers = count(c, {"num_hidden_layers"});
   m.heads = count(c, {"num_attention_heads"});
   m.kv_heads = count(c, {"num_key_value_heads"}, m.heads);
-  m.head_dim = qwen2 ? 0 : (member(c, "head_dim") ? count(c, {"head_dim"}) : 0);
+  m.head_dim = qwen2 ? 0 : qwen3 ? count(c, {"head_dim"}, 128) : (member(c, "head_dim") ? count(c, {"head_dim"}) : 0);
   m.d_ff = count(c, {"intermediate_size"});
   m.vocab = count(c, {"vocab_size"});
-  m.max_positions = count(c, {"max_position_embeddings"}, qwen2 ? 32768 : 2048);
+  m.max_positions = count(c, {"max_position_embeddings"}, qwen2 || qwen3 ? 32768 : 2048);
   m.norm_eps = number(c, "rms_norm_eps", 1e-6);
   m.activation = text(c, "hidden_act", "silu");
   m.causal = true;
   m.attention_bias = qwen2 || flag(c, "attention_bias", false);
   m.mlp_bias = !qwen2 && flag(c, "mlp_bias", false);
-  refuse_if(qwen2 && flag(c, "use_sliding_window", false), "use_sliding_window = true (sliding-window attention)");
+  refuse_if((qwen2 || qwen3) && flag(c, "use_sliding_window", false),
+            "use_sliding_window = true (sliding-window attention)");
+  if (const Json* types = member(c, "layer_types"))
+    for (const Json& t : types->items)
+      refuse_if(t.kind != Json::String || t.text != "full_attention",
+                "layer_types other than \"full_attention\" (sliding-window attention)");
   set_head_dim(m);
   read_rope(c, m, "rope_theta", "partial_rotary_factor", 1.0);
   refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
+}
+
+// GPT-NeoX (Pythia): 4.x's rotary_pct / rotary_emb_base or 5.x's rope_parameters (partial_rotary_factor 0.25 by
+// default), use_parallel_residual, attention_bias (query_key_value's and dense's biases).
+void read_gpt_neox(const Json& c, CheckpointConfig& m) {
+  m.d_model = count(c, {"hidden_size"});
+  m.layers = count(c, {"num_hidden_layers"});
+  m.heads = m.kv_heads = count(c, {"num_attention_heads"});
+  m.d_ff = count(c, {"intermediate_size"});
+  m.vocab = count(c, {"vocab_size"});
+  m.max_positions = count(c, {"max_position_embeddings"}, 2048);
+  m.norm_eps = number(c, "layer_norm_eps", 1e-5);
+  m.activation = text(c, "hidden_act", "gelu");
+  m.causal = true;
+  m.attention_bias = flag(c, "attention_bias", true);
+  m.parallel_residual = flag(c, "use_parallel_residual", true);
+  set_head_dim(m);  // hidden_size / num_attention_heads (GPT-NeoX has no head_dim key)
+  read_rope(c, m, "rotary_emb_base", "rotary_pct", 0.25);
+}
+
+// GPT-Neo's attention_types: [[["global", "local"], n], ...] expanded as expand_attention_types_params does, one
+// entry a layer; a local layer's window is window_size.
+std::vector<std::size_t> neo_windows(const Json& c, std::size_t layers, std::size_t window) {
+  const std::string shape =
+      "config.json: 'attention_types' must be a list of [[\"global\" or \"local\", ...], count] pairs";
+  std::vector<std::size_t> out;
+  const Json* types = member(c, "attention_types");
+  if (!types)  // GPTNeoConfig's default [[["global", "local"], 12]]
+    for (std::size_t l = 0; l < 24; ++l) out.push_back(l % 2 ? window : 0);
+  else if (types->kind != Json::Array) throw Error(shape);
+  for (std::size_t i = 0; types && i < types->items.size(); ++i) {
+    const Json& item = types->items[i];
+    if (item.kind != Json::Array || item.items.size() != 2 || item.items[0].kind != Json::Array ||
+        item.items[1].kind != Json::Number)
+      throw Error(shape);
+    const double n = item.items[1].number();
+    if (!(n >= 0 && n <= kMaxSize && n == std::floor(n))) throw Error(shape);
+    for (std::size_t r = 0; r < std::size_t(n); ++r)
+      for (const Json& t : item.items[0].items) {
+        if (t.kind != Json::String || (t.text != "global" && t.text != "local"))
+          throw Error("config.json: 'attention_types' names an attention type other than \"global\" and \"local\"");
+        if (out.size() == layers) throw Error("config.json: 'attention_types' gives more layers than num_layers");
+        out.push_back(t.text == "local" ? window : 0);
+      }
+  }
+  if (out.size() != layers)
+    throw Error("config.json: 'attention_types' gives " + std::to_string(out.size()) + " layers, but num_layers is " +
+                std::to_string(layers));
+  return out;
+}
+
+// GPT-Neo (TinyStories): num_layers / num_heads (or their attribute_map names), attention_types, window_size.
+void read_gpt_neo(const Json& c, CheckpointConfig& m) {
+  m.d_model = count(c, {"hidden_size"});
+  m.layers = count(c, {"num_layers", "num_hidden_layers"});
+  m.heads = m.kv_heads = count(c, {"num_heads", "num_attention_heads"});
+  m.d_ff = count(c, {"intermediate_size"}, 4 * m.d_model);
+  m.vocab = count(c, {"vocab_size"});
+  m.max_positions = count(c, {"max_position_embeddings"}, 2048);
+  m.norm_eps = number(c, "layer_norm_epsilon", 1e-5);
+  m.activation = text(c, "activation_function", "gelu_new");
+  m.causal = true;
+  m.scale_attention = false;  // GPT-Neo's scores are q·k, not divided by √head_dim
+  m.windows = neo_windows(c, m.layers, count(c, {"window_size"}, 256));
+}
+
+// OPT: ffn_dim, enable_bias, do_layer_norm_before both ways; nn.LayerNorm's eps 1e-5 (OPT has no eps key). opt-350m's
+// projected embeddings (word_embed_proj_dim) are refused.
+void read_opt(const Json& c, CheckpointConfig& m) {
+  m.d_model = count(c, {"hidden_size"});
+  m.layers = count(c, {"num_hidden_layers"});
+  m.heads = m.kv_heads = count(c, {"num_attention_heads"});
+  m.d_ff = count(c, {"ffn_dim"});
+  m.vocab = count(c, {"vocab_size"});
+  m.max_positions = count(c, {"max_position_embeddings"}, 2048);
+  m.norm_eps = 1e-5;
+  m.activation = text(c, "activation_function", "relu");
+  m.causal = true;
+  m.attention_bias = flag(c, "enable_bias", true);
+  m.post_norm = !flag(c, "do_layer_norm_before", true);
+  refuse_if(count(c, {"word_embed_proj_dim"}, m.d_model) != m.d_model,
+            "word_embed_proj_dim other than hidden_size (opt-350m's project_in / project_out)");
+  refuse_if(!flag(c, "layer_norm_elementwise_affine", true), "layer_norm_elementwise_affine = false");
+  refuse_if(flag(c, "_remove_final_layer_norm", false), "_remove_final_layer_norm = true");
 }
 
 void check_sizes(CheckpointConfig& m) {
@@ -217,15 +311,19 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     if (m.model_type == t.name) type = &t;
   if (!type) refuse("model_type '" + m.model_type + "'");
   m.family = type->family;
-  m.tie_word_embeddings = flag(c, "tie_word_embeddings", m.family != Family::Llama);
+  m.tie_word_embeddings = flag(c, "tie_word_embeddings", m.family != Family::Llama && m.family != Family::GPTNeoX);
   switch (m.family) {
     case Family::GPT2: read_gpt2(c, m); break;
     case Family::BERT: read_bert(c, m); break;
     case Family::DistilBERT: read_distilbert(c, m); break;
     case Family::Llama: read_llama(c, m); break;
+    case Family::GPTNeoX: read_gpt_neox(c, m); break;
+    case Family::GPTNeo: read_gpt_neo(c, m); break;
+    case Family::OPT: read_opt(c, m); break;
     case Family::COUNT: break;
   }
   check_sizes(m);
+  if (m.windows.empty()) m.windows.assign(m.layers, 0);
   return m;
 }
 

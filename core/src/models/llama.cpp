@@ -1,7 +1,7 @@
-// Llama-style models (SmolLM2, TinyLlama; Qwen2 and Qwen2.5 with q/k/v biases) as transformers'
-// modeling_llama.py and modeling_qwen2.py compute them: RMSNorm (float32 variance), rotary
-// embeddings as rotate_half with the config's rope_theta, grouped-query attention (repeat_kv),
-// the SwiGLU MLP, a final norm, and the LM head tied to embed_tokens or its own lm_head.weight.
+// Llama-style models (SmolLM2, TinyLlama; Qwen2 and Qwen2.5 with q/k/v biases; Qwen3 with q_norm / k_norm) as
+// transformers' modeling_llama.py, modeling_qwen2.py and modeling_qwen3.py compute them: RMSNorm (float32 variance),
+// rotary embeddings as rotate_half with the config's rope_theta, grouped-query attention (repeat_kv), the SwiGLU MLP, a
+// final norm, and the LM head tied to embed_tokens or its own lm_head.weight.
 #include "models/network.hpp"
 
 namespace mha::models {
@@ -13,7 +13,7 @@ class Llama final : public Stack {
   explicit Llama(Binder& b) : Stack(b.config()) {
     const std::size_t D = c_.d_model, hd = c_.head_dim, Dq = c_.heads * hd, Dkv = c_.kv_heads * hd;
     const float eps = float(c_.norm_eps);
-    const bool o_bias = c_.model_type == "llama" && c_.attention_bias;  // Qwen2's o_proj has none
+    const bool o_bias = c_.model_type != "qwen2" && c_.attention_bias;  // Qwen2's o_proj has none
     const blocks::NormKind rms = blocks::NormKind::Rms;
     embed_ = b.need("embed_tokens.weight", {c_.vocab, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
@@ -31,6 +31,10 @@ class Llama final : public Stack {
       layer.attn.k = b.linear(p + "self_attn.k_proj", D, Dkv, c_.attention_bias);
       layer.attn.v = b.linear(p + "self_attn.v_proj", D, Dkv, c_.attention_bias);
       layer.attn.o = b.linear(p + "self_attn.o_proj", Dq, D, o_bias);
+      if (c_.model_type == "qwen3") {  // q_norm / k_norm: RMSNorm over each head's head_dim features
+        layer.attn.q_norm = b.norm(p + "self_attn.q_norm", hd, eps, rms);
+        layer.attn.k_norm = b.norm(p + "self_attn.k_norm", hd, eps, rms);
+      }
       layer.mlp.gate = b.linear(p + "mlp.gate_proj", D, c_.d_ff, c_.mlp_bias);
       layer.mlp.up = b.linear(p + "mlp.up_proj", D, c_.d_ff, c_.mlp_bias);
       layer.mlp.down = b.linear(p + "mlp.down_proj", c_.d_ff, D, c_.mlp_bias);

@@ -83,7 +83,10 @@ std::unique_ptr<Network> bind_gpt2(Binder& binder);
 std::unique_ptr<Network> bind_bert(Binder& binder);
 std::unique_ptr<Network> bind_distilbert(Binder& binder);
 std::unique_ptr<Network> bind_llama(Binder& binder);
-// Each family's body prefix ("transformer.", "bert.", "distilbert.", "model.") and its probe: a body
+std::unique_ptr<Network> bind_gpt_neox(Binder& binder);
+std::unique_ptr<Network> bind_gpt_neo(Binder& binder);
+std::unique_ptr<Network> bind_opt(Binder& binder);
+// Each family's body prefix ("transformer.", "bert.", "distilbert.", "model.", "gpt_neox.") and its probe: a body
 // tensor every checkpoint of it holds, which tells whether a checkpoint's names carry the prefix.
 struct FamilyPrefix {
   const char* prefix;
