@@ -12,6 +12,7 @@ export default [
       'bench/results/',
       'tests/browser/artifacts/',
       'python/mha_explorer/static/',
+      'python/build/', // setup.py's wheel build (python.install)
     ],
   },
   js.configs.recommended,
