@@ -278,7 +278,9 @@ test('huggingface_hub reads the local Hub as the Hub: its downloads, its errors,
     Object.assign(env, { HF_HUB_ETAG_TIMEOUT: '120', HF_HUB_DOWNLOAD_TIMEOUT: '120' }); // a busy machine's answers
     env.PYTHONPATH = fileURLToPath(new URL('../../python', import.meta.url));
     delete env.HF_HUB_CACHE;
+    // scripts/env.sh's offline switches: huggingface_hub reads TRANSFORMERS_OFFLINE as HF_HUB_OFFLINE (constants.py)
     delete env.HF_HUB_OFFLINE;
+    delete env.TRANSFORMERS_OFFLINE;
     const run = promisify(execFile)(modelsPython(), ['-c', HF_CHECK, ...names], { env });
     const { stdout } = await run.catch((e) => assert.fail(`huggingface_hub failed: ${e.stderr || e.message}`));
     const got = JSON.parse(stdout);

@@ -8,7 +8,7 @@
 // another build's: {of, ops}, web/build.mjs's deltaOf). coreText(build) puts them back together (DecompressionStream), once per build, and the page's
 // script, its forward workers and the lab's training workers all start from that one text (blob: URLs).
 import { BUILDS } from './features.js';
-import { bytesOf } from './base64.js';
+import { bytesOf } from '../state/base64.js';
 
 const inline = (typeof window !== 'undefined' && window.MHA_INLINE) || null;
 // web/build.mjs puts this where the glue had the wasm's base64.

@@ -9,7 +9,7 @@
 // model lacks or that throws is passed over.
 import { mountAttention as mountView } from '../views/attention.js';
 import { download } from '../chrome/download.js';
-import { bytesOf } from '../compute/base64.js';
+import { bytesOf } from '../state/base64.js';
 import { PACKED, unpackWeights } from '../views/attention-packed.js';
 
 export { unpackWeights };

@@ -9,7 +9,7 @@
 //   </script>
 // No DOM beyond reading that element (Node tests call readPageInput with the block's text).
 
-import { bytesOf } from '../compute/base64.js';
+import { bytesOf } from '../state/base64.js';
 
 export const INPUT_ID = 'mha-explorer-input';
 

@@ -4,7 +4,7 @@
 // text (an HTML output: one string a chunk, so that no string is longer than a chunk's) or as bytes (a widget's binary
 // buffers: DataView, ArrayBuffer or a typed array). unpackWeights inflates them with the browser's DecompressionStream
 // and returns one Float32Array of every chunk's values, in order (a chunk per task, 4 M values at most).
-import { bytesOf } from '../compute/base64.js';
+import { bytesOf } from '../state/base64.js';
 
 export const PACKED = 'float16-planes-deflate';
 
