@@ -83,6 +83,17 @@ export function mountAttention(element: Element, options?: AttentionViewOptions)
 /** Base64 of little-endian float32 (numpy's `tobytes()`) → Float32Array; anything else is returned as it is. */
 export function decodeWeights<T>(weights: T): T extends string ? Float32Array | string : T;
 
+/** The Python package's packed weights (above 4 M values: each chunk float16 low bytes then high bytes, deflated; base64
+ * text or bytes) → Float32Array, the float16 values exactly. Rejects with a message on a chunk it cannot read. */
+export function unpackWeights(chunks: ReadonlyArray<string | ArrayBuffer | ArrayBufferView>): Promise<Float32Array>;
+
+/** The weights of a Python package's HTML output → what mountAttention takes: `'float16-planes-deflate'` chunks
+ * unpacked (unpackWeights), else decodeWeights' reading. */
+export function readWeights<T>(
+  data: T,
+  dtype?: 'float32' | 'float16-planes-deflate' | string,
+): Promise<Float32Array | T | string>;
+
 /** The notebook's theme where the host says it (JupyterLab, Notebook 7, VS Code, marimo), else 'auto'. */
 export function hostTheme(node: Node): 'light' | 'dark' | 'auto';
 
