@@ -239,7 +239,8 @@ function render({ model, el }) {
     selectFromModel();
   };
   const events = TRAITS.map((k) => 'change:' + k);
-  attempt(() => model.on('change:weights', () => (weightsLayer = get('layer') || 0)));
+  const trackLayer = () => (weightsLayer = get('layer') || 0); // before redraw: registered first
+  attempt(() => model.on('change:weights', trackLayer));
   const layerPicked = () => {
     showLayers();
     if (fromPacked(get('layer') || 0)) redraw();
@@ -255,6 +256,7 @@ function render({ model, el }) {
   showLayers();
   selectFromModel();
   return () => {
+    attempt(() => typeof model.off === 'function' && model.off('change:weights', trackLayer));
     for (const e of events) attempt(() => typeof model.off === 'function' && model.off(e, redraw));
     for (const [e, f] of Object.entries(more)) attempt(() => typeof model.off === 'function' && model.off(e, f));
     stopTheme();
