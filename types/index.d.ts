@@ -305,6 +305,24 @@ declare namespace createMhaModule {
      * (`firstLayer` says where it started). `hidden` and `logits` are bit-identical to the whole forward's. Default true.
      */
     attentions?: boolean;
+    /**
+     * > 0: `thumbnails` [L, H, s, s] with s = min(thumbnail, T): every head's map pooled as the forward computes it,
+     * without holding every layer's [H, T, T] (at most 4096). Cell (a, b) covers rows a·T/s to (a+1)·T/s - 1 and the
+     * same columns (integer division). The forward then computes every layer. Default 0.
+     */
+    thumbnail?: number;
+    /** A cell's maximum ('max', the default: a sharp weight stays visible) or mean ('mean': a causal map's masked zeros count). */
+    pool?: Pool;
+  }
+
+  /** How a thumbnail's cell sums its weights: `core.pools`. */
+  type Pool = 'max' | 'mean';
+
+  interface ModelAttentionOptions {
+    layer: number;
+    /** One head: its [T, T] map; default every head, [1, H, T, T]. */
+    head?: number;
+    headsOff?: readonly (readonly [number, number])[];
   }
 
   interface ModelForwardResult<W extends Tensor | null = Tensor> {
@@ -318,6 +336,8 @@ declare namespace createMhaModule {
     trace: ModelTraceStep[];
     /** The first layer this forward computed: 0, or the layer it resumed at from the activations cache. */
     firstLayer: number;
+    /** [L, H, s, s] with `thumbnail`, else null. */
+    thumbnails: Tensor | null;
   }
 
   /** Token ids as the checkpoint's tokenizer gives them (special tokens added as `tokenizer(text)` adds them). */
@@ -358,6 +378,11 @@ declare namespace createMhaModule {
       ids: readonly number[] | Int32Array | Uint32Array,
       options?: ModelForwardOptions,
     ): ModelForwardResult<Tensor | null>;
+    /**
+     * One layer's attention at any length, equal bit for bit to the whole forward's `attentions[layer]` (which at
+     * long texts would not fit): from the activations cache, one layer's compute after a forward of the same ids.
+     */
+    attention(ids: readonly number[] | Int32Array | Uint32Array, options: ModelAttentionOptions): Tensor;
     /** True after `dispose()`. */
     readonly disposed: boolean;
     /** Gives the weights' and the activations cache's memory back; the model cannot be used after (again: nothing). */
@@ -717,6 +742,8 @@ declare namespace createMhaModule {
     readonly optimizers: readonly ('SGD' | 'Adam' | 'AdamW')[];
     /** What `model.patch({what})` puts in, as the core's protocol names them. */
     readonly patchKinds: readonly PatchKind[];
+    /** The thumbnails' pools (protocol()). */
+    readonly pools: readonly Pool[];
     /** The largest sizes the core accepts (its protocol): a module's `dModel` (and `numHeads`), a model's `modelDModel`, `vocab`, `seqLen`, `layers`, a `batch`, a script's `scriptSteps`, `headSpecialization`'s tokens. */
     readonly limits: Readonly<
       Record<

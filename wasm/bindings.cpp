@@ -102,6 +102,9 @@ val protocol() {
   val patchKinds = val::array();  // what activation patching puts in (mha/analysis.hpp): "heads", "resid", …
   for (mha::PatchKind k : mha::kPatchKinds) patchKinds.call<void>("push", std::string(mha::patch_kind_name(k)));
   p.set("patchKinds", patchKinds);
+  val pools = val::array();  // how a model forward's thumbnails pool each map (mha/models.hpp): "max", "mean"
+  for (mha::Pool k : mha::kPools) pools.call<void>("push", std::string(mha::pool_name(k)));
+  p.set("pools", pools);
   p.set("tasks", tasks_to_js());  // training_bindings.cpp
   val limits = val::object();     // the largest sizes the core accepts (attention.hpp, train.hpp)
   limits.set("dModel", static_cast<double>(mha::kMaxDModel));

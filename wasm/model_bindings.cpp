@@ -4,6 +4,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -187,39 +188,77 @@ std::size_t list_length(const val& list, const std::string& what, double max_len
   return to_count(list["length"].as<double>(), "the length of " + what, max_length);
 }
 
-// ids: token ids; heads_off: [[layer, head], ...]; logits_at: positions; attentions: false for
-// none (attentions null; the model may resume from its cache). The JS API checked them with messages
-// for students; here they are checked again, as numbers that cross as doubles.
-val model_forward(LoadedModel& m, val ids, val heads_off, val logits_at, bool attentions) {
+// The JS API checked these with messages for students; here they are checked again, as numbers that cross as doubles.
+std::vector<std::int32_t> read_ids(const mha::CheckpointConfig& c, const val& ids) {
+  const std::size_t T = list_length(ids, "ids", static_cast<double>(c.max_positions));
+  std::vector<std::int32_t> tokens(T);
+  for (std::size_t i = 0; i < T; ++i) {
+    tokens[i] = static_cast<std::int32_t>(
+        to_count(ids[i].as<double>(), "token id " + std::to_string(i), static_cast<double>(c.vocab - 1)));
+  }
+  return tokens;
+}
+
+std::vector<mha::HeadRef> read_heads_off(const mha::CheckpointConfig& c, const val& heads_off) {
+  std::vector<mha::HeadRef> out;
+  for (std::size_t i = 0, n = list_length(heads_off, "headsOff", 1e6); i < n; ++i) {
+    const val pair = heads_off[i];
+    if (list_length(pair, "headsOff[" + std::to_string(i) + "]", 2) != 2)
+      throw mha::Error("headsOff entries are [layer, head]");
+    out.push_back({to_count(pair[0].as<double>(), "headsOff layer", static_cast<double>(c.layers - 1)),
+                   to_count(pair[1].as<double>(), "headsOff head", static_cast<double>(c.heads - 1))});
+  }
+  return out;
+}
+
+mha::Pool read_pool(const std::string& name) {
+  for (mha::Pool p : mha::kPools)
+    if (name == mha::pool_name(p)) return p;
+  throw mha::Error("pool must be one of protocol().pools, got " + name);
+}
+
+// ids: token ids; heads_off: [[layer, head], ...]; logits_at: positions; attentions: false for none (attentions
+// null; the model may resume from its cache); thumbnail: 0, or the side of every head's pooled map (pool: a name of
+// protocol().pools).
+val model_forward(LoadedModel& m, val ids, val heads_off, val logits_at, bool attentions, double thumbnail,
+                  std::string pool) {
   return guarded([&] {
     const mha::CheckpointConfig& c = m.model.config();
-    const std::size_t T = list_length(ids, "ids", static_cast<double>(c.max_positions));
-    std::vector<std::int32_t> tokens(T);
-    for (std::size_t i = 0; i < T; ++i) {
-      tokens[i] = static_cast<std::int32_t>(
-          to_count(ids[i].as<double>(), "token id " + std::to_string(i), static_cast<double>(c.vocab - 1)));
-    }
+    const std::vector<std::int32_t> tokens = read_ids(c, ids);
+    const std::size_t T = tokens.size();
     mha::ModelForwardOptions options;
-    for (std::size_t i = 0, n = list_length(heads_off, "headsOff", 1e6); i < n; ++i) {
-      const val pair = heads_off[i];
-      if (list_length(pair, "headsOff[" + std::to_string(i) + "]", 2) != 2)
-        throw mha::Error("headsOff entries are [layer, head]");
-      options.heads_off.push_back({to_count(pair[0].as<double>(), "headsOff layer", static_cast<double>(c.layers - 1)),
-                                   to_count(pair[1].as<double>(), "headsOff head", static_cast<double>(c.heads - 1))});
-    }
+    options.heads_off = read_heads_off(c, heads_off);
     for (std::size_t i = 0, n = list_length(logits_at, "logitsAt", static_cast<double>(T)); i < n; ++i) {
       options.logits_at.push_back(to_count(logits_at[i].as<double>(), "logitsAt position", static_cast<double>(T - 1)));
     }
     options.attentions = attentions;
+    options.thumbnail = to_count(thumbnail, "thumbnail", 4096);
+    options.pool = read_pool(pool);
     const mha::ModelOutput r = m.model.forward(tokens, options);
     val out = val::object();
     out.set("attentions", attentions ? tensor_to_js(r.attentions) : val::null());
+    out.set("thumbnails", options.thumbnail ? tensor_to_js(r.thumbnails) : val::null());
     out.set("hidden", tensor_to_js(r.hidden));
     out.set("logits", r.logits_at.empty() ? val::null() : tensor_to_js(r.logits));
     out.set("logitsAt", array_from(r.logits_at));
     out.set("trace", trace_to_js(r.trace));
     out.set("firstLayer", static_cast<double>(r.first_layer));
     return out;
+  });
+}
+
+// Layer `layer`'s attention [1, H, T, T], or head `head`'s [T, T] (head < 0: every head), from the model's cache.
+val model_attention(LoadedModel& m, val ids, double layer, val heads_off, double head) {
+  return guarded([&] {
+    const mha::CheckpointConfig& c = m.model.config();
+    const std::vector<std::int32_t> tokens = read_ids(c, ids);
+    const std::size_t l = to_count(layer, "layer", static_cast<double>(c.layers - 1));
+    const mha::Tensor all = m.model.attention(tokens, l, read_heads_off(c, heads_off));
+    if (head < 0) return tensor_to_js(all);
+    const std::size_t h = to_count(head, "head", static_cast<double>(c.heads - 1)), T = tokens.size();
+    mha::Tensor one = mha::Tensor::empty({T, T});
+    std::copy_n(all.data() + h * T * T, T * T, one.data());
+    return tensor_to_js(one);
   });
 }
 
@@ -238,6 +277,7 @@ EMSCRIPTEN_BINDINGS(mha_models) {
   class_<LoadedModel>("LoadedModelCore")
       .smart_ptr<std::shared_ptr<LoadedModel>>("LoadedModelCorePtr")
       .function("info", &model_info)
-      .function("forward", &model_forward);
+      .function("forward", &model_forward)
+      .function("attention", &model_attention);
   function("modelLoadingCreate", &loading_create);
 }

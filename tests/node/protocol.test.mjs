@@ -124,6 +124,18 @@ test("patch kinds: the core's protocol() names them; the API and the types follo
     );
 });
 
+test("thumbnail pools: the core's protocol() names them; the API and the types follow", () => {
+  assert.deepEqual([...M.pools], protocol.pools, 'wasm/api/index.js: M.pools');
+  assert.deepEqual(
+    sorted(literals('types/index.d.ts', 'Pool')),
+    sorted(protocol.pools),
+    'types/index.d.ts: Pool lists every pool of core/include/mha/models.hpp (kPools)',
+  );
+  const models = read('wasm/api/models.js').replace(/\/\/.*$/gm, '');
+  for (const pool of protocol.pools)
+    assert.ok(!models.includes(`'${pool}'`), `wasm/api/models.js writes '${pool}' again: take it from POOLS`);
+});
+
 test("tasks: the core's task table; the types and the lab's property list follow", () => {
   assert.deepEqual(
     protocol.tasks.map((t) => t.name),

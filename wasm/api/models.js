@@ -5,6 +5,7 @@ import { checkFiles } from './files.js';
 import { htmlMessage, openCursor, readingState, readText, STALL_TIMEOUT } from './cursor.js';
 import { loadTokenizer } from './tokenizer.js';
 import { hubApi, HUB_OPTIONS } from './hub-store.js';
+import { POOLS } from './protocol.js';
 
 const WEIGHTS = 'model.safetensors',
   INDEX = 'model.safetensors.index.json';
@@ -89,13 +90,7 @@ function checkIds(ids, info) {
   return list;
 }
 
-function checkForwardOptions(options, info, T) {
-  checkConfig(options, 'forward options', ['headsOff', 'logitsAt', 'attentions']);
-  const { headsOff = [], logitsAt = [], attentions = true } = options;
-  if (typeof attentions !== 'boolean')
-    fail(
-      `attentions must be true or false (false: no attention weights, a faster forward), got ${describe(attentions)}`,
-    );
+function checkHeadsOff(headsOff, info) {
   if (!Array.isArray(headsOff))
     fail(`headsOff must be a list of [layer, head] pairs such as [[0, 3]], got ${describe(headsOff)}`);
   headsOff.forEach((pair, i) => {
@@ -104,12 +99,45 @@ function checkForwardOptions(options, info, T) {
     checkCount(pair[0], `headsOff[${i}]'s layer`, 0, info.layers - 1);
     checkCount(pair[1], `headsOff[${i}]'s head`, 0, info.heads - 1);
   });
+  return headsOff.map((p) => [p[0], p[1]]);
+}
+
+// thumbnail: 0 (none) or each map's side in cells (at most 4096; min(thumbnail, T) used); pool: one of POOLS.
+function checkThumbnail(thumbnail, pool) {
+  checkCount(thumbnail, 'thumbnail (the side of each pooled map, 0 for none)', 0, 4096);
+  if (!POOLS.includes(pool))
+    fail(
+      `pool must be ${POOLS.map((p) => `'${p}'`).join(' or ')} (how a thumbnail's cell sums its weights), got ${describe(pool)}`,
+    );
+}
+
+function checkForwardOptions(options, info, T) {
+  checkConfig(options, 'forward options', ['headsOff', 'logitsAt', 'attentions', 'thumbnail', 'pool']);
+  const { headsOff = [], logitsAt = [], attentions = true, thumbnail = 0, pool = POOLS[0] } = options;
+  if (typeof attentions !== 'boolean')
+    fail(
+      `attentions must be true or false (false: no attention weights, a faster forward), got ${describe(attentions)}`,
+    );
+  const off = checkHeadsOff(headsOff, info);
   if (!Array.isArray(logitsAt))
     fail(`logitsAt must be a list of positions such as [${T - 1}], got ${describe(logitsAt)}`);
   if (logitsAt.length > 0 && !info.hasLmHead)
     fail(`this ${info.modelType} checkpoint has no LM or MLM head: it gives no logits`);
   logitsAt.forEach((p, i) => checkCount(p, `logitsAt[${i}]`, 0, T - 1));
-  return { headsOff: headsOff.map((p) => [p[0], p[1]]), logitsAt: logitsAt.slice(), attentions };
+  checkThumbnail(thumbnail, pool);
+  return { headsOff: off, logitsAt: logitsAt.slice(), attentions, thumbnail, pool };
+}
+
+// model.attention(ids, {layer, head, headsOff}): layer is required; head: one head's [T, T], else [1, H, T, T].
+function checkAttentionOptions(options, info) {
+  if (options === null || typeof options !== 'object')
+    fail(`attention expects options such as {layer: 0}, got ${describe(options)}`);
+  checkConfig(options, 'attention options', ['layer', 'head', 'headsOff']);
+  const { layer, head = -1, headsOff = [] } = options;
+  if (layer === undefined) fail(`attention needs a layer (0 to ${info.layers - 1}), such as {layer: 0}`);
+  checkCount(layer, 'layer', 0, info.layers - 1);
+  if (head !== -1) checkCount(head, 'head', 0, info.heads - 1);
+  return { layer, head, headsOff: checkHeadsOff(headsOff, info) };
 }
 
 export function modelsApi({ core, own, release, withBytes }) {
@@ -252,7 +280,15 @@ export function modelsApi({ core, own, release, withBytes }) {
       const handle = this.#live();
       const list = checkIds(ids, this.info);
       const o = checkForwardOptions(options === undefined ? {} : options, this.info, list.length);
-      return unwrap(handle.forward(list, o.headsOff, o.logitsAt, o.attentions));
+      return unwrap(handle.forward(list, o.headsOff, o.logitsAt, o.attentions, o.thumbnail, o.pool));
+    }
+    // One layer's attention at any length (the whole forward's attentions[layer], bit for bit), from the
+    // activations cache: after a forward of the same ids, one layer's compute.
+    attention(ids, options) {
+      const handle = this.#live();
+      const list = checkIds(ids, this.info);
+      const o = checkAttentionOptions(options, this.info);
+      return unwrap(handle.attention(list, o.layer, o.headsOff, o.head));
     }
     get disposed() {
       return !this._handle;

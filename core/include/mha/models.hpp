@@ -14,6 +14,10 @@
 //   ablate.heads_off = {{11, 3}};
 //   ablate.attentions = false;                          // only the logits: resume from the cache
 //   mha::ModelOutput off = model.forward({15496, 995}, ablate);  // computes layers 11.. only
+//   mha::Tensor layer3 = model.attention({15496, 995}, 3);     // [1, H, T, T]: one layer, from the cache
+//   mha::ModelForwardOptions grid;
+//   grid.attentions = false;
+//   grid.thumbnail = 64;                                // out.thumbnails [L, H, 64, 64]: max-pooled maps
 //
 // The activations cache: a Model keeps, for the ids of its last forward, the full model's (no head
 // off) hidden state entering each layer and leaving the last, (L + 1)·T·D floats (GPT-2 small at
@@ -79,18 +83,29 @@ struct HeadRef {
   std::size_t layer = 0, head = 0;
 };
 
+// How a [T, T] map becomes an s x s thumbnail: cell (a, b) covers rows [a·T/s, (a+1)·T/s) and the same
+// columns (integer division, s <= T), and holds their maximum or their mean (a causal map's masked zeros count).
+enum class Pool : std::uint8_t { Max, Mean };
+constexpr Pool kPools[] = {Pool::Max, Pool::Mean};
+const char* pool_name(Pool pool);  // "max", "mean"
+
 struct ModelForwardOptions {
   std::vector<HeadRef> heads_off;      // zeroed before the output projection, as the lab's ablation
   std::vector<std::size_t> logits_at;  // positions; empty: the last (causal) or none (encoders)
   // false: no attentions (out.attentions is empty), and the forward may resume from the cache
   // (above); hidden, logits and the trace are those of the whole forward all the same.
   bool attentions = true;
+  // > 0: out.thumbnails [L, H, s, s] with s = min(thumbnail, T), every layer's maps pooled as they are computed
+  // (the whole [L, 1, H, T, T] never held unless attentions); the forward then starts at the embeddings.
+  std::size_t thumbnail = 0;
+  Pool pool = Pool::Max;
 };
 
 struct ModelOutput {
   Tensor attentions;  // [L, 1, H, T, T], after softmax; [0] when options.attentions is false
   Tensor hidden;      // [1, T, D]: transformers' last_hidden_state
   Tensor logits;      // [P, V] at logits_at (P = 0 without an LM/MLM head)
+  Tensor thumbnails;  // [L, H, s, s] when options.thumbnail, else [0]
   std::vector<std::size_t> logits_at;
   std::vector<TraceStep> trace;  // every layer's steps, tagged with the layer
   std::size_t first_layer = 0;   // the first layer computed: 0, or where it resumed (L: none, only the head)
@@ -105,6 +120,10 @@ class Model {
   bool has_lm_head() const;  // causal LM head, or BERT/DistilBERT's MLM head
   // ids: each < vocab, 1 <= T <= max_positions, else mha::Error. Reads and fills the cache (above).
   ModelOutput forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options);
+  // Layer `layer`'s softmax [1, H, T, T] with heads_off switched off: the forward's attentions[layer], bit for bit,
+  // at any T (one layer's memory). Resumes from the cache (above): one layer's compute when it holds ids' input of
+  // min(layer, lowest head off), else the layers up to it, which it then keeps.
+  Tensor attention(const std::vector<std::int32_t>& ids, std::size_t layer, const std::vector<HeadRef>& heads_off = {});
 
  private:
   friend const models::Network& models_network(const Model& model);  // core/src/analysis/ (internal)

@@ -91,25 +91,58 @@ struct Model::Impl {
   std::unique_ptr<models::Network> network;
   ActivationCache cache;
 
-  // h[T, D] = last_hidden_state with heads `off` switched off; probs(l) [H, T, T] receives layer l's
-  // softmax. Starts at the highest layer <= the first head off whose input the cache holds when
-  // `resume`, else at the embeddings; offers the cache every state of the full model it computes.
+  // h[T, D] = the state entering layer `stop` (stop = L: leaving the last, before the final norm) with heads `off`
+  // switched off; probs(l) [H, T, T] receives layer l's softmax. Starts at the highest layer <= the first head off
+  // whose input the cache holds when `resume`, else at the embeddings; offers the cache every state of the full
+  // model it computes. Returns where it started.
+  template <class Probs>
+  std::size_t advance(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& off, bool resume,
+                      float* h, Probs probs, std::size_t stop) {
+    const std::size_t T = ids.size(), first_off = first_layer_off(off);
+    cache.use_for(ids, config.layers, config.d_model);
+    const std::size_t start = resume && cache.known ? std::min({first_off, cache.known - 1, stop}) : 0;
+    if (resume && cache.known) std::memcpy(h, cache.at(start), cache.stride * sizeof(float));
+    else network->embed(ids, h);
+    for (std::size_t l = start; l <= stop; ++l) {
+      if (l <= first_off) cache.offer(l, h);
+      if (l < stop) network->layer(l, h, T, off[l], probs(l));
+    }
+    return start;
+  }
+  // h[T, D] = last_hidden_state (advance to L, then the final norm).
   template <class Probs>
   std::size_t run(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& off, bool resume,
                   float* h, Probs probs) {
-    const std::size_t L = config.layers, T = ids.size(), first_off = first_layer_off(off);
-    cache.use_for(ids, L, config.d_model);
-    const std::size_t start = resume && cache.known ? std::min(first_off, cache.known - 1) : 0;
-    if (resume && cache.known) std::memcpy(h, cache.at(start), cache.stride * sizeof(float));
-    else network->embed(ids, h);
-    for (std::size_t l = start; l <= L; ++l) {
-      if (l <= first_off) cache.offer(l, h);
-      if (l < L) network->layer(l, h, T, off[l], probs(l));
-    }
-    network->finish(h, T);
+    const std::size_t start = advance(ids, off, resume, h, probs, config.layers);
+    network->finish(h, ids.size());
     return start;
   }
 };
+
+namespace {
+
+// out[H, s, s] = each [T, T] map of probs[H, T, T] pooled (Pool's comment in mha/models.hpp).
+void pool_maps(const float* probs, std::size_t H, std::size_t T, std::size_t s, Pool pool, float* out) {
+  for (std::size_t h = 0; h < H; ++h) {
+    const float* m = probs + h * T * T;
+    for (std::size_t a = 0; a < s; ++a) {
+      const std::size_t r0 = a * T / s, r1 = (a + 1) * T / s;
+      for (std::size_t b = 0; b < s; ++b) {
+        const std::size_t c0 = b * T / s, c1 = (b + 1) * T / s;
+        double acc = 0.0;  // probabilities are >= 0
+        for (std::size_t r = r0; r < r1; ++r)
+          for (std::size_t c = c0; c < c1; ++c)
+            acc = pool == Pool::Max ? std::max(acc, double(m[r * T + c])) : acc + m[r * T + c];
+        if (pool == Pool::Mean) acc /= double((r1 - r0) * (c1 - c0));
+        out[(h * s + a) * s + b] = float(acc);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+const char* pool_name(Pool pool) { return pool == Pool::Max ? "max" : "mean"; }
 
 bool model_reads_tensor(const CheckpointConfig& config, const std::string& name) {
   const std::string prefix = models::family_prefix(config.family).prefix;
@@ -154,19 +187,47 @@ ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForw
   for (std::size_t p : out.logits_at)
     if (p >= T) throw Error("logits asked at position " + std::to_string(p) + " of " + std::to_string(T) + " tokens");
   out.hidden = Tensor::empty({1, T, c.d_model});
-  const std::size_t HTT = c.heads * T * T;
-  if (options.attentions) {
-    out.attentions = Tensor::empty({c.layers, 1, c.heads, T, T});
-    float* all = out.attentions.data();
-    out.first_layer = impl_->run(ids, off, false, out.hidden.data(), [&](std::size_t l) { return all + l * HTT; });
-  } else {
-    std::vector<float> scratch(HTT);  // one layer's softmax, overwritten by the next
-    out.first_layer = impl_->run(ids, off, true, out.hidden.data(), [&](std::size_t) { return scratch.data(); });
-  }
+  const std::size_t HTT = c.heads * T * T, s = std::min(options.thumbnail, T), Hss = c.heads * s * s;
+  out.thumbnails = s ? Tensor::empty({c.layers, c.heads, s, s}) : Tensor(Shape{0});
+  if (options.attentions) out.attentions = Tensor::empty({c.layers, 1, c.heads, T, T});
+  std::vector<float> scratch(options.attentions ? 0 : HTT);  // one layer's softmax, overwritten by the next
+  // Layer l's softmax goes to its place in attentions (or scratch); the previous layer's is pooled first.
+  std::size_t pending = c.layers;
+  const auto pool_pending = [&] {
+    if (!s || pending == c.layers) return;
+    const float* p = options.attentions ? out.attentions.data() + pending * HTT : scratch.data();
+    pool_maps(p, c.heads, T, s, options.pool, out.thumbnails.data() + pending * Hss);
+  };
+  const auto probs = [&](std::size_t l) {
+    pool_pending();
+    pending = l;
+    return options.attentions ? out.attentions.data() + l * HTT : scratch.data();
+  };
+  const bool resume = !options.attentions && !s;  // every layer's maps asked: from the embeddings
+  out.first_layer = impl_->run(ids, off, resume, out.hidden.data(), probs);
+  pool_pending();
   const std::size_t P = out.logits_at.size();
   out.logits = P ? Tensor::empty({P, c.vocab}) : Tensor(Shape{0, c.vocab});
   if (P) impl_->network->logits(out.hidden.data(), out.logits_at, out.logits.data());
   out.trace = impl_->network->trace(T, P);
+  return out;
+}
+
+Tensor Model::attention(const std::vector<std::int32_t>& ids, std::size_t layer,
+                        const std::vector<HeadRef>& heads_off) {
+  const CheckpointConfig& c = impl_->config;
+  check_ids(c, ids);
+  if (layer >= c.layers)
+    throw Error("there is no layer " + std::to_string(layer) + ": this model has layers 0 to " +
+                std::to_string(c.layers - 1));
+  const std::vector<std::vector<bool>> off = mha::heads_off(c, heads_off);
+  const std::size_t T = ids.size();
+  Tensor out = Tensor::empty({1, c.heads, T, T});
+  std::vector<float> h(T * c.d_model), scratch(c.heads * T * T);
+  impl_->advance(
+      ids, off, true, h.data(), [&](std::size_t) { return scratch.data(); }, layer);
+  impl_->network->layer(layer, h.data(), T, off[layer], out.data());
+  if (layer + 1 <= first_layer_off(off)) impl_->cache.offer(layer + 1, h.data());  // the next layer's call: one layer
   return out;
 }
 
