@@ -1,4 +1,5 @@
-"""References of issue 41's methods on the tiny causal checkpoints (GPT-2, Llama-style), with bounds.
+"""References of issue 41's methods on the tiny causal checkpoints (CASES: GPT-2, Llama, GPT-Neo, GPT-NeoX, OPT,
+Qwen3), with bounds.
 
   $(bash scripts/venv-models) tests/models/heads_reference.py --models build/models --out build/heads
 
@@ -49,7 +50,7 @@ torch.set_num_threads(1)
 f64 = torch.float64
 U = R.U
 
-CASES = ["gpt2", "llama"]
+CASES = ["gpt2", "llama", "tinystories", "pythia", "opt", "qwen3"]
 # The patching pair of the tiny checkpoints: a clean text and the first as many tokens of another one (a one-token
 # swap moves a random model's logits by about the bounds of its float32 error, which would leave the normalised maps
 # unchecked: (patched - corrupted) / (clean - corrupted) divides by that move).
@@ -72,11 +73,16 @@ SEEDS = [0, 1, 42]
 # ---- the model's parts, as (value, E) pieces ------------------------------------------------------------------
 class Parts:
     """A pre-norm causal model's pieces: embeddings, per layer the q/k/v, the output projection, the MLP; the
-    final norm and the unembedding. GPT-2 (LayerNorm, Conv1D) and Llama-style (RMSNorm, RoPE, GQA, SwiGLU)."""
+    final norm and the unembedding. This class: GPT-2 (LayerNorm, Conv1D) and Llama-style (RMSNorm, RoPE, GQA,
+    SwiGLU; Qwen3's per-head q/k RMSNorm); the subclasses below say what the other families change."""
+
+    layer_norm = True  # LayerNorm blocks and final norm (else RMSNorm)
+    parallel = False  # x + attn(ln_1(x)) + mlp(ln_2(x)) (GPT-NeoX's use_parallel_residual)
 
     def __init__(self, model):
         self.model, cfg = model, model.config
         self.gpt2 = cfg.model_type == "gpt2"
+        self.layer_norm = self.gpt2
         self.L = cfg.num_hidden_layers
         self.H = cfg.num_attention_heads
         self.Hkv = self.H if self.gpt2 else cfg.num_key_value_heads
@@ -88,6 +94,10 @@ class Parts:
         self.W_U = R.param(model.lm_head)  # [V, D]
         self.V = self.W_U.shape[0]
 
+    @property
+    def final_eps(self):
+        return self.final.eps if self.layer_norm else self.final.variance_epsilon
+
     def embed(self, ids):
         if self.gpt2:
             x = R.param(self.base.wte)[ids] + R.param(self.base.wpe)[: len(ids)]
@@ -96,9 +106,13 @@ class Parts:
         return x, R.zeros(x)
 
     def norm(self, ch, module, x):
-        if self.gpt2:
+        if self.layer_norm:
             return R.ln(ch, module, x)
         return R.rms_norm(ch, x, R.param(module), module.variance_epsilon)
+
+    def attention_options(self, i):
+        """R.attention's scale and window for layer i."""
+        return {}
 
     def qkv(self, i, x, T):
         blk, ch = self.blocks[i], R.Chain(x)
@@ -108,6 +122,9 @@ class Parts:
         sa = blk.self_attn
         h = self.norm(ch, blk.input_layernorm, ch[0])
         q, k, v = (R.lin(ch, m, h) for m in (sa.q_proj, sa.k_proj, sa.v_proj))
+        if hasattr(sa, "q_norm"):  # Qwen3: RMSNorm of each head over head_dim, before RoPE
+            q = self.norm(ch, sa.q_norm, q.view(T, self.H, self.hd)).reshape(T, -1)
+            k = self.norm(ch, sa.k_norm, k.view(T, self.Hkv, self.hd)).reshape(T, -1)
         table = R.rope_table(T, self.hd, self.rope_theta())
         return ch.bound(R.apply_rope(ch, q, self.H, table), R.apply_rope(ch, k, self.Hkv, table), v)
 
@@ -116,20 +133,20 @@ class Parts:
         theta = getattr(cfg, "rope_theta", None)
         return theta if theta is not None else cfg.rope_parameters["rope_theta"]
 
-    def o_proj(self, ch, i, o):
+    def out_module(self, i):
         blk = self.blocks[i]
-        return R.lin(ch, blk.attn.c_proj, o, conv1d=True) if self.gpt2 else R.lin(ch, blk.self_attn.o_proj, o)
+        return blk.attn.c_proj if self.gpt2 else blk.self_attn.o_proj
+
+    def o_proj(self, ch, i, o):
+        return R.lin(ch, self.out_module(i), o, conv1d=self.gpt2)
 
     def W_O(self, i):
         """[H, hd, D]: head h's rows of the output projection."""
-        blk = self.blocks[i]
-        W = R.param(blk.attn.c_proj) if self.gpt2 else R.param(blk.self_attn.o_proj).T
-        return W.reshape(self.H, self.hd, self.D)
+        W = R.param(self.out_module(i))
+        return (W if self.gpt2 else W.T).reshape(self.H, self.hd, self.D)
 
     def b_O(self, i):
-        blk = self.blocks[i]
-        m = blk.attn.c_proj if self.gpt2 else blk.self_attn.o_proj
-        return R.param(m, "bias")
+        return R.param(self.out_module(i), "bias")
 
     def b_V(self, i):
         """[H·hd]: what TransformerLens's fold_ln + fold_value_biases move from each head's z into b_O: the value
@@ -144,6 +161,7 @@ class Parts:
         return b.view(self.Hkv, self.hd).repeat_interleave(self.H // self.Hkv, 0).flatten()
 
     def mlp(self, ch, i, h):
+        """The MLP's output on the stream h (the stream after attention; a parallel layer's: the layer's input)."""
         blk = self.blocks[i]
         if self.gpt2:
             m = R.lin(ch, blk.mlp.c_fc, self.norm(ch, blk.ln_2, h), conv1d=True)
@@ -157,6 +175,159 @@ class Parts:
         """(value, E) [T, V] of final_norm(x) @ W_U^T for x = (value, E) [T, D]."""
         ch = R.Chain(x)
         return ch.bound(R.linear(ch, self.norm(ch, self.final, ch[0]), self.W_U))[0]
+
+
+class LinearParts(Parts):
+    """What GPT-Neo, OPT and GPT-NeoX share: LayerNorms, one attention per head without GQA, nn.Linear layers, a
+    value bias folded through W_V with the first norm's bias."""
+
+    def __init__(self, model, base, blocks, final):
+        self.model, cfg = model, model.config
+        self.gpt2, self.layer_norm = False, True
+        self.L, self.H, self.D = cfg.num_hidden_layers, cfg.num_attention_heads, cfg.hidden_size
+        self.Hkv, self.hd = self.H, self.D // self.H
+        self.base, self.blocks, self.final = base, blocks, final
+        head = getattr(model, "lm_head", None) or getattr(model, "embed_out", None)  # GPT-NeoX: 5.x / 4.x
+        self.W_U = R.param(head)
+        self.V = self.W_U.shape[0]
+
+    def W_O(self, i):
+        return R.param(self.out_module(i)).T.reshape(self.H, self.hd, self.D)
+
+    def o_proj(self, ch, i, o):
+        return R.lin(ch, self.out_module(i), o)
+
+    def value_weight_bias(self, i):
+        """W_V [H·hd, D] and b_V [H·hd] (or None) of layer i."""
+        raise NotImplementedError
+
+    def first_norm(self, i):
+        raise NotImplementedError
+
+    def b_V(self, i):
+        W, b = self.value_weight_bias(i)
+        out = R.param(self.first_norm(i), "bias") @ W.T
+        return out if b is None else out + b
+
+
+class GptNeoParts(LinearParts):
+    """GPT-Neo (TinyStories): wte + wpe, q/k/v without biases, scores not scaled, local layers' window."""
+
+    def __init__(self, model):
+        super().__init__(model, model.transformer, model.transformer.h, model.transformer.ln_f)
+
+    def embed(self, ids):
+        x = R.param(self.base.wte)[ids] + R.param(self.base.wpe)[: len(ids)]
+        return x, x.abs()
+
+    def sa(self, i):
+        return self.blocks[i].attn.attention
+
+    def attention_options(self, i):
+        local = self.sa(i).attention_type == "local"
+        return {"scale": False, "window": self.model.config.window_size if local else 0}
+
+    def qkv(self, i, x, T):
+        sa, ch = self.sa(i), R.Chain(x)
+        h = self.norm(ch, self.blocks[i].ln_1, ch[0])
+        return ch.bound(*(R.lin(ch, m, h) for m in (sa.q_proj, sa.k_proj, sa.v_proj)))
+
+    def out_module(self, i):
+        return self.sa(i).out_proj
+
+    def value_weight_bias(self, i):
+        return R.param(self.sa(i).v_proj), None
+
+    def first_norm(self, i):
+        return self.blocks[i].ln_1
+
+    def mlp(self, ch, i, h):
+        blk = self.blocks[i]
+        m = R.lin(ch, blk.mlp.c_fc, self.norm(ch, blk.ln_2, h))
+        return R.lin(ch, blk.mlp.c_proj, R.activation(self.model.config.activation_function, ch, m))
+
+
+class OptParts(LinearParts):
+    """OPT, pre-norm (do_layer_norm_before): positions from row 2, q/k/v with biases, ReLU, a final LayerNorm."""
+
+    def __init__(self, model):
+        dec = model.model.decoder
+        if not model.config.do_layer_norm_before:
+            raise ValueError("OPT's post-norm layers have no pre-norm residual stream to read: not a case here")
+        super().__init__(model, dec, dec.layers, dec.final_layer_norm)
+
+    def embed(self, ids):
+        x = R.param(self.base.embed_tokens)[ids] + R.param(self.base.embed_positions)[2 : len(ids) + 2]
+        return x, x.abs()
+
+    def qkv(self, i, x, T):
+        sa, ch = self.blocks[i].self_attn, R.Chain(x)
+        h = self.norm(ch, self.blocks[i].self_attn_layer_norm, ch[0])
+        return ch.bound(*(R.lin(ch, m, h) for m in (sa.q_proj, sa.k_proj, sa.v_proj)))
+
+    def out_module(self, i):
+        return self.blocks[i].self_attn.out_proj
+
+    def value_weight_bias(self, i):
+        v = self.blocks[i].self_attn.v_proj
+        return R.param(v), R.param(v, "bias")
+
+    def first_norm(self, i):
+        return self.blocks[i].self_attn_layer_norm
+
+    def mlp(self, ch, i, h):
+        blk = self.blocks[i]
+        n = self.norm(ch, blk.final_layer_norm, h)
+        return R.lin(ch, blk.fc2, R.activation(self.model.config.activation_function, ch, R.lin(ch, blk.fc1, n)))
+
+
+class GptNeoxParts(LinearParts):
+    """GPT-NeoX (Pythia): query_key_value interleaved by head (q_h | k_h | v_h), partial rotary, parallel residual
+    (use_parallel_residual) or sequential."""
+
+    def __init__(self, model):
+        base = model.gpt_neox
+        super().__init__(model, base, base.layers, base.final_layer_norm)
+        self.parallel = bool(model.config.use_parallel_residual)
+        self.rot = base.layers[0].attention.rotary_ndims
+
+    def embed(self, ids):
+        x = R.param(self.base.embed_in)[ids]
+        return x, R.zeros(x)
+
+    def qkv(self, i, x, T):
+        at, ch, hd = self.blocks[i].attention, R.Chain(x), self.hd
+        h = self.norm(ch, self.blocks[i].input_layernorm, ch[0])
+        qkv = R.lin(ch, at.query_key_value, h).view(T, self.H, 3 * hd)
+        q, k, v = (qkv[..., j * hd : (j + 1) * hd].reshape(T, self.D) for j in range(3))
+        table = R.rope_table(T, self.rot, self.rope_theta())
+        return ch.bound(
+            R.partial_rope(ch, q, self.H, table, self.rot), R.partial_rope(ch, k, self.H, table, self.rot), v
+        )
+
+    def out_module(self, i):
+        return self.blocks[i].attention.dense
+
+    def value_weight_bias(self, i):
+        m, hd = self.blocks[i].attention.query_key_value, self.hd
+        rows = torch.cat([torch.arange(h * 3 * hd + 2 * hd, (h + 1) * 3 * hd) for h in range(self.H)])
+        return R.param(m)[rows], R.param(m, "bias")[rows]
+
+    def first_norm(self, i):
+        return self.blocks[i].input_layernorm
+
+    def mlp(self, ch, i, h):
+        blk = self.blocks[i]
+        n = self.norm(ch, blk.post_attention_layernorm, h)
+        m = R.activation(self.model.config.hidden_act, ch, R.lin(ch, blk.mlp.dense_h_to_4h, n))
+        return R.lin(ch, blk.mlp.dense_4h_to_h, m)
+
+
+PARTS = {"gpt_neo": GptNeoParts, "opt": OptParts, "gpt_neox": GptNeoxParts}
+
+
+def parts_of(model):
+    return PARTS.get(model.config.model_type, Parts)(model)
 
 
 # ---- the forward with TransformerLens's activations, each (value, E), and patches --------------------------------
@@ -183,7 +354,7 @@ def run(parts, ids, patch=None):
         x = patched("resid", i, x)
         acts["resid"].append(x)
         (q, Eq), (k, Ek), (v, Ev) = parts.qkv(i, x, T)
-        _, o = R.attention(q, Eq, k, Ek, v, Ev, parts.H, parts.Hkv, causal=True)
+        _, o = R.attention(q, Eq, k, Ek, v, Ev, parts.H, parts.Hkv, causal=True, **parts.attention_options(i))
         o = patched("z", i, o)
         acts["z"].append(o)
         ch = R.Chain(o)
@@ -191,8 +362,12 @@ def run(parts, ids, patch=None):
         a = patched("attn", i, a)
         acts["attn"].append(a)
         ch = R.Chain(a, x)
-        h = R.add(ch, ch[1], ch[0])
-        h, m = ch.bound(h, parts.mlp(ch, i, h))
+        if parts.parallel:  # x + attn + mlp(ln_2(x)): the MLP reads the layer's input
+            (h, m) = ch.bound(ch[1], parts.mlp(ch, i, ch[1]))
+            h = (h[0] + a[0], h[1] + a[1] + (h[0] + a[0]).abs())  # x + attn: one rounding
+        else:
+            h = R.add(ch, ch[1], ch[0])
+            h, m = ch.bound(h, parts.mlp(ch, i, h))
         m = patched("mlp", i, m)
         acts["mlp"].append(m)
         ch = R.Chain(h, m)
@@ -237,8 +412,8 @@ def term(parts, v, x, u):
     norm's (LayerNorm: sqrt(var + eps), centring v; RMSNorm: sqrt(mean x^2 + eps))."""
     ch = R.Chain((v[0][None], v[1][None]), (x[0][None], x[1][None]), (u[0][None], u[1][None]))
     vv, xx, uu = ch[0], ch[1], ch[2]
-    D, eps = vv.shape[-1], parts.final.eps if parts.gpt2 else parts.final.variance_epsilon
-    if parts.gpt2:
+    D, eps = vv.shape[-1], parts.final_eps
+    if parts.layer_norm:
         mean = ch.site(vv.mean(-1, keepdim=True), (D + 1) * vv.detach().abs().mean(-1, keepdim=True))
         vv = ch.site(vv - mean, (vv - mean).detach().abs())
         xm = ch.site(xx.mean(-1, keepdim=True), (D + 1) * xx.detach().abs().mean(-1, keepdim=True))
@@ -289,7 +464,7 @@ def attribution(parts, acts, tokens, logits, pos=-1):
         if b is not None:
             t = term(parts, (b, R.zeros(b)), x, u)
             biases = [biases[0] + t[0], biases[1] + t[1]]
-    b_ln = R.param(parts.final, "bias") if parts.gpt2 else None
+    b_ln = R.param(parts.final, "bias") if parts.layer_norm else None
     if b_ln is not None:
         col = u[0] / R.param(parts.final)  # the direction before the norm's weight
         val = (b_ln * col).sum().item()
@@ -599,7 +774,7 @@ def load(path):
 def make_case(path, case):
     tok = AutoTokenizer.from_pretrained(path)
     m64, m32 = load(path)
-    parts = Parts(m64)
+    parts = parts_of(m64)
     out = {"case": case, "model_type": m64.config.model_type, "ioi": ioi_pair(tok, parts.V)}
     ids = out["ioi"]["clean"]
     out["ioi"]["tokens"] = metric_tokens(parts, ids, out["ioi"]["corrupted"])

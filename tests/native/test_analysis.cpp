@@ -15,7 +15,7 @@ namespace {
 using mha::json::Value;
 
 const std::string kHeads = MHA_HEADS_FIXTURES;
-const char* const kCases[] = {"gpt2", "llama"};
+const char* const kCases[] = {"gpt2", "llama", "tinystories", "pythia", "opt", "qwen3"};
 
 Value reference(const std::string& c) {
   return mha::json::parse(mha_test::read_text(kHeads + "/" + c + ".json"), c + ".json", std::size_t(1) << 26);
@@ -284,6 +284,17 @@ TEST_CASE("analysis refuses bad input with messages") {
   const mha::GenerateResult r = mha::generate(*m.model, five, g);
   CHECK(r.stopped == "positions");
   CHECK(r.ids.size() + five.size() == m.ck.config.max_positions);
+}
+
+TEST_CASE("OPT's post-norm layers: attribution, patching and the key/value cache refused by name, the lens computed") {
+  Loaded m(mha_test::kModelFixtures + "/opt-postnorm");
+  const std::vector<std::int32_t> five{5, 6, 7, 8, 9};
+  const auto post_norm = Catch::Contains("not for this post-norm opt");
+  CHECK_THROWS_WITH(mha::attribute(*m.model, five, 4, {5}), post_norm);
+  CHECK_THROWS_WITH(mha::patch(*m.model, five, {5, 6, 7, 8, 10}, {5, 6}, mha::PatchKind::Resid), post_norm);
+  mha::KvCache cache;
+  CHECK_THROWS_WITH(mha::cached_logits(*m.model, cache, five), post_norm);
+  CHECK(mha::logit_lens(*m.model, five).shape() == mha::Shape{m.ck.config.layers + 1, 5, m.ck.config.vocab});
 }
 
 TEST_CASE("one draw consumes the vocabulary's exponentials and picks argmax p / q") {

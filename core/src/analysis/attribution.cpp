@@ -79,7 +79,11 @@ std::vector<float> folded_value_bias(const blocks::Layer& layer) {
   if (a.qkv.weight) {
     std::vector<float> qkv(a.qkv.out);
     blocks::linear(a.qkv, x.data(), 1, qkv.data());
-    v.assign(qkv.begin() + std::ptrdiff_t(2 * a.heads * hd), qkv.end());
+    if (a.qkv_interleaved)  // GPT-NeoX: q_h | k_h | v_h per head, so head h's values at (3h + 2)·hd
+      for (std::size_t h = 0; h < a.heads; ++h)
+        v.insert(v.end(), qkv.begin() + std::ptrdiff_t((3 * h + 2) * hd),
+                 qkv.begin() + std::ptrdiff_t((3 * h + 3) * hd));
+    else v.assign(qkv.begin() + std::ptrdiff_t(2 * a.heads * hd), qkv.end());
   } else {
     v.resize(a.v.out);
     blocks::linear(a.v, x.data(), 1, v.data());

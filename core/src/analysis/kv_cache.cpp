@@ -15,12 +15,21 @@ namespace mha {
 
 namespace {
 
-// q [H·hd], k and v [KV·hd] of the row a[D] (GPT-2's fused c_attn split in three).
+// q [H·hd], k and v [KV·hd] of the row a[D] (GPT-2's fused c_attn split in three; GPT-NeoX's query_key_value
+// interleaved by head, q_h | k_h | v_h, with KV = H).
 void project_row(const blocks::Attention& at, const float* a, float* q, float* k, float* v) {
-  const std::size_t HD = at.heads * at.head_dim, KD = at.kv_heads * at.head_dim;
+  const std::size_t hd = at.head_dim, HD = at.heads * hd, KD = at.kv_heads * hd;
   if (at.qkv.weight) {
     std::vector<float> qkv(at.qkv.out);
     blocks::linear(at.qkv, a, 1, qkv.data());
+    if (at.qkv_interleaved) {
+      for (std::size_t h = 0; h < at.heads; ++h) {
+        std::memcpy(q + h * hd, &qkv[3 * h * hd], hd * sizeof(float));
+        std::memcpy(k + h * hd, &qkv[(3 * h + 1) * hd], hd * sizeof(float));
+        std::memcpy(v + h * hd, &qkv[(3 * h + 2) * hd], hd * sizeof(float));
+      }
+      return;
+    }
     std::memcpy(q, qkv.data(), HD * sizeof(float));
     std::memcpy(k, qkv.data() + HD, KD * sizeof(float));
     std::memcpy(v, qkv.data() + 2 * HD, KD * sizeof(float));
@@ -29,6 +38,10 @@ void project_row(const blocks::Attention& at, const float* a, float* q, float* k
   blocks::linear(at.q, a, 1, q);
   blocks::linear(at.k, a, 1, k);
   blocks::linear(at.v, a, 1, v);
+}
+
+void add_row(float* x, const float* y, std::size_t D) {
+  for (std::size_t d = 0; d < D; ++d) x[d] += y[d];
 }
 
 // Layer l on the row x[D] at position t (= the cache's length), appending its k and v.
@@ -65,11 +78,16 @@ void layer_row(const analysis::StackView& view, std::size_t l, float* x, std::si
     kernels::f32_gemm_nn(1, hd, t + 1, p.data(), t + 1, values.data() + kv, KD, context.data() + h * hd, H * hd);
   }
   blocks::linear(at.o, context.data(), 1, out.data());
-  for (std::size_t d = 0; d < D; ++d) x[d] += out[d];
-  a.assign(x, x + D);
-  blocks::normalize(layer.norm_2, a.data(), 1, D);
-  blocks::mlp(layer.mlp, a.data(), 1, out.data());
-  for (std::size_t d = 0; d < D; ++d) x[d] += out[d];
+  const bool parallel = layer.residual == blocks::Residual::Parallel;  // x + attn + mlp(norm_2(x)), as blocks::layer
+  if (!parallel) add_row(x, out.data(), D);
+  if (!parallel || layer.norm_2.weight) {  // a Parallel layer without norm_2 feeds norm_1(x), kept in a
+    a.assign(x, x + D);
+    blocks::normalize(layer.norm_2, a.data(), 1, D);
+  }
+  std::vector<float> m(D);
+  blocks::mlp(layer.mlp, a.data(), 1, m.data());
+  if (parallel) add_row(x, out.data(), D);
+  add_row(x, m.data(), D);
 }
 
 }  // namespace

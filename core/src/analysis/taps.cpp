@@ -1,6 +1,6 @@
 // Attribution, patching and mean ablation: a layer computed as the model computes it (same operations,
-// same bits: blocks::layer's PreNorm), with TransformerLens's activations kept (hook_z, hook_attn_out, hook_mlp_out)
-// and any of them replaced; a patched run starts at the patched layer from the kept residual stream.
+// same bits: blocks::layer's PreNorm and Parallel), with TransformerLens's activations kept (hook_z, hook_attn_out,
+// hook_mlp_out) and any of them replaced; a patched run starts at the patched layer from the kept residual stream.
 #include <cmath>
 #include <cstring>
 
@@ -32,10 +32,11 @@ StackView view_of(const Model& model, const char* what) {
   bool fits = stack && stack->final_norm().weight && stack->lm_head().weight;
   for (std::size_t l = 0; fits && l < stack->layers().size(); ++l) {
     const blocks::Layer& layer = stack->layers()[l];
-    fits = layer.residual == blocks::Residual::PreNorm && !layer.attn.qkv_interleaved;
+    fits = layer.residual != blocks::Residual::PostNorm;
   }
-  if (!fits)
-    throw Error(std::string(what) + " is computed for pre-norm causal models (GPT-2, Llama-style), not yet for " +
+  if (!fits)  // OPT's do_layer_norm_before false: no pre-norm residual stream for a lens or an attribution
+    throw Error(std::string(what) + " is computed for pre-norm and parallel-residual causal models (GPT-2, " +
+                "Llama-style, GPT-NeoX, GPT-Neo, OPT with do_layer_norm_before), not for this post-norm " +
                 c.model_type);
   return {stack, &stack->layers(), &stack->final_norm(), &stack->lm_head()};
 }
@@ -58,9 +59,12 @@ void tapped_layer(const StackView&, const blocks::Layer& layer, float* h, std::s
       std::memcpy(&z[t * HD + patch->index * hd], patch->value + t * hd, hd * sizeof(float));
   blocks::linear(at.o, z.data(), T, attn.data());
   if (patch && patch->kind == Patch::Attn) std::memcpy(&attn[patch->index * D], patch->value, D * sizeof(float));
-  add_into(h, attn.data(), n);
-  blocks::mlp(layer.mlp, normed(layer.norm_2, h, T, D).data(), T, m.data());
+  const bool parallel = layer.residual == blocks::Residual::Parallel;  // the MLP reads the layer's input too
+  if (!parallel) add_into(h, attn.data(), n);
+  const bool shared_norm = parallel && !layer.norm_2.weight;  // a Parallel layer without norm_2 feeds norm_1(h)
+  blocks::mlp(layer.mlp, shared_norm ? a.data() : normed(layer.norm_2, h, T, D).data(), T, m.data());
   if (patch && patch->kind == Patch::Mlp) std::memcpy(&m[patch->index * D], patch->value, D * sizeof(float));
+  if (parallel) add_into(h, attn.data(), n);  // h + attn + mlp, in blocks::layer's order
   add_into(h, m.data(), n);
   if (taps) {
     taps->z = std::move(z);

@@ -34,7 +34,8 @@ struct LayerTaps {
   std::vector<float> z;          // [T, H·hd]: the heads' outputs before the output projection
   std::vector<float> attn, mlp;  // [T, D]
 };
-// Layer in place on h[T, D], the operations of blocks::layer (PreNorm); `patch` (its layer's, not Resid) applied.
+// Layer in place on h[T, D], the operations of blocks::layer (PreNorm, Parallel); `patch` (its layer's, not Resid)
+// applied.
 void tapped_layer(const StackView& v, const blocks::Layer& layer, float* h, std::size_t T, const Patch* patch,
                   LayerTaps* taps);
 
