@@ -115,6 +115,9 @@ def show(
     mx.show(model, tokenizer, text, *, target=None)
         a Hugging Face transformers model: every head of every layer for that text (eager attention for the call);
         an encoder-decoder model's encoder, decoder and cross-attention (the decoder reads target, else the text).
+    mx.show(cache, tokens=None)
+        a TransformerLens ActivationCache (model.run_with_cache(tokens)): every layer's attn.hook_pattern; tokens:
+        the labels, a text or the token ids (read with the cache's model.to_str_tokens).
     widget: None (the default) gives the HTML output, or the anywidget view (mx.Heads) when the weights are above the
         HTML output's cap and anywidget is installed; True always the widget (no cap; layer, head and query as
         traits); False always the HTML output.
@@ -150,6 +153,12 @@ def show(
             for part_title, att, keys, queries in parts
         ]
         return views[0] if len(views) == 1 else Views(views, title or parts[0][0].split(" (")[-1].rstrip(")"))
+    from ._transformer_lens import is_activation_cache, read_cache
+
+    if is_activation_cache(attention):  # mx.show(cache, tokens): TransformerLens's run_with_cache
+        _module_inputs_only(key, value, mask, "key=, value= and mask= go with a module, not a TransformerLens cache.")
+        attention, tokens = read_cache(attention, tokens if x is None else x)
+        x, title = None, title or "TransformerLens: every layer's hook_pattern"
     if target is not None:
         raise TypeError(
             "target= is the decoder's text of a transformers encoder-decoder model: "
