@@ -67,6 +67,7 @@ test('1,000 tokens compute in the worker: the page answers a click within 200 ms
   assert.equal((await busy()).worker, true, 'the model runs in its worker');
   const before = await tokens();
   const long = await textOf(1000);
+  await page.evaluate((t) => (window.longText = t), long);
   const t0 = await ask(long);
   await computing();
   const b = await busy();
@@ -77,18 +78,18 @@ test('1,000 tokens compute in the worker: the page answers a click within 200 ms
   );
   assert.equal(await tokens(), before, 'the grid still shows the previous text');
   assert.equal(await page.evaluate(() => document.querySelector('.content').classList.contains('mp-stale')), true);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, 'models-long-busy-1280.png') });
   await page.evaluate(() => {
-    document
-      .querySelector('#grid-note')
-      .addEventListener(
-        'click',
-        (e) =>
-          (window.clickDelay = {
-            delay: performance.now() - e.timeStamp,
-            computing: window.mhaExplorer.getBusy().computing,
-          }),
-        { once: true },
-      );
+    document.querySelector('#grid-note').addEventListener(
+      'click',
+      (e) =>
+        (window.clickDelay = {
+          delay: performance.now() - e.timeStamp,
+          computing: window.mhaExplorer.getBusy().computing,
+        }),
+      { once: true },
+    );
   });
   const c0 = Date.now();
   await page.click('#grid-note');
@@ -193,10 +194,41 @@ test('the Colours control: each card from 0 to its layer’s or its own largest 
   const one = await read('one');
   assert.ok(one.cards.every((v) => v === 1));
   assert.doesNotMatch(one.legend, /per/);
-  await page.evaluate(() => window.mhaExplorer.set({ text: document.querySelector('#text').value }));
-  mkdirSync(ARTIFACTS, { recursive: true });
+  // the long text per head, at both widths
+  await page.evaluate(() => window.mhaExplorer.set({ text: window.longText }));
+  await read('head');
+  await page.evaluate(() => document.querySelector('#grid-title').scrollIntoView());
+  await page.screenshot({ path: join(ARTIFACTS, 'models-long-head-1280.png') });
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: join(ARTIFACTS, 'models-long-390.png'), fullPage: false });
+  await new Promise((r) => setTimeout(r, 300));
+  await page.evaluate(() => document.querySelector('#grid-title').scrollIntoView());
+  await page.screenshot({ path: join(ARTIFACTS, 'models-long-head-390.png') });
   assert.deepEqual(g.errors, [], 'no console error');
   assert.deepEqual(g.foreign, [], 'no request off the page’s server');
+});
+
+test('a worker that cannot start: the model loads on the page’s thread, said, and still computes', async () => {
+  const h = await guardedPage(
+    site.browser.context,
+    (u) => u.startsWith(site.srv.origin + '/') || /^(data|blob):/.test(u),
+  );
+  await h.page.addInitScript(() => {
+    window.Worker = function () {
+      throw new Error('workers are off in this test');
+    };
+  });
+  await h.page.goto(site.srv.origin + '/models.html?model=models/gpt2/');
+  assert.equal(
+    await h.page
+      .waitForFunction(() => window.mhaExplorer && window.mhaExplorer.ready)
+      .then(() => h.page.evaluate(() => window.mhaExplorer.ready)),
+    true,
+  );
+  assert.equal((await h.page.evaluate(() => window.mhaExplorer.getBusy())).worker, false);
+  const said = (await h.page.evaluate(() => window.mhaExplorer.getMessages())).join(' ');
+  assert.match(said, /runs on the page’s own thread \(its worker did not start: workers are off in this test\)/);
+  assert.equal(await h.page.evaluate(() => window.mhaExplorer.set({ text: 'Still computed here.' })), true);
+  assert.ok((await h.page.evaluate(() => window.mhaExplorer.getWeights().shape))[3] > 1);
+  assert.deepEqual(h.errors, []);
+  await h.page.close();
 });

@@ -23,7 +23,17 @@ import { toggleHead, wholeLayer, allBut } from './ablate.js';
 import { render, setHeadsOff, drawAttention } from './forward.js';
 import { createAblatedView } from './ablated-view.js';
 import { createRoleData } from './role-data.js';
-import { drawAll, drawGrid, drawLook, drawPredictions, drawSide, drawTokens, select, snippet } from './panels.js';
+import {
+  drawAll,
+  drawGrid,
+  drawLook,
+  drawPredictions,
+  drawSide,
+  drawTokens,
+  drawView,
+  select,
+  snippet,
+} from './panels.js';
 import { HeadGrid } from './grid.js';
 import { computeEmbeddings, drawEmbedding } from './embedding.js';
 import { createHeadsPanels } from './heads-panels.js';
@@ -270,6 +280,7 @@ function wireControls(ctx) {
   $('range').addEventListener('change', () => {
     S.range = $('range').value;
     drawGrid(ctx);
+    if (S.out) drawView(ctx);
   });
   $('order').addEventListener('change', () => {
     S.order = $('order').value;

@@ -226,6 +226,8 @@ export function drawView(ctx) {
       (S.source.folder || S.info.modelType) +
       (a === S.out.attentions ? '' : ', heads off: ' + describeHeads(S.headsOff, S.info.layers, S.info.heads)),
     theme: ctx.root.getAttribute('data-theme'),
+    // the Colours control: 0 to 1, to the layer's largest weight (the view's default) or to each head's own
+    range: S.range,
   });
   ctx.view.root.mhaExplorer.select({ head: S.sel.head });
 }

@@ -4,6 +4,7 @@
 // trace, and a note for each problem of the input. Every part of the view (attention.js, attention-detail.js) reads it.
 import { DEFAULT_SCALE, SCALE_NAMES } from '../state/scales.js';
 import { themeColors } from '../widgets/dom.js';
+import { fmtMax } from '../widgets/colors.js';
 import { formatWeight, topKeysWords } from '../widgets/words.js';
 
 /** @typedef {number | 'avg'} HeadId a head's index, or 'avg': the average of the shown heads */
@@ -281,6 +282,14 @@ export class AttentionState {
       }
     }
     return { S, T, data: acc };
+  }
+  // The colour options of the heatmaps for opts.range: 'layer' (the default: one scale for every head of the shown
+  // layer and batch item, from 0 to its largest weight), 'head' (each heatmap from 0 to its own largest), 'one' (0 to 1).
+  colourRange() {
+    if (this.opts.range === 'head')
+      return { norm: 'max', vmax: undefined, words: 'each head from 0 to its own largest weight', hi: 'max' };
+    const vmax = this.opts.range === 'one' ? 1 : this.vmax();
+    return { norm: 'shared', vmax, words: 'one scale, 0 to ' + fmtMax(vmax) + ', for every head', hi: fmtMax(vmax) };
   }
   // The colour range: one scale for every head of the shown layer and batch item, from 0 to its largest finite weight.
   vmax() {
