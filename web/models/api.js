@@ -131,6 +131,10 @@ export function createApi(ctx, loading) {
     cancel: loading.cancel,
     // the busy sign's state: {computing, stale, words} (its Cancel: the button)
     // worker: whether the model runs in its worker (else on the page's thread)
-    getBusy: () => Object.assign(ctx.busy.state(), { worker: !!ctx.host && !ctx.host.local }),
+    getBusy: () =>
+      Object.assign(ctx.busy.state(), {
+        worker: !!ctx.host && !ctx.host.local,
+        restarts: ctx.host ? ctx.host.restarts : 0,
+      }),
   };
 }

@@ -6,6 +6,7 @@
 // the O key switches the focused head off or on. The cards use a roving tabindex: one tab stop for the grid.
 import { el } from '../widgets/dom.js';
 import { drawHeatmap } from '../widgets/heatmap.js';
+import { quantileTop } from '../widgets/colors.js';
 import { attachTip } from '../widgets/tooltip.js';
 import { rankHeads } from './roles.js';
 
@@ -28,21 +29,20 @@ export function gridLayout(H, width, label = 34) {
 }
 
 // The top of each card's colour range for a choice of the Colours control: 'one' (1 for every head), 'layer' (the
-// largest weight of the head's layer), 'head' (its own largest weight); 1 where a range holds no weight above 0.
-// mat(l, h): the heads' matrices. → vmax(l, h, mat).
+// 99th percentile (colors.js's quantileTop) of the head's layer's weights), 'head' (of its own weights). Not the largest weight: in a causal
+// head the first query's one weight is 1, so a largest-weight range would be 0 to 1 again; above the percentile a
+// weight takes the top colour. mat(l, h): the heads' matrices. → vmax(l, h, mat).
 export function headRange(range, L, H, mat) {
-  const top = (data) => {
-    let m = 0;
-    for (let i = 0; i < data.length; i++) if (data[i] > m && data[i] !== Infinity) m = data[i];
-    return m > 0 ? m : 1;
-  };
   if (range === 'head') {
     const memo = new Map(); // kept with the matrices (panels.js keeps the function while they stay)
-    return (l, h, m) => (memo.has(l * H + h) ? memo.get(l * H + h) : memo.set(l * H + h, top(m.data)).get(l * H + h));
+    return (l, h, m) => {
+      if (!memo.has(l * H + h)) memo.set(l * H + h, quantileTop([m.data]));
+      return memo.get(l * H + h);
+    };
   }
   if (range !== 'layer') return () => 1;
   const layers = [];
-  for (let l = 0; l < L; l++) layers.push(Math.max(...Array.from({ length: H }, (_, h) => top(mat(l, h).data))));
+  for (let l = 0; l < L; l++) layers.push(quantileTop(Array.from({ length: H }, (_, h) => mat(l, h).data)));
   return (l) => layers[l];
 }
 

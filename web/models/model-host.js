@@ -134,6 +134,10 @@ export function createModelHost({ M, build, base = '' }) {
     get local() {
       return h.local;
     },
+    // how many times Cancel ended the worker and started another
+    get restarts() {
+      return h.restarts || 0;
+    },
     dispose: () => {
       h.generation++;
       if (h.worker) h.worker.end(cancelled());
@@ -188,6 +192,7 @@ function portable(f) {
 // Cancel: the worker ends (what it computes with it), a new one loads the kept files again.
 function restart(h) {
   if (h.local || !h.files) return Promise.resolve(false);
+  h.restarts = (h.restarts || 0) + 1;
   if (h.worker) h.worker.end(cancelled());
   h.worker = h.ready = null;
   const reload = h.open().then((w) => w.request('load', { files: h.files }));

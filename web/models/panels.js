@@ -100,12 +100,13 @@ export function drawGrid(ctx) {
 
 const RANGE_WORDS = {
   one: 'every weight on one scale from 0 to 1',
-  layer: 'each layer’s heads from 0 to the layer’s largest weight (a colour means the same within a layer only)',
-  head: 'each head from 0 to its own largest weight (a colour means the same within a head only)',
+  layer:
+    'each layer’s heads from 0 to the layer’s 99th percentile weight, the top 1% in the darkest colour (a colour means the same within a layer only)',
+  head: 'each head from 0 to its own 99th percentile weight, the top 1% in the darkest colour (a colour means the same within a head only)',
 };
 // The grid's legend for the Colours control: 0 … 1, or 0 … each layer's or head's largest, said beside it.
 function rangeLegend(box, range) {
-  legend(box, DEFAULT_SCALE, range === 'one' ? '1' : 'max');
+  legend(box, DEFAULT_SCALE, range === 'one' ? '1' : 'p99');
   const what = { one: '', layer: 'per layer', head: 'per head' }[range];
   let note = box.querySelector('.legend-what');
   if (!note && what) note = box.appendChild(el('span', { class: 'legend-what' }));
@@ -227,7 +228,7 @@ export function drawView(ctx) {
       (a === S.out.attentions ? '' : ', heads off: ' + describeHeads(S.headsOff, S.info.layers, S.info.heads)),
     theme: ctx.root.getAttribute('data-theme'),
     // the Colours control: 0 to 1, to the layer's largest weight (the view's default) or to each head's own
-    range: S.range,
+    range: { one: 'one', layer: 'layer-p99', head: 'head' }[S.range],
   });
   ctx.view.root.mhaExplorer.select({ head: S.sel.head });
 }
