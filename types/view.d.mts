@@ -38,6 +38,9 @@ export interface AttentionViewOptions {
   theme?: 'auto' | 'light' | 'dark';
   /** Default 'blues'; 'cividis' is colour-blind safe. */
   scale?: ScaleName;
+  /** The heatmaps' colour range: 'layer' (default: 0 to the shown layer's largest weight, one scale for its heads),
+   * 'layer-p99' (0 to the layer's 99th percentile weight), 'head' (each from 0 to its own 99th percentile), 'one' (0 to 1). */
+  range?: 'layer' | 'layer-p99' | 'head' | 'one';
 }
 
 /** A colour scale of the view (web/state/scales.js's names: tests/node/protocol.test.mjs checks this list). */

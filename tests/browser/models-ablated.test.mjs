@@ -8,28 +8,22 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { serve } from '../../scripts/serve.mjs';
-import { ARTIFACTS, DIST, axeViolations, guardedPage, launch } from './helpers.mjs';
-import { checkpoints, python, readOracle } from './models-oracle.mjs';
+import { ARTIFACTS, axeViolations, guardedPage } from './helpers.mjs';
+import { modelSite, python, readOracle } from './models-oracle.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', OMP_NUM_THREADS: '1' };
-let models, made, srv, browser, index;
+let site, models, srv, browser, index;
 before(async () => {
-  ({ models, made } = checkpoints());
+  site = await modelSite('mha-ablated-');
+  ({ models, srv, browser } = site);
   index = JSON.parse(readFileSync(join(models, 'index.json'), 'utf8'));
-  srv = await serve(DIST);
-  browser = await launch();
 });
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-  if (made) rmSync(made, { recursive: true, force: true });
-});
+after(() => site?.close());
 
 // transformers' attentions with the heads off and their bounds (ablated_reference.py)
 const reference = (folder, ids, headsOff) =>
@@ -135,10 +129,10 @@ for (const [name, whole] of [
       // a new text with the heads still off: its ablated attentions once ready settles (the forward after the frame)
       assert.equal(await page.evaluate((t) => window.mhaExplorer.set({ text: t + ' And then?' }), meta.text), true);
       assert.ok(
-        await page.evaluate((off) => {
+        await page.evaluate(async (off) => {
           const m = window.mhaExplorer,
             w = m.getWeights({ ablated: true }),
-            a = m.getModel().forward(m.getIds(), { headsOff: off, logitsAt: [] }).attentions;
+            a = (await m.getModel().forward(m.getIds(), { headsOff: off, logitsAt: [] })).attentions;
           return w.shape[3] === m.getIds().length && w.data.every((v, i) => v === a.data[i]);
         }, off),
         'a new text: the ablated attentions are its own',

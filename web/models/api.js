@@ -30,6 +30,7 @@ function readers(ctx) {
   return {
     // {ablated: true}: the attentions with the heads off (the full model's when none is off)
     getWeights: (o) => {
+      // (null while the grid shows the full model: the heads-off forward then computes no attentions)
       const a = S.out && (o && o.ablated && S.headsOff.length ? S.offOut : S.out.attentions);
       return a ? { shape: a.shape.slice(), data: new Float32Array(a.data) } : null;
     },
@@ -46,6 +47,29 @@ function readers(ctx) {
         ? { ids: S.repeat.layout.ids.slice(), start: S.repeat.layout.start, length: S.repeat.layout.length }
         : null,
   };
+}
+
+// set({text, other}): the text (its forward) or the second text of the sentence embedding. → ctx.ready.
+function setValues(ctx, o) {
+  const S = ctx.S;
+  if (o && o.text != null) {
+    S.text = String(o.text);
+    ctx.$('text').value = S.text;
+  }
+  if (o && o.other != null) {
+    S.other = String(o.other);
+    ctx.$('other').value = S.other;
+    if (o.text == null) {
+      ctx.ready = ctx.ready.then(async () => {
+        if (S.out) (await computeEmbeddings(ctx), drawEmbedding(ctx));
+        return !!S.out;
+      });
+      return ctx.ready;
+    }
+  }
+  ctx.cancelledText = null; // asked again: computed even after a Cancel
+  ctx.ready = ctx.ready.then(() => render(ctx)).then((ok) => ok && Promise.resolve(ctx.ablation).then(() => !!S.out));
+  return ctx.ready;
 }
 
 export function createApi(ctx, loading) {
@@ -86,26 +110,7 @@ export function createApi(ctx, loading) {
       };
       select(ctx, pick(s.layer, S.sel.layer, S.info.layers, 'layer'), pick(s.head, S.sel.head, S.info.heads, 'head'));
     },
-    set: (o) => {
-      if (gone()) return Promise.resolve(false);
-      if (o && o.text != null) {
-        S.text = String(o.text);
-        ctx.$('text').value = S.text;
-      }
-      if (o && o.other != null) {
-        S.other = String(o.other);
-        ctx.$('other').value = S.other;
-        if (o.text == null) {
-          ctx.ready = ctx.ready.then(() => {
-            if (S.out) (computeEmbeddings(ctx), drawEmbedding(ctx));
-            return !!S.out;
-          });
-          return ctx.ready;
-        }
-      }
-      ctx.ready = ctx.ready.then(() => render(ctx) && Promise.resolve(ctx.ablation).then(() => !!S.out));
-      return ctx.ready;
-    },
+    set: (o) => (gone() ? Promise.resolve(false) : setValues(ctx, o)),
     load: (o) => {
       if (gone()) return removed();
       const files = Array.from((o && o.files) || []);
@@ -121,9 +126,15 @@ export function createApi(ctx, loading) {
     loadURL: (value) => (gone() ? removed() : ctx.track(loading.loadFromURL(value)).then(() => true)),
     ablate: (heads) => {
       need();
-      setHeadsOff(ctx, heads || []);
-      return Promise.resolve(topOut(S.headsOff.length ? S.ablated : S.full));
+      return ctx.track(setHeadsOff(ctx, heads || [])).then(() => topOut(S.headsOff.length ? S.ablated : S.full));
     },
     cancel: loading.cancel,
+    // the busy sign's state: {computing, stale, words} (its Cancel: the button)
+    // worker: whether the model runs in its worker (else on the page's thread)
+    getBusy: () =>
+      Object.assign(ctx.busy.state(), {
+        worker: !!ctx.host && !ctx.host.local,
+        restarts: ctx.host ? ctx.host.restarts : 0,
+      }),
   };
 }

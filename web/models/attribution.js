@@ -33,24 +33,26 @@ export function createAttribution(ctx) {
     const key = (ctx.S.enc ? ctx.S.enc.ids.join(',') : '') + '|' + JSON.stringify(readInputs(ctx));
     if (key === s.shown && s.model === ctx.S.model) return;
     Object.assign(s, { shown: key, model: ctx.S.model });
-    try {
-      draw(ctx, (s.last = compute(ctx, readInputs(ctx))));
-    } catch (err) {
-      $('dla-note').textContent = err.message + '.';
-    }
+    compute(ctx, readInputs(ctx)).then(
+      (r) => key === s.shown && section.isConnected && draw(ctx, (s.last = r)),
+      (err) => ($('dla-note').textContent = err.message + '.'),
+    );
   };
+  // the snippet of the attribution shown (computed first when none is): a string, or a promise of it
+  const snippet = () =>
+    s.last ? snippetOf(ctx, s.last) : compute(ctx, readInputs(ctx)).then((r) => snippetOf(ctx, (s.last = r)));
   $('dla-box').addEventListener('toggle', () => $('dla-box').open && show());
   for (const id of ['dla-pos', 'dla-a', 'dla-b']) $(id).addEventListener('change', show);
-  wireCopy(ctx, $('dla-copy'), () => snippetOf(ctx, s.last || compute(ctx, readInputs(ctx))));
+  wireCopy(ctx, $('dla-copy'), snippet);
   return {
-    read: (o) => (s.last = compute(ctx, o || {})), // the panel's snippet follows it
+    read: (o) => compute(ctx, o || {}).then((r) => (s.last = r)), // the panel's snippet follows it
     update: () => {
       section.hidden = !!whyNot(ctx.S, 'the attribution') && !!ctx.S.model;
       if (ctx.S.enc) positions(ctx);
       clearTimeout(s.timer);
       if ($('dla-box').open && !section.hidden && !ctx.generating) s.timer = setTimeout(show, 0);
     },
-    snippet: () => snippetOf(ctx, s.last || compute(ctx, readInputs(ctx))),
+    snippet,
     dispose: () => {
       clearTimeout(s.timer);
       section.remove();
@@ -79,8 +81,8 @@ function readInputs(ctx) {
 }
 
 // {position (default: the last), tokens: [a] or [a, b] as text or ids (none: the model's top token there)} →
-// model.attribute's {heads, mlps, embed, biases, sum, logit, centred} with the position and token ids.
-function compute(ctx, o) {
+// model.attribute's {heads, mlps, embed, biases, sum, logit, centred} with the position and token ids (a promise).
+async function compute(ctx, o) {
   const S = ctx.S,
     why = whyNot(S, 'the attribution');
   if (why) throw new Error(why);
@@ -95,10 +97,10 @@ function compute(ctx, o) {
   box.textContent = '';
   let tokens = (o.tokens || []).map((t, i) => tokenId(ctx, t, box, pick(i ? 'dla-b' : 'dla-a')));
   if (!tokens.length) {
-    const out = S.model.forward(S.enc.ids, { logitsAt: [position], attentions: false });
+    const out = await S.model.forward(S.enc.ids, { logitsAt: [position], attentions: false });
     tokens = [topTokens(out.logits.data || out.logits, 1)[0].id];
   }
-  const r = S.model.attribute(S.enc.ids, { position, tokens });
+  const r = await S.model.attribute(S.enc.ids, { position, tokens });
   return Object.assign(r, { position, tokens, names: tokens.map((t) => S.vocab.tokenOf(t)) });
 }
 

@@ -41,6 +41,7 @@ export function createContext(root, params) {
     headsOff: [],
     offOut: null, // the attentions with the heads off (forward.js), shown as attnMode says (ablated-view.js)
     attnMode: 'ablated',
+    range: 'one', // the grid's colours: 0 to 1 ('one'), to each layer's ('layer') or each head's ('head') largest
     repeat: null,
     scores: null, // top 5s, heads off, the repeated sequence, role scores
     sel: { layer: startIndex(params, 'layer', said), head: startIndex(params, 'head', said) },
@@ -65,6 +66,7 @@ export function createContext(root, params) {
     repeat: '',
     text: '',
     sentence: '',
+    worker: '', // the model on the page's thread (its worker did not start), or a restart that failed
   };
   const ctx = {
     root,

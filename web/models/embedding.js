@@ -7,12 +7,15 @@ import { sentenceEmbedding, cosine } from './sentence.js';
 
 // The embeddings of S.text (from the text's forward, S.out) and S.other, with and without S.headsOff, into S.embed
 // ({a, b, cosine, ablated: {a, b, cosine, movedA, movedB} | null} or {message}); null without a sentence model.
-export function computeEmbeddings(ctx) {
-  const S = ctx.S;
+// → a promise, once S.embed is set (the latest call's: an earlier one still computing leaves S.embed alone).
+export async function computeEmbeddings(ctx) {
+  const S = ctx.S,
+    turn = (ctx.embedTurn = (ctx.embedTurn || 0) + 1);
   S.embed = null;
   if (!S.sentence || !S.out || !S.enc) return;
   const m = S.model,
-    emb = (ids, headsOff) => sentenceEmbedding(m.forward(ids, { headsOff, attentions: false }).hidden, S.sentence);
+    emb = async (ids, headsOff) =>
+      sentenceEmbedding((await m.forward(ids, { headsOff, attentions: false })).hidden, S.sentence);
   let ids;
   try {
     ids = m.tokenize(S.other).ids;
@@ -27,18 +30,20 @@ export function computeEmbeddings(ctx) {
     };
   if (S.embed) return;
   const off = S.headsOff;
+  let embed;
   try {
     // the order keeps the core's cache of each text's forward: the text with heads off resumes from the text's own
     const a = sentenceEmbedding(S.out.hidden, S.sentence),
-      a2 = off.length ? emb(S.enc.ids, off) : null,
-      b = emb(ids, []),
-      b2 = off.length ? emb(ids, off) : null;
-    S.embed = { a, b, cosine: cosine(a, b), otherTokens: ids.length, ablated: null };
+      a2 = off.length ? await emb(S.enc.ids, off) : null,
+      b = await emb(ids, []),
+      b2 = off.length ? await emb(ids, off) : null;
+    embed = { a, b, cosine: cosine(a, b), otherTokens: ids.length, ablated: null };
     if (off.length)
-      S.embed.ablated = { a: a2, b: b2, cosine: cosine(a2, b2), movedA: cosine(a, a2), movedB: cosine(b, b2) };
+      embed.ablated = { a: a2, b: b2, cosine: cosine(a2, b2), movedA: cosine(a, a2), movedB: cosine(b, b2) };
   } catch (err) {
-    S.embed = { message: err.message };
+    embed = { message: err.message };
   }
+  if (turn === ctx.embedTurn) S.embed = embed;
 }
 
 const six = (x) => (x < 0 ? '−' : '') + Math.abs(x).toFixed(6);

@@ -5,11 +5,15 @@
 import { loadPageCore } from '../compute/source.js';
 
 let core = null;
+const builds = new WeakMap(); // a core's module → its build's name (mha-relaxed, mha, mha-nosimd)
+// The build of a core loadCore gave (its worker imports the same).
+export const buildOf = (M) => builds.get(M);
 // base: the folder of the core files ('': the page's own; an element's folder). → promise of the WebAssembly API
 // (createMhaModule()'s module), once per document.
 export function loadCore(base = '') {
   if (core) return core;
-  core = loadPageCore(base, 'models.html', 'mha-explorer-models.html').then(({ M }) => {
+  core = loadPageCore(base, 'models.html', 'mha-explorer-models.html').then(({ M, build }) => {
+    builds.set(M, build);
     if (typeof M.loadModel !== 'function')
       throw new Error(
         'this build of the core has no loadModel (it predates real checkpoints): rebuild dist/ with scripts/build.',

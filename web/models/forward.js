@@ -1,49 +1,102 @@
 // MHA Explorer, the model page — the forwards: the text's (tokens, every layer's attentions, the predicted position's
 // logits, the role scores), the repeated random sequence's (duplicate and induction scores, once per model) and the
-// one with heads switched off (the top 5 without them). ctx: context.js's.
-import { textRoleScores, repeatRoleScores, repeatedSequence, specialFrame } from './roles.js';
+// one with heads switched off (the top 5 without them). They run where the model lives (model-host.js: its worker),
+// so each is a promise: the page answers meanwhile, a change that lasts past a frame shows the busy sign with Cancel
+// (busy.js), and the views keep the previous text's, marked, until the new one is drawn. ctx: context.js's.
+import { repeatedSequence, specialFrame } from './roles.js';
 import { predictionPosition, topTokens, normalizeHeads } from './ablate.js';
 import { drawAll, drawGrid, drawPredictions, drawSide, drawLook, drawView } from './panels.js';
 import { computeEmbeddings, drawEmbedding } from './embedding.js';
 
 const REPEAT = { length: 25, seed: 0 }; // the repeated random sequence of the duplicate and induction scores
 
-// The text in S.text through the model, and every panel drawn. → whether it was shown (else a message says why).
+// run() → a promise, called at most once at a time: a call while one runs makes one more run after it (the calls
+// meanwhile share it), so a burst of keystrokes or clicks makes one forward of the latest state, not one each.
+export function coalesce(run) {
+  let running = null,
+    again = null;
+  const call = () => {
+    if (!running) {
+      running = Promise.resolve()
+        .then(run)
+        .finally(() => (running = null));
+      return running;
+    }
+    if (!again) {
+      const next = () => ((again = null), call());
+      again = running.then(next, next);
+    }
+    return again;
+  };
+  return call;
+}
+
+// The text in S.text through the model, and every panel drawn. → a promise of whether it was shown (else a message
+// says why, and the views shown are marked as the previous text's).
 export function render(ctx) {
-  const { S, say } = ctx;
-  if (!S.model) return false;
-  const m = S.model,
-    i = S.info;
+  if (!ctx.renderLatest) ctx.renderLatest = coalesce(() => renderNow(ctx));
+  return ctx.renderLatest();
+}
+
+// Refused: the words said, and the views shown marked as the previous text's.
+function refuse(ctx, words) {
+  ctx.say('text', words);
+  if (ctx.busy) ctx.busy.stale('the text in the box is not shown (' + words.replace(/\.$/, '').toLowerCase() + ').');
+  return false;
+}
+
+// The tokens of S.text, checked → {enc} or {refused: words}.
+function tokensOf(S) {
   let enc;
   try {
     enc = encode(S);
   } catch (err) {
-    say('text', 'The tokenizer could not read the text: ' + err.message);
-    return false;
+    return { refused: 'The tokenizer could not read the text: ' + err.message };
   }
-  if (!enc.ids.length) {
-    say('text', 'The text gives no tokens: write something.');
-    return false;
-  }
-  if (enc.ids.length > i.maxPositions) {
-    say(
-      'text',
-      'The text has ' +
+  if (!enc.ids.length) return { refused: 'The text gives no tokens: write something.' };
+  if (enc.ids.length > S.info.maxPositions)
+    return {
+      refused:
+        'The text has ' +
         enc.ids.length +
         ' tokens; this model reads at most ' +
-        i.maxPositions +
+        S.info.maxPositions +
         ' (its max_position_embeddings). Shorten it.',
-    );
-    return false;
-  }
+    };
+  return { enc };
+}
+
+async function renderNow(ctx) {
+  const { S, say } = ctx;
+  if (!S.model) return false;
+  const m = S.model,
+    i = S.info;
+  if (ctx.cancelledText === S.text) return false; // cancelled: computed again once the text changes
+  const { enc, refused } = tokensOf(S);
+  if (refused) return refuse(ctx, refused);
   const pos = predictionPosition(enc.ids, { causal: i.causal, hasLmHead: i.hasLmHead, maskId: S.vocab.maskId });
+  const busy = ctx.busy.start('Computing the attention of ' + enc.ids.length.toLocaleString('en-US') + ' tokens…');
   let out;
   try {
-    out = m.forward(enc.ids, { logitsAt: pos >= 0 ? [pos] : [] });
+    out = await m.forward(enc.ids, { logitsAt: pos >= 0 ? [pos] : [] }, { roles: enc.tokens });
   } catch (err) {
-    say('text', err.message);
+    busy.end();
+    if (m !== S.model) return false;
+    if (!err.cancelled) return refuse(ctx, err.message);
+    ctx.cancelledText = S.text;
+    say('text', 'Cancelled: the text in the box was not computed (change it to compute it).');
+    ctx.busy.stale('cancelled, so the text in the box is not shown.');
     return false;
   }
+  if (m !== S.model) return (busy.end(), false); // another model came meanwhile
+  await show(ctx, enc, out, pos);
+  busy.end();
+  return true;
+}
+
+// The text's forward in the state, and drawn.
+async function show(ctx, enc, out, pos) {
+  const { S, say } = ctx;
   say('text', '');
   const sameTokens = S.enc && S.enc.tokens.join('\u0001') === enc.tokens.join('\u0001');
   // enc.texts: the tokens as the page shows them (vocab.js: decoded, marked); enc.tokens stay the tokenizer's strings
@@ -53,20 +106,20 @@ export function render(ctx) {
     S.query = defaultQuery(enc.tokens);
     S.key = -1;
   }
-  S.scores = Object.assign(textRoleScores(out.attentions, enc.tokens), S.repeat ? S.repeat.scores : {});
+  S.scores = Object.assign(out.scores || {}, S.repeat ? S.repeat.scores : {});
   S.full = S.fullLogits ? topTokens(S.fullLogits, 5) : [];
   S.ablated = [];
   S.offOut = null; // the attentions with the heads off: predictLater's forward
   ctx.$('text-note').textContent =
     enc.ids.length +
     ' tokens' +
-    (pos >= 0 && !i.causal ? '; the model predicts the first ' + S.vocab.maskToken : '') +
+    (pos >= 0 && !S.info.causal ? '; the model predicts the first ' + S.vocab.maskToken : '') +
     '.';
-  computeEmbeddings(ctx);
+  await computeEmbeddings(ctx);
+  ctx.busy.fresh();
   drawAll(ctx);
   if (ctx.analysis) ctx.analysis.update();
-  ctx.ablation = S.headsOff.length ? predictLater(ctx) : null;
-  return true;
+  ctx.ablation = S.headsOff.length ? ablateLatest(ctx) : null;
 }
 
 // The text's tokens: a generation's ids as the model wrote them while the text is the one it wrote (S.fixed,
@@ -75,27 +128,6 @@ function encode(S) {
   if (S.fixed && S.fixed.text === S.text) return { ids: S.fixed.ids.slice(), tokens: S.fixed.ids.map(S.vocab.tokenOf) };
   S.fixed = null;
   return S.model.tokenize(S.text);
-}
-
-// The forward without the heads off after the text's frame is painted: the grid comes first (the full model's
-// attention until then), then its attention and the top 5 without them.
-// → a promise resolved once they are shown, or a later render took over (ctx.ablation: what api.set's ready and a
-// keystroke's wait for).
-function predictLater(ctx) {
-  const turn = (ctx.ablationTurn = (ctx.ablationTurn || 0) + 1);
-  const hidden = ctx.root.ownerDocument.hidden; // no frames in a hidden page: at once
-  return new Promise((resolve) => {
-    const run = () => {
-      if (turn === ctx.ablationTurn && ctx.S.model && ctx.S.enc) {
-        predictAblated(ctx);
-        drawPredictions(ctx);
-        drawAttention(ctx);
-      }
-      resolve();
-    };
-    if (hidden) setTimeout(run, 0);
-    else requestAnimationFrame(() => setTimeout(run, 0));
-  });
 }
 
 // One position's logits (V floats) from a forward's output.
@@ -110,50 +142,76 @@ function defaultQuery(tokens) {
   const it = tokens.findIndex((t) => /^(Ġ|▁|##)?it$/i.test(t));
   return it >= 0 ? it : tokens.length - 1;
 }
-// The forward with S.headsOff: its attentions (S.offOut: every layer above the lowest head off changes) and, for a
-// model with a head, its logits and top 5.
-function predictAblated(ctx) {
-  const S = ctx.S;
-  S.ablated = [];
-  S.ablatedLogits = null;
-  S.offOut = null;
-  if (!S.headsOff.length) return;
-  try {
-    const at = S.fullLogits ? [S.pos] : [],
-      out = S.model.forward(S.enc.ids, { headsOff: S.headsOff, logitsAt: at });
-    S.offOut = out.attentions;
-    if (!S.fullLogits) return;
-    S.ablatedLogits = logitsRow(S, out, 0);
-    S.ablated = topTokens(S.ablatedLogits, 5);
-  } catch (err) {
-    ctx.say('text', err.message);
-  }
+
+// The forward with S.headsOff of the text shown, coalesced (→ a promise once its results are drawn): its logits and
+// top 5 for a model with a head, and its attentions (S.offOut: every layer above the lowest head off changes) only
+// while the grid shows them; without attentions the core resumes from its activations cache (the layers below the
+// lowest head off are not computed again).
+function ablateLatest(ctx) {
+  if (!ctx.ablateRun) ctx.ablateRun = coalesce(() => predictAblated(ctx));
+  return ctx.ablateRun();
 }
-// Switches off exactly `heads` ([[layer, head]]) and shows the top 5 without them.
-export function setHeadsOff(ctx, heads) {
-  const S = ctx.S;
-  if (!S.model) return;
-  S.headsOff = normalizeHeads(heads, S.info.layers, S.info.heads);
-  ctx.ablationTurn = (ctx.ablationTurn || 0) + 1; // a render's pending top 5 without heads: this one replaces it
-  predictAblated(ctx);
-  computeEmbeddings(ctx);
+async function predictAblated(ctx) {
+  const S = ctx.S,
+    m = S.model,
+    enc = S.enc,
+    heads = S.headsOff;
+  if (!m || !enc) return;
+  if (!heads.length) {
+    Object.assign(S, { ablated: [], ablatedLogits: null, offOut: null });
+    return drawAblated(ctx);
+  }
+  const attentions = S.attnMode !== 'full';
+  const busy = ctx.busy.start('Computing with the heads off…');
+  let out = null;
+  try {
+    out = await m.forward(enc.ids, { headsOff: heads, logitsAt: S.fullLogits ? [S.pos] : [], attentions });
+  } catch (err) {
+    ctx.say('text', err.cancelled ? 'Cancelled: the forward with the heads off did not finish.' : err.message);
+  }
+  busy.end();
+  if (m !== S.model || enc !== S.enc || heads !== S.headsOff) return; // superseded: the next run draws
+  S.offOut = out && attentions ? out.attentions : null;
+  S.ablatedLogits = out && S.fullLogits ? logitsRow(S, out, 0) : null;
+  S.ablated = S.ablatedLogits ? topTokens(S.ablatedLogits, 5) : [];
+  drawAblated(ctx);
+}
+function drawAblated(ctx) {
   drawAttention(ctx);
   drawPredictions(ctx);
-  drawEmbedding(ctx);
-  drawSide(ctx);
 }
 
-// What shows attention (the grid, "where a token looks", the enlarged head) redrawn from the full or ablated model's.
+// Switches off exactly `heads` ([[layer, head]]) and shows the top 5 without them. → a promise once shown.
+export function setHeadsOff(ctx, heads) {
+  const S = ctx.S;
+  if (!S.model) return Promise.resolve();
+  S.headsOff = normalizeHeads(heads, S.info.layers, S.info.heads);
+  S.ablated = [];
+  S.offOut = null;
+  drawSide(ctx);
+  if (S.out) drawGrid(ctx); // the cards marked off at once
+  const embedded = computeEmbeddings(ctx).then(() => drawEmbedding(ctx));
+  ctx.ablation = Promise.all([ablateLatest(ctx), embedded]);
+  return ctx.ablation;
+}
+
+// What shows attention (the grid, "where a token looks", the enlarged head) redrawn from the full or ablated model's;
+// the ablated attentions computed first when the grid is to show them and they are not there.
 export function drawAttention(ctx) {
-  if (!ctx.S.out) return;
+  const S = ctx.S;
+  if (!S.out) return;
+  if (S.headsOff.length && S.attnMode !== 'full' && !S.offOut && S.enc && !ctx.ablating) {
+    ctx.ablating = true;
+    ablateLatest(ctx).finally(() => (ctx.ablating = false));
+  }
   if (ctx.ablatedView) ctx.ablatedView.update();
   drawGrid(ctx);
   drawLook(ctx);
   drawView(ctx);
 }
 
-// The duplicate and induction scores: one forward of the repeated random sequence per model.
-export function computeRepeat(ctx) {
+// The duplicate and induction scores: one forward of the repeated random sequence per model. → a promise.
+export async function computeRepeat(ctx) {
   const S = ctx.S;
   ctx.say('repeat', '');
   try {
@@ -168,8 +226,8 @@ export function computeRepeat(ctx) {
       exclude: S.vocab.special,
       maxPositions: S.info.maxPositions,
     });
-    const out = m.forward(layout.ids, { logitsAt: [] });
-    S.repeat = { layout, scores: repeatRoleScores(out.attentions, layout), attentions: out.attentions };
+    const out = await m.forward(layout.ids, { logitsAt: [] }, { repeat: layout });
+    S.repeat = { layout, scores: out.scores, attentions: out.attentions };
   } catch (err) {
     S.repeat = null;
     ctx.say('repeat', 'The duplicate and induction scores could not be computed: ' + err.message);

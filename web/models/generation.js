@@ -95,18 +95,14 @@ async function run(ctx, g, options) {
   const why = whyNot(S, 'generation');
   if (why) throw new Error(why);
   if (g.abort) throw new Error('the model is writing already: Stop it first');
-  if (!shownIsText(S) && !render(ctx)) throw new Error(ctx.messages.text || 'the text gives no tokens');
+  if (!shownIsText(S) && !(await render(ctx))) throw new Error(ctx.messages.text || 'the text gives no tokens');
   Object.assign(g, { abort: new AbortController(), steps: [], picked: -1, options });
   g.prompt = { ids: S.enc.ids.slice(), text: S.text };
   busy(ctx, g, true);
-  let next = 0;
+  // the text's views follow each new token: one render at a time, of the latest text (forward.js's coalesce)
   const onToken = ({ id, top }) => {
     g.steps.push({ id, top });
-    const t0 = performance.now();
-    if (t0 >= next) {
-      follow(ctx, g);
-      next = 2 * performance.now() - t0;
-    }
+    follow(ctx, g);
     drawSteps(ctx, g);
   };
   const eos = S.vocab.eos;
@@ -125,7 +121,7 @@ async function run(ctx, g, options) {
   } finally {
     g.abort = null;
     busy(ctx, g, false);
-    follow(ctx, g);
+    await follow(ctx, g);
     drawSteps(ctx, g);
   }
 }
@@ -148,16 +144,16 @@ function busy(ctx, g, on) {
 }
 
 // The text becomes the prompt and the new tokens (their ids kept as they are: render reads S.fixed), drawn with
-// "where a token looks" from the newest token.
-function follow(ctx, g) {
+// "where a token looks" from the newest token. → a promise once drawn.
+async function follow(ctx, g) {
   const S = ctx.S;
   if (!g.prompt || !S.model) return;
   const ids = g.prompt.ids.concat(g.steps.map((s) => s.id));
   S.text = g.prompt.text + g.steps.map((s) => S.vocab.decodedOf(s.id)).join('');
   S.fixed = { ids, text: S.text };
   ctx.$('text').value = S.text;
-  if (!render(ctx)) return;
-  S.query = ids.length - 1;
+  if (!(await render(ctx)) || !S.enc) return;
+  S.query = S.enc.ids.length - 1;
   S.key = -1;
   drawTokens(ctx);
   drawLook(ctx);

@@ -1,11 +1,12 @@
 // MHA Explorer, the model page — every head of every layer at a glance: one small heatmap per head (widgets/heatmap.js)
-// on one colour scale from 0 to 1, layer by layer (a row per layer, folded into equal rows on a phone: gridLayout) or
+// on one colour scale from 0 to 1 (or from 0 to each layer's or each head's largest weight: headRange), layer by layer (a row per layer, folded into equal rows on a phone: gridLayout) or
 // ranked by a role score; heads below the chosen minimum score are dimmed (hidden when ranked), heads switched off are
 // marked. One head is selected (enlarged below the grid):
 // arrow keys move it (↑/↓ layer, ←/→ head; in the ranked order ←/→ the previous and next head), a click selects,
 // the O key switches the focused head off or on. The cards use a roving tabindex: one tab stop for the grid.
 import { el } from '../widgets/dom.js';
 import { drawHeatmap } from '../widgets/heatmap.js';
+import { quantileTop } from '../widgets/colors.js';
 import { attachTip } from '../widgets/tooltip.js';
 import { rankHeads } from './roles.js';
 
@@ -27,6 +28,24 @@ export function gridLayout(H, width, label = 34) {
   return { perRow, rows, size: Math.max(MIN_CARD, Math.min(120, Math.floor(room / perRow) - 16)) };
 }
 
+// The top of each card's colour range for a choice of the Colours control: 'one' (1 for every head), 'layer' (the
+// 99th percentile (colors.js's quantileTop) of the head's layer's weights), 'head' (of its own weights). Not the largest weight: in a causal
+// head the first query's one weight is 1, so a largest-weight range would be 0 to 1 again; above the percentile a
+// weight takes the top colour. mat(l, h): the heads' matrices. → vmax(l, h, mat).
+export function headRange(range, L, H, mat) {
+  if (range === 'head') {
+    const memo = new Map(); // kept with the matrices (panels.js keeps the function while they stay)
+    return (l, h, m) => {
+      if (!memo.has(l * H + h)) memo.set(l * H + h, quantileTop([m.data]));
+      return memo.get(l * H + h);
+    };
+  }
+  if (range !== 'layer') return () => 1;
+  const layers = [];
+  for (let l = 0; l < L; l++) layers.push(quantileTop(Array.from({ length: H }, (_, h) => mat(l, h).data)));
+  return (l) => layers[l];
+}
+
 export class HeadGrid {
   // box: the grid's container; tip: the tooltip element; describe(cell, mat) → tooltip words;
   // on: {select(layer, head), toggle(layer, head)}.
@@ -34,7 +53,7 @@ export class HeadGrid {
     Object.assign(this, { box, tip, describe, on, cards: [], key: '', order: [] });
     box.addEventListener('keydown', (e) => this.key_(e));
   }
-  // o: {L, H, mat(l, h), labels, scale, colors, size and perRow (gridLayout), scores (L·H Float64Array or null), minScore, ranked, off (Set of
+  // o: {L, H, mat(l, h), vmax(l, h, mat) (the top of a card's colour range; 1 without it), labels, scale, colors, size and perRow (gridLayout), scores (L·H Float64Array or null), minScore, ranked, off (Set of
   // 'l:h'), selected: {layer, head}, roleLabel}.
   draw(o) {
     this.o = o;
@@ -49,14 +68,16 @@ export class HeadGrid {
         l = Math.floor(i / H),
         h = i % H,
         score = o.scores ? o.scores[i] : NaN;
-      const mat = o.mat(l, h);
+      const mat = o.mat(l, h),
+        vmax = o.vmax ? o.vmax(l, h, mat) : 1;
       c.canvas._mat = mat;
-      if (!sameDrawing(c, mat, o))
+      c.canvas._vmax = vmax; // the top of its colour range (the tests read it)
+      if (!sameDrawing(c, mat, o, vmax))
         drawHeatmap(c.canvas, mat, {
           labels: o.labels,
           scale: o.scale,
           norm: 'one',
-          vmax: 1,
+          vmax,
           size: o.size,
           showLabels: false,
           colors: o.colors,
@@ -175,9 +196,10 @@ function cardLabel(o, l, h, score, off, hidden) {
 
 // Whether a card already shows this matrix (the same weights: a head switched off, a role picked, a selection) at
 // this size and in these colours; remembers what it will show otherwise.
-function sameDrawing(card, mat, o) {
+function sameDrawing(card, mat, o, vmax) {
   const d = card.drawn,
     now = {
+      vmax,
       buffer: mat.data.buffer,
       offset: mat.data.byteOffset,
       size: o.size,

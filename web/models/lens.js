@@ -30,10 +30,11 @@ export function createLens(ctx) {
     if (key === s.shown && s.model === ctx.S.model) return;
     Object.assign(s, { shown: key, model: ctx.S.model });
     $('lens-note').textContent = 'Computing the lens…'; // painted before the computation (one call into the core)
-    const run = () => {
+    const run = async () => {
       if (!section.isConnected) return; // disposed meanwhile
       try {
-        draw(ctx, compute(ctx, s, $('lens-target').value.trim()));
+        const out = await compute(ctx, s, $('lens-target').value.trim());
+        if (section.isConnected && key === s.shown) draw(ctx, out);
       } catch (err) {
         $('lens-note').textContent = err.message + '.';
       }
@@ -61,8 +62,8 @@ export function createLens(ctx) {
 
 // The lens of the shown text for a target (a token as text, an id, or '' for each position's final answer),
 // kept while the ids and target stay: {rows, positions, top: [row][pos] = {id, token, prob, top5}, target: [pos]
-// (ids), targetProb: [row][pos], leads: [pos] (the first row whose top token is the final answer)}.
-function compute(ctx, s, target) {
+// (ids), targetProb: [row][pos], leads: [pos] (the first row whose top token is the final answer)}. → a promise.
+async function compute(ctx, s, target) {
   const S = ctx.S,
     why = whyNot(S, 'the logit lens');
   if (why) throw new Error(why);
@@ -78,21 +79,22 @@ function compute(ctx, s, target) {
   const key = S.enc.ids.join(',') + '|' + fixed;
   if (s.key === key && s.of === S.model) return s.out;
   // a row of logits at a time ([T, V]): the whole lens is (L + 1)·T·V floats (docs/analysis.md)
-  const lens = S.model.lensRows(S.enc.ids),
+  const ids = S.enc.ids,
+    lens = await S.model.lensRows(ids),
     R = lens.rows,
-    T = S.enc.ids.length;
+    T = ids.length;
   const named = (t) => ({ id: t.id, token: S.vocab.tokenOf(t.id), prob: t.prob });
   const top = [],
     targetProb = [];
   let want, final;
   try {
-    const last = lens.row(R - 1),
+    const last = await lens.row(R - 1),
       V = last.shape[1];
     const cells = (r) => Array.from({ length: T }, (_, p) => r.data.subarray(p * V, (p + 1) * V));
     final = cells(last).map((z) => topTokens(z, 1)[0].id);
     want = final.map((f) => (fixed >= 0 ? fixed : f));
     for (let row = 0; row < R; row++) {
-      const zs = cells(row === R - 1 ? last : lens.row(row));
+      const zs = cells(row === R - 1 ? last : await lens.row(row));
       const fives = zs.map((z) => topTokens(z, 5));
       top.push(fives.map((five) => Object.assign(named(five[0]), { top5: five.map(named) })));
       targetProb.push(zs.map((z, p) => Math.exp(z[want[p]] - logSumExp(z))));
@@ -101,6 +103,7 @@ function compute(ctx, s, target) {
     lens.dispose();
   }
   const leads = final.map((f, p) => top.findIndex((r) => r[p].id === f));
+  if (ids !== S.enc.ids) throw new Error('the text changed while its lens was computed');
   Object.assign(s, { key, of: S.model });
   s.out = { rows: R, positions: T, top, target: want, targetProb, leads };
   return s.out;

@@ -2,7 +2,8 @@
 // bar and Cancel, the model's facts in the side panel, the repeated sequence's scores, the text shown. A failed or
 // cancelled load says why and keeps the model shown. ctx: context.js's.
 import { el } from '../widgets/dom.js';
-import { loadCore } from './engine.js';
+import { loadCore, buildOf } from './engine.js';
+import { createModelHost } from './model-host.js';
 import { pickCheckpoint, folderURL, filesFromFolder } from './files.js';
 import { readVocabulary } from './vocab.js';
 import { render, computeRepeat } from './forward.js';
@@ -13,10 +14,14 @@ const mb = (n) => (n / 1e6).toFixed(n < 1e7 ? 1 : 0) + ' MB';
 // loadFiles(files, source), loadFromURL(value), cancel()}.
 export function createLoading(ctx, base = '') {
   const core = startCore(ctx, base);
+  // where the model runs (model-host.js: its worker), made with the core
+  const host = core.then((M) => (ctx.host = createModelHost({ M, build: buildOf(M), base })));
+  host.catch(() => {});
   return {
     core,
-    loadFiles: (files, source) => loadFiles(ctx, core, files, source),
-    loadFromURL: (value) => loadFromURL(ctx, core, value),
+    host,
+    loadFiles: (files, source) => loadFiles(ctx, host, files, source),
+    loadFromURL: (value) => loadFromURL(ctx, host, value),
     cancel: () => {
       if (ctx.S.loading) ctx.S.loading.abort();
     },
@@ -52,7 +57,7 @@ function settle(ctx, abort, err) {
 
 // files: [File] (dropped, chosen or fetched); source: {folder, dropped} (the snippet's path); abort: the controller of
 // a download that brought them. → promise, rejected with the message shown.
-async function loadFiles(ctx, core, files, source, abort = new AbortController()) {
+async function loadFiles(ctx, hostMade, files, source, abort = new AbortController()) {
   const { S, say, status, progress } = ctx;
   if (S.loading && S.loading !== abort) S.loading.abort();
   S.loading = abort;
@@ -61,20 +66,22 @@ async function loadFiles(ctx, core, files, source, abort = new AbortController()
     const picked = await pickCheckpoint(files);
     const vocab = readVocabulary(picked.text);
     vocab.eos = eosOf(picked.text.config);
-    const M = await core;
+    const host = await hostMade;
     // {name, url} entries (model=) are downloaded by loadModel itself, straight into the core's memory
     const verb = picked.files.some((f) => f.url) ? 'Downloading the weights' : 'Reading the weights';
     progress(verb + '…', 0);
     status('Loading the model…');
-    const model = await M.loadModel(picked.files, {
+    const model = await host.load(picked.files, {
       signal: abort.signal,
+      texts: picked.text,
       onProgress: (p) => progress(verb + ': ' + mb(p.loaded) + ' of ' + mb(p.total), p.loaded / p.total),
     });
+    ctx.say('worker', host.where); // the page's thread when the worker could not start
     if (S.loading !== abort) {
       model.dispose();
       return;
     }
-    show(ctx, model, { vocab, source, shards: picked.shards.length, sentence: picked.sentence });
+    await show(ctx, model, { vocab, source, shards: picked.shards.length, sentence: picked.sentence });
   } catch (err) {
     if (S.loading === abort) settle(ctx, abort, err);
     throw err;
@@ -107,8 +114,8 @@ function fit(ctx, name, v, n) {
   return n - 1;
 }
 
-// A loaded model in place of the one shown: its facts, the repeated sequence's scores, the text's forward.
-function show(ctx, model, { vocab, source, shards, sentence }) {
+// A loaded model in place of the one shown: its facts, the repeated sequence's scores, the text's forward. → a promise.
+async function show(ctx, model, { vocab, source, shards, sentence }) {
   const S = ctx.S;
   if (S.model) {
     S.model.dispose();
@@ -127,13 +134,15 @@ function show(ctx, model, { vocab, source, shards, sentence }) {
   const warned = model.warnings || [];
   ctx.say('unused', warned.map((w) => 'Loaded with a warning: ' + w.replace(/^./, (c) => c.toUpperCase())).join(' '));
   showInfo(ctx, shards);
-  computeRepeat(ctx);
-  render(ctx);
+  ctx.cancelledText = null;
+  await computeRepeat(ctx);
+  if (S.model !== model) return;
+  await render(ctx);
   ctx.status('Loaded ' + (source.folder || 'the model') + '.');
 }
 
 // model=: a folder next to the page, downloaded (with the progress bar and Cancel) then loaded.
-function loadFromURL(ctx, core, value) {
+function loadFromURL(ctx, host, value) {
   const { S, progress } = ctx;
   let base;
   try {
@@ -150,7 +159,7 @@ function loadFromURL(ctx, core, value) {
     signal: abort.signal,
     onProgress: (done, total) => progress('Downloading ' + value + ': ' + mb(done) + ' of ' + mb(total), done / total),
   }).then(
-    (files) => loadFiles(ctx, core, files, { folder: value, dropped: false }, abort),
+    (files) => loadFiles(ctx, host, files, { folder: value, dropped: false }, abort),
     (err) => {
       if (S.loading === abort) {
         S.loading = null;

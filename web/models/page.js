@@ -23,10 +23,21 @@ import { toggleHead, wholeLayer, allBut } from './ablate.js';
 import { render, setHeadsOff, drawAttention } from './forward.js';
 import { createAblatedView } from './ablated-view.js';
 import { createRoleData } from './role-data.js';
-import { drawAll, drawGrid, drawLook, drawPredictions, drawSide, drawTokens, select, snippet } from './panels.js';
+import {
+  drawAll,
+  drawGrid,
+  drawLook,
+  drawPredictions,
+  drawSide,
+  drawTokens,
+  drawView,
+  select,
+  snippet,
+} from './panels.js';
 import { HeadGrid } from './grid.js';
 import { computeEmbeddings, drawEmbedding } from './embedding.js';
 import { createHeadsPanels } from './heads-panels.js';
+import { createBusy } from './busy.js';
 
 export { DEFAULT_TEXT } from './context.js';
 // A keystroke renders in the next task: the keystrokes that come while a forward runs (it blocks the page) are all
@@ -54,9 +65,10 @@ export function createModelPage(root, { query = '', base = '', dropTarget = null
   for (const r of ROLES) $('role').appendChild(el('option', { value: r.name }, r.label));
   ctx.grid = new HeadGrid($('grid'), $('tip'), describeCell(ctx), {
     select: (l, h) => select(ctx, l, h),
-    toggle: (l, h) => setHeadsOff(ctx, toggleHead(S.headsOff, l, h)),
+    toggle: (l, h) => ctx.track(setHeadsOff(ctx, toggleHead(S.headsOff, l, h))),
   });
   const loading = createLoading(ctx, base);
+  ctx.busy = createBusy(ctx, () => cancelWork(ctx)); // the busy sign with Cancel, the stale mark
   ctx.hub = mountHub(ctx, loading, params); // hf: ids (hub.js): the id box, model=hf:…
   // ready: a promise of whether a model and its text are shown, once the latest load or change has settled
   ctx.ready = loading.core
@@ -108,6 +120,17 @@ function linkPages(root, base) {
   }
 }
 
+// Cancel of a computation: the model's worker stops and starts again from the model's files (model-host.js); the
+// views shown stay, marked as the previous text's (forward.js says so when the forward's promise is refused).
+function cancelWork(ctx) {
+  if (!ctx.host) return;
+  if (ctx.host.local) {
+    ctx.say('text', 'The model runs on the page’s thread here: what it computes cannot be stopped.');
+    return;
+  }
+  ctx.host.cancel().catch((err) => ctx.say('worker', 'The model could not start again after Cancel: ' + err.message));
+}
+
 // An element's attributes changed: {text, model, theme, layer, head} (each when given; a removed layer or head: 0).
 function updatePage(ctx, api, o) {
   const S = ctx.S;
@@ -145,6 +168,8 @@ function disposePage(ctx, life, loading) {
   ctx.analysis.dispose();
   ctx.ablatedView.dispose();
   ctx.roleData.dispose();
+  ctx.busy.dispose();
+  if (ctx.host) ctx.host.dispose();
   if (ctx.resize) ctx.resize.disconnect();
   if (ctx.view) ctx.view.dispose();
   if (ctx.S.model) ctx.S.model.dispose();
@@ -219,8 +244,7 @@ function wireReading(ctx) {
   const { S, $ } = ctx;
   $('other').addEventListener('input', () => {
     S.other = $('other').value;
-    computeEmbeddings(ctx);
-    drawEmbedding(ctx);
+    ctx.track(computeEmbeddings(ctx).then(() => drawEmbedding(ctx)));
   });
   $('follow').addEventListener('input', () => {
     const text = $('follow').value;
@@ -239,7 +263,7 @@ function wireControls(ctx) {
     ctx.track(new Promise((r) => (rendered = r)));
     ctx.typing = setTimeout(() => {
       ctx.typing = 0;
-      rendered(render(ctx) && ctx.ablation);
+      rendered(render(ctx).then((ok) => ok && ctx.ablation));
     }, TYPING_MS);
   });
   $('role').addEventListener('change', () => {
@@ -253,20 +277,22 @@ function wireControls(ctx) {
     $('min-score-out').textContent = S.minScore.toFixed(2);
     drawGrid(ctx);
   });
+  $('range').addEventListener('change', () => {
+    S.range = $('range').value;
+    drawGrid(ctx);
+    if (S.out) drawView(ctx);
+  });
   $('order').addEventListener('change', () => {
     S.order = $('order').value;
     drawGrid(ctx);
   });
-  $('off-one').addEventListener('click', () => setHeadsOff(ctx, toggleHead(S.headsOff, S.sel.layer, S.sel.head)));
-  $('off-layer').addEventListener(
-    'click',
-    () => S.model && setHeadsOff(ctx, S.headsOff.concat(wholeLayer(S.sel.layer, S.info.heads))),
+  const off = (heads) => S.model && ctx.track(setHeadsOff(ctx, heads()));
+  $('off-one').addEventListener('click', () => off(() => toggleHead(S.headsOff, S.sel.layer, S.sel.head)));
+  $('off-layer').addEventListener('click', () => off(() => S.headsOff.concat(wholeLayer(S.sel.layer, S.info.heads))));
+  $('off-others').addEventListener('click', () =>
+    off(() => allBut(S.sel.layer, S.sel.head, S.info.layers, S.info.heads)),
   );
-  $('off-others').addEventListener(
-    'click',
-    () => S.model && setHeadsOff(ctx, allBut(S.sel.layer, S.sel.head, S.info.layers, S.info.heads)),
-  );
-  $('off-none').addEventListener('click', () => setHeadsOff(ctx, []));
+  $('off-none').addEventListener('click', () => off(() => []));
   $('look-from').addEventListener('change', () => {
     S.query = +$('look-from').value;
     S.key = -1;

@@ -13,7 +13,7 @@ import { drawPredictions } from './predictions.js';
 
 export { drawPredictions };
 import { pythonSnippet } from './snippet.js';
-import { gridLayout } from './grid.js';
+import { gridLayout, headRange } from './grid.js';
 import { headMatrix, dimsOf } from './attentions.js';
 import { layerTrace } from './trace.js';
 import { drawEmbedding } from './embedding.js';
@@ -59,11 +59,13 @@ export function drawGrid(ctx) {
     grid = $('grid');
   // the layer label's width is the stylesheet's (--mg-label: narrower on a phone)
   const label = parseFloat(getComputedStyle(grid).getPropertyValue('--mg-label')) || 34;
-  const src = shownGrid(ctx);
+  const src = shownGrid(ctx),
+    range = src.legend ? 'one' : S.range; // the difference keeps its diverging scale
   ctx.grid.draw({
     L,
     H,
     mat: src.mat,
+    vmax: rangeOf(ctx, range, L, H, src.mat),
     labels: src.labels || S.enc.texts,
     scale: src.scale,
     colors: themeColors(ctx.root),
@@ -76,7 +78,7 @@ export function drawGrid(ctx) {
     roleLabel: role ? role.label : '',
   });
   if (src.legend) src.legend($('legend'));
-  else legend($('legend'), DEFAULT_SCALE, '1');
+  else rangeLegend($('legend'), range);
   $('grid-note').textContent =
     L +
     ' layers × ' +
@@ -85,7 +87,7 @@ export function drawGrid(ctx) {
     (src.labels ? src.labels.length : S.enc.ids.length) +
     (src.legend
       ? ' tokens, each weight’s change with the heads off (ablated − full) on one diverging scale'
-      : ' tokens, every weight on one scale from 0 to 1') +
+      : ' tokens, ' + RANGE_WORDS[range]) +
     ' (rows: the token that looks; columns: the tokens it looks at). ' +
     'Click a head (or use the arrow keys on the grid) to enlarge it below; press O to switch the focused head off or on.' +
     (role
@@ -94,6 +96,30 @@ export function drawGrid(ctx) {
         (role.on === 'repeat' && S.repeat ? ', on ' + S.repeat.layout.length + ' random tokens repeated twice' : '') +
         '.'
       : '');
+}
+
+const RANGE_WORDS = {
+  one: 'every weight on one scale from 0 to 1',
+  layer:
+    'each layer’s heads from 0 to the layer’s 99th percentile weight, the top 1% in the darkest colour (a colour means the same within a layer only)',
+  head: 'each head from 0 to its own 99th percentile weight, the top 1% in the darkest colour (a colour means the same within a head only)',
+};
+// The grid's legend for the Colours control: 0 … 1, or 0 … each layer's or head's largest, said beside it.
+function rangeLegend(box, range) {
+  legend(box, DEFAULT_SCALE, range === 'one' ? '1' : 'p99');
+  const what = { one: '', layer: 'per layer', head: 'per head' }[range];
+  let note = box.querySelector('.legend-what');
+  if (!note && what) note = box.appendChild(el('span', { class: 'legend-what' }));
+  if (note) note.textContent = what;
+}
+// The cards' colour ranges (grid.js's headRange), kept while the matrices and the choice stay.
+function rangeOf(ctx, range, L, H, mat) {
+  const first = mat(0, 0).data,
+    key = range + '|' + L + 'x' + H + '|' + first.length;
+  const c = ctx.rangeCache;
+  if (c && c.key === key && c.buffer === first.buffer && c.offset === first.byteOffset) return c.vmax;
+  ctx.rangeCache = { key, buffer: first.buffer, offset: first.byteOffset, vmax: headRange(range, L, H, mat) };
+  return ctx.rangeCache.vmax;
 }
 
 // The grid's matrices, scale and legend: the full model's attention, or with heads off the ablated-view.js choice.
@@ -201,6 +227,8 @@ export function drawView(ctx) {
       (S.source.folder || S.info.modelType) +
       (a === S.out.attentions ? '' : ', heads off: ' + describeHeads(S.headsOff, S.info.layers, S.info.heads)),
     theme: ctx.root.getAttribute('data-theme'),
+    // the Colours control: 0 to 1, to the layer's largest weight (the view's default) or to each head's own
+    range: { one: 'one', layer: 'layer-p99', head: 'head' }[S.range],
   });
   ctx.view.root.mhaExplorer.select({ head: S.sel.head });
 }

@@ -77,8 +77,8 @@ export class AttentionDetail {
       labels: input.labels,
       rowLabels: input.rowLabels,
       scale: state.opts.scale,
-      norm: 'shared',
-      vmax: state.vmax(),
+      norm: state.colourRange().norm,
+      vmax: state.colourRange().vmax,
       size,
       showLabels: size / N >= 14, // column labels at 45° overlap below 14 px a cell (10 px text)
       selected: this.cursor.shown(),

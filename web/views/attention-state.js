@@ -4,6 +4,7 @@
 // trace, and a note for each problem of the input. Every part of the view (attention.js, attention-detail.js) reads it.
 import { DEFAULT_SCALE, SCALE_NAMES } from '../state/scales.js';
 import { themeColors } from '../widgets/dom.js';
+import { fmtMax, quantileTop } from '../widgets/colors.js';
 import { formatWeight, topKeysWords } from '../widgets/words.js';
 
 /** @typedef {number | 'avg'} HeadId a head's index, or 'avg': the average of the shown heads */
@@ -281,6 +282,29 @@ export class AttentionState {
       }
     }
     return { S, T, data: acc };
+  }
+  // The colour options of the heatmaps for opts.range: 'layer' (the default: one scale for every head of the shown
+  // layer and batch item, from 0 to its largest weight), 'layer-p99' (to its 99th percentile weight), 'head' (each
+  // heatmap from 0 to its own 99th percentile), 'one' (0 to 1). Above a percentile a weight takes the top colour.
+  colourRange() {
+    const r = this.opts.range;
+    if (r === 'head')
+      return { norm: 'p99', vmax: undefined, words: 'each head from 0 to its own 99th percentile weight', hi: 'p99' };
+    const vmax = r === 'one' ? 1 : r === 'layer-p99' ? this.layerQuantile() : this.vmax();
+    const what = r === 'layer-p99' ? ' (the layer’s 99th percentile weight)' : '';
+    return {
+      norm: 'shared',
+      vmax,
+      words: 'one scale, 0 to ' + fmtMax(vmax) + what + ', for every head',
+      hi: fmtMax(vmax),
+    };
+  }
+  // The shown layer and batch item's 99th percentile weight (colors.js's quantileTop).
+  layerQuantile() {
+    const { B, H, T, S } = this.input.dims,
+      n = H * T * S,
+      at = (this.sel.layer * B + this.sel.batch) * n;
+    return quantileTop([this.input.data.subarray(at, at + n)]);
   }
   // The colour range: one scale for every head of the shown layer and batch item, from 0 to its largest finite weight.
   vmax() {

@@ -11,7 +11,7 @@
 // One part per file, as CircuitsVis's components: attention-state.js (the options read, the selection),
 // attention-detail.js (the enlarged head), attention-trace.js (the shape trace); the head cards are widgets/heads.js.
 import { el, setAttr } from '../widgets/dom.js';
-import { legend, fmtMax } from '../widgets/colors.js';
+import { legend } from '../widgets/colors.js';
 import { DEFAULT_SCALE } from '../state/scales.js';
 import { exportSVG, exportPNG, saveFile } from '../widgets/export.js';
 import { HeadCards, plotSize, cardLabels } from '../widgets/heads.js';
@@ -200,17 +200,17 @@ class AttentionView {
     const { E, state } = this,
       { input, opts } = state,
       { H, T, S } = input.dims;
-    const vmax = state.vmax();
-    legend(E.legend, opts.scale, fmtMax(vmax));
+    const range = state.colourRange();
+    legend(E.legend, opts.scale, range.hi);
     E.note.textContent =
       (opts.caption ? String(opts.caption) + ' ' : '') +
       'Rows are queries (' +
       T +
       '), columns are keys (' +
       S +
-      '). Colours: one scale, 0 to ' +
-      fmtMax(vmax) +
-      ', for every head' +
+      '). Colours: ' +
+      range.words +
+      state.where().replace(' · ', ' of ').replace(' · ', ', ') +
       state.where().replace(' · ', ' of ').replace(' · ', ', ') +
       '. Hover a cell for its weight; click a head to enlarge it.';
     const width = (this.lastWidth = this.root.clientWidth - 34),
@@ -222,8 +222,8 @@ class AttentionView {
       labels: input.labels,
       rowLabels: input.rowLabels,
       scale: opts.scale,
-      norm: 'shared',
-      vmax,
+      norm: range.norm,
+      vmax: range.vmax,
       size,
       // column labels at 45° overlap below 14 px a cell (10 px text: 0.71 · cell apart)
       showLabels: cardLabels(N, width) && size / N >= 14,
@@ -238,8 +238,8 @@ class AttentionView {
     return {
       caption: String(state.opts.title) + state.where() + ' · ' + T + ' queries × ' + S + ' keys',
       scale: state.opts.scale,
-      norm: 'shared',
-      vmax: state.vmax(),
+      norm: state.colourRange().norm,
+      vmax: state.colourRange().vmax,
       rowLabels: state.input.rowLabels,
       colors: this.colors(),
     };

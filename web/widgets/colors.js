@@ -39,9 +39,11 @@ export function colorOf(name, t) {
     i = t > 0 ? Math.min(255, Math.round(t * 255)) : 0; // NaN and negatives: the scale's 0
   return 'rgb(' + L[i * 3] + ',' + L[i * 3 + 1] + ',' + L[i * 3 + 2] + ')';
 }
-// The top of a matrix's colour range: 1 (norm 'one') or its largest finite value (1 when none is above 0).
+// The top of a matrix's colour range: 1 (norm 'one'), its 99th percentile ('p99'), or its largest finite value (1 when
+// none is above 0).
 export function rangeOf(data, norm) {
   if (norm === 'one') return 1;
+  if (norm === 'p99') return quantileTop([data]); // its 99th percentile: the top 1% in the top colour
   let mx = 0;
   for (let i = 0; i < data.length; i++) if (data[i] > mx && data[i] !== Infinity) mx = data[i];
   return mx > 0 ? mx : 1;
@@ -65,4 +67,46 @@ export function legend(container, scale, vmax) {
   container.appendChild(el('span', { class: 'legend-lo' }, '0'));
   container.appendChild(bar);
   container.appendChild(el('span', { class: 'legend-hi' }, vmax));
+}
+
+// The q-th quantile of the arrays' values together (the model page's per-head and per-layer colour ranges): with the n values sorted, the one at
+// floor(q · (n − 1)) (quickselect on a copy); its largest value when that is 0, and 1 when no value is above 0.
+export function quantileTop(arrays, q = 0.99) {
+  const n = arrays.reduce((a, d) => a + d.length, 0),
+    v = new Float32Array(n);
+  let at = 0,
+    max = 0;
+  for (const d of arrays) {
+    v.set(d, at);
+    at += d.length;
+  }
+  for (let i = 0; i < n; i++) if (!(v[i] <= max)) max = Number.isFinite(v[i]) ? v[i] : max;
+  if (!(max > 0)) return 1;
+  const k = Math.floor(q * (n - 1)),
+    top = select(v, k);
+  return top > 0 ? top : max;
+}
+
+// The k-th smallest of v (reordered in place): Hoare's quickselect with the middle element as pivot.
+function select(v, k) {
+  let lo = 0,
+    hi = v.length - 1;
+  while (lo < hi) {
+    const pivot = v[(lo + hi) >> 1];
+    let i = lo,
+      j = hi;
+    while (i <= j) {
+      while (v[i] < pivot) i++;
+      while (v[j] > pivot) j--;
+      if (i <= j) {
+        const t = v[i];
+        v[i++] = v[j];
+        v[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return v[k];
+  }
+  return v[k];
 }

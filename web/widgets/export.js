@@ -6,7 +6,12 @@
 import { shortLabel, cssVar } from './dom.js';
 import { colorOf, rangeOf, legendStops, fmtMax } from './colors.js';
 
-const legendHi = (info) => (info.norm === 'max' ? "each heatmap's max" : fmtMax(info.vmax));
+const legendHi = (info) =>
+  info.norm === 'max'
+    ? "each heatmap's max"
+    : info.norm === 'p99'
+      ? "each heatmap's 99th percentile"
+      : fmtMax(info.vmax);
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => '&#' + c.charCodeAt(0) + ';');
 
 // The SVG's grid: up to four panels a row, each its labels (at 32 tokens or fewer), its cells and a title.
