@@ -40,7 +40,7 @@ import MODELS_STYLE from '../models/models.css';
 // The page's URL parameters (state/page.js), then the training lab's (preset=train-… opens the lab).
 const PARAMS = names(PAGE_PROPS, LAB_PROPS).filter((n) => n !== 'embed');
 // The model page's parameters (web/models/context.js) that an element takes; model="…" opens the model page.
-const MODEL_PARAMS = ['model', 'hub', 'text', 'layer', 'head', 'theme'];
+const MODEL_PARAMS = ['model', 'hub', 'menu', 'text', 'layer', 'head', 'theme'];
 const HOST_STYLE =
   ':host{display:block;min-width:280px}iframe{display:block;width:100%;border:0;' +
   'border-radius:10px;box-shadow:0 0 0 1px rgba(0,0,0,.12)}iframe[hidden]{display:none}p.mhx-missing{font:14px/1.4 system-ui,sans-serif;color:#a33}' +
@@ -87,7 +87,7 @@ const ElementBase = typeof HTMLElement === 'function' ? HTMLElement : class {};
 
 class MhaExplorerElement extends ElementBase {
   static get observedAttributes() {
-    return PARAMS.concat(['src', 'base', 'height', 'mode', 'model', 'hub', 'layer']);
+    return PARAMS.concat(['src', 'base', 'height', 'mode', 'model', 'hub', 'menu', 'layer']);
   }
 
   connectedCallback() {
