@@ -61,7 +61,8 @@ export function parseMenu(text, url) {
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new Error(url.pathname + ' is not JSON (' + err.message + '): the menu needs {"models": [...]}.');
+    const why = url.pathname + ' is not JSON (' + err.message + '): the menu needs {"models": [...]}.';
+    throw new Error(why, { cause: err });
   }
   const list = Array.isArray(json) ? json : json && typeof json === 'object' ? json.models : undefined;
   if (!Array.isArray(list))
