@@ -1,4 +1,4 @@
-// MHA Explorer, the model page — an instructor's menu of models: menu=models/index.json (the URL parameter, or the
+// MHA Explorer, the model page — an instructor's menu of models: menu=<a JSON file> (the URL parameter, or the
 // element's menu attribute) names a JSON file on the page's own host that lists the models a course offers, folders
 // next to it (as model= takes them) and Hub ids (hf:owner/name@rev):
 //   {"models": [{"name": "MiniLM", "model": "all-MiniLM-L6-v2/", "about": "…"}, {"model": "hf:openai-community/gpt2"}]}
