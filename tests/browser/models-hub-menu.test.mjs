@@ -54,6 +54,22 @@ after(async () => {
   if (made) rmSync(made, { recursive: true, force: true });
 });
 
+test('<mha-explorer menu="menus/course.json"> in a course page: the menu inside the element', async () => {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Week 3</title><link rel="icon" href="data:,"></head>
+<body><mha-explorer menu="menus/course.json" hub="${hub.endpoint}"></mha-explorer><script src="mha-explorer-element.js"></script></body></html>`;
+  writeFileSync(join(dir, 'week3.html'), html);
+  const g = await guardedPage(browser.context, () => true);
+  await g.page.goto(srv.origin + '/week3.html');
+  const options = await g.page.waitForFunction(() => {
+    const e = document.querySelector('mha-explorer');
+    const root = e && e.shadowRoot;
+    const list = root && root.querySelectorAll('[data-part="hub-menu"] option');
+    return list && list.length ? Array.from(list, (o) => o.textContent) : null;
+  });
+  assert.deepEqual(await options.jsonValue(), ['Tiny GPT-2 (folder)', 'Tiny GPT-2 (Hub)']);
+  await g.page.close();
+});
+
 async function open(query) {
   const g = await guardedPage(browser.context, () => true);
   await g.page.goto(srv.origin + '/models.html?' + query);
