@@ -41,6 +41,10 @@ test('scripts/demo opens the model page on the real all-MiniLM-L6-v2, its heads 
   const info = await g.page.evaluate(() => window.mhaExplorer.getInfo());
   assert.deepEqual([info.modelType, info.layers, info.heads], ['bert', 6, 12]);
   await checkAgainstOracle(g.page, readOracle(join(models, 'minilm', 'oracle-0.safetensors')), 'minilm');
+  await g.page.waitForSelector('[data-part="hub-menu"] dd');
+  const menu = await g.page.$$eval('[data-part="hub-menu"] option', (o) => o.map((x) => x.textContent));
+  assert.deepEqual(menu, ['all-MiniLM-L6-v2 (sentence-transformers)'], "the menu of the demo's models/index.json");
+  assert.match(await g.page.textContent('[data-part="hub-menu"]'), /bert, 6 layers × 12 heads/);
   assert.deepEqual(g.errors, []);
   assert.deepEqual(g.foreign, []);
 });

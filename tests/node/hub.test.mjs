@@ -193,8 +193,18 @@ test('a download cut at 40 %, once and twice in a row: resumed with Range, the s
 });
 
 test('a body shorter than its Content-Length (resumed once, refused when it always is), a changed ETag: said', async () => {
-  hub.fault((r) => r.host === 'content' && r.range !== 'bytes=0-65535' && { lie: 1000 });
+  // every answer ends short of the file and of its Content-Length: refused after TRIES resumptions
+  hub.fault((r) => r.host === 'content' && r.range !== 'bytes=0-65535' && { lie: 1000, cutAt: 0.5 });
   await rejects(M.loadModel({ hub: 'tiny/gpt2', ...opts() }), 'failed 4 times', 'model.safetensors');
+  hub.clear();
+  // the whole file, then the connection cut before the Content-Length's extra bytes: the file's size (the preview's)
+  // is all that is read, the same bits
+  hub.fault((r) => r.host === 'content' && r.range !== 'bytes=0-65535' && { lie: 1000 });
+  const lied = await M.loadModel({ hub: 'tiny/gpt2', ...opts() });
+  const folder = await M.loadModel(fromDisk(join(MODELS_DIR, 'gpt2'), ['config.json', 'model.safetensors']));
+  requireSameBits('a lying Content-Length', lied, folder, [1, 2, 3]);
+  lied.dispose();
+  folder.dispose();
   hub.clear();
   let n = 0;
   hub.fault((r) => r.host === 'content' && r.range !== 'bytes=0-65535' && n++ < 1 && { lie: 1000 });
@@ -232,6 +242,34 @@ test('the store: a second visit with no request, the same bits; listed, deleted;
   assert.equal(model.hub.stored, false);
   assert.match(model.hub.storeError, /refused to store/);
   model.dispose();
+});
+
+test('the first visit: the weights loaded while they download and are stored, one GET each; a cut resumed in both', async () => {
+  const id = 'sentence-transformers/all-MiniLM-L6-v2';
+  const store = new MemoryCaches();
+  let n = 0;
+  hub.fault((r) => r.host === 'content' && r.range !== 'bytes=0-65535' && n++ < 1 && { cutAt: 0.4 });
+  const start = contentGets().length;
+  const first = await M.loadModel({ hub: id, ...opts({ store }) });
+  hub.clear();
+  const gets = contentGets()
+    .slice(start)
+    .filter((r) => r.range !== 'bytes=0-65535'); // the preview's header
+  assert.deepEqual(
+    gets.map((r) => (r.range === null ? 'whole' : 'resumed')),
+    ['whole', 'resumed'],
+    'model.safetensors asked once, then resumed once: never read twice',
+  );
+  assert.equal(first.hub.stored, true, first.hub.storeError);
+  const cache = await store.open('mha-explorer-hub');
+  const kept = await cache.match(`${hub.endpoint}/${id}/resolve/${C1}/model.safetensors`);
+  const want = readFileSync(join(MINILM_DIR, 'model.safetensors'));
+  assert.ok(Buffer.from(await kept.arrayBuffer()).equals(want), 'the stored file: the bytes of the file');
+  const second = await M.loadModel({ hub: id, ...opts({ store }) });
+  assert.equal(second.hub.fromStore, true);
+  requireSameBits('first and second visit', first, second, first.tokenize('Kept for the next visit.').ids);
+  first.dispose();
+  second.dispose();
 });
 
 test('Cancel during the download: rejects with the signal’s reason at once, nothing stored', async () => {

@@ -2,8 +2,10 @@
 // size and ETag checked against the preview) and kept in the browser's Cache API under repository @ commit, so the
 // next visit loads them with no request; the store listed and emptied. The JS API's names: hubApi(core).
 import { fail, describe, checkConfig } from './checks.js';
+import { LiveFile, liveBlob } from './hub-live.js';
+import { resumable } from './hub-download.js';
 import { readingState, STALL_TIMEOUT } from './cursor.js';
-import { parseHubId, checkEndpoint, resolveUrl, hubFetch, normalEtag, previewHub, messageOf, TRIES } from './hub.js';
+import { parseHubId, checkEndpoint, resolveUrl, previewHub, messageOf, TRIES, HEADS } from './hub.js';
 
 export const HUB_CACHE = 'mha-explorer-hub'; // the Cache API's cache of this project
 const META = '.mha-explorer'; // the store's own entries, beside the files: ref (revision → commit), manifest.json
@@ -41,83 +43,15 @@ async function storedPreview(cache, spec) {
   return { ...preview, stored: true, requests: 0, headerBytes: 0 };
 }
 
-function stallRace(promise, io) {
-  let timer;
-  const stall = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no bytes for ${io.stallTimeout / 1000} s`)), io.stallTimeout);
-  });
-  return Promise.race([promise, stall, io.aborted]).finally(() => clearTimeout(timer));
-}
-
-// An answer's checks against the preview: the same file (ETag), the same size, the range asked for. → bytes to skip.
-function checkAnswer(res, file, pos, where) {
-  const etag = normalEtag(res.headers.get('x-linked-etag') || res.headers.get('etag'));
-  if (file.etag && etag && etag !== file.etag)
-    fail(
-      `${file.path} of ${where.repo} changed on the Hub between its preview and its download (ETag ${file.etag}, ` +
-        `then ${etag}): nothing was computed from it; load the model again`,
-    );
-  const range = /^bytes (\d+)-\d+\/(\d+)$/.exec(res.headers.get('content-range') || '');
-  const total =
-    res.status === 206 && range
-      ? Number(range[2])
-      : res.headers.get('content-encoding')
-        ? NaN
-        : Number(res.headers.get('content-length') ?? NaN);
-  // (a Content-Length is not the file's size: a body shorter than it is resumed, one longer refused, byte by byte)
-  if (file.kind === 'weights' && res.status === 206 && Number.isSafeInteger(total) && total !== file.size)
-    fail(`${file.path} of ${where.repo} has ${total} bytes now, ${file.size} in its preview: load the model again`);
-  if (res.status === 206 && range && Number(range[1]) !== pos)
-    fail(`${where.url} answered bytes from ${range[1]} where ${pos} was asked for`);
-  return { skip: res.status === 206 ? 0 : pos, total };
-}
-
-// The file's bytes from 0 to its end, in order: a connection that fails or ends early is asked again from where it
-// stopped (Range), at most TRIES times, then refused naming the file and the byte.
-async function* resumable(file, where, io, progress) {
-  let pos = 0,
-    failures = 0,
-    size = file.kind === 'weights' ? file.size : undefined;
-  for (;;) {
-    const res = await hubFetch(where, pos > 0 ? { headers: { Range: `bytes=${pos}-` } } : {}, io);
-    let { skip, total } = checkAnswer(res, file, pos, where);
-    if (size === undefined && Number.isSafeInteger(total)) size = total;
-    const reader = res.body.getReader();
-    let why = null;
-    for (;;) {
-      let r;
-      try {
-        r = await stallRace(reader.read(), io);
-      } catch (e) {
-        io.stop();
-        why = messageOf(e);
-        break;
-      }
-      if (r.done) break;
-      let v = r.value;
-      if (skip) [v, skip] = [v.subarray(Math.min(skip, v.length)), Math.max(0, skip - v.length)];
-      if (!v.length) continue;
-      pos += v.length;
-      if (size !== undefined && pos > size) fail(`${file.path} of ${where.repo} sent more than its ${size} bytes`);
-      progress(v.length);
-      yield v;
-    }
-    reader.cancel().catch(() => {});
-    if (!why && (size === undefined || pos === size)) return;
-    why = why || `the answer ended after ${pos} of its ${size} bytes`;
-    if (++failures > TRIES)
-      fail(
-        `the download of ${file.path} of ${where.repo} failed ${failures} times, the last at byte ${pos} of ` +
-          `${size === undefined ? '?' : size} (${why}): check the connection and load it again`,
-      );
-  }
-}
-
 // One file as a Blob: stored (the store's copy, on disk), or downloaded into the store then read from it, or (no
 // store, or a store that refused the write: io.storeError) downloaded into a Blob.
-async function fileBlob(p, file, io, cache, progress) {
+function whereOf(p, file) {
   const rev = p.commit || p.revision;
-  const where = { ...p, revision: rev, path: file.path, url: resolveUrl(p.endpoint, p.repo, rev, file.path) };
+  return { ...p, revision: rev, path: file.path, url: resolveUrl(p.endpoint, p.repo, rev, file.path) };
+}
+
+async function fileBlob(p, file, io, cache, progress) {
+  const where = whereOf(p, file);
   let failed = null;
   const stream = (count) => {
     const it = resumable(file, where, io, count);
@@ -161,6 +95,59 @@ async function fileBlob(p, file, io, cache, progress) {
   return new Response(stream(progress)).blob();
 }
 
+// A weight file as the loader reads it while it downloads (hub-live.js), its whole body written to the store at the
+// same time when there is one. → {file (the LiveFile), stored (the write's promise: an error message or null)}.
+function liveWeights(p, file, io, cache, progress) {
+  const where = whereOf(p, file);
+  const live = new LiveFile({
+    size: file.size,
+    head: HEADS.get(file),
+    name: `${file.path} of ${p.repo}`,
+    chunks: () => resumable(file, where, io, progress),
+  });
+  if (!cache || !p.commit || io.storeError) return { live, stored: Promise.resolve(null) };
+  const stored = cache.put(fileKey(p, file.path), new Response(live.storeStream())).then(
+    () => null,
+    (e) => {
+      live.unstore();
+      return live.failure ? null : `the browser refused to store ${file.path} (${messageOf(e)})`;
+    },
+  );
+  return { live, stored };
+}
+
+// The files of a first visit: the small ones downloaded (and stored) first, the weights as live files. →
+// {files: [{name, bytes}], finish() (each download to its end, the store's writes, the manifest → {stored,
+// storeError}), abort(reason), failure() (the download's own error, when one failed)}.
+async function liveFiles(p, source, cache, io, report) {
+  const files = [],
+    lives = [];
+  for (const file of p.files.filter((f) => f.kind !== 'weights'))
+    files.push({ name: file.path, bytes: await fileBlob(p, file, io, cache, report(file)) });
+  for (const file of p.files.filter((f) => f.kind === 'weights')) {
+    const w = liveWeights(p, file, io, cache, report(file));
+    lives.push(w);
+    files.push({ name: file.path, bytes: liveBlob(w.live) });
+  }
+  const failure = () => (lives.find((w) => w.live.failure) || { live: {} }).live.failure || null;
+  const abort = (reason) => {
+    for (const w of lives) w.live.abort(reason);
+    io.done();
+  };
+  const finish = async () => {
+    try {
+      for (const w of lives) await w.live.finish();
+      for (const w of lives) io.storeError = io.storeError || (await w.stored);
+      if (cache && p.commit && !io.storeError) await keep(cache, p).catch((e) => (io.storeError = messageOf(e)));
+      if (io.storeError && cache) for (const f of p.files) await cache.delete(fileKey(p, f.path)).catch(() => {});
+    } finally {
+      io.done();
+    }
+    return { stored: !!cache && !io.storeError, storeError: io.storeError || null };
+  };
+  return { files, finish, abort, failure };
+}
+
 // After every file is stored: the manifest (the preview) and the revision's ref, so the next visit finds them.
 async function keep(cache, p) {
   const json = (v) => new Response(JSON.stringify(v), { headers: { 'content-type': 'application/json' } });
@@ -175,6 +162,18 @@ function checkSource(source, known) {
   checkConfig(source, 'the Hub source', known);
   const { repo, revision } = parseHubId(source.hub, source.revision);
   return { repo, revision, endpoint: checkEndpoint(source.endpoint) };
+}
+
+// What stops a download before any weight is fetched: a model the core does not compute, above the memory, maxBytes.
+function refuse(p, source) {
+  if (p.unsupported) fail(`${p.repo}: ${p.unsupported}`);
+  if (!p.memory.fits)
+    fail(
+      `${p.repo} needs about ${(p.memory.needed / 1e9).toFixed(1)} GB for its weights, more than the ` +
+        `${(p.memory.limit / 1e9).toFixed(1)} GB this browser can give the core: nothing was downloaded`,
+    );
+  if (!p.stored && source.maxBytes !== undefined && p.downloadBytes > source.maxBytes)
+    fail(`${p.repo} is ${(p.downloadBytes / 1e6).toFixed(0)} MB to download, above maxBytes: nothing was downloaded`);
 }
 
 function checkHubOptions(o) {
@@ -209,14 +208,7 @@ export function hubApi(core) {
   async function downloadHubModel(source) {
     checkHubOptions(source);
     const p = source.preview || (await previewHubModel(source));
-    if (p.unsupported) fail(`${p.repo}: ${p.unsupported}`);
-    if (!p.memory.fits)
-      fail(
-        `${p.repo} needs about ${(p.memory.needed / 1e9).toFixed(1)} GB for its weights, more than the ` +
-          `${(p.memory.limit / 1e9).toFixed(1)} GB this browser can give the core: nothing was downloaded`,
-      );
-    if (!p.stored && source.maxBytes !== undefined && p.downloadBytes > source.maxBytes)
-      fail(`${p.repo} is ${(p.downloadBytes / 1e6).toFixed(0)} MB to download, above maxBytes: nothing was downloaded`);
+    refuse(p, source);
     const io = readingState(source.signal, source.stallTimeout || STALL_TIMEOUT);
     const store = storeOf(source.store),
       cache = store ? await openCache(store, io) : null;
@@ -243,6 +235,65 @@ export function hubApi(core) {
       io.done();
     }
     return { preview: p, files, stored: !!cache && !io.storeError, storeError: io.storeError || null };
+  }
+
+  // A first visit's files for loadModel({hub}): the weights read by the loader while they download (liveFiles).
+  async function downloadLive(source) {
+    checkHubOptions(source);
+    const p = source.preview;
+    refuse(p, source);
+    const io = readingState(source.signal, source.stallTimeout || STALL_TIMEOUT);
+    const store = storeOf(source.store),
+      cache = store ? await openCache(store, io) : null;
+    let loaded = 0,
+      reported = -Infinity;
+    const report = (file) => (n) => {
+      loaded += n;
+      if (!source.onProgress || (loaded - reported < PROGRESS_STEP && n >= 0 && loaded < p.downloadBytes)) return;
+      reported = loaded;
+      source.onProgress({ loaded, total: p.downloadBytes, file: file.path });
+    };
+    try {
+      return { preview: p, ...(await liveFiles(p, source, cache, io, report)) };
+    } catch (e) {
+      io.done();
+      throw e;
+    }
+  }
+
+  // loadModel({hub}, options): the stored copy (downloadHubModel), else the weights loaded while they download and
+  // are stored. load: models.js's loadModel of files. → the Model, with model.hub (where it came from).
+  async function loadHubModel(source, options, load) {
+    const merged = { ...source, ...(options === undefined ? {} : options) };
+    checkConfig(merged, 'loadModel({hub}) options', HUB_OPTIONS);
+    const { onProgress, signal, stallTimeout = STALL_TIMEOUT } = merged;
+    const say = (phase) => onProgress && ((p) => onProgress({ ...p, phase }));
+    const preview = merged.preview || (await previewHubModel(merged));
+    const how = { ...merged, preview, onProgress: say('download') };
+    const got = preview.stored ? await downloadHubModel(how) : await downloadLive(how);
+    const top = got.files.filter((f) => !f.name.includes('/')); // 1_Pooling/config.json is the page's, not the core's
+    let model;
+    try {
+      // (a live file's reads wait for its download, which retries a stalled connection itself: TRIES times)
+      const wait = got.finish ? Math.min(3600000, stallTimeout * (TRIES + 2)) : stallTimeout;
+      model = await load(top, { onProgress: say('load'), signal, stallTimeout: wait });
+    } catch (e) {
+      if (!got.finish) throw e;
+      got.abort(e);
+      throw got.failure() || e;
+    }
+    const kept = got.finish ? await got.finish().catch((e) => ({ stored: false, storeError: messageOf(e) })) : got;
+    const p = got.preview;
+    model.hub = Object.freeze({
+      repo: p.repo,
+      revision: p.revision,
+      commit: p.commit,
+      endpoint: p.endpoint,
+      fromStore: p.stored,
+      stored: kept.stored,
+      storeError: kept.storeError,
+    });
+    return model;
   }
 
   // The stored models: [{id, repo, commit, revision, endpoint, bytes, files, storedAt}].
@@ -282,7 +333,7 @@ export function hubApi(core) {
     return true;
   }
 
-  return { previewHubModel, downloadHubModel, storedHubModels, deleteStoredHubModel };
+  return { previewHubModel, downloadHubModel, loadHubModel, storedHubModels, deleteStoredHubModel };
 }
 
 async function openCache(store, io) {

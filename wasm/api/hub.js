@@ -57,6 +57,10 @@ export function resolveUrl(endpoint, repo, revision, path) {
   return `${endpoint}/${repo}/resolve/${encodeURIComponent(revision)}/${file}`;
 }
 
+// A weight file's entry in a preview → its first bytes (8 + the header), read by the preview: the loader reads a
+// shard's header from here during a first visit (hub-live.js). Not in the preview's JSON (the store's manifest).
+export const HEADS = new WeakMap();
+
 export const normalEtag = (e) => (e ? e.replace(/^W\//, '').replace(/^"|"$/g, '') : null);
 
 // The words for an answer that is not the file (null: a missing optional file, said by the caller).
@@ -162,7 +166,10 @@ async function readHeader(where, io, optional) {
   } catch (e) {
     fail(`${where.path} of ${where.repo}: its safetensors header is not JSON (${messageOf(e)})`);
   }
-  return { size, etag, ...countTensors(json, where) };
+  const whole = new Uint8Array(8 + head.length);
+  whole.set(bytes.subarray(0, 8));
+  whole.set(head, 8);
+  return { size, etag, head: whole, ...countTensors(json, where) };
 }
 
 function countTensors(json, where) {
@@ -316,7 +323,11 @@ export async function previewHub(core, spec, io) {
   }
   files.push(...(await sentenceFiles(at, config, io)));
   if (index) files.push({ ...index, kind: 'index' });
-  for (const s of shards) files.push({ path: s.path, size: s.size, etag: s.etag, kind: 'weights' });
+  for (const s of shards) {
+    const entry = { path: s.path, size: s.size, etag: s.etag, kind: 'weights' };
+    HEADS.set(entry, s.head);
+    files.push(entry);
+  }
   return summary({ repo, revision, commit, endpoint, config, text, files, shards }, core, io);
 }
 

@@ -4,7 +4,7 @@ import { fail, describe, isCount, checkCount, checkConfig, unwrap } from './chec
 import { checkFiles } from './files.js';
 import { htmlMessage, openCursor, readingState, readText, STALL_TIMEOUT } from './cursor.js';
 import { loadTokenizer } from './tokenizer.js';
-import { hubApi, HUB_OPTIONS } from './hub-store.js';
+import { hubApi } from './hub-store.js';
 import { POOLS } from './protocol.js';
 
 const WEIGHTS = 'model.safetensors',
@@ -229,28 +229,8 @@ export function modelsApi({ core, own, release, withBytes }) {
     }
   }
 
-  // {hub: 'owner/name', revision, endpoint, ...} (hub-store.js): its files from the store or the Hub, then loaded;
-  // onProgress's reports say their phase ('download', then 'load'). model.hub: where it came from.
-  async function loadFromHub(source, options) {
-    const merged = { ...source, ...(options === undefined ? {} : options) };
-    checkConfig(merged, 'loadModel({hub}) options', HUB_OPTIONS);
-    const { onProgress, signal, stallTimeout } = merged;
-    const say = (phase) => onProgress && ((p) => onProgress({ ...p, phase }));
-    const got = await hub.downloadHubModel({ ...merged, onProgress: say('download') });
-    const top = got.files.filter((f) => !f.name.includes('/')); // 1_Pooling/config.json is the page's, not the core's
-    const model = await loadModel(top, { onProgress: say('load'), signal, stallTimeout });
-    const p = got.preview;
-    model.hub = Object.freeze({
-      repo: p.repo,
-      revision: p.revision,
-      commit: p.commit,
-      endpoint: p.endpoint,
-      fromStore: p.stored,
-      stored: got.stored,
-      storeError: got.storeError,
-    });
-    return model;
-  }
+  // {hub: 'owner/name', revision, endpoint, ...}: hub-store.js's loadHubModel, which loads the files with loadModel.
+  const loadFromHub = (source, options) => hub.loadHubModel(source, options, loadModel);
 
   // A loaded checkpoint: info, warnings (what of the files it does not use), tokenize, forward, dispose (its memory,
   // weights and activations cache, back to the core).

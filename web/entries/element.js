@@ -15,10 +15,11 @@
 // switches (a theme toggle's class or data-theme on <html> or <body>, or the system's setting).
 // preset="train-…" mounts the training lab (web/lab/: createLab) the same way, its trainer-<build>.js from the same
 // folder; the links between the page and the lab switch the element between them.
-// model="checkpoints/minilm/" mounts the model page (web/models/: createModelPage) for that checkpoint folder, relative to
-// the host page as models.html's model= is to it (on the page's own host), with text, layer, head and theme as
-// attributes; a folder dropped on the element loads there. A changed model or text attribute loads or runs it in place;
-// element.mhaExplorer is the model page's script API (ready, getWeights, getTokens, set, load, ablate, …).
+// model="checkpoints/minilm/" mounts the model page (web/models/: createModelPage) for that checkpoint folder, relative
+// to the host page as models.html's model= is to it (on the page's own host; menu="…json" too: a menu of models), with
+// text, layer, head and theme as attributes; a folder dropped on the element loads there. A changed model or text
+// attribute loads or runs it in place; element.mhaExplorer is the model page's script API (ready, getWeights,
+// getTokens, set, load, ablate, …).
 // An <iframe> of the page stays where a host needs one: the `src` attribute (a page of the host's choice) and
 // mode="iframe". Such an iframe sizes itself from the height the page
 // posts; for page files on another origin (a CDN serves .html as text/plain, which an iframe shows as text) the
@@ -40,7 +41,7 @@ import MODELS_STYLE from '../models/models.css';
 // The page's URL parameters (state/page.js), then the training lab's (preset=train-… opens the lab).
 const PARAMS = names(PAGE_PROPS, LAB_PROPS).filter((n) => n !== 'embed');
 // The model page's parameters (web/models/context.js) that an element takes; model="…" opens the model page.
-const MODEL_PARAMS = ['model', 'hub', 'text', 'layer', 'head', 'theme'];
+const MODEL_PARAMS = ['model', 'hub', 'menu', 'text', 'layer', 'head', 'theme'];
 const HOST_STYLE =
   ':host{display:block;min-width:280px}iframe{display:block;width:100%;border:0;' +
   'border-radius:10px;box-shadow:0 0 0 1px rgba(0,0,0,.12)}iframe[hidden]{display:none}p.mhx-missing{font:14px/1.4 system-ui,sans-serif;color:#a33}' +
@@ -87,7 +88,7 @@ const ElementBase = typeof HTMLElement === 'function' ? HTMLElement : class {};
 
 class MhaExplorerElement extends ElementBase {
   static get observedAttributes() {
-    return PARAMS.concat(['src', 'base', 'height', 'mode', 'model', 'hub', 'layer']);
+    return PARAMS.concat(['src', 'base', 'height', 'mode', 'model', 'hub', 'menu', 'layer']);
   }
 
   connectedCallback() {
@@ -191,7 +192,7 @@ class MhaExplorerElement extends ElementBase {
       folder = this.folder(),
       src = this.getAttribute('src');
     // model="…" mounts the model page in place (its folder is the host page's: mode="iframe" does not apply)
-    const models = !src && this.hasAttribute('model');
+    const models = !src && (this.hasAttribute('model') || this.hasAttribute('menu'));
     const framed = !!src || (this.getAttribute('mode') === 'iframe' && !models),
       lab = /^train-/.test(q.get('preset') || '');
     if (!src && !folder) {

@@ -4,6 +4,7 @@
 // the next visit), and loading.js's loadFiles loads them as a dropped folder's. The Hub's address: hub= (HF_ENDPOINT's
 // role). mountHub(ctx, loading) wraps loading.loadFromURL so that an hf: value comes here.
 import { el } from '../widgets/dom.js';
+import { mountMenu } from './menu.js';
 
 export const ASK_ABOVE = 200e6; // a download above this many bytes waits for the Download button
 const mb = (n) => (n / 1e6).toFixed(n < 1e7 ? 1 : 0) + ' MB';
@@ -69,6 +70,7 @@ export function mountHub(ctx, loading, params) {
   const ui = markup(ctx);
   const endpoint = params.get('hub') || undefined;
   const hub = { ctx, loading, ui, endpoint, preview: null };
+  hub.open = (value, auto) => openHub(hub, value, auto);
   const fromURL = loading.loadFromURL;
   loading.loadFromURL = (value) => (isHubValue(value) ? openHub(hub, value, true) : fromURL(value));
   ui.box.addEventListener('submit', (e) => {
@@ -80,6 +82,7 @@ export function mountHub(ctx, loading, params) {
     if (hub.preview) ctx.track(download(hub, hub.preview)).catch(() => {});
   });
   ui.stored.addEventListener('toggle', () => ui.stored.open && listStored(hub));
+  if (params.get('menu')) hub.menu = mountMenu(hub, params.get('menu')); // menu.js: an instructor's index.json
   return { preview: (v) => openHub(hub, v, false), refreshStored: () => listStored(hub) };
 }
 
