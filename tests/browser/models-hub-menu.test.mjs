@@ -97,7 +97,10 @@ test('menu=: the entries listed, a folder previewed and opened with its weights,
   );
   assert.equal(await g.page.$('[data-part="hub-menu"] img'), null, 'nothing of the file written as HTML');
   await g.page.click('[data-part="hub-menu"] button');
-  await g.page.waitForFunction(() => (window.mhaExplorer.getInfo() || {}).modelType === 'gpt2');
+  // The model's forward runs in its worker: the weights come after getInfo() does.
+  await g.page.waitForFunction(
+    () => (window.mhaExplorer.getInfo() || {}).modelType === 'gpt2' && window.mhaExplorer.getWeights() !== null,
+  );
   assert.deepEqual(await g.page.evaluate(() => Array.from(window.mhaExplorer.getWeights().data)), want);
   await g.page.selectOption('[data-part="hub-menu"] select', '1');
   await g.page.waitForFunction(() =>
