@@ -2,7 +2,7 @@
 // bar and Cancel, the model's facts in the side panel, the repeated sequence's scores, the text shown. A failed or
 // cancelled load says why and keeps the model shown. ctx: context.js's.
 import { el } from '../widgets/dom.js';
-import { loadCore } from './engine.js';
+import { loadCore, coreThreads } from './engine.js';
 import { pickCheckpoint, folderURL, filesFromFolder } from './files.js';
 import { readVocabulary } from './vocab.js';
 import { render, computeRepeat } from './forward.js';
@@ -27,7 +27,7 @@ export function createLoading(ctx, base = '') {
 function startCore(ctx, base) {
   const core = loadCore(base).then(
     (M) => {
-      ctx.status('Ready: drop a model folder on the page.');
+      ctx.status('Ready (' + coreThreads + '): drop a model folder on the page.');
       return M;
     },
     (err) => {
@@ -129,7 +129,7 @@ function show(ctx, model, { vocab, source, shards, sentence }) {
   showInfo(ctx, shards);
   computeRepeat(ctx);
   render(ctx);
-  ctx.status('Loaded ' + (source.folder || 'the model') + '.');
+  ctx.status('Loaded ' + (source.folder || 'the model') + ' (' + coreThreads + ').');
 }
 
 // model=: a folder next to the page, downloaded (with the progress bar and Cancel) then loaded.

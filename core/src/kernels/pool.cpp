@@ -150,8 +150,8 @@ std::atomic<std::size_t> g_size{1};  // pool().size(), read without touching the
 std::size_t max_threads() {
 #if defined(MHA_POOL_THREADS)
 #if defined(__EMSCRIPTEN__)
-  // The pthread workers the page started (wasm/CMakeLists.txt's PTHREAD_POOL_SIZE): more would start late.
-  const std::size_t cores = MHA_PTHREAD_POOL + 1;
+  // The JS API clamps to the pthread workers the page started (Module.mhaPthreads + 1): more would start late.
+  const std::size_t cores = 16;
 #else
   const std::size_t cores = kCap;  // natively any size (more threads than cores only share them)
 #endif
