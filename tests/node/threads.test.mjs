@@ -45,6 +45,9 @@ test('the pool: threads as asked, setThreads clamped to the workers started, bad
   assert.equal(M.setThreads(9), 3);
   assert.throws(() => M.setThreads(0), /whole number >= 1/);
   await assert.rejects(load(THREADED, { threads: 1.5 }), /whole number from 1 to 64/);
+  const one = await load(THREADED, { threads: 1 }); // one worker is started all the same (none would hang the start)
+  assert.equal(one.threads, 1);
+  assert.equal(one.setThreads(2), 2);
   const single = await load(join(DIST, 'mha.js'), { threads: 4 });
   assert.equal(single.threads, 1, 'a build without threads runs one');
   assert.equal(single.setThreads(4), 1);

@@ -88,12 +88,14 @@ function hostCores() {
 export default async function createMhaModule(moduleOverrides) {
   const overrides = moduleOverrides || {}; // Emscripten's module object itself (tests read its bindings)
   const wanted = threadsWanted(overrides);
-  // dist/mha-threads.js starts this many pthread workers before the core runs (its PTHREAD_POOL_SIZE); others ignore it
-  overrides.mhaPthreads = wanted - 1;
+  // dist/mha-threads.js starts these pthread workers before the core runs (its PTHREAD_POOL_SIZE; with none its
+  // start would wait for ever); the other builds ignore it
+  overrides.mhaPthreads = Math.max(1, wanted - 1);
   const core = await createMhaCore(overrides);
   readProtocol(core);
-  const pool = core.setThreads(wanted);
+  core.setThreads(wanted);
   if (core.mhaUnrefWorkers) core.mhaUnrefWorkers(); // Node: the pthread workers do not hold the process
   if (overrides.splitThreshold !== undefined) core.setSplitThreshold(overrides.splitThreshold); // tests: split every call
+  const pool = overrides.mhaPthreads + 1;
   return wrap(core, pool);
 }
