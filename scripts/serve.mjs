@@ -4,7 +4,11 @@
 //                                            maps paths to HTML served besides dir (host pages); cdn: serve
 //                                            as public npm CDNs do (jsDelivr, unpkg): .html as text/plain,
 //                                            any origin may fetch (Access-Control-Allow-Origin: *), nosniff;
-//                                            headers are sent with every answer (a Content-Security-Policy)
+//                                            headers are sent with every answer (a Content-Security-Policy);
+//                                            isolated: true sends COOP same-origin + COEP require-corp (the page is
+//                                            cross-origin isolated: the threaded core, docs/hosting.md), 'document'
+//                                            Document-Isolation-Policy instead (a page in another site's frame)
+//   node scripts/serve.mjs DIR [PORT] --not-isolated   without those headers (the command line sends COOP/COEP)
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
@@ -21,8 +25,17 @@ const TYPES = {
   '.json': 'application/json',
 };
 
-export function serve(dir, { port = 0, extra = {}, cdn = false, headers = {} } = {}) {
+// The headers that make a page cross-origin isolated (isolated: true), or only this document ('document': Chromium's
+// Document-Isolation-Policy, which a page inside a course platform's frame can send for itself).
+export function isolationHeaders(isolated) {
+  if (isolated === 'document') return { 'document-isolation-policy': 'isolate-and-require-corp' };
+  if (!isolated) return {};
+  return { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+}
+
+export function serve(dir, { port = 0, extra = {}, cdn = false, headers = {}, isolated = false } = {}) {
   const root = resolve(dir);
+  headers = { ...isolationHeaders(isolated), ...headers };
   const server = createServer(async (req, res) => {
     let path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
     if (extra[path] !== undefined) {
@@ -41,7 +54,13 @@ export function serve(dir, { port = 0, extra = {}, cdn = false, headers = {} } =
         cdn && extname(file) === '.html'
           ? 'text/plain; charset=utf-8'
           : TYPES[extname(file)] || 'application/octet-stream';
-      const cors = cdn ? { 'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff' } : {};
+      const cors = cdn
+        ? {
+            'access-control-allow-origin': '*',
+            'cross-origin-resource-policy': 'cross-origin',
+            'x-content-type-options': 'nosniff',
+          }
+        : {};
       res.writeHead(200, { ...headers, 'content-type': type, 'cache-control': 'no-store', ...cors }).end(body);
     } catch {
       res.writeHead(404, headers).end('not found');
@@ -56,6 +75,8 @@ export function serve(dir, { port = 0, extra = {}, cdn = false, headers = {} } =
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { origin } = await serve(process.argv[2] || 'dist', { port: Number(process.argv[3] || 8000) });
-  console.log(`MHA Explorer: ${origin}/`);
+  const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const isolated = !process.argv.includes('--not-isolated');
+  const { origin } = await serve(args[0] || 'dist', { port: Number(args[1] || 8000), isolated });
+  console.log(`MHA Explorer: ${origin}/` + (isolated ? ' (cross-origin isolated: COOP/COEP)' : ''));
 }

@@ -19,6 +19,10 @@ declare namespace createMhaModule {
     printErr?: (text: string) => void;
     /** A module compiled before (another instance's `wasmModule`): instantiated without compiling again. */
     wasmModule?: WebAssembly.Module;
+    /** Threads of the kernels' pool (dist/mha-threads.js starts threads - 1 pthread workers; other builds run 1). Default: the host's cores, at most 8. */
+    threads?: number;
+    /** The least multiply-adds a call splits across threads (default 262144); tests set 0 to split every call. */
+    splitThreshold?: number;
     [key: string]: unknown;
   }
 
@@ -292,6 +296,8 @@ declare namespace createMhaModule {
     dtype: 'F32' | 'F16' | 'BF16';
     /** The weights' bytes in the core's memory. */
     weightBytes: number;
+    /** Threads the forward runs on (the module's `threads`, read when asked). */
+    readonly threads: number;
   }
 
   interface ModelForwardOptions {
@@ -804,6 +810,10 @@ declare namespace createMhaModule {
     viewError(): string;
     /** Bytes of the wasm heap. */
     memoryStats(): { heapUsed: number; heapSize: number };
+    /** Threads of the kernels' pool: 1 but in dist/mha-threads.js. */
+    readonly threads: number;
+    /** Sets the pool's size, at most the threads the module started with; returns the size set. Results do not depend on it. */
+    setThreads(n: number): number;
   }
 }
 

@@ -121,6 +121,17 @@ val protocol() {
 
 std::string js_implementation() { return mha::kernels::implementation(); }
 
+// The kernels' pool (mha/kernels.hpp's Threads): its size, set once the page's pthread workers are there
+// (wasm/api/index.js clamps to them); 1 in a build without threads.
+double js_threads() { return static_cast<double>(mha::kernels::threads()); }
+void js_set_split_threshold(double madds) {
+  if (std::isfinite(madds) && madds >= 0) mha::kernels::set_split_threshold(static_cast<std::size_t>(madds));
+}
+double js_set_threads(double n) {
+  const double whole = std::isfinite(n) && n >= 1 ? std::floor(n) : 1;
+  return static_cast<double>(mha::kernels::set_threads(static_cast<std::size_t>(std::min(whole, 1024.0))));
+}
+
 val js_memory_stats() {
   const struct mallinfo info = mallinfo();
   val out = val::object();
@@ -211,6 +222,9 @@ EMSCRIPTEN_BINDINGS(mha_protocol) {
   using namespace emscripten;
   function("protocol", &protocol);
   function("implementation", &js_implementation);
+  function("threads", &js_threads);
+  function("setThreads", &js_set_threads);
+  function("setSplitThreshold", &js_set_split_threshold);
   function("memoryStats", &js_memory_stats);
   function("resultSummaryAddress", &result_summary_address);
   function("resultError", &result_error);

@@ -16,7 +16,10 @@ import { modelsApi } from './models.js';
 import { installAnalysis } from './analysis.js';
 
 // The module's names, in the order they have always been listed.
-function wrap(core) {
+function wrap(core, pool) {
+  return addThreads(names(core), core, pool);
+}
+function names(core) {
   const ctx = coreContext(core);
   const tensors = tensorsApi(ctx);
   const training = trainingApi(ctx, tensors);
@@ -53,8 +56,47 @@ function wrap(core) {
   };
 }
 
+// The threads of the kernels' pool (dist/mha-threads.js; every other build runs 1): `threads` reads the size,
+// setThreads(n) sets it within the pthread workers started with the module (createMhaModule({threads})).
+function addThreads(M, core, pool) {
+  Object.defineProperty(M, 'threads', { enumerable: true, get: () => core.threads() });
+  M.setThreads = (n) => {
+    if (!Number.isInteger(n) || n < 1) throw new Error(`setThreads(n): n must be a whole number >= 1, got ${n}`);
+    const size = core.setThreads(Math.min(n, pool));
+    if (core.mhaUnrefWorkers) core.mhaUnrefWorkers();
+    return size;
+  };
+  return M;
+}
+
+// The threads a module asks for: createMhaModule({threads: n}), else the cores the host reports, at most 8.
+const MAX_DEFAULT_THREADS = 8;
+function threadsWanted(overrides) {
+  if (overrides.threads !== undefined) {
+    if (!Number.isInteger(overrides.threads) || overrides.threads < 1 || overrides.threads > 64)
+      throw new Error(`createMhaModule({threads}): a whole number from 1 to 64, got ${overrides.threads}`);
+    return overrides.threads;
+  }
+  return Math.max(1, Math.min(hostCores(), MAX_DEFAULT_THREADS));
+}
+function hostCores() {
+  if (typeof navigator === 'object' && navigator && navigator.hardwareConcurrency) return navigator.hardwareConcurrency;
+  const load = typeof require === 'function' ? require : null; // Node 20 has no navigator (not a bundler's import)
+  const os = load ? load('os') : null;
+  return os ? (os.availableParallelism ? os.availableParallelism() : os.cpus().length) : 1;
+}
+
 export default async function createMhaModule(moduleOverrides) {
-  const core = await createMhaCore(moduleOverrides || {});
+  const overrides = moduleOverrides || {}; // Emscripten's module object itself (tests read its bindings)
+  const wanted = threadsWanted(overrides);
+  // dist/mha-threads.js starts these pthread workers before the core runs (its PTHREAD_POOL_SIZE; with none its
+  // start would wait for ever); the other builds ignore it
+  overrides.mhaPthreads = Math.max(1, wanted - 1);
+  const core = await createMhaCore(overrides);
   readProtocol(core);
-  return wrap(core);
+  core.setThreads(wanted);
+  if (core.mhaUnrefWorkers) core.mhaUnrefWorkers(); // Node: the pthread workers do not hold the process
+  if (overrides.splitThreshold !== undefined) core.setSplitThreshold(overrides.splitThreshold); // tests: split every call
+  const pool = overrides.mhaPthreads + 1;
+  return wrap(core, pool);
 }

@@ -215,7 +215,10 @@ export function modelsApi({ core, own, release, withBytes }) {
       await fillWeights(plan, byName, onProgress, io);
       const unused = unwrap(loading.unusedLayers());
       handle = unwrap(loading.finish());
-      const info = Object.freeze(handle.info());
+      // threads: the kernels' pool that runs its forward (index.js's setThreads), read when asked
+      const info = Object.freeze(
+        Object.defineProperty(handle.info(), 'threads', { enumerable: true, get: core.threads }),
+      );
       const tokenizer = await loadTokenizer(byName, info, io);
       io.stop();
       const model = new Model(handle, info, tokenizer, unusedLayersWarnings(unused, info));

@@ -32,3 +32,35 @@ export function implementationName(impl) {
     'WebAssembly (scalar, no SIMD)'
   );
 }
+
+// Why this page cannot run the threaded build (dist/mha-threads.js: SIMD128 with pthreads, one SharedArrayBuffer
+// heap), or null when it can. Browsers give SharedArrayBuffer only to a cross-origin isolated page.
+export function threadsBlocked() {
+  const isolated = typeof crossOriginIsolated === 'boolean' && crossOriginIsolated;
+  if (!isolated || typeof SharedArrayBuffer !== 'function') {
+    const local = typeof location === 'object' && location.protocol === 'file:';
+    return (
+      'the page is not cross-origin isolated' +
+      (local
+        ? ' (a file:// page never is): open it from a web server'
+        : ': its server did not send Cross-Origin-Opener-Policy: same-origin with Cross-Origin-Embedder-Policy: require-corp') +
+      ' to compute on every core (docs/hosting.md)'
+    );
+  }
+  if (!supports(SIMD_PROBE)) return 'this browser has no WebAssembly SIMD, which the threaded core needs';
+  return null;
+}
+
+// The threads a page asks for: ?threads=N (1 to MAX_THREADS), else navigator.hardwareConcurrency, capped.
+export const MAX_THREADS = 8;
+export function threadsWanted(query) {
+  const asked = Number(new URLSearchParams(query || '').get('threads'));
+  if (Number.isInteger(asked) && asked >= 1) return Math.min(asked, MAX_THREADS);
+  const cores = (typeof navigator === 'object' && navigator.hardwareConcurrency) || 1;
+  return Math.max(1, Math.min(cores, MAX_THREADS));
+}
+
+// The status line's words for the threads a core runs: "4 threads", or "1 thread: why".
+export function threadsText(count, note) {
+  return count > 1 ? count + ' threads' : '1 thread' + (note ? ': ' + note : '');
+}

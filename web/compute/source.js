@@ -7,7 +7,7 @@
 // base64 (a build whose glue equals an earlier one's names that build: glueOf; a part carried as a delta against
 // another build's: {of, ops}, web/build.mjs's deltaOf). coreText(build) puts them back together (DecompressionStream), once per build, and the page's
 // script, its forward workers and the lab's training workers all start from that one text (blob: URLs).
-import { BUILDS } from './features.js';
+import { BUILDS, threadsBlocked, threadsWanted } from './features.js';
 import { bytesOf } from '../state/base64.js';
 
 const inline = (typeof window !== 'undefined' && window.MHA_INLINE) || null;
@@ -272,27 +272,68 @@ export function firstBuild(attempt, where) {
 
 let pageBuild = null; // the build whose script defined this page's createMhaModule (its workers import the same)
 
+// How long the threaded core may take to start its pthread workers before the page falls back to one thread (a
+// worker that cannot start, blocked or missing, would otherwise leave the module waiting for it forever); a test sets
+// window.mhaThreadsStartMs.
+export const THREADS_START_MS = 20000;
+
+// The threaded build's module: its script, then createMhaModule({threads}) raced against THREADS_START_MS.
+function startThreaded(base, threads) {
+  return loadCoreScript('mha-threads', base).then(() => {
+    const ms = window.mhaThreadsStartMs || THREADS_START_MS;
+    let timer;
+    const late = new Promise((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error('its Web Workers did not start within ' + ms / 1000 + ' s')), ms);
+    });
+    // window.mhaSplitThreshold: a test's, to split every call of a tiny model (wasm/api/index.js's splitThreshold)
+    const started = window.createMhaModule({ threads, splitThreshold: window.mhaSplitThreshold });
+    return Promise.race([started, late]).finally(() => clearTimeout(timer));
+  });
+}
+
 // The core as this page's classic script, of the first build whose script loads and whose module starts (a page that
-// has createMhaModule already uses it), and its module → a promise of {M (createMhaModule()'s module), build}. page,
-// oneFile: as firstBuild's.
-/** @param {string} base @param {string} page @param {string} oneFile */
-export function loadPageCore(base, page, oneFile) {
-  const start = (build) =>
-    loadCoreScript(build, base).then(() => {
+// has createMhaModule already uses it), and its module → a promise of {M (createMhaModule()'s module), build,
+// threads: {count, note}}. page, oneFile: as firstBuild's. options.threads: try dist/mha-threads.js first when the page
+// is cross-origin isolated (features.js's threadsBlocked); note says why the core runs one thread.
+/** @param {string} base @param {string} page @param {string} oneFile @param {{threads?: boolean}} [options] */
+export function loadPageCore(base, page, oneFile, options = {}) {
+  const blocked = !options.threads ? null : inline ? 'a one-file page carries no threaded core' : threadsBlocked();
+  const wanted = threadsWanted(typeof location === 'object' ? location.search : '');
+  let note = options.threads ? blocked : null;
+  const start = (build) => {
+    if (build === 'mha-threads')
+      return startThreaded(base, wanted).then(
+        (M) => ((pageBuild = build), M),
+        (err) => {
+          note =
+            'the threaded core did not start (' + (err.missingFile ? 'mha-threads.js is missing' : err.message) + ')';
+          throw new Error(note);
+        },
+      );
+    return loadCoreScript(build, base).then(() => {
       pageBuild = build;
       return window.createMhaModule();
     });
+  };
+  const builds = options.threads && !blocked && wanted > 1 ? ['mha-threads'].concat(CORE_BUILDS) : CORE_BUILDS;
   const core =
     typeof window.createMhaModule === 'function'
       ? Promise.resolve()
           .then(() => window.createMhaModule())
           .then((value) => ({ value, build: pageBuild || CORE_BUILDS[0] }))
-      : firstBuild(start, { page, oneFile, base }).catch((err) => {
+      : firstBuild(start, { page, oneFile, base, builds }).catch((err) => {
           const what = err.allMissing ? 'load' : 'start';
           throw new Error('MHA Explorer could not ' + what + ' its WebAssembly core: ' + err.message);
         });
   return core.then(
-    ({ value, build }) => ({ M: value, build }),
+    ({ value, build }) => {
+      const count = value.threads || 1;
+      if (count === 1 && !note && options.threads && wanted === 1)
+        note = /[?&]threads=/.test(location.search)
+          ? 'the address asks for one (threads=1)'
+          : 'the browser reports one core';
+      return { M: value, build, threads: { count, note: count > 1 ? null : note } };
+    },
     (err) => {
       throw new Error(explain(err));
     },

@@ -2,7 +2,7 @@
 // bar and Cancel, the model's facts in the side panel, the repeated sequence's scores, the text shown. A failed or
 // cancelled load says why and keeps the model shown. ctx: context.js's.
 import { el } from '../widgets/dom.js';
-import { loadCore, buildOf } from './engine.js';
+import { loadCore, buildOf, coreThreads } from './engine.js';
 import { createModelHost } from './model-host.js';
 import { pickCheckpoint, folderURL, filesFromFolder } from './files.js';
 import { readVocabulary } from './vocab.js';
@@ -32,7 +32,7 @@ export function createLoading(ctx, base = '') {
 function startCore(ctx, base) {
   const core = loadCore(base).then(
     (M) => {
-      ctx.status('Ready: drop a model folder on the page.');
+      ctx.status('Ready (' + coreThreads + '): drop a model folder on the page.');
       return M;
     },
     (err) => {
@@ -138,7 +138,7 @@ async function show(ctx, model, { vocab, source, shards, sentence }) {
   await computeRepeat(ctx);
   if (S.model !== model) return;
   await render(ctx);
-  ctx.status('Loaded ' + (source.folder || 'the model') + '.');
+  ctx.status('Loaded ' + (source.folder || 'the model') + ' (' + coreThreads + ').');
 }
 
 // model=: a folder next to the page, downloaded (with the progress bar and Cancel) then loaded.

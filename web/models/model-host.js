@@ -103,7 +103,7 @@ function startWorker(text, wasmModule) {
 const cancelled = () => Object.assign(new Error('cancelled'), { cancelled: true });
 
 export function createModelHost({ M, build, base = '' }) {
-  const h = { worker: null, ready: null, files: null, model: null, local: false, note: '', generation: 0 };
+  const h = { build, worker: null, ready: null, files: null, model: null, local: false, note: '', generation: 0 };
   // → a promise of the worker, its core started (made on demand; a new one after Cancel)
   h.open = () => {
     if (h.ready) return h.ready;
@@ -151,6 +151,7 @@ export function createModelHost({ M, build, base = '' }) {
 // o: {onProgress, signal, texts: {tokenizer, tokenizerConfig} (the page's copies of tokenizer.json and its config)}.
 async function load(h, M, files, o) {
   const args = { files: files.map(portable) };
+  if (h.build === 'mha-threads') return loadHere(h, M, files, o, null); // its pthreads start from the page only
   let w;
   try {
     w = await h.open();
@@ -174,9 +175,10 @@ async function loadHere(h, M, files, o, why) {
   if (h.model && h.local) h.model.dispose();
   h.local = true;
   h.note =
-    'The model runs on the page’s own thread (its worker did not start: ' +
-    explain(why) +
-    '): a long text holds the page while it computes, and Cancel cannot stop it.';
+    (why
+      ? 'The model runs on the page’s own thread (its worker did not start: ' + explain(why) + ')'
+      : 'The model runs on the page’s own thread with the threaded core (its threads start from the page, not from a worker)') +
+    ': a long text holds the page while it computes, and Cancel cannot stop it.';
   h.model = new LocalModel(model);
   return h.model;
 }

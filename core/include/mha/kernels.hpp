@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace mha::kernels {
@@ -142,6 +143,46 @@ void f32_gemm_nt_w(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 // GPT-2's Conv1D with a stored weight W [K, N]: C[M,N] = A[M,K] · W (+ bias[N]).
 void f32_gemm_nn_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const weight_matrix& W,
                    const float* bias, float* C, std::size_t ldc);
+
+// ---- Threads: one fixed-size pool (core/src/kernels/pool.cpp) ------------------------------------------
+// The model forward's GEMMs with a stored weight (f32_gemm_nt_w, f32_gemm_nn_w) split their columns into
+// blocks of whole kColumnGrain columns, and the model attention its heads: every output element is summed by
+// one thread in the one-thread order, so results are bit-identical whatever the number of threads.
+// Without threads (a wasm build without pthreads) the pool is one thread and set_threads(n) keeps 1.
+
+// The most threads this build can run: 1 without threads, natively 64, in the threaded wasm build its
+// pthread workers and the caller (wasm/CMakeLists.txt's MHA_PTHREAD_POOL).
+std::size_t max_threads();
+// The threads the pool runs (the caller's included), 1 at start.
+std::size_t threads();
+// Sets the pool's size, clamped to [1, max_threads()]; returns the size set. Not during a parallel call.
+std::size_t set_threads(std::size_t n);
+// GEMMs of fewer multiply-adds than this run on one thread (a split costs a wake-up); tests set 0.
+std::size_t split_threshold();
+void set_split_threshold(std::size_t madds);
+// Column blocks start at multiples of this: the SIMD kernels' panels (8) and GEMV blocks (16), Eigen's (4, 8).
+constexpr std::size_t kColumnGrain = 16;
+
+namespace detail {
+// Whether a parallel_for here runs inline: one thread, or already inside a parallel call.
+bool run_inline();
+// Runs fn(ctx, i) for every i < n on the pool, the caller taking items too; returns when all are done.
+void run_parallel(std::size_t n, void (*fn)(void*, std::size_t), void* ctx);
+}  // namespace detail
+
+// f(i) for i in [0, n), on the pool's threads when the call's work (multiply-adds) reaches split_threshold();
+// each i once. f must not throw (an exception in a worker would end the program): the callers compute
+// kernels only.
+template <class F>
+void parallel_for(std::size_t n, std::size_t work, F&& f) {
+  if (n <= 1 || detail::run_inline() || work < split_threshold()) {
+    for (std::size_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+  using Fn = std::remove_reference_t<F>;
+  detail::run_parallel(
+      n, [](void* c, std::size_t i) { (*static_cast<Fn*>(c))(i); }, const_cast<void*>(static_cast<const void*>(&f)));
+}
 
 // Name of the implementation chosen at compile time: "wasmsimd" (SIMD128 kernels), "eigen" (native
 // build with Eigen: GEMMs and the attention's products through Eigen, softmax scalar) or "scalar".

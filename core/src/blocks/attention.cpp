@@ -100,13 +100,13 @@ void attention_context(const Attention& a, const float* x, std::size_t T, const 
         for (std::size_t i = 0; i < hd; ++i) p.q[t * p.ldq + h * p.hs + i] /= root;
   }
   std::fill(context, context + T * H * hd, 0.0f);
-  for (std::size_t h = 0; h < H; ++h) {
+  kernels::parallel_for(H, H * T * T * hd, [&](std::size_t h) {  // one head per thread at a time
     const std::size_t kv = h / group;  // repeat_kv: query head h reads key/value head h / group
     float* P = probs + h * T * T;      // [T, T]
     head_probs(a, p.q + h * p.hs, p.ldq, p.k + kv * p.hs, p.ldkv, T, P);
-    if (head_off[h]) continue;  // switched off: its slice of the merged output stays 0
+    if (head_off[h]) return;  // switched off: its slice of the merged output stays 0
     kernels::f32_gemm_nn(T, hd, T, P, T, p.v + kv * p.hs, p.ldkv, context + h * hd, H * hd);
-  }
+  });
 }
 
 std::vector<TraceStep> attention_trace(const Attention& a, std::size_t T, std::size_t D, int layer) {

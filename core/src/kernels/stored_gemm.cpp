@@ -13,7 +13,8 @@ namespace {
 // Weight rows (nn.Linear) or columns (Conv1D) per widened tile: 64 × K floats of scratch.
 constexpr std::size_t kTile = 64;
 
-// Scratch for one tile; one thread per wasm instance (see f32_wasmsimd.cpp), thread_local natively.
+// Scratch for one tile, per thread (the pool's threads widen tiles side by side); a plain static in a wasm
+// build without threads (see f32_wasmsimd.cpp).
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 static std::vector<float> t_tile;
 #else
@@ -50,36 +51,72 @@ void widen_tile(const weight_matrix& w, std::size_t r0, std::size_t rows, std::s
   }
 }
 
+namespace {
+
+std::size_t madds(std::size_t M, std::size_t N, std::size_t K) { return M * N * std::max<std::size_t>(K, 1); }
+
+// The column blocks of an N-column GEMM, about one per thread: each starts at a multiple of kColumnGrain (so
+// every kernel's panels and GEMV blocks fall where one call puts them) and the last takes the rest, so no block
+// is narrower than `width` (natively Eigen runs a product of rows + depth + columns < 20 coefficient by
+// coefficient, and one column as a GEMV: other sums). One block when the GEMM is small or there is one thread.
+struct ColumnBlocks {
+  std::size_t width, count;
+  ColumnBlocks(std::size_t M, std::size_t N, std::size_t K) : width(N), count(1) {
+    const std::size_t t = threads();
+    if (t < 2 || N < 2 * kColumnGrain || madds(M, N, K) < split_threshold()) return;
+    const std::size_t w = std::max(kColumnGrain, (N + t - 1) / t / kColumnGrain * kColumnGrain);
+    if (M + K + w < 20) return;
+    width = w;
+    count = N / w;
+  }
+  std::size_t begin(std::size_t i) const { return i * width; }
+  std::size_t end(std::size_t i, std::size_t N) const { return i + 1 == count ? N : (i + 1) * width; }
+};
+
+}  // namespace
+
 void f32_gemm_nt_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const weight_matrix& W,
                    const float* bias, float* C, std::size_t ldc) {
+  if (M == 0 || N == 0) return;
   if (W.type == wtype::f32) {
-    f32_gemm_nt(M, N, K, 1.0f, A, lda, f32_rows(W), W.ld, bias, C, ldc);
+    const ColumnBlocks b(M, N, K);
+    parallel_for(b.count, madds(M, N, K), [&](std::size_t i) {
+      const std::size_t n0 = b.begin(i), nb = b.end(i, N) - n0;
+      f32_gemm_nt(M, nb, K, 1.0f, A, lda, f32_rows(W) + n0 * W.ld, W.ld, bias ? bias + n0 : nullptr, C + n0, ldc);
+    });
     return;
   }
-  if (M == 0 || N == 0) return;
-  float* tile = tile_scratch(kTile * K);
-  for (std::size_t n0 = 0; n0 < N; n0 += kTile) {
-    const std::size_t nb = std::min(kTile, N - n0);
-    widen_tile(W, n0, nb, 0, K, tile);  // W[n0 : n0 + nb, :] as float [nb, K]
-    f32_gemm_nt(M, nb, K, 1.0f, A, lda, tile, K, bias ? bias + n0 : nullptr, C + n0, ldc);
-  }
+  const auto tile = [&](std::size_t i) {  // W[n0 : n0 + nb, :] widened as float [nb, K]
+    const std::size_t n0 = i * kTile, nb = std::min(kTile, N - n0);
+    float* t = tile_scratch(kTile * K);
+    widen_tile(W, n0, nb, 0, K, t);
+    f32_gemm_nt(M, nb, K, 1.0f, A, lda, t, K, bias ? bias + n0 : nullptr, C + n0, ldc);
+  };
+  const std::size_t tiles = (N + kTile - 1) / kTile;
+  parallel_for(tiles, madds(M, N, K), tile);
 }
 
 void f32_gemm_nn_w(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const weight_matrix& W,
                    const float* bias, float* C, std::size_t ldc) {
   if (M == 0 || N == 0) return;
   if (W.type == wtype::f32) {
-    f32_gemm_nn(M, N, K, A, lda, f32_rows(W), W.ld, C, ldc);
-    add_bias(M, N, bias, C, ldc);
+    const ColumnBlocks b(M, N, K);
+    parallel_for(b.count, madds(M, N, K), [&](std::size_t i) {
+      const std::size_t n0 = b.begin(i), nb = b.end(i, N) - n0;
+      f32_gemm_nn(M, nb, K, A, lda, f32_rows(W) + n0, W.ld, C + n0, ldc);
+      add_bias(M, nb, bias ? bias + n0 : nullptr, C + n0, ldc);
+    });
     return;
   }
-  float* tile = tile_scratch(kTile * K);
-  for (std::size_t n0 = 0; n0 < N; n0 += kTile) {
-    const std::size_t nb = std::min(kTile, N - n0);
-    widen_tile(W, 0, K, n0, nb, tile);  // W[:, n0 : n0 + nb] as float [K, nb]
-    f32_gemm_nn(M, nb, K, A, lda, tile, nb, C + n0, ldc);
+  const auto tile = [&](std::size_t i) {  // W[:, n0 : n0 + nb] widened as float [K, nb]
+    const std::size_t n0 = i * kTile, nb = std::min(kTile, N - n0);
+    float* t = tile_scratch(kTile * K);
+    widen_tile(W, 0, K, n0, nb, t);
+    f32_gemm_nn(M, nb, K, A, lda, t, nb, C + n0, ldc);
     add_bias(M, nb, bias ? bias + n0 : nullptr, C + n0, ldc);
-  }
+  };
+  const std::size_t tiles = (N + kTile - 1) / kTile;
+  parallel_for(tiles, madds(M, N, K), tile);
 }
 
 }  // namespace mha::kernels
