@@ -271,6 +271,18 @@ def ln(ch, module, x):
     return layer_norm(ch, x, param(module), param(module, "bias"), module.eps)
 
 
+def readout(x, final, weight):
+    """last_hidden_state = final(ch, x) of the last layer's output x, and the LM head (weight [V, D]) at rows pos."""
+    ch = Chain(x)
+    (hidden,) = ch.bound(final(ch, ch[0]))
+
+    def head(pos):
+        ch = Chain((x[0][pos], x[1][pos]))
+        return ch.bound(linear(ch, final(ch, ch[0]), weight))[0]
+
+    return hidden, head
+
+
 def gpt2(model, ids, heads_off):
     base, cfg = model.transformer, model.config
     T, D, H = len(ids), model.config.n_embd, model.config.n_head
@@ -288,13 +300,7 @@ def gpt2(model, ids, heads_off):
         m = lin(ch, block.mlp.c_fc, ln(ch, block.ln_2, h), conv1d=True)
         m = lin(ch, block.mlp.c_proj, activation(cfg.activation_function, ch, m), conv1d=True)
         (x,) = ch.bound(add(ch, h, m))
-    ch = Chain(x)
-    (hidden,) = ch.bound(ln(ch, base.ln_f, ch[0]))
-
-    def head(pos):
-        ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, ln(ch, base.ln_f, ch[0]), param(model.lm_head)))[0]
-
+    hidden, head = readout(x, lambda ch, y: ln(ch, base.ln_f, y), param(model.lm_head))
     return attns, hidden, head
 
 
@@ -319,13 +325,7 @@ def gpt_neo(model, ids, heads_off):
         m = lin(ch, block.mlp.c_fc, ln(ch, block.ln_2, h))
         m = lin(ch, block.mlp.c_proj, activation(cfg.activation_function, ch, m))
         (x,) = ch.bound(add(ch, h, m))
-    ch = Chain(x)
-    (hidden,) = ch.bound(ln(ch, base.ln_f, ch[0]))
-
-    def head(pos):
-        ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, ln(ch, base.ln_f, ch[0]), param(model.lm_head)))[0]
-
+    hidden, head = readout(x, lambda ch, y: ln(ch, base.ln_f, y), param(model.lm_head))
     return attns, hidden, head
 
 
@@ -352,13 +352,7 @@ def opt(model, ids, heads_off):
         h = add(ch, h, m)
         (x,) = ch.bound(h if pre else ln(ch, layer.final_layer_norm, h))
     final = (lambda ch, y: ln(ch, dec.final_layer_norm, y)) if dec.final_layer_norm is not None else (lambda ch, y: y)
-    ch = Chain(x)
-    (hidden,) = ch.bound(final(ch, ch[0]))
-
-    def head(pos):
-        ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, final(ch, ch[0]), param(model.lm_head)))[0]
-
+    hidden, head = readout(x, final, param(model.lm_head))
     return attns, hidden, head
 
 
@@ -452,13 +446,7 @@ def llama(model, ids, heads_off):
         gu = g * lin(ch, mlp.up_proj, n)
         m = lin(ch, mlp.down_proj, ch.site(gu, gu.detach().abs()))
         (x,) = ch.bound(add(ch, h, m))
-    ch = Chain(x)
-    (hidden,) = ch.bound(rms(ch, base.norm, ch[0]))
-
-    def head(pos):
-        ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, rms(ch, base.norm, ch[0]), param(model.lm_head)))[0]
-
+    hidden, head = readout(x, lambda ch, y: rms(ch, base.norm, y), param(model.lm_head))
     return attns, hidden, head
 
 
@@ -507,14 +495,8 @@ def gpt_neox(model, ids, heads_off):
             h = add(ch, a, ch[1])
             h = add(ch, mlp(ch, ln(ch, layer.post_attention_layernorm, h)), h)
         (x,) = ch.bound(h)
-    ch = Chain(x)
-    (hidden,) = ch.bound(ln(ch, base.final_layer_norm, ch[0]))
     lm_head = getattr(model, "lm_head", None) or getattr(model, "embed_out", None)  # 5.x / 4.x
-
-    def head(pos):
-        ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, ln(ch, base.final_layer_norm, ch[0]), param(lm_head)))[0]
-
+    hidden, head = readout(x, lambda ch, y: ln(ch, base.final_layer_norm, y), param(lm_head))
     return attns, hidden, head
 
 

@@ -19,21 +19,15 @@ class GptNeoX final : public Stack {
     embed_ = b.need("embed_in.weight", {c_.vocab, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
-      blocks::Layer layer;
+      blocks::Layer layer = layer_of(b, p + "input_layernorm", p + "post_attention_layernorm");
       layer.residual = c_.parallel_residual ? blocks::Residual::Parallel : blocks::Residual::PreNorm;
-      layer.norm_1 = b.norm(p + "input_layernorm", D, eps);
-      layer.norm_2 = b.norm(p + "post_attention_layernorm", D, eps);
-      layer.attn.heads = layer.attn.kv_heads = c_.heads;
-      layer.attn.head_dim = c_.head_dim;
       layer.attn.qkv = b.linear(p + "attention.query_key_value", D, 3 * D, bias);
       layer.attn.qkv_interleaved = true;
       layer.attn.o = b.linear(p + "attention.dense", D, D, bias);
-      layer.attn.causal = true;
       layer.attn.rotary_dim = c_.rotary_dim;
       layer.attn.rope_theta = c_.rope_theta;
       layer.mlp.up = b.linear(p + "mlp.dense_h_to_4h", D, c_.d_ff, true);
       layer.mlp.down = b.linear(p + "mlp.dense_4h_to_h", c_.d_ff, D, true);
-      layer.mlp.act = blocks::activation_from_name(c_.activation);
       layers_.push_back(layer);
     }
     final_norm_ = b.norm("final_layer_norm", D, eps);

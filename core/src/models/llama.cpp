@@ -18,13 +18,7 @@ class Llama final : public Stack {
     embed_ = b.need("embed_tokens.weight", {c_.vocab, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
-      blocks::Layer layer;
-      layer.norm_1 = b.norm(p + "input_layernorm", D, eps, rms);
-      layer.norm_2 = b.norm(p + "post_attention_layernorm", D, eps, rms);
-      layer.attn.heads = c_.heads;
-      layer.attn.kv_heads = c_.kv_heads;
-      layer.attn.head_dim = hd;
-      layer.attn.causal = true;
+      blocks::Layer layer = layer_of(b, p + "input_layernorm", p + "post_attention_layernorm", rms);
       layer.attn.rotary_dim = hd;
       layer.attn.rope_theta = c_.rope_theta;
       layer.attn.q = b.linear(p + "self_attn.q_proj", D, Dq, c_.attention_bias);
@@ -38,7 +32,6 @@ class Llama final : public Stack {
       layer.mlp.gate = b.linear(p + "mlp.gate_proj", D, c_.d_ff, c_.mlp_bias);
       layer.mlp.up = b.linear(p + "mlp.up_proj", D, c_.d_ff, c_.mlp_bias);
       layer.mlp.down = b.linear(p + "mlp.down_proj", c_.d_ff, D, c_.mlp_bias);
-      layer.mlp.act = blocks::activation_from_name(c_.activation);
       layers_.push_back(layer);
     }
     final_norm_ = b.norm("norm", D, eps, rms);
