@@ -145,6 +145,15 @@ def wordpiece_vocab(bert_tok, specials, vocab_size):
     return {piece: i for i, piece in enumerate(vocab[:vocab_size])}
 
 
+def sentencepiece_layout(tok):
+    """As Llama 2's and Mistral's tokenizer.json: the byte tokens <0x00>...<0xFF> ordinary vocabulary (not added
+    tokens), no pre-tokenizer (the normalizer's ▁ marks the words; the merges, trained within words, never cross one)."""
+    spec = json.loads(tok.to_str())
+    spec["added_tokens"] = [t for t in spec["added_tokens"] if not t["content"].startswith("<0x")]
+    spec["pre_tokenizer"] = None
+    return Tokenizer.from_str(json.dumps(spec))
+
+
 def train_tokenizer(kind, vocab_size):
     """A small fast tokenizer trained on CORPUS, as the families' real tokenizers are built."""
     if kind == "gpt2":
@@ -178,6 +187,15 @@ def train_tokenizer(kind, vocab_size):
         tok.decoder = decoders.ByteLevel()
         specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
         init = {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"}
+    elif kind == "sentencepiece":  # Llama 2 / Mistral's tokenizer.json: ▁ for spaces, BPE with byte fallback
+        tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
+        tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="never")  # training only
+        tok.decoder = decoders.Sequence(
+            [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
+        )
+        specials = ["<unk>", "<s>", "</s>"] + ["<0x%02X>" % b for b in range(256)]
+        init = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
     else:  # bert: WordPiece with BERT's normalizer and pre-tokenizer
         tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
         tok.normalizer = normalizers.BertNormalizer(
@@ -195,6 +213,14 @@ def train_tokenizer(kind, vocab_size):
         }
     if kind == "bert":
         tok.model = models.WordPiece(wordpiece_vocab(tok, specials, vocab_size), unk_token="[UNK]")
+    elif kind == "sentencepiece":  # the alphabet is the corpus's most frequent characters, the rest byte fallback
+        tok.train_from_iterator(
+            CORPUS,
+            trainer=trainers.BpeTrainer(
+                vocab_size=vocab_size, special_tokens=specials, show_progress=False, limit_alphabet=150
+            ),
+        )
+        tok = sentencepiece_layout(tok)
     else:
         trainer = trainers.BpeTrainer(
             vocab_size=vocab_size,
@@ -207,7 +233,7 @@ def train_tokenizer(kind, vocab_size):
         tok.post_processor = processors.TemplateProcessing(
             single="</s> $A", pair="</s> $A </s> $B", special_tokens=[("</s>", tok.token_to_id("</s>"))]
         )
-    if kind == "llama":
+    if kind in ("llama", "sentencepiece"):
         tok.post_processor = processors.TemplateProcessing(
             single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", tok.token_to_id("<s>"))]
         )
@@ -273,18 +299,32 @@ def llama_config(V, tied, theta):
     )
 
 
-def qwen2_config(V):
+def qwen2_config(V, **kw):
+    options = dict(rms_norm_eps=1e-6, rope_theta=1e6, tie_word_embeddings=True, use_sliding_window=False)
     return llama_style_config(
-        transformers.Qwen2Config,
+        transformers.Qwen2Config, V, 48, 6, bos_token_id=None, eos_token_id=0, **{**options, **kw}
+    )
+
+
+def qwen2_sliding(V):
+    """Qwen2's sliding window as 5.x expands it: layer 0 full (max_window_layers 1), layer 1 a window of 3 keys."""
+    return qwen2_config(V, use_sliding_window=True, sliding_window=3, max_window_layers=1)
+
+
+def mistral_config(V):
+    """Mistral-7B's layout at 32 wide: GQA 4 / 2, no biases, a sliding window of 4 keys on every layer (4096 of 32768
+    positions in Mistral-7B-v0.1), untied LM head."""
+    return llama_style_config(
+        transformers.MistralConfig,
         V,
-        48,
-        6,
-        rms_norm_eps=1e-6,
-        rope_theta=1e6,
-        tie_word_embeddings=True,
-        use_sliding_window=False,
-        bos_token_id=None,
-        eos_token_id=0,
+        32,
+        4,
+        sliding_window=4,
+        rms_norm_eps=1e-5,
+        rope_theta=1e4,
+        tie_word_embeddings=False,
+        bos_token_id=1,
+        eos_token_id=2,
     )
 
 
@@ -400,6 +440,7 @@ CLASSES = {
     "GPTNeoXForCausalLM": ("gpt_neox", "gpt2", 512),
     "GPTNeoForCausalLM": ("gpt_neo", "gpt2", 512),
     "OPTForCausalLM": ("opt", "opt", 512),
+    "MistralForCausalLM": ("llama", "sentencepiece", 640),
 }
 gpt2_small = lambda V: gpt2_config(V, 32, 4)
 llama_tied = lambda V: llama_config(V, True, 1e4)
@@ -440,6 +481,8 @@ CASES = [
     ("opt-f16", "OPTForCausalLM", opt_pre, "float16", {}),
     ("qwen3", "Qwen3ForCausalLM", qwen3_config, "float32", {}),
     ("qwen3-bf16", "Qwen3ForCausalLM", qwen3_config, "bfloat16", {}),
+    ("mistral", "MistralForCausalLM", mistral_config, "float32", {}),
+    ("qwen2-sliding-bf16", "Qwen2ForCausalLM", qwen2_sliding, "bfloat16", {}),
 ]
 # index.json's notes of a case
 NOTES = {
@@ -463,6 +506,9 @@ NOTES = {
     "opt": "opt-125m's layout: pre-norm, positions from row 2, ReLU, </s> before the text, LM head tied",
     "opt-postnorm": "do_layer_norm_before false: norms after the residual adds, no final_layer_norm",
     "qwen3": "q_norm / k_norm per head, head_dim 16 of hidden 32 with 4 heads, GQA 4 / 2, tied LM head",
+    "mistral": "a sliding window of 4 keys on both layers, GQA 4 / 2, untied lm_head; Llama 2 / Mistral's tokenizer "
+    "(▁ for spaces, BPE with byte fallback, <s> added)",
+    "qwen2-sliding-bf16": "use_sliding_window: layer 0 full (max_window_layers 1), layer 1 a window of 3 keys",
 }
 
 
@@ -535,6 +581,7 @@ def true_float64():
     from transformers.models.gpt_neo import modeling_gpt_neo
     from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
+    from transformers.models.mistral import modeling_mistral
     from transformers.models.qwen2 import modeling_qwen2
     from transformers.models.qwen3 import modeling_qwen3
 
@@ -558,7 +605,12 @@ def true_float64():
             dtype = None
         return softmax(x, dim=dim, dtype=dtype)
 
-    for mod, prefix in ((modeling_llama, "Llama"), (modeling_qwen2, "Qwen2"), (modeling_qwen3, "Qwen3")):
+    for mod, prefix in (
+        (modeling_llama, "Llama"),
+        (modeling_qwen2, "Qwen2"),
+        (modeling_qwen3, "Qwen3"),
+        (modeling_mistral, "Mistral"),
+    ):
         for cls, fn in ((prefix + "RMSNorm", rms_forward), (prefix + "RotaryEmbedding", rope_forward)):
             klass = getattr(mod, cls)
             saved.append((klass, "forward", klass.forward))
@@ -614,7 +666,7 @@ def out_projection(model, layer):
         return base.encoder.layer[layer].attention.output.dense
     if mt == "distilbert":
         return base.transformer.layer[layer].attention.out_lin
-    if mt in ("llama", "qwen2", "qwen3"):
+    if mt in ("llama", "qwen2", "qwen3", "mistral"):
         return base.layers[layer].self_attn.o_proj
     if mt == "gpt_neox":
         return base.layers[layer].attention.dense

@@ -417,8 +417,18 @@ def distilbert(model, ids, heads_off):
     return attns, x, head if hasattr(model, "vocab_projector") else None
 
 
+def sliding_window(cfg, layer):
+    """Layer `layer`'s window (0: none) as 5.x's masks read it: Mistral's sliding_window on every layer, Qwen's on
+    the layers layer_types names "sliding_attention" (its config's sliding_window is None without use_sliding_window)."""
+    if cfg.model_type == "mistral":
+        return cfg.sliding_window or 0
+    types = getattr(cfg, "layer_types", None)
+    return cfg.sliding_window if types and types[layer] == "sliding_attention" else 0
+
+
 def llama(model, ids, heads_off):
-    """Llama and Qwen2 (q/k/v biases): RMSNorm, RoPE (rotate_half), grouped-query attention, SwiGLU."""
+    """Llama, Mistral and Qwen2 (q/k/v biases), Qwen3 (q_norm, k_norm): RMSNorm, RoPE (rotate_half), grouped-query
+    attention with a sliding window where the config asks, SwiGLU."""
     base, cfg = model.model, model.config
     T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
     hd = getattr(cfg, "head_dim", None) or cfg.hidden_size // H
@@ -436,7 +446,7 @@ def llama(model, ids, heads_off):
             q = rms(ch, sa.q_norm, q.view(T, H, hd)).reshape(T, -1)
             k = rms(ch, sa.k_norm, k.view(T, Hkv, hd)).reshape(T, -1)
         (q, Eq), (k, Ek), (v, Ev) = ch.bound(apply_rope(ch, q, H, table), apply_rope(ch, k, Hkv, table), v)
-        p, o = attention(q, Eq, k, Ek, v, Ev, H, Hkv, causal=True, heads_off=heads_off.get(i, ()))
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, Hkv, True, heads_off.get(i, ()), window=sliding_window(cfg, i))
         attns.append(p)
         ch = Chain(o, x)
         h = add(ch, ch[1], lin(ch, sa.o_proj, ch[0]))
@@ -507,6 +517,7 @@ FAMILIES = {
     "llama": llama,
     "qwen2": llama,
     "qwen3": llama,
+    "mistral": llama,
     "gpt_neox": gpt_neox,
     "gpt_neo": gpt_neo,
     "opt": opt,

@@ -189,6 +189,8 @@ def mutate(case, model64, kind):
             if sa.attention_type == "local":
                 full = torch.tril(torch.ones_like(sa.bias))
                 sa.bias = torch.bitwise_xor(full, torch.tril(full, -(model64.config.window_size + 1)))
+    elif kind in ("the sliding window one key wider", "the sliding window one key narrower"):  # the mask reads it
+        model64.config.sliding_window += 1 if kind.endswith("wider") else -1
     elif kind == "scores divided by sqrt(head_dim)":  # q_proj has no bias: scaling it scales the scores
         for block in base.h:
             sa = block.attn.attention
@@ -216,6 +218,9 @@ MISTAKES = [
     ("tinystories", "scores divided by sqrt(head_dim)"),
     ("opt", "positions without OPT's offset of 2"),
     ("qwen3", "q_norm and k_norm left out"),
+    ("mistral", "the sliding window one key wider"),
+    ("mistral", "the sliding window one key narrower"),
+    ("qwen2-sliding-bf16", "the sliding window one key wider"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

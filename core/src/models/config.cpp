@@ -21,15 +21,16 @@ struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 9> kModelTypes{{{"gpt2", Family::GPT2},
-                                                {"bert", Family::BERT},
-                                                {"distilbert", Family::DistilBERT},
-                                                {"llama", Family::Llama},
-                                                {"qwen2", Family::Llama},
-                                                {"qwen3", Family::Llama},
-                                                {"gpt_neox", Family::GPTNeoX},
-                                                {"gpt_neo", Family::GPTNeo},
-                                                {"opt", Family::OPT}}};
+constexpr std::array<ModelType, 10> kModelTypes{{{"gpt2", Family::GPT2},
+                                                 {"bert", Family::BERT},
+                                                 {"distilbert", Family::DistilBERT},
+                                                 {"llama", Family::Llama},
+                                                 {"qwen2", Family::Llama},
+                                                 {"qwen3", Family::Llama},
+                                                 {"mistral", Family::Llama},
+                                                 {"gpt_neox", Family::GPTNeoX},
+                                                 {"gpt_neo", Family::GPTNeo},
+                                                 {"opt", Family::OPT}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -41,7 +42,8 @@ std::string supported() {
          " with absolute position embeddings (GPT-2, BERT, "
          "DistilBERT) or default rotary embeddings (rope_type 'default', on all or the first part of each "
          "head), full causal or bidirectional "
-         "self-attention (GPT-Neo's local layers, no other sliding window, no ALiBi, no cross-attention), activations " +
+         "self-attention (with GPT-Neo's local layers and the sliding windows of Mistral, Qwen2 and Qwen3; no ALiBi, no "
+         "cross-attention), activations " +
          blocks::activation_names() + ".";
 }
 
@@ -173,10 +175,54 @@ void read_distilbert(const Json& c, CheckpointConfig& m) {
   m.activation = text(c, "activation", "gelu");
 }
 
-// Llama, Qwen2 (q/k/v biases always, no head_dim key) and Qwen3 (head_dim 128 unless set, q_norm / k_norm);
-// Qwen's sliding windows refused.
+// A whole number >= 0 (a count that may be 0), else fallback.
+std::size_t whole(const Json& config, const char* key, std::size_t fallback) {
+  if (!member(config, key)) return fallback;
+  const double v = number(config, key, 0.0);
+  if (!(v >= 0.0 && v <= kMaxSize && v == std::floor(v)))
+    throw Error("config.json: '" + std::string(key) + "' must be a whole number from 0, got " +
+                member(config, key)->text);
+  return std::size_t(v);
+}
+
+// Each layer's sliding window as transformers 5.x's configs give it (0: full attention). Mistral: sliding_window on
+// every layer (4096 when the key is absent, none when null; layer_types ignored, as MistralConfig ignores it). Qwen2
+// and Qwen3: sliding_window (4096 unless set) only with use_sliding_window, on the layers layer_types names
+// "sliding_attention", by default those from max_window_layers (28 unless set) on. Llama: none.
+std::vector<std::size_t> llama_windows(const Json& c, const CheckpointConfig& m) {
+  std::vector<std::size_t> out(m.layers, 0);
+  const bool mistral = m.model_type == "mistral", qwen = m.model_type == "qwen2" || m.model_type == "qwen3";
+  const Json* key = c.find("sliding_window");
+  const bool on = mistral || (qwen && flag(c, "use_sliding_window", false));
+  const std::size_t window = !on ? 0 : !key ? 4096 : key->kind == Json::Null ? 0 : count(c, {"sliding_window"});
+  if (mistral) return std::vector<std::size_t>(m.layers, window);
+  const Json* types = member(c, "layer_types");
+  if (!types) {
+    for (std::size_t l = whole(c, "max_window_layers", 28); qwen && window && l < m.layers; ++l) out[l] = window;
+    return out;
+  }
+  if (types->kind != Json::Array || types->items.size() != m.layers)
+    throw Error("config.json: 'layer_types' must be a list of one string per layer (" + std::to_string(m.layers) +
+                " layers)");
+  for (std::size_t l = 0; l < m.layers; ++l) {
+    const Json& t = types->items[l];
+    const bool sliding = t.kind == Json::String && t.text == "sliding_attention";
+    refuse_if(!sliding && !(t.kind == Json::String && (t.text == "full_attention" || t.text == "attention")),
+              "layer_types entry '" + t.text + "' (full_attention and sliding_attention are computed)");
+    refuse_if(sliding && !qwen, "layer_types entry 'sliding_attention' in a " + m.model_type + " model");
+    if (sliding && !window)
+      throw Error("config.json: 'layer_types' names layer " + std::to_string(l) +
+                  " 'sliding_attention' but the config has no window (use_sliding_window false or sliding_window "
+                  "null): transformers refuses it too");
+    out[l] = sliding ? window : 0;
+  }
+  return out;
+}
+
+// Llama, Mistral (no biases, sliding_window), Qwen2 (q/k/v biases always, no head_dim key) and Qwen3 (head_dim 128
+// unless set, q_norm / k_norm); the sliding windows of llama_windows.
 void read_llama(const Json& c, CheckpointConfig& m) {
-  const bool qwen2 = m.model_type == "qwen2", qwen3 = m.model_type == "qwen3";
+  const bool qwen2 = m.model_type == "qwen2", qwen3 = m.model_type == "qwen3", mistral = m.model_type == "mistral";
   m.d_model = count(c, {"hidden_size"});
   m.layers = count(c, {"num_hidden_layers"});
   m.heads = count(c, {"num_attention_heads"});
@@ -184,18 +230,13 @@ void read_llama(const Json& c, CheckpointConfig& m) {
   m.head_dim = qwen2 ? 0 : qwen3 ? count(c, {"head_dim"}, 128) : (member(c, "head_dim") ? count(c, {"head_dim"}) : 0);
   m.d_ff = count(c, {"intermediate_size"});
   m.vocab = count(c, {"vocab_size"});
-  m.max_positions = count(c, {"max_position_embeddings"}, qwen2 || qwen3 ? 32768 : 2048);
+  m.max_positions = count(c, {"max_position_embeddings"}, mistral ? 131072 : qwen2 || qwen3 ? 32768 : 2048);
   m.norm_eps = number(c, "rms_norm_eps", 1e-6);
   m.activation = text(c, "hidden_act", "silu");
   m.causal = true;
-  m.attention_bias = qwen2 || flag(c, "attention_bias", false);
-  m.mlp_bias = !qwen2 && flag(c, "mlp_bias", false);
-  refuse_if((qwen2 || qwen3) && flag(c, "use_sliding_window", false),
-            "use_sliding_window = true (sliding-window attention)");
-  if (const Json* types = member(c, "layer_types"))
-    for (const Json& t : types->items)
-      refuse_if(t.kind != Json::String || t.text != "full_attention",
-                "layer_types other than \"full_attention\" (sliding-window attention)");
+  m.attention_bias = qwen2 || (!mistral && flag(c, "attention_bias", false));
+  m.mlp_bias = !qwen2 && !mistral && flag(c, "mlp_bias", false);
+  m.windows = llama_windows(c, m);
   set_head_dim(m);
   read_rope(c, m, "rope_theta", "partial_rotary_factor", 1.0);
   refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");

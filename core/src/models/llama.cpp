@@ -1,6 +1,7 @@
-// Llama-style models (SmolLM2, TinyLlama; Qwen2 and Qwen2.5 with q/k/v biases; Qwen3 with q_norm / k_norm) as
-// transformers' modeling_llama.py, modeling_qwen2.py and modeling_qwen3.py compute them: RMSNorm (float32 variance),
-// rotary embeddings as rotate_half with the config's rope_theta, grouped-query attention (repeat_kv), the SwiGLU MLP, a
+// Llama-style models (SmolLM2, TinyLlama; Mistral; Qwen2 and Qwen2.5 with q/k/v biases; Qwen3 with q_norm / k_norm) as
+// transformers' modeling_llama.py, modeling_mistral.py, modeling_qwen2.py and modeling_qwen3.py compute them: RMSNorm
+// (float32 variance), rotary embeddings as rotate_half with the config's rope_theta, grouped-query attention
+// (repeat_kv), each layer's sliding window if any (query i sees keys i - sliding_window < j <= i), the SwiGLU MLP, a
 // final norm, and the LM head tied to embed_tokens or its own lm_head.weight.
 #include "models/network.hpp"
 
@@ -21,6 +22,7 @@ class Llama final : public Stack {
       blocks::Layer layer = layer_of(b, p + "input_layernorm", p + "post_attention_layernorm", rms);
       layer.attn.rotary_dim = hd;
       layer.attn.rope_theta = c_.rope_theta;
+      layer.attn.window = c_.windows.at(l);
       layer.attn.q = b.linear(p + "self_attn.q_proj", D, Dq, c_.attention_bias);
       layer.attn.k = b.linear(p + "self_attn.k_proj", D, Dkv, c_.attention_bias);
       layer.attn.v = b.linear(p + "self_attn.v_proj", D, Dkv, c_.attention_bias);
