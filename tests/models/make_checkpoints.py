@@ -147,7 +147,8 @@ def wordpiece_vocab(bert_tok, specials, vocab_size):
 
 def sentencepiece_layout(tok):
     """As Llama 2's and Mistral's tokenizer.json: the byte tokens <0x00>...<0xFF> ordinary vocabulary (not added
-    tokens), no pre-tokenizer (the normalizer's ▁ marks the words; the merges, trained within words, never cross one)."""
+    tokens), no pre-tokenizer (the normalizer's ▁ marks the words; the merges, trained within words, digits and
+    punctuation, never join two of them)."""
     spec = json.loads(tok.to_str())
     spec["added_tokens"] = [t for t in spec["added_tokens"] if not t["content"].startswith("<0x")]
     spec["pre_tokenizer"] = None
@@ -190,7 +191,14 @@ def train_tokenizer(kind, vocab_size):
     elif kind == "sentencepiece":  # Llama 2 / Mistral's tokenizer.json: ▁ for spaces, BPE with byte fallback
         tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
         tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="never")  # training only
+        # training only, as sentencepiece splits words, digits and punctuation apart (removed after)
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="never"),
+                pre_tokenizers.Punctuation(),
+                pre_tokenizers.Digits(individual_digits=True),
+            ]
+        )
         tok.decoder = decoders.Sequence(
             [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
         )
@@ -379,6 +387,24 @@ def opt_config(V, pre_norm):
     )
 
 
+def phi_config(V, partial):
+    """phi-1_5's and phi-2's layout at 32 wide: 4 heads of 8, rotary on partial_rotary_factor of each head, an MLP 4 x
+    wide, LM head untied with its bias."""
+    return transformers.PhiConfig(
+        vocab_size=V,
+        hidden_size=32,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=128,
+        partial_rotary_factor=partial,
+        rope_theta=10000.0,
+        tie_word_embeddings=False,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
+
+
 def neox_as_released(sd, cfg):
     """Pythia's files name the LM head embed_out.weight (transformers 5.x renames it lm_head on load)."""
     return {("embed_out.weight" if k == "lm_head.weight" else k): v for k, v in sd.items()}
@@ -441,6 +467,7 @@ CLASSES = {
     "GPTNeoForCausalLM": ("gpt_neo", "gpt2", 512),
     "OPTForCausalLM": ("opt", "opt", 512),
     "MistralForCausalLM": ("llama", "sentencepiece", 640),
+    "PhiForCausalLM": ("phi", "gpt2", 512),
 }
 gpt2_small = lambda V: gpt2_config(V, 32, 4)
 llama_tied = lambda V: llama_config(V, True, 1e4)
@@ -483,6 +510,8 @@ CASES = [
     ("qwen3-bf16", "Qwen3ForCausalLM", qwen3_config, "bfloat16", {}),
     ("mistral", "MistralForCausalLM", mistral_config, "float32", {}),
     ("qwen2-sliding-bf16", "Qwen2ForCausalLM", qwen2_sliding, "bfloat16", {}),
+    ("phi", "PhiForCausalLM", lambda V: phi_config(V, 0.5), "float32", {}),
+    ("phi-f16", "PhiForCausalLM", lambda V: phi_config(V, 0.25), "float16", {}),
 ]
 # index.json's notes of a case
 NOTES = {
@@ -509,6 +538,9 @@ NOTES = {
     "mistral": "a sliding window of 4 keys on both layers, GQA 4 / 2, untied lm_head; Llama 2 / Mistral's tokenizer "
     "(▁ for spaces, BPE with byte fallback, <s> added)",
     "qwen2-sliding-bf16": "use_sliding_window: layer 0 full (max_window_layers 1), layer 1 a window of 3 keys",
+    "phi": "phi-2's layout: one input_layernorm for the parallel attention and MLP, rotary on 4 of 8 features per head "
+    "(partial_rotary_factor 0.5), biases everywhere, lm_head with its bias",
+    "phi-f16": "partial_rotary_factor 0.25: rotary on 2 of 8 features",
 }
 
 
@@ -582,6 +614,7 @@ def true_float64():
     from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
     from transformers.models.mistral import modeling_mistral
+    from transformers.models.phi import modeling_phi
     from transformers.models.qwen2 import modeling_qwen2
     from transformers.models.qwen3 import modeling_qwen3
 
@@ -628,9 +661,9 @@ def true_float64():
     klass = modeling_gpt_neo.GPTNeoSelfAttention
     saved.append((klass, "_attn", klass._attn))
     klass._attn = neo_attn
-    klass = modeling_gpt_neox.GPTNeoXRotaryEmbedding
-    saved.append((klass, "forward", klass.forward))
-    klass.forward = rope_forward
+    for klass in (modeling_gpt_neox.GPTNeoXRotaryEmbedding, modeling_phi.PhiRotaryEmbedding):
+        saved.append((klass, "forward", klass.forward))
+        klass.forward = rope_forward
     saved.append((torch.nn.functional, "softmax", softmax))
     torch.nn.functional.softmax = softmax_keep_f64
     try:
@@ -674,6 +707,8 @@ def out_projection(model, layer):
         return base.h[layer].attn.attention.out_proj
     if mt == "opt":
         return base.decoder.layers[layer].self_attn.out_proj
+    if mt == "phi":
+        return base.layers[layer].self_attn.dense
     raise ValueError(f"out_projection: no output projection for model_type {mt!r}: add its module here")
 
 

@@ -271,14 +271,15 @@ def ln(ch, module, x):
     return layer_norm(ch, x, param(module), param(module, "bias"), module.eps)
 
 
-def readout(x, final, weight):
-    """last_hidden_state = final(ch, x) of the last layer's output x, and the LM head (weight [V, D]) at rows pos."""
+def readout(x, final, weight, bias=None):
+    """last_hidden_state = final(ch, x) of the last layer's output x, and the LM head (weight [V, D], bias [V] or
+    None) at rows pos."""
     ch = Chain(x)
     (hidden,) = ch.bound(final(ch, ch[0]))
 
     def head(pos):
         ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, final(ch, ch[0]), weight))[0]
+        return ch.bound(linear(ch, final(ch, ch[0]), weight, bias))[0]
 
     return hidden, head
 
@@ -510,6 +511,38 @@ def gpt_neox(model, ids, heads_off):
     return attns, hidden, head
 
 
+def phi(model, ids, heads_off):
+    """Phi: one LayerNorm feeding the attention and the MLP (parallel residual), q/k/v/dense with biases, partial
+    rotary, gelu_new, final_layernorm, an LM head with its bias."""
+    base, cfg = model.model, model.config
+    T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
+    rot = base.layers[0].self_attn.rotary_ndims
+    table = rope_table(T, rot, rope_theta(cfg))
+    x = param(base.embed_tokens)[ids]
+    x = (x, zeros(x))
+    attns = []
+    for i, layer in enumerate(base.layers):
+        sa = layer.self_attn
+        ch = Chain(x)
+        n = ln(ch, layer.input_layernorm, ch[0])
+        q, k, v = (lin(ch, m, n) for m in (sa.q_proj, sa.k_proj, sa.v_proj))
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(
+            partial_rope(ch, q, H, table, rot), partial_rope(ch, k, Hkv, table, rot), v
+        )
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, Hkv, causal=True, heads_off=heads_off.get(i, ()))
+        attns.append(p)
+        ch = Chain(o, x)
+        m = lin(
+            ch,
+            layer.mlp.fc2,
+            activation(cfg.hidden_act, ch, lin(ch, layer.mlp.fc1, ln(ch, layer.input_layernorm, ch[1]))),
+        )
+        (x,) = ch.bound(add3(ch, lin(ch, sa.dense, ch[0]), m, ch[1]))  # attn_outputs + feed_forward + residual
+    final = lambda ch, y: ln(ch, base.final_layernorm, y)
+    hidden, head = readout(x, final, param(model.lm_head), param(model.lm_head, "bias"))
+    return attns, hidden, head
+
+
 FAMILIES = {
     "gpt2": gpt2,
     "bert": bert,
@@ -518,6 +551,7 @@ FAMILIES = {
     "qwen2": llama,
     "qwen3": llama,
     "mistral": llama,
+    "phi": phi,
     "gpt_neox": gpt_neox,
     "gpt_neo": gpt_neo,
     "opt": opt,

@@ -180,6 +180,15 @@ def mutate(case, model64, kind):
 
         model64.config.rope_parameters["partial_rotary_factor"] = 1.0
         base.rotary_emb = GPTNeoXRotaryEmbedding(model64.config).double()
+    elif kind == "Phi's rotary on every feature of a head":  # partial_rotary_factor ignored
+        from transformers.models.phi.modeling_phi import PhiRotaryEmbedding
+
+        model64.config.rope_parameters["partial_rotary_factor"] = 1.0
+        base.rotary_emb = PhiRotaryEmbedding(model64.config).double()
+        for layer in base.layers:
+            layer.self_attn.rotary_ndims = layer.self_attn.head_dim
+    elif kind == "lm_head's bias left out":
+        model64.lm_head.bias.data.zero_()
     elif kind == "sequential residual instead of parallel":
         for layer in base.layers:
             layer.use_parallel_residual = False
@@ -218,6 +227,8 @@ MISTAKES = [
     ("tinystories", "scores divided by sqrt(head_dim)"),
     ("opt", "positions without OPT's offset of 2"),
     ("qwen3", "q_norm and k_norm left out"),
+    ("phi", "Phi's rotary on every feature of a head"),
+    ("phi", "lm_head's bias left out"),
     ("mistral", "the sliding window one key wider"),
     ("mistral", "the sliding window one key narrower"),
     ("qwen2-sliding-bf16", "the sliding window one key wider"),

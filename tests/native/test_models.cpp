@@ -157,6 +157,10 @@ TEST_CASE("model_reads_tensor: the tensors each family uses, with and without pr
   CHECK(model_reads_tensor(neox, "lm_head.weight"));    // 5.x's
   CHECK_FALSE(model_reads_tensor(neox, "gpt_neox.layers.0.attention.bias"));
   CHECK_FALSE(model_reads_tensor(neox, "gpt_neox.layers.0.attention.rotary_emb.inv_freq"));
+  const CheckpointConfig phi = fixture("phi").config;
+  CHECK(model_reads_tensor(phi, "model.layers.1.self_attn.dense.bias"));
+  CHECK(model_reads_tensor(phi, "lm_head.bias"));
+  CHECK_FALSE(model_reads_tensor(phi, "model.layers.0.post_attention_layernorm.weight"));  // Phi has one norm a layer
 }
 
 TEST_CASE("GPT-Neo's config: attention_types expanded into each layer's window, hostile values named",
@@ -282,6 +286,40 @@ TEST_CASE("GPT-NeoX's config: 4.x's rotary_pct and rotary_emb_base, 5.x's rope_p
   CHECK(message(R"(, "rotary_pct": 0.1})").find("even number") != std::string::npos);  // int(16 * 0.1) = 1
   CHECK(message(R"(, "rope_parameters": {"rope_type": "dynamic", "factor": 2.0}})").find("'dynamic'") !=
         std::string::npos);
+}
+
+TEST_CASE("Phi's config: partial rotary 0.5 unless set, the parallel residual, hostile values named",
+          "[models][config]") {
+  const std::string phi =
+      R"({"model_type": "phi", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 256, "vocab_size": 50)";
+  const CheckpointConfig c = parse_checkpoint_config(phi + "}");
+  CHECK(c.family == Family::Phi);
+  CHECK(c.rotary_dim == 8);  // int(16 * 0.5)
+  CHECK(c.parallel_residual);
+  CHECK(c.activation == "gelu_new");
+  CHECK_FALSE(c.tie_word_embeddings);                                                           // PhiConfig's default
+  CHECK(parse_checkpoint_config(phi + R"(, "partial_rotary_factor": 0.25})").rotary_dim == 4);  // 4.x's key
+  CHECK(parse_checkpoint_config(phi + R"(, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+    "partial_rotary_factor": 1.0}})")
+            .rotary_dim == 16);
+  const auto message = [&](const std::string& tail) { return error_of([&] { parse_checkpoint_config(phi + tail); }); };
+  CHECK(message(R"(, "partial_rotary_factor": 1.5})").find("'partial_rotary_factor' must be above 0 and at most 1") !=
+        std::string::npos);
+  CHECK(message(R"(, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 2}})")
+            .find("'rope_parameters.partial_rotary_factor'") != std::string::npos);
+  CHECK(message(R"(, "qk_layernorm": true})").find("qk_layernorm") != std::string::npos);
+  CHECK(message(R"(, "head_dim": 0})").find("'head_dim'") != std::string::npos);
+  // a head_dim the weights do not have: the first projection it sizes is named with both shapes
+  Checkpoint ck = fixture("phi");
+  const std::string wrong = error_of([&] {
+    CheckpointConfig bad = ck.config;
+    bad.head_dim = 2 * ck.config.head_dim;
+    Model(bad, ck.weights);
+  });
+  INFO(wrong);
+  CHECK(wrong.find("'model.layers.0.self_attn.q_proj.weight' has shape") != std::string::npos);
+  CHECK(wrong.find("heads of " + std::to_string(2 * ck.config.head_dim)) != std::string::npos);
 }
 
 TEST_CASE("config options the core does not compute are refused by name, with what is supported", "[models][config]") {

@@ -14,14 +14,15 @@ namespace {
 
 using json::Json;
 
-constexpr std::array<const char*, 7> kFamilyNames{"gpt2", "bert", "distilbert", "llama", "gpt_neox", "gpt_neo", "opt"};
+constexpr std::array<const char*, 8> kFamilyNames{"gpt2",     "bert",    "distilbert", "llama",
+                                                  "gpt_neox", "gpt_neo", "opt",        "phi"};
 static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
 
 struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 10> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 11> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"bert", Family::BERT},
                                                  {"distilbert", Family::DistilBERT},
                                                  {"llama", Family::Llama},
@@ -30,7 +31,8 @@ constexpr std::array<ModelType, 10> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"mistral", Family::Llama},
                                                  {"gpt_neox", Family::GPTNeoX},
                                                  {"gpt_neo", Family::GPTNeo},
-                                                 {"opt", Family::OPT}}};
+                                                 {"opt", Family::OPT},
+                                                 {"phi", Family::Phi}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -175,6 +177,19 @@ void read_distilbert(const Json& c, CheckpointConfig& m) {
   m.activation = text(c, "activation", "gelu");
 }
 
+// The sizes every config since Llama names alike: hidden_size, num_hidden_layers, num_attention_heads,
+// num_key_value_heads (the heads unless set), intermediate_size, vocab_size, max_position_embeddings (or positions).
+void read_sizes(const Json& c, CheckpointConfig& m, std::size_t positions) {
+  m.d_model = count(c, {"hidden_size"});
+  m.layers = count(c, {"num_hidden_layers"});
+  m.heads = count(c, {"num_attention_heads"});
+  m.kv_heads = count(c, {"num_key_value_heads"}, m.heads);
+  m.d_ff = count(c, {"intermediate_size"});
+  m.vocab = count(c, {"vocab_size"});
+  m.max_positions = count(c, {"max_position_embeddings"}, positions);
+  m.causal = true;
+}
+
 // A whole number >= 0 (a count that may be 0), else fallback.
 std::size_t whole(const Json& config, const char* key, std::size_t fallback) {
   if (!member(config, key)) return fallback;
@@ -223,17 +238,10 @@ std::vector<std::size_t> llama_windows(const Json& c, const CheckpointConfig& m)
 // unless set, q_norm / k_norm); the sliding windows of llama_windows.
 void read_llama(const Json& c, CheckpointConfig& m) {
   const bool qwen2 = m.model_type == "qwen2", qwen3 = m.model_type == "qwen3", mistral = m.model_type == "mistral";
-  m.d_model = count(c, {"hidden_size"});
-  m.layers = count(c, {"num_hidden_layers"});
-  m.heads = count(c, {"num_attention_heads"});
-  m.kv_heads = count(c, {"num_key_value_heads"}, m.heads);
+  read_sizes(c, m, mistral ? 131072 : qwen2 || qwen3 ? 32768 : 2048);
   m.head_dim = qwen2 ? 0 : qwen3 ? count(c, {"head_dim"}, 128) : (member(c, "head_dim") ? count(c, {"head_dim"}) : 0);
-  m.d_ff = count(c, {"intermediate_size"});
-  m.vocab = count(c, {"vocab_size"});
-  m.max_positions = count(c, {"max_position_embeddings"}, mistral ? 131072 : qwen2 || qwen3 ? 32768 : 2048);
   m.norm_eps = number(c, "rms_norm_eps", 1e-6);
   m.activation = text(c, "hidden_act", "silu");
-  m.causal = true;
   m.attention_bias = qwen2 || (!mistral && flag(c, "attention_bias", false));
   m.mlp_bias = !qwen2 && !mistral && flag(c, "mlp_bias", false);
   m.windows = llama_windows(c, m);
@@ -245,15 +253,10 @@ void read_llama(const Json& c, CheckpointConfig& m) {
 // GPT-NeoX (Pythia): 4.x's rotary_pct / rotary_emb_base or 5.x's rope_parameters (partial_rotary_factor 0.25 by
 // default), use_parallel_residual, attention_bias (query_key_value's and dense's biases).
 void read_gpt_neox(const Json& c, CheckpointConfig& m) {
-  m.d_model = count(c, {"hidden_size"});
-  m.layers = count(c, {"num_hidden_layers"});
-  m.heads = m.kv_heads = count(c, {"num_attention_heads"});
-  m.d_ff = count(c, {"intermediate_size"});
-  m.vocab = count(c, {"vocab_size"});
-  m.max_positions = count(c, {"max_position_embeddings"}, 2048);
+  read_sizes(c, m, 2048);
+  m.kv_heads = m.heads;  // GPTNeoXConfig has no num_key_value_heads
   m.norm_eps = number(c, "layer_norm_eps", 1e-5);
   m.activation = text(c, "hidden_act", "gelu");
-  m.causal = true;
   m.attention_bias = flag(c, "attention_bias", true);
   m.parallel_residual = flag(c, "use_parallel_residual", true);
   set_head_dim(m);  // hidden_size / num_attention_heads (GPT-NeoX has no head_dim key)
@@ -326,6 +329,19 @@ void read_opt(const Json& c, CheckpointConfig& m) {
   refuse_if(flag(c, "_remove_final_layer_norm", false), "_remove_final_layer_norm = true");
 }
 
+// Phi (phi-1_5, phi-2): LayerNorms, partial rotary (partial_rotary_factor 0.5 unless set, 4.x's at the top or 5.x's in
+// rope_parameters), gelu_new, the parallel residual; qk_layernorm (no released checkpoint sets it) refused by name.
+void read_phi(const Json& c, CheckpointConfig& m) {
+  read_sizes(c, m, 2048);
+  m.head_dim = member(c, "head_dim") ? count(c, {"head_dim"}) : 0;
+  m.norm_eps = number(c, "layer_norm_eps", 1e-5);
+  m.activation = text(c, "hidden_act", "gelu_new");
+  m.parallel_residual = true;
+  refuse_if(flag(c, "qk_layernorm", false), "qk_layernorm = true");
+  set_head_dim(m);
+  read_rope(c, m, "rope_theta", "partial_rotary_factor", 0.5);
+}
+
 void check_sizes(CheckpointConfig& m) {
   set_head_dim(m);
   if (m.heads % m.kv_heads != 0)
@@ -352,7 +368,8 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     if (m.model_type == t.name) type = &t;
   if (!type) refuse("model_type '" + m.model_type + "'");
   m.family = type->family;
-  m.tie_word_embeddings = flag(c, "tie_word_embeddings", m.family != Family::Llama && m.family != Family::GPTNeoX);
+  const bool untied = m.family == Family::Llama || m.family == Family::GPTNeoX || m.family == Family::Phi;
+  m.tie_word_embeddings = flag(c, "tie_word_embeddings", !untied);
   switch (m.family) {
     case Family::GPT2: read_gpt2(c, m); break;
     case Family::BERT: read_bert(c, m); break;
@@ -361,6 +378,7 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     case Family::GPTNeoX: read_gpt_neox(c, m); break;
     case Family::GPTNeo: read_gpt_neo(c, m); break;
     case Family::OPT: read_opt(c, m); break;
+    case Family::Phi: read_phi(c, m); break;
     case Family::COUNT: break;
   }
   check_sizes(m);

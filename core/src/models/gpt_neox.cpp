@@ -10,13 +10,12 @@ namespace mha::models {
 
 namespace {
 
-class GptNeoX final : public Stack {
+class GptNeoX final : public TokenEmbeddings {
  public:
-  explicit GptNeoX(Binder& b) : Stack(b.config()) {
+  explicit GptNeoX(Binder& b) : TokenEmbeddings(b, "embed_in.weight") {
     const std::size_t D = c_.d_model;
     const float eps = float(c_.norm_eps);
     const bool bias = c_.attention_bias;
-    embed_ = b.need("embed_in.weight", {c_.vocab, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
       blocks::Layer layer = layer_of(b, p + "input_layernorm", p + "post_attention_layernorm");
@@ -32,7 +31,7 @@ class GptNeoX final : public Stack {
     }
     final_norm_ = b.norm("final_layer_norm", D, eps);
     if (c_.tie_word_embeddings) {
-      bind_lm_head(b, embed_);
+      bind_lm_head(b, tokens_);
       return;
     }
     // Pythia's files name the head embed_out.weight, 5.x's save_pretrained lm_head.weight (both looked up, so
@@ -44,13 +43,6 @@ class GptNeoX final : public Stack {
           "the checkpoint has neither 'embed_out.weight' nor 'lm_head.weight': the LM head of a gpt_neox model (tie_word_embeddings is false)");
     lm_head_ = {head, nullptr, false, D, c_.vocab};
   }
-
-  void embed(const std::vector<std::int32_t>& ids, float* h) const override {
-    models::embed(*embed_, ids, h, false);  // h[T, D] = embed_in[ids]
-  }
-
- private:
-  const WeightRef* embed_ = nullptr;
 };
 
 }  // namespace

@@ -9,14 +9,13 @@ namespace mha::models {
 
 namespace {
 
-class Llama final : public Stack {
+class Llama final : public TokenEmbeddings {
  public:
-  explicit Llama(Binder& b) : Stack(b.config()) {
+  explicit Llama(Binder& b) : TokenEmbeddings(b, "embed_tokens.weight") {
     const std::size_t D = c_.d_model, hd = c_.head_dim, Dq = c_.heads * hd, Dkv = c_.kv_heads * hd;
     const float eps = float(c_.norm_eps);
     const bool o_bias = c_.model_type != "qwen2" && c_.attention_bias;  // Qwen2's o_proj has none
     const blocks::NormKind rms = blocks::NormKind::Rms;
-    embed_ = b.need("embed_tokens.weight", {c_.vocab, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
       blocks::Layer layer = layer_of(b, p + "input_layernorm", p + "post_attention_layernorm", rms);
@@ -37,15 +36,8 @@ class Llama final : public Stack {
       layers_.push_back(layer);
     }
     final_norm_ = b.norm("norm", D, eps, rms);
-    bind_lm_head(b, embed_);
+    bind_lm_head(b, tokens_);
   }
-
-  void embed(const std::vector<std::int32_t>& ids, float* h) const override {
-    models::embed(*embed_, ids, h, false);  // h[T, D] = embed_tokens[ids]
-  }
-
- private:
-  const WeightRef* embed_ = nullptr;
 };
 
 }  // namespace

@@ -32,13 +32,14 @@ std::string old_norm_name(const std::string& name) {
 }
 
 // Each family's body prefix and probe tensor (config.cpp's kFamilyNames are the families' names).
-constexpr std::array<FamilyPrefix, 7> kFamilyPrefixes{{{"transformer.", "wte.weight"},
+constexpr std::array<FamilyPrefix, 8> kFamilyPrefixes{{{"transformer.", "wte.weight"},
                                                        {"bert.", "embeddings.word_embeddings.weight"},
                                                        {"distilbert.", "embeddings.word_embeddings.weight"},
                                                        {"model.", "embed_tokens.weight"},
                                                        {"gpt_neox.", "embed_in.weight"},
                                                        {"transformer.", "wte.weight"},
-                                                       {"model.", "decoder.embed_tokens.weight"}}};
+                                                       {"model.", "decoder.embed_tokens.weight"},
+                                                       {"model.", "embed_tokens.weight"}}};
 static_assert(kFamilyPrefixes.size() == static_cast<std::size_t>(Family::COUNT), "prefixes for every Family");
 
 }  // namespace
@@ -212,6 +213,14 @@ void LearnedPositions::bind_readout(Binder& b, const char* final_norm) {
 void LearnedPositions::embed(const std::vector<std::int32_t>& ids, float* h) const {
   models::embed(*tokens_, ids, h, false);  // h[T, D] = tokens[ids] + positions[offset .. offset + T)
   add_positions(*positions_, ids.size(), h, offset_);
+}
+
+TokenEmbeddings::TokenEmbeddings(Binder& b, const std::string& name) : Stack(b.config()) {
+  tokens_ = b.need(name, {c_.vocab, c_.d_model});
+}
+
+void TokenEmbeddings::embed(const std::vector<std::int32_t>& ids, float* h) const {
+  models::embed(*tokens_, ids, h, false);  // h[T, D] = tokens[ids]
 }
 
 void lm_head_logits(const blocks::Linear& head, const float* hidden, const std::vector<std::size_t>& at, std::size_t D,

@@ -86,6 +86,7 @@ std::unique_ptr<Network> bind_llama(Binder& binder);
 std::unique_ptr<Network> bind_gpt_neox(Binder& binder);
 std::unique_ptr<Network> bind_gpt_neo(Binder& binder);
 std::unique_ptr<Network> bind_opt(Binder& binder);
+std::unique_ptr<Network> bind_phi(Binder& binder);
 // Each family's body prefix ("transformer.", "bert.", "distilbert.", "model.", "gpt_neox.") and its probe: a body
 // tensor every checkpoint of it holds, which tells whether a checkpoint's names carry the prefix.
 struct FamilyPrefix {
@@ -174,6 +175,16 @@ class LearnedPositions : public Stack {
   const WeightRef* tokens_ = nullptr;
   const WeightRef* positions_ = nullptr;
   std::size_t offset_ = 0;
+};
+
+// A stack whose embedding is the token table alone, `name` [V, D] (Llama, GPT-NeoX, Phi: positions in the attention).
+class TokenEmbeddings : public Stack {
+ public:
+  void embed(const std::vector<std::int32_t>& ids, float* h) const override;
+
+ protected:
+  TokenEmbeddings(Binder& b, const std::string& name);
+  const WeightRef* tokens_ = nullptr;
 };
 
 // x[n] += y[n] (residual connections).
