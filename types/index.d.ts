@@ -271,9 +271,9 @@ declare namespace createMhaModule {
 
   /** A loaded checkpoint's sizes, as its config.json gives them. */
   interface ModelInfo {
-    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Qwen2), GPT-NeoX (gpt_neox: Pythia), GPT-Neo (gpt_neo: TinyStories), OPT (opt). */
-    family: 'gpt2' | 'bert' | 'distilbert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt';
-    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3'. */
+    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Mistral, Qwen2, Qwen3), GPT-NeoX (gpt_neox: Pythia), GPT-Neo (gpt_neo: TinyStories), OPT (opt), Phi (phi). */
+    family: 'gpt2' | 'bert' | 'distilbert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi';
+    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3', 'mistral', 'phi'. */
     modelType: string;
     layers: number;
     heads: number;

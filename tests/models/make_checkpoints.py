@@ -145,6 +145,16 @@ def wordpiece_vocab(bert_tok, specials, vocab_size):
     return {piece: i for i, piece in enumerate(vocab[:vocab_size])}
 
 
+def sentencepiece_layout(tok):
+    """As Llama 2's and Mistral's tokenizer.json: the byte tokens <0x00>...<0xFF> ordinary vocabulary (not added
+    tokens), no pre-tokenizer (the normalizer's ▁ marks the words; the merges, trained within words, digits and
+    punctuation, never join two of them)."""
+    spec = json.loads(tok.to_str())
+    spec["added_tokens"] = [t for t in spec["added_tokens"] if not t["content"].startswith("<0x")]
+    spec["pre_tokenizer"] = None
+    return Tokenizer.from_str(json.dumps(spec))
+
+
 def train_tokenizer(kind, vocab_size):
     """A small fast tokenizer trained on CORPUS, as the families' real tokenizers are built."""
     if kind == "gpt2":
@@ -178,6 +188,22 @@ def train_tokenizer(kind, vocab_size):
         tok.decoder = decoders.ByteLevel()
         specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
         init = {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"}
+    elif kind == "sentencepiece":  # Llama 2 / Mistral's tokenizer.json: ▁ for spaces, BPE with byte fallback
+        tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
+        tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+        # training only, as sentencepiece splits words, digits and punctuation apart (removed after)
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="never"),
+                pre_tokenizers.Punctuation(),
+                pre_tokenizers.Digits(individual_digits=True),
+            ]
+        )
+        tok.decoder = decoders.Sequence(
+            [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
+        )
+        specials = ["<unk>", "<s>", "</s>"] + ["<0x%02X>" % b for b in range(256)]
+        init = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
     else:  # bert: WordPiece with BERT's normalizer and pre-tokenizer
         tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
         tok.normalizer = normalizers.BertNormalizer(
@@ -195,6 +221,14 @@ def train_tokenizer(kind, vocab_size):
         }
     if kind == "bert":
         tok.model = models.WordPiece(wordpiece_vocab(tok, specials, vocab_size), unk_token="[UNK]")
+    elif kind == "sentencepiece":  # the alphabet is the corpus's most frequent characters, the rest byte fallback
+        tok.train_from_iterator(
+            CORPUS,
+            trainer=trainers.BpeTrainer(
+                vocab_size=vocab_size, special_tokens=specials, show_progress=False, limit_alphabet=150
+            ),
+        )
+        tok = sentencepiece_layout(tok)
     else:
         trainer = trainers.BpeTrainer(
             vocab_size=vocab_size,
@@ -207,7 +241,7 @@ def train_tokenizer(kind, vocab_size):
         tok.post_processor = processors.TemplateProcessing(
             single="</s> $A", pair="</s> $A </s> $B", special_tokens=[("</s>", tok.token_to_id("</s>"))]
         )
-    if kind == "llama":
+    if kind in ("llama", "sentencepiece"):
         tok.post_processor = processors.TemplateProcessing(
             single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", tok.token_to_id("<s>"))]
         )
@@ -273,18 +307,32 @@ def llama_config(V, tied, theta):
     )
 
 
-def qwen2_config(V):
+def qwen2_config(V, **kw):
+    options = dict(rms_norm_eps=1e-6, rope_theta=1e6, tie_word_embeddings=True, use_sliding_window=False)
     return llama_style_config(
-        transformers.Qwen2Config,
+        transformers.Qwen2Config, V, 48, 6, bos_token_id=None, eos_token_id=0, **{**options, **kw}
+    )
+
+
+def qwen2_sliding(V):
+    """Qwen2's sliding window as 5.x expands it: layer 0 full (max_window_layers 1), layer 1 a window of 3 keys."""
+    return qwen2_config(V, use_sliding_window=True, sliding_window=3, max_window_layers=1)
+
+
+def mistral_config(V):
+    """Mistral-7B's layout at 32 wide: GQA 4 / 2, no biases, a sliding window of 4 keys on every layer (4096 of 32768
+    positions in Mistral-7B-v0.1), untied LM head."""
+    return llama_style_config(
+        transformers.MistralConfig,
         V,
-        48,
-        6,
-        rms_norm_eps=1e-6,
-        rope_theta=1e6,
-        tie_word_embeddings=True,
-        use_sliding_window=False,
-        bos_token_id=None,
-        eos_token_id=0,
+        32,
+        4,
+        sliding_window=4,
+        rms_norm_eps=1e-5,
+        rope_theta=1e4,
+        tie_word_embeddings=False,
+        bos_token_id=1,
+        eos_token_id=2,
     )
 
 
@@ -339,6 +387,24 @@ def opt_config(V, pre_norm):
     )
 
 
+def phi_config(V, partial):
+    """phi-1_5's and phi-2's layout at 32 wide: 4 heads of 8, rotary on partial_rotary_factor of each head, an MLP 4 x
+    wide, LM head untied with its bias."""
+    return transformers.PhiConfig(
+        vocab_size=V,
+        hidden_size=32,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=128,
+        partial_rotary_factor=partial,
+        rope_theta=10000.0,
+        tie_word_embeddings=False,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
+
+
 def neox_as_released(sd, cfg):
     """Pythia's files name the LM head embed_out.weight (transformers 5.x renames it lm_head on load)."""
     return {("embed_out.weight" if k == "lm_head.weight" else k): v for k, v in sd.items()}
@@ -387,239 +453,94 @@ def bert_old_names(sd, cfg):
     return out
 
 
-# case: (family, tokenizer, vocab, config(vocab), model class, dtype, options)
+# Each model class's family, tokenizer kind and vocabulary size.
+CLASSES = {
+    "GPT2LMHeadModel": ("gpt2", "gpt2", 512),
+    "BertForMaskedLM": ("bert", "bert", 400),
+    "BertModel": ("bert", "bert", 400),
+    "BertForPreTraining": ("bert", "bert", 400),
+    "DistilBertForMaskedLM": ("distilbert", "bert", 400),
+    "LlamaForCausalLM": ("llama", "llama", 512),
+    "Qwen2ForCausalLM": ("llama", "qwen2", 512),
+    "Qwen3ForCausalLM": ("llama", "qwen2", 512),
+    "GPTNeoXForCausalLM": ("gpt_neox", "gpt2", 512),
+    "GPTNeoForCausalLM": ("gpt_neo", "gpt2", 512),
+    "OPTForCausalLM": ("opt", "opt", 512),
+    "MistralForCausalLM": ("llama", "sentencepiece", 640),
+    "PhiForCausalLM": ("phi", "gpt2", 512),
+}
+gpt2_small = lambda V: gpt2_config(V, 32, 4)
+llama_tied = lambda V: llama_config(V, True, 1e4)
+llama_untied = lambda V: llama_config(V, False, 1e5)
+pythia = lambda V: gpt_neox_config(V, 2, 0.25, True)
+opt_pre = lambda V: opt_config(V, True)
+bert_eps_1e6 = lambda V: bert_config(V, layer_norm_eps=1e-6)
+MASKED = dict(masked=True)
+# case: (model class, config(vocab), dtype, options); a case's seed is its row's index
 CASES = [
-    (
-        "gpt2",
-        "gpt2",
-        "gpt2",
-        512,
-        lambda V: gpt2_config(V, 32, 4),
-        "GPT2LMHeadModel",
-        "float32",
-        dict(
-            rename=gpt2_as_released,
-            notes="keys without the transformer. prefix and with the h.N.attn.bias "
-            "buffers, as gpt2's own file; LM head tied to wte",
-        ),
-    ),
-    (
-        "distilgpt2",
-        "gpt2",
-        "gpt2",
-        512,
-        lambda V: gpt2_config(V, 48, 3),
-        "GPT2LMHeadModel",
-        "float32",
-        dict(notes="transformer. prefix as distilgpt2 and DialoGPT; 3 heads of 16; LM head tied"),
-    ),
-    ("gpt2-f16", "gpt2", "gpt2", 512, lambda V: gpt2_config(V, 32, 4), "GPT2LMHeadModel", "float16", {}),
-    ("gpt2-bf16", "gpt2", "gpt2", 512, lambda V: gpt2_config(V, 32, 4), "GPT2LMHeadModel", "bfloat16", {}),
-    (
-        "bert",
-        "bert",
-        "bert",
-        400,
-        bert_config,
-        "BertForMaskedLM",
-        "float32",
-        dict(masked=True, notes="bert. prefix and the MLM head cls.predictions.*"),
-    ),
-    (
-        "bert-noprefix",
-        "bert",
-        "bert",
-        400,
-        bert_config,
-        "BertModel",
-        "float32",
-        dict(notes="BertModel: no prefix, a pooler, no head (as all-MiniLM-L6-v2)"),
-    ),
-    (
-        "bert-gamma",
-        "bert",
-        "bert",
-        400,
-        lambda V: bert_config(V, layer_norm_eps=1e-6),
-        "BertForPreTraining",
-        "float32",
-        dict(
-            masked=True,
-            rename=bert_old_names,
-            notes="LayerNorm.gamma/beta names, I64 embeddings.position_ids, pooler, "
-            "cls.seq_relationship and the MLM head",
-        ),
-    ),
-    ("bert-f16", "bert", "bert", 400, bert_config, "BertForMaskedLM", "float16", dict(masked=True)),
-    ("bert-bf16", "bert", "bert", 400, bert_config, "BertForMaskedLM", "bfloat16", dict(masked=True)),
-    (
-        "distilbert",
-        "distilbert",
-        "bert",
-        400,
-        distilbert_config,
-        "DistilBertForMaskedLM",
-        "float32",
-        dict(masked=True, notes="distilbert. prefix, MLM head vocab_transform / vocab_layer_norm / vocab_projector"),
-    ),
-    (
-        "distilbert-f16",
-        "distilbert",
-        "bert",
-        400,
-        distilbert_config,
-        "DistilBertForMaskedLM",
-        "float16",
-        dict(masked=True),
-    ),
-    (
-        "distilbert-bf16",
-        "distilbert",
-        "bert",
-        400,
-        distilbert_config,
-        "DistilBertForMaskedLM",
-        "bfloat16",
-        dict(masked=True),
-    ),
-    (
-        "llama",
-        "llama",
-        "llama",
-        512,
-        lambda V: llama_config(V, True, 1e4),
-        "LlamaForCausalLM",
-        "float32",
-        dict(notes="GQA 4 query / 2 key-value heads, tied LM head, BOS added by the tokenizer"),
-    ),
-    (
-        "llama-untied",
-        "llama",
-        "llama",
-        512,
-        lambda V: llama_config(V, False, 1e5),
-        "LlamaForCausalLM",
-        "float32",
-        dict(notes="untied lm_head, rope_theta 1e5"),
-    ),
-    ("llama-f16", "llama", "llama", 512, lambda V: llama_config(V, True, 1e4), "LlamaForCausalLM", "float16", {}),
-    ("llama-bf16", "llama", "llama", 512, lambda V: llama_config(V, False, 1e5), "LlamaForCausalLM", "bfloat16", {}),
-    (
-        "llama-sharded",
-        "llama",
-        "llama",
-        512,
-        lambda V: llama_config(V, False, 1e5),
-        "LlamaForCausalLM",
-        "float32",
-        dict(shard="40KB", notes="model.safetensors.index.json + shards"),
-    ),
-    (
-        "qwen2",
-        "llama",
-        "qwen2",
-        512,
-        qwen2_config,
-        "Qwen2ForCausalLM",
-        "float32",
-        dict(notes="q/k/v biases, GQA 6 query / 2 key-value heads, rope_theta 1e6, NFC + Qwen's split regex"),
-    ),
-    ("qwen2-f16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "float16", {}),
-    ("qwen2-bf16", "llama", "qwen2", 512, qwen2_config, "Qwen2ForCausalLM", "bfloat16", {}),
-    (
-        "pythia",
-        "gpt_neox",
-        "gpt2",
-        512,
-        lambda V: gpt_neox_config(V, 2, 0.25, True),
-        "GPTNeoXForCausalLM",
-        "float32",
-        dict(
-            rename=neox_as_released,
-            notes="Pythia's layout: parallel residual, rotary on 4 of 16 features per head (rotary_pct 0.25), "
-            "query_key_value interleaved by head, the LM head as embed_out.weight",
-        ),
-    ),
-    (
-        "neox-sequential",
-        "gpt_neox",
-        "gpt2",
-        512,
-        lambda V: gpt_neox_config(V, 4, 0.5, False),
-        "GPTNeoXForCausalLM",
-        "float32",
-        dict(notes="use_parallel_residual false, 4 heads of 8, rotary_pct 0.5, lm_head.weight as 5.x saves it"),
-    ),
-    (
-        "pythia-f16",
-        "gpt_neox",
-        "gpt2",
-        512,
-        lambda V: gpt_neox_config(V, 2, 0.25, True),
-        "GPTNeoXForCausalLM",
-        "float16",
-        {},
-    ),
-    (
-        "tinystories",
-        "gpt_neo",
-        "gpt2",
-        512,
-        lambda V: gpt_neo_config(V, ["global", "local"], 5),
-        "GPTNeoForCausalLM",
-        "float32",
-        dict(notes="TinyStories' layout: layers global, local with window_size 5, scores not scaled, LM head tied"),
-    ),
-    (
-        "tinystories-bf16",
-        "gpt_neo",
-        "gpt2",
-        512,
-        lambda V: gpt_neo_config(V, ["local", "global"], 3),
-        "GPTNeoForCausalLM",
-        "bfloat16",
-        dict(notes="layers local (window_size 3), global"),
-    ),
-    (
-        "opt",
-        "opt",
-        "opt",
-        512,
-        lambda V: opt_config(V, True),
-        "OPTForCausalLM",
-        "float32",
-        dict(notes="opt-125m's layout: pre-norm, positions from row 2, ReLU, </s> before the text, LM head tied"),
-    ),
-    (
-        "opt-postnorm",
-        "opt",
-        "opt",
-        512,
-        lambda V: opt_config(V, False),
-        "OPTForCausalLM",
-        "float32",
-        dict(notes="do_layer_norm_before false: norms after the residual adds, no final_layer_norm"),
-    ),
-    ("opt-f16", "opt", "opt", 512, lambda V: opt_config(V, True), "OPTForCausalLM", "float16", {}),
-    (
-        "qwen3",
-        "llama",
-        "qwen2",
-        512,
-        qwen3_config,
-        "Qwen3ForCausalLM",
-        "float32",
-        dict(notes="q_norm / k_norm per head, head_dim 16 of hidden 32 with 4 heads, GQA 4 / 2, tied LM head"),
-    ),
-    ("qwen3-bf16", "llama", "qwen2", 512, qwen3_config, "Qwen3ForCausalLM", "bfloat16", {}),
+    ("gpt2", "GPT2LMHeadModel", gpt2_small, "float32", dict(rename=gpt2_as_released)),
+    ("distilgpt2", "GPT2LMHeadModel", lambda V: gpt2_config(V, 48, 3), "float32", {}),
+    ("gpt2-f16", "GPT2LMHeadModel", gpt2_small, "float16", {}),
+    ("gpt2-bf16", "GPT2LMHeadModel", gpt2_small, "bfloat16", {}),
+    ("bert", "BertForMaskedLM", bert_config, "float32", MASKED),
+    ("bert-noprefix", "BertModel", bert_config, "float32", {}),
+    ("bert-gamma", "BertForPreTraining", bert_eps_1e6, "float32", dict(masked=True, rename=bert_old_names)),
+    ("bert-f16", "BertForMaskedLM", bert_config, "float16", MASKED),
+    ("bert-bf16", "BertForMaskedLM", bert_config, "bfloat16", MASKED),
+    ("distilbert", "DistilBertForMaskedLM", distilbert_config, "float32", MASKED),
+    ("distilbert-f16", "DistilBertForMaskedLM", distilbert_config, "float16", MASKED),
+    ("distilbert-bf16", "DistilBertForMaskedLM", distilbert_config, "bfloat16", MASKED),
+    ("llama", "LlamaForCausalLM", llama_tied, "float32", {}),
+    ("llama-untied", "LlamaForCausalLM", llama_untied, "float32", {}),
+    ("llama-f16", "LlamaForCausalLM", llama_tied, "float16", {}),
+    ("llama-bf16", "LlamaForCausalLM", llama_untied, "bfloat16", {}),
+    ("llama-sharded", "LlamaForCausalLM", llama_untied, "float32", dict(shard="40KB")),
+    ("qwen2", "Qwen2ForCausalLM", qwen2_config, "float32", {}),
+    ("qwen2-f16", "Qwen2ForCausalLM", qwen2_config, "float16", {}),
+    ("qwen2-bf16", "Qwen2ForCausalLM", qwen2_config, "bfloat16", {}),
+    ("pythia", "GPTNeoXForCausalLM", pythia, "float32", dict(rename=neox_as_released)),
+    ("neox-sequential", "GPTNeoXForCausalLM", lambda V: gpt_neox_config(V, 4, 0.5, False), "float32", {}),
+    ("pythia-f16", "GPTNeoXForCausalLM", pythia, "float16", {}),
+    ("tinystories", "GPTNeoForCausalLM", lambda V: gpt_neo_config(V, ["global", "local"], 5), "float32", {}),
+    ("tinystories-bf16", "GPTNeoForCausalLM", lambda V: gpt_neo_config(V, ["local", "global"], 3), "bfloat16", {}),
+    ("opt", "OPTForCausalLM", opt_pre, "float32", {}),
+    ("opt-postnorm", "OPTForCausalLM", lambda V: opt_config(V, False), "float32", {}),
+    ("opt-f16", "OPTForCausalLM", opt_pre, "float16", {}),
+    ("qwen3", "Qwen3ForCausalLM", qwen3_config, "float32", {}),
+    ("qwen3-bf16", "Qwen3ForCausalLM", qwen3_config, "bfloat16", {}),
+    ("mistral", "MistralForCausalLM", mistral_config, "float32", {}),
+    ("qwen2-sliding-bf16", "Qwen2ForCausalLM", qwen2_sliding, "bfloat16", {}),
+    ("phi", "PhiForCausalLM", lambda V: phi_config(V, 0.5), "float32", {}),
+    ("phi-f16", "PhiForCausalLM", lambda V: phi_config(V, 0.25), "float16", {}),
 ]
-FAMILY_OF_TYPE = {
-    "gpt2": "gpt2",
-    "bert": "bert",
-    "distilbert": "distilbert",
-    "llama": "llama",
-    "qwen2": "llama",
-    "gpt_neox": "gpt_neox",
+# index.json's notes of a case
+NOTES = {
+    "gpt2": "keys without the transformer. prefix and with the h.N.attn.bias buffers, as gpt2's own file; LM head tied "
+    "to wte",
+    "distilgpt2": "transformer. prefix as distilgpt2 and DialoGPT; 3 heads of 16; LM head tied",
+    "bert": "bert. prefix and the MLM head cls.predictions.*",
+    "bert-noprefix": "BertModel: no prefix, a pooler, no head (as all-MiniLM-L6-v2)",
+    "bert-gamma": "LayerNorm.gamma/beta names, I64 embeddings.position_ids, pooler, cls.seq_relationship and the MLM "
+    "head",
+    "distilbert": "distilbert. prefix, MLM head vocab_transform / vocab_layer_norm / vocab_projector",
+    "llama": "GQA 4 query / 2 key-value heads, tied LM head, BOS added by the tokenizer",
+    "llama-untied": "untied lm_head, rope_theta 1e5",
+    "llama-sharded": "model.safetensors.index.json + shards",
+    "qwen2": "q/k/v biases, GQA 6 query / 2 key-value heads, rope_theta 1e6, NFC + Qwen's split regex",
+    "pythia": "Pythia's layout: parallel residual, rotary on 4 of 16 features per head (rotary_pct 0.25), "
+    "query_key_value interleaved by head, the LM head as embed_out.weight",
+    "neox-sequential": "use_parallel_residual false, 4 heads of 8, rotary_pct 0.5, lm_head.weight as 5.x saves it",
+    "tinystories": "TinyStories' layout: layers global, local with window_size 5, scores not scaled, LM head tied",
+    "tinystories-bf16": "layers local (window_size 3), global",
+    "opt": "opt-125m's layout: pre-norm, positions from row 2, ReLU, </s> before the text, LM head tied",
+    "opt-postnorm": "do_layer_norm_before false: norms after the residual adds, no final_layer_norm",
+    "qwen3": "q_norm / k_norm per head, head_dim 16 of hidden 32 with 4 heads, GQA 4 / 2, tied LM head",
+    "mistral": "a sliding window of 4 keys on both layers, GQA 4 / 2, untied lm_head; Llama 2 / Mistral's tokenizer "
+    "(▁ for spaces, BPE with byte fallback, <s> added)",
+    "qwen2-sliding-bf16": "use_sliding_window: layer 0 full (max_window_layers 1), layer 1 a window of 3 keys",
+    "phi": "phi-2's layout: one input_layernorm for the parallel attention and MLP, rotary on 4 of 8 features per head "
+    "(partial_rotary_factor 0.5), biases everywhere, lm_head with its bias",
+    "phi-f16": "partial_rotary_factor 0.25: rotary on 2 of 8 features",
 }
 
 
@@ -692,6 +613,8 @@ def true_float64():
     from transformers.models.gpt_neo import modeling_gpt_neo
     from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
+    from transformers.models.mistral import modeling_mistral
+    from transformers.models.phi import modeling_phi
     from transformers.models.qwen2 import modeling_qwen2
     from transformers.models.qwen3 import modeling_qwen3
 
@@ -715,7 +638,12 @@ def true_float64():
             dtype = None
         return softmax(x, dim=dim, dtype=dtype)
 
-    for mod, prefix in ((modeling_llama, "Llama"), (modeling_qwen2, "Qwen2"), (modeling_qwen3, "Qwen3")):
+    for mod, prefix in (
+        (modeling_llama, "Llama"),
+        (modeling_qwen2, "Qwen2"),
+        (modeling_qwen3, "Qwen3"),
+        (modeling_mistral, "Mistral"),
+    ):
         for cls, fn in ((prefix + "RMSNorm", rms_forward), (prefix + "RotaryEmbedding", rope_forward)):
             klass = getattr(mod, cls)
             saved.append((klass, "forward", klass.forward))
@@ -733,9 +661,9 @@ def true_float64():
     klass = modeling_gpt_neo.GPTNeoSelfAttention
     saved.append((klass, "_attn", klass._attn))
     klass._attn = neo_attn
-    klass = modeling_gpt_neox.GPTNeoXRotaryEmbedding
-    saved.append((klass, "forward", klass.forward))
-    klass.forward = rope_forward
+    for klass in (modeling_gpt_neox.GPTNeoXRotaryEmbedding, modeling_phi.PhiRotaryEmbedding):
+        saved.append((klass, "forward", klass.forward))
+        klass.forward = rope_forward
     saved.append((torch.nn.functional, "softmax", softmax))
     torch.nn.functional.softmax = softmax_keep_f64
     try:
@@ -771,7 +699,7 @@ def out_projection(model, layer):
         return base.encoder.layer[layer].attention.output.dense
     if mt == "distilbert":
         return base.transformer.layer[layer].attention.out_lin
-    if mt in ("llama", "qwen2", "qwen3"):
+    if mt in ("llama", "qwen2", "qwen3", "mistral"):
         return base.layers[layer].self_attn.o_proj
     if mt == "gpt_neox":
         return base.layers[layer].attention.dense
@@ -779,6 +707,8 @@ def out_projection(model, layer):
         return base.h[layer].attn.attention.out_proj
     if mt == "opt":
         return base.decoder.layers[layer].self_attn.out_proj
+    if mt == "phi":
+        return base.layers[layer].self_attn.dense
     raise ValueError(f"out_projection: no output projection for model_type {mt!r}: add its module here")
 
 
@@ -877,7 +807,8 @@ def logits_positions(family, masked_ids, T):
     return sorted({T // 2, T - 1})
 
 
-def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, tokenizers_cache, seed):
+def make_case(out_dir, case, arch, config_fn, dtype, opts, tokenizers_cache, seed):
+    family, tok_kind, V = CLASSES[arch]
     path = os.path.join(out_dir, case)
     os.makedirs(path)
     if tok_kind not in tokenizers_cache:
@@ -924,7 +855,7 @@ def make_case(out_dir, case, family, tok_kind, V, config_fn, arch, dtype, opts, 
             tensors[name + ".bound"] = bounds[name].to(torch.float64).contiguous()
         oracles.append(write_oracle(path, k, tok, text, ids, logits_at, heads_off, tensors))
     dtype_name = {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}[dtype]
-    return index_entry(path, case, family, cfg.model_type, arch, dtype_name, oracles, opts.get("notes", ""))
+    return index_entry(path, case, family, cfg.model_type, arch, dtype_name, oracles, NOTES.get(case, ""))
 
 
 MINILM_SENTENCES = [
@@ -1076,10 +1007,10 @@ def main():
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     entries, cache = [], {}
-    for i, (case, family, tok_kind, V, config_fn, arch, dtype, opts) in enumerate(CASES):
+    for i, (case, arch, config_fn, dtype, opts) in enumerate(CASES):
         if only and case not in only:
             continue
-        entries.append(make_case(tmp, case, family, tok_kind, V, config_fn, arch, dtype, opts, cache, 1000 + i))
+        entries.append(make_case(tmp, case, arch, config_fn, dtype, opts, cache, 1000 + i))
     if not only or "minilm" in only:
         entries.append(make_minilm(tmp))
     with open(os.path.join(tmp, "index.json"), "w") as f:

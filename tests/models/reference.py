@@ -271,6 +271,19 @@ def ln(ch, module, x):
     return layer_norm(ch, x, param(module), param(module, "bias"), module.eps)
 
 
+def readout(x, final, weight, bias=None):
+    """last_hidden_state = final(ch, x) of the last layer's output x, and the LM head (weight [V, D], bias [V] or
+    None) at rows pos."""
+    ch = Chain(x)
+    (hidden,) = ch.bound(final(ch, ch[0]))
+
+    def head(pos):
+        ch = Chain((x[0][pos], x[1][pos]))
+        return ch.bound(linear(ch, final(ch, ch[0]), weight, bias))[0]
+
+    return hidden, head
+
+
 def gpt2(model, ids, heads_off):
     base, cfg = model.transformer, model.config
     T, D, H = len(ids), model.config.n_embd, model.config.n_head
@@ -288,13 +301,7 @@ def gpt2(model, ids, heads_off):
         m = lin(ch, block.mlp.c_fc, ln(ch, block.ln_2, h), conv1d=True)
         m = lin(ch, block.mlp.c_proj, activation(cfg.activation_function, ch, m), conv1d=True)
         (x,) = ch.bound(add(ch, h, m))
-    ch = Chain(x)
-    (hidden,) = ch.bound(ln(ch, base.ln_f, ch[0]))
-
-    def head(pos):
-        ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, ln(ch, base.ln_f, ch[0]), param(model.lm_head)))[0]
-
+    hidden, head = readout(x, lambda ch, y: ln(ch, base.ln_f, y), param(model.lm_head))
     return attns, hidden, head
 
 
@@ -319,13 +326,7 @@ def gpt_neo(model, ids, heads_off):
         m = lin(ch, block.mlp.c_fc, ln(ch, block.ln_2, h))
         m = lin(ch, block.mlp.c_proj, activation(cfg.activation_function, ch, m))
         (x,) = ch.bound(add(ch, h, m))
-    ch = Chain(x)
-    (hidden,) = ch.bound(ln(ch, base.ln_f, ch[0]))
-
-    def head(pos):
-        ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, ln(ch, base.ln_f, ch[0]), param(model.lm_head)))[0]
-
+    hidden, head = readout(x, lambda ch, y: ln(ch, base.ln_f, y), param(model.lm_head))
     return attns, hidden, head
 
 
@@ -352,13 +353,7 @@ def opt(model, ids, heads_off):
         h = add(ch, h, m)
         (x,) = ch.bound(h if pre else ln(ch, layer.final_layer_norm, h))
     final = (lambda ch, y: ln(ch, dec.final_layer_norm, y)) if dec.final_layer_norm is not None else (lambda ch, y: y)
-    ch = Chain(x)
-    (hidden,) = ch.bound(final(ch, ch[0]))
-
-    def head(pos):
-        ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, final(ch, ch[0]), param(model.lm_head)))[0]
-
+    hidden, head = readout(x, final, param(model.lm_head))
     return attns, hidden, head
 
 
@@ -423,8 +418,18 @@ def distilbert(model, ids, heads_off):
     return attns, x, head if hasattr(model, "vocab_projector") else None
 
 
+def sliding_window(cfg, layer):
+    """Layer `layer`'s window (0: none) as 5.x's masks read it: Mistral's sliding_window on every layer, Qwen's on
+    the layers layer_types names "sliding_attention" (its config's sliding_window is None without use_sliding_window)."""
+    if cfg.model_type == "mistral":
+        return cfg.sliding_window or 0
+    types = getattr(cfg, "layer_types", None)
+    return cfg.sliding_window if types and types[layer] == "sliding_attention" else 0
+
+
 def llama(model, ids, heads_off):
-    """Llama and Qwen2 (q/k/v biases): RMSNorm, RoPE (rotate_half), grouped-query attention, SwiGLU."""
+    """Llama, Mistral and Qwen2 (q/k/v biases), Qwen3 (q_norm, k_norm): RMSNorm, RoPE (rotate_half), grouped-query
+    attention with a sliding window where the config asks, SwiGLU."""
     base, cfg = model.model, model.config
     T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
     hd = getattr(cfg, "head_dim", None) or cfg.hidden_size // H
@@ -442,7 +447,7 @@ def llama(model, ids, heads_off):
             q = rms(ch, sa.q_norm, q.view(T, H, hd)).reshape(T, -1)
             k = rms(ch, sa.k_norm, k.view(T, Hkv, hd)).reshape(T, -1)
         (q, Eq), (k, Ek), (v, Ev) = ch.bound(apply_rope(ch, q, H, table), apply_rope(ch, k, Hkv, table), v)
-        p, o = attention(q, Eq, k, Ek, v, Ev, H, Hkv, causal=True, heads_off=heads_off.get(i, ()))
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, Hkv, True, heads_off.get(i, ()), window=sliding_window(cfg, i))
         attns.append(p)
         ch = Chain(o, x)
         h = add(ch, ch[1], lin(ch, sa.o_proj, ch[0]))
@@ -452,13 +457,7 @@ def llama(model, ids, heads_off):
         gu = g * lin(ch, mlp.up_proj, n)
         m = lin(ch, mlp.down_proj, ch.site(gu, gu.detach().abs()))
         (x,) = ch.bound(add(ch, h, m))
-    ch = Chain(x)
-    (hidden,) = ch.bound(rms(ch, base.norm, ch[0]))
-
-    def head(pos):
-        ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, rms(ch, base.norm, ch[0]), param(model.lm_head)))[0]
-
+    hidden, head = readout(x, lambda ch, y: rms(ch, base.norm, y), param(model.lm_head))
     return attns, hidden, head
 
 
@@ -507,14 +506,40 @@ def gpt_neox(model, ids, heads_off):
             h = add(ch, a, ch[1])
             h = add(ch, mlp(ch, ln(ch, layer.post_attention_layernorm, h)), h)
         (x,) = ch.bound(h)
-    ch = Chain(x)
-    (hidden,) = ch.bound(ln(ch, base.final_layer_norm, ch[0]))
     lm_head = getattr(model, "lm_head", None) or getattr(model, "embed_out", None)  # 5.x / 4.x
+    hidden, head = readout(x, lambda ch, y: ln(ch, base.final_layer_norm, y), param(lm_head))
+    return attns, hidden, head
 
-    def head(pos):
-        ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, ln(ch, base.final_layer_norm, ch[0]), param(lm_head)))[0]
 
+def phi(model, ids, heads_off):
+    """Phi: one LayerNorm feeding the attention and the MLP (parallel residual), q/k/v/dense with biases, partial
+    rotary, gelu_new, final_layernorm, an LM head with its bias."""
+    base, cfg = model.model, model.config
+    T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
+    rot = base.layers[0].self_attn.rotary_ndims
+    table = rope_table(T, rot, rope_theta(cfg))
+    x = param(base.embed_tokens)[ids]
+    x = (x, zeros(x))
+    attns = []
+    for i, layer in enumerate(base.layers):
+        sa = layer.self_attn
+        ch = Chain(x)
+        n = ln(ch, layer.input_layernorm, ch[0])
+        q, k, v = (lin(ch, m, n) for m in (sa.q_proj, sa.k_proj, sa.v_proj))
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(
+            partial_rope(ch, q, H, table, rot), partial_rope(ch, k, Hkv, table, rot), v
+        )
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, Hkv, causal=True, heads_off=heads_off.get(i, ()))
+        attns.append(p)
+        ch = Chain(o, x)
+        m = lin(
+            ch,
+            layer.mlp.fc2,
+            activation(cfg.hidden_act, ch, lin(ch, layer.mlp.fc1, ln(ch, layer.input_layernorm, ch[1]))),
+        )
+        (x,) = ch.bound(add3(ch, lin(ch, sa.dense, ch[0]), m, ch[1]))  # attn_outputs + feed_forward + residual
+    final = lambda ch, y: ln(ch, base.final_layernorm, y)
+    hidden, head = readout(x, final, param(model.lm_head), param(model.lm_head, "bias"))
     return attns, hidden, head
 
 
@@ -525,6 +550,8 @@ FAMILIES = {
     "llama": llama,
     "qwen2": llama,
     "qwen3": llama,
+    "mistral": llama,
+    "phi": phi,
     "gpt_neox": gpt_neox,
     "gpt_neo": gpt_neo,
     "opt": opt,

@@ -180,6 +180,15 @@ def mutate(case, model64, kind):
 
         model64.config.rope_parameters["partial_rotary_factor"] = 1.0
         base.rotary_emb = GPTNeoXRotaryEmbedding(model64.config).double()
+    elif kind == "Phi's rotary on every feature of a head":  # partial_rotary_factor ignored
+        from transformers.models.phi.modeling_phi import PhiRotaryEmbedding
+
+        model64.config.rope_parameters["partial_rotary_factor"] = 1.0
+        base.rotary_emb = PhiRotaryEmbedding(model64.config).double()
+        for layer in base.layers:
+            layer.self_attn.rotary_ndims = layer.self_attn.head_dim
+    elif kind == "lm_head's bias left out":
+        model64.lm_head.bias.data.zero_()
     elif kind == "sequential residual instead of parallel":
         for layer in base.layers:
             layer.use_parallel_residual = False
@@ -189,6 +198,8 @@ def mutate(case, model64, kind):
             if sa.attention_type == "local":
                 full = torch.tril(torch.ones_like(sa.bias))
                 sa.bias = torch.bitwise_xor(full, torch.tril(full, -(model64.config.window_size + 1)))
+    elif kind in ("the sliding window one key wider", "the sliding window one key narrower"):  # the mask reads it
+        model64.config.sliding_window += 1 if kind.endswith("wider") else -1
     elif kind == "scores divided by sqrt(head_dim)":  # q_proj has no bias: scaling it scales the scores
         for block in base.h:
             sa = block.attn.attention
@@ -216,6 +227,11 @@ MISTAKES = [
     ("tinystories", "scores divided by sqrt(head_dim)"),
     ("opt", "positions without OPT's offset of 2"),
     ("qwen3", "q_norm and k_norm left out"),
+    ("phi", "Phi's rotary on every feature of a head"),
+    ("phi", "lm_head's bias left out"),
+    ("mistral", "the sliding window one key wider"),
+    ("mistral", "the sliding window one key narrower"),
+    ("qwen2-sliding-bf16", "the sliding window one key wider"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

@@ -148,8 +148,9 @@ TEST_CASE("the key/value cache's logits equal the whole forward's at every posit
 }
 
 TEST_CASE(
-    "the key/value cache of GPT-Neo's local layers and Qwen3's q/k norms: the oracle's logits, within its bounds") {
-  for (const char* c : {"tinystories", "qwen3"}) {  // tinystories: windows of 5 keys, texts longer than that
+    "the key/value cache of local and sliding windows and Qwen3's q/k norms: the oracle's logits, within its bounds") {
+  // tinystories: local windows of 5 keys, mistral of 4, qwen2-sliding-bf16 of 3 (layer 1), texts longer than that
+  for (const char* c : {"tinystories", "qwen3", "mistral", "qwen2-sliding-bf16"}) {
     const std::string dir = mha_test::kModelFixtures + "/" + c;
     Loaded m(dir);
     for (int k = 0; k < 3; ++k) {

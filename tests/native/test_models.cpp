@@ -157,6 +157,10 @@ TEST_CASE("model_reads_tensor: the tensors each family uses, with and without pr
   CHECK(model_reads_tensor(neox, "lm_head.weight"));    // 5.x's
   CHECK_FALSE(model_reads_tensor(neox, "gpt_neox.layers.0.attention.bias"));
   CHECK_FALSE(model_reads_tensor(neox, "gpt_neox.layers.0.attention.rotary_emb.inv_freq"));
+  const CheckpointConfig phi = fixture("phi").config;
+  CHECK(model_reads_tensor(phi, "model.layers.1.self_attn.dense.bias"));
+  CHECK(model_reads_tensor(phi, "lm_head.bias"));
+  CHECK_FALSE(model_reads_tensor(phi, "model.layers.0.post_attention_layernorm.weight"));  // Phi has one norm a layer
 }
 
 TEST_CASE("GPT-Neo's config: attention_types expanded into each layer's window, hostile values named",
@@ -205,7 +209,7 @@ TEST_CASE("OPT's config: do_layer_norm_before both ways, opt-350m's projected em
   CHECK(message(R"(, "_remove_final_layer_norm": true})").find("_remove_final_layer_norm") != std::string::npos);
 }
 
-TEST_CASE("Qwen3's config: head_dim 128 unless set, sliding windows refused by name", "[models][config]") {
+TEST_CASE("Qwen3's config: head_dim 128 unless set", "[models][config]") {
   const std::string qwen3 =
       R"({"model_type": "qwen3", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
     "num_key_value_heads": 2, "intermediate_size": 64, "vocab_size": 50)";
@@ -215,12 +219,47 @@ TEST_CASE("Qwen3's config: head_dim 128 unless set, sliding windows refused by n
   CHECK(c.family == Family::Llama);
   CHECK(c.head_dim == 16);
   CHECK_FALSE(c.attention_bias);
-  const auto message = [&](const std::string& tail) {
-    return error_of([&] { parse_checkpoint_config(qwen3 + tail); });
+  CHECK(c.windows == std::vector<std::size_t>{0, 0});
+}
+
+TEST_CASE("Sliding windows of Mistral, Qwen2 and Qwen3 as transformers 5.x's configs expand them, hostile values named",
+          "[models][config]") {
+  const std::string body = R"("hidden_size": 32, "num_hidden_layers": 4, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "intermediate_size": 64, "vocab_size": 50)";
+  const auto windows = [&](const std::string& type, const std::string& tail) {
+    return parse_checkpoint_config(R"({"model_type": ")" + type + "\", " + body + tail).windows;
   };
-  CHECK(message(R"(, "use_sliding_window": true})").find("use_sliding_window") != std::string::npos);
-  CHECK(message(R"(, "layer_types": ["full_attention", "sliding_attention"]})").find("layer_types") !=
+  using W = std::vector<std::size_t>;
+  CHECK(windows("mistral", "}") == W{4096, 4096, 4096, 4096});  // MistralConfig's sliding_window 4096
+  CHECK(windows("mistral", R"(, "sliding_window": null})") == W{0, 0, 0, 0});
+  CHECK(windows("mistral", R"(, "sliding_window": 5})") == W{5, 5, 5, 5});
+  CHECK(windows("qwen2", R"(, "sliding_window": 5})") == W{0, 0, 0, 0});  // use_sliding_window false
+  CHECK(windows("qwen2", R"(, "use_sliding_window": true, "sliding_window": 5, "max_window_layers": 2})") ==
+        W{0, 0, 5, 5});  // layers from max_window_layers on
+  CHECK(windows("qwen2", R"(, "use_sliding_window": true, "sliding_window": 5})") == W{0, 0, 0, 0});  // 28 layers
+  CHECK(windows("qwen2", R"(, "use_sliding_window": true, "max_window_layers": 0})") == W{4096, 4096, 4096, 4096});
+  CHECK(windows("qwen3", R"(, "use_sliding_window": true, "sliding_window": 3, "max_window_layers": 1,
+    "layer_types": ["sliding_attention", "full_attention", "attention", "sliding_attention"]})") == W{3, 0, 0, 3});
+  CHECK(windows("llama", "}") == W{0, 0, 0, 0});
+  const auto message = [&](const std::string& type, const std::string& tail) {
+    return error_of([&] { windows(type, tail); });
+  };
+  CHECK(message("mistral", R"(, "sliding_window": 0})").find("'sliding_window' must be a whole number from 1") !=
         std::string::npos);
+  CHECK(message("qwen2", R"(, "use_sliding_window": true, "sliding_window": 0})").find("'sliding_window'") !=
+        std::string::npos);
+  CHECK(message("qwen2", R"(, "use_sliding_window": true, "max_window_layers": -1})").find("'max_window_layers'") !=
+        std::string::npos);
+  CHECK(message("qwen2", R"(, "layer_types": ["full_attention", "sliding_attention", "full_attention",
+    "full_attention"]})")
+            .find("layer 1 'sliding_attention' but the config has no window") != std::string::npos);
+  CHECK(message("qwen2", R"(, "layer_types": ["full_attention"]})").find("one string per layer") != std::string::npos);
+  CHECK(message("qwen3", R"(, "layer_types": ["linear_attention", "full_attention", "full_attention",
+    "full_attention"]})")
+            .find("'linear_attention'") != std::string::npos);
+  CHECK(message("llama", R"(, "layer_types": ["sliding_attention", "full_attention", "full_attention",
+    "full_attention"]})")
+            .find("'sliding_attention' in a llama model") != std::string::npos);
 }
 
 TEST_CASE("GPT-NeoX's config: 4.x's rotary_pct and rotary_emb_base, 5.x's rope_parameters, hostile values named",
@@ -249,6 +288,40 @@ TEST_CASE("GPT-NeoX's config: 4.x's rotary_pct and rotary_emb_base, 5.x's rope_p
         std::string::npos);
 }
 
+TEST_CASE("Phi's config: partial rotary 0.5 unless set, the parallel residual, hostile values named",
+          "[models][config]") {
+  const std::string phi =
+      R"({"model_type": "phi", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 256, "vocab_size": 50)";
+  const CheckpointConfig c = parse_checkpoint_config(phi + "}");
+  CHECK(c.family == Family::Phi);
+  CHECK(c.rotary_dim == 8);  // int(16 * 0.5)
+  CHECK(c.parallel_residual);
+  CHECK(c.activation == "gelu_new");
+  CHECK_FALSE(c.tie_word_embeddings);                                                           // PhiConfig's default
+  CHECK(parse_checkpoint_config(phi + R"(, "partial_rotary_factor": 0.25})").rotary_dim == 4);  // 4.x's key
+  CHECK(parse_checkpoint_config(phi + R"(, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+    "partial_rotary_factor": 1.0}})")
+            .rotary_dim == 16);
+  const auto message = [&](const std::string& tail) { return error_of([&] { parse_checkpoint_config(phi + tail); }); };
+  CHECK(message(R"(, "partial_rotary_factor": 1.5})").find("'partial_rotary_factor' must be above 0 and at most 1") !=
+        std::string::npos);
+  CHECK(message(R"(, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 2}})")
+            .find("'rope_parameters.partial_rotary_factor'") != std::string::npos);
+  CHECK(message(R"(, "qk_layernorm": true})").find("qk_layernorm") != std::string::npos);
+  CHECK(message(R"(, "head_dim": 0})").find("'head_dim'") != std::string::npos);
+  // a head_dim the weights do not have: the first projection it sizes is named with both shapes
+  Checkpoint ck = fixture("phi");
+  const std::string wrong = error_of([&] {
+    CheckpointConfig bad = ck.config;
+    bad.head_dim = 2 * ck.config.head_dim;
+    Model(bad, ck.weights);
+  });
+  INFO(wrong);
+  CHECK(wrong.find("'model.layers.0.self_attn.q_proj.weight' has shape") != std::string::npos);
+  CHECK(wrong.find("heads of " + std::to_string(2 * ck.config.head_dim)) != std::string::npos);
+}
+
 TEST_CASE("config options the core does not compute are refused by name, with what is supported", "[models][config]") {
   const auto refused = [](const std::string& json, const std::string& named) {
     const std::string message = error_of([&] { parse_checkpoint_config(json); });
@@ -265,9 +338,6 @@ TEST_CASE("config options the core does not compute are refused by name, with wh
   refused(gpt2 + R"(, "reorder_and_upcast_attn": true})", "reorder_and_upcast_attn");
   refused(gpt2 + R"(, "alibi": true})", "alibi");
   refused(llama + R"(, "rope_scaling": {"rope_type": "linear", "factor": 2.0}})", "rope_scaling");
-  refused(R"({"model_type": "qwen2", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
-    "intermediate_size": 40, "vocab_size": 50, "use_sliding_window": true})",
-          "use_sliding_window");
   refused(R"({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
     "intermediate_size": 40, "vocab_size": 50, "position_embedding_type": "relative_key"})",
           "relative_key");

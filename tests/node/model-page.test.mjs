@@ -68,6 +68,8 @@ const CASES = [
   { name: 'opt', text: SENTENCE, snippet: true },
   { name: 'opt-postnorm', text: SENTENCE },
   { name: 'qwen3', text: SENTENCE, snippet: true },
+  { name: 'mistral', text: SENTENCE },
+  { name: 'phi', text: SENTENCE, snippet: true },
 ];
 const QUERY = 8,
   KEY = 3,

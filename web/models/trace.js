@@ -86,6 +86,17 @@ export const FAMILIES = {
     act: 'ReLU',
     scaleQuery: true, // q_proj(h) * d^-0.5 before the product
   },
+  phi: {
+    layer: 'model.layers',
+    norms: ['input_layernorm', 'input_layernorm'], // one LayerNorm read by the attention and the MLP
+    q: 'self_attn.q_proj',
+    k: 'self_attn.k_proj',
+    v: 'self_attn.v_proj',
+    out: 'self_attn.dense',
+    mlp: 'mlp',
+    post: false,
+    norm: 'LayerNorm',
+  },
 };
 const STAGE = {
   norm: 0,

@@ -47,8 +47,9 @@ namespace models {
 class Network;
 }
 
-// Qwen2 is Llama with q/k/v biases; GPTNeoX: Pythia (model_type "gpt_neox"); GPTNeo: TinyStories ("gpt_neo")
-enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, GPTNeoX, GPTNeo, OPT, COUNT };
+// Qwen2 is Llama with q/k/v biases; GPTNeoX: Pythia (model_type "gpt_neox"); GPTNeo: TinyStories ("gpt_neo");
+// Phi: phi-1_5, phi-2 ("phi")
+enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, GPTNeoX, GPTNeo, OPT, Phi, COUNT };
 const char* family_name(Family family);
 
 // What config.json says, checked: an unsupported model_type or option (ALiBi, sliding windows,
@@ -57,7 +58,7 @@ const char* family_name(Family family);
 struct CheckpointConfig {
   Family family = Family::GPT2;
   std::string model_type;  // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2", "gpt_neox",
-                           // "gpt_neo", "opt"
+                           // "gpt_neo", "opt", "qwen3", "mistral", "phi"
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, d_ff = 0;
   std::size_t vocab = 0, max_positions = 0, type_vocab = 0;
   double norm_eps = 0.0, rope_theta = 0.0;

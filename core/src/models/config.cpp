@@ -14,22 +14,25 @@ namespace {
 
 using json::Json;
 
-constexpr std::array<const char*, 7> kFamilyNames{"gpt2", "bert", "distilbert", "llama", "gpt_neox", "gpt_neo", "opt"};
+constexpr std::array<const char*, 8> kFamilyNames{"gpt2",     "bert",    "distilbert", "llama",
+                                                  "gpt_neox", "gpt_neo", "opt",        "phi"};
 static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
 
 struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 9> kModelTypes{{{"gpt2", Family::GPT2},
-                                                {"bert", Family::BERT},
-                                                {"distilbert", Family::DistilBERT},
-                                                {"llama", Family::Llama},
-                                                {"qwen2", Family::Llama},
-                                                {"qwen3", Family::Llama},
-                                                {"gpt_neox", Family::GPTNeoX},
-                                                {"gpt_neo", Family::GPTNeo},
-                                                {"opt", Family::OPT}}};
+constexpr std::array<ModelType, 11> kModelTypes{{{"gpt2", Family::GPT2},
+                                                 {"bert", Family::BERT},
+                                                 {"distilbert", Family::DistilBERT},
+                                                 {"llama", Family::Llama},
+                                                 {"qwen2", Family::Llama},
+                                                 {"qwen3", Family::Llama},
+                                                 {"mistral", Family::Llama},
+                                                 {"gpt_neox", Family::GPTNeoX},
+                                                 {"gpt_neo", Family::GPTNeo},
+                                                 {"opt", Family::OPT},
+                                                 {"phi", Family::Phi}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -41,7 +44,8 @@ std::string supported() {
          " with absolute position embeddings (GPT-2, BERT, "
          "DistilBERT) or default rotary embeddings (rope_type 'default', on all or the first part of each "
          "head), full causal or bidirectional "
-         "self-attention (GPT-Neo's local layers, no other sliding window, no ALiBi, no cross-attention), activations " +
+         "self-attention (with GPT-Neo's local layers and the sliding windows of Mistral, Qwen2 and Qwen3; no ALiBi, no "
+         "cross-attention), activations " +
          blocks::activation_names() + ".";
 }
 
@@ -173,29 +177,74 @@ void read_distilbert(const Json& c, CheckpointConfig& m) {
   m.activation = text(c, "activation", "gelu");
 }
 
-// Llama, Qwen2 (q/k/v biases always, no head_dim key) and Qwen3 (head_dim 128 unless set, q_norm / k_norm);
-// Qwen's sliding windows refused.
-void read_llama(const Json& c, CheckpointConfig& m) {
-  const bool qwen2 = m.model_type == "qwen2", qwen3 = m.model_type == "qwen3";
+// The sizes every config since Llama names alike: hidden_size, num_hidden_layers, num_attention_heads,
+// num_key_value_heads (the heads unless set), intermediate_size, vocab_size, max_position_embeddings (or positions).
+void read_sizes(const Json& c, CheckpointConfig& m, std::size_t positions) {
   m.d_model = count(c, {"hidden_size"});
   m.layers = count(c, {"num_hidden_layers"});
   m.heads = count(c, {"num_attention_heads"});
   m.kv_heads = count(c, {"num_key_value_heads"}, m.heads);
-  m.head_dim = qwen2 ? 0 : qwen3 ? count(c, {"head_dim"}, 128) : (member(c, "head_dim") ? count(c, {"head_dim"}) : 0);
   m.d_ff = count(c, {"intermediate_size"});
   m.vocab = count(c, {"vocab_size"});
-  m.max_positions = count(c, {"max_position_embeddings"}, qwen2 || qwen3 ? 32768 : 2048);
+  m.max_positions = count(c, {"max_position_embeddings"}, positions);
+  m.causal = true;
+}
+
+// A whole number >= 0 (a count that may be 0), else fallback.
+std::size_t whole(const Json& config, const char* key, std::size_t fallback) {
+  if (!member(config, key)) return fallback;
+  const double v = number(config, key, 0.0);
+  if (!(v >= 0.0 && v <= kMaxSize && v == std::floor(v)))
+    throw Error("config.json: '" + std::string(key) + "' must be a whole number from 0, got " +
+                member(config, key)->text);
+  return std::size_t(v);
+}
+
+// Each layer's sliding window as transformers 5.x's configs give it (0: full attention). Mistral: sliding_window on
+// every layer (4096 when the key is absent, none when null; layer_types ignored, as MistralConfig ignores it). Qwen2
+// and Qwen3: sliding_window (4096 unless set) only with use_sliding_window, on the layers layer_types names
+// "sliding_attention", by default those from max_window_layers (28 unless set) on. Llama: none.
+std::vector<std::size_t> llama_windows(const Json& c, const CheckpointConfig& m) {
+  std::vector<std::size_t> out(m.layers, 0);
+  const bool mistral = m.model_type == "mistral", qwen = m.model_type == "qwen2" || m.model_type == "qwen3";
+  const Json* key = c.find("sliding_window");
+  const bool on = mistral || (qwen && flag(c, "use_sliding_window", false));
+  const std::size_t window = !on ? 0 : !key ? 4096 : key->kind == Json::Null ? 0 : count(c, {"sliding_window"});
+  if (mistral) return std::vector<std::size_t>(m.layers, window);
+  const Json* types = member(c, "layer_types");
+  if (!types) {
+    for (std::size_t l = whole(c, "max_window_layers", 28); qwen && window && l < m.layers; ++l) out[l] = window;
+    return out;
+  }
+  if (types->kind != Json::Array || types->items.size() != m.layers)
+    throw Error("config.json: 'layer_types' must be a list of one string per layer (" + std::to_string(m.layers) +
+                " layers)");
+  for (std::size_t l = 0; l < m.layers; ++l) {
+    const Json& t = types->items[l];
+    const bool sliding = t.kind == Json::String && t.text == "sliding_attention";
+    refuse_if(!sliding && !(t.kind == Json::String && (t.text == "full_attention" || t.text == "attention")),
+              "layer_types entry '" + t.text + "' (full_attention and sliding_attention are computed)");
+    refuse_if(sliding && !qwen, "layer_types entry 'sliding_attention' in a " + m.model_type + " model");
+    if (sliding && !window)
+      throw Error("config.json: 'layer_types' names layer " + std::to_string(l) +
+                  " 'sliding_attention' but the config has no window (use_sliding_window false or sliding_window "
+                  "null): transformers refuses it too");
+    out[l] = sliding ? window : 0;
+  }
+  return out;
+}
+
+// Llama, Mistral (no biases, sliding_window), Qwen2 (q/k/v biases always, no head_dim key) and Qwen3 (head_dim 128
+// unless set, q_norm / k_norm); the sliding windows of llama_windows.
+void read_llama(const Json& c, CheckpointConfig& m) {
+  const bool qwen2 = m.model_type == "qwen2", qwen3 = m.model_type == "qwen3", mistral = m.model_type == "mistral";
+  read_sizes(c, m, mistral ? 131072 : qwen2 || qwen3 ? 32768 : 2048);
+  m.head_dim = qwen2 ? 0 : qwen3 ? count(c, {"head_dim"}, 128) : (member(c, "head_dim") ? count(c, {"head_dim"}) : 0);
   m.norm_eps = number(c, "rms_norm_eps", 1e-6);
   m.activation = text(c, "hidden_act", "silu");
-  m.causal = true;
-  m.attention_bias = qwen2 || flag(c, "attention_bias", false);
-  m.mlp_bias = !qwen2 && flag(c, "mlp_bias", false);
-  refuse_if((qwen2 || qwen3) && flag(c, "use_sliding_window", false),
-            "use_sliding_window = true (sliding-window attention)");
-  if (const Json* types = member(c, "layer_types"))
-    for (const Json& t : types->items)
-      refuse_if(t.kind != Json::String || t.text != "full_attention",
-                "layer_types other than \"full_attention\" (sliding-window attention)");
+  m.attention_bias = qwen2 || (!mistral && flag(c, "attention_bias", false));
+  m.mlp_bias = !qwen2 && !mistral && flag(c, "mlp_bias", false);
+  m.windows = llama_windows(c, m);
   set_head_dim(m);
   read_rope(c, m, "rope_theta", "partial_rotary_factor", 1.0);
   refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
@@ -204,15 +253,10 @@ void read_llama(const Json& c, CheckpointConfig& m) {
 // GPT-NeoX (Pythia): 4.x's rotary_pct / rotary_emb_base or 5.x's rope_parameters (partial_rotary_factor 0.25 by
 // default), use_parallel_residual, attention_bias (query_key_value's and dense's biases).
 void read_gpt_neox(const Json& c, CheckpointConfig& m) {
-  m.d_model = count(c, {"hidden_size"});
-  m.layers = count(c, {"num_hidden_layers"});
-  m.heads = m.kv_heads = count(c, {"num_attention_heads"});
-  m.d_ff = count(c, {"intermediate_size"});
-  m.vocab = count(c, {"vocab_size"});
-  m.max_positions = count(c, {"max_position_embeddings"}, 2048);
+  read_sizes(c, m, 2048);
+  m.kv_heads = m.heads;  // GPTNeoXConfig has no num_key_value_heads
   m.norm_eps = number(c, "layer_norm_eps", 1e-5);
   m.activation = text(c, "hidden_act", "gelu");
-  m.causal = true;
   m.attention_bias = flag(c, "attention_bias", true);
   m.parallel_residual = flag(c, "use_parallel_residual", true);
   set_head_dim(m);  // hidden_size / num_attention_heads (GPT-NeoX has no head_dim key)
@@ -285,6 +329,19 @@ void read_opt(const Json& c, CheckpointConfig& m) {
   refuse_if(flag(c, "_remove_final_layer_norm", false), "_remove_final_layer_norm = true");
 }
 
+// Phi (phi-1_5, phi-2): LayerNorms, partial rotary (partial_rotary_factor 0.5 unless set, 4.x's at the top or 5.x's in
+// rope_parameters), gelu_new, the parallel residual; qk_layernorm (no released checkpoint sets it) refused by name.
+void read_phi(const Json& c, CheckpointConfig& m) {
+  read_sizes(c, m, 2048);
+  m.head_dim = member(c, "head_dim") ? count(c, {"head_dim"}) : 0;
+  m.norm_eps = number(c, "layer_norm_eps", 1e-5);
+  m.activation = text(c, "hidden_act", "gelu_new");
+  m.parallel_residual = true;
+  refuse_if(flag(c, "qk_layernorm", false), "qk_layernorm = true");
+  set_head_dim(m);
+  read_rope(c, m, "rope_theta", "partial_rotary_factor", 0.5);
+}
+
 void check_sizes(CheckpointConfig& m) {
   set_head_dim(m);
   if (m.heads % m.kv_heads != 0)
@@ -311,7 +368,8 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     if (m.model_type == t.name) type = &t;
   if (!type) refuse("model_type '" + m.model_type + "'");
   m.family = type->family;
-  m.tie_word_embeddings = flag(c, "tie_word_embeddings", m.family != Family::Llama && m.family != Family::GPTNeoX);
+  const bool untied = m.family == Family::Llama || m.family == Family::GPTNeoX || m.family == Family::Phi;
+  m.tie_word_embeddings = flag(c, "tie_word_embeddings", !untied);
   switch (m.family) {
     case Family::GPT2: read_gpt2(c, m); break;
     case Family::BERT: read_bert(c, m); break;
@@ -320,6 +378,7 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     case Family::GPTNeoX: read_gpt_neox(c, m); break;
     case Family::GPTNeo: read_gpt_neo(c, m); break;
     case Family::OPT: read_opt(c, m); break;
+    case Family::Phi: read_phi(c, m); break;
     case Family::COUNT: break;
   }
   check_sizes(m);

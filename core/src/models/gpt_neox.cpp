@@ -10,35 +10,28 @@ namespace mha::models {
 
 namespace {
 
-class GptNeoX final : public Stack {
+class GptNeoX final : public TokenEmbeddings {
  public:
-  explicit GptNeoX(Binder& b) : Stack(b.config()) {
+  explicit GptNeoX(Binder& b) : TokenEmbeddings(b, "embed_in.weight") {
     const std::size_t D = c_.d_model;
     const float eps = float(c_.norm_eps);
     const bool bias = c_.attention_bias;
-    embed_ = b.need("embed_in.weight", {c_.vocab, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
-      blocks::Layer layer;
+      blocks::Layer layer = layer_of(b, p + "input_layernorm", p + "post_attention_layernorm");
       layer.residual = c_.parallel_residual ? blocks::Residual::Parallel : blocks::Residual::PreNorm;
-      layer.norm_1 = b.norm(p + "input_layernorm", D, eps);
-      layer.norm_2 = b.norm(p + "post_attention_layernorm", D, eps);
-      layer.attn.heads = layer.attn.kv_heads = c_.heads;
-      layer.attn.head_dim = c_.head_dim;
       layer.attn.qkv = b.linear(p + "attention.query_key_value", D, 3 * D, bias);
       layer.attn.qkv_interleaved = true;
       layer.attn.o = b.linear(p + "attention.dense", D, D, bias);
-      layer.attn.causal = true;
       layer.attn.rotary_dim = c_.rotary_dim;
       layer.attn.rope_theta = c_.rope_theta;
       layer.mlp.up = b.linear(p + "mlp.dense_h_to_4h", D, c_.d_ff, true);
       layer.mlp.down = b.linear(p + "mlp.dense_4h_to_h", c_.d_ff, D, true);
-      layer.mlp.act = blocks::activation_from_name(c_.activation);
       layers_.push_back(layer);
     }
     final_norm_ = b.norm("final_layer_norm", D, eps);
     if (c_.tie_word_embeddings) {
-      bind_lm_head(b, embed_);
+      bind_lm_head(b, tokens_);
       return;
     }
     // Pythia's files name the head embed_out.weight, 5.x's save_pretrained lm_head.weight (both looked up, so
@@ -50,13 +43,6 @@ class GptNeoX final : public Stack {
           "the checkpoint has neither 'embed_out.weight' nor 'lm_head.weight': the LM head of a gpt_neox model (tie_word_embeddings is false)");
     lm_head_ = {head, nullptr, false, D, c_.vocab};
   }
-
-  void embed(const std::vector<std::int32_t>& ids, float* h) const override {
-    models::embed(*embed_, ids, h, false);  // h[T, D] = embed_in[ids]
-  }
-
- private:
-  const WeightRef* embed_ = nullptr;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Llama-style models (SmolLM2, TinyLlama; Qwen2 and Qwen2.5 with q/k/v biases; Qwen3 with q_norm / k_norm) as
-// transformers' modeling_llama.py, modeling_qwen2.py and modeling_qwen3.py compute them: RMSNorm (float32 variance),
-// rotary embeddings as rotate_half with the config's rope_theta, grouped-query attention (repeat_kv), the SwiGLU MLP, a
+// Llama-style models (SmolLM2, TinyLlama; Mistral; Qwen2 and Qwen2.5 with q/k/v biases; Qwen3 with q_norm / k_norm) as
+// transformers' modeling_llama.py, modeling_mistral.py, modeling_qwen2.py and modeling_qwen3.py compute them: RMSNorm
+// (float32 variance), rotary embeddings as rotate_half with the config's rope_theta, grouped-query attention
+// (repeat_kv), each layer's sliding window if any (query i sees keys i - sliding_window < j <= i), the SwiGLU MLP, a
 // final norm, and the LM head tied to embed_tokens or its own lm_head.weight.
 #include "models/network.hpp"
 
@@ -8,25 +9,19 @@ namespace mha::models {
 
 namespace {
 
-class Llama final : public Stack {
+class Llama final : public TokenEmbeddings {
  public:
-  explicit Llama(Binder& b) : Stack(b.config()) {
+  explicit Llama(Binder& b) : TokenEmbeddings(b, "embed_tokens.weight") {
     const std::size_t D = c_.d_model, hd = c_.head_dim, Dq = c_.heads * hd, Dkv = c_.kv_heads * hd;
     const float eps = float(c_.norm_eps);
     const bool o_bias = c_.model_type != "qwen2" && c_.attention_bias;  // Qwen2's o_proj has none
     const blocks::NormKind rms = blocks::NormKind::Rms;
-    embed_ = b.need("embed_tokens.weight", {c_.vocab, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
-      blocks::Layer layer;
-      layer.norm_1 = b.norm(p + "input_layernorm", D, eps, rms);
-      layer.norm_2 = b.norm(p + "post_attention_layernorm", D, eps, rms);
-      layer.attn.heads = c_.heads;
-      layer.attn.kv_heads = c_.kv_heads;
-      layer.attn.head_dim = hd;
-      layer.attn.causal = true;
+      blocks::Layer layer = layer_of(b, p + "input_layernorm", p + "post_attention_layernorm", rms);
       layer.attn.rotary_dim = hd;
       layer.attn.rope_theta = c_.rope_theta;
+      layer.attn.window = c_.windows.at(l);
       layer.attn.q = b.linear(p + "self_attn.q_proj", D, Dq, c_.attention_bias);
       layer.attn.k = b.linear(p + "self_attn.k_proj", D, Dkv, c_.attention_bias);
       layer.attn.v = b.linear(p + "self_attn.v_proj", D, Dkv, c_.attention_bias);
@@ -38,19 +33,11 @@ class Llama final : public Stack {
       layer.mlp.gate = b.linear(p + "mlp.gate_proj", D, c_.d_ff, c_.mlp_bias);
       layer.mlp.up = b.linear(p + "mlp.up_proj", D, c_.d_ff, c_.mlp_bias);
       layer.mlp.down = b.linear(p + "mlp.down_proj", c_.d_ff, D, c_.mlp_bias);
-      layer.mlp.act = blocks::activation_from_name(c_.activation);
       layers_.push_back(layer);
     }
     final_norm_ = b.norm("norm", D, eps, rms);
-    bind_lm_head(b, embed_);
+    bind_lm_head(b, tokens_);
   }
-
-  void embed(const std::vector<std::int32_t>& ids, float* h) const override {
-    models::embed(*embed_, ids, h, false);  // h[T, D] = embed_tokens[ids]
-  }
-
- private:
-  const WeightRef* embed_ = nullptr;
 };
 
 }  // namespace

@@ -32,13 +32,14 @@ std::string old_norm_name(const std::string& name) {
 }
 
 // Each family's body prefix and probe tensor (config.cpp's kFamilyNames are the families' names).
-constexpr std::array<FamilyPrefix, 7> kFamilyPrefixes{{{"transformer.", "wte.weight"},
+constexpr std::array<FamilyPrefix, 8> kFamilyPrefixes{{{"transformer.", "wte.weight"},
                                                        {"bert.", "embeddings.word_embeddings.weight"},
                                                        {"distilbert.", "embeddings.word_embeddings.weight"},
                                                        {"model.", "embed_tokens.weight"},
                                                        {"gpt_neox.", "embed_in.weight"},
                                                        {"transformer.", "wte.weight"},
-                                                       {"model.", "decoder.embed_tokens.weight"}}};
+                                                       {"model.", "decoder.embed_tokens.weight"},
+                                                       {"model.", "embed_tokens.weight"}}};
 static_assert(kFamilyPrefixes.size() == static_cast<std::size_t>(Family::COUNT), "prefixes for every Family");
 
 }  // namespace
@@ -102,10 +103,10 @@ void embed(const WeightRef& table, const std::vector<std::int32_t>& ids, float* 
   }
 }
 
-void add_positions(const WeightRef& table, std::size_t T, float* out) {
+void add_positions(const WeightRef& table, std::size_t T, float* out, std::size_t start) {
   const std::size_t D = table.shape[1];
   std::vector<float> rows(T * D);
-  blocks::widen_rows(table, 0, T, rows.data());
+  blocks::widen_rows(table, start, T, rows.data());
   add_into(out, rows.data(), T * D);
 }
 
@@ -181,6 +182,45 @@ blocks::Layer Stack::encoder_layer(Binder& b, const std::string& p, const Encode
   layer.mlp.act = blocks::activation_from_name(c_.activation);
   layer.norm_2 = b.norm(p + n.norm_2, D, eps);
   return layer;
+}
+
+blocks::Layer Stack::layer_of(Binder& b, const std::string& norm_1, const std::string& norm_2,
+                              blocks::NormKind kind) const {
+  const float eps = float(c_.norm_eps);
+  blocks::Layer layer;
+  layer.norm_1 = b.norm(norm_1, c_.d_model, eps, kind);
+  if (!norm_2.empty()) layer.norm_2 = b.norm(norm_2, c_.d_model, eps, kind);
+  layer.attn.heads = c_.heads;
+  layer.attn.kv_heads = c_.kv_heads;
+  layer.attn.head_dim = c_.head_dim;
+  layer.attn.causal = c_.causal;
+  layer.mlp.act = blocks::activation_from_name(c_.activation);
+  return layer;
+}
+
+LearnedPositions::LearnedPositions(Binder& b, const std::string& tokens, const std::string& positions,
+                                   std::size_t offset)
+    : Stack(b.config()), offset_(offset) {
+  tokens_ = b.need(tokens, {c_.vocab, c_.d_model});
+  positions_ = b.need(positions, {c_.max_positions + offset, c_.d_model});
+}
+
+void LearnedPositions::bind_readout(Binder& b, const char* final_norm) {
+  if (final_norm) final_norm_ = b.norm(final_norm, c_.d_model, float(c_.norm_eps));
+  bind_lm_head(b, tokens_);
+}
+
+void LearnedPositions::embed(const std::vector<std::int32_t>& ids, float* h) const {
+  models::embed(*tokens_, ids, h, false);  // h[T, D] = tokens[ids] + positions[offset .. offset + T)
+  add_positions(*positions_, ids.size(), h, offset_);
+}
+
+TokenEmbeddings::TokenEmbeddings(Binder& b, const std::string& name) : Stack(b.config()) {
+  tokens_ = b.need(name, {c_.vocab, c_.d_model});
+}
+
+void TokenEmbeddings::embed(const std::vector<std::int32_t>& ids, float* h) const {
+  models::embed(*tokens_, ids, h, false);  // h[T, D] = tokens[ids]
 }
 
 void lm_head_logits(const blocks::Linear& head, const float* hidden, const std::vector<std::size_t>& at, std::size_t D,

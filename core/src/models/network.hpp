@@ -86,6 +86,7 @@ std::unique_ptr<Network> bind_llama(Binder& binder);
 std::unique_ptr<Network> bind_gpt_neox(Binder& binder);
 std::unique_ptr<Network> bind_gpt_neo(Binder& binder);
 std::unique_ptr<Network> bind_opt(Binder& binder);
+std::unique_ptr<Network> bind_phi(Binder& binder);
 // Each family's body prefix ("transformer.", "bert.", "distilbert.", "model.", "gpt_neox.") and its probe: a body
 // tensor every checkpoint of it holds, which tells whether a checkpoint's names carry the prefix.
 struct FamilyPrefix {
@@ -98,8 +99,8 @@ FamilyPrefix family_prefix(Family family);
 
 // out[T, D] = rows ids of the embedding table [V, D] (+ out when accumulate).
 void embed(const WeightRef& table, const std::vector<std::int32_t>& ids, float* out, bool accumulate);
-// out[T, D] += rows 0..T-1 of a position table [P, D] (absolute position embeddings).
-void add_positions(const WeightRef& table, std::size_t T, float* out);
+// out[T, D] += rows start..start+T-1 of a position table [P, D] (absolute position embeddings; OPT's start at 2).
+void add_positions(const WeightRef& table, std::size_t T, float* out, std::size_t start = 0);
 // rows `at` of x[T, D] as [P, D] (the positions whose logits are asked for).
 std::vector<float> gather_rows(const float* x, const std::vector<std::size_t>& at, std::size_t D);
 
@@ -145,12 +146,45 @@ class Stack : public Network {
     const char *q, *k, *v, *o, *norm_1, *up, *down, *norm_2;
   };
   blocks::Layer encoder_layer(Binder& b, const std::string& prefix, const EncoderNames& names, float eps) const;
+  // A layer's fields every family sets alike: norm_1 and norm_2 under these names (of this kind, the config's eps),
+  // heads, key/value heads and head_dim, causal as the config says, the MLP's activation.
+  blocks::Layer layer_of(Binder& b, const std::string& norm_1, const std::string& norm_2,
+                         blocks::NormKind kind = blocks::NormKind::Layer) const;
 
   CheckpointConfig c_;
   std::vector<blocks::Layer> layers_;
   blocks::Norm embed_norm_, final_norm_;  // absent (weight nullptr) in families without them
   blocks::Linear lm_head_;                // the causal LM head, or
   MlmHead mlm_;                           // the MLM head (decoder.weight nullptr: none)
+};
+
+// A causal stack whose embedding adds learned absolute positions (GPT-2, GPT-Neo, OPT): h = tokens[ids] +
+// positions[offset .. offset + T), and whose readout is a final LayerNorm and the LM head tied to the tokens' table
+// (lm_head.weight when untied). A family's constructor binds its layers between the two calls below.
+class LearnedPositions : public Stack {
+ public:
+  void embed(const std::vector<std::int32_t>& ids, float* h) const override;
+
+ protected:
+  // tokens [V, D] and positions [max_positions + offset, D] under these names.
+  LearnedPositions(Binder& b, const std::string& tokens, const std::string& positions, std::size_t offset = 0);
+  // The final LayerNorm `final_norm` (none when nullptr) and the LM head.
+  void bind_readout(Binder& b, const char* final_norm);
+
+ private:
+  const WeightRef* tokens_ = nullptr;
+  const WeightRef* positions_ = nullptr;
+  std::size_t offset_ = 0;
+};
+
+// A stack whose embedding is the token table alone, `name` [V, D] (Llama, GPT-NeoX, Phi: positions in the attention).
+class TokenEmbeddings : public Stack {
+ public:
+  void embed(const std::vector<std::int32_t>& ids, float* h) const override;
+
+ protected:
+  TokenEmbeddings(Binder& b, const std::string& name);
+  const WeightRef* tokens_ = nullptr;
 };
 
 // x[n] += y[n] (residual connections).

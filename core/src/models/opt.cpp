@@ -10,48 +10,27 @@ namespace {
 
 constexpr std::size_t kPositionOffset = 2;  // OPTLearnedPositionalEmbedding: position ids + 2
 
-class Opt final : public Stack {
+class Opt final : public LearnedPositions {
  public:
-  explicit Opt(Binder& b) : Stack(b.config()) {
+  explicit Opt(Binder& b)
+      : LearnedPositions(b, "decoder.embed_tokens.weight", "decoder.embed_positions.weight", kPositionOffset) {
     const std::size_t D = c_.d_model;
-    const float eps = float(c_.norm_eps);
     const bool bias = c_.attention_bias;
-    embed_ = b.need("decoder.embed_tokens.weight", {c_.vocab, D});
-    positions_ = b.need("decoder.embed_positions.weight", {c_.max_positions + kPositionOffset, D});
     for (std::size_t l = 0; l < c_.layers; ++l) {
-      const std::string p = "decoder.layers." + std::to_string(l) + ".";
-      blocks::Layer layer;
+      const std::string p = "decoder.layers." + std::to_string(l) + ".", a = p + "self_attn.";
+      blocks::Layer layer = layer_of(b, p + "self_attn_layer_norm", p + "final_layer_norm");
       layer.residual = c_.post_norm ? blocks::Residual::PostNorm : blocks::Residual::PreNorm;
-      layer.norm_1 = b.norm(p + "self_attn_layer_norm", D, eps);
-      layer.norm_2 = b.norm(p + "final_layer_norm", D, eps);
-      layer.attn.heads = layer.attn.kv_heads = c_.heads;
-      layer.attn.head_dim = c_.head_dim;
-      layer.attn.q = b.linear(p + "self_attn.q_proj", D, D, bias);
-      layer.attn.k = b.linear(p + "self_attn.k_proj", D, D, bias);
-      layer.attn.v = b.linear(p + "self_attn.v_proj", D, D, bias);
-      layer.attn.o = b.linear(p + "self_attn.out_proj", D, D, bias);
-      layer.attn.causal = true;
+      layer.attn.q = b.linear(a + "q_proj", D, D, bias);
+      layer.attn.k = b.linear(a + "k_proj", D, D, bias);
+      layer.attn.v = b.linear(a + "v_proj", D, D, bias);
+      layer.attn.o = b.linear(a + "out_proj", D, D, bias);
       layer.attn.scale_query = true;  // query_states = q_proj(h) * scaling
       layer.mlp.up = b.linear(p + "fc1", D, c_.d_ff, bias);
       layer.mlp.down = b.linear(p + "fc2", c_.d_ff, D, bias);
-      layer.mlp.act = blocks::activation_from_name(c_.activation);
       layers_.push_back(layer);
     }
-    if (!c_.post_norm) final_norm_ = b.norm("decoder.final_layer_norm", D, eps);
-    bind_lm_head(b, embed_);
+    bind_readout(b, c_.post_norm ? nullptr : "decoder.final_layer_norm");
   }
-
-  void embed(const std::vector<std::int32_t>& ids, float* h) const override {
-    const std::size_t T = ids.size(), D = c_.d_model;
-    models::embed(*embed_, ids, h, false);  // h[T, D] = embed_tokens[ids] + embed_positions[2..T + 2)
-    std::vector<float> rows(T * D);
-    blocks::widen_rows(*positions_, kPositionOffset, T, rows.data());
-    add_into(h, rows.data(), T * D);
-  }
-
- private:
-  const WeightRef* embed_ = nullptr;
-  const WeightRef* positions_ = nullptr;
 };
 
 }  // namespace
