@@ -58,6 +58,7 @@ async function run(srv, c, { startMs, simd } = {}) {
       isolated: window.crossOriginIsolated,
       status: document.getElementById('status').textContent,
       threads: window.mhaExplorer.getInfo().threads,
+      worker: window.mhaExplorer.getBusy().worker,
       weights: [w.shape.join('x'), h],
       top: window.mhaExplorer.getInfo().hasLmHead ? JSON.stringify(window.mhaExplorer.getTop()) : null,
     };
@@ -74,6 +75,10 @@ test('cross-origin isolated: 2 threads with the single-threaded bits, one case o
     assert.ok(many.ok && one.ok, c + ': the page loaded the model');
     assert.equal(many.isolated, true);
     assert.equal(many.threads, 2, c + ': ' + many.status);
+    assert.ok(
+      many.worker && one.worker,
+      c + ": the model runs in the page's model worker (its pthreads started from it)",
+    );
     assert.match(many.status, /\(2 threads\)/);
     assert.deepEqual(many.weights, one.weights, c + ': the attentions differ');
     assert.equal(many.top, one.top, c + ': the predictions differ');

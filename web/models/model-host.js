@@ -21,7 +21,9 @@ function workerSource(build, base) {
   if (INLINE) return coreText(build).then((core) => core + '\n' + WORKER_CODE);
   if (location.protocol !== 'file:') {
     const url = new URL(build + '.js', new URL(base || '.', document.baseURI)).href;
-    return Promise.resolve('importScripts(' + JSON.stringify(url) + ');\n' + WORKER_CODE);
+    // MHA_CORE_URL: where a threaded core's pthread workers load it from (a blob: worker has no address of its own)
+    const u = JSON.stringify(url);
+    return Promise.resolve('self.MHA_CORE_URL = ' + u + ';\nimportScripts(' + u + ');\n' + WORKER_CODE);
   }
   // file://: Chromium refuses importScripts there; dist/trainer-<build>.js carries the core's text (MHA_CORE_TEXT)
   const have = () => window.MHA_CORE_TEXT && window.MHA_CORE_TEXT[build];
@@ -40,7 +42,7 @@ function workerSource(build, base) {
 
 // One worker: its start (→ a promise resolved once its core runs), its requests ({id, op, args} → a promise; on:
 // {progress, token} callbacks) and its end (every pending request rejected with err.cancelled set).
-function startWorker(text, wasmModule) {
+function startWorker(text, wasmModule, threads) {
   const url = blobURL(text),
     pending = new Map();
   let next = 1,
@@ -80,7 +82,7 @@ function startWorker(text, wasmModule) {
       reject(err);
       w.end(err);
     };
-    worker.postMessage({ init: wasmModule || null });
+    worker.postMessage({ init: wasmModule || null, threads });
   });
   w.started = started;
   w.request = (op, args, on = {}, signal = null) =>
@@ -103,13 +105,13 @@ function startWorker(text, wasmModule) {
 const cancelled = () => Object.assign(new Error('cancelled'), { cancelled: true });
 
 export function createModelHost({ M, build, base = '' }) {
-  const h = { build, worker: null, ready: null, files: null, model: null, local: false, note: '', generation: 0 };
+  const h = { worker: null, ready: null, files: null, model: null, local: false, note: '', generation: 0 };
   // → a promise of the worker, its core started (made on demand; a new one after Cancel)
   h.open = () => {
     if (h.ready) return h.ready;
     const gen = ++h.generation;
     h.ready = workerSource(build, base)
-      .then((text) => startWorker(text, M.wasmModule))
+      .then((text) => startWorker(text, M.wasmModule, build === 'mha-threads' ? M.threads : 1))
       .then((w) =>
         w.started.then(() => {
           if (gen !== h.generation) throw (w.end(cancelled()), cancelled());
@@ -151,7 +153,6 @@ export function createModelHost({ M, build, base = '' }) {
 // o: {onProgress, signal, texts: {tokenizer, tokenizerConfig} (the page's copies of tokenizer.json and its config)}.
 async function load(h, M, files, o) {
   const args = { files: files.map(portable) };
-  if (h.build === 'mha-threads') return loadHere(h, M, files, o, null); // its pthreads start from the page only
   let w;
   try {
     w = await h.open();
@@ -175,10 +176,9 @@ async function loadHere(h, M, files, o, why) {
   if (h.model && h.local) h.model.dispose();
   h.local = true;
   h.note =
-    (why
-      ? 'The model runs on the page’s own thread (its worker did not start: ' + explain(why) + ')'
-      : 'The model runs on the page’s own thread with the threaded core (its threads start from the page, not from a worker)') +
-    ': a long text holds the page while it computes, and Cancel cannot stop it.';
+    'The model runs on the page’s own thread (its worker did not start: ' +
+    explain(why) +
+    '): a long text holds the page while it computes, and Cancel cannot stop it.';
   h.model = new LocalModel(model);
   return h.model;
 }

@@ -2,7 +2,7 @@
 // the page keeps answering while a long text computes. Bundled by web/build.mjs into the model page's script as text
 // (MHA_MODEL_WORKER): a blob: worker of it after importScripts(the core's URL) when served, after the core's own text
 // from file:// and in the one-file page (as the lab's trainer and the page's forward workers start).
-// Messages in: {init: WebAssembly.Module (the page's compiled core) or null}, then {id, op, args} (ops below) and
+// Messages in: {init: WebAssembly.Module (the page's compiled core) or null, threads}, then {id, op, args} (ops below) and
 // {abort: id} (a generation's or a patching's signal). Out: {ready} or {failed}, {id, result} (its tensors'
 // buffers transferred), {id, error}, {id, progress} (a load's, a patching's), {id, token} (a generation's).
 /* global createMhaModule */
@@ -17,7 +17,7 @@ const queue = [],
 
 self.onmessage = (e) => {
   const msg = e.data;
-  if ('init' in msg) return start(msg.init);
+  if ('init' in msg) return start(msg.init, msg.threads || 1);
   if (msg.abort) {
     const a = aborts.get(msg.abort);
     if (a) a.abort();
@@ -27,17 +27,23 @@ self.onmessage = (e) => {
   else run(msg);
 };
 
-function start(wasmModule) {
+// threads > 1: the threaded core (dist/mha-threads.js), its pthread workers started from here with the core's
+// address (this blob: worker has none of its own to give them).
+function start(wasmModule, threads) {
+  const options = wasmModule ? { wasmModule } : {};
+  const url = self.MHA_CORE_URL;
+  if (threads > 1 && url)
+    Object.assign(options, { threads, mainScriptUrlOrBlob: url, locateFile: (f) => new URL(f, url).href });
   let made;
   try {
-    made = createMhaModule(wasmModule ? { wasmModule } : {});
+    made = createMhaModule(options);
   } catch (err) {
     made = Promise.reject(err);
   }
   made.then(
     (m) => {
       M = m;
-      self.postMessage({ ready: true, implementation: m.implementation });
+      self.postMessage({ ready: true, implementation: m.implementation, threads: m.threads || 1 });
       queue.splice(0).forEach(run);
     },
     (err) => self.postMessage({ failed: String((err && err.message) || err) }),
