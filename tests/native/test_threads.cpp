@@ -37,6 +37,7 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 }
 bool same_bits(const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape()) return false;
+  if (a.numel() == 0) return true;  // an empty tensor's data() may be null: memcmp must not see it (UBSan)
   const Tensor ca = a.contiguous(), cb = b.contiguous();
   return std::memcmp(ca.data(), cb.data(), ca.numel() * sizeof(float)) == 0;
 }
