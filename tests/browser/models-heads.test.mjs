@@ -318,7 +318,8 @@ test('the panels open and filled: axe-core at 1280 and 390 px, light and dark, n
   assert.match(await page.textContent('#dla-note'), /not one token/);
   assert.ok((await page.$$('#dla-pieces button')).length > 1);
   await page.click('#dla-pieces button');
-  assert.match(await page.textContent('#dla-note'), /adds up to/);
+  // the attribution is computed in the model's worker: the note follows when its answer comes
+  await page.waitForFunction(() => /adds up to/.test(document.getElementById('dla-note').textContent));
   await api(page, 'patch', {
     clean: ref.ioi.clean,
     corrupted: ref.ioi.corrupted,
