@@ -28,7 +28,9 @@ std::vector<std::string> case_names() {
   return out;
 }
 
-bool same_bits(const float* a, const float* b, std::size_t n) { return n == 0 || std::memcmp(a, b, n * sizeof(float)) == 0; }
+bool same_bits(const float* a, const float* b, std::size_t n) {
+  return n == 0 || std::memcmp(a, b, n * sizeof(float)) == 0;
+}
 
 // The test's own pooling of probs[H, T, T] (Pool's definition in mha/models.hpp), in double as the core sums.
 std::vector<float> pooled(const float* probs, std::size_t H, std::size_t T, std::size_t s, Pool pool) {
