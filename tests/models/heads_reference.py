@@ -19,6 +19,9 @@ For each case (a folder make_checkpoints.py wrote with save_pretrained) DIR/<cas
   sampled    generate(do_sample=True) under torch.manual_seed(s): the drawn ids, and whether each draw is clear
              of the float32 bounds (its winner's p/q beats the runner-up's by more than their error)
 
+For the encoders with an MLM head (MLM_CASES: BERT, DistilBERT) DIR/<case>.json holds their lens alone: ids (MLM_TEXT)
+and lens [L + 1][T][V], the MLM head on each hidden state, against transformers' own float64 forward (mlm_lens).
+
 The values are float64 computations written from the rules, checked here against TransformerLens 4.3's
 TransformerBridge (enable_compatibility_mode: LayerNorm folded, writing weights and unembedding centred) in
 float64: its accumulated_resid(apply_ln=True) @ W_U + b_U, stack_head_results(apply_ln=True) and decompose_resid,
@@ -37,12 +40,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
+from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer  # noqa: E402
 from transformers.generation import logits_process as lp  # noqa: E402
 from transformers.utils import logging as hf_logging  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference as R  # noqa: E402
+from fanout import fanout  # noqa: E402
 
 hf_logging.set_verbosity_error()
 hf_logging.disable_progress_bar()
@@ -814,18 +818,77 @@ def make_case(path, case):
     return out
 
 
+# ---- an encoder's lens through its MLM head (TransformerLens has no MLM lens: transformers is the oracle) --------
+MLM_CASES = ["bert", "distilbert"]
+MLM_TEXT = "The chicken didn't cross the [MASK] because it was too wide."
+
+
+def encoder_layers(model):
+    """(the module holding the layer list, its attribute name) of BERT / DistilBERT."""
+    base = getattr(model, model.base_model_prefix)
+    return (base.encoder, "layer") if model.config.model_type == "bert" else (base.transformer, "layer")
+
+
+def mlm_head(model):
+    """h[T, D] -> logits[T, V] as transformers' masked-LM head computes them."""
+    if model.config.model_type == "bert":
+        return model.cls
+    return lambda h: model.vocab_projector(model.vocab_layer_norm(model.activation(model.vocab_transform(h))))
+
+
+def mlm_lens(path, case):
+    """lens[l] = the MLM head on hidden_states[l] (l = 0: the embeddings after their LayerNorm; a post-norm layer's
+    output is normed already, so there is no final norm to apply), from transformers' float64 forward; the bound of
+    row l is reference.py's running error analysis of the first l layers and the head (its own float64 value is held
+    to transformers' within that bound first)."""
+    tok = AutoTokenizer.from_pretrained(path)
+    m64 = AutoModelForMaskedLM.from_pretrained(path, dtype=f64, attn_implementation="eager").eval()
+    ids = tok(MLM_TEXT.replace("[MASK]", tok.mask_token))["input_ids"]
+    T, (holder, name) = len(ids), encoder_layers(m64)
+    layers = getattr(holder, name)
+    with torch.no_grad():
+        hs = m64(input_ids=torch.tensor([ids]), output_hidden_states=True).hidden_states
+        want = [mlm_head(m64)(h[0]) for h in hs]
+    logits, bounds = [], []
+    for l in range(len(hs)):  # the error analysis differentiates: outside no_grad
+        setattr(holder, name, torch.nn.ModuleList(layers[:l]))
+        try:
+            _, _, head = R.FAMILIES[m64.config.model_type](m64, ids, {})
+            v, E = (t.detach() for t in head(list(range(T))))
+        finally:
+            setattr(holder, name, layers)
+        within("%s: the reference's lens row %d vs transformers'" % (case, l), v, want[l], U * E)
+        logits.append(v.tolist())
+        bounds.append((U * E).tolist())
+    return {"case": case, "model_type": m64.config.model_type, "ids": ids, "lens": {"logits": logits, "bound": bounds}}
+
+
+def write_mlm_case(models, out_dir, case):
+    """One encoder's lens, build/heads/<case>.json: one task of the fixture pool."""
+    out = mlm_lens(os.path.join(models, case), case)
+    with open(os.path.join(out_dir, case + ".json"), "w") as f:
+        json.dump(out, f)
+    print("%s: %s.json" % (case, os.path.join(out_dir, case)), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default="build/models")
     ap.add_argument("--out", default="build/heads")
-    ap.add_argument("--only", default=",".join(CASES))
+    ap.add_argument("--only", default=",".join(CASES + MLM_CASES))
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    for case in args.only.split(","):
-        out = make_case(os.path.join(args.models, case), case)
-        with open(os.path.join(args.out, case + ".json"), "w") as f:
-            json.dump(out, f)
-        print("%s: %s.json" % (case, os.path.join(args.out, case)))
+    only = args.only.split(",")
+    fanout(write_case, [(args.models, args.out, case) for case in only if case not in MLM_CASES])
+    fanout(write_mlm_case, [(args.models, args.out, case) for case in only if case in MLM_CASES])
+
+
+def write_case(models, out_dir, case):
+    """One case's references, build/heads/<case>.json: one task of the fixture pool."""
+    out = make_case(os.path.join(models, case), case)
+    with open(os.path.join(out_dir, case + ".json"), "w") as f:
+        json.dump(out, f)
+    print("%s: %s.json" % (case, os.path.join(out_dir, case)), flush=True)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import os
 import reference
 import torch
 import transformers
+from fanout import fanout
 from make_checkpoints import draw_weights, run_and_ablated, true_float64, write_f64_safetensors
 
 V = 96  # token ids drawn from 0..V-1; no tokenizer: the test gives ids
@@ -86,12 +87,17 @@ def make_case(out_dir, case, family, config_fn, arch, T, seed):
     }
 
 
+def make_row(out_dir, i):
+    """CASES[i], seeded by its row: one task of the fixture pool."""
+    return make_case(out_dir, *CASES[i], seed=43 + i)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True)
     out = parser.parse_args().out
     os.makedirs(out, exist_ok=True)
-    index = [make_case(out, *case, seed=43 + i) for i, case in enumerate(CASES)]
+    index = fanout(make_row, [(out, i) for i in range(len(CASES))])
     with open(os.path.join(out, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
 

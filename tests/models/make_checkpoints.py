@@ -49,6 +49,7 @@ from transformers.utils import logging as hf_logging
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference  # noqa: E402
+from fanout import fanout  # noqa: E402
 
 hf_logging.set_verbosity_error()
 hf_logging.disable_progress_bar()
@@ -996,6 +997,17 @@ def tokenizer_dump(out_dir, entries):
     return dump
 
 
+_tokenizers = {}  # each process's tokenizers by kind, trained once (deterministic: the same in every process)
+
+
+def make_row(out_dir, i):
+    """CASES[i] (a case's seed is its row's index), or MiniLM for -1: one task of the fixture pool."""
+    if i < 0:
+        return make_minilm(out_dir)
+    case, arch, config_fn, dtype, opts = CASES[i]
+    return make_case(out_dir, case, arch, config_fn, dtype, opts, _tokenizers, 1000 + i)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
@@ -1006,13 +1018,11 @@ def main():
     tmp = out + ".tmp-%d" % os.getpid()
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
-    entries, cache = [], {}
-    for i, (case, arch, config_fn, dtype, opts) in enumerate(CASES):
-        if only and case not in only:
-            continue
-        entries.append(make_case(tmp, case, arch, config_fn, dtype, opts, cache, 1000 + i))
-    if not only or "minilm" in only:
-        entries.append(make_minilm(tmp))
+    # MiniLM first: the longest case (a child process per CPU path); the index keeps CASES' order, MiniLM last.
+    jobs = [(tmp, i) for i, row in enumerate(CASES) if not only or row[0] in only]
+    minilm = [(tmp, -1)] if not only or "minilm" in only else []
+    entries = fanout(make_row, minilm + jobs)
+    entries = entries[len(minilm) :] + entries[: len(minilm)]
     with open(os.path.join(tmp, "index.json"), "w") as f:
         json.dump(entries, f, indent=1, ensure_ascii=False)
     with open(os.path.join(tmp, "tokenizers.json"), "w") as f:

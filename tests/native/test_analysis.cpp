@@ -190,6 +190,26 @@ TEST_CASE("the logit lens equals accumulated_resid(apply_ln=True) @ W_U within t
   }
 }
 
+TEST_CASE("an encoder's lens is its MLM head on each hidden state, as transformers gives it; one without a head is told") {
+  for (const char* c : {"bert", "distilbert"}) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    const mha::Tensor lens = mha::logit_lens(*m.model, ids_of(at(ref, "ids")));
+    const std::vector<double> want = flat(at(at(ref, "lens"), "logits")), bound = flat(at(at(ref, "lens"), "bound"));
+    REQUIRE(lens.numel() == want.size());
+    const std::size_t row = want.size() / (m.ck.config.layers + 1);
+    std::size_t off_by_one = 0;  // a realistic mistake: row l read from layer l + 1's output
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      INFO(c << ": element " << i);
+      CHECK(std::abs(double(lens.data()[i]) - want[i]) <= bound[i]);
+      if (i + row < want.size() && std::abs(double(lens.data()[i + row]) - want[i]) > bound[i]) ++off_by_one;
+    }
+    CHECK(off_by_one > row / 2);
+  }
+  Loaded headless(mha_test::kModelFixtures + "/bert-noprefix");
+  CHECK_THROWS_WITH(mha::logit_lens(*headless.model, {2, 5, 6, 3}), Catch::Contains("needs a language-model head"));
+}
+
 TEST_CASE("every patching map equals TransformerLens's patching module, normalised, within the bounds") {
   const std::pair<mha::PatchKind, const char*> kinds[] = {{mha::PatchKind::Resid, "resid"},
                                                           {mha::PatchKind::Attn, "attn"},

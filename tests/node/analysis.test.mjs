@@ -110,6 +110,26 @@ for (const path of testedBuilds()) {
     });
   }
 
+  test(`${build}: an encoder's lens is its MLM head on each hidden state; without a head, or for the causal methods, said`, async () => {
+    const M = await load(path);
+    for (const name of ['bert', 'distilbert']) {
+      const ref = reference(name);
+      const model = await M.loadModel(files(name));
+      const lens = model.lens(ref.ids),
+        want = ref.lens.logits.flat(2),
+        bound = ref.lens.bound.flat(2);
+      assert.deepEqual(lens.shape, [model.info.layers + 1, ref.ids.length, model.info.vocab]);
+      want.forEach((v, i) =>
+        assert.ok(Math.abs(lens.data[i] - v) <= bound[i], `${name} lens ${i}: ${lens.data[i]} vs ${v} ± ${bound[i]}`),
+      );
+      assert.throws(() => model.attribute(ref.ids, { tokens: [1] }), /needs a causal model/);
+      model.dispose();
+    }
+    const headless = await M.loadModel(files('bert-noprefix'));
+    assert.throws(() => headless.lens([2, 5, 3]), /needs a language-model head .*bert model has none/);
+    headless.dispose();
+  });
+
   test(`${build}: bad input is refused with messages, Stop and cancel end generation, memory comes back`, async () => {
     const M = await load(path);
     const model = await M.loadModel(files('gpt2'));

@@ -12,6 +12,14 @@ function causal(model, what) {
     fail(`${what} needs a causal model with a language-model head (this is a ${model.info.modelType} model)`);
 }
 
+// The lens reads every layer through the model's head: a causal LM's, or an encoder's MLM head (BERT, DistilBERT).
+function withHead(model) {
+  if (!model.info.hasLmHead)
+    fail(
+      `the logit lens needs a language-model head (a causal LM's, or an encoder's MLM head: this ${model.info.modelType} model has none)`
+    );
+}
+
 function checkSignal(signal) {
   if (signal !== undefined && !(signal !== null && typeof signal === 'object' && typeof signal.aborted === 'boolean'))
     fail(`signal must be an AbortSignal (new AbortController().signal), got ${describe(signal)}`);
@@ -128,10 +136,11 @@ export function installAnalysis(ctx, Model) {
   }
 
   // [L + 1, T, V] logits: the residual stream entering each layer (then leaving the last) through the final norm
-  // and the LM head, as TransformerLens's accumulated_resid(apply_ln=True) @ W_U (+ a constant per row).
+  // and the LM head, as TransformerLens's accumulated_resid(apply_ln=True) @ W_U (+ a constant per row); an encoder's
+  // (post-norm: each layer's output is normed already) through its MLM head: cls(hidden_states[l]).
   function lens(ids) {
     const handle = live(this, 'model');
-    causal(this, 'the logit lens');
+    withHead(this);
     return unwrap(core.modelLens(handle, promptIds(ids, this.info, 'lens')));
   }
 
@@ -139,7 +148,7 @@ export function installAnalysis(ctx, Model) {
   // the residual stream of every layer is kept until dispose().
   function lensRows(ids) {
     const handle = live(this, 'model');
-    causal(this, 'the logit lens');
+    withHead(this);
     const session = unwrap(core.lensCreate(handle, promptIds(ids, this.info, 'lensRows')));
     const rows = session.rows();
     let alive = true;

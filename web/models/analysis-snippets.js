@@ -66,8 +66,51 @@ export function generateSnippet(o) {
     .concat('\n');
 }
 
-// o: {folder, dropped, ids}: each row's (embeddings, then after each block) top token and its probability.
+// The MLM head of an encoder's snippet, as transformers names its modules.
+const MLM_HEADS = {
+  bert: 'head = model.cls  # transform (dense, activation, LayerNorm), then the decoder',
+  distilbert:
+    'head = lambda h: model.vocab_projector(model.vocab_layer_norm(model.activation(model.vocab_transform(h))))',
+  roberta: 'head = model.lm_head',
+  'xlm-roberta': 'head = model.lm_head',
+  modernbert: 'head = lambda h: model.decoder(model.head(h))',
+};
+
+// The lines that print each row's top token as the TransformerLens snippet prints them.
+const LENS_PRINT = [
+  'for row, layer in enumerate(probs):',
+  '    p, i = layer.max(-1)',
+  '    for pos in range(len(p)):',
+  '        print("lens", row, pos, i[pos].item(), f"{p[pos].item():.6f}", repr(tokenizer.convert_ids_to_tokens(i[pos].item())))',
+];
+
+// o: {folder, dropped, ids, modelType}: an encoder's lens (TransformerLens has none), by transformers: its MLM head on
+// each hidden state (post-norm layers: each output is normed already, there is no final norm to apply).
+function encoderLensSnippet(o) {
+  return (
+    [
+      '# MHA Explorer, the model page: the logit lens of an encoder, by transformers (pip install torch transformers):',
+      '# the MLM head on the embeddings and on each layer’s output, in float64.',
+      'import torch',
+      'from transformers import AutoModelForMaskedLM, AutoTokenizer',
+      '',
+      'path = ' + py(o.folder) + where(o),
+      'tokenizer = AutoTokenizer.from_pretrained(path)',
+      'model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float64, attn_implementation="eager").eval()',
+      MLM_HEADS[o.modelType] || MLM_HEADS.bert,
+      'ids = torch.tensor([' + list(o.ids) + '])  # the text as the page ran it',
+      'with torch.no_grad():',
+      '    hidden = model(input_ids=ids, output_hidden_states=True).hidden_states  # the embeddings, then each layer',
+      '    probs = torch.stack([head(h[0]) for h in hidden]).softmax(-1)  # [layers + 1, positions, vocabulary]',
+      ...LENS_PRINT,
+    ].join('\n') + '\n'
+  );
+}
+
+// o: {folder, dropped, ids, encoder, modelType}: each row's (embeddings, then after each block) top token and its
+// probability.
 export function lensSnippet(o) {
+  if (o.encoder) return encoderLensSnippet(o);
   return (
     [
       ...bridgeHead(o, 'the logit lens'),
@@ -76,10 +119,8 @@ export function lensSnippet(o) {
       '    _, cache = bridge.run_with_cache(ids)',
       '    resid = cache.accumulated_resid(apply_ln=True)[:, 0]  # [layers + 1, positions, d_model]',
       '    probs = (resid @ bridge.W_U + bridge.b_U).softmax(-1)',
-      'for row, layer in enumerate(probs):',
-      '    p, i = layer.max(-1)',
-      '    for pos in range(len(p)):',
-      '        print("lens", row, pos, i[pos].item(), f"{p[pos].item():.6f}", repr(bridge.tokenizer.convert_ids_to_tokens(i[pos].item())))',
+      'tokenizer = bridge.tokenizer',
+      ...LENS_PRINT,
     ].join('\n') + '\n'
   );
 }

@@ -21,6 +21,20 @@ export function whyNot(S, what) {
   return '';
 }
 
+// A model with a head to read each layer through (a causal LM's, or an encoder's MLM head: the lens), or why not.
+export function whyNoHead(S, what) {
+  if (!S.model) return 'Load a model to see ' + what + '.';
+  if (!S.info.hasLmHead)
+    return (
+      'This ' +
+      S.info.modelType +
+      ' model has no language-model head (nor an MLM head): ' +
+      what +
+      ' reads each layer through one (a *ForMaskedLM or *ForCausalLM checkpoint has it).'
+    );
+  return '';
+}
+
 // A token as the student types it ("Mary": the vocabulary's " Mary" for a word) or an id → the id; throws, naming
 // the pieces the tokenizer makes of it, when it is not one token. pick(id) (optional): the pieces as buttons in `box`.
 export function tokenId(ctx, value, box, pick) {

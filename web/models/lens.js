@@ -6,7 +6,7 @@
 import { el } from '../widgets/dom.js';
 import { topTokens, logSumExp } from './ablate.js';
 import { percent } from './predictions.js';
-import { addPanel, tokenId, whyNot, wireCopy } from './analysis-ui.js';
+import { addPanel, tokenId, whyNoHead, wireCopy } from './analysis-ui.js';
 import { lensSnippet } from './analysis-snippets.js';
 
 const MARKUP = `<section class="panel" aria-labelledby="lens-title">
@@ -48,7 +48,7 @@ export function createLens(ctx) {
   return {
     read: (target) => compute(ctx, s, target == null ? '' : target),
     update: () => {
-      section.hidden = !!whyNot(ctx.S, 'the lens') && !!ctx.S.model;
+      section.hidden = !!whyNoHead(ctx.S, 'the lens') && !!ctx.S.model;
       clearTimeout(s.timer);
       if ($('lens-box').open && !section.hidden && !ctx.generating) s.timer = setTimeout(show, 0);
     },
@@ -65,7 +65,7 @@ export function createLens(ctx) {
 // (ids), targetProb: [row][pos], leads: [pos] (the first row whose top token is the final answer)}. → a promise.
 async function compute(ctx, s, target) {
   const S = ctx.S,
-    why = whyNot(S, 'the logit lens');
+    why = whyNoHead(S, 'the logit lens');
   if (why) throw new Error(why);
   if (!S.enc) throw new Error('the text gives no tokens');
   const fixed =
@@ -143,5 +143,7 @@ function snippetOf(ctx) {
     folder: S.source.folder || 'path/to/the/model/folder',
     dropped: S.source.dropped,
     ids: S.enc ? S.enc.ids : [],
+    encoder: !S.info.causal,
+    modelType: S.info.modelType,
   });
 }

@@ -1,4 +1,5 @@
-// The logit lens over the network's layers, one at a time (models/network.hpp).
+// The logit lens over the network's layers, one at a time (models/network.hpp): each layer's output through the
+// final norm and the head (pre-norm models), or through the MLM head alone (post-norm encoders, already normed).
 #include <cstring>
 #include <string>
 
@@ -10,10 +11,11 @@ namespace mha {
 
 namespace {
 
-void check_causal(const Model& model, const char* what) {
-  if (!model.config().causal || !model.has_lm_head())
-    throw Error(std::string(what) + " needs a causal model with a language-model head (this is a " +
-                model.config().model_type + ")");
+// A causal model's LM head, or an encoder's MLM head (the lens of BERT-style models reads each layer through it).
+void check_head(const Model& model) {
+  if (!model.has_lm_head())
+    throw Error("the logit lens needs a language-model head (a causal LM's, or an encoder's MLM head: " +
+                model.config().model_type + " without one has nothing to read the layers through)");
 }
 
 // The residual stream entering each layer, and leaving the last: [L + 1][T·D].
@@ -51,7 +53,7 @@ void check_ids(const Model& model, const std::vector<std::int32_t>& ids) {
 }  // namespace
 
 LogitLens::LogitLens(Model& model, const std::vector<std::int32_t>& ids) : model_(model), positions_(ids.size()) {
-  check_causal(model, "the logit lens");
+  check_head(model);
   check_ids(model, ids);
   resid_ = residuals(model, ids);
 }
