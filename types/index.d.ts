@@ -872,7 +872,7 @@ declare namespace createMhaModule {
   }
   interface Model {
     generate(ids: readonly number[] | Int32Array | Uint32Array, options?: GenerateOptions): Promise<GenerateResult>;
-    /** [L + 1, T, V] logits of the residual stream entering each layer (then leaving the last). */
+    /** [L + 1, T, V] logits of the residual stream entering each layer (then leaving the last), through the final norm and the LM head; an encoder's (BERT, DistilBERT) through its MLM head. Throws for a model without a head. */
     lens(ids: readonly number[] | Int32Array | Uint32Array): Tensor;
     /** The lens a row at a time, for texts whose whole lens does not fit: `row(l)` is `lens(ids)`'s [T, V] row `l`; `dispose()` frees the kept residual stream. */
     lensRows(ids: readonly number[] | Int32Array | Uint32Array): LensRows;

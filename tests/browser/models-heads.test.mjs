@@ -207,30 +207,6 @@ test('activation patching: every map as TransformerLens’s patching module; Can
   }
 });
 
-test('a model that is not causal (BERT): the panels are hidden, and the API says why', async () => {
-  const g = await open('bert'),
-    { page } = g;
-  for (const id of ['gen', 'lens', 'dla', 'patch'])
-    assert.equal(await page.isHidden('section[aria-labelledby="' + id + '-title"]'), true, id);
-  const why = (m, ...a) =>
-    page.evaluate(
-      ([m, a]) =>
-        Promise.resolve()
-          .then(() => window.mhaExplorer[m](...a))
-          .catch((e) => e.message),
-      [m, a],
-    );
-  for (const [m, a] of [
-    ['getLens', []],
-    ['getAttribution', [{ tokens: [1] }]],
-    ['generate', [{ maxNewTokens: 2 }]],
-    ['patch', [{}]],
-  ])
-    assert.match(await why(m, ...a), /not a causal language model/, m);
-  assert.deepEqual(g.errors, []);
-  await page.close();
-});
-
 // A snippet run in the models' venv from the folder the page's model= is relative to.
 const runSnippet = (code) =>
   execFileSync(python(), ['-c', code], {
@@ -244,6 +220,50 @@ const lines = (out, tag) =>
     .split('\n')
     .filter((l) => l.startsWith(tag + ' '))
     .map((l) => l.split(' ').slice(1));
+
+test('BERT: the lens reads each layer through the MLM head and its snippet prints the page’s numbers; the causal panels hidden and said', async () => {
+  const g = await open('bert'),
+    { page } = g,
+    ref = reference('bert');
+  for (const id of ['gen', 'dla', 'patch'])
+    assert.equal(await page.isHidden('section[aria-labelledby="' + id + '-title"]'), true, id);
+  assert.equal(await page.isHidden('section[aria-labelledby="lens-title"]'), false);
+  await setText(page, ref.text);
+  const lens = await api(page, 'getLens');
+  assert.deepEqual([lens.rows, lens.positions], [ref.lens.logits.length, ref.ids.length]);
+  const printed = lines(runSnippet(await api(page, 'getPanelSnippet', 'lens')), 'lens');
+  assert.equal(printed.length, lens.rows * lens.positions);
+  for (const [row, pos, id] of printed) {
+    const t = lens.top[+row][+pos],
+      z = ref.lens.logits[+row][+pos],
+      b = ref.lens.bound[+row][+pos];
+    assert.ok(+id === t.id || Math.abs(z[+id] - z[t.id]) <= b[+id] + b[t.id], 'lens ' + row + ' ' + pos);
+  }
+  const why = (m, ...a) =>
+    page.evaluate(
+      ([m, a]) =>
+        Promise.resolve()
+          .then(() => window.mhaExplorer[m](...a))
+          .catch((e) => e.message),
+      [m, a],
+    );
+  for (const [m, a] of [
+    ['getAttribution', [{ tokens: [1] }]],
+    ['generate', [{ maxNewTokens: 2 }]],
+    ['patch', [{}]],
+  ])
+    assert.match(await why(m, ...a), /not a causal language model/, m);
+  assert.deepEqual(g.errors, []);
+  await page.close();
+  const h = await open('bert-noprefix'); // BertModel: no MLM head to read the layers through
+  assert.equal(await h.page.isHidden('section[aria-labelledby="lens-title"]'), true);
+  assert.match(
+    await h.page.evaluate(() => window.mhaExplorer.getLens().catch((e) => e.message)),
+    /no language-model head/,
+  );
+  assert.deepEqual(h.errors, []);
+  await h.page.close();
+});
 
 test('Copy as Python: each panel’s snippet runs as pasted in TransformerLens 4.3 and prints the page’s numbers', async () => {
   const c = 'gpt2',

@@ -20,7 +20,7 @@ For each case (a folder make_checkpoints.py wrote with save_pretrained) DIR/<cas
              of the float32 bounds (its winner's p/q beats the runner-up's by more than their error)
 
 For the encoders with an MLM head (MLM_CASES: BERT, DistilBERT) DIR/<case>.json holds their lens alone: ids (MLM_TEXT)
-and lens [L + 1][T][V], the MLM head on each hidden state, against transformers' own float64 forward (mlm_lens).
+and lens [L + 1][T][V] (text, ids: MLM_TEXT), the MLM head on each hidden state, against transformers' own float64 forward (mlm_lens).
 
 The values are float64 computations written from the rules, checked here against TransformerLens 4.3's
 TransformerBridge (enable_compatibility_mode: LayerNorm folded, writing weights and unembedding centred) in
@@ -843,7 +843,8 @@ def mlm_lens(path, case):
     to transformers' within that bound first)."""
     tok = AutoTokenizer.from_pretrained(path)
     m64 = AutoModelForMaskedLM.from_pretrained(path, dtype=f64, attn_implementation="eager").eval()
-    ids = tok(MLM_TEXT.replace("[MASK]", tok.mask_token))["input_ids"]
+    text = MLM_TEXT.replace("[MASK]", tok.mask_token)
+    ids = tok(text)["input_ids"]
     T, (holder, name) = len(ids), encoder_layers(m64)
     layers = getattr(holder, name)
     with torch.no_grad():
@@ -860,7 +861,8 @@ def mlm_lens(path, case):
         within("%s: the reference's lens row %d vs transformers'" % (case, l), v, want[l], U * E)
         logits.append(v.tolist())
         bounds.append((U * E).tolist())
-    return {"case": case, "model_type": m64.config.model_type, "ids": ids, "lens": {"logits": logits, "bound": bounds}}
+    lens = {"logits": logits, "bound": bounds}
+    return {"case": case, "model_type": m64.config.model_type, "text": text, "ids": ids, "lens": lens}
 
 
 def write_mlm_case(models, out_dir, case):

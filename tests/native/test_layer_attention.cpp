@@ -3,7 +3,7 @@
 // activations cache holds, and the pooling of those exact maps. (That the attentions equal transformers' is
 // test_models.cpp's; at 1024 and 2048 tokens, tests/node/long-attention.test.mjs.)
 // First: json.hpp before Catch2 (test_models.cpp says why).
-#include "ground/json.hpp"
+#include "test_model_cases.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,20 +13,11 @@
 
 #include "mha/error.hpp"
 #include "mha/models.hpp"
-#include "test_model_fixtures.hpp"
 
 using namespace mha;
 using namespace mha_test;
 
 namespace {
-
-std::vector<std::string> case_names() {
-  const json::Value index =
-      json::parse("{\"v\": " + read_text(kModelFixtures + "/index.json") + "}", "index.json").members.at(0).second;
-  std::vector<std::string> out;
-  for (const json::Value& c : index.items) out.push_back(c.find("case")->text);
-  return out;
-}
 
 bool same_bits(const float* a, const float* b, std::size_t n) {
   return n == 0 || std::memcmp(a, b, n * sizeof(float)) == 0;
@@ -64,7 +55,8 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST_CASE("Model::attention is the forward's attentions[layer] bit for bit, in any order, heads off or not",
           "[models][layer-attention]") {
-  for (const std::string& name : case_names()) {
+  for (const ModelCase& mc : model_cases()) {
+    const std::string& name = mc.name;
     DYNAMIC_SECTION(name) {
       const Checkpoint c = read_checkpoint(kModelFixtures + "/" + name);
       const std::size_t L = c.config.layers, H = c.config.heads;
@@ -97,7 +89,8 @@ TEST_CASE("Model::attention is the forward's attentions[layer] bit for bit, in a
 
 TEST_CASE("the forward's thumbnails: every layer's maps pooled as computed, with or without the attentions",
           "[models][layer-attention]") {
-  for (const std::string& name : case_names()) {
+  for (const ModelCase& mc : model_cases()) {
+    const std::string& name = mc.name;
     DYNAMIC_SECTION(name) {
       const Checkpoint c = read_checkpoint(kModelFixtures + "/" + name);
       const std::size_t L = c.config.layers, H = c.config.heads;

@@ -1,7 +1,7 @@
 // The kernels' thread pool (mha/kernels.hpp's Threads): every item once, nested calls inline, and the
 // results of 1 and N threads bit for bit: the stored-weight GEMMs at the column blocks' and tiles' boundaries,
 // and the forward of every model case the oracle writes (tests/models/make_checkpoints.py, build/models/).
-#include "ground/json.hpp"
+#include "test_model_cases.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,7 +12,6 @@
 
 #include "mha/kernels.hpp"
 #include "mha/models.hpp"
-#include "test_model_fixtures.hpp"
 
 using namespace mha;
 namespace k = mha::kernels;
@@ -127,14 +126,9 @@ TEST_CASE("every model case's forward on N threads gives one thread's bits", "[t
     WARN("this build runs one thread: nothing to compare");
     return;
   }
-  const json::Value index =
-      json::parse("{\"v\": " + mha_test::read_text(mha_test::kModelFixtures + "/index.json") + "}", "index.json")
-          .members.at(0)
-          .second;
-  REQUIRE(!index.items.empty());
-  for (const json::Value& c : index.items) {
-    const std::string name = c.find("case")->text;
-    DYNAMIC_SECTION(name << " (" << c.find("family")->text << ")") {
+  for (const mha_test::ModelCase& c : mha_test::model_cases()) {
+    const std::string& name = c.name;
+    DYNAMIC_SECTION(name << " (" << c.family << ")") {
       const mha_test::Checkpoint ck = mha_test::read_checkpoint(mha_test::kModelFixtures + "/" + name);
       const std::size_t T = std::min<std::size_t>(ck.config.max_positions, 40), V = ck.config.vocab;
       std::vector<std::int32_t> ids(T);
