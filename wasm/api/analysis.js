@@ -16,7 +16,7 @@ function causal(model, what) {
 function withHead(model) {
   if (!model.info.hasLmHead)
     fail(
-      `the logit lens needs a language-model head (a causal LM's, or an encoder's MLM head: this ${model.info.modelType} model has none)`
+      `the logit lens needs a language-model head (a causal LM's, or an encoder's MLM head: this ${model.info.modelType} model has none)`,
     );
 }
 
