@@ -19,8 +19,8 @@ For each case (a folder make_checkpoints.py wrote with save_pretrained) DIR/<cas
   sampled    generate(do_sample=True) under torch.manual_seed(s): the drawn ids, and whether each draw is clear
              of the float32 bounds (its winner's p/q beats the runner-up's by more than their error)
 
-For the encoders with an MLM head (MLM_CASES: BERT, DistilBERT) DIR/<case>.json holds their lens alone: ids (MLM_TEXT)
-and lens [L + 1][T][V] (text, ids: MLM_TEXT), the MLM head on each hidden state, against transformers' own float64 forward (mlm_lens).
+For the encoders with an MLM head (MLM_CASES: BERT, DistilBERT) DIR/<case>.json holds their lens alone: text and ids
+(MLM_TEXT), lens [L + 1][T][V]: the MLM head on each hidden state, against transformers' own float64 forward (mlm_lens).
 
 The values are float64 computations written from the rules, checked here against TransformerLens 4.3's
 TransformerBridge (enable_compatibility_mode: LayerNorm folded, writing weights and unembedding centred) in
@@ -865,14 +865,6 @@ def mlm_lens(path, case):
     return {"case": case, "model_type": m64.config.model_type, "text": text, "ids": ids, "lens": lens}
 
 
-def write_mlm_case(models, out_dir, case):
-    """One encoder's lens, build/heads/<case>.json: one task of the fixture pool."""
-    out = mlm_lens(os.path.join(models, case), case)
-    with open(os.path.join(out_dir, case + ".json"), "w") as f:
-        json.dump(out, f)
-    print("%s: %s.json" % (case, os.path.join(out_dir, case)), flush=True)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default="build/models")
@@ -880,14 +872,12 @@ def main():
     ap.add_argument("--only", default=",".join(CASES + MLM_CASES))
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    only = args.only.split(",")
-    fanout(write_case, [(args.models, args.out, case) for case in only if case not in MLM_CASES])
-    fanout(write_mlm_case, [(args.models, args.out, case) for case in only if case in MLM_CASES])
+    fanout(write_case, [(args.models, args.out, case) for case in args.only.split(",")])
 
 
 def write_case(models, out_dir, case):
-    """One case's references, build/heads/<case>.json: one task of the fixture pool."""
-    out = make_case(os.path.join(models, case), case)
+    """One case's references, build/heads/<case>.json (an encoder's: its lens alone): one task of the fixture pool."""
+    out = (mlm_lens if case in MLM_CASES else make_case)(os.path.join(models, case), case)
     with open(os.path.join(out_dir, case + ".json"), "w") as f:
         json.dump(out, f)
     print("%s: %s.json" % (case, os.path.join(out_dir, case)), flush=True)

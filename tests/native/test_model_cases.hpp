@@ -22,7 +22,9 @@ inline std::vector<ModelCase> model_cases() {
   const mha::json::Value index =
       mha::json::parse("{\"v\": " + read_text(kModelFixtures + "/index.json") + "}", "index.json").members.at(0).second;
   std::vector<ModelCase> out;
+#ifdef MHA_ONE_CASE_PER_FAMILY
   std::set<std::string> families;
+#endif
   for (const mha::json::Value& c : index.items) {
     ModelCase m{c.find("case")->text, c.find("family")->text};
 #ifdef MHA_ONE_CASE_PER_FAMILY

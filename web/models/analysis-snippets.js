@@ -71,9 +71,6 @@ const MLM_HEADS = {
   bert: 'head = model.cls  # transform (dense, activation, LayerNorm), then the decoder',
   distilbert:
     'head = lambda h: model.vocab_projector(model.vocab_layer_norm(model.activation(model.vocab_transform(h))))',
-  roberta: 'head = model.lm_head',
-  'xlm-roberta': 'head = model.lm_head',
-  modernbert: 'head = lambda h: model.decoder(model.head(h))',
 };
 
 // The lines that print each row's top token as the TransformerLens snippet prints them.
@@ -97,7 +94,7 @@ function encoderLensSnippet(o) {
       'path = ' + py(o.folder) + where(o),
       'tokenizer = AutoTokenizer.from_pretrained(path)',
       'model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float64, attn_implementation="eager").eval()',
-      MLM_HEADS[o.modelType] || MLM_HEADS.bert,
+      MLM_HEADS[o.modelType],
       'ids = torch.tensor([' + list(o.ids) + '])  # the text as the page ran it',
       'with torch.no_grad():',
       '    hidden = model(input_ids=ids, output_hidden_states=True).hidden_states  # the embeddings, then each layer',
