@@ -191,7 +191,7 @@ TEST_CASE("the logit lens equals accumulated_resid(apply_ln=True) @ W_U within t
 }
 
 TEST_CASE(
-    "an encoder's lens is its MLM head on each hidden state, as transformers gives it; one without a head is told") {
+    "an encoder's lens is its MLM head on each hidden state, as transformers gives it, and one without a head is told") {
   for (const char* c : {"bert", "distilbert"}) {
     Loaded m(mha_test::kModelFixtures + "/" + c);
     const Value ref = reference(c);
