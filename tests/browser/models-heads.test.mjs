@@ -261,7 +261,11 @@ test('BERT: the lens reads each layer through the MLM head and its snippet print
     await h.page.evaluate(() => window.mhaExplorer.getLens().catch((e) => e.message)),
     /no language-model head/,
   );
-  assert.deepEqual(h.errors, []);
+  // a BertModel folder may be a sentence-transformers one: model= asks for modules.json, and its 404 is not an error
+  assert.deepEqual(
+    h.errors.filter((e) => !/Failed to load resource: the server responded with a status of 404/.test(e)),
+    [],
+  );
   await h.page.close();
 });
 
