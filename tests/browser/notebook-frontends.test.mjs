@@ -685,6 +685,14 @@ async function headsOffByHand(page, n, { text, tokens, heads }) {
     await frame.locator(`.mg-card[aria-label^="Layer ${l} head ${h}"]`).first().click();
     await frame.locator('#off-one').click();
   }
+  // the worker answers the ablated forward after the click: its top 5 once it is there (ci11 read it before: 0 of 5)
+  await page.waitForFunction(
+    ([sel, k, n]) => {
+      const top = document.querySelectorAll(sel)[k].contentWindow.mhaExplorer.getTop();
+      return top.headsOff.length === n && top.ablated.length > 0;
+    },
+    [MODEL_FRAME, n, heads.length],
+  );
   return page.evaluate(
     ([sel, k]) => document.querySelectorAll(sel)[k].contentWindow.mhaExplorer.getTop(),
     [MODEL_FRAME, n],
