@@ -28,12 +28,16 @@ function groups(file) {
   return out;
 }
 
-console.log('\n==== summary: the time of each step (wall clock)');
+// a step's line: its wall time, and (when scripts/test measured it) the CPU time of its processes and the cores that
+// kept busy on average: how much a step leaves of the machine's cores unused.
+function stepLine(line) {
+  const [name, t, cpu] = line.split('\t');
+  const busy = cpu === undefined || !(Number(t) > 0) ? '' : `${secs(Number(cpu))} s CPU  ${(cpu / t).toFixed(2)} cores  `;
+  return secs(Number(t)) + ' s  ' + busy + name;
+}
+console.log('\n==== summary: the time of each step (wall clock; CPU time of its processes, cores busy on average)');
 if (existsSync(steps))
-  for (const line of readFileSync(steps, 'utf8').trim().split('\n').filter(Boolean)) {
-    const [name, t] = line.split('\t');
-    console.log(secs(Number(t)) + ' s  ' + name);
-  }
+  for (const line of readFileSync(steps, 'utf8').trim().split('\n').filter(Boolean)) console.log(stepLine(line));
 for (const file of junits.filter((f) => existsSync(f))) {
   const g = [...groups(file)].sort((a, b) => b[1].time - a[1].time),
     total = g.reduce((s, [, e]) => s + e.time, 0);
