@@ -32,7 +32,8 @@ function groups(file) {
 // kept busy on average: how much a step leaves of the machine's cores unused.
 function stepLine(line) {
   const [name, t, cpu] = line.split('\t');
-  const busy = cpu === undefined || !(Number(t) > 0) ? '' : `${secs(Number(cpu))} s CPU  ${(cpu / t).toFixed(2)} cores  `;
+  const busy =
+    cpu === undefined || !(Number(t) > 0) ? '' : `${secs(Number(cpu))} s CPU  ${(cpu / t).toFixed(2)} cores  `;
   return secs(Number(t)) + ' s  ' + busy + name;
 }
 console.log('\n==== summary: the time of each step (wall clock; CPU time of its processes, cores busy on average)');
