@@ -428,6 +428,22 @@ def qwen3_config(V):
     )
 
 
+def smollm3_config(V, **kw):
+    """SmolLM3-3B's layout at 32 wide: GQA 4 / 2, no biases, tied embeddings, rope_theta 2e6, the layers
+    no_rope_layers marks 0 without rotary embeddings."""
+    return llama_style_config(
+        transformers.SmolLM3Config,
+        V,
+        32,
+        4,
+        rms_norm_eps=1e-6,
+        bos_token_id=None,
+        eos_token_id=0,
+        pad_token_id=None,
+        **kw,
+    )
+
+
 def strip_prefix(prefix):
     return lambda sd, cfg: {k[len(prefix) :] if k.startswith(prefix) else k: v for k, v in sd.items()}
 
@@ -469,6 +485,7 @@ CLASSES = {
     "OPTForCausalLM": ("opt", "opt", 512),
     "MistralForCausalLM": ("llama", "sentencepiece", 640),
     "PhiForCausalLM": ("phi", "gpt2", 512),
+    "SmolLM3ForCausalLM": ("llama", "gpt2", 512),
 }
 gpt2_small = lambda V: gpt2_config(V, 32, 4)
 llama_tied = lambda V: llama_config(V, True, 1e4)
@@ -513,6 +530,14 @@ CASES = [
     ("qwen2-sliding-bf16", "Qwen2ForCausalLM", qwen2_sliding, "bfloat16", {}),
     ("phi", "PhiForCausalLM", lambda V: phi_config(V, 0.5), "float32", {}),
     ("phi-f16", "PhiForCausalLM", lambda V: phi_config(V, 0.25), "float16", {}),
+    (
+        "smollm3",
+        "SmolLM3ForCausalLM",
+        lambda V: smollm3_config(V, no_rope_layers=[1, 0], use_sliding_window=True, sliding_window=3),
+        "float32",
+        {},
+    ),
+    ("smollm3-bf16", "SmolLM3ForCausalLM", lambda V: smollm3_config(V, no_rope_layer_interval=2), "bfloat16", {}),
 ]
 # index.json's notes of a case
 NOTES = {
@@ -542,6 +567,9 @@ NOTES = {
     "phi": "phi-2's layout: one input_layernorm for the parallel attention and MLP, rotary on 4 of 8 features per head "
     "(partial_rotary_factor 0.5), biases everywhere, lm_head with its bias",
     "phi-f16": "partial_rotary_factor 0.25: rotary on 2 of 8 features",
+    "smollm3": "no_rope_layers [1, 0]: layer 1 without rotary embeddings, and (use_sliding_window, as SmolLM3Config "
+    "expands layer_types) a window of 3 keys",
+    "smollm3-bf16": "no_rope_layer_interval 2 (no no_rope_layers): layer 1 without rotary embeddings, no window",
 }
 
 
@@ -618,6 +646,7 @@ def true_float64():
     from transformers.models.phi import modeling_phi
     from transformers.models.qwen2 import modeling_qwen2
     from transformers.models.qwen3 import modeling_qwen3
+    from transformers.models.smollm3 import modeling_smollm3
 
     saved = []
 
@@ -644,6 +673,7 @@ def true_float64():
         (modeling_qwen2, "Qwen2"),
         (modeling_qwen3, "Qwen3"),
         (modeling_mistral, "Mistral"),
+        (modeling_smollm3, "SmolLM3"),
     ):
         for cls, fn in ((prefix + "RMSNorm", rms_forward), (prefix + "RotaryEmbedding", rope_forward)):
             klass = getattr(mod, cls)
@@ -700,7 +730,7 @@ def out_projection(model, layer):
         return base.encoder.layer[layer].attention.output.dense
     if mt == "distilbert":
         return base.transformer.layer[layer].attention.out_lin
-    if mt in ("llama", "qwen2", "qwen3", "mistral"):
+    if mt in ("llama", "qwen2", "qwen3", "mistral", "smollm3"):
         return base.layers[layer].self_attn.o_proj
     if mt == "gpt_neox":
         return base.layers[layer].attention.dense

@@ -428,8 +428,8 @@ def sliding_window(cfg, layer):
 
 
 def llama(model, ids, heads_off):
-    """Llama, Mistral and Qwen2 (q/k/v biases), Qwen3 (q_norm, k_norm): RMSNorm, RoPE (rotate_half), grouped-query
-    attention with a sliding window where the config asks, SwiGLU."""
+    """Llama, Mistral and Qwen2 (q/k/v biases), Qwen3 (q_norm, k_norm), SmolLM3 (no RoPE where no_rope_layers is 0):
+    RMSNorm, RoPE (rotate_half), grouped-query attention with a sliding window where the config asks, SwiGLU."""
     base, cfg = model.model, model.config
     T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
     hd = getattr(cfg, "head_dim", None) or cfg.hidden_size // H
@@ -446,7 +446,9 @@ def llama(model, ids, heads_off):
         if hasattr(sa, "q_norm"):  # Qwen3: RMSNorm of each head over head_dim
             q = rms(ch, sa.q_norm, q.view(T, H, hd)).reshape(T, -1)
             k = rms(ch, sa.k_norm, k.view(T, Hkv, hd)).reshape(T, -1)
-        (q, Eq), (k, Ek), (v, Ev) = ch.bound(apply_rope(ch, q, H, table), apply_rope(ch, k, Hkv, table), v)
+        if getattr(sa, "use_rope", True):
+            q, k = apply_rope(ch, q, H, table), apply_rope(ch, k, Hkv, table)
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(q, k, v)
         p, o = attention(q, Eq, k, Ek, v, Ev, H, Hkv, True, heads_off.get(i, ()), window=sliding_window(cfg, i))
         attns.append(p)
         ch = Chain(o, x)
@@ -551,6 +553,7 @@ FAMILIES = {
     "qwen2": llama,
     "qwen3": llama,
     "mistral": llama,
+    "smollm3": llama,
     "phi": phi,
     "gpt_neox": gpt_neox,
     "gpt_neo": gpt_neo,

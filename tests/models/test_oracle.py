@@ -195,6 +195,9 @@ def mutate(case, model64, kind):
         base.rotary_emb = PhiRotaryEmbedding(model64.config).double()
         for layer in base.layers:
             layer.self_attn.rotary_ndims = layer.self_attn.head_dim
+    elif kind == "rotary embeddings on every layer":  # SmolLM3's no_rope_layers ignored
+        for layer in base.layers:
+            layer.self_attn.use_rope = 1
     elif kind == "lm_head's bias left out":
         model64.lm_head.bias.data.zero_()
     elif kind == "sequential residual instead of parallel":
@@ -237,9 +240,12 @@ MISTAKES = [
     ("qwen3", "q_norm and k_norm left out"),
     ("phi", "Phi's rotary on every feature of a head"),
     ("phi", "lm_head's bias left out"),
+    ("smollm3", "rotary embeddings on every layer"),
+    ("smollm3-bf16", "rotary embeddings on every layer"),
     ("mistral", "the sliding window one key wider"),
     ("mistral", "the sliding window one key narrower"),
     ("qwen2-sliding-bf16", "the sliding window one key wider"),
+    ("smollm3", "the sliding window one key wider"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

@@ -288,6 +288,33 @@ TEST_CASE("GPT-NeoX's config: 4.x's rotary_pct and rotary_emb_base, 5.x's rope_p
         std::string::npos);
 }
 
+TEST_CASE("SmolLM3's config: no_rope_layers and its default, windows on the layers without rotary, hostile values",
+          "[models][config]") {
+  const std::string smol =
+      R"({"model_type": "smollm3", "hidden_size": 64, "num_hidden_layers": 8, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 50)";
+  using B = std::vector<bool>;
+  using W = std::vector<std::size_t>;
+  const CheckpointConfig c = parse_checkpoint_config(smol + "}");
+  CHECK(c.family == Family::Llama);
+  CHECK(c.no_rope == B{false, false, false, true, false, false, false, true});  // every 4th layer: SmolLM3Config
+  CHECK(c.windows == W(8, 0));
+  CHECK(c.tie_word_embeddings);  // SmolLM3Config's default, unlike Llama's
+  CHECK(c.rope_theta == 2e6);
+  CHECK(parse_checkpoint_config(smol + R"(, "no_rope_layer_interval": 2})").no_rope ==
+        B{false, true, false, true, false, true, false, true});
+  // use_sliding_window: the window on the layers without rotary embeddings (layer_types' default)
+  CHECK(parse_checkpoint_config(smol + R"(, "use_sliding_window": true, "sliding_window": 3})").windows ==
+        W{0, 0, 0, 3, 0, 0, 0, 3});
+  CHECK(parse_checkpoint_config(smol + R"(, "use_sliding_window": true})").windows == W(8, 0));  // no window: none
+  const auto message = [&](const std::string& tail) { return error_of([&] { parse_checkpoint_config(smol + tail); }); };
+  CHECK(message(R"(, "no_rope_layers": [1, 0]})").find("'no_rope_layers' must be a list of one 0 or 1 per layer") !=
+        std::string::npos);
+  CHECK(message(R"(, "no_rope_layers": [1, 1, 1, 2, 1, 1, 1, 1]})").find("'no_rope_layers' entry 3") !=
+        std::string::npos);
+  CHECK(message(R"(, "no_rope_layer_interval": 0})").find("'no_rope_layer_interval'") != std::string::npos);
+}
+
 TEST_CASE("Phi's config: partial rotary 0.5 unless set, the parallel residual, hostile values named",
           "[models][config]") {
   const std::string phi =

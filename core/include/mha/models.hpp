@@ -48,7 +48,7 @@ class Network;
 }
 
 // Qwen2 is Llama with q/k/v biases; GPTNeoX: Pythia (model_type "gpt_neox"); GPTNeo: TinyStories ("gpt_neo");
-// Phi: phi-1_5, phi-2 ("phi")
+// Phi: phi-1_5, phi-2 ("phi"); SmolLM3 ("smollm3") is Llama with layers without rotary embeddings
 enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, GPTNeoX, GPTNeo, OPT, Phi, COUNT };
 const char* family_name(Family family);
 
@@ -58,17 +58,18 @@ const char* family_name(Family family);
 struct CheckpointConfig {
   Family family = Family::GPT2;
   std::string model_type;  // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2", "gpt_neox",
-                           // "gpt_neo", "opt", "qwen3", "mistral", "phi"
+                           // "gpt_neo", "opt", "qwen3", "mistral", "phi", "smollm3"
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, d_ff = 0;
   std::size_t vocab = 0, max_positions = 0, type_vocab = 0;
   double norm_eps = 0.0, rope_theta = 0.0;
   std::string activation;  // "gelu_new", "gelu", "silu", ...
   bool causal = false;
   bool tie_word_embeddings = true;
-  bool attention_bias = false;     // Qwen2's q/k/v biases (Llama's attention_bias: o_proj's too)
-  bool mlp_bias = false;           // Llama's mlp_bias
-  bool scale_attention = true;     // GPT-2's scale_attn_weights: scores / sqrt(head_dim)
-  std::size_t rotary_dim = 0;      // rotary features per head (head_dim, or GPT-NeoX's partial rotary); 0: none
+  bool attention_bias = false;  // Qwen2's q/k/v biases (Llama's attention_bias: o_proj's too)
+  bool mlp_bias = false;        // Llama's mlp_bias
+  bool scale_attention = true;  // GPT-2's scale_attn_weights: scores / sqrt(head_dim)
+  std::size_t rotary_dim = 0;   // rotary features per head (head_dim, or GPT-NeoX's partial rotary); 0: none
+  std::vector<bool> no_rope;    // SmolLM3: the layers without rotary embeddings (no_rope_layers[l] == 0); empty: none
   bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual: h + attn(ln_1(h)) + mlp(ln_2(h))
   bool post_norm = false;          // OPT's do_layer_norm_before false: norms after the residual adds
   // Each layer's window: query i sees keys j with i - window < j <= i (GPT-Neo's local layers); 0: every key

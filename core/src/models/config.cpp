@@ -22,13 +22,14 @@ struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 11> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 12> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"bert", Family::BERT},
                                                  {"distilbert", Family::DistilBERT},
                                                  {"llama", Family::Llama},
                                                  {"qwen2", Family::Llama},
                                                  {"qwen3", Family::Llama},
                                                  {"mistral", Family::Llama},
+                                                 {"smollm3", Family::Llama},
                                                  {"gpt_neox", Family::GPTNeoX},
                                                  {"gpt_neo", Family::GPTNeo},
                                                  {"opt", Family::OPT},
@@ -44,7 +45,8 @@ std::string supported() {
          " with absolute position embeddings (GPT-2, BERT, "
          "DistilBERT) or default rotary embeddings (rope_type 'default', on all or the first part of each "
          "head), full causal or bidirectional "
-         "self-attention (with GPT-Neo's local layers and the sliding windows of Mistral, Qwen2 and Qwen3; no ALiBi, no "
+         "self-attention (with GPT-Neo's local layers and the sliding windows of Mistral, Qwen2, Qwen3 and SmolLM3; no ALiBi, "
+         "no "
          "cross-attention), activations " +
          blocks::activation_names() + ".";
 }
@@ -110,9 +112,10 @@ void set_head_dim(CheckpointConfig& m) {
 // The rotary embedding: transformers 5.x writes rope_parameters {"rope_type", "rope_theta",
 // "partial_rotary_factor"?}, 4.x the base and the factor at the top (under the family's names) with
 // rope_scaling null. Sets rope_theta and rotary_dim (of head_dim, which must be known).
-void read_rope(const Json& c, CheckpointConfig& m, const char* theta_key, const char* partial_key, double partial) {
+void read_rope(const Json& c, CheckpointConfig& m, const char* theta_key, const char* partial_key, double partial,
+               double default_theta = 10000.0) {
   refuse_if(member(c, "rope_scaling") != nullptr, "rope_scaling (only the default rotary embedding is computed)");
-  double theta = number(c, theta_key, 10000.0);
+  double theta = number(c, theta_key, default_theta);
   partial = number(c, partial_key, partial);
   std::string partial_name = partial_key;
   if (const Json* p = member(c, "rope_parameters")) {
@@ -200,18 +203,50 @@ std::size_t whole(const Json& config, const char* key, std::size_t fallback) {
   return std::size_t(v);
 }
 
+// SmolLM3's no_rope_layers as SmolLM3Config expands it: one 0 or 1 a layer (1: rotary embeddings), by default 0 on
+// every no_rope_layer_interval-th layer (4 unless set). Returns each layer's "no rotary" flag.
+std::vector<bool> smollm3_no_rope(const Json& c, std::size_t layers) {
+  std::vector<bool> out(layers, false);
+  const Json* list = member(c, "no_rope_layers");
+  if (!list) {
+    const std::size_t every = count(c, {"no_rope_layer_interval"}, 4);
+    for (std::size_t l = 0; l < layers; ++l) out[l] = (l + 1) % every == 0;
+    return out;
+  }
+  if (list->kind != Json::Array || list->items.size() != layers)
+    throw Error("config.json: 'no_rope_layers' must be a list of one 0 or 1 per layer (" + std::to_string(layers) +
+                " layers)");
+  for (std::size_t l = 0; l < layers; ++l) {
+    const Json& v = list->items[l];
+    if (v.kind != Json::Number || (v.number() != 0.0 && v.number() != 1.0))
+      throw Error("config.json: 'no_rope_layers' entry " + std::to_string(l) + " must be 0 (no rotary embeddings) or " +
+                  "1, got " + v.text);
+    out[l] = v.number() == 0.0;
+  }
+  return out;
+}
+
 // Each layer's sliding window as transformers 5.x's configs give it (0: full attention). Mistral: sliding_window on
 // every layer (4096 when the key is absent, none when null; layer_types ignored, as MistralConfig ignores it). Qwen2
 // and Qwen3: sliding_window (4096 unless set) only with use_sliding_window, on the layers layer_types names
-// "sliding_attention", by default those from max_window_layers (28 unless set) on. Llama: none.
+// "sliding_attention", by default those from max_window_layers (28 unless set) on. SmolLM3: sliding_window (none unless
+// set) on the layers layer_types names, by default (with use_sliding_window) those without rotary embeddings. Llama:
+// none.
 std::vector<std::size_t> llama_windows(const Json& c, const CheckpointConfig& m) {
   std::vector<std::size_t> out(m.layers, 0);
   const bool mistral = m.model_type == "mistral", qwen = m.model_type == "qwen2" || m.model_type == "qwen3";
+  const bool smollm3 = m.model_type == "smollm3";
   const Json* key = c.find("sliding_window");
-  const bool on = mistral || (qwen && flag(c, "use_sliding_window", false));
-  const std::size_t window = !on ? 0 : !key ? 4096 : key->kind == Json::Null ? 0 : count(c, {"sliding_window"});
+  const bool on = mistral || (qwen && flag(c, "use_sliding_window", false)) || smollm3;
+  const std::size_t fallback = smollm3 ? 0 : 4096;
+  const std::size_t window = !on ? 0 : !key ? fallback : key->kind == Json::Null ? 0 : count(c, {"sliding_window"});
   if (mistral) return std::vector<std::size_t>(m.layers, window);
   const Json* types = member(c, "layer_types");
+  if (!types && smollm3) {
+    for (std::size_t l = 0; flag(c, "use_sliding_window", false) && l < m.layers; ++l)
+      out[l] = m.no_rope.at(l) ? window : 0;
+    return out;
+  }
   if (!types) {
     for (std::size_t l = whole(c, "max_window_layers", 28); qwen && window && l < m.layers; ++l) out[l] = window;
     return out;
@@ -224,7 +259,7 @@ std::vector<std::size_t> llama_windows(const Json& c, const CheckpointConfig& m)
     const bool sliding = t.kind == Json::String && t.text == "sliding_attention";
     refuse_if(!sliding && !(t.kind == Json::String && (t.text == "full_attention" || t.text == "attention")),
               "layer_types entry '" + t.text + "' (full_attention and sliding_attention are computed)");
-    refuse_if(sliding && !qwen, "layer_types entry 'sliding_attention' in a " + m.model_type + " model");
+    refuse_if(sliding && !qwen && !smollm3, "layer_types entry 'sliding_attention' in a " + m.model_type + " model");
     if (sliding && !window)
       throw Error("config.json: 'layer_types' names layer " + std::to_string(l) +
                   " 'sliding_attention' but the config has no window (use_sliding_window false or sliding_window "
@@ -234,19 +269,22 @@ std::vector<std::size_t> llama_windows(const Json& c, const CheckpointConfig& m)
   return out;
 }
 
-// Llama, Mistral (no biases, sliding_window), Qwen2 (q/k/v biases always, no head_dim key) and Qwen3 (head_dim 128
-// unless set, q_norm / k_norm); the sliding windows of llama_windows.
+// Llama, Mistral (no biases, sliding_window), Qwen2 (q/k/v biases always, no head_dim key), Qwen3 (head_dim 128
+// unless set, q_norm / k_norm) and SmolLM3 (no_rope_layers, rope_theta 2e6 unless set); the sliding windows of
+// llama_windows.
 void read_llama(const Json& c, CheckpointConfig& m) {
   const bool qwen2 = m.model_type == "qwen2", qwen3 = m.model_type == "qwen3", mistral = m.model_type == "mistral";
-  read_sizes(c, m, mistral ? 131072 : qwen2 || qwen3 ? 32768 : 2048);
+  const bool smollm3 = m.model_type == "smollm3";
+  read_sizes(c, m, mistral ? 131072 : qwen2 || qwen3 || smollm3 ? 32768 : 2048);
   m.head_dim = qwen2 ? 0 : qwen3 ? count(c, {"head_dim"}, 128) : (member(c, "head_dim") ? count(c, {"head_dim"}) : 0);
   m.norm_eps = number(c, "rms_norm_eps", 1e-6);
   m.activation = text(c, "hidden_act", "silu");
   m.attention_bias = qwen2 || (!mistral && flag(c, "attention_bias", false));
   m.mlp_bias = !qwen2 && !mistral && flag(c, "mlp_bias", false);
+  if (smollm3) m.no_rope = smollm3_no_rope(c, m.layers);
   m.windows = llama_windows(c, m);
   set_head_dim(m);
-  read_rope(c, m, "rope_theta", "partial_rotary_factor", 1.0);
+  read_rope(c, m, "rope_theta", "partial_rotary_factor", 1.0, smollm3 ? 2e6 : 1e4);
   refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
 }
 
@@ -368,7 +406,8 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     if (m.model_type == t.name) type = &t;
   if (!type) refuse("model_type '" + m.model_type + "'");
   m.family = type->family;
-  const bool untied = m.family == Family::Llama || m.family == Family::GPTNeoX || m.family == Family::Phi;
+  const bool untied = (m.family == Family::Llama && m.model_type != "smollm3") || m.family == Family::GPTNeoX ||
+                      m.family == Family::Phi;  // SmolLM3Config ties them by default
   m.tie_word_embeddings = flag(c, "tie_word_embeddings", !untied);
   switch (m.family) {
     case Family::GPT2: read_gpt2(c, m); break;

@@ -1,5 +1,6 @@
-// Llama-style models (SmolLM2, TinyLlama; Mistral; Qwen2 and Qwen2.5 with q/k/v biases; Qwen3 with q_norm / k_norm) as
-// transformers' modeling_llama.py, modeling_mistral.py, modeling_qwen2.py and modeling_qwen3.py compute them: RMSNorm
+// Llama-style models (SmolLM2, TinyLlama; Mistral; Qwen2 and Qwen2.5 with q/k/v biases; Qwen3 with q_norm / k_norm;
+// SmolLM3 with its layers without rotary embeddings) as transformers' modeling_llama.py, modeling_mistral.py,
+// modeling_qwen2.py, modeling_qwen3.py and modeling_smollm3.py compute them: RMSNorm
 // (float32 variance), rotary embeddings as rotate_half with the config's rope_theta, grouped-query attention
 // (repeat_kv), each layer's sliding window if any (query i sees keys i - sliding_window < j <= i), the SwiGLU MLP, a
 // final norm, and the LM head tied to embed_tokens or its own lm_head.weight.
@@ -19,7 +20,7 @@ class Llama final : public TokenEmbeddings {
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
       blocks::Layer layer = layer_of(b, p + "input_layernorm", p + "post_attention_layernorm", rms);
-      layer.attn.rotary_dim = hd;
+      layer.attn.rotary_dim = !c_.no_rope.empty() && c_.no_rope.at(l) ? 0 : hd;
       layer.attn.rope_theta = c_.rope_theta;
       layer.attn.window = c_.windows.at(l);
       layer.attn.q = b.linear(p + "self_attn.q_proj", D, Dq, c_.attention_bias);
