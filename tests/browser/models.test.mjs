@@ -60,6 +60,9 @@ const CASES = [
   'opt-postnorm',
   'qwen3',
   'qwen3-bf16',
+  'smollm3',
+  'roberta',
+  'xlm-roberta',
   'minilm',
 ];
 const TEXTS = { minilm: 6 };

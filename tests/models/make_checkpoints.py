@@ -43,7 +43,7 @@ import sys
 import torch
 import transformers
 from safetensors.torch import load_file, save_file
-from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 from transformers.utils import logging as hf_logging
 
@@ -156,6 +156,16 @@ def sentencepiece_layout(tok):
     return Tokenizer.from_str(json.dumps(spec))
 
 
+ROBERTA_SPECIALS = {
+    "bos_token": "<s>",
+    "eos_token": "</s>",
+    "sep_token": "</s>",
+    "cls_token": "<s>",
+    "unk_token": "<unk>",
+    "pad_token": "<pad>",
+}
+
+
 def train_tokenizer(kind, vocab_size):
     """A small fast tokenizer trained on CORPUS, as the families' real tokenizers are built."""
     if kind == "gpt2":
@@ -205,6 +215,19 @@ def train_tokenizer(kind, vocab_size):
         )
         specials = ["<unk>", "<s>", "</s>"] + ["<0x%02X>" % b for b in range(256)]
         init = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
+    elif kind == "roberta":  # RoBERTa: GPT-2's byte-level BPE, fairseq's specials, <s> $A </s>, <mask> taking its space
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        specials = ["<s>", "<pad>", "</s>", "<unk>"]  # and <mask>, last, after training
+        init = dict(ROBERTA_SPECIALS, mask_token="<mask>")
+    elif kind == "xlmr":  # XLM-R: sentencepiece's Unigram (▁ for spaces), fairseq's specials, <mask> last
+        tok = Tokenizer(models.Unigram())
+        tok.normalizer = normalizers.NFKC()
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+        tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+        specials = ["<s>", "<pad>", "</s>", "<unk>"]  # and <mask>, last, after training
+        init = dict(ROBERTA_SPECIALS, mask_token="<mask>")
     else:  # bert: WordPiece with BERT's normalizer and pre-tokenizer
         tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
         tok.normalizer = normalizers.BertNormalizer(
@@ -222,6 +245,11 @@ def train_tokenizer(kind, vocab_size):
         }
     if kind == "bert":
         tok.model = models.WordPiece(wordpiece_vocab(tok, specials, vocab_size), unk_token="[UNK]")
+    elif kind == "xlmr":
+        trainer = trainers.UnigramTrainer(
+            vocab_size=vocab_size - 1, special_tokens=specials, unk_token="<unk>", show_progress=False
+        )
+        tok.train_from_iterator(CORPUS, trainer=trainer)
     elif kind == "sentencepiece":  # the alphabet is the corpus's most frequent characters, the rest byte fallback
         tok.train_from_iterator(
             CORPUS,
@@ -232,7 +260,7 @@ def train_tokenizer(kind, vocab_size):
         tok = sentencepiece_layout(tok)
     else:
         trainer = trainers.BpeTrainer(
-            vocab_size=vocab_size,
+            vocab_size=vocab_size - (kind == "roberta"),
             special_tokens=specials,
             show_progress=False,
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
@@ -245,6 +273,16 @@ def train_tokenizer(kind, vocab_size):
     if kind in ("llama", "sentencepiece"):
         tok.post_processor = processors.TemplateProcessing(
             single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", tok.token_to_id("<s>"))]
+        )
+    if kind in ("roberta", "xlmr"):  # <mask> last, taking the space before it ("the <mask>": Ġthe, <mask>)
+        tok.add_special_tokens([AddedToken("<mask>", lstrip=True, rstrip=False, normalized=False, special=True)])
+        cls, sep = ("<s>", tok.token_to_id("<s>")), ("</s>", tok.token_to_id("</s>"))
+        tok.post_processor = (
+            processors.RobertaProcessing(sep, cls, trim_offsets=True, add_prefix_space=False)
+            if kind == "roberta"
+            else processors.TemplateProcessing(
+                single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>", special_tokens=[cls, sep]
+            )
         )
     if kind == "bert":
         cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
@@ -270,6 +308,25 @@ def bert_config(V, **kw):
         intermediate_size=64,
         max_position_embeddings=128,
         type_vocab_size=2,
+        **kw,
+    )
+
+
+def roberta_config(config_class, V, **kw):
+    """roberta-base's layout at 32 wide: 2 + 128 position rows (positions from pad_token_id 1 + 1), one token type,
+    layer_norm_eps 1e-5."""
+    return config_class(
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=130,
+        type_vocab_size=1,
+        layer_norm_eps=1e-5,
+        pad_token_id=1,
+        bos_token_id=0,
+        eos_token_id=2,
         **kw,
     )
 
@@ -486,6 +543,8 @@ CLASSES = {
     "MistralForCausalLM": ("llama", "sentencepiece", 640),
     "PhiForCausalLM": ("phi", "gpt2", 512),
     "SmolLM3ForCausalLM": ("llama", "gpt2", 512),
+    "RobertaForMaskedLM": ("roberta", "roberta", 512),
+    "XLMRobertaForMaskedLM": ("roberta", "xlmr", 600),
 }
 gpt2_small = lambda V: gpt2_config(V, 32, 4)
 llama_tied = lambda V: llama_config(V, True, 1e4)
@@ -538,6 +597,15 @@ CASES = [
         {},
     ),
     ("smollm3-bf16", "SmolLM3ForCausalLM", lambda V: smollm3_config(V, no_rope_layer_interval=2), "bfloat16", {}),
+    ("roberta", "RobertaForMaskedLM", lambda V: roberta_config(transformers.RobertaConfig, V), "float32", MASKED),
+    ("roberta-f16", "RobertaForMaskedLM", lambda V: roberta_config(transformers.RobertaConfig, V), "float16", MASKED),
+    (
+        "xlm-roberta",
+        "XLMRobertaForMaskedLM",
+        lambda V: roberta_config(transformers.XLMRobertaConfig, V, hidden_act="gelu_new"),
+        "float32",
+        MASKED,
+    ),
 ]
 # index.json's notes of a case
 NOTES = {
@@ -569,6 +637,11 @@ NOTES = {
     "phi-f16": "partial_rotary_factor 0.25: rotary on 2 of 8 features",
     "smollm3": "no_rope_layers [1, 0]: layer 1 without rotary embeddings, and (use_sliding_window, as SmolLM3Config "
     "expands layer_types) a window of 3 keys",
+    "roberta": "roberta-base's layout: roberta. prefix, positions from pad_token_id + 1 (a <pad> inside one text "
+    "reads row 1), one token type, the MLM head lm_head.* tied to the word embeddings; byte-level BPE, <s> $A </s>",
+    "roberta-f16": "as roberta, in float16",
+    "xlm-roberta": "XLM-R: hidden_act gelu_new in the layers while lm_head keeps exact GELU; a Unigram tokenizer (▁ for "
+    "spaces), <mask> last in the vocabulary",
     "smollm3-bf16": "no_rope_layer_interval 2 (no no_rope_layers): layer 1 without rotary embeddings, no window",
 }
 
@@ -726,7 +799,7 @@ def out_projection(model, layer):
     base = getattr(model, model.base_model_prefix, model)
     if mt == "gpt2":
         return base.h[layer].attn.c_proj
-    if mt == "bert":
+    if mt in ("bert", "roberta", "xlm-roberta"):
         return base.encoder.layer[layer].attention.output.dense
     if mt == "distilbert":
         return base.transformer.layer[layer].attention.out_lin
@@ -832,8 +905,19 @@ def index_entry(path, case, family, model_type, arch, dtype, oracles, notes, **m
     }
 
 
+ENCODERS = ("bert", "distilbert", "roberta")
+
+
+def masked_texts(family):
+    """The masked texts in the family's mask token; RoBERTa's with a <pad> inside one (its positions skip it)."""
+    if family != "roberta":
+        return MASKED_TEXTS
+    texts = [t.replace("[MASK]", "<mask>") for t in MASKED_TEXTS]
+    return texts + ["A <pad> inside: each <mask> still sees the <pad> and every other token."]
+
+
 def logits_positions(family, masked_ids, T):
-    if family in ("bert", "distilbert"):
+    if family in ENCODERS:
         return masked_ids or [1]
     return sorted({T // 2, T - 1})
 
@@ -871,7 +955,7 @@ def make_case(out_dir, case, arch, config_fn, dtype, opts, tokenizers_cache, see
     L, H = cfg.num_hidden_layers, cfg.num_attention_heads
     heads_off = [[0, 1], [L - 1, H - 1]]
     oracles = []
-    texts = MASKED_TEXTS if opts.get("masked") else TEXTS
+    texts = masked_texts(family) if opts.get("masked") else TEXTS
     for k, text in enumerate(texts):
         enc = tok(text)
         ids = enc["input_ids"]
@@ -1016,7 +1100,8 @@ def tokenizer_dump(out_dir, entries):
         if entry["case"] == "minilm":
             texts = minilm_texts(tok) + MASKED_TEXTS + HARD_STRINGS
         else:
-            texts = (MASKED_TEXTS if entry["family"] in ("bert", "distilbert") else TEXTS) + TEXTS + HARD_STRINGS
+            family = entry["family"]
+            texts = (masked_texts(family) if family in ENCODERS else TEXTS) + TEXTS + HARD_STRINGS
         rows = []
         for text in dict.fromkeys(texts):
             ids = tok(text)["input_ids"]

@@ -357,15 +357,27 @@ def opt(model, ids, heads_off):
     return attns, hidden, head
 
 
+def roberta_positions(ids, pad):
+    """RoBERTa's create_position_ids_from_input_ids: pad + the count of non-pad tokens so far, pad at a pad token."""
+    out, seen = [], 0
+    for i in ids:
+        seen += i != pad
+        out.append(pad if i == pad else pad + seen)
+    return out
+
+
 def bert(model, ids, heads_off):
-    base, cfg = (model.bert if hasattr(model, "bert") else model), model.config
+    """BERT, and RoBERTa / XLM-R (positions after padding_idx, the MLM head lm_head with exact GELU)."""
+    roberta = model.config.model_type in ("roberta", "xlm-roberta")
+    base, cfg = getattr(model, model.base_model_prefix, model), model.config
     T, H = len(ids), model.config.num_attention_heads
     emb = base.embeddings
     ch = Chain()
+    positions = roberta_positions(ids, cfg.pad_token_id) if roberta else list(range(T))
     w, t, pe = (
         param(emb.word_embeddings)[ids],
         param(emb.token_type_embeddings)[[0] * T],
-        param(emb.position_embeddings)[:T],
+        param(emb.position_embeddings)[positions],
     )
     x = ch.site(w + t + pe, 2 * (w.abs() + t.abs() + pe.abs()))
     (x,) = ch.bound(ln(ch, emb.LayerNorm, x))
@@ -382,13 +394,17 @@ def bert(model, ids, heads_off):
         (x,) = ch.bound(ln(ch, layer.output.LayerNorm, add(ch, lin(ch, layer.output.dense, m), h)))
 
     def head(pos):
-        pred = model.cls.predictions
         ch = Chain((x[0][pos], x[1][pos]))
-        h = activation(cfg.hidden_act, ch, lin(ch, pred.transform.dense, ch[0]))
-        h = ln(ch, pred.transform.LayerNorm, h)
+        if roberta:  # RobertaLMHead: gelu (erf) whatever hidden_act says
+            pred = model.lm_head
+            h = ln(ch, pred.layer_norm, gelu_erf(ch, lin(ch, pred.dense, ch[0])))
+        else:
+            pred = model.cls.predictions
+            h = activation(cfg.hidden_act, ch, lin(ch, pred.transform.dense, ch[0]))
+            h = ln(ch, pred.transform.LayerNorm, h)
         return ch.bound(linear(ch, h, param(pred.decoder), param(pred, "bias")))[0]
 
-    return attns, x, head if hasattr(model, "cls") else None
+    return attns, x, head if hasattr(model, "cls") or hasattr(model, "lm_head") else None
 
 
 def distilbert(model, ids, heads_off):
@@ -558,6 +574,8 @@ FAMILIES = {
     "gpt_neox": gpt_neox,
     "gpt_neo": gpt_neo,
     "opt": opt,
+    "roberta": bert,
+    "xlm-roberta": bert,
 }
 
 

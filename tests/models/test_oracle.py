@@ -221,6 +221,11 @@ def mutate(case, model64, kind):
         for layer in base.layers:
             layer.self_attn.q_norm = torch.nn.Identity()
             layer.self_attn.k_norm = torch.nn.Identity()
+    elif kind == "positions from 0 as BERT's":  # padding_idx -1: create_position_ids_from_input_ids counts from 0
+        base.embeddings.padding_idx = -1
+    elif kind == "lm_head's GELU as hidden_act says":  # RobertaLMHead's exact gelu replaced by the layers' gelu_new
+        head, act = model64.lm_head, transformers.activations.ACT2FN[model64.config.hidden_act]
+        head.forward = lambda features, **kw: head.decoder(head.layer_norm(act(head.dense(features))))
     elif kind == "RMSNorm eps 1e-6 instead of 1e-5":
         for m in model64.modules():
             if hasattr(m, "variance_epsilon"):
@@ -246,6 +251,7 @@ MISTAKES = [
     ("mistral", "the sliding window one key narrower"),
     ("qwen2-sliding-bf16", "the sliding window one key wider"),
     ("smollm3", "the sliding window one key wider"),
+    ("roberta", "positions from 0 as BERT's"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]
@@ -254,6 +260,7 @@ SUBTLE = [
     ("bert", "gelu_new instead of erf gelu"),
     ("bert", "LayerNorm eps 1e-5 instead of 1e-12"),
     ("llama", "RMSNorm eps 1e-6 instead of 1e-5"),
+    ("xlm-roberta", "lm_head's GELU as hidden_act says"),  # 0.1 x the bound: gelu_new is within 1e-3 of gelu
 ]
 
 

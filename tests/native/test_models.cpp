@@ -315,6 +315,32 @@ TEST_CASE("SmolLM3's config: no_rope_layers and its default, windows on the laye
   CHECK(message(R"(, "no_rope_layer_interval": 0})").find("'no_rope_layer_interval'") != std::string::npos);
 }
 
+TEST_CASE("RoBERTa's config: positions after pad_token_id, XLM-R the same family, hostile values named",
+          "[models][config]") {
+  const std::string roberta =
+      R"({"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 64,
+    "vocab_size": 50, "max_position_embeddings": 514)";
+  const CheckpointConfig c = parse_checkpoint_config(roberta + R"(, "model_type": "roberta"})");
+  CHECK(c.family == Family::RoBERTa);
+  CHECK(c.padding_idx == 1);      // RobertaConfig's pad_token_id
+  CHECK(c.max_positions == 512);  // roberta-base: 514 rows, 2 before the first position
+  CHECK(c.tie_word_embeddings);
+  CHECK_FALSE(c.causal);
+  const CheckpointConfig x = parse_checkpoint_config(roberta + R"(, "model_type": "xlm-roberta", "pad_token_id": 0})");
+  CHECK(x.family == Family::RoBERTa);
+  CHECK(x.max_positions == 513);
+  CHECK(std::string(family_name(x.family)) == "roberta");
+  const auto message = [&](const std::string& tail) {
+    return error_of([&] { parse_checkpoint_config(roberta + R"(, "model_type": "roberta")" + tail); });
+  };
+  CHECK(message(R"(, "pad_token_id": 50})").find("pad_token_id 50 is not a token") != std::string::npos);
+  CHECK(message(R"(, "pad_token_id": -1})").find("'pad_token_id' must be a whole number") != std::string::npos);
+  CHECK(message(R"(, "pad_token_id": 513})").find("pad_token_id 513 is not a token") != std::string::npos);
+  const std::string short_table = R"({"model_type": "roberta", "hidden_size": 32, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 50, "max_position_embeddings": 2})";
+  CHECK(error_of([&] { parse_checkpoint_config(short_table); }).find("leaves no position") != std::string::npos);
+}
+
 TEST_CASE("Phi's config: partial rotary 0.5 unless set, the parallel residual, hostile values named",
           "[models][config]") {
   const std::string phi =

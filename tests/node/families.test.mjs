@@ -97,7 +97,7 @@ test('tests/models/make_checkpoints.py: out_projection names every model_type an
   const src = read('tests/models/make_checkpoints.py');
   const body = src.match(/\ndef out_projection\([^]*?\n(?=\S)/);
   assert.ok(body, 'make_checkpoints.py defines out_projection');
-  const named = [...body[0].matchAll(/"([a-z0-9_]+)"/g)].map((x) => x[1]);
+  const named = [...body[0].matchAll(/"([a-z0-9_-]+)"/g)].map((x) => x[1]);
   for (const t of MODEL_TYPES)
     assert.ok(
       named.includes(t.type),

@@ -70,6 +70,8 @@ const CASES = [
   { name: 'qwen3', text: SENTENCE, snippet: true },
   { name: 'mistral', text: SENTENCE },
   { name: 'phi', text: SENTENCE, snippet: true },
+  { name: 'smollm3', text: SENTENCE },
+  { name: 'roberta', text: MASKED.replace('[MASK]', '<mask>'), snippet: true },
 ];
 const QUERY = 8,
   KEY = 3,
@@ -204,7 +206,8 @@ for (const c of CASES) {
       ref.toward.map((r) => [r.layer, r.head, r.weight]),
     );
 
-    const maskId = ref.tokens.includes('[MASK]') ? ref.ids[ref.tokens.indexOf('[MASK]')] : undefined;
+    const mask = ['[MASK]', '<mask>'].find((m) => ref.tokens.includes(m)); // BERT's, RoBERTa's
+    const maskId = mask ? ref.ids[ref.tokens.indexOf(mask)] : undefined;
     assert.equal(
       predictionPosition(ref.ids, { causal: ref.causal, hasLmHead: info.has_head, maskId }),
       info.has_head ? ref.position : -1,

@@ -34,6 +34,9 @@ const EXPECTED_DIFFERENCES = [
       'each character alone (σασ): ##ς instead of ##σ',
   },
 ];
+// Unigram (XLM-R): the library names an unknown piece by its text ('\r', 'D'), Python by the unknown token ('<unk>');
+// the ids agree. Such tokens are compared by id; the test fails if the difference stops showing.
+const UNKNOWN_NAMED_BY_TEXT = { 'xlm-roberta': '<unk>' };
 const expected = (c, text) => EXPECTED_DIFFERENCES.find((d) => d.case === c && d.text === text);
 
 function tokenizerFiles(c) {
@@ -45,10 +48,18 @@ function tokenizerFiles(c) {
 }
 
 function compare(c, tok) {
-  let compared = 0;
+  let compared = 0,
+    renamed = 0;
   for (const row of dump[c]) {
     const encoded = tok.encode(row.text);
     const got = { ids: [...encoded.ids], tokens: [...encoded.tokens] }; // the bundle's arrays are of another realm
+    const unk = UNKNOWN_NAMED_BY_TEXT[c];
+    if (unk)
+      got.tokens = got.tokens.map((t, i) => {
+        if (row.tokens[i] !== unk || got.ids[i] !== row.ids[i] || t === unk) return t;
+        renamed++;
+        return unk;
+      });
     const same =
       JSON.stringify(got.ids) === JSON.stringify(row.ids) && JSON.stringify(got.tokens) === JSON.stringify(row.tokens);
     const known = expected(c, row.text);
@@ -61,6 +72,8 @@ function compare(c, tok) {
     assert.equal(tok.decode(row.ids), row.decoded, `${c}: decode of the ids of ${JSON.stringify(row.text)}`);
     compared++;
   }
+  if (UNKNOWN_NAMED_BY_TEXT[c])
+    assert.ok(renamed > 0, `${c}: no unknown piece named by its text any more: drop it from UNKNOWN_NAMED_BY_TEXT`);
   return compared;
 }
 

@@ -71,6 +71,8 @@ const MLM_HEADS = {
   bert: 'head = model.cls  # transform (dense, activation, LayerNorm), then the decoder',
   distilbert:
     'head = lambda h: model.vocab_projector(model.vocab_layer_norm(model.activation(model.vocab_transform(h))))',
+  roberta: 'head = model.lm_head  # dense, exact GELU, layer_norm, then the decoder',
+  'xlm-roberta': 'head = model.lm_head  # dense, exact GELU, layer_norm, then the decoder',
 };
 
 // The lines that print each row's top token as the TransformerLens snippet prints them.

@@ -6,6 +6,17 @@
 // Each family's module names inside its layer (transformers' attribute paths), and whether its norms come after the
 // sublayers (BERT, DistilBERT: post-LayerNorm) or before (GPT-2, Llama: pre-norm). A key for each of the core's
 // families (config.cpp's kFamilyNames: tests/node/families.test.mjs).
+const BERT = {
+  layer: 'encoder.layer',
+  norms: ['attention.output.LayerNorm', 'output.LayerNorm'],
+  q: 'attention.self.query',
+  k: 'attention.self.key',
+  v: 'attention.self.value',
+  out: 'attention.output.dense',
+  mlp: 'output.dense(act(intermediate.dense(h)))',
+  post: true,
+  norm: 'LayerNorm',
+};
 export const FAMILIES = {
   gpt2: {
     layer: 'transformer.h',
@@ -17,17 +28,8 @@ export const FAMILIES = {
     post: false,
     norm: 'LayerNorm',
   },
-  bert: {
-    layer: 'encoder.layer',
-    norms: ['attention.output.LayerNorm', 'output.LayerNorm'],
-    q: 'attention.self.query',
-    k: 'attention.self.key',
-    v: 'attention.self.value',
-    out: 'attention.output.dense',
-    mlp: 'output.dense(act(intermediate.dense(h)))',
-    post: true,
-    norm: 'LayerNorm',
-  },
+  bert: BERT,
+  roberta: BERT, // RoBERTa, XLM-R: BERT's layer under the roberta. prefix
   distilbert: {
     layer: 'transformer.layer',
     norms: ['sa_layer_norm', 'output_layer_norm'],

@@ -14,15 +14,15 @@ namespace {
 
 using json::Json;
 
-constexpr std::array<const char*, 8> kFamilyNames{"gpt2",     "bert",    "distilbert", "llama",
-                                                  "gpt_neox", "gpt_neo", "opt",        "phi"};
+constexpr std::array<const char*, 9> kFamilyNames{"gpt2",    "bert", "distilbert", "llama",  "gpt_neox",
+                                                  "gpt_neo", "opt",  "phi",        "roberta"};
 static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
 
 struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 12> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 14> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"bert", Family::BERT},
                                                  {"distilbert", Family::DistilBERT},
                                                  {"llama", Family::Llama},
@@ -33,7 +33,9 @@ constexpr std::array<ModelType, 12> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"gpt_neox", Family::GPTNeoX},
                                                  {"gpt_neo", Family::GPTNeo},
                                                  {"opt", Family::OPT},
-                                                 {"phi", Family::Phi}}};
+                                                 {"phi", Family::Phi},
+                                                 {"roberta", Family::RoBERTa},
+                                                 {"xlm-roberta", Family::RoBERTa}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -43,7 +45,7 @@ std::string supported() {
   for (const ModelType& t : kModelTypes) types += std::string(types.empty() ? "" : ", ") + t.name;
   return "The core computes model_type " + types +
          " with absolute position embeddings (GPT-2, BERT, "
-         "DistilBERT) or default rotary embeddings (rope_type 'default', on all or the first part of each "
+         "DistilBERT, RoBERTa) or default rotary embeddings (rope_type 'default', on all or the first part of each "
          "head), full causal or bidirectional "
          "self-attention (with GPT-Neo's local layers and the sliding windows of Mistral, Qwen2, Qwen3 and SmolLM3; no ALiBi, "
          "no "
@@ -137,6 +139,15 @@ void read_rope(const Json& c, CheckpointConfig& m, const char* theta_key, const 
                 std::to_string(m.head_dim) + ": rotary embeddings need an even number of them");
 }
 
+std::size_t whole(const Json& config, const char* key, std::size_t fallback) {
+  if (!member(config, key)) return fallback;
+  const double v = number(config, key, 0.0);
+  if (!(v >= 0.0 && v <= kMaxSize && v == std::floor(v)))
+    throw Error("config.json: '" + std::string(key) + "' must be a whole number from 0, got " +
+                member(config, key)->text);
+  return std::size_t(v);
+}
+
 void read_gpt2(const Json& c, CheckpointConfig& m) {
   m.d_model = count(c, {"n_embd", "hidden_size"});
   m.layers = count(c, {"n_layer", "num_hidden_layers"});
@@ -169,6 +180,22 @@ void read_bert(const Json& c, CheckpointConfig& m) {
   refuse_if(flag(c, "add_cross_attention", false), "add_cross_attention = true");
 }
 
+// RoBERTa and XLM-R: BERT's keys (their configs inherit BERT's defaults), then position ids from pad_token_id + 1
+// (RobertaEmbeddings' padding_idx): max_position_embeddings rows hold pad_token_id + 1 unused ones.
+void read_roberta(const Json& c, CheckpointConfig& m) {
+  read_bert(c, m);
+  const std::size_t table = m.max_positions;
+  const std::size_t pad = whole(c, "pad_token_id", 1);
+  if (pad >= m.vocab)
+    throw Error("config.json: pad_token_id " + std::to_string(pad) + " is not a token of the vocabulary's " +
+                std::to_string(m.vocab));
+  if (table <= pad + 1)
+    throw Error("config.json: max_position_embeddings " + std::to_string(table) + " leaves no position: RoBERTa's " +
+                "count from pad_token_id + 1 = " + std::to_string(pad + 1));
+  m.padding_idx = std::int64_t(pad);
+  m.max_positions = table - pad - 1;
+}
+
 void read_distilbert(const Json& c, CheckpointConfig& m) {
   m.d_model = count(c, {"dim"});
   m.layers = count(c, {"n_layers"});
@@ -194,15 +221,6 @@ void read_sizes(const Json& c, CheckpointConfig& m, std::size_t positions) {
 }
 
 // A whole number >= 0 (a count that may be 0), else fallback.
-std::size_t whole(const Json& config, const char* key, std::size_t fallback) {
-  if (!member(config, key)) return fallback;
-  const double v = number(config, key, 0.0);
-  if (!(v >= 0.0 && v <= kMaxSize && v == std::floor(v)))
-    throw Error("config.json: '" + std::string(key) + "' must be a whole number from 0, got " +
-                member(config, key)->text);
-  return std::size_t(v);
-}
-
 // SmolLM3's no_rope_layers as SmolLM3Config expands it: one 0 or 1 a layer (1: rotary embeddings), by default 0 on
 // every no_rope_layer_interval-th layer (4 unless set). Returns each layer's "no rotary" flag.
 std::vector<bool> smollm3_no_rope(const Json& c, std::size_t layers) {
@@ -418,6 +436,7 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     case Family::GPTNeo: read_gpt_neo(c, m); break;
     case Family::OPT: read_opt(c, m); break;
     case Family::Phi: read_phi(c, m); break;
+    case Family::RoBERTa: read_roberta(c, m); break;
     case Family::COUNT: break;
   }
   check_sizes(m);

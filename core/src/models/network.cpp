@@ -32,14 +32,15 @@ std::string old_norm_name(const std::string& name) {
 }
 
 // Each family's body prefix and probe tensor (config.cpp's kFamilyNames are the families' names).
-constexpr std::array<FamilyPrefix, 8> kFamilyPrefixes{{{"transformer.", "wte.weight"},
+constexpr std::array<FamilyPrefix, 9> kFamilyPrefixes{{{"transformer.", "wte.weight"},
                                                        {"bert.", "embeddings.word_embeddings.weight"},
                                                        {"distilbert.", "embeddings.word_embeddings.weight"},
                                                        {"model.", "embed_tokens.weight"},
                                                        {"gpt_neox.", "embed_in.weight"},
                                                        {"transformer.", "wte.weight"},
                                                        {"model.", "decoder.embed_tokens.weight"},
-                                                       {"model.", "embed_tokens.weight"}}};
+                                                       {"model.", "embed_tokens.weight"},
+                                                       {"roberta.", "embeddings.word_embeddings.weight"}}};
 static_assert(kFamilyPrefixes.size() == static_cast<std::size_t>(Family::COUNT), "prefixes for every Family");
 
 }  // namespace

@@ -87,6 +87,7 @@ std::unique_ptr<Network> bind_gpt_neox(Binder& binder);
 std::unique_ptr<Network> bind_gpt_neo(Binder& binder);
 std::unique_ptr<Network> bind_opt(Binder& binder);
 std::unique_ptr<Network> bind_phi(Binder& binder);
+std::unique_ptr<Network> bind_roberta(Binder& binder);
 // Each family's body prefix ("transformer.", "bert.", "distilbert.", "model.", "gpt_neox.") and its probe: a body
 // tensor every checkpoint of it holds, which tells whether a checkpoint's names carry the prefix.
 struct FamilyPrefix {
@@ -119,6 +120,11 @@ void mlm_head_logits(const MlmHead& head, const float* hidden, const std::vector
 // norms it has and one head; its embed() is its own (BERT's and DistilBERT's apply embed_norm_).
 class Stack : public Network {
  public:
+  // An MLM head's tensor names: decoder(norm(act(transform(h)))) + bias, where the bias is `bias` or
+  // `decoder`.bias (one tensor in transformers, files keep either); absent when `transform`.weight is.
+  struct MlmNames {
+    const char *transform, *norm, *decoder, *bias;
+  };
   explicit Stack(const CheckpointConfig& config) : c_(config) {}
   bool has_head() const override { return lm_head_.weight || mlm_.decoder.weight; }
   void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const override;
@@ -134,11 +140,6 @@ class Stack : public Network {
  protected:
   // The causal LM head: the embeddings when tie_word_embeddings, else lm_head.weight [V, D].
   void bind_lm_head(Binder& b, const WeightRef* embeddings);
-  // An MLM head's tensor names: decoder(norm(act(transform(h)))) + bias, where the bias is `bias` or
-  // `decoder`.bias (one tensor in transformers, files keep either); absent when `transform`.weight is.
-  struct MlmNames {
-    const char *transform, *norm, *decoder, *bias;
-  };
   void bind_mlm_head(Binder& b, const MlmNames& names, const WeightRef* embeddings, blocks::Activation act, float eps);
   // An encoder layer with separate q, k, v (all with biases), LayerNorms and a two-matrix MLP, under
   // `prefix`: the tensor names of each piece, in Layer's order.
@@ -194,5 +195,13 @@ void add_into(float* x, const float* y, std::size_t n);
 std::vector<TraceStep> trace_start(std::size_t T, std::size_t D);
 TraceStep stream_step(const char* op, std::size_t T, std::size_t D, int layer = -1);
 TraceStep readout_step(std::size_t P, std::size_t V);
+
+// BERT's encoder (bert.cpp) under the names and with the positions a family gives it (BERT, RoBERTa).
+struct BertVariant {
+  Stack::MlmNames head;        // the MLM head's tensors
+  bool head_gelu = false;      // the head's activation: exact GELU (RobertaLMHead), else the config's hidden_act
+  bool after_padding = false;  // position ids as RoBERTa counts them (CheckpointConfig::padding_idx)
+};
+std::unique_ptr<Network> bind_bert_encoder(Binder& binder, const BertVariant& variant);
 
 }  // namespace mha::models
