@@ -271,9 +271,9 @@ declare namespace createMhaModule {
 
   /** A loaded checkpoint's sizes, as its config.json gives them. */
   interface ModelInfo {
-    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Mistral, Qwen2, Qwen3), GPT-NeoX (gpt_neox: Pythia), GPT-Neo (gpt_neo: TinyStories), OPT (opt), Phi (phi), RoBERTa (roberta: RoBERTa, XLM-R). */
-    family: 'gpt2' | 'bert' | 'distilbert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'roberta';
-    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3', 'mistral', 'phi', 'smollm3', 'roberta', 'xlm-roberta'. */
+    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Mistral, Qwen2, Qwen3), GPT-NeoX (gpt_neox: Pythia), GPT-Neo (gpt_neo: TinyStories), OPT (opt), Phi (phi), RoBERTa (roberta: RoBERTa, XLM-R), Gemma (gemma). */
+    family: 'gpt2' | 'bert' | 'distilbert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'roberta' | 'gemma';
+    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3', 'mistral', 'phi', 'smollm3', 'roberta', 'xlm-roberta', 'gemma'. */
     modelType: string;
     layers: number;
     heads: number;

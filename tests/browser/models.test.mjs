@@ -61,6 +61,8 @@ const CASES = [
   'qwen3',
   'qwen3-bf16',
   'smollm3',
+  'gemma',
+  'gemma-bf16',
   'roberta',
   'xlm-roberta',
   'minilm',

@@ -501,6 +501,14 @@ def smollm3_config(V, **kw):
     )
 
 
+def gemma_config(V, **kw):
+    """gemma-2b's layout at 32 wide: head_dim apart from hidden / heads, GQA 4 / 2, GeGLU (gelu_pytorch_tanh), tied
+    embeddings; the sentencepiece tokenizer's <s> 1 and </s> 2."""
+    return llama_style_config(
+        transformers.GemmaConfig, V, 32, 4, bos_token_id=1, eos_token_id=2, pad_token_id=None, **kw
+    )
+
+
 def strip_prefix(prefix):
     return lambda sd, cfg: {k[len(prefix) :] if k.startswith(prefix) else k: v for k, v in sd.items()}
 
@@ -543,6 +551,7 @@ CLASSES = {
     "MistralForCausalLM": ("llama", "sentencepiece", 640),
     "PhiForCausalLM": ("phi", "gpt2", 512),
     "SmolLM3ForCausalLM": ("llama", "gpt2", 512),
+    "GemmaForCausalLM": ("gemma", "sentencepiece", 640),
     "RobertaForMaskedLM": ("roberta", "roberta", 512),
     "XLMRobertaForMaskedLM": ("roberta", "xlmr", 600),
 }
@@ -597,6 +606,8 @@ CASES = [
         {},
     ),
     ("smollm3-bf16", "SmolLM3ForCausalLM", lambda V: smollm3_config(V, no_rope_layer_interval=2), "bfloat16", {}),
+    ("gemma", "GemmaForCausalLM", lambda V: gemma_config(V, head_dim=16), "float32", {}),
+    ("gemma-bf16", "GemmaForCausalLM", lambda V: gemma_config(V, head_dim=8), "bfloat16", {}),
     ("roberta", "RobertaForMaskedLM", lambda V: roberta_config(transformers.RobertaConfig, V), "float32", MASKED),
     ("roberta-f16", "RobertaForMaskedLM", lambda V: roberta_config(transformers.RobertaConfig, V), "float16", MASKED),
     (
@@ -637,6 +648,9 @@ NOTES = {
     "phi-f16": "partial_rotary_factor 0.25: rotary on 2 of 8 features",
     "smollm3": "no_rope_layers [1, 0]: layer 1 without rotary embeddings, and (use_sliding_window, as SmolLM3Config "
     "expands layer_types) a window of 3 keys",
+    "gemma": "gemma-2b's layout: RMSNorm as (1 + w), embeddings times float32(sqrt 32), GeGLU, head_dim 16 of hidden "
+    "32 with 4 heads, GQA 4 / 2, tied LM head; Llama 2's sentencepiece layout",
+    "gemma-bf16": "head_dim 8 = hidden / heads",
     "roberta": "roberta-base's layout: roberta. prefix, positions from pad_token_id + 1 (a <pad> inside one text "
     "reads row 1), one token type, the MLM head lm_head.* tied to the word embeddings; byte-level BPE, <s> $A </s>",
     "roberta-f16": "as roberta, in float16",
@@ -681,16 +695,17 @@ def draw_weights(model, gen):
     which would hide a swap). Worst-case bounds grow about sqrt(D) per random matrix they cross, so a model whose
     every matrix has std 0.2 would have bounds as large as its values after two layers."""
     scale = math.sqrt(32 / model.config.hidden_size)
+    gemma = model.config.model_type == "gemma"  # (1 + w) norms: w about 0; embeddings scaled by sqrt(D) after
     with torch.no_grad():
         for name, p in model.named_parameters():
             leaf, lower = name.rsplit(".", 1)[-1], name.lower()
             draw = lambda std, shape=p.shape: std * torch.randn(shape, generator=gen, dtype=torch.float64)
             if "norm" in lower or "ln_" in lower:
-                p.copy_(1 + draw(0.2) if leaf == "weight" else draw(0.1))
+                p.copy_((0 if gemma else 1) + draw(0.2) if leaf == "weight" else draw(0.1))
             elif leaf == "bias":
                 p.copy_(draw(0.02))
             elif "emb" in lower or lower.endswith(("wte.weight", "wpe.weight")):
-                p.copy_(draw(1.0))
+                p.copy_(draw(model.config.hidden_size**-0.5 if gemma else 1.0))
             elif "query_key_value.weight" in lower:  # GPT-NeoX's [3D, D]: per head q_h | k_h | v_h rows (before
                 w = draw(0.04 * scale)  # WIDE_NAMES, whose "query" and "key" would draw the values wide too)
                 hd = 3 * model.config.hidden_size // model.config.num_attention_heads
@@ -712,6 +727,7 @@ def draw_weights(model, gen):
 def true_float64():
     """Llama/Qwen2's RMSNorm input, softmax and RoPE table, GPT-Neo's scores, in the model's dtype (transformers
     forces float32)."""
+    from transformers.models.gemma import modeling_gemma
     from transformers.models.gpt_neo import modeling_gpt_neo
     from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
@@ -725,6 +741,9 @@ def true_float64():
 
     def rms_forward(self, x):
         return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.variance_epsilon))
+
+    def gemma_rms_forward(self, x):  # GemmaRMSNorm computes in float32: (1 + w) * normed
+        return (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)) * (1.0 + self.weight)
 
     def rope_forward(self, x, position_ids):
         dim = self.inv_freq.shape[0] * 2
@@ -747,8 +766,10 @@ def true_float64():
         (modeling_qwen3, "Qwen3"),
         (modeling_mistral, "Mistral"),
         (modeling_smollm3, "SmolLM3"),
+        (modeling_gemma, "Gemma"),
     ):
-        for cls, fn in ((prefix + "RMSNorm", rms_forward), (prefix + "RotaryEmbedding", rope_forward)):
+        rms = gemma_rms_forward if prefix == "Gemma" else rms_forward
+        for cls, fn in ((prefix + "RMSNorm", rms), (prefix + "RotaryEmbedding", rope_forward)):
             klass = getattr(mod, cls)
             saved.append((klass, "forward", klass.forward))
             klass.forward = fn
@@ -803,7 +824,7 @@ def out_projection(model, layer):
         return base.encoder.layer[layer].attention.output.dense
     if mt == "distilbert":
         return base.transformer.layer[layer].attention.out_lin
-    if mt in ("llama", "qwen2", "qwen3", "mistral", "smollm3"):
+    if mt in ("llama", "qwen2", "qwen3", "mistral", "smollm3", "gemma"):
         return base.layers[layer].self_attn.o_proj
     if mt == "gpt_neox":
         return base.layers[layer].attention.dense

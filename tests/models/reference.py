@@ -450,9 +450,17 @@ def llama(model, ids, heads_off):
     T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
     hd = getattr(cfg, "head_dim", None) or cfg.hidden_size // H
     table = rope_table(T, hd, rope_theta(cfg))
-    rms = lambda ch, m, x: rms_norm(ch, x, param(m), m.variance_epsilon)
+    gemma = cfg.model_type == "gemma"
+    if gemma:  # GemmaRMSNorm: (1 + w) rounded in float32 (one more u of |y|); embeddings times float32(sqrt D)
+        rms = lambda ch, m, x: (lambda y: ch.site(y, y.detach().abs()))(rms_norm(ch, x, 1 + param(m), m.eps))
+    else:
+        rms = lambda ch, m, x: rms_norm(ch, x, param(m), m.variance_epsilon)
     x = param(base.embed_tokens)[ids]
-    x = (x, zeros(x))
+    if gemma:
+        x = x * base.embed_tokens.embed_scale.item()
+        x = (x, x.abs())
+    else:
+        x = (x, zeros(x))
     attns = []
     for i, layer in enumerate(base.layers):
         sa = layer.self_attn
@@ -574,6 +582,7 @@ FAMILIES = {
     "gpt_neox": gpt_neox,
     "gpt_neo": gpt_neo,
     "opt": opt,
+    "gemma": llama,
     "roberta": bert,
     "xlm-roberta": bert,
 }

@@ -226,6 +226,12 @@ def mutate(case, model64, kind):
     elif kind == "lm_head's GELU as hidden_act says":  # RobertaLMHead's exact gelu replaced by the layers' gelu_new
         head, act = model64.lm_head, transformers.activations.ACT2FN[model64.config.hidden_act]
         head.forward = lambda features, **kw: head.decoder(head.layer_norm(act(head.dense(features))))
+    elif kind == "Gemma's RMSNorm as w, not 1 + w":  # (1 + (w - 1)) = w
+        for m in model64.modules():
+            if type(m).__name__ == "GemmaRMSNorm":
+                m.weight.data -= 1
+    elif kind == "embeddings not scaled by sqrt(hidden_size)":
+        base.embed_tokens.embed_scale.fill_(1.0)
     elif kind == "RMSNorm eps 1e-6 instead of 1e-5":
         for m in model64.modules():
             if hasattr(m, "variance_epsilon"):
@@ -252,6 +258,8 @@ MISTAKES = [
     ("qwen2-sliding-bf16", "the sliding window one key wider"),
     ("smollm3", "the sliding window one key wider"),
     ("roberta", "positions from 0 as BERT's"),
+    ("gemma", "Gemma's RMSNorm as w, not 1 + w"),
+    ("gemma", "embeddings not scaled by sqrt(hidden_size)"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

@@ -341,6 +341,27 @@ TEST_CASE("RoBERTa's config: positions after pad_token_id, XLM-R the same family
   CHECK(error_of([&] { parse_checkpoint_config(short_table); }).find("leaves no position") != std::string::npos);
 }
 
+TEST_CASE("Gemma's config: head_dim 256 unless set, tied embeddings, the legacy hidden_act gelu read as tanh",
+          "[models][config]") {
+  const std::string gemma =
+      R"({"model_type": "gemma", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 50)";
+  const CheckpointConfig c = parse_checkpoint_config(gemma + "}");
+  CHECK(c.family == Family::Gemma);
+  CHECK(c.head_dim == 256);  // GemmaConfig's default, not hidden_size / heads
+  CHECK(c.rotary_dim == 256);
+  CHECK(c.tie_word_embeddings);
+  CHECK(c.activation == "gelu_pytorch_tanh");
+  CHECK(c.norm_eps == 1e-6);
+  CHECK(c.max_positions == 8192);
+  CHECK(c.rope_theta == 1e4);
+  CHECK(parse_checkpoint_config(gemma + R"(, "hidden_act": "gelu"})").activation == "gelu_pytorch_tanh");
+  CHECK(parse_checkpoint_config(gemma + R"(, "head_dim": 16})").head_dim == 16);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(gemma + R"(, "use_bidirectional_attention": true})");
+        }).find("use_bidirectional_attention") != std::string::npos);
+}
+
 TEST_CASE("Phi's config: partial rotary 0.5 unless set, the parallel residual, hostile values named",
           "[models][config]") {
   const std::string phi =

@@ -71,6 +71,7 @@ const CASES = [
   { name: 'mistral', text: SENTENCE },
   { name: 'phi', text: SENTENCE, snippet: true },
   { name: 'smollm3', text: SENTENCE },
+  { name: 'gemma', text: SENTENCE, snippet: true },
   { name: 'roberta', text: MASKED.replace('[MASK]', '<mask>'), snippet: true },
 ];
 const QUERY = 8,
@@ -267,7 +268,7 @@ for (const c of CASES) {
       layer,
       head,
       headsOff: HEADS_OFF,
-      info: { causal: ref.causal, hasLmHead: info.has_head, heads: H, dModel: info.d_model },
+      info: { causal: ref.causal, hasLmHead: info.has_head, heads: H, dModel: info.d_model, headDim: info.head_dim },
       maskToken: '[MASK]',
     });
     const file = join(dir, c.name + '-snippet.py');

@@ -17,6 +17,17 @@ const BERT = {
   post: true,
   norm: 'LayerNorm',
 };
+const LLAMA = {
+  layer: 'model.layers',
+  norms: ['input_layernorm', 'post_attention_layernorm'],
+  q: 'self_attn.q_proj',
+  k: 'self_attn.k_proj',
+  v: 'self_attn.v_proj',
+  out: 'self_attn.o_proj',
+  mlp: 'mlp',
+  post: false,
+  norm: 'RMSNorm',
+};
 export const FAMILIES = {
   gpt2: {
     layer: 'transformer.h',
@@ -41,17 +52,8 @@ export const FAMILIES = {
     post: true,
     norm: 'LayerNorm',
   },
-  llama: {
-    layer: 'model.layers',
-    norms: ['input_layernorm', 'post_attention_layernorm'],
-    q: 'self_attn.q_proj',
-    k: 'self_attn.k_proj',
-    v: 'self_attn.v_proj',
-    out: 'self_attn.o_proj',
-    mlp: 'mlp',
-    post: false,
-    norm: 'RMSNorm',
-  },
+  llama: LLAMA,
+  gemma: { ...LLAMA, norm: 'RMSNorm (1 + weight)', act: 'GELU (tanh) gate' }, // Llama's layer, GemmaRMSNorm, GeGLU
   gpt_neox: {
     layer: 'gpt_neox.layers',
     norms: ['input_layernorm', 'post_attention_layernorm'],

@@ -49,8 +49,9 @@ class Network;
 
 // Qwen2 is Llama with q/k/v biases; GPTNeoX: Pythia (model_type "gpt_neox"); GPTNeo: TinyStories ("gpt_neo");
 // Phi: phi-1_5, phi-2 ("phi"); SmolLM3 ("smollm3") is Llama with layers without rotary embeddings; RoBERTa:
-// roberta-base, xlm-roberta-base ("roberta", "xlm-roberta"), BERT with positions after padding_idx and lm_head
-enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, GPTNeoX, GPTNeo, OPT, Phi, RoBERTa, COUNT };
+// roberta-base, xlm-roberta-base ("roberta", "xlm-roberta"), BERT with positions after padding_idx and lm_head;
+// Gemma: gemma-2b, gemma-7b ("gemma"), Llama with (1 + w) RMSNorm, scaled embeddings and GeGLU
+enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, GPTNeoX, GPTNeo, OPT, Phi, RoBERTa, Gemma, COUNT };
 const char* family_name(Family family);
 
 // What config.json says, checked: an unsupported model_type or option (ALiBi, sliding windows,
@@ -59,7 +60,8 @@ const char* family_name(Family family);
 struct CheckpointConfig {
   Family family = Family::GPT2;
   std::string model_type;  // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2", "gpt_neox",
-                           // "gpt_neo", "opt", "qwen3", "mistral", "phi", "smollm3", "roberta", "xlm-roberta"
+                           // "gpt_neo", "opt", "qwen3", "mistral", "phi", "smollm3", "roberta", "xlm-roberta",
+                           // "gemma"
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, d_ff = 0;
   std::size_t vocab = 0, max_positions = 0, type_vocab = 0;  // max_positions: the tokens a forward may hold
   // RoBERTa: positions count from padding_idx + 1 over the tokens that are not padding_idx (those read row

@@ -39,7 +39,7 @@ Direction direction(const StackView& v, const std::vector<std::int32_t>& tokens,
     for (std::size_t d = 0; d < D; ++d) u[d] = float(double(u[d]) - mean[d] / double(V));
   }
   Direction out;
-  const std::vector<float> w = blocks::widen(*v.final_norm->weight);
+  const std::vector<float> w = blocks::norm_scale(*v.final_norm);
   out.wu.resize(D);
   for (std::size_t d = 0; d < D; ++d) out.wu[d] = w[d] * u[d];
   if (v.final_norm->bias) {

@@ -41,7 +41,9 @@ void linear(const Linear& layer, const float* x, std::size_t rows, float* y);
 
 // ---- Norms ------------------------------------------------------------------------------------
 
-enum class NormKind : std::uint8_t { Layer, Rms };
+// Layer: nn.LayerNorm; Rms: LlamaRMSNorm (weight · normed); RmsPlusOne: GemmaRMSNorm ((1 + weight) · normed, 1 + weight
+// in float32, as 1.0 + weight.float())
+enum class NormKind : std::uint8_t { Layer, Rms, RmsPlusOne };
 
 struct Norm {
   const WeightRef* weight = nullptr;  // [D]
@@ -53,7 +55,9 @@ struct Norm {
 void layer_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D);
 // LlamaRMSNorm, in place on x[rows, D]: weight · (x · rsqrt(mean(x²) + eps)), the variance in float32.
 void rms_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D);
-// The norm's kind of the two, in place on x[rows, D].
+// The factor a norm multiplies each normed feature by: weight, or (RmsPlusOne) 1 + weight. [D]
+std::vector<float> norm_scale(const Norm& norm);
+// The norm's kind, in place on x[rows, D].
 void normalize(const Norm& norm, float* x, std::size_t rows, std::size_t D);
 
 // ---- Activations ------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// nn.LayerNorm and LlamaRMSNorm on rows of float32 activations.
+// nn.LayerNorm, LlamaRMSNorm and GemmaRMSNorm on rows of float32 activations.
 #include <cmath>
 
 #include "blocks/blocks.hpp"
@@ -19,9 +19,17 @@ void layer_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D) {
   }
 }
 
-// hidden · rsqrt(variance + eps) in float32, then weight · hidden, as LlamaRMSNorm.forward.
+std::vector<float> norm_scale(const Norm& norm) {
+  std::vector<float> w = widen(*norm.weight);
+  if (norm.kind == NormKind::RmsPlusOne)
+    for (float& v : w) v = 1.0f + v;
+  return w;
+}
+
+// hidden · rsqrt(variance + eps) in float32, then weight · hidden, as LlamaRMSNorm.forward (GemmaRMSNorm: hidden ·
+// (1 + weight), the same product).
 void rms_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D) {
-  const std::vector<float> w = widen(*norm.weight);
+  const std::vector<float> w = norm_scale(norm);
   for (std::size_t r = 0; r < rows; ++r) {
     float* row = x + r * D;
     double squares = 0.0;
@@ -33,8 +41,8 @@ void rms_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D) {
 }
 
 void normalize(const Norm& norm, float* x, std::size_t rows, std::size_t D) {
-  if (norm.kind == NormKind::Rms) rms_norm(norm, x, rows, D);
-  else layer_norm(norm, x, rows, D);
+  if (norm.kind == NormKind::Layer) layer_norm(norm, x, rows, D);
+  else rms_norm(norm, x, rows, D);
 }
 
 }  // namespace mha::blocks

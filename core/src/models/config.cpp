@@ -14,15 +14,15 @@ namespace {
 
 using json::Json;
 
-constexpr std::array<const char*, 9> kFamilyNames{"gpt2",    "bert", "distilbert", "llama",  "gpt_neox",
-                                                  "gpt_neo", "opt",  "phi",        "roberta"};
+constexpr std::array<const char*, 10> kFamilyNames{"gpt2",    "bert", "distilbert", "llama",   "gpt_neox",
+                                                   "gpt_neo", "opt",  "phi",        "roberta", "gemma"};
 static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
 
 struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 14> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 15> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"bert", Family::BERT},
                                                  {"distilbert", Family::DistilBERT},
                                                  {"llama", Family::Llama},
@@ -35,7 +35,8 @@ constexpr std::array<ModelType, 14> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"opt", Family::OPT},
                                                  {"phi", Family::Phi},
                                                  {"roberta", Family::RoBERTa},
-                                                 {"xlm-roberta", Family::RoBERTa}}};
+                                                 {"xlm-roberta", Family::RoBERTa},
+                                                 {"gemma", Family::Gemma}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -306,6 +307,21 @@ void read_llama(const Json& c, CheckpointConfig& m) {
   refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
 }
 
+// Gemma: GemmaConfig's keys and defaults (head_dim 256, rms_norm_eps 1e-6, rope_theta 1e4, tied embeddings, 8192
+// positions); hidden_act "gelu" read as gelu_pytorch_tanh, as GemmaConfig.__post_init__ rewrites it (4.x's
+// hidden_activation is gone in 5.x).
+void read_gemma(const Json& c, CheckpointConfig& m) {
+  read_sizes(c, m, 8192);
+  m.head_dim = count(c, {"head_dim"}, 256);
+  m.norm_eps = number(c, "rms_norm_eps", 1e-6);
+  m.activation = text(c, "hidden_act", "gelu_pytorch_tanh");
+  if (m.activation == "gelu") m.activation = "gelu_pytorch_tanh";
+  m.attention_bias = flag(c, "attention_bias", false);
+  refuse_if(flag(c, "use_bidirectional_attention", false), "use_bidirectional_attention = true");
+  read_rope(c, m, "rope_theta", "partial_rotary_factor", 1.0);
+  refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
+}
+
 // GPT-NeoX (Pythia): 4.x's rotary_pct / rotary_emb_base or 5.x's rope_parameters (partial_rotary_factor 0.25 by
 // default), use_parallel_residual, attention_bias (query_key_value's and dense's biases).
 void read_gpt_neox(const Json& c, CheckpointConfig& m) {
@@ -437,6 +453,7 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     case Family::OPT: read_opt(c, m); break;
     case Family::Phi: read_phi(c, m); break;
     case Family::RoBERTa: read_roberta(c, m); break;
+    case Family::Gemma: read_gemma(c, m); break;
     case Family::COUNT: break;
   }
   check_sizes(m);

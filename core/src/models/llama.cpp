@@ -3,7 +3,10 @@
 // modeling_qwen2.py, modeling_qwen3.py and modeling_smollm3.py compute them: RMSNorm
 // (float32 variance), rotary embeddings as rotate_half with the config's rope_theta, grouped-query attention
 // (repeat_kv), each layer's sliding window if any (query i sees keys i - sliding_window < j <= i), the SwiGLU MLP, a
-// final norm, and the LM head tied to embed_tokens or its own lm_head.weight.
+// final norm, and the LM head tied to embed_tokens or its own lm_head.weight. Gemma (gemma.cpp) is this decoder with
+// its own norms and embedding scale.
+#include <cmath>
+
 #include "models/network.hpp"
 
 namespace mha::models {
@@ -12,11 +15,12 @@ namespace {
 
 class Llama final : public TokenEmbeddings {
  public:
-  explicit Llama(Binder& b) : TokenEmbeddings(b, "embed_tokens.weight") {
+  Llama(Binder& b, const LlamaVariant& v) : TokenEmbeddings(b, "embed_tokens.weight") {
     const std::size_t D = c_.d_model, hd = c_.head_dim, Dq = c_.heads * hd, Dkv = c_.kv_heads * hd;
     const float eps = float(c_.norm_eps);
     const bool o_bias = c_.model_type != "qwen2" && c_.attention_bias;  // Qwen2's o_proj has none
-    const blocks::NormKind rms = blocks::NormKind::Rms;
+    const blocks::NormKind rms = v.norm;
+    if (v.scale_embeddings) embed_scale_ = float(std::sqrt(double(D)));  // torch.tensor(hidden_size**0.5)
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
       blocks::Layer layer = layer_of(b, p + "input_layernorm", p + "post_attention_layernorm", rms);
@@ -43,6 +47,10 @@ class Llama final : public TokenEmbeddings {
 
 }  // namespace
 
-std::unique_ptr<Network> bind_llama(Binder& binder) { return std::make_unique<Llama>(binder); }
+std::unique_ptr<Network> bind_llama_decoder(Binder& binder, const LlamaVariant& variant) {
+  return std::make_unique<Llama>(binder, variant);
+}
+
+std::unique_ptr<Network> bind_llama(Binder& binder) { return bind_llama_decoder(binder, {}); }
 
 }  // namespace mha::models

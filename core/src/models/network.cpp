@@ -32,15 +32,16 @@ std::string old_norm_name(const std::string& name) {
 }
 
 // Each family's body prefix and probe tensor (config.cpp's kFamilyNames are the families' names).
-constexpr std::array<FamilyPrefix, 9> kFamilyPrefixes{{{"transformer.", "wte.weight"},
-                                                       {"bert.", "embeddings.word_embeddings.weight"},
-                                                       {"distilbert.", "embeddings.word_embeddings.weight"},
-                                                       {"model.", "embed_tokens.weight"},
-                                                       {"gpt_neox.", "embed_in.weight"},
-                                                       {"transformer.", "wte.weight"},
-                                                       {"model.", "decoder.embed_tokens.weight"},
-                                                       {"model.", "embed_tokens.weight"},
-                                                       {"roberta.", "embeddings.word_embeddings.weight"}}};
+constexpr std::array<FamilyPrefix, 10> kFamilyPrefixes{{{"transformer.", "wte.weight"},
+                                                        {"bert.", "embeddings.word_embeddings.weight"},
+                                                        {"distilbert.", "embeddings.word_embeddings.weight"},
+                                                        {"model.", "embed_tokens.weight"},
+                                                        {"gpt_neox.", "embed_in.weight"},
+                                                        {"transformer.", "wte.weight"},
+                                                        {"model.", "decoder.embed_tokens.weight"},
+                                                        {"model.", "embed_tokens.weight"},
+                                                        {"roberta.", "embeddings.word_embeddings.weight"},
+                                                        {"model.", "embed_tokens.weight"}}};
 static_assert(kFamilyPrefixes.size() == static_cast<std::size_t>(Family::COUNT), "prefixes for every Family");
 
 }  // namespace
@@ -221,7 +222,9 @@ TokenEmbeddings::TokenEmbeddings(Binder& b, const std::string& name) : Stack(b.c
 }
 
 void TokenEmbeddings::embed(const std::vector<std::int32_t>& ids, float* h) const {
-  models::embed(*tokens_, ids, h, false);  // h[T, D] = tokens[ids]
+  models::embed(*tokens_, ids, h, false);  // h[T, D] = tokens[ids] (· embed_scale_)
+  if (embed_scale_ != 1.0f)
+    for (std::size_t i = 0; i < ids.size() * c_.d_model; ++i) h[i] *= embed_scale_;
 }
 
 void lm_head_logits(const blocks::Linear& head, const float* hidden, const std::vector<std::size_t>& at, std::size_t D,

@@ -88,6 +88,7 @@ std::unique_ptr<Network> bind_gpt_neo(Binder& binder);
 std::unique_ptr<Network> bind_opt(Binder& binder);
 std::unique_ptr<Network> bind_phi(Binder& binder);
 std::unique_ptr<Network> bind_roberta(Binder& binder);
+std::unique_ptr<Network> bind_gemma(Binder& binder);
 // Each family's body prefix ("transformer.", "bert.", "distilbert.", "model.", "gpt_neox.") and its probe: a body
 // tensor every checkpoint of it holds, which tells whether a checkpoint's names carry the prefix.
 struct FamilyPrefix {
@@ -186,6 +187,7 @@ class TokenEmbeddings : public Stack {
  protected:
   TokenEmbeddings(Binder& b, const std::string& name);
   const WeightRef* tokens_ = nullptr;
+  float embed_scale_ = 1.0f;  // Gemma: the rows times float32(√D) (GemmaTextScaledWordEmbedding)
 };
 
 // x[n] += y[n] (residual connections).
@@ -203,5 +205,12 @@ struct BertVariant {
   bool after_padding = false;  // position ids as RoBERTa counts them (CheckpointConfig::padding_idx)
 };
 std::unique_ptr<Network> bind_bert_encoder(Binder& binder, const BertVariant& variant);
+
+// Llama's decoder (llama.cpp) with the norms and the embedding a family gives it (Llama, Gemma).
+struct LlamaVariant {
+  blocks::NormKind norm = blocks::NormKind::Rms;  // Gemma: RmsPlusOne
+  bool scale_embeddings = false;                  // Gemma: the token rows times float32(√hidden_size)
+};
+std::unique_ptr<Network> bind_llama_decoder(Binder& binder, const LlamaVariant& variant);
 
 }  // namespace mha::models
