@@ -126,13 +126,18 @@ declare namespace createMhaModule {
     | 'rope_key'
     | 'repeat_kv_key'
     | 'repeat_kv_value'
+    | 'query_norm'
+    | 'key_norm'
     | 'scores'
+    | 'softcap'
+    | 'window'
     | 'softmax'
     | 'context'
     | 'merge'
     | 'output'
     | 'residual'
     | 'mlp'
+    | 'post_norm'
     | 'readout';
 
   /** One row of a real checkpoint's trace; `layer` is absent for the embedding, the final norm and the readout. */
@@ -271,9 +276,9 @@ declare namespace createMhaModule {
 
   /** A loaded checkpoint's sizes, as its config.json gives them. */
   interface ModelInfo {
-    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Mistral, Qwen2, Qwen3), GPT-NeoX (gpt_neox: Pythia), GPT-Neo (gpt_neo: TinyStories), OPT (opt), Phi (phi), RoBERTa (roberta: RoBERTa, XLM-R), Gemma (gemma). */
+    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Mistral, Qwen2, Qwen3), GPT-NeoX (gpt_neox: Pythia), GPT-Neo (gpt_neo: TinyStories), OPT (opt), Phi (phi), RoBERTa (roberta: RoBERTa, XLM-R), Gemma (gemma: Gemma, Gemma 2). */
     family: 'gpt2' | 'bert' | 'distilbert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'roberta' | 'gemma';
-    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3', 'mistral', 'phi', 'smollm3', 'roberta', 'xlm-roberta', 'gemma'. */
+    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3', 'mistral', 'phi', 'smollm3', 'roberta', 'xlm-roberta', 'gemma', 'gemma2'. */
     modelType: string;
     layers: number;
     heads: number;
@@ -285,6 +290,12 @@ declare namespace createMhaModule {
     rotaryDim: number;
     /** Each layer's window: a query sees itself and the window - 1 tokens before it (GPT-Neo's local layers); 0: every earlier key. */
     windows: number[];
+    /** Gemma 2: the scores are scaled by queryPreAttnScalar^-0.5; 0: by headDim^-0.5 (or as the family says). */
+    queryPreAttnScalar: number;
+    /** Gemma 2: scores = tanh(scores / attnSoftcap) * attnSoftcap before the mask; 0: no cap. */
+    attnSoftcap: number;
+    /** Gemma 2: logits = tanh(logits / finalSoftcap) * finalSoftcap; 0: no cap. */
+    finalSoftcap: number;
     vocab: number;
     /** The longest input, in tokens. */
     maxPositions: number;

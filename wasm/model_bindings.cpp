@@ -174,6 +174,9 @@ val model_info(const LoadedModel& m) {
   val windows = val::array();
   for (std::size_t w : c.windows) windows.call<void>("push", static_cast<double>(w));
   out.set("windows", windows);
+  out.set("queryPreAttnScalar", c.query_pre_attn_scalar);  // Gemma 2's; 0: scores / sqrt(headDim)
+  out.set("attnSoftcap", c.attn_softcap);
+  out.set("finalSoftcap", c.final_softcap);
   out.set("vocab", static_cast<double>(c.vocab));
   out.set("maxPositions", static_cast<double>(c.max_positions));
   out.set("causal", c.causal);

@@ -63,6 +63,8 @@ const CASES = [
   'smollm3',
   'gemma',
   'gemma-bf16',
+  'gemma2',
+  'gemma2-bf16',
   'roberta',
   'xlm-roberta',
   'minilm',

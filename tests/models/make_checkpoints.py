@@ -509,6 +509,24 @@ def gemma_config(V, **kw):
     )
 
 
+def gemma2_config(V, **kw):
+    """gemma-2-2b's layout at 32 wide, two layers: layer 0 sliding (window 3), layer 1 full; the sandwich norms;
+    query_pre_attn_scalar 24 (not head_dim 16); soft caps small enough to bend these scores and logits."""
+    return llama_style_config(
+        transformers.Gemma2Config,
+        V,
+        32,
+        4,
+        head_dim=16,
+        query_pre_attn_scalar=24,
+        sliding_window=3,
+        bos_token_id=1,
+        eos_token_id=2,
+        pad_token_id=None,
+        **kw,
+    )
+
+
 def strip_prefix(prefix):
     return lambda sd, cfg: {k[len(prefix) :] if k.startswith(prefix) else k: v for k, v in sd.items()}
 
@@ -552,6 +570,7 @@ CLASSES = {
     "PhiForCausalLM": ("phi", "gpt2", 512),
     "SmolLM3ForCausalLM": ("llama", "gpt2", 512),
     "GemmaForCausalLM": ("gemma", "sentencepiece", 640),
+    "Gemma2ForCausalLM": ("gemma", "sentencepiece", 640),
     "RobertaForMaskedLM": ("roberta", "roberta", 512),
     "XLMRobertaForMaskedLM": ("roberta", "xlmr", 600),
 }
@@ -608,6 +627,14 @@ CASES = [
     ("smollm3-bf16", "SmolLM3ForCausalLM", lambda V: smollm3_config(V, no_rope_layer_interval=2), "bfloat16", {}),
     ("gemma", "GemmaForCausalLM", lambda V: gemma_config(V, head_dim=16), "float32", {}),
     ("gemma-bf16", "GemmaForCausalLM", lambda V: gemma_config(V, head_dim=8), "bfloat16", {}),
+    (
+        "gemma2",
+        "Gemma2ForCausalLM",
+        lambda V: gemma2_config(V, attn_logit_softcapping=0.5, final_logit_softcapping=1.0),
+        "float32",
+        {},
+    ),
+    ("gemma2-bf16", "Gemma2ForCausalLM", gemma2_config, "bfloat16", {}),
     ("roberta", "RobertaForMaskedLM", lambda V: roberta_config(transformers.RobertaConfig, V), "float32", MASKED),
     ("roberta-f16", "RobertaForMaskedLM", lambda V: roberta_config(transformers.RobertaConfig, V), "float16", MASKED),
     (
@@ -651,6 +678,10 @@ NOTES = {
     "gemma": "gemma-2b's layout: RMSNorm as (1 + w), embeddings times float32(sqrt 32), GeGLU, head_dim 16 of hidden "
     "32 with 4 heads, GQA 4 / 2, tied LM head; Llama 2's sentencepiece layout",
     "gemma-bf16": "head_dim 8 = hidden / heads",
+    "gemma2": "gemma-2-2b's layout: four (1 + w) RMSNorms a layer (input, post_attention, pre_feedforward, "
+    "post_feedforward), scores times 24^-0.5 and soft-capped at 0.5, layer 0 sliding (window 3), logits soft-capped "
+    "at 1",
+    "gemma2-bf16": "as gemma2 with Gemma2Config's soft caps (50, 30), in bfloat16",
     "roberta": "roberta-base's layout: roberta. prefix, positions from pad_token_id + 1 (a <pad> inside one text "
     "reads row 1), one token type, the MLM head lm_head.* tied to the word embeddings; byte-level BPE, <s> $A </s>",
     "roberta-f16": "as roberta, in float16",
@@ -695,12 +726,18 @@ def draw_weights(model, gen):
     which would hide a swap). Worst-case bounds grow about sqrt(D) per random matrix they cross, so a model whose
     every matrix has std 0.2 would have bounds as large as its values after two layers."""
     scale = math.sqrt(32 / model.config.hidden_size)
-    gemma = model.config.model_type == "gemma"  # (1 + w) norms: w about 0; embeddings scaled by sqrt(D) after
+    gemma = model.config.model_type in (
+        "gemma",
+        "gemma2",
+    )  # (1 + w) norms: w about 0; embeddings scaled by sqrt(D) after
     with torch.no_grad():
         for name, p in model.named_parameters():
             leaf, lower = name.rsplit(".", 1)[-1], name.lower()
             draw = lambda std, shape=p.shape: std * torch.randn(shape, generator=gen, dtype=torch.float64)
-            if "norm" in lower or "ln_" in lower:
+            sandwich = model.config.model_type == "gemma2" and ("post_attention" in lower or "post_feed" in lower)
+            if sandwich:  # Gemma 2 normalizes each sublayer's output: (1 + w) about 0.04 keeps it a modest change
+                p.copy_(-1 + 0.04 * (1 + draw(0.2)))  # (as o_proj's std 0.04 does elsewhere; at 1 the stream's
+            elif "norm" in lower or "ln_" in lower:  # bounds would carry the sublayers' worst cases at full size)
                 p.copy_((0 if gemma else 1) + draw(0.2) if leaf == "weight" else draw(0.1))
             elif leaf == "bias":
                 p.copy_(draw(0.02))
@@ -728,6 +765,7 @@ def true_float64():
     """Llama/Qwen2's RMSNorm input, softmax and RoPE table, GPT-Neo's scores, in the model's dtype (transformers
     forces float32)."""
     from transformers.models.gemma import modeling_gemma
+    from transformers.models.gemma2 import modeling_gemma2
     from transformers.models.gpt_neo import modeling_gpt_neo
     from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
@@ -767,8 +805,9 @@ def true_float64():
         (modeling_mistral, "Mistral"),
         (modeling_smollm3, "SmolLM3"),
         (modeling_gemma, "Gemma"),
+        (modeling_gemma2, "Gemma2"),
     ):
-        rms = gemma_rms_forward if prefix == "Gemma" else rms_forward
+        rms = gemma_rms_forward if prefix.startswith("Gemma") else rms_forward
         for cls, fn in ((prefix + "RMSNorm", rms), (prefix + "RotaryEmbedding", rope_forward)):
             klass = getattr(mod, cls)
             saved.append((klass, "forward", klass.forward))
@@ -824,7 +863,7 @@ def out_projection(model, layer):
         return base.encoder.layer[layer].attention.output.dense
     if mt == "distilbert":
         return base.transformer.layer[layer].attention.out_lin
-    if mt in ("llama", "qwen2", "qwen3", "mistral", "smollm3", "gemma"):
+    if mt in ("llama", "qwen2", "qwen3", "mistral", "smollm3", "gemma", "gemma2"):
         return base.layers[layer].self_attn.o_proj
     if mt == "gpt_neox":
         return base.layers[layer].attention.dense

@@ -219,6 +219,20 @@ def apply_rope(ch, x, heads, table):
 
 
 # ---- the attention core (mixes tokens): bounds carried operation by operation --------------------------------
+def soft_cap(z, Ez, c):
+    """tanh(z / c) c (Gemma 2) with its bound: the incoming error through sech^2, the division's rounding (|z / c|
+    through c sech^2), tanh's FN and the product's rounding of |y|."""
+    t = torch.tanh(z / c)
+    y = t * c
+    sech2 = 1 - t * t
+    return y, sech2 * (Ez + z.abs()) + (FN + 1) * y.abs()
+
+
+def soft_cap_site(ch, z, c):
+    y, rho = soft_cap(z.detach(), zeros(z.detach()), c)
+    return ch.site(torch.tanh(z / c) * c, rho)
+
+
 def softmax(z, Ez, blocked):
     """Softmax over the last axis; blocked entries are masked (exactly zero after softmax)."""
     z = z.masked_fill(blocked, float("-inf"))
@@ -232,19 +246,24 @@ def softmax(z, Ez, blocked):
     return p, torch.where(live, E, zeros(E))
 
 
-def attention(q, Eq, k, Ek, v, Ev, heads, kv_heads, causal, heads_off=(), scale=True, window=0):
+def attention(
+    q, Eq, k, Ek, v, Ev, heads, kv_heads, causal, heads_off=(), scale=True, window=0, scaling=None, softcap=None
+):
     """q [T, H*hd], k and v [T, Hkv*hd] -> weights [H, T, T] and merged heads [T, H*hd], with bounds. scale: scores
-    / sqrt(hd) (GPT-Neo: none); window: a query i sees keys j > i - window only (local and sliding windows)."""
+    / sqrt(hd) (GPT-Neo: none); scaling: scores times this instead (Gemma 2); softcap: then tanh(s / c) c; window:
+    a query i sees keys j > i - window only (local and sliding windows)."""
     T = q.shape[0]
     hd = q.shape[1] // heads
     split = lambda t, h: t.view(T, h, hd).transpose(0, 1)
     q, Eq = split(q, heads), split(Eq, heads)
     groups = heads // kv_heads
     k, Ek, v, Ev = (split(t, kv_heads).repeat_interleave(groups, dim=0) for t in (k, Ek, v, Ev))  # repeat_kv
-    s = 1.0 / math.sqrt(hd) if scale else 1.0
+    s = scaling if scaling else 1.0 / math.sqrt(hd) if scale else 1.0
     kt, Ekt = k.transpose(-1, -2), Ek.transpose(-1, -2)
     scores = (q @ kt) * s
     E_scores = s * (Eq @ kt.abs() + q.abs() @ Ekt + (hd + (3 if scale else 1)) * (q.abs() @ kt.abs()))
+    if softcap:
+        scores, E_scores = soft_cap(scores, E_scores, softcap)
     blocked = torch.triu(torch.ones(T, T, dtype=torch.bool), 1) if causal else torch.zeros(T, T, dtype=torch.bool)
     if window:
         blocked |= torch.tril(torch.ones(T, T, dtype=torch.bool), -window)
@@ -271,15 +290,16 @@ def ln(ch, module, x):
     return layer_norm(ch, x, param(module), param(module, "bias"), module.eps)
 
 
-def readout(x, final, weight, bias=None):
+def readout(x, final, weight, bias=None, cap=None):
     """last_hidden_state = final(ch, x) of the last layer's output x, and the LM head (weight [V, D], bias [V] or
-    None) at rows pos."""
+    None) at rows pos, soft-capped at cap (Gemma 2's final_logit_softcapping) if given."""
     ch = Chain(x)
     (hidden,) = ch.bound(final(ch, ch[0]))
 
     def head(pos):
         ch = Chain((x[0][pos], x[1][pos]))
-        return ch.bound(linear(ch, final(ch, ch[0]), weight, bias))[0]
+        z = linear(ch, final(ch, ch[0]), weight, bias)
+        return ch.bound(soft_cap_site(ch, z, cap) if cap else z)[0]
 
     return hidden, head
 
@@ -450,7 +470,10 @@ def llama(model, ids, heads_off):
     T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
     hd = getattr(cfg, "head_dim", None) or cfg.hidden_size // H
     table = rope_table(T, hd, rope_theta(cfg))
-    gemma = cfg.model_type == "gemma"
+    gemma = cfg.model_type in ("gemma", "gemma2")
+    sandwich = cfg.model_type == "gemma2"  # four norms a layer, scaling, soft caps
+    scaling = cfg.query_pre_attn_scalar**-0.5 if sandwich else None
+    softcap = cfg.attn_logit_softcapping if sandwich else None
     if gemma:  # GemmaRMSNorm: (1 + w) rounded in float32 (one more u of |y|); embeddings times float32(sqrt D)
         rms = lambda ch, m, x: (lambda y: ch.site(y, y.detach().abs()))(rms_norm(ch, x, 1 + param(m), m.eps))
     else:
@@ -473,17 +496,26 @@ def llama(model, ids, heads_off):
         if getattr(sa, "use_rope", True):
             q, k = apply_rope(ch, q, H, table), apply_rope(ch, k, Hkv, table)
         (q, Eq), (k, Ek), (v, Ev) = ch.bound(q, k, v)
-        p, o = attention(q, Eq, k, Ek, v, Ev, H, Hkv, True, heads_off.get(i, ()), window=sliding_window(cfg, i))
+        window = sliding_window(cfg, i)
+        p, o = attention(
+            q, Eq, k, Ek, v, Ev, H, Hkv, True, heads_off.get(i, ()), window=window, scaling=scaling, softcap=softcap
+        )
         attns.append(p)
         ch = Chain(o, x)
-        h = add(ch, ch[1], lin(ch, sa.o_proj, ch[0]))
-        n = rms(ch, layer.post_attention_layernorm, h)
+        a = lin(ch, sa.o_proj, ch[0])
+        if sandwich:
+            a = rms(ch, layer.post_attention_layernorm, a)
+        h = add(ch, ch[1], a)
+        n = rms(ch, layer.pre_feedforward_layernorm if sandwich else layer.post_attention_layernorm, h)
         mlp = layer.mlp
-        g = activation(cfg.hidden_act, ch, lin(ch, mlp.gate_proj, n))
+        g = activation(cfg.hidden_activation if sandwich else cfg.hidden_act, ch, lin(ch, mlp.gate_proj, n))
         gu = g * lin(ch, mlp.up_proj, n)
         m = lin(ch, mlp.down_proj, ch.site(gu, gu.detach().abs()))
+        if sandwich:
+            m = rms(ch, layer.post_feedforward_layernorm, m)
         (x,) = ch.bound(add(ch, h, m))
-    hidden, head = readout(x, lambda ch, y: rms(ch, base.norm, y), param(model.lm_head))
+    cap = getattr(cfg, "final_logit_softcapping", None) if sandwich else None
+    hidden, head = readout(x, lambda ch, y: rms(ch, base.norm, y), param(model.lm_head), cap=cap)
     return attns, hidden, head
 
 
@@ -583,6 +615,7 @@ FAMILIES = {
     "gpt_neo": gpt_neo,
     "opt": opt,
     "gemma": llama,
+    "gemma2": llama,
     "roberta": bert,
     "xlm-roberta": bert,
 }

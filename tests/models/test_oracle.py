@@ -232,6 +232,22 @@ def mutate(case, model64, kind):
                 m.weight.data -= 1
     elif kind == "embeddings not scaled by sqrt(hidden_size)":
         base.embed_tokens.embed_scale.fill_(1.0)
+    elif kind == "no attention soft cap":
+        for layer in base.layers:
+            layer.self_attn.attn_logit_softcapping = None
+    elif kind == "no final soft cap":
+        model64.config.final_logit_softcapping = None
+    elif kind == "scores scaled by head_dim^-0.5, not query_pre_attn_scalar^-0.5":
+        for layer in base.layers:
+            layer.self_attn.scaling = layer.self_attn.head_dim**-0.5
+    elif kind == "Gemma 2's post-sublayer norms left out":
+        for layer in base.layers:
+            layer.post_attention_layernorm = torch.nn.Identity()
+            layer.post_feedforward_layernorm = torch.nn.Identity()
+    elif kind == "the sliding layer full":
+        for layer in base.layers:
+            layer.self_attn.sliding_window = None
+        model64.config.layer_types = ["full_attention"] * len(base.layers)
     elif kind == "RMSNorm eps 1e-6 instead of 1e-5":
         for m in model64.modules():
             if hasattr(m, "variance_epsilon"):
@@ -260,6 +276,12 @@ MISTAKES = [
     ("roberta", "positions from 0 as BERT's"),
     ("gemma", "Gemma's RMSNorm as w, not 1 + w"),
     ("gemma", "embeddings not scaled by sqrt(hidden_size)"),
+    ("gemma2", "no attention soft cap"),
+    ("gemma2", "no final soft cap"),
+    ("gemma2", "scores scaled by head_dim^-0.5, not query_pre_attn_scalar^-0.5"),
+    ("gemma2", "Gemma 2's post-sublayer norms left out"),
+    ("gemma2", "the sliding layer full"),
+    ("gemma2-bf16", "Gemma 2's post-sublayer norms left out"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

@@ -148,9 +148,11 @@ TEST_CASE("the key/value cache's logits equal the whole forward's at every posit
 }
 
 TEST_CASE(
-    "the key/value cache of local and sliding windows and Qwen3's q/k norms: the oracle's logits, within its bounds") {
-  // tinystories: local windows of 5 keys, mistral of 4, qwen2-sliding-bf16 of 3 (layer 1), texts longer than that
-  for (const char* c : {"tinystories", "qwen3", "mistral", "qwen2-sliding-bf16"}) {
+    "the key/value cache of local and sliding windows, Qwen3's q/k norms and Gemma 2: the oracle's logits, within its "
+    "bounds") {
+  // tinystories: local windows of 5 keys, mistral of 4, qwen2-sliding-bf16 of 3 (layer 1), gemma2 of 3 (layer 0,
+  // with Gemma 2's scaling, soft caps and sandwich norms), texts longer than that
+  for (const char* c : {"tinystories", "qwen3", "mistral", "qwen2-sliding-bf16", "gemma2", "gemma2-bf16"}) {
     const std::string dir = mha_test::kModelFixtures + "/" + c;
     Loaded m(dir);
     for (int k = 0; k < 3; ++k) {
@@ -317,6 +319,22 @@ TEST_CASE("OPT's post-norm layers: attribution, patching and the key/value cache
   mha::KvCache cache;
   CHECK_THROWS_WITH(mha::cached_logits(*m.model, cache, five), post_norm);
   CHECK(mha::logit_lens(*m.model, five).shape() == mha::Shape{m.ck.config.layers + 1, 5, m.ck.config.vocab});
+}
+
+TEST_CASE("Gemma 2: the attribution refused (its post-attention norms and soft cap), the lens's last rows the logits") {
+  Loaded m(mha_test::kModelFixtures + "/gemma2");
+  const std::vector<std::int32_t> five{5, 6, 7, 8, 9};
+  CHECK_THROWS_WITH(mha::attribute(*m.model, five, 4, {5}), Catch::Contains("do not add up"));
+  const mha::Tensor lens = mha::logit_lens(*m.model, five);
+  const std::size_t L = m.ck.config.layers, V = m.ck.config.vocab;
+  REQUIRE(lens.shape() == mha::Shape{L + 1, 5, V});
+  mha::ModelForwardOptions f;
+  f.attentions = false;
+  f.logits_at = {0, 1, 2, 3, 4};  // the lens's readout: every position through the same head
+  const mha::ModelOutput out = m.model->forward(five, f);
+  for (std::size_t i = 0; i < 5 * V; ++i) CHECK(lens.data()[L * 5 * V + i] == out.logits.data()[i]);
+  for (std::size_t i = 0; i < lens.numel(); ++i)
+    REQUIRE(std::abs(lens.data()[i]) <= 1.0f);  // final_logit_softcapping 1
 }
 
 TEST_CASE("one draw consumes the vocabulary's exponentials and picks argmax p / q") {

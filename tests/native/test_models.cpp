@@ -362,6 +362,37 @@ TEST_CASE("Gemma's config: head_dim 256 unless set, tied embeddings, the legacy 
         }).find("use_bidirectional_attention") != std::string::npos);
 }
 
+TEST_CASE("Gemma 2's config: soft caps 50 and 30, query_pre_attn_scalar 256, the even layers sliding, null caps none",
+          "[models][config]") {
+  const std::string gemma2 =
+      R"({"model_type": "gemma2", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 50)";
+  const CheckpointConfig c = parse_checkpoint_config(gemma2 + "}");
+  CHECK(c.family == Family::Gemma);
+  CHECK(c.head_dim == 256);
+  CHECK(c.activation == "gelu_pytorch_tanh");
+  CHECK(c.attn_softcap == 50.0);
+  CHECK(c.final_softcap == 30.0);
+  CHECK(c.query_pre_attn_scalar == 256.0);
+  CHECK(c.windows == std::vector<std::size_t>{4096, 0, 4096});  // "sliding_attention" if (i + 1) % 2
+  const CheckpointConfig none = parse_checkpoint_config(
+      gemma2 + R"(, "attn_logit_softcapping": null, "final_logit_softcapping": null, "hidden_activation": "gelu",
+      "layer_types": ["full_attention", "sliding_attention", "full_attention"], "sliding_window": 7})");
+  CHECK(none.attn_softcap == 0.0);
+  CHECK(none.final_softcap == 0.0);
+  CHECK(none.activation == "gelu");
+  CHECK(none.windows == std::vector<std::size_t>{0, 7, 0});
+  CHECK(error_of([&] {
+          parse_checkpoint_config(gemma2 + R"(, "attn_logit_softcapping": -1})");
+        }).find("attn_logit_softcapping") != std::string::npos);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(gemma2 + R"(, "sliding_window": null})");
+        }).find("sliding_window is null") != std::string::npos);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(gemma2 + R"(, "layer_types": ["full_attention"]})");
+        }).find("one string per layer") != std::string::npos);
+}
+
 TEST_CASE("Phi's config: partial rotary 0.5 unless set, the parallel residual, hostile values named",
           "[models][config]") {
   const std::string phi =

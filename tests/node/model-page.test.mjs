@@ -72,6 +72,7 @@ const CASES = [
   { name: 'phi', text: SENTENCE, snippet: true },
   { name: 'smollm3', text: SENTENCE },
   { name: 'gemma', text: SENTENCE, snippet: true },
+  { name: 'gemma2', text: SENTENCE, snippet: true },
   { name: 'roberta', text: MASKED.replace('[MASK]', '<mask>'), snippet: true },
 ];
 const QUERY = 8,

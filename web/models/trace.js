@@ -53,7 +53,14 @@ export const FAMILIES = {
     norm: 'LayerNorm',
   },
   llama: LLAMA,
-  gemma: { ...LLAMA, norm: 'RMSNorm (1 + weight)', act: 'GELU (tanh) gate' }, // Llama's layer, GemmaRMSNorm, GeGLU
+  // Llama's layer, GemmaRMSNorm, GeGLU; Gemma 2's layers (a trace with post_norm steps) norm four times
+  gemma: {
+    ...LLAMA,
+    norm: 'RMSNorm (1 + weight)',
+    act: 'GELU (tanh) gate',
+    sandwichNorms: ['input_layernorm', 'pre_feedforward_layernorm'],
+    postNorms: ['post_attention_layernorm', 'post_feedforward_layernorm'],
+  },
   gpt_neox: {
     layer: 'gpt_neox.layers',
     norms: ['input_layernorm', 'post_attention_layernorm'],
@@ -118,6 +125,7 @@ const STAGE = {
   repeat_kv_key: 1,
   repeat_kv_value: 1,
   scores: 2,
+  softcap: 2,
   window: 2,
   softmax: 2,
   context: 2,
@@ -125,6 +133,7 @@ const STAGE = {
   output: 4,
   residual: 4,
   mlp: 4,
+  post_norm: 4,
 };
 
 // The steps of `layer` in model.forward's trace of T tokens, each with its words. info: model.info.
@@ -148,9 +157,11 @@ export function layerTrace(trace, layer, info, T) {
     rot: info.rotaryDim || 0,
     window: (info.windows || [])[layer] || 0,
     norms: 0,
+    postNorms: 0,
     residuals: 0,
   };
   const steps = trace.filter((s) => s.layer === layer);
+  c.sandwich = steps.some((s) => s.op === 'post_norm'); // Gemma 2
   c.parallel = steps.filter((s) => s.op === 'residual').length === 1; // GPT-NeoX's use_parallel_residual
   c.post = steps.length > 0 && steps[0].op !== 'norm'; // post-norm: BERT, DistilBERT, OPT's do_layer_norm_before false
   return steps.map((s) => {
@@ -188,7 +199,7 @@ function splitHeads(c, name, n) {
   };
 }
 function norm(c) {
-  const name = c.f.norms[c.norms++ % 2],
+  const name = (c.sandwich ? c.f.sandwichNorms : c.f.norms)[c.norms++ % 2],
     f = c.f,
     where = c.norms === 1 ? 'attention' : 'MLP';
   return c.post
@@ -259,17 +270,36 @@ const WORDS = {
     expr: 'v = repeat_kv(v, ' + c.H / c.KV + ')',
     description: 'The values shared the same way',
   }),
-  scores: (c) => ({
-    label: 'Scores',
-    expr:
-      (c.info.family === 'distilbert' || c.f.scaleQuery
-        ? '(q / math.sqrt(' + c.d + ')) @ k.transpose(2, 3)'
-        : 'q @ k.transpose(-1, -2)' + (c.f.unscaled ? '' : ' / math.sqrt(' + c.d + ')')) +
-      (c.info.causal ? ' + causal mask' : ''),
+  scores: (c) => {
+    const scalar = c.info.queryPreAttnScalar; // Gemma 2: scaled by query_pre_attn_scalar^-0.5, not head_dim's
+    return {
+      label: 'Scores',
+      expr:
+        (c.info.family === 'distilbert' || c.f.scaleQuery
+          ? '(q / math.sqrt(' + c.d + ')) @ k.transpose(2, 3)'
+          : scalar
+            ? 'q @ k.transpose(2, 3) * ' + scalar + '**-0.5'
+            : 'q @ k.transpose(-1, -2)' + (c.f.unscaled ? '' : ' / math.sqrt(' + c.d + ')')) +
+        (c.info.causal && !c.info.attnSoftcap ? ' + causal mask' : ''),
+      description:
+        'Every query against every key, ' +
+        (c.f.unscaled
+          ? 'not scaled (GPT-Neo leaves out the 1/√' + c.d + ')'
+          : scalar
+            ? 'scaled by 1/√' + scalar + ' (query_pre_attn_scalar, not the ' + c.d + ' features of a head)'
+            : 'scaled by 1/√' + c.d) +
+        (c.info.causal ? '; later keys masked (torch.finfo(float32).min)' : ''),
+    };
+  },
+  softcap: (c) => ({
+    label: 'Soft cap at ' + c.info.attnSoftcap,
+    expr: 'scores = torch.tanh(scores / ' + c.info.attnSoftcap + ') * ' + c.info.attnSoftcap + ' + causal mask',
     description:
-      'Every query against every key, ' +
-      (c.f.unscaled ? 'not scaled (GPT-Neo leaves out the 1/√' + c.d + ')' : 'scaled by 1/√' + c.d) +
-      (c.info.causal ? '; later keys masked (torch.finfo(float32).min)' : ''),
+      'attn_logit_softcapping: every score squeezed into (-' +
+      c.info.attnSoftcap +
+      ', ' +
+      c.info.attnSoftcap +
+      '), nearly unchanged while small, before the mask',
   }),
   window: (c) => ({
     label: 'Local attention: a window of ' + c.window + ' keys',
@@ -312,6 +342,15 @@ const WORDS = {
           expr: 'h = h + ' + (c.residuals++ % 2 ? 'mlp_out' : 'out'),
           description: "The sublayer's output added to its input",
         },
+  post_norm: (c) => {
+    const where = c.postNorms === 0 ? 'attention' : 'MLP',
+      out = c.postNorms === 0 ? 'out' : 'mlp_out';
+    return {
+      label: c.f.norm + ' of the ' + where + "'s output",
+      expr: out + ' = ' + c.L + '.' + c.f.postNorms[c.postNorms++ % 2] + '(' + out + ')',
+      description: 'Gemma 2 normalizes what the sublayer adds before the residual add (a norm on both sides)',
+    };
+  },
   mlp: (c) => ({
     label: 'MLP',
     expr: 'mlp_out = ' + c.L + '.' + c.f.mlp + '(' + (c.post ? 'h' : 'x') + ')',

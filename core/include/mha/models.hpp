@@ -50,7 +50,8 @@ class Network;
 // Qwen2 is Llama with q/k/v biases; GPTNeoX: Pythia (model_type "gpt_neox"); GPTNeo: TinyStories ("gpt_neo");
 // Phi: phi-1_5, phi-2 ("phi"); SmolLM3 ("smollm3") is Llama with layers without rotary embeddings; RoBERTa:
 // roberta-base, xlm-roberta-base ("roberta", "xlm-roberta"), BERT with positions after padding_idx and lm_head;
-// Gemma: gemma-2b, gemma-7b ("gemma"), Llama with (1 + w) RMSNorm, scaled embeddings and GeGLU
+// Gemma: gemma-2b, gemma-7b ("gemma"), Llama with (1 + w) RMSNorm, scaled embeddings and GeGLU; Gemma 2 ("gemma2")
+// with sandwich norms, soft caps and alternating sliding layers
 enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, GPTNeoX, GPTNeo, OPT, Phi, RoBERTa, Gemma, COUNT };
 const char* family_name(Family family);
 
@@ -61,7 +62,7 @@ struct CheckpointConfig {
   Family family = Family::GPT2;
   std::string model_type;  // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2", "gpt_neox",
                            // "gpt_neo", "opt", "qwen3", "mistral", "phi", "smollm3", "roberta", "xlm-roberta",
-                           // "gemma"
+                           // "gemma", "gemma2"
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, d_ff = 0;
   std::size_t vocab = 0, max_positions = 0, type_vocab = 0;  // max_positions: the tokens a forward may hold
   // RoBERTa: positions count from padding_idx + 1 over the tokens that are not padding_idx (those read row
@@ -78,6 +79,9 @@ struct CheckpointConfig {
   std::vector<bool> no_rope;    // SmolLM3: the layers without rotary embeddings (no_rope_layers[l] == 0); empty: none
   bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual: h + attn(ln_1(h)) + mlp(ln_2(h))
   bool post_norm = false;          // OPT's do_layer_norm_before false: norms after the residual adds
+  // Gemma 2: scores times query_pre_attn_scalar^-0.5 (0: 1 / sqrt(head_dim)), then tanh(s / c) · c with
+  // c = attn_softcap, and the logits with c = final_softcap (0: no cap)
+  double query_pre_attn_scalar = 0.0, attn_softcap = 0.0, final_softcap = 0.0;
   // Each layer's window: query i sees keys j with i - window < j <= i (GPT-Neo's local layers); 0: every key
   std::vector<std::size_t> windows;
 };

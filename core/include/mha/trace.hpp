@@ -19,10 +19,12 @@ struct TraceStep {
                        // (projections [1, T, H·d] or [1, T, KV·d]; GPT-2's are strided views of qkv) |
                        // query_heads | key_heads | value_heads (view + transpose: [1, H or KV, T, d]) |
                        // rope_query | rope_key (rotary embeddings) | repeat_kv_key | repeat_kv_value
-                       // (grouped-query attention: [1, H, T, d]) | scores [1, H, T, T] | window
+                       // (grouped-query attention: [1, H, T, d]) | scores [1, H, T, T] | softcap (Gemma 2's
+                       // tanh(scores / c) · c [1, H, T, T]) | window
                        // (a local layer's keys before its window masked: [1, H, T, T]) | softmax
                        // (weights [1, H, T, T]) | context (softmax · v [1, H, T, d]) | merge
-                       // ([1, T, H·d]) | output (projection [1, T, D]) | mlp ([1, T, D])
+                       // ([1, T, H·d]) | output (projection [1, T, D]) | mlp ([1, T, D]) | post_norm (Gemma 2's
+                       // norm of the attention's or the MLP's output before its residual add [1, T, D])
   Layout layout;       // shape, strides, contiguity of the step's result
   Shape weights = {};  // attention: the weights' shape [B, H, Sq, Skv]; empty otherwise
   int layer = -1;      // a model's trace: the attention layer the step belongs to (-1: none)

@@ -100,6 +100,11 @@ Attribution attribute(Model& model, const std::vector<std::int32_t>& ids, std::s
   const StackView v = analysis::view_of(model, "the attribution");
   const CheckpointConfig& c = model.config();
   if (tokens.empty() || tokens.size() > 2) throw Error("the attribution takes one token, or two for a difference");
+  for (const blocks::Layer& layer : *v.layers)  // a norm between o_proj and the stream: no per-head terms to sum
+    if (layer.post_attn.weight || c.final_softcap != 0.0)
+      throw Error("the attribution splits the logit into terms that add up to it: a " + c.model_type +
+                  " model normalizes each attention's output and soft-caps the logits, so its heads' direct effects "
+                  "do not add up (TransformerLens's stack_head_results would not either)");
   for (std::int32_t t : tokens)
     if (t < 0 || std::size_t(t) >= c.vocab)
       throw Error("token id " + std::to_string(t) + " is outside the vocabulary (0 to " + std::to_string(c.vocab - 1) +

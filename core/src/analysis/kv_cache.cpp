@@ -1,6 +1,7 @@
 // The key/value cache: each layer's keys (after RoPE) and values of the positions computed so far, so that a new
 // token costs one position's forward: its q, k, v, its attention over the cached keys, the MLP, one row of logits.
-// The same formulas as the whole forward (transformers' eager attention: scores / sqrt(hd), softmax, weights · v;
+// The same formulas as the whole forward (transformers' eager attention: scores scaled and soft-capped as
+// blocks::scale_scores does, softmax, weights · v;
 // the new row sees every cached position, as the causal mask lets it, or a local layer's last `window` of them),
 // another order of summation.
 #include <cmath>
@@ -71,13 +72,13 @@ void layer_row(const analysis::StackView& view, std::size_t l, float* x, std::si
     if (at.scale_query)
       for (float& e : qh) e /= root;
     kernels::f32_gemm_nt(1, t + 1, hd, 1.0f, qh.data(), hd, keys.data() + kv, KD, nullptr, p.data(), t + 1);
-    if (at.scale && !at.scale_query)
-      for (float& s : p) s /= root;
+    blocks::scale_scores(at, p.data(), t + 1);
     for (std::size_t j = 0; at.window && j + at.window <= t; ++j) p[j] = blocks::kFinfoMin;  // a local layer's window
     kernels::f32_softmax(1, t + 1, p.data(), t + 1);
     kernels::f32_gemm_nn(1, hd, t + 1, p.data(), t + 1, values.data() + kv, KD, context.data() + h * hd, H * hd);
   }
   blocks::linear(at.o, context.data(), 1, out.data());
+  if (layer.post_attn.weight) blocks::normalize(layer.post_attn, out.data(), 1, D);
   const bool parallel = layer.residual == blocks::Residual::Parallel;  // x + attn + mlp(norm_2(x)), as blocks::layer
   if (!parallel) add_row(x, out.data(), D);
   if (!parallel || layer.norm_2.weight) {  // a Parallel layer without norm_2 feeds norm_1(x), kept in a
@@ -86,6 +87,7 @@ void layer_row(const analysis::StackView& view, std::size_t l, float* x, std::si
   }
   std::vector<float> m(D);
   blocks::mlp(layer.mlp, a.data(), 1, m.data());
+  if (layer.post_mlp.weight) blocks::normalize(layer.post_mlp, m.data(), 1, D);
   if (parallel) add_row(x, out.data(), D);
   add_row(x, m.data(), D);
 }

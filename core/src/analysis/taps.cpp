@@ -58,11 +58,13 @@ void tapped_layer(const StackView&, const blocks::Layer& layer, float* h, std::s
     for (std::size_t t = 0; t < T; ++t)
       std::memcpy(&z[t * HD + patch->index * hd], patch->value + t * hd, hd * sizeof(float));
   blocks::linear(at.o, z.data(), T, attn.data());
+  if (layer.post_attn.weight) blocks::normalize(layer.post_attn, attn.data(), T, D);  // hook_attn_out: after ln1_post
   if (patch && patch->kind == Patch::Attn) std::memcpy(&attn[patch->index * D], patch->value, D * sizeof(float));
   const bool parallel = layer.residual == blocks::Residual::Parallel;  // the MLP reads the layer's input too
   if (!parallel) add_into(h, attn.data(), n);
   const bool shared_norm = parallel && !layer.norm_2.weight;  // a Parallel layer without norm_2 feeds norm_1(h)
   blocks::mlp(layer.mlp, shared_norm ? a.data() : normed(layer.norm_2, h, T, D).data(), T, m.data());
+  if (layer.post_mlp.weight) blocks::normalize(layer.post_mlp, m.data(), T, D);  // hook_mlp_out: after ln2_post
   if (patch && patch->kind == Patch::Mlp) std::memcpy(&m[patch->index * D], patch->value, D * sizeof(float));
   if (parallel) add_into(h, attn.data(), n);  // h + attn + mlp, in blocks::layer's order
   add_into(h, m.data(), n);

@@ -47,16 +47,28 @@ Projected project(const Attention& a, const float* x, std::size_t T) {
   return p;
 }
 
+}  // namespace
+
+void scale_scores(const Attention& a, float* scores, std::size_t n) {
+  if (a.scaling != 0.0f) {  // attn_weights = q @ k.T * scaling
+    for (std::size_t i = 0; i < n; ++i) scores[i] *= a.scaling;
+  } else if (a.scale && !a.scale_query) {
+    const float root = std::sqrt(float(a.head_dim));
+    for (std::size_t i = 0; i < n; ++i) scores[i] /= root;
+  }
+  if (a.softcap != 0.0f)  // Gemma 2's eager attention: / softcap, tanh, * softcap, each in float32
+    for (std::size_t i = 0; i < n; ++i) scores[i] = std::tanh(scores[i] / a.softcap) * a.softcap;
+}
+
+namespace {
+
 // probs[T, T] = softmax(q_h · k_hᵀ / √hd, causal positions at finfo.min) for one head.
 // GPT-2 and DistilBERT replace masked scores by finfo.min; Llama adds it, which rounds to the
 // same finfo.min for any |score| < 2^103: the softmax gives those keys exactly 0 either way.
 void head_probs(const Attention& a, const float* q, std::size_t ldq, const float* k, std::size_t ldk, std::size_t T,
                 float* probs) {
   kernels::f32_gemm_nt(T, T, a.head_dim, 1.0f, q, ldq, k, ldk, nullptr, probs, T);
-  if (a.scale && !a.scale_query) {
-    const float root = std::sqrt(float(a.head_dim));
-    for (std::size_t i = 0; i < T * T; ++i) probs[i] /= root;
-  }
+  scale_scores(a, probs, T * T);
   kernels::f32_score_mask mask;
   mask.causal = a.causal;
   mask.fill = kFinfoMin;
@@ -142,6 +154,7 @@ std::vector<TraceStep> attention_trace(const Attention& a, std::size_t T, std::s
     steps.push_back({"repeat_kv_value", Layout::contiguous({1, H, T, hd})});
   }
   steps.push_back({"scores", Layout::contiguous({1, H, T, T})});
+  if (a.softcap != 0.0f) steps.push_back({"softcap", Layout::contiguous({1, H, T, T})});
   if (a.window) steps.push_back({"window", Layout::contiguous({1, H, T, T})});
   steps.push_back({"softmax", Layout::contiguous({1, H, T, T}), {1, H, T, T}});
   steps.push_back({"context", Layout::contiguous({1, H, T, hd})});

@@ -121,7 +121,12 @@ struct Attention {
   double rope_theta = 0.0;     // their base θ
   std::size_t window = 0;      // query i sees keys j > i - window only (GPT-Neo's local layers); 0: every key
   Norm q_norm, k_norm;         // Qwen3: each query and key head normalized over head_dim before RoPE (weight set)
+  float scaling = 0.0f;        // Gemma 2: scores times this (query_pre_attn_scalar^-0.5); 0: as `scale` says
+  float softcap = 0.0f;        // Gemma 2: scores = tanh(scores / softcap) · softcap before the mask; 0: none
 };
+// scores[n] (q · k products) scaled as the attention says (scaling, or / √head_dim unless scale_query or !scale),
+// then soft-capped: what the mask and the softmax read.
+void scale_scores(const Attention& attention, float* scores, std::size_t n);
 // In place on x[T, heads · head_dim] (row stride ld, heads hs apart): norm over each head's head_dim features.
 void normalize_heads(const Norm& norm, float* x, std::size_t T, std::size_t heads, std::size_t head_dim, std::size_t hs,
                      std::size_t ld);
@@ -161,6 +166,9 @@ enum class Residual : std::uint8_t {
 struct Layer {
   Residual residual = Residual::PreNorm;
   Norm norm_1, norm_2;  // see Residual; a Parallel layer without norm_2.weight feeds norm_1(h) to the MLP too
+  // Gemma 2's sandwich (PreNorm only): the attention's and the MLP's outputs normalized before their residual adds
+  // (post_attention_layernorm, post_feedforward_layernorm); unused unless weight set
+  Norm post_attn, post_mlp;
   Attention attn;
   Mlp mlp;
 };

@@ -26,8 +26,10 @@ void layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>&
   switch (layer.residual) {
     case Residual::PreNorm: {
       attention(layer.attn, normed(layer.norm_1, h, T, D).data(), T, head_off, probs, out.data(), rope);
+      if (layer.post_attn.weight) normalize(layer.post_attn, out.data(), T, D);  // Gemma 2's sandwich
       add_into(h, out.data(), n);
       mlp(layer.mlp, normed(layer.norm_2, h, T, D).data(), T, out.data());
+      if (layer.post_mlp.weight) normalize(layer.post_mlp, out.data(), T, D);
       add_into(h, out.data(), n);
       break;
     }
@@ -62,7 +64,10 @@ std::vector<TraceStep> layer_trace(const Layer& layer, std::size_t T, int tag) {
   switch (layer.residual) {
     case Residual::PreNorm:
       step("norm"), attn();
-      for (const char* op : {"residual", "norm", "mlp", "residual"}) step(op);
+      if (layer.post_attn.weight) step("post_norm");
+      for (const char* op : {"residual", "norm", "mlp"}) step(op);
+      if (layer.post_mlp.weight) step("post_norm");
+      step("residual");
       break;
     case Residual::PostNorm:
       attn();

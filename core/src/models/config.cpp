@@ -22,7 +22,7 @@ struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 15> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 16> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"bert", Family::BERT},
                                                  {"distilbert", Family::DistilBERT},
                                                  {"llama", Family::Llama},
@@ -36,7 +36,8 @@ constexpr std::array<ModelType, 15> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"phi", Family::Phi},
                                                  {"roberta", Family::RoBERTa},
                                                  {"xlm-roberta", Family::RoBERTa},
-                                                 {"gemma", Family::Gemma}}};
+                                                 {"gemma", Family::Gemma},
+                                                 {"gemma2", Family::Gemma}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -48,7 +49,7 @@ std::string supported() {
          " with absolute position embeddings (GPT-2, BERT, "
          "DistilBERT, RoBERTa) or default rotary embeddings (rope_type 'default', on all or the first part of each "
          "head), full causal or bidirectional "
-         "self-attention (with GPT-Neo's local layers and the sliding windows of Mistral, Qwen2, Qwen3 and SmolLM3; no ALiBi, "
+         "self-attention (with GPT-Neo's local layers and the sliding windows of Mistral, Qwen2, Qwen3, SmolLM3 and Gemma 2; no ALiBi, "
          "no "
          "cross-attention), activations " +
          blocks::activation_names() + ".";
@@ -307,10 +308,57 @@ void read_llama(const Json& c, CheckpointConfig& m) {
   refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
 }
 
+// A soft cap: a positive number, or null (none: 0).
+double softcap(const Json& c, const char* key, double fallback) {
+  const Json* v = c.find(key);
+  if (v && v->kind == Json::Null) return 0.0;
+  const double cap = number(c, key, fallback);
+  if (!(cap > 0.0 && std::isfinite(cap)))
+    throw Error("config.json: '" + std::string(key) + "' must be a positive number or null, got " + v->text);
+  return cap;
+}
+
+// Gemma 2: Gemma2Config's keys and defaults (hidden_activation gelu_pytorch_tanh, head_dim 256, query_pre_attn_scalar
+// 256, soft caps 50 on the scores and 30 on the logits, sliding_window 4096 on the layers layer_types names, by
+// default the even ones).
+void read_gemma2(const Json& c, CheckpointConfig& m) {
+  read_sizes(c, m, 8192);
+  m.head_dim = count(c, {"head_dim"}, 256);
+  m.norm_eps = number(c, "rms_norm_eps", 1e-6);
+  m.activation = text(c, "hidden_activation", "gelu_pytorch_tanh");
+  m.attention_bias = flag(c, "attention_bias", false);
+  refuse_if(flag(c, "use_bidirectional_attention", false), "use_bidirectional_attention = true");
+  m.query_pre_attn_scalar = number(c, "query_pre_attn_scalar", 256.0);
+  if (!(m.query_pre_attn_scalar > 0.0 && std::isfinite(m.query_pre_attn_scalar)))
+    throw Error("config.json: 'query_pre_attn_scalar' must be a positive number");
+  m.attn_softcap = softcap(c, "attn_logit_softcapping", 50.0);
+  m.final_softcap = softcap(c, "final_logit_softcapping", 30.0);
+  const Json* key = c.find("sliding_window");
+  const std::size_t window = !key ? 4096 : key->kind == Json::Null ? 0 : count(c, {"sliding_window"});
+  m.windows.assign(m.layers, 0);
+  const Json* types = member(c, "layer_types");
+  if (types && (types->kind != Json::Array || types->items.size() != m.layers))
+    throw Error("config.json: 'layer_types' must be a list of one string per layer (" + std::to_string(m.layers) +
+                " layers)");
+  for (std::size_t l = 0; l < m.layers; ++l) {
+    const std::string t = types ? (types->items[l].kind == Json::String ? types->items[l].text : "?")
+                                : (l % 2 == 0 ? "sliding_attention" : "full_attention");
+    refuse_if(t != "sliding_attention" && t != "full_attention",
+              "layer_types entry '" + t + "' (full_attention and sliding_attention are computed)");
+    if (t == "sliding_attention" && !window)
+      throw Error("config.json: 'layer_types' names layer " + std::to_string(l) +
+                  " 'sliding_attention' but sliding_window is null");
+    m.windows[l] = t == "sliding_attention" ? window : 0;
+  }
+  read_rope(c, m, "rope_theta", "partial_rotary_factor", 1.0);
+  refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
+}
+
 // Gemma: GemmaConfig's keys and defaults (head_dim 256, rms_norm_eps 1e-6, rope_theta 1e4, tied embeddings, 8192
 // positions); hidden_act "gelu" read as gelu_pytorch_tanh, as GemmaConfig.__post_init__ rewrites it (4.x's
 // hidden_activation is gone in 5.x).
 void read_gemma(const Json& c, CheckpointConfig& m) {
+  if (m.model_type == "gemma2") return read_gemma2(c, m);
   read_sizes(c, m, 8192);
   m.head_dim = count(c, {"head_dim"}, 256);
   m.norm_eps = number(c, "rms_norm_eps", 1e-6);

@@ -4,7 +4,7 @@
 // (float32 variance), rotary embeddings as rotate_half with the config's rope_theta, grouped-query attention
 // (repeat_kv), each layer's sliding window if any (query i sees keys i - sliding_window < j <= i), the SwiGLU MLP, a
 // final norm, and the LM head tied to embed_tokens or its own lm_head.weight. Gemma (gemma.cpp) is this decoder with
-// its own norms and embedding scale.
+// its own norms and embedding scale, Gemma 2 with its sandwich norms, scaling and soft caps too.
 #include <cmath>
 
 #include "models/network.hpp"
@@ -23,7 +23,14 @@ class Llama final : public TokenEmbeddings {
     if (v.scale_embeddings) embed_scale_ = float(std::sqrt(double(D)));  // torch.tensor(hidden_size**0.5)
     for (std::size_t l = 0; l < c_.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
-      blocks::Layer layer = layer_of(b, p + "input_layernorm", p + "post_attention_layernorm", rms);
+      blocks::Layer layer = layer_of(b, p + "input_layernorm",
+                                     p + (v.sandwich ? "pre_feedforward_layernorm" : "post_attention_layernorm"), rms);
+      if (v.sandwich) {
+        layer.post_attn = b.norm(p + "post_attention_layernorm", D, eps, rms);
+        layer.post_mlp = b.norm(p + "post_feedforward_layernorm", D, eps, rms);
+      }
+      layer.attn.scaling = c_.query_pre_attn_scalar > 0 ? float(1.0 / std::sqrt(c_.query_pre_attn_scalar)) : 0.0f;
+      layer.attn.softcap = float(c_.attn_softcap);
       layer.attn.rotary_dim = !c_.no_rope.empty() && c_.no_rope.at(l) ? 0 : hd;
       layer.attn.rope_theta = c_.rope_theta;
       layer.attn.window = c_.windows.at(l);

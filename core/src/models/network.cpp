@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "mha/error.hpp"
 
@@ -133,6 +134,9 @@ void Stack::finish(float* h, std::size_t T) const {
 void Stack::logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const {
   if (lm_head_.weight) lm_head_logits(lm_head_, hidden, at, c_.d_model, out);
   else mlm_head_logits(mlm_, hidden, at, c_.d_model, out);
+  const float cap = float(c_.final_softcap);  // Gemma 2: logits / cap, tanh, * cap, in float32
+  if (cap != 0.0f)
+    for (std::size_t i = 0, n = at.size() * c_.vocab; i < n; ++i) out[i] = std::tanh(out[i] / cap) * cap;
 }
 
 std::vector<TraceStep> Stack::trace(std::size_t T, std::size_t P) const {

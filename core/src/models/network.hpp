@@ -210,6 +210,8 @@ std::unique_ptr<Network> bind_bert_encoder(Binder& binder, const BertVariant& va
 struct LlamaVariant {
   blocks::NormKind norm = blocks::NormKind::Rms;  // Gemma: RmsPlusOne
   bool scale_embeddings = false;                  // Gemma: the token rows times float32(√hidden_size)
+  bool sandwich = false;  // Gemma 2: pre_feedforward_layernorm before the MLP, post_attention_layernorm and
+                          // post_feedforward_layernorm on the sublayers' outputs
 };
 std::unique_ptr<Network> bind_llama_decoder(Binder& binder, const LlamaVariant& variant);
 
