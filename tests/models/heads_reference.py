@@ -1,5 +1,6 @@
 """References of issue 41's methods on the tiny causal checkpoints (CASES: GPT-2, Llama, GPT-Neo, GPT-NeoX, OPT,
-Qwen3), with bounds.
+Qwen3, Gemma 2), with bounds. Gemma 2 has no attribution (its norms on each sublayer's output leave no per-head terms
+that add up) and its lens leaves the logits' soft cap out, as accumulated_resid @ W_U does.
 
   $(bash scripts/venv-models) tests/models/heads_reference.py --models build/models --out build/heads
 
@@ -54,7 +55,7 @@ torch.set_num_threads(1)
 f64 = torch.float64
 U = R.U
 
-CASES = ["gpt2", "llama", "tinystories", "pythia", "opt", "qwen3"]
+CASES = ["gpt2", "llama", "tinystories", "pythia", "opt", "qwen3", "gemma2"]
 # The patching pair of the tiny checkpoints: a clean text and the first as many tokens of another one (a one-token
 # swap moves a random model's logits by about the bounds of its float32 error, which would leave the normalised maps
 # unchecked: (patched - corrupted) / (clean - corrupted) divides by that move).
@@ -82,6 +83,7 @@ class Parts:
 
     layer_norm = True  # LayerNorm blocks and final norm (else RMSNorm)
     parallel = False  # x + attn(ln_1(x)) + mlp(ln_2(x)) (GPT-NeoX's use_parallel_residual)
+    attribution = True  # direct logit attribution computed (Gemma 2: refused)
 
     def __init__(self, model):
         self.model, cfg = model, model.config
@@ -179,6 +181,10 @@ class Parts:
         """(value, E) [T, V] of final_norm(x) @ W_U^T for x = (value, E) [T, D]."""
         ch = R.Chain(x)
         return ch.bound(R.linear(ch, self.norm(ch, self.final, ch[0]), self.W_U))[0]
+
+    def lens_logits(self, x):
+        """The lens's logits of x: the model's readout (Gemma 2: without its soft cap)."""
+        return self.logits(x)
 
 
 class LinearParts(Parts):
@@ -327,7 +333,56 @@ class GptNeoxParts(LinearParts):
         return R.lin(ch, blk.mlp.dense_4h_to_h, m)
 
 
-PARTS = {"gpt_neo": GptNeoParts, "opt": OptParts, "gpt_neox": GptNeoxParts}
+class Gemma2Parts(Parts):
+    """Gemma 2: Llama's parts with (1 + w) RMSNorms, the embeddings times sqrt(D), scores times
+    query_pre_attn_scalar^-0.5 and soft-capped, the even layers sliding, a norm on each sublayer's output (TransformerLens
+    reads hook_attn_out and hook_mlp_out after them: ln1_post, ln2_post), the logits soft-capped (not in the lens:
+    accumulated_resid @ W_U has no cap). No attribution: no per-head terms add up through those norms."""
+
+    attribution = False
+
+    @property
+    def final_eps(self):
+        return self.final.eps
+
+    def embed(self, ids):
+        x = R.param(self.base.embed_tokens)[ids] * self.base.embed_tokens.embed_scale.item()
+        return x, x.abs()
+
+    def norm(self, ch, module, x):  # GemmaRMSNorm: (1 + w) rounded in float32, one more rounding of |y|
+        y = R.rms_norm(ch, x, 1 + R.param(module), module.eps)
+        return ch.site(y, y.detach().abs())
+
+    def attention_options(self, i):
+        cfg = self.model.config
+        return {
+            "window": R.sliding_window(cfg, i),
+            "scaling": cfg.query_pre_attn_scalar**-0.5,
+            "softcap": cfg.attn_logit_softcapping,
+        }
+
+    def o_proj(self, ch, i, o):
+        return self.norm(ch, self.blocks[i].post_attention_layernorm, R.lin(ch, self.out_module(i), o))
+
+    def mlp(self, ch, i, h):
+        blk = self.blocks[i]
+        n = self.norm(ch, blk.pre_feedforward_layernorm, h)
+        g = R.activation(self.model.config.hidden_activation, ch, R.lin(ch, blk.mlp.gate_proj, n))
+        gu = g * R.lin(ch, blk.mlp.up_proj, n)
+        m = R.lin(ch, blk.mlp.down_proj, ch.site(gu, gu.detach().abs()))
+        return self.norm(ch, blk.post_feedforward_layernorm, m)
+
+    def logits(self, x, cap=True):
+        ch = R.Chain(x)
+        z = R.linear(ch, self.norm(ch, self.final, ch[0]), self.W_U)
+        c = self.model.config.final_logit_softcapping
+        return ch.bound(R.soft_cap_site(ch, z, c) if cap and c else z)[0]
+
+    def lens_logits(self, x):
+        return self.logits(x, cap=False)
+
+
+PARTS = {"gpt_neo": GptNeoParts, "opt": OptParts, "gpt_neox": GptNeoxParts, "gemma2": Gemma2Parts}
 
 
 def parts_of(model):
@@ -509,7 +564,7 @@ def lens(parts, acts):
     """[L + 1][T][V] logits of each accumulated residual through the final norm and W_U, and their bounds."""
     vals, bounds = [], []
     for x in acts["resid"]:
-        z, Ez = parts.logits(x)
+        z, Ez = parts.lens_logits(x)
         vals.append(z.tolist())
         bounds.append((U * Ez).tolist())
     return vals, bounds
@@ -709,6 +764,8 @@ def check_transformer_lens(path, parts, out):
     _, cache = bridge.run_with_cache(clean_t)
     W_U, b_U = bridge.W_U.to(f64), bridge.b_U.to(f64)
     tl_lens = cache.accumulated_resid(apply_ln=True)[:, 0].to(f64) @ W_U + b_U  # [L + 1, T, V], centred
+    # (Gemma 2: TransformerLens leaves center_unembed off with a logit soft cap: centred here, as the reference is)
+    tl_lens = tl_lens - tl_lens.mean(-1, keepdim=True)
     ref = torch.tensor(out["lens"]["logits"], dtype=f64)
     Eref = torch.tensor(out["lens"]["bound"], dtype=f64)
     within(
@@ -717,8 +774,9 @@ def check_transformer_lens(path, parts, out):
         ref - ref.mean(-1, keepdim=True),
         Eref + Eref.mean(-1, keepdim=True) + U * (parts.V + 2) * ref.abs().mean(-1, keepdim=True),
     )
-    st = cache.stack_head_results(layer=-1, pos_slice=-1, apply_ln=True)[:, 0].to(f64)  # [L·H, D]
-    dec = cache.decompose_resid(apply_ln=True, pos_slice=-1, mode="mlp", incl_embeds=False)[:, 0].to(f64)
+    if out["attribution"]:
+        st = cache.stack_head_results(layer=-1, pos_slice=-1, apply_ln=True)[:, 0].to(f64)  # [L·H, D]
+        dec = cache.decompose_resid(apply_ln=True, pos_slice=-1, mode="mlp", incl_embeds=False)[:, 0].to(f64)
     for att in out["attribution"]:
         t = att["tokens"]
         d = W_U[:, t[0]] if len(t) == 1 else W_U[:, t[0]] - W_U[:, t[1]]
@@ -790,7 +848,7 @@ def make_case(path, case):
     within("reference vs transformers' logits", logits[0], hf, U * logits[1])
     vals, bnds = lens(parts, acts)
     out["lens"] = {"logits": vals, "bound": bnds}
-    out["attribution"] = [attribution(parts, acts, t, logits) for t in ([a], [a, b])]
+    out["attribution"] = [attribution(parts, acts, t, logits) for t in ([a], [a, b])] if parts.attribution else []
     for att in out["attribution"]:
         within(
             "attribution's sum vs its logit %s" % att["tokens"],

@@ -15,7 +15,7 @@ namespace {
 using mha::json::Value;
 
 const std::string kHeads = MHA_HEADS_FIXTURES;
-const char* const kCases[] = {"gpt2", "llama", "tinystories", "pythia", "opt", "qwen3"};
+const char* const kCases[] = {"gpt2", "llama", "tinystories", "pythia", "opt", "qwen3", "gemma2"};
 
 Value reference(const std::string& c) {
   return mha::json::parse(mha_test::read_text(kHeads + "/" + c + ".json"), c + ".json", std::size_t(1) << 26);
@@ -125,6 +125,13 @@ TEST_CASE("sampled generation draws generate(do_sample=True)'s tokens under torc
   }
 }
 
+// A logit z soft-capped at cap (0: none) as the model reads it, and its bound: tanh's slope is at most 1, and the
+// float32 cap (a division, tanh within 4 ulp, a product) adds at most 10 u of the result.
+double capped(double z, double cap) { return cap == 0.0 ? z : std::tanh(z / cap) * cap; }
+double capped_bound(double z, double bound, double cap) {
+  return cap == 0.0 ? bound : bound + 10.0 * std::ldexp(std::abs(capped(z, cap)), -24);
+}
+
 TEST_CASE("the key/value cache's logits equal the whole forward's at every position, within the bounds") {
   for (const char* c : kCases) {
     Loaded m(mha_test::kModelFixtures + "/" + c);
@@ -132,6 +139,7 @@ TEST_CASE("the key/value cache's logits equal the whole forward's at every posit
     const std::vector<std::int32_t> ids = ids_of(at(at(ref, "ioi"), "clean"));
     const std::vector<double> want = flat(at(at(ref, "lens"), "logits")), bound = flat(at(at(ref, "lens"), "bound"));
     const std::size_t L = m.ck.config.layers, T = ids.size(), V = m.ck.config.vocab;
+    const double cap = m.ck.config.final_softcap;  // Gemma 2: the lens's rows are before it
     mha::KvCache cache;
     for (std::size_t t = 1; t <= T; ++t) {  // one position at a time: the lens's last row is the model's logits
       const std::vector<float> z = mha::cached_logits(*m.model, cache, {ids.begin(), ids.begin() + std::ptrdiff_t(t)});
@@ -139,7 +147,7 @@ TEST_CASE("the key/value cache's logits equal the whole forward's at every posit
       for (std::size_t v = 0; v < V; ++v) {
         const std::size_t i = (L * T + t - 1) * V + v;
         INFO(c << ": position " << t - 1 << ", token " << v);
-        CHECK(std::abs(double(z[v]) - want[i]) <= bound[i]);
+        CHECK(std::abs(double(z[v]) - capped(want[i], cap)) <= capped_bound(want[i], bound[i], cap));
       }
     }
     const std::size_t kv = m.ck.config.kv_heads * m.ck.config.head_dim;
@@ -321,7 +329,8 @@ TEST_CASE("OPT's post-norm layers: attribution, patching and the key/value cache
   CHECK(mha::logit_lens(*m.model, five).shape() == mha::Shape{m.ck.config.layers + 1, 5, m.ck.config.vocab});
 }
 
-TEST_CASE("Gemma 2: the attribution refused (its post-attention norms and soft cap), the lens's last rows the logits") {
+TEST_CASE(
+    "Gemma 2: the attribution refused (its post-attention norms and soft cap), the lens's last rows the logits uncapped") {
   Loaded m(mha_test::kModelFixtures + "/gemma2");
   const std::vector<std::int32_t> five{5, 6, 7, 8, 9};
   CHECK_THROWS_WITH(mha::attribute(*m.model, five, 4, {5}), Catch::Contains("do not add up"));
@@ -332,9 +341,15 @@ TEST_CASE("Gemma 2: the attribution refused (its post-attention norms and soft c
   f.attentions = false;
   f.logits_at = {0, 1, 2, 3, 4};  // the lens's readout: every position through the same head
   const mha::ModelOutput out = m.model->forward(five, f);
-  for (std::size_t i = 0; i < 5 * V; ++i) CHECK(lens.data()[L * 5 * V + i] == out.logits.data()[i]);
-  for (std::size_t i = 0; i < lens.numel(); ++i)
-    REQUIRE(std::abs(lens.data()[i]) <= 1.0f);  // final_logit_softcapping 1
+  const float cap = float(m.ck.config.final_softcap);  // 1: the lens leaves it out, as TransformerLens's unembed
+  REQUIRE(cap == 1.0f);
+  bool beyond = false;
+  for (std::size_t i = 0; i < 5 * V; ++i) {
+    const float z = lens.data()[L * 5 * V + i];
+    CHECK(std::tanh(z / cap) * cap == out.logits.data()[i]);
+    beyond = beyond || std::abs(z) > cap;
+  }
+  CHECK(beyond);  // some logit past the cap: the lens is not the capped logits
 }
 
 TEST_CASE("one draw consumes the vocabulary's exponentials and picks argmax p / q") {

@@ -112,7 +112,8 @@ class Generation {
 
 // [L + 1, T, V]: row l the residual stream entering layer l (row L: the last layer's output) through
 // the final norm and the LM head: TransformerLens's accumulated_resid(apply_ln=True) @ W_U + b_U, up
-// to a constant per row (its unembedding is centred; the softmax is the same). Causal models.
+// to a constant per row (its unembedding is centred; the softmax is the same). Causal models. Gemma 2's
+// final_logit_softcapping is left out, as TransformerLens's unembed leaves it: row L ranks as the model's logits do.
 Tensor logit_lens(Model& model, const std::vector<std::int32_t>& ids);
 // The same a row at a time, for texts whose (L + 1)·T·V logits do not fit: the residual stream entering
 // each layer kept ((L + 1)·T·D floats), row(l) → [T, V] equal to logit_lens(...)[l]. model must outlive it.

@@ -125,7 +125,7 @@ std::vector<float> cached_logits(Model& model, KvCache& cache, const std::vector
   }
   std::vector<float> z(c.vocab);
   v.net->finish(row.data(), 1);
-  v.net->logits(row.data(), {0}, z.data());
+  v.net->logits(row.data(), {0}, z.data(), true);
   return z;
 }
 

@@ -40,7 +40,7 @@ std::vector<float> readout(const Model& model, const std::vector<float>& h, std:
   const models::Network& net = models_network(model);
   std::vector<float> x(h), out(at.size() * model.config().vocab);
   net.finish(x.data(), T);
-  net.logits(x.data(), at, out.data());
+  net.logits(x.data(), at, out.data(), false);  // accumulated_resid @ W_U: no soft cap
   return out;
 }
 

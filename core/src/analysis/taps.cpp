@@ -102,7 +102,7 @@ std::vector<float> readout(const StackView& v, const std::vector<float>& h, std:
                            const std::vector<std::size_t>& at) {
   std::vector<float> x(h), out(at.size() * v.lm_head->out);
   v.net->finish(x.data(), T);
-  v.net->logits(x.data(), at, out.data());
+  v.net->logits(x.data(), at, out.data(), true);
   return out;
 }
 

@@ -208,7 +208,7 @@ ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForw
   pool_pending();
   const std::size_t P = out.logits_at.size();
   out.logits = P ? Tensor::empty({P, c.vocab}) : Tensor(Shape{0, c.vocab});
-  if (P) impl_->network->logits(out.hidden.data(), out.logits_at, out.logits.data());
+  if (P) impl_->network->logits(out.hidden.data(), out.logits_at, out.logits.data(), true);
   out.trace = impl_->network->trace(T, P);
   return out;
 }

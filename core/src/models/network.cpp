@@ -131,11 +131,11 @@ void Stack::finish(float* h, std::size_t T) const {
   if (final_norm_.weight) blocks::normalize(final_norm_, h, T, c_.d_model);  // last_hidden_state = norm(h)
 }
 
-void Stack::logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const {
+void Stack::logits(const float* hidden, const std::vector<std::size_t>& at, float* out, bool soft_cap) const {
   if (lm_head_.weight) lm_head_logits(lm_head_, hidden, at, c_.d_model, out);
   else mlm_head_logits(mlm_, hidden, at, c_.d_model, out);
   const float cap = float(c_.final_softcap);  // Gemma 2: logits / cap, tanh, * cap, in float32
-  if (cap != 0.0f)
+  if (soft_cap && cap != 0.0f)
     for (std::size_t i = 0, n = at.size() * c_.vocab; i < n; ++i) out[i] = std::tanh(out[i] / cap) * cap;
 }
 

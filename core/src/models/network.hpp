@@ -63,8 +63,9 @@ class Network {
   virtual void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const = 0;
   // h[T, D], the last layer's output, becomes last_hidden_state (the final norm of pre-LN models).
   virtual void finish(float* h, std::size_t T) const = 0;
-  // logits[P, V] of the head at rows `at` of hidden[T, D] (has_head() only).
-  virtual void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const = 0;
+  // logits[P, V] of the head at rows `at` of hidden[T, D] (has_head() only), soft-capped as the model's are (Gemma 2's
+  // final_logit_softcapping) unless soft_cap is false (the logit lens: TransformerLens's unembed leaves it out).
+  virtual void logits(const float* hidden, const std::vector<std::size_t>& at, float* out, bool soft_cap) const = 0;
   // The forward's steps at T tokens and P logit rows, every layer's tagged with it.
   virtual std::vector<TraceStep> trace(std::size_t T, std::size_t P) const = 0;
 };
@@ -134,7 +135,7 @@ class Stack : public Network {
   const std::vector<blocks::Layer>& layers() const { return layers_; }
   const blocks::Norm& final_norm() const { return final_norm_; }
   const blocks::Linear& lm_head() const { return lm_head_; }
-  void logits(const float* hidden, const std::vector<std::size_t>& at, float* out) const override;
+  void logits(const float* hidden, const std::vector<std::size_t>& at, float* out, bool soft_cap) const override;
   // tokens, embedding, embed_norm_'s norm, each layer's steps, final_norm_'s norm, the readout.
   std::vector<TraceStep> trace(std::size_t T, std::size_t P) const override;
 
