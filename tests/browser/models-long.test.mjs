@@ -104,7 +104,10 @@ test('1,000 tokens compute in the worker: the page answers a click within 200 ms
       ' ms from the test and back',
   );
   assert.ok(click.delay < 200, 'the click waited ' + click.delay + ' ms for the page');
-  assert.ok(roundTrip < 200, 'the click took ' + roundTrip + ' ms from the test to its handler and back');
+  // The handler's own delay is what a student feels; the round trip adds the test's
+  // DevTools hops, which a loaded machine stretches past 200 ms. A blocked main thread
+  // would hold it for the whole forward (seconds), so 2 s still tells the two apart.
+  assert.ok(roundTrip < 2000, 'the click took ' + roundTrip + ' ms from the test to its handler and back');
   assert.equal(await page.evaluate(() => window.mhaExplorer.ready), true);
   longTime = Date.now() - t0;
   console.log('the 1,000-token change took ' + longTime + ' ms');
