@@ -278,7 +278,7 @@ declare namespace createMhaModule {
   interface ModelInfo {
     /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Mistral, Qwen2, Qwen3), GPT-NeoX (gpt_neox: Pythia), GPT-Neo (gpt_neo: TinyStories), OPT (opt), Phi (phi), RoBERTa (roberta: RoBERTa, XLM-R), Gemma (gemma: Gemma, Gemma 2). */
     family: 'gpt2' | 'bert' | 'distilbert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'roberta' | 'gemma';
-    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3', 'mistral', 'phi', 'smollm3', 'roberta', 'xlm-roberta', 'gemma', 'gemma2'. */
+    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3', 'mistral', 'phi', 'smollm3', 'roberta', 'xlm-roberta', 'gemma', 'gemma2', 'gemma3_text'. */
     modelType: string;
     layers: number;
     heads: number;
@@ -290,7 +290,13 @@ declare namespace createMhaModule {
     rotaryDim: number;
     /** Each layer's window: a query sees itself and the window - 1 tokens before it (GPT-Neo's local layers); 0: every earlier key. */
     windows: number[];
-    /** Gemma 2: the scores are scaled by queryPreAttnScalar^-0.5; 0: by headDim^-0.5 (or as the family says). */
+    /** The rotary embedding's base θ (Gemma 3: of its full-attention layers); 0 without rotary embeddings. */
+    ropeTheta: number;
+    /** Gemma 3: the sliding layers' base θ (rope_parameters.sliding_attention); 0: ropeTheta on every layer. */
+    ropeLocalTheta: number;
+    /** rope_type 'linear' on the full layers (Gemma 3 4b and up): the angles divided by ropeFactor; 1: none. */
+    ropeFactor: number;
+    /** Gemma 2 and 3: the scores are scaled by queryPreAttnScalar^-0.5; 0: by headDim^-0.5 (or as the family says). */
     queryPreAttnScalar: number;
     /** Gemma 2: scores = tanh(scores / attnSoftcap) * attnSoftcap before the mask; 0: no cap. */
     attnSoftcap: number;

@@ -174,6 +174,9 @@ val model_info(const LoadedModel& m) {
   val windows = val::array();
   for (std::size_t w : c.windows) windows.call<void>("push", static_cast<double>(w));
   out.set("windows", windows);
+  out.set("ropeTheta", c.rotary_dim ? c.rope_theta : 0.0);
+  out.set("ropeLocalTheta", c.rope_local_theta);  // Gemma 3's sliding layers; 0: ropeTheta on every layer
+  out.set("ropeFactor", c.rope_factor);
   out.set("queryPreAttnScalar", c.query_pre_attn_scalar);  // Gemma 2's; 0: scores / sqrt(headDim)
   out.set("attnSoftcap", c.attn_softcap);
   out.set("finalSoftcap", c.final_softcap);

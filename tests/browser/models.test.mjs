@@ -65,6 +65,8 @@ const CASES = [
   'gemma-bf16',
   'gemma2',
   'gemma2-bf16',
+  'gemma3',
+  'gemma3-bf16',
   'roberta',
   'xlm-roberta',
   'minilm',

@@ -1,6 +1,6 @@
 """References of issue 41's methods on the tiny causal checkpoints (CASES: GPT-2, Llama, GPT-Neo, GPT-NeoX, OPT,
-Qwen3, Gemma 2), with bounds. Gemma 2 has no attribution (its norms on each sublayer's output leave no per-head terms
-that add up) and its lens leaves the logits' soft cap out, as accumulated_resid @ W_U does.
+Qwen3, Gemma 2, Gemma 3), with bounds. Gemma 2 and 3 have no attribution (their norms on each sublayer's output leave
+no per-head terms that add up) and Gemma 2's lens leaves the logits' soft cap out, as accumulated_resid @ W_U does.
 
   $(bash scripts/venv-models) tests/models/heads_reference.py --models build/models --out build/heads
 
@@ -55,7 +55,7 @@ torch.set_num_threads(1)
 f64 = torch.float64
 U = R.U
 
-CASES = ["gpt2", "llama", "tinystories", "pythia", "opt", "qwen3", "gemma2"]
+CASES = ["gpt2", "llama", "tinystories", "pythia", "opt", "qwen3", "gemma2", "gemma3"]
 # The patching pair of the tiny checkpoints: a clean text and the first as many tokens of another one (a one-token
 # swap moves a random model's logits by about the bounds of its float32 error, which would leave the normalised maps
 # unchecked: (patched - corrupted) / (clean - corrupted) divides by that move).
@@ -131,8 +131,12 @@ class Parts:
         if hasattr(sa, "q_norm"):  # Qwen3: RMSNorm of each head over head_dim, before RoPE
             q = self.norm(ch, sa.q_norm, q.view(T, self.H, self.hd)).reshape(T, -1)
             k = self.norm(ch, sa.k_norm, k.view(T, self.Hkv, self.hd)).reshape(T, -1)
-        table = R.rope_table(T, self.hd, self.rope_theta())
+        table = R.rope_table(T, self.hd, *self.rope(i))
         return ch.bound(R.apply_rope(ch, q, self.H, table), R.apply_rope(ch, k, self.Hkv, table), v)
+
+    def rope(self, i):
+        """Layer i's rope (base, linear factor)."""
+        return self.rope_theta(), 1.0
 
     def rope_theta(self):
         cfg = self.model.config  # transformers 5 keeps it in rope_parameters
@@ -382,7 +386,21 @@ class Gemma2Parts(Parts):
         return self.logits(x, cap=False)
 
 
-PARTS = {"gpt_neo": GptNeoParts, "opt": OptParts, "gpt_neox": GptNeoxParts, "gemma2": Gemma2Parts}
+class Gemma3Parts(Gemma2Parts):
+    """Gemma 3: Gemma 2's parts with (1 + w) q_norm and k_norm (Parts.qkv reads them through self.norm), a rope base
+    (and a linear factor) for each kind of layer, no soft caps unless the config sets them."""
+
+    def rope(self, i):
+        return R.layer_rope(self.model.config, i)
+
+
+PARTS = {
+    "gpt_neo": GptNeoParts,
+    "opt": OptParts,
+    "gpt_neox": GptNeoxParts,
+    "gemma2": Gemma2Parts,
+    "gemma3_text": Gemma3Parts,
+}
 
 
 def parts_of(model):

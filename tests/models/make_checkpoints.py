@@ -527,6 +527,22 @@ def gemma2_config(V, **kw):
     )
 
 
+def gemma3_config(V, **kw):
+    """gemma-3-270m's layout at 32 wide, two layers: layer 0 sliding (window 3) with the local rope base 1e4, layer 1
+    full with the global 1e6; (1 + w) q_norm and k_norm; query_pre_attn_scalar 24 (not head_dim 16); no soft caps."""
+    options = dict(
+        head_dim=16,
+        query_pre_attn_scalar=24,
+        sliding_window=3,
+        layer_types=["sliding_attention", "full_attention"],
+        bos_token_id=1,
+        eos_token_id=2,
+        pad_token_id=None,
+    )
+    options.update(kw)
+    return llama_style_config(transformers.Gemma3TextConfig, V, 32, 4, **options)
+
+
 def strip_prefix(prefix):
     return lambda sd, cfg: {k[len(prefix) :] if k.startswith(prefix) else k: v for k, v in sd.items()}
 
@@ -571,6 +587,7 @@ CLASSES = {
     "SmolLM3ForCausalLM": ("llama", "gpt2", 512),
     "GemmaForCausalLM": ("gemma", "sentencepiece", 640),
     "Gemma2ForCausalLM": ("gemma", "sentencepiece", 640),
+    "Gemma3ForCausalLM": ("gemma", "sentencepiece", 640),
     "RobertaForMaskedLM": ("roberta", "roberta", 512),
     "XLMRobertaForMaskedLM": ("roberta", "xlmr", 600),
 }
@@ -635,6 +652,20 @@ CASES = [
         {},
     ),
     ("gemma2-bf16", "Gemma2ForCausalLM", gemma2_config, "bfloat16", {}),
+    ("gemma3", "Gemma3ForCausalLM", gemma3_config, "float32", {}),
+    (
+        "gemma3-bf16",
+        "Gemma3ForCausalLM",
+        lambda V: gemma3_config(
+            V,
+            rope_parameters={
+                "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
+            },
+        ),
+        "bfloat16",
+        {},
+    ),
     ("roberta", "RobertaForMaskedLM", lambda V: roberta_config(transformers.RobertaConfig, V), "float32", MASKED),
     ("roberta-f16", "RobertaForMaskedLM", lambda V: roberta_config(transformers.RobertaConfig, V), "float16", MASKED),
     (
@@ -682,6 +713,9 @@ NOTES = {
     "post_feedforward), scores times 24^-0.5 and soft-capped at 0.5, layer 0 sliding (window 3), logits soft-capped "
     "at 1",
     "gemma2-bf16": "as gemma2 with Gemma2Config's soft caps (50, 30), in bfloat16",
+    "gemma3": "gemma-3-270m's layout: Gemma 2's four (1 + w) RMSNorms a layer, (1 + w) q_norm and k_norm over each "
+    "head, scores times 24^-0.5, layer 0 sliding (window 3, rope base 1e4), layer 1 full (rope base 1e6), no caps",
+    "gemma3-bf16": "as gemma3 with the full layer's rope linear, factor 8 (as gemma-3-4b's), in bfloat16",
     "roberta": "roberta-base's layout: roberta. prefix, positions from pad_token_id + 1 (a <pad> inside one text "
     "reads row 1), one token type, the MLM head lm_head.* tied to the word embeddings; byte-level BPE, <s> $A </s>",
     "roberta-f16": "as roberta, in float16",
@@ -726,15 +760,14 @@ def draw_weights(model, gen):
     which would hide a swap). Worst-case bounds grow about sqrt(D) per random matrix they cross, so a model whose
     every matrix has std 0.2 would have bounds as large as its values after two layers."""
     scale = math.sqrt(32 / model.config.hidden_size)
-    gemma = model.config.model_type in (
-        "gemma",
-        "gemma2",
-    )  # (1 + w) norms: w about 0; embeddings scaled by sqrt(D) after
+    gemma = model.config.model_type.startswith("gemma")  # (1 + w) norms: w about 0; embeddings scaled by sqrt(D) after
     with torch.no_grad():
         for name, p in model.named_parameters():
             leaf, lower = name.rsplit(".", 1)[-1], name.lower()
             draw = lambda std, shape=p.shape: std * torch.randn(shape, generator=gen, dtype=torch.float64)
-            sandwich = model.config.model_type == "gemma2" and ("post_attention" in lower or "post_feed" in lower)
+            sandwich = model.config.model_type in ("gemma2", "gemma3_text") and (
+                "post_attention" in lower or "post_feed" in lower
+            )
             if sandwich:  # Gemma 2 normalizes each sublayer's output: (1 + w) about 0.04 keeps it a modest change
                 p.copy_(-1 + 0.04 * (1 + draw(0.2)))  # (as o_proj's std 0.04 does elsewhere; at 1 the stream's
             elif "norm" in lower or "ln_" in lower:  # bounds would carry the sublayers' worst cases at full size)
@@ -766,6 +799,7 @@ def true_float64():
     forces float32)."""
     from transformers.models.gemma import modeling_gemma
     from transformers.models.gemma2 import modeling_gemma2
+    from transformers.models.gemma3 import modeling_gemma3
     from transformers.models.gpt_neo import modeling_gpt_neo
     from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
@@ -791,6 +825,14 @@ def true_float64():
         emb = torch.cat((freqs, freqs), dim=-1)
         return emb.cos().to(x.dtype), emb.sin().to(x.dtype)
 
+    def gemma3_rope_forward(self, x, position_ids, layer_type):  # a base (and a linear factor) per kind of layer
+        dim = getattr(self, layer_type + "_inv_freq").shape[0] * 2
+        base, factor = reference.rope_of(self.config, layer_type)
+        inv = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim)) / factor
+        freqs = position_ids.to(torch.float64)[:, :, None] * inv[None, None, :]
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos().to(x.dtype), emb.sin().to(x.dtype)
+
     softmax = torch.nn.functional.softmax
 
     def softmax_keep_f64(x, dim=None, _stacklevel=3, dtype=None):
@@ -806,9 +848,11 @@ def true_float64():
         (modeling_smollm3, "SmolLM3"),
         (modeling_gemma, "Gemma"),
         (modeling_gemma2, "Gemma2"),
+        (modeling_gemma3, "Gemma3"),
     ):
         rms = gemma_rms_forward if prefix.startswith("Gemma") else rms_forward
-        for cls, fn in ((prefix + "RMSNorm", rms), (prefix + "RotaryEmbedding", rope_forward)):
+        rope = gemma3_rope_forward if prefix == "Gemma3" else rope_forward
+        for cls, fn in ((prefix + "RMSNorm", rms), (prefix + "RotaryEmbedding", rope)):
             klass = getattr(mod, cls)
             saved.append((klass, "forward", klass.forward))
             klass.forward = fn
@@ -863,7 +907,7 @@ def out_projection(model, layer):
         return base.encoder.layer[layer].attention.output.dense
     if mt == "distilbert":
         return base.transformer.layer[layer].attention.out_lin
-    if mt in ("llama", "qwen2", "qwen3", "mistral", "smollm3", "gemma", "gemma2"):
+    if mt in ("llama", "qwen2", "qwen3", "mistral", "smollm3", "gemma", "gemma2", "gemma3_text"):
         return base.layers[layer].self_attn.o_proj
     if mt == "gpt_neox":
         return base.layers[layer].attention.dense

@@ -181,6 +181,20 @@ def rope_theta(cfg):
     return params["rope_theta"] if params else cfg.rope_theta
 
 
+def rope_of(cfg, layer_type):
+    """Gemma 3's (base, linear factor) of a kind of layer ("full_attention", "sliding_attention"): 5.x's
+    rope_parameters per layer type (rope_type "linear" divides inv_freq by its factor)."""
+    p = cfg.rope_parameters[layer_type]
+    return p["rope_theta"], p.get("factor", 1.0) if p.get("rope_type") == "linear" else 1.0
+
+
+def layer_rope(cfg, layer):
+    """(base, factor) of layer `layer`: Gemma 3's by its layer type, else the config's one base."""
+    if cfg.model_type == "gemma3_text":
+        return rope_of(cfg, cfg.layer_types[layer])
+    return rope_theta(cfg), 1.0
+
+
 def set_rope_theta(cfg, theta):
     params = getattr(cfg, "rope_parameters", None)
     if params:
@@ -189,11 +203,12 @@ def set_rope_theta(cfg, theta):
         cfg.rope_theta = theta
 
 
-def rope_table(T, dim, base):
-    """cos, sin [T, dim] (exact) and the error of the float32 table transformers builds."""
+def rope_table(T, dim, base, factor=1.0):
+    """cos, sin [T, dim] (exact) and the error of the float32 table transformers builds (factor: linear scaling,
+    inv_freq / factor, one more rounding)."""
     e = torch.arange(0, dim, 2, dtype=f64) / dim
-    inv = 1.0 / base**e
-    rho_inv = math.log(base) * e + FN + 1  # the rounded exponent through pow, pow itself, the reciprocal
+    inv = 1.0 / base**e / factor
+    rho_inv = math.log(base) * e + FN + 1 + (factor != 1.0)  # the rounded exponent through pow, pow, 1 /, / factor
     theta = torch.arange(T, dtype=f64)[:, None] * inv[None, :]
     E_theta = theta * (rho_inv + 1)
     theta, E_theta = torch.cat((theta, theta), -1), torch.cat((E_theta, E_theta), -1)
@@ -469,9 +484,8 @@ def llama(model, ids, heads_off):
     base, cfg = model.model, model.config
     T, H, Hkv = len(ids), cfg.num_attention_heads, cfg.num_key_value_heads
     hd = getattr(cfg, "head_dim", None) or cfg.hidden_size // H
-    table = rope_table(T, hd, rope_theta(cfg))
-    gemma = cfg.model_type in ("gemma", "gemma2")
-    sandwich = cfg.model_type == "gemma2"  # four norms a layer, scaling, soft caps
+    gemma = cfg.model_type in ("gemma", "gemma2", "gemma3_text")
+    sandwich = cfg.model_type in ("gemma2", "gemma3_text")  # four norms a layer, scaling, soft caps (Gemma 3: none)
     scaling = cfg.query_pre_attn_scalar**-0.5 if sandwich else None
     softcap = cfg.attn_logit_softcapping if sandwich else None
     if gemma:  # GemmaRMSNorm: (1 + w) rounded in float32 (one more u of |y|); embeddings times float32(sqrt D)
@@ -494,6 +508,7 @@ def llama(model, ids, heads_off):
             q = rms(ch, sa.q_norm, q.view(T, H, hd)).reshape(T, -1)
             k = rms(ch, sa.k_norm, k.view(T, Hkv, hd)).reshape(T, -1)
         if getattr(sa, "use_rope", True):
+            table = rope_table(T, hd, *layer_rope(cfg, i))
             q, k = apply_rope(ch, q, H, table), apply_rope(ch, k, Hkv, table)
         (q, Eq), (k, Ek), (v, Ev) = ch.bound(q, k, v)
         window = sliding_window(cfg, i)
@@ -616,6 +631,7 @@ FAMILIES = {
     "opt": opt,
     "gemma": llama,
     "gemma2": llama,
+    "gemma3_text": llama,
     "roberta": bert,
     "xlm-roberta": bert,
 }

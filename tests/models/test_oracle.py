@@ -248,6 +248,15 @@ def mutate(case, model64, kind):
         for layer in base.layers:
             layer.self_attn.sliding_window = None
         model64.config.layer_types = ["full_attention"] * len(base.layers)
+    elif kind == "Gemma 3's q_norm and k_norm as w, not 1 + w":
+        for layer in base.layers:
+            layer.self_attn.q_norm.weight.data -= 1
+            layer.self_attn.k_norm.weight.data -= 1
+    elif kind == "the sliding layer with the full layer's rope base":
+        params = model64.config.rope_parameters
+        params["sliding_attention"]["rope_theta"] = params["full_attention"]["rope_theta"]
+    elif kind == "the full layer's rope without its linear factor":
+        model64.config.rope_parameters["full_attention"]["rope_type"] = "default"
     elif kind == "RMSNorm eps 1e-6 instead of 1e-5":
         for m in model64.modules():
             if hasattr(m, "variance_epsilon"):
@@ -282,6 +291,10 @@ MISTAKES = [
     ("gemma2", "Gemma 2's post-sublayer norms left out"),
     ("gemma2", "the sliding layer full"),
     ("gemma2-bf16", "Gemma 2's post-sublayer norms left out"),
+    ("gemma3", "Gemma 3's q_norm and k_norm as w, not 1 + w"),
+    ("gemma3", "the sliding layer with the full layer's rope base"),
+    ("gemma3", "Gemma 2's post-sublayer norms left out"),
+    ("gemma3-bf16", "the full layer's rope without its linear factor"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

@@ -15,7 +15,7 @@ namespace {
 using mha::json::Value;
 
 const std::string kHeads = MHA_HEADS_FIXTURES;
-const char* const kCases[] = {"gpt2", "llama", "tinystories", "pythia", "opt", "qwen3", "gemma2"};
+const char* const kCases[] = {"gpt2", "llama", "tinystories", "pythia", "opt", "qwen3", "gemma2", "gemma3"};
 
 Value reference(const std::string& c) {
   return mha::json::parse(mha_test::read_text(kHeads + "/" + c + ".json"), c + ".json", std::size_t(1) << 26);
@@ -156,11 +156,13 @@ TEST_CASE("the key/value cache's logits equal the whole forward's at every posit
 }
 
 TEST_CASE(
-    "the key/value cache of local and sliding windows, Qwen3's q/k norms and Gemma 2: the oracle's logits, within its "
-    "bounds") {
+    "the key/value cache of local and sliding windows, Qwen3's q/k norms, Gemma 2 and Gemma 3: the oracle's logits, "
+    "within its bounds") {
   // tinystories: local windows of 5 keys, mistral of 4, qwen2-sliding-bf16 of 3 (layer 1), gemma2 of 3 (layer 0,
-  // with Gemma 2's scaling, soft caps and sandwich norms), texts longer than that
-  for (const char* c : {"tinystories", "qwen3", "mistral", "qwen2-sliding-bf16", "gemma2", "gemma2-bf16"}) {
+  // with Gemma 2's scaling, soft caps and sandwich norms), gemma3 (its (1 + w) q/k norms, a rope base per kind of
+  // layer; -bf16: the full layer's linear factor), texts longer than that
+  for (const char* c :
+       {"tinystories", "qwen3", "mistral", "qwen2-sliding-bf16", "gemma2", "gemma2-bf16", "gemma3", "gemma3-bf16"}) {
     const std::string dir = mha_test::kModelFixtures + "/" + c;
     Loaded m(dir);
     for (int k = 0; k < 3; ++k) {

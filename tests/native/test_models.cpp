@@ -393,6 +393,61 @@ TEST_CASE("Gemma 2's config: soft caps 50 and 30, query_pre_attn_scalar 256, the
         }).find("one string per layer") != std::string::npos);
 }
 
+TEST_CASE(
+    "Gemma 3's config: every sixth layer full, a rope base for each kind of layer, linear on the full ones, "
+    "no caps",
+    "[models][config]") {
+  const std::string gemma3 =
+      R"({"model_type": "gemma3_text", "hidden_size": 64, "num_hidden_layers": 7, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 50)";
+  const CheckpointConfig c = parse_checkpoint_config(gemma3 + "}");
+  CHECK(c.family == Family::Gemma);
+  CHECK(c.head_dim == 256);
+  CHECK(c.attn_softcap == 0.0);
+  CHECK(c.final_softcap == 0.0);
+  CHECK(c.query_pre_attn_scalar == 256.0);
+  CHECK(c.max_positions == 131072);
+  CHECK(c.windows == std::vector<std::size_t>{4096, 4096, 4096, 4096, 4096, 0, 4096});  // full if (i + 1) % 6 == 0
+  CHECK(c.rope_theta == 1e6);
+  CHECK(c.rope_local_theta == 1e4);
+  CHECK(c.rope_factor == 1.0);
+  // 4.x's keys (gemma-3-1b's config.json; 4b's rope_scaling) and a pattern of 2
+  const CheckpointConfig legacy = parse_checkpoint_config(
+      gemma3 + R"(, "rope_theta": 2e6, "rope_local_base_freq": 2e4, "sliding_window_pattern": 2, "sliding_window": 9,
+      "rope_scaling": {"rope_type": "linear", "factor": 8.0}})");
+  CHECK(legacy.windows == std::vector<std::size_t>{9, 0, 9, 0, 9, 0, 9});
+  CHECK(legacy.rope_theta == 2e6);
+  CHECK(legacy.rope_local_theta == 2e4);
+  CHECK(legacy.rope_factor == 8.0);
+  // 5.x's rope_parameters per layer type
+  const CheckpointConfig v5 = parse_checkpoint_config(gemma3 + R"(, "rope_parameters": {
+      "full_attention": {"rope_type": "linear", "factor": 4.0, "rope_theta": 3e6},
+      "sliding_attention": {"rope_type": "default", "rope_theta": 3e4}}})");
+  CHECK(v5.rope_theta == 3e6);
+  CHECK(v5.rope_local_theta == 3e4);
+  CHECK(v5.rope_factor == 4.0);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(
+              gemma3 + R"(, "rope_parameters": {"sliding_attention": {"rope_type": "linear", "factor": 2}}})");
+        }).find("rope_parameters.sliding_attention.rope_type = 'linear'") != std::string::npos);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(gemma3 + R"(, "rope_parameters": {"full_attention": {"rope_type": "yarn"}}})");
+        }).find("'yarn'") != std::string::npos);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(gemma3 +
+                                  R"(, "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 0}}})");
+        }).find("factor") != std::string::npos);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(gemma3 + R"(, "rope_parameters": {"rope_type": "default"}})");
+        }).find("rope_parameters.rope_type") != std::string::npos);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(gemma3 + R"(, "use_bidirectional_attention": true})");
+        }).find("use_bidirectional_attention") != std::string::npos);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(R"({"model_type": "gemma3", "text_config": {}})");
+        }).find("gemma3_text") != std::string::npos);
+}
+
 TEST_CASE("Phi's config: partial rotary 0.5 unless set, the parallel residual, hostile values named",
           "[models][config]") {
   const std::string phi =

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { buildName, HEAP_SLACK, heapUsed, load, MODELS_DIR, rejects, testedBuilds } from './fixtures/reference.mjs';
 
 const HEADS_DIR = fileURLToPath(new URL('../../build/heads/', import.meta.url));
-const CASES = ['gpt2', 'llama', 'tinystories', 'pythia', 'opt', 'qwen3', 'gemma2'];
+const CASES = ['gpt2', 'llama', 'tinystories', 'pythia', 'opt', 'qwen3', 'gemma2', 'gemma3'];
 
 function reference(name) {
   const path = join(HEADS_DIR, `${name}.json`);

@@ -73,6 +73,7 @@ const CASES = [
   { name: 'smollm3', text: SENTENCE },
   { name: 'gemma', text: SENTENCE, snippet: true },
   { name: 'gemma2', text: SENTENCE, snippet: true },
+  { name: 'gemma3', text: SENTENCE, snippet: true },
   { name: 'roberta', text: MASKED.replace('[MASK]', '<mask>'), snippet: true },
 ];
 const QUERY = 8,

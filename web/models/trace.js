@@ -53,7 +53,7 @@ export const FAMILIES = {
     norm: 'LayerNorm',
   },
   llama: LLAMA,
-  // Llama's layer, GemmaRMSNorm, GeGLU; Gemma 2's layers (a trace with post_norm steps) norm four times
+  // Llama's layer, GemmaRMSNorm, GeGLU; Gemma 2's and 3's layers (a trace with post_norm steps) norm four times
   gemma: {
     ...LLAMA,
     norm: 'RMSNorm (1 + weight)',
@@ -161,7 +161,7 @@ export function layerTrace(trace, layer, info, T) {
     residuals: 0,
   };
   const steps = trace.filter((s) => s.layer === layer);
-  c.sandwich = steps.some((s) => s.op === 'post_norm'); // Gemma 2
+  c.sandwich = steps.some((s) => s.op === 'post_norm'); // Gemma 2 and 3
   c.parallel = steps.filter((s) => s.op === 'residual').length === 1; // GPT-NeoX's use_parallel_residual
   c.post = steps.length > 0 && steps[0].op !== 'norm'; // post-norm: BERT, DistilBERT, OPT's do_layer_norm_before false
   return steps.map((s) => {
@@ -217,6 +217,21 @@ function norm(c) {
 
 // Rotary embeddings on part of each head (GPT-NeoX's rotary_pct).
 const partial = (c) => c.rot > 0 && c.rot < c.d;
+// Gemma 3: a rope base for its sliding layers and one for its full layers (these divided by a linear factor).
+function ropeBase(c) {
+  const local = c.info.ropeLocalTheta,
+    factor = c.info.ropeFactor || 1;
+  if (!local) return '';
+  const fmt = (x) => x.toLocaleString('en-US');
+  return c.window
+    ? '; a sliding layer: base θ = ' + fmt(local) + ' (the full layers: ' + fmt(c.info.ropeTheta) + ')'
+    : '; a full layer: base θ = ' +
+        fmt(c.info.ropeTheta) +
+        (factor !== 1 ? ', the angles divided by ' + factor + ' (linear scaling)' : '') +
+        ' (the sliding layers: ' +
+        fmt(local) +
+        ')';
+}
 
 // Each step's words by its op: (c: layerTrace's context, s: the step) → {label, expr, description}.
 const WORDS = {
@@ -235,9 +250,9 @@ const WORDS = {
   key_heads: (c) => splitHeads(c, 'k', c.KV),
   value_heads: (c) => splitHeads(c, 'v', c.KV),
   query_norm: (c) => ({
-    label: 'RMSNorm of each query head',
+    label: c.f.norm + ' of each query head',
     expr: 'q = ' + c.L + '.self_attn.q_norm(q)',
-    description: "Qwen3: each head's " + c.d + ' query features normalized (one weight of ' + c.d + ' for every head)',
+    description: "Each head's " + c.d + ' query features normalized (one weight of ' + c.d + ' for every head)',
   }),
   key_norm: (c) => ({
     label: 'RMSNorm of each key head',
@@ -253,7 +268,8 @@ const WORDS = {
       'Rotary position embedding: each pair of features (its two halves) turned by an angle that grows with the position' +
       (partial(c)
         ? '; partial rotary: only the first ' + c.rot + ' of the ' + c.d + ' features turn, the rest pass'
-        : ''),
+        : '') +
+      ropeBase(c),
   }),
   rope_key: () => ({
     label: 'RoPE on the keys',
@@ -348,7 +364,7 @@ const WORDS = {
     return {
       label: c.f.norm + ' of the ' + where + "'s output",
       expr: out + ' = ' + c.L + '.' + c.f.postNorms[c.postNorms++ % 2] + '(' + out + ')',
-      description: 'Gemma 2 normalizes what the sublayer adds before the residual add (a norm on both sides)',
+      description: 'Gemma 2 and 3 normalize what the sublayer adds before the residual add (a norm on both sides)',
     };
   },
   mlp: (c) => ({

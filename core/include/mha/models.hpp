@@ -51,7 +51,8 @@ class Network;
 // Phi: phi-1_5, phi-2 ("phi"); SmolLM3 ("smollm3") is Llama with layers without rotary embeddings; RoBERTa:
 // roberta-base, xlm-roberta-base ("roberta", "xlm-roberta"), BERT with positions after padding_idx and lm_head;
 // Gemma: gemma-2b, gemma-7b ("gemma"), Llama with (1 + w) RMSNorm, scaled embeddings and GeGLU; Gemma 2 ("gemma2")
-// with sandwich norms, soft caps and alternating sliding layers
+// with sandwich norms, soft caps and alternating sliding layers; Gemma 3's text models ("gemma3_text": gemma-3-270m,
+// gemma-3-1b) with Gemma 2's layer, (1 + w) query and key norms and a rope base for each kind of layer
 enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, GPTNeoX, GPTNeo, OPT, Phi, RoBERTa, Gemma, COUNT };
 const char* family_name(Family family);
 
@@ -62,13 +63,16 @@ struct CheckpointConfig {
   Family family = Family::GPT2;
   std::string model_type;  // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2", "gpt_neox",
                            // "gpt_neo", "opt", "qwen3", "mistral", "phi", "smollm3", "roberta", "xlm-roberta",
-                           // "gemma", "gemma2"
+                           // "gemma", "gemma2", "gemma3_text"
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, d_ff = 0;
   std::size_t vocab = 0, max_positions = 0, type_vocab = 0;  // max_positions: the tokens a forward may hold
   // RoBERTa: positions count from padding_idx + 1 over the tokens that are not padding_idx (those read row
   // padding_idx), so the table holds max_positions + padding_idx + 1 rows; -1: positions from 0
   std::int64_t padding_idx = -1;
   double norm_eps = 0.0, rope_theta = 0.0;
+  // Gemma 3: the rope base of the sliding layers (rope_parameters.sliding_attention; 0: rope_theta, which is then
+  // the full layers'), and the full layers' linear factor (rope_type "linear": inv_freq / factor; 1: none)
+  double rope_local_theta = 0.0, rope_factor = 1.0;
   std::string activation;  // "gelu_new", "gelu", "silu", ...
   bool causal = false;
   bool tie_word_embeddings = true;

@@ -60,7 +60,7 @@ void layer_row(const analysis::StackView& view, std::size_t l, float* x, std::si
   if (at.q_norm.weight) blocks::normalize_heads(at.q_norm, q.data(), 1, H, hd, hd, H * hd);
   if (at.k_norm.weight) blocks::normalize_heads(at.k_norm, &keys[t * KD], 1, at.kv_heads, hd, hd, KD);
   if (at.rotary_dim) {  // the table at position t only
-    const blocks::Rope row = blocks::rope_table(1, at.rotary_dim, at.rope_theta, t);
+    const blocks::Rope row = blocks::rope_table(1, at.rotary_dim, at.rope_theta, t, at.rope_factor);
     blocks::apply_rope(row, q.data(), 1, H, hd, H * hd);
     blocks::apply_rope(row, &keys[t * KD], 1, at.kv_heads, hd, KD);
   }

@@ -100,7 +100,7 @@ void attention_context(const Attention& a, const float* x, std::size_t T, const 
   if (a.q_norm.weight) normalize_heads(a.q_norm, p.q, T, H, hd, p.hs, p.ldq);
   if (a.k_norm.weight) normalize_heads(a.k_norm, p.k, T, a.kv_heads, hd, p.hs, p.ldkv);
   if (a.rotary_dim) {
-    const Rope own = rope ? Rope{} : rope_table(T, a.rotary_dim, a.rope_theta);
+    const Rope own = rope ? Rope{} : rope_table(T, a.rotary_dim, a.rope_theta, 0, a.rope_factor);
     const Rope& table = rope ? *rope : own;
     apply_rope(table, p.q, T, H, p.hs, p.ldq);
     apply_rope(table, p.k, T, a.kv_heads, p.hs, p.ldkv);

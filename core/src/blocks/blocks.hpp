@@ -81,11 +81,12 @@ void activate(Activation act, float* x, std::size_t n);
 // cos and sin [T, dim] of transformers' default rope over `dim` rotary features (head_dim, or GPT-NeoX's
 // and Phi's partial rotary_ndims): inv_freq[i] = 1 / θ^(2i/dim) and freqs = position · inv_freq built in
 // float32, emb = cat(freqs, freqs); positions start, start + 1, ... (a forward from the first token: 0).
+// linear_factor: rope_type "linear" (Gemma 3's full layers on 4b and up), inv_freq /= factor in float32.
 struct Rope {
   std::size_t dim = 0;
   std::vector<float> cos, sin;
 };
-Rope rope_table(std::size_t T, std::size_t dim, double theta, std::size_t start = 0);
+Rope rope_table(std::size_t T, std::size_t dim, double theta, std::size_t start = 0, double linear_factor = 1.0);
 // In place on x[T, heads · head_dim] (row stride ld), the first rope.dim features of each head:
 // x·cos + rotate_half(x)·sin with rotate_half(x) = cat(-x[half:], x[:half]) (halves, not interleaved
 // pairs); the features past rope.dim pass unchanged (apply_rotary_pos_emb on query[..., :rotary_ndims]).
@@ -119,6 +120,7 @@ struct Attention {
   bool scale_query = false;    // DistilBERT: q / √head_dim before the product; else the scores
   std::size_t rotary_dim = 0;  // rotary embeddings on the first rotary_dim features of q's and k's heads (0: none)
   double rope_theta = 0.0;     // their base θ
+  double rope_factor = 1.0;    // rope_type "linear": inv_freq / rope_factor (1: the default rope)
   std::size_t window = 0;      // query i sees keys j > i - window only (GPT-Neo's local layers); 0: every key
   Norm q_norm, k_norm;         // Qwen3: each query and key head normalized over head_dim before RoPE (weight set)
   float scaling = 0.0f;        // Gemma 2: scores times this (query_pre_attn_scalar^-0.5); 0: as `scale` says
@@ -136,7 +138,7 @@ void normalize_heads(const Norm& norm, float* x, std::size_t T, std::size_t head
 // the causal mask (and the window's) at finfo(float32).min, softmax in float32, · v, heads switched off
 // (head_off[h]: their output zeroed before the output projection), merge, output projection.
 // probs[H, T, T] receives the softmax, as output_attentions returns it. rope: the table of the T
-// positions when block.rotary_dim (nullptr: rope_table(T, rotary_dim, rope_theta), positions 0..T-1).
+// positions when block.rotary_dim (nullptr: rope_table(T, rotary_dim, rope_theta, 0, rope_factor), positions 0..T-1).
 void attention(const Attention& block, const float* x, std::size_t T, const std::vector<bool>& head_off, float* probs,
                float* y, const Rope* rope = nullptr);
 
@@ -162,7 +164,7 @@ enum class Residual : std::uint8_t {
 // One transformer layer of any family: the family binds the pieces (core/src/models/*.cpp fill in
 // Layers, models/network.hpp's Stack runs them in order), the layer says how they meet. Code that runs
 // a layer on other positions (a key/value cache) passes attention()/layer() a rope table made with
-// rope_table(T, attn.rotary_dim, attn.rope_theta, start).
+// rope_table(T, attn.rotary_dim, attn.rope_theta, start, attn.rope_factor).
 struct Layer {
   Residual residual = Residual::PreNorm;
   Norm norm_1, norm_2;  // see Residual; a Parallel layer without norm_2.weight feeds norm_1(h) to the MLP too

@@ -9,10 +9,12 @@ namespace mha::blocks {
 // compute_default_rope_parameters: inv_freq = 1.0 / (base ** (arange(0, dim, 2).float() / dim)),
 // all float32 (base a Python float, so a float32 power); then freqs = inv_freq ⊗ positions in
 // float32, emb = cat(freqs, freqs), cos and sin of the float32 angles.
-Rope rope_table(std::size_t T, std::size_t dim, double theta, std::size_t start) {
+Rope rope_table(std::size_t T, std::size_t dim, double theta, std::size_t start, double linear_factor) {
   const std::size_t half = dim / 2;
   std::vector<float> inv_freq(half);
   for (std::size_t i = 0; i < half; ++i) inv_freq[i] = 1.0f / std::pow(float(theta), float(2 * i) / float(dim));
+  if (linear_factor != 1.0)  // _compute_linear_scaling_rope_parameters: inv_freq /= factor (a float32 tensor's div)
+    for (float& f : inv_freq) f /= float(linear_factor);
   Rope rope{dim, std::vector<float>(T * dim), std::vector<float>(T * dim)};
   for (std::size_t t = 0; t < T; ++t)
     for (std::size_t i = 0; i < dim; ++i) {

@@ -22,6 +22,11 @@ constexpr std::size_t kAlign = 16;
 // Skipped bytes a read may cover between two kept tensors rather than starting a new read.
 constexpr std::uint64_t kMaxGap = 64 << 10;
 
+}  // namespace
+
+// (Named, not anonymous: CheckpointLoader::Impl holds them, and under the unity build this file is an include.)
+namespace checkpoint_detail {
+
 struct KeptTensor {
   std::string name;
   DType dtype = DType::F32;
@@ -31,6 +36,12 @@ struct KeptTensor {
   std::size_t bytes = 0;
   std::size_t at = 0;  // in the storage block
 };
+
+}  // namespace checkpoint_detail
+
+namespace {
+
+using checkpoint_detail::KeptTensor;
 
 bool stored_dtype(const std::string& name, DType& out) {
   for (std::size_t d = 0; d < static_cast<std::size_t>(DType::COUNT); ++d) {

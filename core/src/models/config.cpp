@@ -22,7 +22,7 @@ struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 16> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 17> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"bert", Family::BERT},
                                                  {"distilbert", Family::DistilBERT},
                                                  {"llama", Family::Llama},
@@ -37,7 +37,8 @@ constexpr std::array<ModelType, 16> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"roberta", Family::RoBERTa},
                                                  {"xlm-roberta", Family::RoBERTa},
                                                  {"gemma", Family::Gemma},
-                                                 {"gemma2", Family::Gemma}}};
+                                                 {"gemma2", Family::Gemma},
+                                                 {"gemma3_text", Family::Gemma}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -49,7 +50,7 @@ std::string supported() {
          " with absolute position embeddings (GPT-2, BERT, "
          "DistilBERT, RoBERTa) or default rotary embeddings (rope_type 'default', on all or the first part of each "
          "head), full causal or bidirectional "
-         "self-attention (with GPT-Neo's local layers and the sliding windows of Mistral, Qwen2, Qwen3, SmolLM3 and Gemma 2; no ALiBi, "
+         "self-attention (with GPT-Neo's local layers and the sliding windows of Mistral, Qwen2, Qwen3, SmolLM3, Gemma 2 and Gemma 3; no ALiBi, "
          "no "
          "cross-attention), activations " +
          blocks::activation_names() + ".";
@@ -308,21 +309,63 @@ void read_llama(const Json& c, CheckpointConfig& m) {
   refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
 }
 
-// A soft cap: a positive number, or null (none: 0).
+// A soft cap: a positive number, or null (none: 0); fallback when the key is absent.
 double softcap(const Json& c, const char* key, double fallback) {
   const Json* v = c.find(key);
   if (v && v->kind == Json::Null) return 0.0;
+  if (!v) return fallback;
   const double cap = number(c, key, fallback);
   if (!(cap > 0.0 && std::isfinite(cap)))
     throw Error("config.json: '" + std::string(key) + "' must be a positive number or null, got " + v->text);
   return cap;
 }
 
-// Gemma 2: Gemma2Config's keys and defaults (hidden_activation gelu_pytorch_tanh, head_dim 256, query_pre_attn_scalar
-// 256, soft caps 50 on the scores and 30 on the logits, sliding_window 4096 on the layers layer_types names, by
-// default the even ones).
+// One kind of layer's rope parameters (an object {"rope_type", "rope_theta", "factor"?}) over theta and, where
+// linear scaling is computed (factor not null), its factor.
+void read_rope_kind(const Json* p, const std::string& name, double& theta, double* factor) {
+  if (!p) return;
+  if (p->kind != Json::Object) throw Error("config.json: '" + name + "' must be an object");
+  const std::string type = text(*p, "rope_type", text(*p, "type", "default"));
+  theta = number(*p, "rope_theta", theta);
+  refuse_if(number(*p, "partial_rotary_factor", 1.0) != 1.0, name + ".partial_rotary_factor other than 1");
+  if (type == "linear" && factor) {
+    *factor = number(*p, "factor", 0.0);
+    if (!(*factor >= 1.0 && std::isfinite(*factor)))
+      throw Error("config.json: '" + name + ".factor' must be a number >= 1 (linear rope scaling)");
+    return;
+  }
+  refuse_if(type != "default", name + ".rope_type = '" + type + "' (the default rope, and linear on the full layers)");
+}
+
+// Gemma 3's rotary embeddings as Gemma3TextConfig.convert_rope_params_to_dict reads them: 5.x's rope_parameters
+// {"full_attention": {...}, "sliding_attention": {...}}, 4.x's rope_theta (the full layers', 1e6 by default) and
+// rope_local_base_freq (the sliding layers', 1e4), and rope_scaling, which updates the full layers' (4b and up:
+// linear, factor 8).
+void read_gemma3_rope(const Json& c, CheckpointConfig& m) {
+  double full = number(c, "rope_theta", 1e6), local = number(c, "rope_local_base_freq", 1e4);
+  if (const Json* p = member(c, "rope_parameters")) {
+    if (p->kind != Json::Object) throw Error("config.json: 'rope_parameters' must be an object");
+    for (const auto& [key, value] : p->members)
+      refuse_if(key != "full_attention" && key != "sliding_attention",
+                "rope_parameters." + key + " (Gemma 3 reads full_attention and sliding_attention)");
+    read_rope_kind(member(*p, "full_attention"), "rope_parameters.full_attention", full, &m.rope_factor);
+    read_rope_kind(member(*p, "sliding_attention"), "rope_parameters.sliding_attention", local, nullptr);
+  }
+  read_rope_kind(member(c, "rope_scaling"), "rope_scaling", full, &m.rope_factor);
+  if (!(full > 0.0 && std::isfinite(full)) || !(local > 0.0 && std::isfinite(local)))
+    throw Error("config.json: Gemma 3's rope_theta (full and sliding layers) must be positive numbers");
+  m.rope_theta = full;
+  m.rope_local_theta = local;
+  m.rotary_dim = m.head_dim;
+}
+
+// Gemma 2 and Gemma 3: Gemma2Config's and Gemma3TextConfig's keys and defaults (hidden_activation gelu_pytorch_tanh,
+// head_dim 256, query_pre_attn_scalar 256, sliding_window 4096 on the layers layer_types names; Gemma 2: soft caps
+// 50 on the scores and 30 on the logits, the even layers sliding by default; Gemma 3: no caps, the layers sliding
+// but every sliding_window_pattern-th (6), and a rope base for each kind of layer).
 void read_gemma2(const Json& c, CheckpointConfig& m) {
-  read_sizes(c, m, 8192);
+  const bool gemma3 = m.model_type == "gemma3_text";
+  read_sizes(c, m, gemma3 ? 131072 : 8192);
   m.head_dim = count(c, {"head_dim"}, 256);
   m.norm_eps = number(c, "rms_norm_eps", 1e-6);
   m.activation = text(c, "hidden_activation", "gelu_pytorch_tanh");
@@ -331,8 +374,9 @@ void read_gemma2(const Json& c, CheckpointConfig& m) {
   m.query_pre_attn_scalar = number(c, "query_pre_attn_scalar", 256.0);
   if (!(m.query_pre_attn_scalar > 0.0 && std::isfinite(m.query_pre_attn_scalar)))
     throw Error("config.json: 'query_pre_attn_scalar' must be a positive number");
-  m.attn_softcap = softcap(c, "attn_logit_softcapping", 50.0);
-  m.final_softcap = softcap(c, "final_logit_softcapping", 30.0);
+  m.attn_softcap = softcap(c, "attn_logit_softcapping", gemma3 ? 0.0 : 50.0);
+  m.final_softcap = softcap(c, "final_logit_softcapping", gemma3 ? 0.0 : 30.0);
+  const std::size_t pattern = gemma3 ? count(c, {"sliding_window_pattern"}, 6) : 2;
   const Json* key = c.find("sliding_window");
   const std::size_t window = !key ? 4096 : key->kind == Json::Null ? 0 : count(c, {"sliding_window"});
   m.windows.assign(m.layers, 0);
@@ -341,8 +385,9 @@ void read_gemma2(const Json& c, CheckpointConfig& m) {
     throw Error("config.json: 'layer_types' must be a list of one string per layer (" + std::to_string(m.layers) +
                 " layers)");
   for (std::size_t l = 0; l < m.layers; ++l) {
+    const bool sliding_by_default = gemma3 ? (l + 1) % pattern != 0 : l % 2 == 0;
     const std::string t = types ? (types->items[l].kind == Json::String ? types->items[l].text : "?")
-                                : (l % 2 == 0 ? "sliding_attention" : "full_attention");
+                                : (sliding_by_default ? "sliding_attention" : "full_attention");
     refuse_if(t != "sliding_attention" && t != "full_attention",
               "layer_types entry '" + t + "' (full_attention and sliding_attention are computed)");
     if (t == "sliding_attention" && !window)
@@ -350,6 +395,7 @@ void read_gemma2(const Json& c, CheckpointConfig& m) {
                   " 'sliding_attention' but sliding_window is null");
     m.windows[l] = t == "sliding_attention" ? window : 0;
   }
+  if (gemma3) return read_gemma3_rope(c, m);
   read_rope(c, m, "rope_theta", "partial_rotary_factor", 1.0);
   refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
 }
@@ -358,7 +404,7 @@ void read_gemma2(const Json& c, CheckpointConfig& m) {
 // positions); hidden_act "gelu" read as gelu_pytorch_tanh, as GemmaConfig.__post_init__ rewrites it (4.x's
 // hidden_activation is gone in 5.x).
 void read_gemma(const Json& c, CheckpointConfig& m) {
-  if (m.model_type == "gemma2") return read_gemma2(c, m);
+  if (m.model_type != "gemma") return read_gemma2(c, m);
   read_sizes(c, m, 8192);
   m.head_dim = count(c, {"head_dim"}, 256);
   m.norm_eps = number(c, "rms_norm_eps", 1e-6);
@@ -486,6 +532,9 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
   const ModelType* type = nullptr;
   for (const ModelType& t : kModelTypes)
     if (m.model_type == t.name) type = &t;
+  refuse_if(m.model_type == "gemma3",
+            "model_type 'gemma3' (Gemma 3's image-text checkpoints, 4b and up; its text models gemma-3-270m and "
+            "gemma-3-1b, model_type 'gemma3_text', are computed)");
   if (!type) refuse("model_type '" + m.model_type + "'");
   m.family = type->family;
   const bool untied = (m.family == Family::Llama && m.model_type != "smollm3") || m.family == Family::GPTNeoX ||

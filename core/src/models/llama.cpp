@@ -4,7 +4,8 @@
 // (float32 variance), rotary embeddings as rotate_half with the config's rope_theta, grouped-query attention
 // (repeat_kv), each layer's sliding window if any (query i sees keys i - sliding_window < j <= i), the SwiGLU MLP, a
 // final norm, and the LM head tied to embed_tokens or its own lm_head.weight. Gemma (gemma.cpp) is this decoder with
-// its own norms and embedding scale, Gemma 2 with its sandwich norms, scaling and soft caps too.
+// its own norms and embedding scale, Gemma 2 with its sandwich norms, scaling and soft caps too, Gemma 3 with (1 + w)
+// query and key norms and a rope base for its sliding layers and one for its full ones.
 #include <cmath>
 
 #include "models/network.hpp"
@@ -32,13 +33,15 @@ class Llama final : public TokenEmbeddings {
       layer.attn.scaling = c_.query_pre_attn_scalar > 0 ? float(1.0 / std::sqrt(c_.query_pre_attn_scalar)) : 0.0f;
       layer.attn.softcap = float(c_.attn_softcap);
       layer.attn.rotary_dim = !c_.no_rope.empty() && c_.no_rope.at(l) ? 0 : hd;
-      layer.attn.rope_theta = c_.rope_theta;
+      const bool local = c_.windows.at(l) && c_.rope_local_theta > 0.0;  // Gemma 3: a base for each kind of layer
+      layer.attn.rope_theta = local ? c_.rope_local_theta : c_.rope_theta;
+      layer.attn.rope_factor = local ? 1.0 : c_.rope_factor;
       layer.attn.window = c_.windows.at(l);
       layer.attn.q = b.linear(p + "self_attn.q_proj", D, Dq, c_.attention_bias);
       layer.attn.k = b.linear(p + "self_attn.k_proj", D, Dkv, c_.attention_bias);
       layer.attn.v = b.linear(p + "self_attn.v_proj", D, Dkv, c_.attention_bias);
       layer.attn.o = b.linear(p + "self_attn.o_proj", Dq, D, o_bias);
-      if (c_.model_type == "qwen3") {  // q_norm / k_norm: RMSNorm over each head's head_dim features
+      if (c_.model_type == "qwen3" || c_.model_type == "gemma3_text") {  // q_norm / k_norm over each head's features
         layer.attn.q_norm = b.norm(p + "self_attn.q_norm", hd, eps, rms);
         layer.attn.k_norm = b.norm(p + "self_attn.k_norm", hd, eps, rms);
       }

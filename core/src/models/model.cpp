@@ -56,6 +56,11 @@ std::size_t first_layer_off(const std::vector<std::vector<bool>>& off) {
   return off.size();
 }
 
+}  // namespace
+
+// (Named, not anonymous: Model::Impl holds one, and under the unity build this file is an include.)
+namespace model_detail {
+
 // The full model's (no head off) hidden state entering each layer l, and leaving the last at
 // l = L, for `ids`: states[l] [T, D] holds it for l < known.
 struct ActivationCache {
@@ -83,13 +88,13 @@ struct ActivationCache {
   const float* at(std::size_t l) const { return states.data() + l * stride; }
 };
 
-}  // namespace
+}  // namespace model_detail
 
 struct Model::Impl {
   CheckpointConfig config;
   std::shared_ptr<const Weights> weights;
   std::unique_ptr<models::Network> network;
-  ActivationCache cache;
+  model_detail::ActivationCache cache;
 
   // h[T, D] = the state entering layer `stop` (stop = L: leaving the last, before the final norm) with heads `off`
   // switched off; probs(l) [H, T, T] receives layer l's softmax. Starts at the highest layer <= the first head off
