@@ -20,7 +20,7 @@ For each case (a folder make_checkpoints.py wrote with save_pretrained) DIR/<cas
   sampled    generate(do_sample=True) under torch.manual_seed(s): the drawn ids, and whether each draw is clear
              of the float32 bounds (its winner's p/q beats the runner-up's by more than their error)
 
-For the encoders with an MLM head (MLM_CASES: BERT, DistilBERT) DIR/<case>.json holds their lens alone: text and ids
+For the encoders with an MLM head (MLM_CASES: BERT, DistilBERT, ModernBERT) DIR/<case>.json holds their lens alone: text and ids
 (MLM_TEXT), lens [L + 1][T][V]: the MLM head on each hidden state, against transformers' own float64 forward (mlm_lens).
 
 The values are float64 computations written from the rules, checked here against TransformerLens 4.3's
@@ -895,26 +895,37 @@ def make_case(path, case):
 
 
 # ---- an encoder's lens through its MLM head (TransformerLens has no MLM lens: transformers is the oracle) --------
-MLM_CASES = ["bert", "distilbert"]
+MLM_CASES = ["bert", "distilbert", "modernbert"]
 MLM_TEXT = "The chicken didn't cross the [MASK] because it was too wide."
 
 
 def encoder_layers(model):
-    """(the module holding the layer list, its attribute name) of BERT / DistilBERT."""
+    """(the module holding the layer list, its attribute name) of BERT / DistilBERT / ModernBERT."""
     base = getattr(model, model.base_model_prefix)
-    return (base.encoder, "layer") if model.config.model_type == "bert" else (base.transformer, "layer")
+    mt = model.config.model_type
+    return (
+        (base.encoder, "layer")
+        if mt == "bert"
+        else (base, "layers")
+        if mt == "modernbert"
+        else (base.transformer, "layer")
+    )
 
 
 def mlm_head(model):
     """h[T, D] -> logits[T, V] as transformers' masked-LM head computes them."""
     if model.config.model_type == "bert":
         return model.cls
+    if model.config.model_type == "modernbert":  # pre-norm: final_norm first (below)
+        return lambda h: model.decoder(model.head(h))
     return lambda h: model.vocab_projector(model.vocab_layer_norm(model.activation(model.vocab_transform(h))))
 
 
 def mlm_lens(path, case):
     """lens[l] = the MLM head on hidden_states[l] (l = 0: the embeddings after their LayerNorm; a post-norm layer's
-    output is normed already, so there is no final norm to apply), from transformers' float64 forward; the bound of
+    output is normed already, so there is no final norm to apply; ModernBERT's pre-norm stream goes through
+    final_norm first, except the last hidden state, which transformers gives normed), from transformers' float64
+    forward; the bound of
     row l is reference.py's running error analysis of the first l layers and the head (its own float64 value is held
     to transformers' within that bound first)."""
     tok = AutoTokenizer.from_pretrained(path)
@@ -925,7 +936,9 @@ def mlm_lens(path, case):
     layers = getattr(holder, name)
     with torch.no_grad():
         hs = m64(input_ids=torch.tensor([ids]), output_hidden_states=True).hidden_states
-        want = [mlm_head(m64)(h[0]) for h in hs]
+        pre = m64.config.model_type == "modernbert"
+        norm = [m64.model.final_norm if pre and l < len(hs) - 1 else torch.nn.Identity() for l in range(len(hs))]
+        want = [mlm_head(m64)(n(h[0])) for n, h in zip(norm, hs)]
     logits, bounds = [], []
     for l in range(len(hs)):  # the error analysis differentiates: outside no_grad
         setattr(holder, name, torch.nn.ModuleList(layers[:l]))

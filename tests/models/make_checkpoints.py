@@ -228,6 +228,18 @@ def train_tokenizer(kind, vocab_size):
         tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
         specials = ["<s>", "<pad>", "</s>", "<unk>"]  # and <mask>, last, after training
         init = dict(ROBERTA_SPECIALS, mask_token="<mask>")
+    elif kind == "modernbert":  # ModernBERT: OLMo's byte-level BPE, BERT's specials, [CLS] $A [SEP], [MASK] last
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        specials = ["[UNK]", "[CLS]", "[SEP]", "[PAD]"]  # and [MASK], last, after training
+        init = {
+            "unk_token": "[UNK]",
+            "cls_token": "[CLS]",
+            "sep_token": "[SEP]",
+            "pad_token": "[PAD]",
+            "mask_token": "[MASK]",
+        }
     else:  # bert: WordPiece with BERT's normalizer and pre-tokenizer
         tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
         tok.normalizer = normalizers.BertNormalizer(
@@ -260,7 +272,7 @@ def train_tokenizer(kind, vocab_size):
         tok = sentencepiece_layout(tok)
     else:
         trainer = trainers.BpeTrainer(
-            vocab_size=vocab_size - (kind == "roberta"),
+            vocab_size=vocab_size - (kind in ("roberta", "modernbert")),
             special_tokens=specials,
             show_progress=False,
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
@@ -284,7 +296,9 @@ def train_tokenizer(kind, vocab_size):
                 single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>", special_tokens=[cls, sep]
             )
         )
-    if kind == "bert":
+    if kind == "modernbert":  # [MASK] as ModernBERT's tokenizer.json adds it: lstrip, so "the [MASK]" is Ġthe, [MASK]
+        tok.add_special_tokens([AddedToken("[MASK]", lstrip=True, rstrip=False, normalized=False, special=True)])
+    if kind in ("bert", "modernbert"):
         cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
         tok.post_processor = processors.TemplateProcessing(
             single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
@@ -543,6 +557,28 @@ def gemma3_config(V, **kw):
     return llama_style_config(transformers.Gemma3TextConfig, V, 32, 4, **options)
 
 
+def modernbert_config(V, **kw):
+    """ModernBERT-base's layout at 32 wide, two layers (a third would loosen the bounds 17x): layer 0 full (rope base
+    160000), layer 1 local over local_attention 4 (|i - j| <= 2, rope base 10000); GeGLU (Wi 2 x 48 wide), no biases
+    but the decoder's, decoder tied; BERT's special tokens at ModernBERT's places in a small vocabulary."""
+    options = dict(
+        vocab_size=V,
+        hidden_size=32,
+        intermediate_size=48,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=128,
+        local_attention=4,
+        pad_token_id=3,
+        bos_token_id=1,
+        eos_token_id=2,
+        cls_token_id=1,
+        sep_token_id=2,
+    )
+    options.update(kw)
+    return transformers.ModernBertConfig(**options)
+
+
 def strip_prefix(prefix):
     return lambda sd, cfg: {k[len(prefix) :] if k.startswith(prefix) else k: v for k, v in sd.items()}
 
@@ -590,6 +626,7 @@ CLASSES = {
     "Gemma3ForCausalLM": ("gemma", "sentencepiece", 640),
     "RobertaForMaskedLM": ("roberta", "roberta", 512),
     "XLMRobertaForMaskedLM": ("roberta", "xlmr", 600),
+    "ModernBertForMaskedLM": ("modernbert", "modernbert", 512),
 }
 gpt2_small = lambda V: gpt2_config(V, 32, 4)
 llama_tied = lambda V: llama_config(V, True, 1e4)
@@ -675,6 +712,29 @@ CASES = [
         "float32",
         MASKED,
     ),
+    ("modernbert", "ModernBertForMaskedLM", modernbert_config, "float32", MASKED),
+    (
+        "modernbert-bf16",
+        "ModernBertForMaskedLM",
+        lambda V: modernbert_config(
+            V,
+            layer_types=["sliding_attention", "full_attention"],
+            rope_parameters={
+                "full_attention": {"rope_type": "default", "rope_theta": 50000.0},
+                "sliding_attention": {"rope_type": "default", "rope_theta": 5000.0},
+            },
+            norm_bias=True,
+            attention_bias=True,
+            mlp_bias=True,
+            classifier_bias=True,
+            decoder_bias=False,
+            hidden_activation="gelu_new",
+            classifier_activation="silu",
+            tie_word_embeddings=False,
+        ),
+        "bfloat16",
+        MASKED,
+    ),
 ]
 # index.json's notes of a case
 NOTES = {
@@ -721,6 +781,12 @@ NOTES = {
     "roberta-f16": "as roberta, in float16",
     "xlm-roberta": "XLM-R: hidden_act gelu_new in the layers while lm_head keeps exact GELU; a Unigram tokenizer (▁ for "
     "spaces), <mask> last in the vocabulary",
+    "modernbert": "ModernBERT-base's layout: model. prefix, the embeddings' LayerNorm, pre-norm layers without biases "
+    "(layer 0 without attn_norm), Wqkv as q | k | v, layer 0 full (rope base 160000), layer 1 local over "
+    "local_attention 4 (|i - j| <= 2, rope base 10000), GeGLU, final_norm, the MLM head head.* and decoder tied to "
+    "the token embeddings; byte-level BPE, [CLS] $A [SEP], [MASK] last",
+    "modernbert-bf16": "layer 0 local, layer 1 full (rope_parameters 5000 and 50000), every bias on but the decoder's, "
+    "gelu_new in the MLPs and SiLU in the head, the decoder untied, in bfloat16",
     "smollm3-bf16": "no_rope_layer_interval 2 (no no_rope_layers): layer 1 without rotary embeddings, no window",
 }
 
@@ -741,6 +807,8 @@ WIDE_NAMES = (
     "fc1",
     "transform.dense",
     "vocab_transform",
+    "mlp.wi",
+    "head.dense",
 )
 
 
@@ -782,6 +850,11 @@ def draw_weights(model, gen):
                 for h in range(model.config.num_attention_heads):
                     w[h * hd : h * hd + 2 * hd // 3] *= 5
                 p.copy_(w)
+            elif "wqkv.weight" in lower:  # ModernBERT's [3D, D]: q | k | v rows, the values narrow
+                w = draw(0.04 * scale)
+                D = model.config.hidden_size
+                w[: 2 * D] *= 5
+                p.copy_(w)
             elif any(n in lower for n in WIDE_NAMES):
                 p.copy_(draw(0.2 * scale * unscaled_scores(model, lower)))
             elif "c_attn" in lower:  # GPT-2's q|k|v in one [D, 3D] matrix
@@ -804,6 +877,7 @@ def true_float64():
     from transformers.models.gpt_neox import modeling_gpt_neox
     from transformers.models.llama import modeling_llama
     from transformers.models.mistral import modeling_mistral
+    from transformers.models.modernbert import modeling_modernbert
     from transformers.models.phi import modeling_phi
     from transformers.models.qwen2 import modeling_qwen2
     from transformers.models.qwen3 import modeling_qwen3
@@ -869,6 +943,18 @@ def true_float64():
     klass = modeling_gpt_neo.GPTNeoSelfAttention
     saved.append((klass, "_attn", klass._attn))
     klass._attn = neo_attn
+    klass = modeling_modernbert.ModernBertRotaryEmbedding  # a base per layer type, as Gemma 3's
+    saved.append((klass, "forward", klass.forward))
+    klass.forward = gemma3_rope_forward
+
+    def rotary_keep_dtype(q, k, cos, sin, unsqueeze_dim=1):  # ModernBERT's rotates q.float() and k.float()
+        cos, sin = cos.unsqueeze(unsqueeze_dim), sin.unsqueeze(unsqueeze_dim)
+        return (q * cos) + (modeling_modernbert.rotate_half(q) * sin), (k * cos) + (
+            modeling_modernbert.rotate_half(k) * sin
+        )
+
+    saved.append((modeling_modernbert, "apply_rotary_pos_emb", modeling_modernbert.apply_rotary_pos_emb))
+    modeling_modernbert.apply_rotary_pos_emb = rotary_keep_dtype
     for klass in (modeling_gpt_neox.GPTNeoXRotaryEmbedding, modeling_phi.PhiRotaryEmbedding):
         saved.append((klass, "forward", klass.forward))
         klass.forward = rope_forward
@@ -917,6 +1003,8 @@ def out_projection(model, layer):
         return base.decoder.layers[layer].self_attn.out_proj
     if mt == "phi":
         return base.layers[layer].self_attn.dense
+    if mt == "modernbert":
+        return base.layers[layer].attn.Wo
     raise ValueError(f"out_projection: no output projection for model_type {mt!r}: add its module here")
 
 
@@ -1009,7 +1097,7 @@ def index_entry(path, case, family, model_type, arch, dtype, oracles, notes, **m
     }
 
 
-ENCODERS = ("bert", "distilbert", "roberta")
+ENCODERS = ("bert", "distilbert", "roberta", "modernbert")
 
 
 def masked_texts(family):

@@ -112,7 +112,7 @@ def layer_norm(ch, x, w, b, eps):
     var = ch.site((c * c).mean(-1, keepdim=True), (D + 3) * (xa * xa).mean(-1, keepdim=True))
     r = torch.rsqrt(var + eps)
     r = ch.site(r, (FN + 1) * r.detach())
-    y = c * r * w + b
+    y = c * r * w + (b if b is not None else 0)  # nn.LayerNorm(bias=False): ModernBERT's norm_bias false
     return ch.site(y, 3 * (xa + mean.detach().abs()) * r.detach() * w.abs() + y.detach().abs())
 
 
@@ -182,15 +182,15 @@ def rope_theta(cfg):
 
 
 def rope_of(cfg, layer_type):
-    """Gemma 3's (base, linear factor) of a kind of layer ("full_attention", "sliding_attention"): 5.x's
+    """Gemma 3's and ModernBERT's (base, linear factor) of a kind of layer ("full_attention", "sliding_attention"): 5.x's
     rope_parameters per layer type (rope_type "linear" divides inv_freq by its factor)."""
     p = cfg.rope_parameters[layer_type]
     return p["rope_theta"], p.get("factor", 1.0) if p.get("rope_type") == "linear" else 1.0
 
 
 def layer_rope(cfg, layer):
-    """(base, factor) of layer `layer`: Gemma 3's by its layer type, else the config's one base."""
-    if cfg.model_type == "gemma3_text":
+    """(base, factor) of layer `layer`: Gemma 3's and ModernBERT's by its layer type, else the config's one base."""
+    if cfg.model_type in ("gemma3_text", "modernbert"):
         return rope_of(cfg, cfg.layer_types[layer])
     return rope_theta(cfg), 1.0
 
@@ -266,7 +266,8 @@ def attention(
 ):
     """q [T, H*hd], k and v [T, Hkv*hd] -> weights [H, T, T] and merged heads [T, H*hd], with bounds. scale: scores
     / sqrt(hd) (GPT-Neo: none); scaling: scores times this instead (Gemma 2); softcap: then tanh(s / c) c; window:
-    a query i sees keys j > i - window only (local and sliding windows)."""
+    a query i sees keys j > i - window only (local and sliding windows), and in an encoder j < i + window too
+    (ModernBERT's local layers)."""
     T = q.shape[0]
     hd = q.shape[1] // heads
     split = lambda t, h: t.view(T, h, hd).transpose(0, 1)
@@ -282,6 +283,8 @@ def attention(
     blocked = torch.triu(torch.ones(T, T, dtype=torch.bool), 1) if causal else torch.zeros(T, T, dtype=torch.bool)
     if window:
         blocked |= torch.tril(torch.ones(T, T, dtype=torch.bool), -window)
+    if window and not causal:
+        blocked |= torch.triu(torch.ones(T, T, dtype=torch.bool), window)
     p, Ep = softmax(scores, E_scores, blocked.expand(heads, T, T))
     o = p @ v
     Eo = Ep @ v.abs() + p @ Ev + T * (p @ v.abs())
@@ -616,6 +619,43 @@ def phi(model, ids, heads_off):
     return attns, hidden, head
 
 
+def modernbert(model, ids, heads_off):
+    """ModernBERT: the token embeddings through a LayerNorm, pre-norm layers (layer 0 without attn_norm), Wqkv as
+    q | k | v, RoPE with a base per layer type, the local layers' |i - j| <= local_attention // 2, GeGLU (input, gate
+    = Wi(x).chunk(2)), final_norm, and the MLM head decoder(norm(act(dense(h)))). Biases where the config has them."""
+    base, cfg = model.model, model.config
+    T, D, H = len(ids), cfg.hidden_size, cfg.num_attention_heads
+    ch = Chain()
+    (x,) = ch.bound(ln(ch, base.embeddings.norm, param(base.embeddings.tok_embeddings)[ids]))
+    attns = []
+    for i, layer in enumerate(base.layers):
+        at = layer.attn
+        ch = Chain(x)
+        n = ch[0] if i == 0 else ln(ch, layer.attn_norm, ch[0])  # layer 0's attn_norm is nn.Identity
+        q, k, v = lin(ch, at.Wqkv, n).split(D, -1)
+        table = rope_table(T, D // H, *layer_rope(cfg, i))
+        (q, Eq), (k, Ek), (v, Ev) = ch.bound(apply_rope(ch, q, H, table), apply_rope(ch, k, H, table), v)
+        window = cfg.sliding_window + 1 if cfg.layer_types[i] == "sliding_attention" else 0
+        p, o = attention(q, Eq, k, Ek, v, Ev, H, H, False, heads_off.get(i, ()), window=window)
+        attns.append(p)
+        ch = Chain(o, x)
+        h = add(ch, ch[1], lin(ch, at.Wo, ch[0]))
+        inp, gate = lin(ch, layer.mlp.Wi, ln(ch, layer.mlp_norm, h)).chunk(2, -1)
+        g = activation(cfg.hidden_activation, ch, inp) * gate
+        m = lin(ch, layer.mlp.Wo, ch.site(g, g.detach().abs()))
+        (x,) = ch.bound(add(ch, h, m))
+    final = lambda ch, y: ln(ch, base.final_norm, y)
+    ch = Chain(x)
+    (hidden,) = ch.bound(final(ch, ch[0]))
+
+    def head(pos):
+        ch = Chain((x[0][pos], x[1][pos]))
+        h = activation(cfg.classifier_activation, ch, lin(ch, model.head.dense, final(ch, ch[0])))
+        return ch.bound(lin(ch, model.decoder, ln(ch, model.head.norm, h)))[0]
+
+    return attns, hidden, head if hasattr(model, "decoder") else None
+
+
 FAMILIES = {
     "gpt2": gpt2,
     "bert": bert,
@@ -634,6 +674,7 @@ FAMILIES = {
     "gemma3_text": llama,
     "roberta": bert,
     "xlm-roberta": bert,
+    "modernbert": modernbert,
 }
 
 

@@ -257,6 +257,20 @@ def mutate(case, model64, kind):
         params["sliding_attention"]["rope_theta"] = params["full_attention"]["rope_theta"]
     elif kind == "the full layer's rope without its linear factor":
         model64.config.rope_parameters["full_attention"]["rope_type"] = "default"
+    elif kind == "GeGLU's input and gate swapped":  # act(gate) * input instead of act(input) * gate
+        for layer in base.layers:
+            mlp = layer.mlp
+            mlp.forward = lambda h, mlp=mlp: (lambda a, g: mlp.Wo(mlp.act(g) * a))(*mlp.Wi(h).chunk(2, dim=-1))
+    elif (
+        kind == "ModernBERT's local window one key wider"
+    ):  # the mask reads config.sliding_window, local_attention // 2
+        model64.config.local_attention += 2
+    elif kind == "an attn_norm in layer 0":  # nn.Identity there
+        base.layers[0].attn_norm = base.layers[1].attn_norm
+    elif kind == "the LayerNorms' biases left out":
+        for m in model64.modules():
+            if isinstance(m, torch.nn.LayerNorm) and m.bias is not None:
+                m.bias.data.zero_()
     elif kind == "RMSNorm eps 1e-6 instead of 1e-5":
         for m in model64.modules():
             if hasattr(m, "variance_epsilon"):
@@ -295,6 +309,11 @@ MISTAKES = [
     ("gemma3", "the sliding layer with the full layer's rope base"),
     ("gemma3", "Gemma 2's post-sublayer norms left out"),
     ("gemma3-bf16", "the full layer's rope without its linear factor"),
+    ("modernbert", "GeGLU's input and gate swapped"),
+    ("modernbert", "ModernBERT's local window one key wider"),
+    ("modernbert", "the sliding layer with the full layer's rope base"),
+    ("modernbert", "an attn_norm in layer 0"),
+    ("modernbert-bf16", "the LayerNorms' biases left out"),
     ("minilm", "gelu_new instead of erf gelu"),
     ("minilm", "LayerNorm eps 1e-5 instead of 1e-12"),
 ]

@@ -204,7 +204,7 @@ TEST_CASE("the logit lens equals accumulated_resid(apply_ln=True) @ W_U within t
 
 TEST_CASE(
     "an encoder's lens is its MLM head on each hidden state, as transformers gives it, and one without a head is told") {
-  for (const char* c : {"bert", "distilbert"}) {
+  for (const char* c : {"bert", "distilbert", "modernbert"}) {
     Loaded m(mha_test::kModelFixtures + "/" + c);
     const Value ref = reference(c);
     const mha::Tensor lens = mha::logit_lens(*m.model, ids_of(at(ref, "ids")));

@@ -448,6 +448,60 @@ TEST_CASE(
         }).find("gemma3_text") != std::string::npos);
 }
 
+TEST_CASE(
+    "ModernBERT's config: an encoder, every third layer full, local layers |i - j| <= local_attention / 2, a rope "
+    "base for each kind of layer, biases off but the decoder's",
+    "[models][config]") {
+  const std::string modernbert =
+      R"({"model_type": "modernbert", "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
+    "intermediate_size": 96, "vocab_size": 50)";
+  const CheckpointConfig c = parse_checkpoint_config(modernbert + "}");
+  CHECK(c.family == Family::ModernBERT);
+  CHECK_FALSE(c.causal);
+  CHECK(c.head_dim == 16);
+  CHECK(c.kv_heads == 4);
+  CHECK(c.max_positions == 8192);
+  CHECK(c.norm_eps == 1e-5);
+  CHECK(c.activation == "gelu");
+  CHECK(c.head_activation == "gelu");
+  CHECK_FALSE(c.norm_bias);
+  CHECK_FALSE(c.attention_bias);
+  CHECK_FALSE(c.mlp_bias);
+  CHECK_FALSE(c.head_bias);
+  CHECK(c.decoder_bias);
+  CHECK(c.tie_word_embeddings);
+  CHECK(c.windows == std::vector<std::size_t>{0, 65, 65, 0});  // local_attention 128: |i - j| <= 64
+  CHECK(c.rope_theta == 160000.0);
+  CHECK(c.rope_local_theta == 10000.0);
+  // 4.x's keys (ModernBERT-base's config.json) and 5.x's layer_types and rope_parameters
+  const CheckpointConfig legacy = parse_checkpoint_config(
+      modernbert + R"(, "global_rope_theta": 80000.0, "local_rope_theta": 5000.0, "global_attn_every_n_layers": 2,
+      "local_attention": 8, "norm_bias": true, "classifier_activation": "silu", "decoder_bias": false})");
+  CHECK(legacy.windows == std::vector<std::size_t>{0, 5, 0, 5});
+  CHECK(legacy.rope_theta == 80000.0);
+  CHECK(legacy.rope_local_theta == 5000.0);
+  CHECK(legacy.norm_bias);
+  CHECK_FALSE(legacy.decoder_bias);
+  CHECK(legacy.head_activation == "silu");
+  const CheckpointConfig v5 = parse_checkpoint_config(modernbert + R"(, "local_attention": 4,
+      "layer_types": ["sliding_attention", "full_attention", "full_attention", "sliding_attention"],
+      "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 3e5},
+                          "sliding_attention": {"rope_type": "default", "rope_theta": 3e3}}})");
+  CHECK(v5.windows == std::vector<std::size_t>{3, 0, 0, 3});
+  CHECK(v5.rope_theta == 3e5);
+  CHECK(v5.rope_local_theta == 3e3);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(modernbert + R"(, "rope_scaling": {"rope_type": "linear", "factor": 2}})");
+        }).find("rope_scaling.rope_type = 'linear'") != std::string::npos);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(modernbert + R"(, "layer_types": ["full_attention", "chunked_attention",
+              "full_attention", "full_attention"]})");
+        }).find("'chunked_attention'") != std::string::npos);
+  CHECK(error_of([&] {
+          parse_checkpoint_config(modernbert + R"(, "classifier_activation": "gelu_fast"})");
+        }).find("gelu_fast") != std::string::npos);
+}
+
 TEST_CASE("Phi's config: partial rotary 0.5 unless set, the parallel residual, hostile values named",
           "[models][config]") {
   const std::string phi =

@@ -1,5 +1,6 @@
-// Real checkpoints: GPT-2, BERT, DistilBERT, Llama-style (Llama, Qwen2), GPT-NeoX (Pythia), GPT-Neo (TinyStories) and
-// OPT models computed as transformers' eager attention computes them (its modeling_*.py files are the specification).
+// Real checkpoints: GPT-2, BERT, DistilBERT, Llama-style (Llama, Qwen2, Qwen3, Mistral, SmolLM3), GPT-NeoX (Pythia),
+// GPT-Neo (TinyStories), OPT, Phi, RoBERTa, Gemma (1, 2, 3) and ModernBERT models computed as transformers' eager
+// attention computes them (its modeling_*.py files are the specification).
 //
 // Usage:
 //
@@ -52,8 +53,22 @@ class Network;
 // roberta-base, xlm-roberta-base ("roberta", "xlm-roberta"), BERT with positions after padding_idx and lm_head;
 // Gemma: gemma-2b, gemma-7b ("gemma"), Llama with (1 + w) RMSNorm, scaled embeddings and GeGLU; Gemma 2 ("gemma2")
 // with sandwich norms, soft caps and alternating sliding layers; Gemma 3's text models ("gemma3_text": gemma-3-270m,
-// gemma-3-1b) with Gemma 2's layer, (1 + w) query and key norms and a rope base for each kind of layer
-enum class Family : std::uint8_t { GPT2, BERT, DistilBERT, Llama, GPTNeoX, GPTNeo, OPT, Phi, RoBERTa, Gemma, COUNT };
+// gemma-3-1b) with Gemma 2's layer, (1 + w) query and key norms and a rope base for each kind of layer; ModernBERT:
+// ModernBERT-base, -large ("modernbert"), a pre-norm encoder with rotary embeddings, local layers and GeGLU
+enum class Family : std::uint8_t {
+  GPT2,
+  BERT,
+  DistilBERT,
+  Llama,
+  GPTNeoX,
+  GPTNeo,
+  OPT,
+  Phi,
+  RoBERTa,
+  Gemma,
+  ModernBERT,
+  COUNT
+};
 const char* family_name(Family family);
 
 // What config.json says, checked: an unsupported model_type or option (ALiBi, sliding windows,
@@ -63,17 +78,22 @@ struct CheckpointConfig {
   Family family = Family::GPT2;
   std::string model_type;  // as config.json names it: "gpt2", "bert", "distilbert", "llama", "qwen2", "gpt_neox",
                            // "gpt_neo", "opt", "qwen3", "mistral", "phi", "smollm3", "roberta", "xlm-roberta",
-                           // "gemma", "gemma2", "gemma3_text"
+                           // "gemma", "gemma2", "gemma3_text", "modernbert"
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, d_ff = 0;
   std::size_t vocab = 0, max_positions = 0, type_vocab = 0;  // max_positions: the tokens a forward may hold
   // RoBERTa: positions count from padding_idx + 1 over the tokens that are not padding_idx (those read row
   // padding_idx), so the table holds max_positions + padding_idx + 1 rows; -1: positions from 0
   std::int64_t padding_idx = -1;
   double norm_eps = 0.0, rope_theta = 0.0;
-  // Gemma 3: the rope base of the sliding layers (rope_parameters.sliding_attention; 0: rope_theta, which is then
-  // the full layers'), and the full layers' linear factor (rope_type "linear": inv_freq / factor; 1: none)
+  // Gemma 3 and ModernBERT: the rope base of the sliding layers (rope_parameters.sliding_attention; 0: rope_theta,
+  // which is then the full layers'), and the full layers' linear factor (rope_type "linear": inv_freq / factor; 1:
+  // none)
   double rope_local_theta = 0.0, rope_factor = 1.0;
   std::string activation;  // "gelu_new", "gelu", "silu", ...
+  // ModernBERT: its LayerNorms' biases (norm_bias; every other family's LayerNorms have them), the MLM head's dense
+  // bias (classifier_bias), its activation (classifier_activation) and the decoder's bias (decoder_bias)
+  bool norm_bias = true, head_bias = true, decoder_bias = true;
+  std::string head_activation;
   bool causal = false;
   bool tie_word_embeddings = true;
   bool attention_bias = false;  // Qwen2's q/k/v biases (Llama's attention_bias: o_proj's too)
@@ -86,7 +106,8 @@ struct CheckpointConfig {
   // Gemma 2: scores times query_pre_attn_scalar^-0.5 (0: 1 / sqrt(head_dim)), then tanh(s / c) · c with
   // c = attn_softcap, and the logits with c = final_softcap (0: no cap)
   double query_pre_attn_scalar = 0.0, attn_softcap = 0.0, final_softcap = 0.0;
-  // Each layer's window: query i sees keys j with i - window < j <= i (GPT-Neo's local layers); 0: every key
+  // Each layer's window: query i sees keys j with i - window < j <= i (GPT-Neo's local layers), or in an encoder
+  // |i - j| < window (ModernBERT's local layers: window = local_attention / 2 + 1); 0: every key
   std::vector<std::size_t> windows;
 };
 CheckpointConfig parse_checkpoint_config(const std::string& config_json);

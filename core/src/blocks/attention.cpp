@@ -75,6 +75,9 @@ void head_probs(const Attention& a, const float* q, std::size_t ldq, const float
   kernels::f32_score_mask_apply(mask, 0, T, T, probs, T);
   if (a.window)  // GPT-Neo's local layers: bias ^ tril(bias, -window_size), keys j <= i - window masked
     for (std::size_t i = a.window; i < T; ++i) std::fill(probs + i * T, probs + i * T + (i - a.window + 1), kFinfoMin);
+  if (a.window && !a.causal)  // ModernBERT's: |i - j| <= local_attention / 2 = window - 1, so keys j >= i + window too
+    for (std::size_t i = 0; i + a.window < T; ++i)
+      std::fill(probs + i * T + i + a.window, probs + (i + 1) * T, kFinfoMin);
   kernels::f32_softmax(T, T, probs, T);
 }
 

@@ -47,17 +47,17 @@ enum class NormKind : std::uint8_t { Layer, Rms, RmsPlusOne };
 
 struct Norm {
   const WeightRef* weight = nullptr;  // [D]
-  const WeightRef* bias = nullptr;    // [D] (LayerNorm), nullptr (RMSNorm)
+  const WeightRef* bias = nullptr;    // [D] (LayerNorm), nullptr (RMSNorm, LayerNorm(bias=False))
   float eps = 0.0f;
   NormKind kind = NormKind::Layer;
 };
-// nn.LayerNorm, in place on x[rows, D]: (x - mean) / sqrt(var + eps) · weight + bias (biased variance).
+// nn.LayerNorm, in place on x[rows, D]: (x - mean) / sqrt(var + eps) · weight + bias (biased variance; no bias: + 0).
 void layer_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D);
 // LlamaRMSNorm, in place on x[rows, D]: weight · (x · rsqrt(mean(x²) + eps)), the variance in float32.
 void rms_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D);
 // The factor a norm multiplies each normed feature by: weight, or (RmsPlusOne) 1 + weight. [D]
 std::vector<float> norm_scale(const Norm& norm);
-// The norm's kind, in place on x[rows, D].
+// The norm's kind, in place on x[rows, D]; a norm without weight is nn.Identity.
 void normalize(const Norm& norm, float* x, std::size_t rows, std::size_t D);
 
 // ---- Activations ------------------------------------------------------------------------------
@@ -95,11 +95,13 @@ void apply_rope(const Rope& rope, float* x, std::size_t T, std::size_t heads, st
 // ---- MLPs -------------------------------------------------------------------------------------
 
 // GPT-2's c_fc/c_proj, BERT's intermediate/output, DistilBERT's lin1/lin2: down(act(up(x))); with a gate
-// (gate.weight set), Llama's SwiGLU: down(act(gate(x)) · up(x)).
+// (gate.weight set), Llama's SwiGLU: down(act(gate(x)) · up(x)); fused_glu: ModernBERT's Wi [2·d_ff, D] as up,
+// input, gate = up(x).chunk(2) and down(act(input) · gate).
 struct Mlp {
   Linear up, down;
   Linear gate;  // unused unless gate.weight is set
   Activation act = Activation::GeluErf;
+  bool fused_glu = false;
 };
 // y[T, D] = mlp(x[T, D]).
 void mlp(const Mlp& block, const float* x, std::size_t T, float* y);
@@ -121,7 +123,8 @@ struct Attention {
   std::size_t rotary_dim = 0;  // rotary embeddings on the first rotary_dim features of q's and k's heads (0: none)
   double rope_theta = 0.0;     // their base θ
   double rope_factor = 1.0;    // rope_type "linear": inv_freq / rope_factor (1: the default rope)
-  std::size_t window = 0;      // query i sees keys j > i - window only (GPT-Neo's local layers); 0: every key
+  std::size_t window = 0;      // query i sees keys j > i - window only (GPT-Neo's local layers), or when not causal
+                               // |i - j| < window (ModernBERT's local layers); 0: every key
   Norm q_norm, k_norm;         // Qwen3: each query and key head normalized over head_dim before RoPE (weight set)
   float scaling = 0.0f;        // Gemma 2: scores times this (query_pre_attn_scalar^-0.5); 0: as `scale` says
   float softcap = 0.0f;        // Gemma 2: scores = tanh(scores / softcap) · softcap before the mask; 0: none

@@ -63,7 +63,8 @@ std::vector<TraceStep> layer_trace(const Layer& layer, std::size_t T, int tag) {
   };
   switch (layer.residual) {
     case Residual::PreNorm:
-      step("norm"), attn();
+      if (layer.norm_1.weight) step("norm");  // ModernBERT's first layer: no attn_norm
+      attn();
       if (layer.post_attn.weight) step("post_norm");
       for (const char* op : {"residual", "norm", "mlp"}) step(op);
       if (layer.post_mlp.weight) step("post_norm");

@@ -7,7 +7,7 @@ namespace mha::blocks {
 
 // Moments in double: more accurate than ATen's float32 Welford, which the oracle's bounds allow.
 void layer_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D) {
-  const std::vector<float> w = widen(*norm.weight), b = widen(*norm.bias);
+  const std::vector<float> w = widen(*norm.weight), b = norm.bias ? widen(*norm.bias) : std::vector<float>(D, 0.0f);
   for (std::size_t r = 0; r < rows; ++r) {
     float* row = x + r * D;
     double mean = 0.0, var = 0.0;
@@ -41,6 +41,7 @@ void rms_norm(const Norm& norm, float* x, std::size_t rows, std::size_t D) {
 }
 
 void normalize(const Norm& norm, float* x, std::size_t rows, std::size_t D) {
+  if (!norm.weight) return;  // nn.Identity (ModernBERT's first attn_norm)
   if (norm.kind == NormKind::Layer) layer_norm(norm, x, rows, D);
   else rms_norm(norm, x, rows, D);
 }

@@ -2,6 +2,7 @@
 // checked; any option the core does not compute is refused by name.
 #include <array>
 #include <cmath>
+#include <functional>
 
 #include "blocks/blocks.hpp"
 #include "ground/json.hpp"  // the core's one strict JSON parser (on the ground floor, below every other)
@@ -14,15 +15,15 @@ namespace {
 
 using json::Json;
 
-constexpr std::array<const char*, 10> kFamilyNames{"gpt2",    "bert", "distilbert", "llama",   "gpt_neox",
-                                                   "gpt_neo", "opt",  "phi",        "roberta", "gemma"};
+constexpr std::array<const char*, 11> kFamilyNames{"gpt2", "bert", "distilbert", "llama", "gpt_neox",  "gpt_neo",
+                                                   "opt",  "phi",  "roberta",    "gemma", "modernbert"};
 static_assert(kFamilyNames.size() == static_cast<std::size_t>(Family::COUNT), "a name for every Family");
 
 struct ModelType {
   const char* name;
   Family family;
 };
-constexpr std::array<ModelType, 17> kModelTypes{{{"gpt2", Family::GPT2},
+constexpr std::array<ModelType, 18> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"bert", Family::BERT},
                                                  {"distilbert", Family::DistilBERT},
                                                  {"llama", Family::Llama},
@@ -38,7 +39,8 @@ constexpr std::array<ModelType, 17> kModelTypes{{{"gpt2", Family::GPT2},
                                                  {"xlm-roberta", Family::RoBERTa},
                                                  {"gemma", Family::Gemma},
                                                  {"gemma2", Family::Gemma},
-                                                 {"gemma3_text", Family::Gemma}}};
+                                                 {"gemma3_text", Family::Gemma},
+                                                 {"modernbert", Family::ModernBERT}}};
 
 // Sizes beyond these are typos or files of another kind, not models a browser runs.
 constexpr double kMaxSize = double(std::size_t{1} << 24);
@@ -50,7 +52,7 @@ std::string supported() {
          " with absolute position embeddings (GPT-2, BERT, "
          "DistilBERT, RoBERTa) or default rotary embeddings (rope_type 'default', on all or the first part of each "
          "head), full causal or bidirectional "
-         "self-attention (with GPT-Neo's local layers and the sliding windows of Mistral, Qwen2, Qwen3, SmolLM3, Gemma 2 and Gemma 3; no ALiBi, "
+         "self-attention (with GPT-Neo's local layers and the sliding windows of Mistral, Qwen2, Qwen3, SmolLM3, Gemma 2, Gemma 3 and ModernBERT; no ALiBi, "
          "no "
          "cross-attention), activations " +
          blocks::activation_names() + ".";
@@ -334,29 +336,87 @@ void read_rope_kind(const Json* p, const std::string& name, double& theta, doubl
       throw Error("config.json: '" + name + ".factor' must be a number >= 1 (linear rope scaling)");
     return;
   }
-  refuse_if(type != "default", name + ".rope_type = '" + type + "' (the default rope, and linear on the full layers)");
+  refuse_if(type != "default",
+            name + ".rope_type = '" + type + "' (the default rope, and linear on Gemma 3's full layers, are computed)");
 }
 
-// Gemma 3's rotary embeddings as Gemma3TextConfig.convert_rope_params_to_dict reads them: 5.x's rope_parameters
-// {"full_attention": {...}, "sliding_attention": {...}}, 4.x's rope_theta (the full layers', 1e6 by default) and
-// rope_local_base_freq (the sliding layers', 1e4), and rope_scaling, which updates the full layers' (4b and up:
-// linear, factor 8).
-void read_gemma3_rope(const Json& c, CheckpointConfig& m) {
-  double full = number(c, "rope_theta", 1e6), local = number(c, "rope_local_base_freq", 1e4);
+// A rope base for each kind of layer, as Gemma3TextConfig's and ModernBertConfig's convert_rope_params_to_dict read
+// them: 5.x's rope_parameters {"full_attention": {...}, "sliding_attention": {...}}, else 4.x's bases at the top under
+// the family's names (with their defaults), and rope_scaling, which updates the full layers' (Gemma 3's 4b and up:
+// linear, factor 8) where `linear_full` (ModernBERT's would update both kinds: refused unless default).
+struct RopeKeys {
+  const char* full;
+  double full_default;
+  const char* local;
+  double local_default;
+  bool linear_full;
+};
+
+void read_rope_by_type(const Json& c, CheckpointConfig& m, const RopeKeys& keys) {
+  double full = number(c, keys.full, keys.full_default), local = number(c, keys.local, keys.local_default);
+  double* factor = keys.linear_full ? &m.rope_factor : nullptr;
   if (const Json* p = member(c, "rope_parameters")) {
     if (p->kind != Json::Object) throw Error("config.json: 'rope_parameters' must be an object");
     for (const auto& [key, value] : p->members)
-      refuse_if(key != "full_attention" && key != "sliding_attention",
-                "rope_parameters." + key + " (Gemma 3 reads full_attention and sliding_attention)");
-    read_rope_kind(member(*p, "full_attention"), "rope_parameters.full_attention", full, &m.rope_factor);
+      refuse_if(
+          key != "full_attention" && key != "sliding_attention",
+          "rope_parameters." + key + " (a " + m.model_type + " model reads full_attention and sliding_attention)");
+    read_rope_kind(member(*p, "full_attention"), "rope_parameters.full_attention", full, factor);
     read_rope_kind(member(*p, "sliding_attention"), "rope_parameters.sliding_attention", local, nullptr);
   }
-  read_rope_kind(member(c, "rope_scaling"), "rope_scaling", full, &m.rope_factor);
+  read_rope_kind(member(c, "rope_scaling"), "rope_scaling", full, factor);
   if (!(full > 0.0 && std::isfinite(full)) || !(local > 0.0 && std::isfinite(local)))
-    throw Error("config.json: Gemma 3's rope_theta (full and sliding layers) must be positive numbers");
+    throw Error("config.json: the rope_theta of the full and the sliding layers must be positive numbers");
   m.rope_theta = full;
   m.rope_local_theta = local;
   m.rotary_dim = m.head_dim;
+}
+
+// Each layer's window from layer_types (one "full_attention" or "sliding_attention" a layer), or where the config has
+// none, the sliding layers by sliding_by_default(l); a sliding layer's window is `window` (0: the config gives none).
+std::vector<std::size_t> typed_windows(const Json& c, std::size_t layers, std::size_t window,
+                                       const std::function<bool(std::size_t)>& sliding_by_default) {
+  std::vector<std::size_t> out(layers, 0);
+  const Json* types = member(c, "layer_types");
+  if (types && (types->kind != Json::Array || types->items.size() != layers))
+    throw Error("config.json: 'layer_types' must be a list of one string per layer (" + std::to_string(layers) +
+                " layers)");
+  for (std::size_t l = 0; l < layers; ++l) {
+    const std::string t = types ? (types->items[l].kind == Json::String ? types->items[l].text : "?")
+                                : (sliding_by_default(l) ? "sliding_attention" : "full_attention");
+    refuse_if(t != "sliding_attention" && t != "full_attention",
+              "layer_types entry '" + t + "' (full_attention and sliding_attention are computed)");
+    if (t == "sliding_attention" && !window)
+      throw Error("config.json: 'layer_types' names layer " + std::to_string(l) +
+                  " 'sliding_attention' but sliding_window is null");
+    out[l] = t == "sliding_attention" ? window : 0;
+  }
+  return out;
+}
+
+// ModernBERT: ModernBertConfig's keys and defaults (norm_eps 1e-5, hidden_activation and classifier_activation gelu,
+// no biases but the decoder's, 8192 positions, head_dim hidden_size / heads); layer_types, else every
+// global_attn_every_n_layers-th layer (3) full from layer 0 and the others local: |i - j| <= local_attention // 2
+// (128 unless set; create_bidirectional_sliding_window_mask); a rope base for each kind of layer (5.x's
+// rope_parameters, 4.x's global_rope_theta 160000 and local_rope_theta 10000).
+void read_modernbert(const Json& c, CheckpointConfig& m) {
+  read_sizes(c, m, 8192);
+  m.causal = false;
+  m.kv_heads = m.heads;  // ModernBertConfig has no num_key_value_heads
+  m.norm_eps = number(c, "norm_eps", 1e-5);
+  m.activation = text(c, "hidden_activation", "gelu");
+  m.head_activation = text(c, "classifier_activation", "gelu");
+  blocks::activation_from_name(m.head_activation);  // throws naming it
+  m.norm_bias = flag(c, "norm_bias", false);
+  m.attention_bias = flag(c, "attention_bias", false);
+  m.mlp_bias = flag(c, "mlp_bias", false);
+  m.head_bias = flag(c, "classifier_bias", false);
+  m.decoder_bias = flag(c, "decoder_bias", true);
+  set_head_dim(m);
+  const std::size_t every = count(c, {"global_attn_every_n_layers"}, 3);
+  const std::size_t window = count(c, {"local_attention"}, 128) / 2 + 1;  // |i - j| < window
+  m.windows = typed_windows(c, m.layers, window, [&](std::size_t l) { return l % every != 0; });
+  read_rope_by_type(c, m, {"global_rope_theta", 160000.0, "local_rope_theta", 10000.0, false});
 }
 
 // Gemma 2 and Gemma 3: Gemma2Config's and Gemma3TextConfig's keys and defaults (hidden_activation gelu_pytorch_tanh,
@@ -379,23 +439,9 @@ void read_gemma2(const Json& c, CheckpointConfig& m) {
   const std::size_t pattern = gemma3 ? count(c, {"sliding_window_pattern"}, 6) : 2;
   const Json* key = c.find("sliding_window");
   const std::size_t window = !key ? 4096 : key->kind == Json::Null ? 0 : count(c, {"sliding_window"});
-  m.windows.assign(m.layers, 0);
-  const Json* types = member(c, "layer_types");
-  if (types && (types->kind != Json::Array || types->items.size() != m.layers))
-    throw Error("config.json: 'layer_types' must be a list of one string per layer (" + std::to_string(m.layers) +
-                " layers)");
-  for (std::size_t l = 0; l < m.layers; ++l) {
-    const bool sliding_by_default = gemma3 ? (l + 1) % pattern != 0 : l % 2 == 0;
-    const std::string t = types ? (types->items[l].kind == Json::String ? types->items[l].text : "?")
-                                : (sliding_by_default ? "sliding_attention" : "full_attention");
-    refuse_if(t != "sliding_attention" && t != "full_attention",
-              "layer_types entry '" + t + "' (full_attention and sliding_attention are computed)");
-    if (t == "sliding_attention" && !window)
-      throw Error("config.json: 'layer_types' names layer " + std::to_string(l) +
-                  " 'sliding_attention' but sliding_window is null");
-    m.windows[l] = t == "sliding_attention" ? window : 0;
-  }
-  if (gemma3) return read_gemma3_rope(c, m);
+  m.windows =
+      typed_windows(c, m.layers, window, [&](std::size_t l) { return gemma3 ? (l + 1) % pattern != 0 : l % 2 == 0; });
+  if (gemma3) return read_rope_by_type(c, m, {"rope_theta", 1e6, "rope_local_base_freq", 1e4, true});
   read_rope(c, m, "rope_theta", "partial_rotary_factor", 1.0);
   refuse_if(m.rotary_dim != m.head_dim, "partial_rotary_factor other than 1");
 }
@@ -551,6 +597,7 @@ CheckpointConfig parse_checkpoint_config(const std::string& config_json) {
     case Family::Phi: read_phi(c, m); break;
     case Family::RoBERTa: read_roberta(c, m); break;
     case Family::Gemma: read_gemma(c, m); break;
+    case Family::ModernBERT: read_modernbert(c, m); break;
     case Family::COUNT: break;
   }
   check_sizes(m);

@@ -13,9 +13,10 @@ namespace mha {
 namespace {
 
 using BindFn = std::unique_ptr<models::Network> (*)(models::Binder&);
-constexpr std::array<BindFn, 10> kBind{
-    models::bind_gpt2,    models::bind_bert, models::bind_distilbert, models::bind_llama,   models::bind_gpt_neox,
-    models::bind_gpt_neo, models::bind_opt,  models::bind_phi,        models::bind_roberta, models::bind_gemma};
+constexpr std::array<BindFn, 11> kBind{models::bind_gpt2,  models::bind_bert,      models::bind_distilbert,
+                                       models::bind_llama, models::bind_gpt_neox,  models::bind_gpt_neo,
+                                       models::bind_opt,   models::bind_phi,       models::bind_roberta,
+                                       models::bind_gemma, models::bind_modernbert};
 static_assert(kBind.size() == static_cast<std::size_t>(Family::COUNT), "a binding for every Family");
 
 BindFn bind_of(Family family) { return kBind.at(static_cast<std::size_t>(family)); }

@@ -33,7 +33,7 @@ std::string old_norm_name(const std::string& name) {
 }
 
 // Each family's body prefix and probe tensor (config.cpp's kFamilyNames are the families' names).
-constexpr std::array<FamilyPrefix, 10> kFamilyPrefixes{{{"transformer.", "wte.weight"},
+constexpr std::array<FamilyPrefix, 11> kFamilyPrefixes{{{"transformer.", "wte.weight"},
                                                         {"bert.", "embeddings.word_embeddings.weight"},
                                                         {"distilbert.", "embeddings.word_embeddings.weight"},
                                                         {"model.", "embed_tokens.weight"},
@@ -42,7 +42,8 @@ constexpr std::array<FamilyPrefix, 10> kFamilyPrefixes{{{"transformer.", "wte.we
                                                         {"model.", "decoder.embed_tokens.weight"},
                                                         {"model.", "embed_tokens.weight"},
                                                         {"roberta.", "embeddings.word_embeddings.weight"},
-                                                        {"model.", "embed_tokens.weight"}}};
+                                                        {"model.", "embed_tokens.weight"},
+                                                        {"model.", "embeddings.tok_embeddings.weight"}}};
 static_assert(kFamilyPrefixes.size() == static_cast<std::size_t>(Family::COUNT), "prefixes for every Family");
 
 }  // namespace
@@ -85,7 +86,7 @@ blocks::Linear Binder::linear(const std::string& name, std::size_t in, std::size
 }
 
 blocks::Norm Binder::norm(const std::string& name, std::size_t D, float eps, blocks::NormKind kind) {
-  const bool bias = kind == blocks::NormKind::Layer;
+  const bool bias = kind == blocks::NormKind::Layer && config_.norm_bias;  // ModernBERT's norm_bias false: none
   return {need(name + ".weight", {D}), bias ? need(name + ".bias", {D}) : nullptr, eps, kind};
 }
 
@@ -162,11 +163,12 @@ void Stack::bind_mlm_head(Binder& b, const MlmNames& n, const WeightRef* embeddi
   const WeightRef* dense = b.maybe_head(transform + ".weight", {D, D});
   if (!dense) return;  // the encoder alone: no MLM head
   mlm_.act = act;
-  mlm_.transform = {dense, b.need_head(transform + ".bias", {D}), false, D, D};
-  mlm_.norm = {b.need_head(std::string(n.norm) + ".weight", {D}), b.need_head(std::string(n.norm) + ".bias", {D}), eps};
-  const WeightRef* bias = b.maybe_head(n.bias, {V});
-  if (!bias) bias = b.maybe_head(decoder + ".bias", {V});
-  if (!bias)
+  const std::string norm = n.norm;  // ModernBERT: each bias as its config says (classifier_bias, norm_bias)
+  mlm_.transform = {dense, c_.head_bias ? b.need_head(transform + ".bias", {D}) : nullptr, false, D, D};
+  mlm_.norm = {b.need_head(norm + ".weight", {D}), c_.norm_bias ? b.need_head(norm + ".bias", {D}) : nullptr, eps};
+  const WeightRef* bias = c_.decoder_bias ? b.maybe_head(n.bias, {V}) : nullptr;
+  if (!bias && c_.decoder_bias) bias = b.maybe_head(decoder + ".bias", {V});
+  if (!bias && c_.decoder_bias)
     throw Error("the checkpoint has an MLM head but neither '" + std::string(n.bias) + "' nor '" + decoder + ".bias'");
   const WeightRef* weight = c_.tie_word_embeddings ? embeddings : b.need_head(decoder + ".weight", {V, D});
   mlm_.decoder = {weight, bias, false, D, V};
@@ -194,7 +196,7 @@ blocks::Layer Stack::layer_of(Binder& b, const std::string& norm_1, const std::s
                               blocks::NormKind kind) const {
   const float eps = float(c_.norm_eps);
   blocks::Layer layer;
-  layer.norm_1 = b.norm(norm_1, c_.d_model, eps, kind);
+  if (!norm_1.empty()) layer.norm_1 = b.norm(norm_1, c_.d_model, eps, kind);
   if (!norm_2.empty()) layer.norm_2 = b.norm(norm_2, c_.d_model, eps, kind);
   layer.attn.heads = c_.heads;
   layer.attn.kv_heads = c_.kv_heads;
@@ -226,9 +228,10 @@ TokenEmbeddings::TokenEmbeddings(Binder& b, const std::string& name) : Stack(b.c
 }
 
 void TokenEmbeddings::embed(const std::vector<std::int32_t>& ids, float* h) const {
-  models::embed(*tokens_, ids, h, false);  // h[T, D] = tokens[ids] (· embed_scale_)
+  models::embed(*tokens_, ids, h, false);  // h[T, D] = tokens[ids] (· embed_scale_), then embed_norm_ if any
   if (embed_scale_ != 1.0f)
     for (std::size_t i = 0; i < ids.size() * c_.d_model; ++i) h[i] *= embed_scale_;
+  blocks::normalize(embed_norm_, h, ids.size(), c_.d_model);  // ModernBERT's embeddings.norm
 }
 
 void lm_head_logits(const blocks::Linear& head, const float* hidden, const std::vector<std::size_t>& at, std::size_t D,

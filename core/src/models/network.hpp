@@ -31,7 +31,8 @@ class Binder {
 
   // "<name>.weight" [out, in] (+ "<name>.bias" [out] when bias) as nn.Linear, or [in, out] as Conv1D.
   blocks::Linear linear(const std::string& name, std::size_t in, std::size_t out, bool bias, bool conv1d = false);
-  // "<name>.weight" and "<name>.bias" [D] (LayerNorm), or "<name>.weight" alone (RMSNorm).
+  // "<name>.weight" and "<name>.bias" [D] (LayerNorm; the bias unless the config's norm_bias is false), or
+  // "<name>.weight" alone (RMSNorm).
   blocks::Norm norm(const std::string& name, std::size_t D, float eps, blocks::NormKind kind = blocks::NormKind::Layer);
 
   // The names looked up so far (body names with the prefix this binder was given).
@@ -90,6 +91,7 @@ std::unique_ptr<Network> bind_opt(Binder& binder);
 std::unique_ptr<Network> bind_phi(Binder& binder);
 std::unique_ptr<Network> bind_roberta(Binder& binder);
 std::unique_ptr<Network> bind_gemma(Binder& binder);
+std::unique_ptr<Network> bind_modernbert(Binder& binder);
 // Each family's body prefix ("transformer.", "bert.", "distilbert.", "model.", "gpt_neox.") and its probe: a body
 // tensor every checkpoint of it holds, which tells whether a checkpoint's names carry the prefix.
 struct FamilyPrefix {
@@ -149,8 +151,8 @@ class Stack : public Network {
     const char *q, *k, *v, *o, *norm_1, *up, *down, *norm_2;
   };
   blocks::Layer encoder_layer(Binder& b, const std::string& prefix, const EncoderNames& names, float eps) const;
-  // A layer's fields every family sets alike: norm_1 and norm_2 under these names (of this kind, the config's eps),
-  // heads, key/value heads and head_dim, causal as the config says, the MLP's activation.
+  // A layer's fields every family sets alike: norm_1 and norm_2 under these names (of this kind, the config's eps;
+  // none where ""), heads, key/value heads and head_dim, causal as the config says, the MLP's activation.
   blocks::Layer layer_of(Binder& b, const std::string& norm_1, const std::string& norm_2,
                          blocks::NormKind kind = blocks::NormKind::Layer) const;
 
@@ -180,7 +182,8 @@ class LearnedPositions : public Stack {
   std::size_t offset_ = 0;
 };
 
-// A stack whose embedding is the token table alone, `name` [V, D] (Llama, GPT-NeoX, Phi: positions in the attention).
+// A stack whose embedding is the token table alone, `name` [V, D] (Llama, GPT-NeoX, Phi: positions in the attention),
+// then embed_norm_ where the family binds one (ModernBERT).
 class TokenEmbeddings : public Stack {
  public:
   void embed(const std::vector<std::int32_t>& ids, float* h) const override;
