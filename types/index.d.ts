@@ -276,9 +276,9 @@ declare namespace createMhaModule {
 
   /** A loaded checkpoint's sizes, as its config.json gives them. */
   interface ModelInfo {
-    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Mistral, Qwen2, Qwen3), GPT-NeoX (gpt_neox: Pythia), GPT-Neo (gpt_neo: TinyStories), OPT (opt), Phi (phi), RoBERTa (roberta: RoBERTa, XLM-R), Gemma (gemma: Gemma, Gemma 2). */
-    family: 'gpt2' | 'bert' | 'distilbert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'roberta' | 'gemma';
-    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3', 'mistral', 'phi', 'smollm3', 'roberta', 'xlm-roberta', 'gemma', 'gemma2', 'gemma3_text'. */
+    /** The core's family: GPT-2 (gpt2), BERT (bert), DistilBERT (distilbert), Llama-style (llama: Llama, Mistral, Qwen2, Qwen3), GPT-NeoX (gpt_neox: Pythia), GPT-Neo (gpt_neo: TinyStories), OPT (opt), Phi (phi), RoBERTa (roberta: RoBERTa, XLM-R), Gemma (gemma: Gemma, Gemma 2, Gemma 3), ModernBERT (modernbert). */
+    family: 'gpt2' | 'bert' | 'distilbert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'roberta' | 'gemma' | 'modernbert';
+    /** config.json's model_type: 'gpt2', 'bert', 'distilbert', 'llama', 'qwen2', 'gpt_neox', 'gpt_neo', 'opt', 'qwen3', 'mistral', 'phi', 'smollm3', 'roberta', 'xlm-roberta', 'gemma', 'gemma2', 'gemma3_text', 'modernbert'. */
     modelType: string;
     layers: number;
     heads: number;
@@ -288,11 +288,11 @@ declare namespace createMhaModule {
     headDim: number;
     /** Features of each head the rotary embedding turns: headDim (Llama), fewer (GPT-NeoX's rotary_pct), 0 without rotary embeddings. */
     rotaryDim: number;
-    /** Each layer's window: a query sees itself and the window - 1 tokens before it (GPT-Neo's local layers); 0: every earlier key. */
+    /** Each layer's window: a query sees itself and the window - 1 tokens before it (GPT-Neo's local layers, sliding windows), or in an encoder the window - 1 tokens on either side (ModernBERT's local layers); 0: every key the mask allows. */
     windows: number[];
     /** The rotary embedding's base θ (Gemma 3: of its full-attention layers); 0 without rotary embeddings. */
     ropeTheta: number;
-    /** Gemma 3: the sliding layers' base θ (rope_parameters.sliding_attention); 0: ropeTheta on every layer. */
+    /** Gemma 3 and ModernBERT: the sliding (local) layers' base θ (rope_parameters.sliding_attention); 0: ropeTheta on every layer. */
     ropeLocalTheta: number;
     /** rope_type 'linear' on the full layers (Gemma 3 4b and up): the angles divided by ropeFactor; 1: none. */
     ropeFactor: number;

@@ -49,7 +49,7 @@ const PAGES = {
   'models.html': {
     title: 'MHA Explorer — real models: every head of every layer',
     description:
-      'Drop a GPT-2, BERT, DistilBERT, Llama-style (Mistral, Qwen), Pythia, TinyStories, OPT, Phi, Gemma, Gemma 2, Gemma 3, RoBERTa or XLM-R model folder and see every head of every layer, what each head does, and what the model predicts without it, computed in your browser.',
+      'Drop a GPT-2, BERT, DistilBERT, Llama-style (Mistral, Qwen), Pythia, TinyStories, OPT, Phi, Gemma, Gemma 2, Gemma 3, RoBERTa, XLM-R or ModernBERT model folder and see every head of every layer, what each head does, and what the model predicts without it, computed in your browser.',
     styles: ['style.css', 'models.css'],
     script: 'models.js',
     oneFile: 'mha-explorer-models.html',

@@ -221,10 +221,12 @@ const lines = (out, tag) =>
     .filter((l) => l.startsWith(tag + ' '))
     .map((l) => l.split(' ').slice(1));
 
-test('BERT: the lens reads each layer through the MLM head and its snippet prints the page’s numbers; the causal panels hidden and said', async () => {
-  const g = await open('bert'),
+// An encoder's page: the causal panels hidden, the lens shown, as transformers computes it, and its snippet printing the
+// page's numbers (its top token, or one the bounds cannot tell from it); the causal methods said. Returns the page.
+async function checkEncoderLens(name) {
+  const g = await open(name),
     { page } = g,
-    ref = reference('bert');
+    ref = reference(name);
   for (const id of ['gen', 'dla', 'patch'])
     assert.equal(await page.isHidden('section[aria-labelledby="' + id + '-title"]'), true, id);
   assert.equal(await page.isHidden('section[aria-labelledby="lens-title"]'), false);
@@ -254,7 +256,11 @@ test('BERT: the lens reads each layer through the MLM head and its snippet print
   ])
     assert.match(await why(m, ...a), /not a causal language model/, m);
   assert.deepEqual(g.errors, []);
-  await page.close();
+  return g;
+}
+
+test('BERT: the lens reads each layer through the MLM head and its snippet prints the page’s numbers; the causal panels hidden and said', async () => {
+  await (await checkEncoderLens('bert')).page.close();
   const h = await open('bert-noprefix'); // BertModel: no MLM head to read the layers through
   assert.equal(await h.page.isHidden('section[aria-labelledby="lens-title"]'), true);
   assert.match(
@@ -267,6 +273,10 @@ test('BERT: the lens reads each layer through the MLM head and its snippet print
     [],
   );
   await h.page.close();
+});
+
+test('ModernBERT: the lens reads each layer through final_norm and the MLM head, and its snippet prints the page’s numbers', async () => {
+  await (await checkEncoderLens('modernbert')).page.close();
 });
 
 test('Copy as Python: each panel’s snippet runs as pasted in TransformerLens 4.3 and prints the page’s numbers', async () => {

@@ -67,6 +67,8 @@ const CASES = [
   'gemma2-bf16',
   'gemma3',
   'gemma3-bf16',
+  'modernbert',
+  'modernbert-bf16',
   'roberta',
   'xlm-roberta',
   'minilm',

@@ -112,7 +112,7 @@ for (const path of testedBuilds()) {
 
   test(`${build}: an encoder's lens is its MLM head on each hidden state; without a head, or for the causal methods, said`, async () => {
     const M = await load(path);
-    for (const name of ['bert', 'distilbert']) {
+    for (const name of ['bert', 'distilbert', 'modernbert']) {
       const ref = reference(name);
       const model = await M.loadModel(files(name));
       const lens = model.lens(ref.ids),

@@ -105,3 +105,55 @@ test('tests/models/make_checkpoints.py: out_projection names every model_type an
     );
   assert.match(body[0], /raise ValueError/, "an unknown model_type is refused, not given Llama's module");
 });
+
+test("web/models/trace.js: ModernBERT's layer 0 without attn_norm, a local layer's window on either side", () => {
+  const ops = ['qkv', 'query', 'key', 'value', 'query_heads', 'key_heads', 'value_heads', 'rope_query', 'rope_key'];
+  const layer = (l, first) =>
+    [
+      ...first,
+      ...ops,
+      'scores',
+      'window',
+      'softmax',
+      'context',
+      'merge',
+      'output',
+      'residual',
+      'norm',
+      'mlp',
+      'residual',
+    ]
+      .filter((op) => l === 1 || op !== 'window')
+      .map((op) => ({ op, shape: [1, 5, 8], layer: l }));
+  const trace = [...layer(0, []), ...layer(1, ['norm'])];
+  const info = {
+    family: 'modernbert',
+    heads: 2,
+    dModel: 8,
+    headDim: 4,
+    rotaryDim: 4,
+    causal: false,
+    windows: [0, 3],
+    ropeTheta: 160000,
+    ropeLocalTheta: 10000,
+  };
+  const words = (l, op) =>
+    layerTrace(trace, l, info, 5)
+      .filter((s) => s.op === op)
+      .map((s) => s.words);
+  assert.deepEqual(
+    words(0, 'norm').map((w) => w.expr),
+    ['x = model.layers[0].mlp_norm(h)'],
+    'layer 0: the MLP norm only, pre-norm',
+  );
+  assert.deepEqual(
+    words(1, 'norm').map((w) => w.expr),
+    ['x = model.layers[1].attn_norm(h)', 'x = model.layers[1].mlp_norm(h)'],
+  );
+  assert.match(words(1, 'window')[0].expr, /abs\(i - j\) <= 2/);
+  assert.match(words(1, 'window')[0].description, /local_attention 4\b.*2 tokens before and after/);
+  assert.match(words(1, 'rope_query')[0].description, /a local layer: base θ = 10,000/);
+  assert.match(words(0, 'rope_query')[0].description, /a full layer: base θ = 160,000/);
+  assert.match(words(0, 'query')[0].label, /a third of Wqkv's output/);
+  assert.match(words(0, 'qkv')[0].description, /One Linear \(weights \[3·8, 8\]\)/);
+});

@@ -75,6 +75,7 @@ const CASES = [
   { name: 'gemma2', text: SENTENCE, snippet: true },
   { name: 'gemma3', text: SENTENCE, snippet: true },
   { name: 'roberta', text: MASKED.replace('[MASK]', '<mask>'), snippet: true },
+  { name: 'modernbert', text: MASKED, snippet: true },
 ];
 const QUERY = 8,
   KEY = 3,

@@ -73,7 +73,11 @@ const MLM_HEADS = {
     'head = lambda h: model.vocab_projector(model.vocab_layer_norm(model.activation(model.vocab_transform(h))))',
   roberta: 'head = model.lm_head  # dense, exact GELU, layer_norm, then the decoder',
   'xlm-roberta': 'head = model.lm_head  # dense, exact GELU, layer_norm, then the decoder',
+  modernbert: 'head = lambda h: model.decoder(model.head(h))  # dense, activation, norm, then the decoder',
 };
+// A pre-norm encoder's final norm, which its lens applies to every hidden state but the last (transformers gives that
+// one normed already).
+const FINAL_NORMS = { modernbert: 'model.model.final_norm' };
 
 // The lines that print each row's top token as the TransformerLens snippet prints them.
 const LENS_PRINT = [
@@ -84,8 +88,16 @@ const LENS_PRINT = [
 ];
 
 // o: {folder, dropped, ids, modelType}: an encoder's lens (TransformerLens has none), by transformers: its MLM head on
-// each hidden state (post-norm layers: each output is normed already, there is no final norm to apply).
+// each hidden state (post-norm layers: each output is normed already, there is no final norm to apply; pre-norm
+// ModernBERT: through final_norm first).
 function encoderLensSnippet(o) {
+  const norm = FINAL_NORMS[o.modelType];
+  const probs = norm
+    ? [
+        '    norms = [' + norm + '] * (len(hidden) - 1) + [torch.nn.Identity()]  # the last is normed already',
+        '    probs = torch.stack([head(n(h[0])) for n, h in zip(norms, hidden)]).softmax(-1)  # [layers + 1, positions, vocabulary]',
+      ]
+    : ['    probs = torch.stack([head(h[0]) for h in hidden]).softmax(-1)  # [layers + 1, positions, vocabulary]'];
   return (
     [
       '# MHA Explorer, the model page: the logit lens of an encoder, by transformers (pip install torch transformers):',
@@ -100,7 +112,7 @@ function encoderLensSnippet(o) {
       'ids = torch.tensor([' + list(o.ids) + '])  # the text as the page ran it',
       'with torch.no_grad():',
       '    hidden = model(input_ids=ids, output_hidden_states=True).hidden_states  # the embeddings, then each layer',
-      '    probs = torch.stack([head(h[0]) for h in hidden]).softmax(-1)  # [layers + 1, positions, vocabulary]',
+      ...probs,
       ...LENS_PRINT,
     ].join('\n') + '\n'
   );

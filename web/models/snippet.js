@@ -8,7 +8,7 @@
 
 // The output projection of every family transformers names, with the layer's index: GPT-2's attn.c_proj, BERT's
 // attention.output.dense, DistilBERT's attention.out_lin, Llama's and Qwen2's self_attn.o_proj.
-export const OUTPUT_PROJECTION = String.raw`(?:^|\.)(?:h|layer|layers)\.(\d+)\.(?:attn\.c_proj|attention\.output\.dense|attention\.out_lin|self_attn\.o_proj|attention\.dense|attn\.attention\.out_proj|self_attn\.out_proj|self_attn\.dense)$`;
+export const OUTPUT_PROJECTION = String.raw`(?:^|\.)(?:h|layer|layers)\.(\d+)\.(?:attn\.c_proj|attention\.output\.dense|attention\.out_lin|self_attn\.o_proj|attention\.dense|attn\.attention\.out_proj|self_attn\.out_proj|self_attn\.dense|attn\.Wo)$`;
 
 // A Python string literal of any text (JSON's escapes are Python's).
 const py = (s) => JSON.stringify(String(s));

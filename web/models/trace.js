@@ -108,6 +108,19 @@ export const FAMILIES = {
     post: false,
     norm: 'LayerNorm',
   },
+  // a pre-norm encoder: no attn_norm in layer 0 (nn.Identity), Wqkv an nn.Linear giving q | k | v, GeGLU
+  modernbert: {
+    layer: 'model.layers',
+    norms: ['attn_norm', 'mlp_norm'],
+    qkv: 'attn.Wqkv',
+    qkvLinear: true,
+    q: null,
+    out: 'attn.Wo',
+    mlp: 'mlp',
+    post: false,
+    norm: 'LayerNorm',
+    act: "the activation of Wi's first half times its second (GeGLU)",
+  },
 };
 const STAGE = {
   norm: 0,
@@ -163,7 +176,10 @@ export function layerTrace(trace, layer, info, T) {
   const steps = trace.filter((s) => s.layer === layer);
   c.sandwich = steps.some((s) => s.op === 'post_norm'); // Gemma 2 and 3
   c.parallel = steps.filter((s) => s.op === 'residual').length === 1; // GPT-NeoX's use_parallel_residual
-  c.post = steps.length > 0 && steps[0].op !== 'norm'; // post-norm: BERT, DistilBERT, OPT's do_layer_norm_before false
+  // post-norm (BERT, DistilBERT, OPT's do_layer_norm_before false): the layer ends with a norm; a pre-norm layer
+  // that starts without one (ModernBERT's layer 0) has its MLP's norm only
+  c.post = steps.length > 0 && steps[steps.length - 1].op === 'norm';
+  if (!c.post && steps.length > 0 && steps[0].op !== 'norm') c.norms = 1;
   return steps.map((s) => {
     const words = WORDS[s.op];
     const w = words ? words(c, s) : { label: s.op, expr: '', description: '' };
@@ -171,11 +187,12 @@ export function layerTrace(trace, layer, info, T) {
   });
 }
 
-// A query, key or value projection: GPT-2's third of c_attn, or the family's own linear map.
+// A query, key or value projection: a third of a fused projection (GPT-2's c_attn, ModernBERT's Wqkv), or the
+// family's own linear map.
 function projection(c, which, name) {
-  return c.info.family === 'gpt2'
+  return c.f.qkv && !c.f.interleaved
     ? {
-        label: which + ": a third of c_attn's output",
+        label: which + ': a third of ' + c.f.qkv.split('.').pop() + "'s output",
         expr: name + ' = qkv.split(' + c.D + ', dim=2)[' + 'qkv'.indexOf(name) + ']',
         description: 'A view of the ' + which + ' columns (its rows stride over all 3·' + c.D + '): no copy',
       }
@@ -217,18 +234,22 @@ function norm(c) {
 
 // Rotary embeddings on part of each head (GPT-NeoX's rotary_pct).
 const partial = (c) => c.rot > 0 && c.rot < c.d;
-// Gemma 3: a rope base for its sliding layers and one for its full layers (these divided by a linear factor).
+// Gemma 3 and ModernBERT: a rope base for their sliding (local) layers and one for their full layers (Gemma 3's
+// divided by a linear factor).
 function ropeBase(c) {
   const local = c.info.ropeLocalTheta,
-    factor = c.info.ropeFactor || 1;
+    factor = c.info.ropeFactor || 1,
+    kind = c.info.causal ? 'sliding' : 'local';
   if (!local) return '';
   const fmt = (x) => x.toLocaleString('en-US');
   return c.window
-    ? '; a sliding layer: base θ = ' + fmt(local) + ' (the full layers: ' + fmt(c.info.ropeTheta) + ')'
+    ? '; a ' + kind + ' layer: base θ = ' + fmt(local) + ' (the full layers: ' + fmt(c.info.ropeTheta) + ')'
     : '; a full layer: base θ = ' +
         fmt(c.info.ropeTheta) +
         (factor !== 1 ? ', the angles divided by ' + factor + ' (linear scaling)' : '') +
-        ' (the sliding layers: ' +
+        ' (the ' +
+        kind +
+        ' layers: ' +
         fmt(local) +
         ')';
 }
@@ -241,7 +262,9 @@ const WORDS = {
     expr: 'qkv = ' + c.L + '.' + c.f.qkv + '(x)',
     description: c.f.interleaved
       ? 'One Linear gives each head its query, key and value side by side, head after head'
-      : 'One Conv1D (weights stored [in, out]) gives the queries, keys and values side by side',
+      : c.f.qkvLinear
+        ? 'One Linear (weights [3·' + c.D + ', ' + c.D + ']) gives the queries, keys and values side by side'
+        : 'One Conv1D (weights stored [in, out]) gives the queries, keys and values side by side',
   }),
   query: (c) => projection(c, 'Query', 'q'),
   key: (c) => projection(c, 'Key', 'k'),
@@ -317,14 +340,26 @@ const WORDS = {
       c.info.attnSoftcap +
       '), nearly unchanged while small, before the mask',
   }),
-  window: (c) => ({
-    label: 'Local attention: a window of ' + c.window + ' keys',
-    expr: 'scores = torch.where(i - j < ' + c.window + ', scores, torch.finfo(float32).min)',
-    description:
-      'A local layer: each query sees only itself and the ' +
-      (c.window - 1) +
-      ' tokens before it; keys further back are masked as the later ones are',
-  }),
+  window: (c) =>
+    c.info.causal
+      ? {
+          label: 'Local attention: a window of ' + c.window + ' keys',
+          expr: 'scores = torch.where(i - j < ' + c.window + ', scores, torch.finfo(float32).min)',
+          description:
+            'A local layer: each query sees only itself and the ' +
+            (c.window - 1) +
+            ' tokens before it; keys further back are masked as the later ones are',
+        }
+      : {
+          label: 'Local attention: ' + (c.window - 1) + ' keys on either side',
+          expr: 'scores = torch.where(abs(i - j) <= ' + (c.window - 1) + ', scores, torch.finfo(float32).min)',
+          description:
+            'A local layer (local_attention ' +
+            2 * (c.window - 1) +
+            '): each query sees itself and the ' +
+            (c.window - 1) +
+            ' tokens before and after it; keys further away are masked',
+        },
   softmax: (c, s) => ({
     label: 'Softmax: the attention weights',
     expr: 'weights = softmax(scores, dim=-1)',
