@@ -77,16 +77,24 @@ def tinystories(tiny):
     )
 
 
-def qwen3(tiny):
-    D, L, H, KV, hd, inner = (32, 2, 4, 2, 16, 96) if tiny else (1024, 28, 16, 8, 128, 3072)
-    return transformers.Qwen3ForCausalLM, transformers.Qwen3Config(
-        vocab_size=512 if tiny else 151936,
+def gqa_sizes(shape, vocab):
+    """The size keys Qwen3Config and Gemma3TextConfig share, from (D, layers, heads, kv heads, head_dim, inner)."""
+    D, L, H, KV, hd, inner = shape
+    return dict(
+        vocab_size=vocab,
         hidden_size=D,
         num_hidden_layers=L,
         num_attention_heads=H,
         num_key_value_heads=KV,
         head_dim=hd,
         intermediate_size=inner,
+    )
+
+
+def qwen3(tiny):
+    shape = (32, 2, 4, 2, 16, 96) if tiny else (1024, 28, 16, 8, 128, 3072)
+    return transformers.Qwen3ForCausalLM, transformers.Qwen3Config(
+        **gqa_sizes(shape, 512 if tiny else 151936),
         max_position_embeddings=40960,
         rope_theta=1e6,
         rms_norm_eps=1e-6,
@@ -99,18 +107,12 @@ def qwen3(tiny):
 
 
 def gemma3(tiny):
-    D, L, H, KV, hd, inner = (32, 2, 4, 1, 16, 64) if tiny else (640, 18, 4, 1, 256, 2048)
+    shape = (32, 2, 4, 1, 16, 64) if tiny else (640, 18, 4, 1, 256, 2048)
     pattern = ["sliding_attention"] * 5 + ["full_attention"]
     layer_types = ["sliding_attention", "full_attention"] if tiny else pattern * 3
     return transformers.Gemma3ForCausalLM, transformers.Gemma3TextConfig(
-        vocab_size=512 if tiny else 262144,
-        hidden_size=D,
-        num_hidden_layers=L,
-        num_attention_heads=H,
-        num_key_value_heads=KV,
-        head_dim=hd,
-        intermediate_size=inner,
-        query_pre_attn_scalar=hd,
+        **gqa_sizes(shape, 512 if tiny else 262144),
+        query_pre_attn_scalar=shape[4],
         sliding_window=512,
         layer_types=layer_types,
         max_position_embeddings=32768,
