@@ -318,8 +318,18 @@ declare namespace createMhaModule {
   }
 
   interface ModelForwardOptions {
-    /** Heads switched off, as [layer, head] pairs: their output is zeroed before the output projection. */
+    /** Heads switched off, as [layer, head] pairs: their output before the output projection replaced as `ablation` says. */
     headsOff?: readonly (readonly [number, number])[];
+    /**
+     * How `headsOff` are switched off (TransformerLens's hook_z replaced): 'zero' (the default) zeroes their output,
+     * 'mean' replaces it at every position by its mean over the text's positions (mean ablation), 'resample' by their
+     * output on `resampleFrom` (resample ablation). The replacements are the full model's outputs.
+     */
+    ablation?: Ablation;
+    /** 'resample' only: the ids of the other text, as many as `ids`. */
+    resampleFrom?: readonly number[];
+    /** true: `writes` [L, H, T], ‖v_j·W_O^h‖ (what key j writes through head h; Kobayashi et al. 2020). Default false. */
+    writes?: boolean;
     /** Positions whose logits to give; default the last (causal models) or none (encoders: the [MASK] positions). */
     logitsAt?: readonly number[];
     /**
@@ -340,12 +350,16 @@ declare namespace createMhaModule {
 
   /** How a thumbnail's cell sums its weights: `core.pools`. */
   type Pool = 'max' | 'mean';
+  /** How a head is switched off: `core.ablations`. */
+  type Ablation = 'zero' | 'mean' | 'resample';
 
   interface ModelAttentionOptions {
     layer: number;
     /** One head: its [T, T] map; default every head, [1, H, T, T]. */
     head?: number;
     headsOff?: readonly (readonly [number, number])[];
+    ablation?: Ablation;
+    resampleFrom?: readonly number[];
   }
 
   interface ModelForwardResult<W extends Tensor | null = Tensor> {
@@ -361,6 +375,8 @@ declare namespace createMhaModule {
     firstLayer: number;
     /** [L, H, s, s] with `thumbnail`, else null. */
     thumbnails: Tensor | null;
+    /** [L, H, T] with `writes`: ‖v_j·W_O^h‖, the value vector (bias in) through head h's rows of the output projection. */
+    writes: Tensor | null;
   }
 
   /** Token ids as the checkpoint's tokenizer gives them (special tokens added as `tokenizer(text)` adds them). */
@@ -767,6 +783,8 @@ declare namespace createMhaModule {
     readonly patchKinds: readonly PatchKind[];
     /** The thumbnails' pools (protocol()). */
     readonly pools: readonly Pool[];
+    /** The ways `forward`'s `ablation` switches a head off (protocol()). */
+    readonly ablations: readonly Ablation[];
     /** The largest sizes the core accepts (its protocol): a module's `dModel` (and `numHeads`), a model's `modelDModel`, `vocab`, `seqLen`, `layers`, a `batch`, a script's `scriptSteps`, `headSpecialization`'s tokens. */
     readonly limits: Readonly<
       Record<

@@ -102,6 +102,9 @@ val protocol() {
   val patchKinds = val::array();  // what activation patching puts in (mha/analysis.hpp): "heads", "resid", …
   for (mha::PatchKind k : mha::kPatchKinds) patchKinds.call<void>("push", std::string(mha::patch_kind_name(k)));
   p.set("patchKinds", patchKinds);
+  val ablations = val::array();  // ways to switch a head off (mha/analysis.hpp): "zero", "mean", "resample"
+  for (mha::Ablation k : mha::kAblations) ablations.call<void>("push", std::string(mha::ablation_name(k)));
+  p.set("ablations", ablations);
   val pools = val::array();  // how a model forward's thumbnails pool each map (mha/models.hpp): "max", "mean"
   for (mha::Pool k : mha::kPools) pools.call<void>("push", std::string(mha::pool_name(k)));
   p.set("pools", pools);

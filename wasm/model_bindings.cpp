@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "bindings.hpp"
 #include "loaded_model.hpp"
+#include "mha/analysis.hpp"
 #include "mha/checkpoint.hpp"
 #include "mha/models.hpp"
 
@@ -217,23 +219,35 @@ std::vector<mha::HeadRef> read_heads_off(const mha::CheckpointConfig& c, const v
   return out;
 }
 
+// The forward options of heads switched off as `ablation` says (a name of protocol().ablations); other: the text
+// whose outputs a resample puts in.
+mha::ModelForwardOptions ablated(LoadedModel& m, const std::vector<std::int32_t>& tokens, const val& heads_off,
+                                 const std::string& ablation, const val& other) {
+  const mha::CheckpointConfig& c = m.model.config();
+  const mha::Ablation* kind = std::find_if(std::begin(mha::kAblations), std::end(mha::kAblations),
+                                           [&](mha::Ablation k) { return ablation == mha::ablation_name(k); });
+  if (kind == std::end(mha::kAblations)) throw mha::Error("ablation must be one of protocol().ablations, got " + ablation);
+  const std::vector<std::int32_t> others = *kind == mha::Ablation::Resample ? read_ids(c, other) : std::vector<std::int32_t>();
+  return mha::ablation_options(m.model, tokens, read_heads_off(c, heads_off), *kind, others);
+}
+
 mha::Pool read_pool(const std::string& name) {
   for (mha::Pool p : mha::kPools)
     if (name == mha::pool_name(p)) return p;
   throw mha::Error("pool must be one of protocol().pools, got " + name);
 }
 
-// ids: token ids; heads_off: [[layer, head], ...]; logits_at: positions; attentions: false for none (attentions
-// null; the model may resume from its cache); thumbnail: 0, or the side of every head's pooled map (pool: a name of
-// protocol().pools).
-val model_forward(LoadedModel& m, val ids, val heads_off, val logits_at, bool attentions, double thumbnail,
-                  std::string pool) {
+// ids: token ids; heads_off: [[layer, head], ...] switched off as `ablation` says (other: a resample's text);
+// logits_at: positions; attentions: false for none (attentions null; the model may resume from its cache); thumbnail:
+// 0, or the side of every head's pooled map (pool: a name of protocol().pools); writes: out.writes [L, H, T].
+val model_forward(LoadedModel& m, val ids, val heads_off, std::string ablation, val other, val logits_at,
+                  bool attentions, double thumbnail, std::string pool, bool writes) {
   return guarded([&] {
     const mha::CheckpointConfig& c = m.model.config();
     const std::vector<std::int32_t> tokens = read_ids(c, ids);
     const std::size_t T = tokens.size();
-    mha::ModelForwardOptions options;
-    options.heads_off = read_heads_off(c, heads_off);
+    mha::ModelForwardOptions options = ablated(m, tokens, heads_off, ablation, other);
+    options.writes = writes;
     for (std::size_t i = 0, n = list_length(logits_at, "logitsAt", static_cast<double>(T)); i < n; ++i) {
       options.logits_at.push_back(to_count(logits_at[i].as<double>(), "logitsAt position", static_cast<double>(T - 1)));
     }
@@ -249,17 +263,19 @@ val model_forward(LoadedModel& m, val ids, val heads_off, val logits_at, bool at
     out.set("logitsAt", array_from(r.logits_at));
     out.set("trace", trace_to_js(r.trace));
     out.set("firstLayer", static_cast<double>(r.first_layer));
+    out.set("writes", writes ? tensor_to_js(r.writes) : val::null());
     return out;
   });
 }
 
 // Layer `layer`'s attention [1, H, T, T], or head `head`'s [T, T] (head < 0: every head), from the model's cache.
-val model_attention(LoadedModel& m, val ids, double layer, val heads_off, double head) {
+val model_attention(LoadedModel& m, val ids, double layer, val heads_off, std::string ablation, val other, double head) {
   return guarded([&] {
     const mha::CheckpointConfig& c = m.model.config();
     const std::vector<std::int32_t> tokens = read_ids(c, ids);
     const std::size_t l = to_count(layer, "layer", static_cast<double>(c.layers - 1));
-    const mha::Tensor all = m.model.attention(tokens, l, read_heads_off(c, heads_off));
+    const mha::ModelForwardOptions o = ablated(m, tokens, heads_off, ablation, other);
+    const mha::Tensor all = m.model.attention(tokens, l, o.heads_off, o.head_values);
     if (head < 0) return tensor_to_js(all);
     const std::size_t h = to_count(head, "head", static_cast<double>(c.heads - 1)), T = tokens.size();
     mha::Tensor one = mha::Tensor::empty({T, T});

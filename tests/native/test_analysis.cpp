@@ -295,6 +295,104 @@ TEST_CASE("mean ablation equals a hook on hook_z replacing a head by its mean ov
   }
 }
 
+namespace {
+
+mha::Ablation ablation_of(const std::string& name) {
+  for (mha::Ablation k : mha::kAblations)
+    if (name == mha::ablation_name(k)) return k;
+  FAIL("no ablation " << name);
+  return mha::Ablation::Zero;
+}
+std::vector<mha::HeadRef> heads_of(const Value& v) {
+  std::vector<mha::HeadRef> out;
+  for (const Value& p : v.items) out.push_back({std::size_t(p.items[0].number()), std::size_t(p.items[1].number())});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("heads switched off by zero, mean or resample equal hooks on hook_z, within the bounds") {
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    const std::vector<std::int32_t> clean = ids_of(at(at(ref, "ioi"), "clean")),
+                                    corrupted = ids_of(at(at(ref, "ioi"), "corrupted"));
+    for (const Value& e : at(ref, "ablation").items) {
+      const std::string mode = at(e, "mode").text;
+      mha::ModelForwardOptions o =
+          mha::ablation_options(*m.model, clean, heads_of(at(e, "heads")), ablation_of(mode), corrupted);
+      o.logits_at = {clean.size() - 1};
+      const mha::ModelOutput out = m.model->forward(clean, o);
+      const std::vector<double> want = flat(at(e, "logits")), bound = flat(at(e, "bound"));
+      REQUIRE(out.logits.numel() == want.size());
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) bad += std::abs(double(out.logits.data()[i]) - want[i]) > bound[i];
+      INFO(c << ": " << mode << " ablation");
+      CHECK(bad == 0);
+    }
+  }
+}
+
+TEST_CASE("an ablation's forward is the model's: resample from the text itself changes nothing, mean as mean_ablation") {
+  Loaded m(mha_test::kModelFixtures + "/gpt2");
+  const Value ref = reference("gpt2");
+  const std::vector<std::int32_t> ids = ids_of(at(at(ref, "ioi"), "clean")), tokens = ids_of(at(at(ref, "ioi"), "tokens"));
+  const std::size_t T = ids.size(), H = m.model->config().heads;
+  mha::ModelForwardOptions plain;
+  plain.logits_at = {T - 1};
+  const mha::ModelOutput full = m.model->forward(ids, plain);
+  mha::ModelForwardOptions same = mha::ablation_options(*m.model, ids, {{0, 1}, {1, 0}}, mha::Ablation::Resample, ids);
+  same.logits_at = {T - 1};
+  const mha::ModelOutput resampled = m.model->forward(ids, same);
+  CHECK(std::equal(full.logits.data(), full.logits.data() + full.logits.numel(), resampled.logits.data()));
+  CHECK(std::equal(full.attentions.data(), full.attentions.data() + full.attentions.numel(),
+                   resampled.attentions.data()));
+  const mha::Tensor means = mha::mean_ablation(*m.model, ids, tokens);  // the analysis floor's taps, same bits
+  for (std::size_t l = 0; l < m.model->config().layers; ++l)
+    for (std::size_t h = 0; h < H; ++h) {
+      mha::ModelForwardOptions o = mha::ablation_options(*m.model, ids, {{l, h}}, mha::Ablation::Mean);
+      o.logits_at = {T - 1};
+      o.attentions = false;
+      const mha::ModelOutput out = m.model->forward(ids, o);
+      const float* z = out.logits.data();
+      INFO("layer " << l << " head " << h);
+      CHECK(float(double(z[tokens[0]]) - double(z[tokens[1]])) == means.data()[l * H + h]);
+    }
+}
+
+TEST_CASE("what each key writes through each head: ‖v_j·W_O^h‖ within the bounds") {
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    mha::ModelForwardOptions o;
+    o.writes = true;
+    o.attentions = false;
+    const mha::ModelOutput out = m.model->forward(ids_of(at(at(ref, "ioi"), "clean")), o);
+    const std::vector<double> want = flat(at(at(ref, "writes"), "norms")), bound = flat(at(at(ref, "writes"), "bound"));
+    REQUIRE(out.writes.numel() == want.size());
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) bad += std::abs(double(out.writes.data()[i]) - want[i]) > bound[i];
+    INFO(c);
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("ablations refuse bad input with messages") {
+  Loaded m(mha_test::kModelFixtures + "/gpt2");
+  const std::vector<std::int32_t> five{5, 6, 7, 8, 9}, four{5, 6, 7, 8};
+  CHECK_THROWS_WITH(mha::ablation_options(*m.model, five, {{0, 0}}, mha::Ablation::Resample, four),
+                    Catch::Contains("the text has 5 tokens and the other 4"));
+  mha::ModelForwardOptions o;
+  o.heads_off = {{0, 0}};
+  o.head_values = {{{0, 0}, std::vector<float>(5 * m.model->config().head_dim)}};
+  CHECK_THROWS_WITH(m.model->forward(five, o), Catch::Contains("switched off or replaced twice"));
+  o.heads_off.clear();
+  o.head_values[0].z.resize(3);
+  CHECK_THROWS_WITH(m.model->forward(five, o), Catch::Contains("a replaced head's output is 5 × "));
+  o.head_values[0].head = {0, 99};
+  CHECK_THROWS_WITH(m.model->forward(five, o), Catch::Contains("there is no head 99"));
+}
+
 TEST_CASE("analysis refuses bad input with messages") {
   Loaded m(mha_test::kModelFixtures + "/gpt2");
   const std::vector<std::int32_t> five{5, 6, 7, 8, 9}, four{5, 6, 7, 8};

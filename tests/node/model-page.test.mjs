@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -36,6 +36,7 @@ import {
   compareToken,
 } from '../../web/models/ablate.js';
 import { pythonSnippet, parsePrinted } from '../../web/models/snippet.js';
+import { load, testedBuilds } from './fixtures/reference.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCRIPT = join(root, 'tests', 'node', 'fixtures', 'model_page.py');
@@ -306,6 +307,56 @@ for (const c of CASES) {
     }
   });
 }
+
+// The page's other ways to switch heads off (model.forward's ablation, the core's numbers) and the snippet's: its
+// printed top 5 with the heads off by their mean over the positions and by another text's output, as the page's.
+test('the snippet switches heads off by mean and by resample as the page does: its top 5 printed', async () => {
+  const M = await load(testedBuilds()[0]);
+  const OTHER = "The road didn't cross the chicken because it was too wide."; // the same words: one token count
+  for (const [name, text, other] of [
+    ['gpt2', SENTENCE, OTHER],
+    ['qwen2', SENTENCE, OTHER],
+    ['bert', MASKED, "The [MASK] didn't cross the chicken because it was too wide."],
+  ]) {
+    const files = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']
+      .filter((f) => existsSync(join(dir, name, f)))
+      .map((f) => ({ name: f, bytes: new Uint8Array(readFileSync(join(dir, name, f))) }));
+    const model = await M.loadModel(files),
+      info = model.info;
+    const enc = model.tokenize(text),
+      otherIds = model.tokenize(other).ids;
+    assert.equal(otherIds.length, enc.ids.length, name + ': the two texts have one token count');
+    const position = info.causal ? enc.ids.length - 1 : enc.tokens.indexOf('[MASK]');
+    for (const ablation of ['mean', 'resample']) {
+      const resampleFrom = ablation === 'resample' ? otherIds : null;
+      const out = model.forward(enc.ids, { headsOff: HEADS_OFF, ablation, resampleFrom, logitsAt: [position] });
+      const top = topTokens(out.logits.data, 5);
+      const code = pythonSnippet({
+        folder: name,
+        dropped: true,
+        text,
+        layer: 0,
+        head: 0,
+        headsOff: HEADS_OFF,
+        ablation,
+        resampleText: other,
+        info: { causal: info.causal, hasLmHead: info.hasLmHead, heads: info.heads, dModel: info.dModel },
+        maskToken: '[MASK]',
+      });
+      const file = join(dir, name + '-' + ablation + '-snippet.py');
+      writeFileSync(file, code);
+      const printed = parsePrinted(execFileSync(python(), [file], { cwd: dir, env, encoding: 'utf8' }));
+      rmSync(file);
+      assert.deepEqual(
+        printed.ablated.map((t) => t.id),
+        top.map((t) => t.id),
+        name + ' ' + ablation,
+      );
+      printed.ablated.forEach((t, i) => assert.ok(Math.abs(t.percent - 100 * top[i].prob) <= 0.005 + 1e-9));
+    }
+    model.dispose();
+  }
+});
 
 test('role descriptions: one sentence per role, names unique', () => {
   assert.deepEqual(ROLE_NAMES, [

@@ -5,7 +5,7 @@ import { checkFiles } from './files.js';
 import { htmlMessage, openCursor, readingState, readText, STALL_TIMEOUT } from './cursor.js';
 import { loadTokenizer } from './tokenizer.js';
 import { hubApi } from './hub-store.js';
-import { POOLS } from './protocol.js';
+import { POOLS, ABLATIONS } from './protocol.js';
 
 const WEIGHTS = 'model.safetensors',
   INDEX = 'model.safetensors.index.json';
@@ -111,9 +111,41 @@ function checkThumbnail(thumbnail, pool) {
     );
 }
 
+// How headsOff are switched off: ablation one of ABLATIONS ('zero': their output zeroed; 'mean': its mean over the
+// text's positions; 'resample': its output on resampleFrom, ids of another text of the same token count).
+function checkAblation(options, info, T) {
+  const { ablation = ABLATIONS[0], resampleFrom = null } = options;
+  if (!ABLATIONS.includes(ablation))
+    fail(
+      `ablation must be ${ABLATIONS.map((a) => `'${a}'`).join(', ')} (how headsOff are switched off), got ${describe(ablation)}`,
+    );
+  if (ablation !== 'resample') {
+    if (resampleFrom !== null) fail(`resampleFrom is the text of ablation 'resample' only (ablation is '${ablation}')`);
+    return { ablation, other: [] };
+  }
+  if (resampleFrom === null) fail("ablation 'resample' needs resampleFrom: the ids of the text whose head outputs to use");
+  const other = checkIds(resampleFrom, info);
+  if (other.length !== T)
+    fail(
+      `resampleFrom has ${other.length} tokens and the text ${T}: resampling a head needs texts of the same token count`,
+    );
+  return { ablation, other };
+}
+
 function checkForwardOptions(options, info, T) {
-  checkConfig(options, 'forward options', ['headsOff', 'logitsAt', 'attentions', 'thumbnail', 'pool']);
-  const { headsOff = [], logitsAt = [], attentions = true, thumbnail = 0, pool = POOLS[0] } = options;
+  checkConfig(options, 'forward options', [
+    'headsOff',
+    'ablation',
+    'resampleFrom',
+    'logitsAt',
+    'attentions',
+    'thumbnail',
+    'pool',
+    'writes',
+  ]);
+  const { headsOff = [], logitsAt = [], attentions = true, thumbnail = 0, pool = POOLS[0], writes = false } = options;
+  if (typeof writes !== 'boolean')
+    fail(`writes must be true or false (true: out.writes, the norm of what each key writes), got ${describe(writes)}`);
   if (typeof attentions !== 'boolean')
     fail(
       `attentions must be true or false (false: no attention weights, a faster forward), got ${describe(attentions)}`,
@@ -125,19 +157,20 @@ function checkForwardOptions(options, info, T) {
     fail(`this ${info.modelType} checkpoint has no LM or MLM head: it gives no logits`);
   logitsAt.forEach((p, i) => checkCount(p, `logitsAt[${i}]`, 0, T - 1));
   checkThumbnail(thumbnail, pool);
-  return { headsOff: off, logitsAt: logitsAt.slice(), attentions, thumbnail, pool };
+  return { headsOff: off, ...checkAblation(options, info, T), logitsAt: logitsAt.slice(), attentions, thumbnail, pool, writes };
 }
 
-// model.attention(ids, {layer, head, headsOff}): layer is required; head: one head's [T, T], else [1, H, T, T].
-function checkAttentionOptions(options, info) {
+// model.attention(ids, {layer, head, headsOff, ablation, resampleFrom}): layer is required; head: one head's [T, T],
+// else [1, H, T, T].
+function checkAttentionOptions(options, info, T) {
   if (options === null || typeof options !== 'object')
     fail(`attention expects options such as {layer: 0}, got ${describe(options)}`);
-  checkConfig(options, 'attention options', ['layer', 'head', 'headsOff']);
+  checkConfig(options, 'attention options', ['layer', 'head', 'headsOff', 'ablation', 'resampleFrom']);
   const { layer, head = -1, headsOff = [] } = options;
   if (layer === undefined) fail(`attention needs a layer (0 to ${info.layers - 1}), such as {layer: 0}`);
   checkCount(layer, 'layer', 0, info.layers - 1);
   if (head !== -1) checkCount(head, 'head', 0, info.heads - 1);
-  return { layer, head, headsOff: checkHeadsOff(headsOff, info) };
+  return { layer, head, headsOff: checkHeadsOff(headsOff, info), ...checkAblation(options, info, T) };
 }
 
 export function modelsApi({ core, own, release, withBytes }) {
@@ -263,15 +296,17 @@ export function modelsApi({ core, own, release, withBytes }) {
       const handle = this.#live();
       const list = checkIds(ids, this.info);
       const o = checkForwardOptions(options === undefined ? {} : options, this.info, list.length);
-      return unwrap(handle.forward(list, o.headsOff, o.logitsAt, o.attentions, o.thumbnail, o.pool));
+      return unwrap(
+        handle.forward(list, o.headsOff, o.ablation, o.other, o.logitsAt, o.attentions, o.thumbnail, o.pool, o.writes),
+      );
     }
     // One layer's attention at any length (the whole forward's attentions[layer], bit for bit), from the
     // activations cache: after a forward of the same ids, one layer's compute.
     attention(ids, options) {
       const handle = this.#live();
       const list = checkIds(ids, this.info);
-      const o = checkAttentionOptions(options, this.info);
-      return unwrap(handle.attention(list, o.layer, o.headsOff, o.head));
+      const o = checkAttentionOptions(options, this.info, list.length);
+      return unwrap(handle.attention(list, o.layer, o.headsOff, o.ablation, o.other, o.head));
     }
     get disposed() {
       return !this._handle;

@@ -54,28 +54,34 @@ export function createAblatedView(ctx) {
   // the mode asked for; until the heads-off attentions are there (forward.js computes them), the full model's drawn
   const asked = () => (on() ? S.attnMode || 'ablated' : 'full');
   const mode = () => (S.offOut ? asked() : 'full');
+  // the maps of the full and the ablated model as drawn (writes-view.js: weighted by ‖v·W_O‖ in the norm view)
+  const weigh = (a) => (ctx.writesView ? ctx.writesView.weigh(a) : a);
   const difference = () => {
-    if (!diff || diff.of !== S.offOut || diff.full !== S.out.attentions) {
-      const d = attentionDifference(S.out.attentions, S.offOut),
+    const full = weigh(S.out.attentions),
+      off = weigh(S.offOut);
+    if (!diff || diff.of !== off || diff.full !== full) {
+      const d = attentionDifference(full, off),
         k = d.max > 0 ? 0.5 / d.max : 0;
       const unit = new Float32Array(d.data.length); // 0 … 1 for the colour scale, ½ at no change
       for (let i = 0; i < unit.length; i++) unit[i] = 0.5 + d.data[i] * k;
-      diff = { of: S.offOut, full: S.out.attentions, ...d, unit: { shape: d.shape, data: unit } };
+      diff = { of: off, full, ...d, unit: { shape: d.shape, data: unit } };
     }
     return diff;
   };
   return {
     mode,
     // the attentions the enlarged head and "where a token looks" read: the ablated model's unless the full is asked
-    weights: () => (mode() === 'full' ? S.out.attentions : S.offOut),
+    weights: () => weigh(mode() === 'full' ? S.out.attentions : S.offOut),
     // what the grid draws: {mat(l, h), scale, legend(box), note}
-    grid: () => gridSource(S, mode(), mode() === 'diff' ? difference() : null),
+    grid: () => gridSource(S, mode(), mode() === 'diff' ? difference() : null, weigh),
     update: () => {
       box.hidden = !on();
       radios.forEach((r) => (r.checked = r.value === asked()));
       note.textContent = !on()
         ? ''
-        : S.offOut || asked() === 'full'
+        : S.ablationRefused
+          ? S.ablationRefused + ' The grid shows the full model’s attention.'
+          : S.offOut || asked() === 'full'
           ? modeNote(S, mode())
           : 'Computing the attention with the heads off: the grid shows the full model’s until then.';
     },
@@ -87,9 +93,9 @@ export function createAblatedView(ctx) {
 }
 
 // The grid's drawing of one mode: each head's matrix (its raw values as mat.raw: the tooltip's), scale and legend.
-function gridSource(S, mode, diff) {
+function gridSource(S, mode, diff, weigh) {
   if (mode !== 'diff') {
-    const a = mode === 'full' ? S.out.attentions : S.offOut;
+    const a = weigh(mode === 'full' ? S.out.attentions : S.offOut);
     return { mat: (l, h) => headMatrix(a, l, h), scale: DEFAULT_SCALE, legend: null };
   }
   return {

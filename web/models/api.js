@@ -124,9 +124,29 @@ export function createApi(ctx, loading) {
         .then(() => true);
     },
     loadURL: (value) => (gone() ? removed() : ctx.track(loading.loadFromURL(value)).then(() => true)),
-    ablate: (heads) => {
+    // heads switched off, {ablation: 'zero' | 'mean' | 'resample', text: resample's other text} (each when given)
+    ablate: (heads, how) => {
       need();
+      if (how && how.ablation != null && !['zero', 'mean', 'resample'].includes(how.ablation))
+        throw new Error("ablation must be 'zero', 'mean' or 'resample', got " + JSON.stringify(how.ablation));
+      if (how) Object.assign(S, how.ablation != null ? { ablation: how.ablation } : {}, how.text != null ? { resampleText: String(how.text) } : {});
+      if (ctx.ablationMode) ctx.ablationMode.update();
       return ctx.track(setHeadsOff(ctx, heads || [])).then(() => topOut(S.headsOff.length ? S.ablated : S.full));
+    },
+    getAblation: () => ({ ablation: S.ablation, text: S.resampleText, headsOff: S.headsOff.map((x) => x.slice()) }),
+    // the norm view: 'norm' (α·‖v·W_O‖) or 'attention' → a promise once drawn; getWrites(): [L, H, T] of the text
+    setWeighting: (w) => {
+      need();
+      return ctx.track(ctx.writesView.set(w));
+    },
+    getWrites: (o) => {
+      const w = o && o.ablated ? S.offWrites : S.writes;
+      return w ? { shape: w.shape.slice(), data: Array.from(w.data) } : null;
+    },
+    // the maps the grid draws (the norm view's α·‖v·W_O‖, the ablated model's as the grid shows it)
+    getShownWeights: () => {
+      const a = S.out && ctx.ablatedView.weights();
+      return a ? { shape: a.shape.slice(), data: Array.from(a.data) } : null;
     },
     cancel: loading.cancel,
     // the busy sign's state: {computing, stale, words} (its Cancel: the button)

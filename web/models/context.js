@@ -2,6 +2,7 @@
 // the selection, the scores, the heads off) and its messages, status line and progress bar. The page's modules
 // (loading, forward, panels, api) each take it.
 import { showMessages } from '../chrome/messages.js';
+import { IOI } from './patching.js';
 
 // Lesson 004's sentence: which head links "it" to "road"?
 export const DEFAULT_TEXT = "The chicken didn't cross the road because it was too wide.";
@@ -41,6 +42,10 @@ export function createContext(root, params) {
     headsOff: [],
     offOut: null, // the attentions with the heads off (forward.js), shown as attnMode says (ablated-view.js)
     attnMode: 'ablated',
+    ablation: 'zero', // how the heads off are switched off (ablation-mode.js): 'zero', 'mean' or 'resample'
+    resampleText: IOI[1], // resample's other text
+    weighting: 'attention', // the maps drawn: 'attention' (α), or 'norm' (α·‖v·W_O‖, writes-view.js)
+    writes: null, // [L, H, T] ‖v_j·W_O^h‖ of the text (the full model's), when the norm view asked for it
     range: 'one', // the grid's colours: 0 to 1 ('one'), to each layer's ('layer') or each head's ('head') largest
     repeat: null,
     scores: null, // top 5s, heads off, the repeated sequence, role scores

@@ -5,6 +5,7 @@
 // (busy.js), and the views keep the previous text's, marked, until the new one is drawn. ctx: context.js's.
 import { repeatedSequence, specialFrame } from './roles.js';
 import { predictionPosition, topTokens, normalizeHeads } from './ablate.js';
+import { ablationOptions } from './ablation-mode.js';
 import { drawAll, drawGrid, drawPredictions, drawSide, drawLook, drawView } from './panels.js';
 import { computeEmbeddings, drawEmbedding } from './embedding.js';
 
@@ -110,6 +111,8 @@ async function show(ctx, enc, out, pos) {
   S.full = S.fullLogits ? topTokens(S.fullLogits, 5) : [];
   S.ablated = [];
   S.offOut = null; // the attentions with the heads off: predictLater's forward
+  S.offWrites = null;
+  S.writes = null; // the norm view's: writes-view.js asks for them
   ctx.$('text-note').textContent =
     enc.ids.length +
     ' tokens' +
@@ -161,17 +164,29 @@ async function predictAblated(ctx) {
     Object.assign(S, { ablated: [], ablatedLogits: null, offOut: null });
     return drawAblated(ctx);
   }
-  const attentions = S.attnMode !== 'full';
+  const attentions = S.attnMode !== 'full',
+    how = ablationOptions(S, enc),
+    mode = S.ablation + '|' + S.resampleText;
+  ctx.say('ablation', how.refused || '');
+  S.ablationRefused = how.refused || '';
+  if (how.refused) {
+    Object.assign(S, { ablated: [], ablatedLogits: null, offOut: null, offWrites: null });
+    return drawAblated(ctx);
+  }
+  const writes = attentions && S.weighting === 'norm';
   const busy = ctx.busy.start('Computing with the heads off…');
   let out = null;
   try {
-    out = await m.forward(enc.ids, { headsOff: heads, logitsAt: S.fullLogits ? [S.pos] : [], attentions });
+    const logitsAt = S.fullLogits ? [S.pos] : [];
+    out = await m.forward(enc.ids, { headsOff: heads, ...how, logitsAt, attentions, writes });
   } catch (err) {
     ctx.say('text', err.cancelled ? 'Cancelled: the forward with the heads off did not finish.' : err.message);
   }
   busy.end();
-  if (m !== S.model || enc !== S.enc || heads !== S.headsOff) return; // superseded: the next run draws
+  // superseded: the next run draws
+  if (m !== S.model || enc !== S.enc || heads !== S.headsOff || mode !== S.ablation + '|' + S.resampleText) return;
   S.offOut = out && attentions ? out.attentions : null;
+  S.offWrites = out && writes ? out.writes : null;
   S.ablatedLogits = out && S.fullLogits ? logitsRow(S, out, 0) : null;
   S.ablated = S.ablatedLogits ? topTokens(S.ablatedLogits, 5) : [];
   drawAblated(ctx);
@@ -188,6 +203,7 @@ export function setHeadsOff(ctx, heads) {
   S.headsOff = normalizeHeads(heads, S.info.layers, S.info.heads);
   S.ablated = [];
   S.offOut = null;
+  S.offWrites = null;
   drawSide(ctx);
   if (S.out) drawGrid(ctx); // the cards marked off at once
   const embedded = computeEmbeddings(ctx).then(() => drawEmbedding(ctx));
@@ -205,6 +221,8 @@ export function drawAttention(ctx) {
     ablateLatest(ctx).finally(() => (ctx.ablating = false));
   }
   if (ctx.ablatedView) ctx.ablatedView.update();
+  if (ctx.writesView) ctx.writesView.update();
+  if (ctx.ablationMode) ctx.ablationMode.update();
   drawGrid(ctx);
   drawLook(ctx);
   drawView(ctx);

@@ -22,6 +22,8 @@ import { ROLES } from './roles.js';
 import { toggleHead, wholeLayer, allBut } from './ablate.js';
 import { render, setHeadsOff, drawAttention } from './forward.js';
 import { createAblatedView } from './ablated-view.js';
+import { createAblationMode } from './ablation-mode.js';
+import { createWritesView } from './writes-view.js';
 import { createRoleData } from './role-data.js';
 import {
   drawAll,
@@ -91,6 +93,9 @@ export function createModelPage(root, { query = '', base = '', dropTarget = null
   drawSide(ctx);
   ctx.analysis = createHeadsPanels(ctx); // generation, the lens, attribution, patching
   ctx.ablatedView = createAblatedView(ctx); // the grid's attention with heads off: ablated, full or their difference
+  // how heads are switched off (zero, mean, resample): the heads off computed again on a change
+  ctx.ablationMode = createAblationMode(ctx, () => (S.model ? ctx.track(setHeadsOff(ctx, S.headsOff)) : null));
+  ctx.writesView = createWritesView(ctx, () => drawAttention(ctx)); // α·‖v·W_O‖ instead of α
   ctx.roleData = createRoleData(ctx); // a role's data: the repeated sequence's heatmaps, whether a head does it
   ctx.redrawAttention = () => drawAttention(ctx);
   const api = Object.assign(createApi(ctx, loading), ctx.analysis.api);
@@ -167,6 +172,8 @@ function disposePage(ctx, life, loading) {
   clearTimeout(ctx.typing);
   ctx.analysis.dispose();
   ctx.ablatedView.dispose();
+  ctx.ablationMode.dispose();
+  ctx.writesView.dispose();
   ctx.roleData.dispose();
   ctx.busy.dispose();
   if (ctx.host) ctx.host.dispose();

@@ -60,7 +60,7 @@ export function drawGrid(ctx) {
   // the layer label's width is the stylesheet's (--mg-label: narrower on a phone)
   const label = parseFloat(getComputedStyle(grid).getPropertyValue('--mg-label')) || 34;
   const src = shownGrid(ctx),
-    range = src.legend ? 'one' : S.range; // the difference keeps its diverging scale
+    range = src.legend ? 'one' : rangeShown(ctx); // the difference keeps its diverging scale
   ctx.grid.draw({
     L,
     H,
@@ -87,7 +87,7 @@ export function drawGrid(ctx) {
     (src.labels ? src.labels.length : S.enc.ids.length) +
     (src.legend
       ? ' tokens, each weight’s change with the heads off (ablated − full) on one diverging scale'
-      : ' tokens, ' + RANGE_WORDS[range]) +
+      : ' tokens, ' + (normView(ctx) ? 'each weight times ‖v·W_O‖ of its key, ' : '') + RANGE_WORDS[range]) +
     ' (rows: the token that looks; columns: the tokens it looks at). ' +
     'Click a head (or use the arrow keys on the grid) to enlarge it below; press O to switch the focused head off or on.' +
     (role
@@ -97,6 +97,10 @@ export function drawGrid(ctx) {
         '.'
       : '');
 }
+
+// The norm view (writes-view.js) draws α·‖v·W_O‖, not probabilities: no 0-to-1 scale (per layer instead).
+const normView = (ctx) => !!ctx.writesView && ctx.writesView.on();
+const rangeShown = (ctx) => (normView(ctx) && ctx.S.range === 'one' ? 'layer' : ctx.S.range);
 
 const RANGE_WORDS = {
   one: 'every weight on one scale from 0 to 1',
@@ -225,10 +229,13 @@ export function drawView(ctx) {
       l +
       ' of ' +
       (S.source.folder || S.info.modelType) +
-      (a === S.out.attentions ? '' : ', heads off: ' + describeHeads(S.headsOff, S.info.layers, S.info.heads)),
+      (ctx.ablatedView && ctx.ablatedView.mode() !== 'full'
+        ? ', heads off: ' + describeHeads(S.headsOff, S.info.layers, S.info.heads)
+        : '') +
+      (normView(ctx) ? ', each weight times ‖v·W_O‖ of its key' : ''),
     theme: ctx.root.getAttribute('data-theme'),
     // the Colours control: 0 to 1, to the layer's largest weight (the view's default) or to each head's own
-    range: { one: 'one', layer: 'layer-p99', head: 'head' }[S.range],
+    range: { one: 'one', layer: 'layer-p99', head: 'head' }[rangeShown(ctx)],
   });
   ctx.view.root.mhaExplorer.select({ head: S.sel.head });
 }
@@ -266,6 +273,8 @@ export function snippet(ctx) {
     layer: S.sel.layer,
     head: S.sel.head,
     headsOff: S.headsOff,
+    ablation: S.ablation,
+    resampleText: S.resampleText,
     info: S.info,
     maskToken: S.vocab.maskToken,
   });

@@ -4,6 +4,7 @@
 // ctx: context.js's.
 import { el } from '../widgets/dom.js';
 import { logSumExp, tokenStats, compareToken, describeHeads } from './ablate.js';
+import { ablationWords } from './ablation-mode.js';
 
 // A probability in percent with 4 significant digits (an exponent below 0.0001 %).
 export const percent = (p) => (p >= 1e-6 ? (100 * p).toPrecision(4) : (100 * p).toExponential(3)) + '%';
@@ -84,6 +85,7 @@ export function drawPredictions(ctx) {
     ': probability, its natural log (log p) and the logit; with the heads off, the change of log p and of rank. ' +
     'Heads off: ' +
     describeHeads(S.headsOff, i.layers, i.heads) +
+    (S.headsOff.length && !S.ablationRefused ? ', ' + ablationWords(S) : '') +
     '.';
   fillTable(ctx, $('top-full'), rows.full, rows.follow && rows.follow.full, false);
   if (rows.ablated.length) fillTable(ctx, $('top-off'), rows.ablated, rows.follow && rows.follow.ablated, true);

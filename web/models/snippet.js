@@ -2,8 +2,9 @@
 // (eager attention, output_attentions=True), runs the same text, and prints what the page shows: the tokens, the
 // selected head's weights as the page's table prints them (4 decimals; rows: queries, columns: keys), and the top 5
 // predicted tokens with their probabilities (4 significant digits), log-probabilities and logits for the full model
-// and with the page's heads switched off (a forward pre-hook zeroing each such head's slice of the output
-// projection's input, as model.forward's headsOff does).
+// and with the page's heads switched off (a forward pre-hook replacing each such head's slice of the output
+// projection's input, as model.forward's headsOff does: zeros, its mean over the text's positions, or the slice of a
+// run of the other text, as the page's ablation says).
 // It runs as pasted (pip install torch transformers); the tests run it in their venv and compare its numbers.
 
 // The output projection of every family transformers names, with the layer's index: GPT-2's attn.c_proj, BERT's
@@ -56,6 +57,14 @@ export function pythonSnippet(o) {
     'text = ' + py(o.text),
     'layer, head = ' + o.layer + ', ' + o.head,
     'heads_off = ' + pairs(o.headsOff || []) + '  # (layer, head) switched off on the page',
+    ...(info.hasLmHead
+      ? [
+          'ablation = ' +
+            py(o.ablation || 'zero') +
+            '  # "zero", "mean" (over the positions) or "resample" (the output on other_text)',
+          'other_text = ' + py(o.resampleText || '') + '  # resample only: as many tokens as text',
+        ]
+      : []),
     '',
     'tokenizer = AutoTokenizer.from_pretrained(path' + rev + ')',
     `model = ${cls}.from_pretrained(path${rev}, attn_implementation="eager", torch_dtype=torch.float32).eval()`,
@@ -70,25 +79,43 @@ export function pythonSnippet(o) {
   if (info.hasLmHead) {
     lines.push(
       '',
-      "# A head switched off: its slice of the output projection's input zeroed before the projection.",
+      "# A head switched off: its slice of the output projection's input (every head's output, merged) replaced",
+      "# before the projection: by zeros, by its mean over the text's positions, or by the other text's.",
       'HEAD_DIM = ' + headDim,
       'PROJECTION = re.compile(r"' + OUTPUT_PROJECTION + '")',
+      'projections = [(int(m.group(1)), module) for name, module in model.named_modules()',
+      '               if (m := PROJECTION.search(name))]',
       '',
-      'def zero_heads(heads):',
+      'def inputs_of(run_ids):  # each layer\'s output projection input on run_ids, the full model\'s',
+      '    seen = {}',
+      '    hooks = [module.register_forward_pre_hook(lambda mod, args, l=l: seen.__setitem__(l, args[0].clone()))',
+      '             for l, module in projections]',
+      '    with torch.no_grad():',
+      '        model(input_ids=run_ids)',
+      '    for h in hooks:',
+      '        h.remove()',
+      '    return seen',
+      '',
+      'def replace_heads(heads, source):',
       '    def hook(module, args):',
       '        x = args[0].clone()',
       '        for h in heads:',
-      '            x[..., h * HEAD_DIM:(h + 1) * HEAD_DIM] = 0',
+      '            s = slice(h * HEAD_DIM, (h + 1) * HEAD_DIM)',
+      '            x[..., s] = 0 if source is None else source[..., s]',
       '        return (x,) + args[1:]',
       '    return hook',
       '',
       'def top5(off):',
+      '    source = {}',
+      '    if off and ablation == "mean":',
+      '        source = {l: z.mean(dim=1, keepdim=True).expand_as(z) for l, z in inputs_of(ids).items()}',
+      '    if off and ablation == "resample":',
+      '        source = inputs_of(tokenizer(other_text, return_tensors="pt")["input_ids"])',
       '    hooks = []',
-      '    for name, module in model.named_modules():',
-      '        m = PROJECTION.search(name)',
-      '        heads = [h for (l, h) in off if m and l == int(m.group(1))]',
+      '    for l, module in projections:',
+      '        heads = [h for (layer_, h) in off if layer_ == l]',
       '        if heads:',
-      '            hooks.append(module.register_forward_pre_hook(zero_heads(heads)))',
+      '            hooks.append(module.register_forward_pre_hook(replace_heads(heads, source.get(l))))',
       '    with torch.no_grad():',
       '        logits = model(input_ids=ids).logits[0, position]',
       '    for h in hooks:',
@@ -106,7 +133,7 @@ export function pythonSnippet(o) {
       'print("top 5, full model:")',
       'top5([])',
       'if heads_off:',
-      '    print(f"top 5, heads {heads_off} switched off:")',
+      '    print(f"top 5, heads {heads_off} switched off ({ablation}):")',
       '    top5(heads_off)',
     );
   }
@@ -128,7 +155,7 @@ export function parsePrinted(stdout) {
       part = 'full';
       continue;
     }
-    if (/^top 5, heads .* switched off:$/.test(line)) {
+    if (/^top 5, heads .* switched off( \(\w+\))?:$/.test(line)) {
       part = 'ablated';
       continue;
     }

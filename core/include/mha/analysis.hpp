@@ -16,6 +16,8 @@
 //   mha::Tensor lens = mha::logit_lens(model, ids);               // [L + 1, T, V]
 //   mha::Attribution at = mha::attribute(model, ids, ids.size() - 1, {a, b});  // per head, sum = logit[a] - logit[b]
 //   mha::Tensor heads = mha::patch(model, clean, corrupted, {a, b}, mha::PatchKind::Heads);  // [L, H], normalised
+//   mha::ModelForwardOptions mean = mha::ablation_options(model, ids, {{9, 6}}, mha::Ablation::Mean);
+//   mha::ModelOutput ablated = model.forward(ids, mean);          // head 9.6's output its mean over the positions
 //
 // Sampling is transformers' (temperature, then top-k, then top-p: generate's order of its warpers,
 // on float32 logits) and one draw is torch.multinomial(probs, 1)'s CPU path: argmax(p / q) with q a
@@ -178,6 +180,22 @@ class Patching {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+// ---- Ways to switch a head off ----------------------------------------------------------------
+
+// Zero: the head's output (hook_z) zeroed; Mean: replaced at every position by its mean over the text's positions
+// (TransformerLens's mean ablation); Resample: replaced by its output on another text of the same token count.
+enum class Ablation : std::uint8_t { Zero, Mean, Resample };
+// Every way, in the enum's order: protocol() publishes their names ("zero", "mean", "resample").
+constexpr Ablation kAblations[] = {Ablation::Zero, Ablation::Mean, Ablation::Resample};
+static_assert(std::size(kAblations) == static_cast<std::size_t>(Ablation::Resample) + 1, "a way is missing");
+const char* ablation_name(Ablation kind);
+// The forward options that switch `heads` off on `ids` as `kind` says (heads_off, or head_values computed by a
+// forward of ids or of `other`, the full model's outputs); the caller adds what else it asks (logits_at, attentions).
+// Resample needs `other` of ids' token count (else mha::Error naming both counts). Every family.
+ModelForwardOptions ablation_options(Model& model, const std::vector<std::int32_t>& ids,
+                                     const std::vector<HeadRef>& heads, Ablation kind,
+                                     const std::vector<std::int32_t>& other = {});
+
 // [L, H]: the metric with each head's output (hook_z) replaced by its mean over the text's positions.
 Tensor mean_ablation(Model& model, const std::vector<std::int32_t>& ids, const std::vector<std::int32_t>& tokens);
 

@@ -16,6 +16,8 @@
 //   ablate.attentions = false;                          // only the logits: resume from the cache
 //   mha::ModelOutput off = model.forward({15496, 995}, ablate);  // computes layers 11.. only
 //   mha::Tensor layer3 = model.attention({15496, 995}, 3);     // [1, H, T, T]: one layer, from the cache
+//   mha::ModelForwardOptions writes;
+//   writes.writes = true;                               // out.writes [L, H, T]: ‖v_j·W_O^h‖ for the norm view
 //   mha::ModelForwardOptions grid;
 //   grid.attentions = false;
 //   grid.thumbnail = 64;                                // out.thumbnails [L, H, 64, 64]: max-pooled maps
@@ -126,6 +128,13 @@ enum class Pool : std::uint8_t { Max, Mean };
 constexpr Pool kPools[] = {Pool::Max, Pool::Mean};
 const char* pool_name(Pool pool);  // "max", "mean"
 
+// One head's output before the output projection (TransformerLens's hook_z) replaced: z [T, head_dim] (a mean or
+// resample ablation: mha/analysis.hpp's ablation_options makes them).
+struct HeadValue {
+  HeadRef head;
+  std::vector<float> z;
+};
+
 struct ModelForwardOptions {
   std::vector<HeadRef> heads_off;      // zeroed before the output projection, as the lab's ablation
   std::vector<std::size_t> logits_at;  // positions; empty: the last (causal) or none (encoders)
@@ -136,6 +145,9 @@ struct ModelForwardOptions {
   // (the whole [L, 1, H, T, T] never held unless attentions); the forward then starts at the embeddings.
   std::size_t thumbnail = 0;
   Pool pool = Pool::Max;
+  std::vector<HeadValue> head_values{};  // replaced before the output projection (a head at most once, not also off)
+  std::vector<HeadRef> keep_z{};        // out.z: these heads' outputs as computed (before any replacement)
+  bool writes = false;                 // out.writes [L, H, T]: ‖v_j·W_O^h‖, what key j writes through head h
 };
 
 struct ModelOutput {
@@ -145,6 +157,8 @@ struct ModelOutput {
   Tensor thumbnails;  // [L, H, s, s] when options.thumbnail, else [0]
   std::vector<std::size_t> logits_at;
   std::vector<TraceStep> trace;  // every layer's steps, tagged with the layer
+  std::vector<std::vector<float>> z;  // [T, head_dim] for each of options.keep_z, in its order
+  Tensor writes;                      // [L, H, T] when options.writes (Kobayashi et al. 2020's ‖f(x_j)‖), else [0]
   std::size_t first_layer = 0;   // the first layer computed: 0, or where it resumed (L: none, only the head)
 };
 
@@ -157,10 +171,11 @@ class Model {
   bool has_lm_head() const;  // causal LM head, or BERT/DistilBERT's MLM head
   // ids: each < vocab, 1 <= T <= max_positions, else mha::Error. Reads and fills the cache (above).
   ModelOutput forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options);
-  // Layer `layer`'s softmax [1, H, T, T] with heads_off switched off: the forward's attentions[layer], bit for bit,
+  // Layer `layer`'s softmax [1, H, T, T] with heads_off switched off (and head_values put in): the forward's attentions[layer], bit for bit,
   // at any T (one layer's memory). Resumes from the cache (above): one layer's compute when it holds ids' input of
   // min(layer, lowest head off), else the layers up to it, which it then keeps.
-  Tensor attention(const std::vector<std::int32_t>& ids, std::size_t layer, const std::vector<HeadRef>& heads_off = {});
+  Tensor attention(const std::vector<std::int32_t>& ids, std::size_t layer, const std::vector<HeadRef>& heads_off = {},
+                   const std::vector<HeadValue>& head_values = {});
 
  private:
   friend const models::Network& models_network(const Model& model);  // core/src/analysis/ (internal)

@@ -25,7 +25,7 @@ std::vector<std::vector<float>> residuals(const Model& model, const std::vector<
   const std::size_t T = ids.size(), n = T * c.d_model;
   std::vector<std::vector<float>> out(c.layers + 1, std::vector<float>(n));
   std::vector<float> probs(c.heads * T * T);
-  const std::vector<bool> none(c.heads, false);
+  const blocks::HeadEdits none;
   net.embed(ids, out[0].data());
   for (std::size_t l = 0; l < c.layers; ++l) {
     out[l + 1] = out[l];

@@ -53,7 +53,7 @@ void tapped_layer(const StackView&, const blocks::Layer& layer, float* h, std::s
   const std::size_t D = at.o.out, n = T * D, hd = at.head_dim, HD = at.heads * hd;
   const std::vector<float> a = normed(layer.norm_1, h, T, D);
   std::vector<float> z(T * HD), attn(n), m(n), probs(at.heads * T * T);
-  blocks::attention_context(at, a.data(), T, std::vector<bool>(at.heads, false), probs.data(), z.data());
+  blocks::attention_context(at, a.data(), T, blocks::HeadEdits{}, probs.data(), z.data());
   if (patch && patch->kind == Patch::Z)  // hook_z of head `index` at every position
     for (std::size_t t = 0; t < T; ++t)
       std::memcpy(&z[t * HD + patch->index * hd], patch->value + t * hd, hd * sizeof(float));

@@ -89,17 +89,46 @@ void normalize_heads(const Norm& norm, float* x, std::size_t T, std::size_t head
     for (std::size_t h = 0; h < heads; ++h) normalize(norm, x + t * ld + h * hs, 1, head_dim);
 }
 
-void attention(const Attention& a, const float* x, std::size_t T, const std::vector<bool>& head_off, float* probs,
-               float* y, const Rope* rope) {
+bool HeadEdits::any() const {
+  return kept || writes || std::find(off.begin(), off.end(), true) != off.end() ||
+         std::any_of(value.begin(), value.end(), [](const float* v) { return v != nullptr; });
+}
+
+namespace {
+
+// writes[H, T] = ‖v_j·W_O^h‖ for every head h and key j: v the value projection's rows (its bias in), W_O^h head h's
+// rows of the output projection (no bias; Gemma 2's post-attention norm not applied). One output projection's
+// multiply-adds in all; the norms' squares summed in double.
+void head_writes(const Attention& a, const Projected& p, std::size_t T, float* writes) {
+  const std::size_t H = a.heads, hd = a.head_dim, HD = H * hd, D = a.o.out, group = a.heads / a.kv_heads;
+  const std::vector<float> W = widen(*a.o.weight);  // Conv1D [HD, D], nn.Linear [D, HD]
+  std::vector<float> y(T * D);
+  for (std::size_t h = 0; h < H; ++h) {
+    const float* v = p.v + (h / group) * p.hs;
+    if (a.o.conv1d) kernels::f32_gemm_nn(T, D, hd, v, p.ldkv, W.data() + h * hd * D, D, y.data(), D);
+    else kernels::f32_gemm_nt(T, D, hd, 1.0f, v, p.ldkv, W.data() + h * hd, HD, nullptr, y.data(), D);
+    for (std::size_t j = 0; j < T; ++j) {
+      double sq = 0.0;
+      for (std::size_t d = 0; d < D; ++d) sq += double(y[j * D + d]) * double(y[j * D + d]);
+      writes[h * T + j] = float(std::sqrt(sq));
+    }
+  }
+}
+
+}  // namespace
+
+void attention(const Attention& a, const float* x, std::size_t T, const HeadEdits& edits, float* probs, float* y,
+               const Rope* rope) {
   std::vector<float> context(T * a.heads * a.head_dim);  // [T, H·hd]: the heads merged
-  attention_context(a, x, T, head_off, probs, context.data(), rope);
+  attention_context(a, x, T, edits, probs, context.data(), rope);
   linear(a.o, context.data(), T, y);  // [T, D]
 }
 
-void attention_context(const Attention& a, const float* x, std::size_t T, const std::vector<bool>& head_off,
-                       float* probs, float* context, const Rope* rope) {
-  const std::size_t H = a.heads, hd = a.head_dim, group = a.heads / a.kv_heads;
+void attention_context(const Attention& a, const float* x, std::size_t T, const HeadEdits& edits, float* probs,
+                       float* context, const Rope* rope) {
+  const std::size_t H = a.heads, hd = a.head_dim, HD = H * hd, group = a.heads / a.kv_heads;
   Projected p = project(a, x, T);  // q [T, H·hd], k, v [T, KV·hd]
+  if (edits.writes) head_writes(a, p, T, edits.writes);
   if (a.q_norm.weight) normalize_heads(a.q_norm, p.q, T, H, hd, p.hs, p.ldq);
   if (a.k_norm.weight) normalize_heads(a.k_norm, p.k, T, a.kv_heads, hd, p.hs, p.ldkv);
   if (a.rotary_dim) {
@@ -114,14 +143,26 @@ void attention_context(const Attention& a, const float* x, std::size_t T, const 
       for (std::size_t h = 0; h < H; ++h)
         for (std::size_t i = 0; i < hd; ++i) p.q[t * p.ldq + h * p.hs + i] /= root;
   }
-  std::fill(context, context + T * H * hd, 0.0f);
+  const auto is_off = [&](std::size_t h) { return h < edits.off.size() && edits.off[h]; };
+  const auto value = [&](std::size_t h) { return h < edits.value.size() ? edits.value[h] : nullptr; };
+  std::fill(context, context + T * HD, 0.0f);
   kernels::parallel_for(H, H * T * T * hd, [&](std::size_t h) {  // one head per thread at a time
     const std::size_t kv = h / group;  // repeat_kv: query head h reads key/value head h / group
     float* P = probs + h * T * T;      // [T, T]
     head_probs(a, p.q + h * p.hs, p.ldq, p.k + kv * p.hs, p.ldkv, T, P);
-    if (head_off[h]) return;  // switched off: its slice of the merged output stays 0
-    kernels::f32_gemm_nn(T, hd, T, P, T, p.v + kv * p.hs, p.ldkv, context + h * hd, H * hd);
+    if (is_off(h) && !edits.kept) return;  // switched off: its slice of the merged output stays 0
+    kernels::f32_gemm_nn(T, hd, T, P, T, p.v + kv * p.hs, p.ldkv, context + h * hd, HD);
   });
+  if (edits.kept) std::copy(context, context + T * HD, edits.kept);
+  for (std::size_t h = 0; h < H; ++h) {
+    const float* v = value(h);
+    if (!v && !is_off(h)) continue;
+    for (std::size_t t = 0; t < T; ++t) {  // zeroed, or the given [T, hd]
+      float* row = context + t * HD + h * hd;
+      if (v) std::copy(v + t * hd, v + (t + 1) * hd, row);
+      else std::fill(row, row + hd, 0.0f);
+    }
+  }
 }
 
 std::vector<TraceStep> attention_trace(const Attention& a, std::size_t T, std::size_t D, int layer) {

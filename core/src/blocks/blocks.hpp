@@ -136,19 +136,29 @@ void scale_scores(const Attention& attention, float* scores, std::size_t n);
 void normalize_heads(const Norm& norm, float* x, std::size_t T, std::size_t heads, std::size_t head_dim, std::size_t hs,
                      std::size_t ld);
 
+// What becomes of the heads' outputs (TransformerLens's hook_z, before the output projection), and what is read
+// out on the way. Empty fields: every head as computed.
+struct HeadEdits {
+  std::vector<bool> off;            // [H]: head h's output zeroed (switched off)
+  std::vector<const float*> value;  // [H]: nullptr, or head h's output replaced by value[h], [T, head_dim]
+  float* kept = nullptr;            // receives the heads' outputs as computed, [T, H·hd], before off and value
+  float* writes = nullptr;          // receives ‖v_j·W_O^h‖ [H, T]: the norm of what key j writes through head h
+  bool any() const;                 // whether a field asks anything
+};
+
 // y[T, D] = attention(x[T, D]), as transformers' eager attention: q/k/v projections, split heads,
 // RoPE, repeat_kv (query head h reads key/value head h / (heads / kv_heads)), scores / √head_dim,
-// the causal mask (and the window's) at finfo(float32).min, softmax in float32, · v, heads switched off
-// (head_off[h]: their output zeroed before the output projection), merge, output projection.
+// the causal mask (and the window's) at finfo(float32).min, softmax in float32, · v, the heads' outputs
+// edited (HeadEdits), merge, output projection.
 // probs[H, T, T] receives the softmax, as output_attentions returns it. rope: the table of the T
 // positions when block.rotary_dim (nullptr: rope_table(T, rotary_dim, rope_theta, 0, rope_factor), positions 0..T-1).
-void attention(const Attention& block, const float* x, std::size_t T, const std::vector<bool>& head_off, float* probs,
-               float* y, const Rope* rope = nullptr);
+void attention(const Attention& block, const float* x, std::size_t T, const HeadEdits& edits, float* probs, float* y,
+               const Rope* rope = nullptr);
 
 // The same attention up to the merged heads: context[T, H·hd], the heads' outputs before the output
 // projection (TransformerLens's hook_z); attention() is this and linear(block.o).
-void attention_context(const Attention& block, const float* x, std::size_t T, const std::vector<bool>& head_off,
-                       float* probs, float* context, const Rope* rope = nullptr);
+void attention_context(const Attention& block, const float* x, std::size_t T, const HeadEdits& edits, float* probs,
+                       float* context, const Rope* rope = nullptr);
 
 // The steps of that attention at T tokens, as TraceSteps tagged with `layer` (see TraceStep's ops; with q_norm,
 // query_norm and key_norm [1, H or KV, T, hd] after the heads' split).
@@ -178,10 +188,9 @@ struct Layer {
   Mlp mlp;
 };
 
-// Layer `layer` in place on h[T, D] (D = attn.o.out). probs[H, T, T] receives the softmax; head_off[h]
-// switches head h off (its slice of the merged heads zeroed before the output projection, as a pre-hook
-// on o_proj / dense does); rope: as attention()'s.
-void layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs,
+// Layer `layer` in place on h[T, D] (D = attn.o.out). probs[H, T, T] receives the softmax; edits change the heads'
+// outputs before the output projection (as a pre-hook on o_proj / dense does); rope: as attention()'s.
+void layer(const Layer& layer, float* h, std::size_t T, const HeadEdits& edits, float* probs,
            const Rope* rope = nullptr);
 // Its steps at T tokens (TraceStep ops: norm, the attention's, residual, mlp), tagged with `tag`.
 std::vector<TraceStep> layer_trace(const Layer& layer, std::size_t T, int tag);

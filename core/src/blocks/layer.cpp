@@ -19,13 +19,12 @@ std::vector<float> normed(const Norm& norm, const float* h, std::size_t T, std::
 
 }  // namespace
 
-void layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs,
-           const Rope* rope) {
+void layer(const Layer& layer, float* h, std::size_t T, const HeadEdits& edits, float* probs, const Rope* rope) {
   const std::size_t D = layer.attn.o.out, n = T * D;
   std::vector<float> out(n);
   switch (layer.residual) {
     case Residual::PreNorm: {
-      attention(layer.attn, normed(layer.norm_1, h, T, D).data(), T, head_off, probs, out.data(), rope);
+      attention(layer.attn, normed(layer.norm_1, h, T, D).data(), T, edits, probs, out.data(), rope);
       if (layer.post_attn.weight) normalize(layer.post_attn, out.data(), T, D);  // Gemma 2's sandwich
       add_into(h, out.data(), n);
       mlp(layer.mlp, normed(layer.norm_2, h, T, D).data(), T, out.data());
@@ -34,7 +33,7 @@ void layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>&
       break;
     }
     case Residual::PostNorm: {
-      attention(layer.attn, h, T, head_off, probs, out.data(), rope);
+      attention(layer.attn, h, T, edits, probs, out.data(), rope);
       add_into(h, out.data(), n);
       normalize(layer.norm_1, h, T, D);
       mlp(layer.mlp, h, T, out.data());
@@ -45,7 +44,7 @@ void layer(const Layer& layer, float* h, std::size_t T, const std::vector<bool>&
     case Residual::Parallel: {
       const std::vector<float> a = normed(layer.norm_1, h, T, D);
       std::vector<float> m(n);
-      attention(layer.attn, a.data(), T, head_off, probs, out.data(), rope);
+      attention(layer.attn, a.data(), T, edits, probs, out.data(), rope);
       mlp(layer.mlp, layer.norm_2.weight ? normed(layer.norm_2, h, T, D).data() : a.data(), T, m.data());
       add_into(h, out.data(), n);  // h = h + attn + mlp
       add_into(h, m.data(), n);

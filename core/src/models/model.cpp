@@ -37,24 +37,38 @@ void check_ids(const CheckpointConfig& c, const std::vector<std::int32_t>& ids) 
                   ", outside the vocabulary (ids 0 to " + std::to_string(c.vocab - 1) + ")");
 }
 
-// head_off[l][h] from the options, each checked.
-std::vector<std::vector<bool>> heads_off(const CheckpointConfig& c, const std::vector<HeadRef>& off) {
-  std::vector<std::vector<bool>> out(c.layers, std::vector<bool>(c.heads, false));
-  for (const HeadRef& r : off) {
-    if (r.layer >= c.layers || r.head >= c.heads)
-      throw Error("there is no head " + std::to_string(r.head) + " in layer " + std::to_string(r.layer) +
-                  ": this model has " + std::to_string(c.layers) + " layers of " + std::to_string(c.heads) +
-                  " heads, numbered from 0");
-    out[r.layer][r.head] = true;
+void check_head(const CheckpointConfig& c, const HeadRef& r) {
+  if (r.layer >= c.layers || r.head >= c.heads)
+    throw Error("there is no head " + std::to_string(r.head) + " in layer " + std::to_string(r.layer) +
+                ": this model has " + std::to_string(c.layers) + " layers of " + std::to_string(c.heads) +
+                " heads, numbered from 0");
+}
+
+// Each layer's edits: heads off and replaced (checked: each head once, a value of T·head_dim floats).
+std::vector<blocks::HeadEdits> edits_of(const CheckpointConfig& c, const std::vector<HeadRef>& off,
+                                        const std::vector<HeadValue>& values, std::size_t T) {
+  std::vector<blocks::HeadEdits> out(c.layers);
+  for (blocks::HeadEdits& e : out) e.off.assign(c.heads, false), e.value.assign(c.heads, nullptr);
+  for (const HeadRef& r : off) check_head(c, r), out[r.layer].off[r.head] = true;
+  for (const HeadValue& v : values) {
+    check_head(c, v.head);
+    blocks::HeadEdits& e = out[v.head.layer];
+    if (e.off[v.head.head] || e.value[v.head.head])
+      throw Error("layer " + std::to_string(v.head.layer) + " head " + std::to_string(v.head.head) +
+                  " is switched off or replaced twice");
+    if (v.z.size() != T * c.head_dim)
+      throw Error("a replaced head's output is " + std::to_string(T) + " × " + std::to_string(c.head_dim) +
+                  " values, got " + std::to_string(v.z.size()));
+    e.value[v.head.head] = v.z.data();
   }
   return out;
 }
 
-// The lowest layer with a head off; layers when none is.
-std::size_t first_layer_off(const std::vector<std::vector<bool>>& off) {
-  for (std::size_t l = 0; l < off.size(); ++l)
-    if (std::find(off[l].begin(), off[l].end(), true) != off[l].end()) return l;
-  return off.size();
+// The lowest layer whose heads are edited or read; layers when none is.
+std::size_t first_layer_off(const std::vector<blocks::HeadEdits>& edits) {
+  for (std::size_t l = 0; l < edits.size(); ++l)
+    if (edits[l].any()) return l;
+  return edits.size();
 }
 
 }  // namespace
@@ -102,7 +116,7 @@ struct Model::Impl {
   // whose input the cache holds when `resume`, else at the embeddings; offers the cache every state of the full
   // model it computes. Returns where it started.
   template <class Probs>
-  std::size_t advance(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& off, bool resume,
+  std::size_t advance(const std::vector<std::int32_t>& ids, const std::vector<blocks::HeadEdits>& off, bool resume,
                       float* h, Probs probs, std::size_t stop) {
     const std::size_t T = ids.size(), first_off = first_layer_off(off);
     cache.use_for(ids, config.layers, config.d_model);
@@ -117,7 +131,7 @@ struct Model::Impl {
   }
   // h[T, D] = last_hidden_state (advance to L, then the final norm).
   template <class Probs>
-  std::size_t run(const std::vector<std::int32_t>& ids, const std::vector<std::vector<bool>>& off, bool resume,
+  std::size_t run(const std::vector<std::int32_t>& ids, const std::vector<blocks::HeadEdits>& off, bool resume,
                   float* h, Probs probs) {
     const std::size_t start = advance(ids, off, resume, h, probs, config.layers);
     network->finish(h, ids.size());
@@ -183,9 +197,16 @@ bool Model::has_lm_head() const { return impl_->network->has_head(); }
 ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options) {
   const CheckpointConfig& c = impl_->config;
   check_ids(c, ids);
-  const std::size_t T = ids.size();
-  const std::vector<std::vector<bool>> off = heads_off(c, options.heads_off);
+  const std::size_t T = ids.size(), HD = c.heads * c.head_dim;
+  std::vector<blocks::HeadEdits> off = edits_of(c, options.heads_off, options.head_values, T);
   ModelOutput out;
+  std::vector<std::vector<float>> kept(c.layers);  // [T, H·hd] of the layers keep_z reads
+  for (const HeadRef& r : options.keep_z) {
+    check_head(c, r);
+    if (kept[r.layer].empty()) kept[r.layer].resize(T * HD), off[r.layer].kept = kept[r.layer].data();
+  }
+  out.writes = options.writes ? Tensor::empty({c.layers, c.heads, T}) : Tensor(Shape{0});
+  for (std::size_t l = 0; options.writes && l < c.layers; ++l) off[l].writes = out.writes.data() + l * c.heads * T;
   out.logits_at = options.logits_at;
   if (out.logits_at.empty() && c.causal) out.logits_at = {T - 1};
   if (!out.logits_at.empty() && !has_lm_head())
@@ -216,18 +237,23 @@ ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForw
   out.logits = P ? Tensor::empty({P, c.vocab}) : Tensor(Shape{0, c.vocab});
   if (P) impl_->network->logits(out.hidden.data(), out.logits_at, out.logits.data(), true);
   out.trace = impl_->network->trace(T, P);
+  for (const HeadRef& r : options.keep_z) {  // head r's columns of its layer's [T, H·hd]
+    std::vector<float>& z = out.z.emplace_back(T * c.head_dim);
+    for (std::size_t t = 0; t < T; ++t)
+      std::memcpy(&z[t * c.head_dim], &kept[r.layer][t * HD + r.head * c.head_dim], c.head_dim * sizeof(float));
+  }
   return out;
 }
 
 Tensor Model::attention(const std::vector<std::int32_t>& ids, std::size_t layer,
-                        const std::vector<HeadRef>& heads_off) {
+                        const std::vector<HeadRef>& heads_off, const std::vector<HeadValue>& head_values) {
   const CheckpointConfig& c = impl_->config;
   check_ids(c, ids);
   if (layer >= c.layers)
     throw Error("there is no layer " + std::to_string(layer) + ": this model has layers 0 to " +
                 std::to_string(c.layers - 1));
-  const std::vector<std::vector<bool>> off = mha::heads_off(c, heads_off);
   const std::size_t T = ids.size();
+  const std::vector<blocks::HeadEdits> off = edits_of(c, heads_off, head_values, T);
   Tensor out = Tensor::empty({1, c.heads, T, T});
   std::vector<float> h(T * c.d_model), scratch(c.heads * T * T);
   impl_->advance(

@@ -124,8 +124,8 @@ void add_into(float* x, const float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] += y[i];
 }
 
-void Stack::layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const {
-  blocks::layer(layers_.at(l), h, T, head_off, probs);
+void Stack::layer(std::size_t l, float* h, std::size_t T, const blocks::HeadEdits& edits, float* probs) const {
+  blocks::layer(layers_.at(l), h, T, edits, probs);
 }
 
 void Stack::finish(float* h, std::size_t T) const {

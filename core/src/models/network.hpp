@@ -60,8 +60,8 @@ class Network {
   virtual bool has_head() const = 0;
   // h[T, D] = the input of layer 0: the embeddings (BERT's and DistilBERT's after their LayerNorm).
   virtual void embed(const std::vector<std::int32_t>& ids, float* h) const = 0;
-  // Layer l in place on h[T, D]; probs[H, T, T] receives its softmax; head_off[h] switches head h off.
-  virtual void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const = 0;
+  // Layer l in place on h[T, D]; probs[H, T, T] receives its softmax; edits change the heads' outputs (blocks::HeadEdits).
+  virtual void layer(std::size_t l, float* h, std::size_t T, const blocks::HeadEdits& edits, float* probs) const = 0;
   // h[T, D], the last layer's output, becomes last_hidden_state (the final norm of pre-LN models).
   virtual void finish(float* h, std::size_t T) const = 0;
   // logits[P, V] of the head at rows `at` of hidden[T, D] (has_head() only), soft-capped as the model's are (Gemma 2's
@@ -131,7 +131,7 @@ class Stack : public Network {
   };
   explicit Stack(const CheckpointConfig& config) : c_(config) {}
   bool has_head() const override { return lm_head_.weight || mlm_.decoder.weight; }
-  void layer(std::size_t l, float* h, std::size_t T, const std::vector<bool>& head_off, float* probs) const override;
+  void layer(std::size_t l, float* h, std::size_t T, const blocks::HeadEdits& edits, float* probs) const override;
   void finish(float* h, std::size_t T) const override;  // final_norm_ when the family has one
   // What core/src/analysis/ runs a layer at a time, its activations kept.
   const std::vector<blocks::Layer>& layers() const { return layers_; }
