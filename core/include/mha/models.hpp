@@ -148,6 +148,7 @@ struct ModelForwardOptions {
   std::vector<HeadValue> head_values{};  // replaced before the output projection (a head at most once, not also off)
   std::vector<HeadRef> keep_z{};        // out.z: these heads' outputs as computed (before any replacement)
   bool writes = false;                 // out.writes [L, H, T]: ‖v_j·W_O^h‖, what key j writes through head h
+  bool keep_kv = false;                // out.keys, out.values: every layer's keys (after RoPE) and values
 };
 
 struct ModelOutput {
@@ -159,6 +160,7 @@ struct ModelOutput {
   std::vector<TraceStep> trace;  // every layer's steps, tagged with the layer
   std::vector<std::vector<float>> z;  // [T, head_dim] for each of options.keep_z, in its order
   Tensor writes;                      // [L, H, T] when options.writes (Kobayashi et al. 2020's ‖f(x_j)‖), else [0]
+  std::vector<std::vector<float>> keys, values;  // [L][T · kv_heads · head_dim] when options.keep_kv
   std::size_t first_layer = 0;   // the first layer computed: 0, or where it resumed (L: none, only the head)
 };
 

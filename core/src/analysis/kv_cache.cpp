@@ -114,6 +114,15 @@ std::vector<float> cached_logits(Model& model, KvCache& cache, const std::vector
   const std::size_t L = v.layers->size(), D = c.d_model;
   bool prefix = cache.ids.size() < ids.size() && cache.keys.size() == L;
   for (std::size_t i = 0; prefix && i < cache.ids.size(); ++i) prefix = cache.ids[i] == ids[i];
+  if (!prefix && ids.size() > 1) {  // the prompt in one batched forward (its GEMMs read each weight once)
+    ModelForwardOptions fill;
+    fill.attentions = false;
+    fill.keep_kv = true;
+    fill.logits_at = {ids.size() - 1};
+    ModelOutput out = model.forward(ids, fill);
+    cache = KvCache{ids, std::move(out.keys), std::move(out.values)};
+    return std::vector<float>(out.logits.data(), out.logits.data() + c.vocab);
+  }
   if (!prefix) cache = KvCache{{}, std::vector<std::vector<float>>(L), std::vector<std::vector<float>>(L)};
   std::vector<float> row(D), all;
   for (std::size_t t = cache.ids.size(); t < ids.size(); ++t) {

@@ -90,7 +90,7 @@ void normalize_heads(const Norm& norm, float* x, std::size_t T, std::size_t head
 }
 
 bool HeadEdits::any() const {
-  return kept || writes || std::find(off.begin(), off.end(), true) != off.end() ||
+  return kept || writes || keys || values || std::find(off.begin(), off.end(), true) != off.end() ||
          std::any_of(value.begin(), value.end(), [](const float* v) { return v != nullptr; });
 }
 
@@ -143,6 +143,12 @@ void attention_context(const Attention& a, const float* x, std::size_t T, const 
       for (std::size_t h = 0; h < H; ++h)
         for (std::size_t i = 0; i < hd; ++i) p.q[t * p.ldq + h * p.hs + i] /= root;
   }
+  for (std::size_t t = 0; (edits.keys || edits.values) && t < T; ++t)
+    for (std::size_t kv = 0; kv < a.kv_heads; ++kv) {  // row t of each kv head, contiguous [T, KV·hd]
+      const std::size_t at = t * a.kv_heads * hd + kv * hd, from = t * p.ldkv + kv * p.hs;
+      if (edits.keys) std::copy(p.k + from, p.k + from + hd, edits.keys + at);
+      if (edits.values) std::copy(p.v + from, p.v + from + hd, edits.values + at);
+    }
   const auto is_off = [&](std::size_t h) { return h < edits.off.size() && edits.off[h]; };
   const auto value = [&](std::size_t h) { return h < edits.value.size() ? edits.value[h] : nullptr; };
   std::fill(context, context + T * HD, 0.0f);

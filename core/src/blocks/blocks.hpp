@@ -143,6 +143,8 @@ struct HeadEdits {
   std::vector<const float*> value;  // [H]: nullptr, or head h's output replaced by value[h], [T, head_dim]
   float* kept = nullptr;            // receives the heads' outputs as computed, [T, H·hd], before off and value
   float* writes = nullptr;          // receives ‖v_j·W_O^h‖ [H, T]: the norm of what key j writes through head h
+  float* keys = nullptr;            // receive the keys (after k_norm and RoPE) and the values, [T, KV·hd] each: a
+  float* values = nullptr;          // key/value cache's rows
   bool any() const;                 // whether a field asks anything
 };
 

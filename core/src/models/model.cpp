@@ -207,6 +207,11 @@ ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForw
   }
   out.writes = options.writes ? Tensor::empty({c.layers, c.heads, T}) : Tensor(Shape{0});
   for (std::size_t l = 0; options.writes && l < c.layers; ++l) off[l].writes = out.writes.data() + l * c.heads * T;
+  if (options.keep_kv) {
+    out.keys.assign(c.layers, std::vector<float>(T * c.kv_heads * c.head_dim));
+    out.values = out.keys;
+    for (std::size_t l = 0; l < c.layers; ++l) off[l].keys = out.keys[l].data(), off[l].values = out.values[l].data();
+  }
   out.logits_at = options.logits_at;
   if (out.logits_at.empty() && c.causal) out.logits_at = {T - 1};
   if (!out.logits_at.empty() && !has_lm_head())
