@@ -15,6 +15,10 @@ For each case (a folder make_checkpoints.py wrote with save_pretrained) DIR/<cas
   patching   resid [L][T], attn [L][T], mlp [L][T], heads [L][H]: (patched - corrupted) / (clean - corrupted) of
              the metric, each with its bound; clean, corrupted metrics
   mean_ablation  for every head: the metric with that head's z replaced by its mean over the positions
+  ablation   two head sets x zero / mean / resample (the corrupted text's z): heads, mode, the last position's
+             logits [V] and their bounds (against TransformerLens's run_with_hooks on hook_z)
+  writes     norms [L][H][T] of what each key writes through each head, ‖v_j·W_O^h‖ (value bias in, no output
+             bias), and their bounds
   generate   5 prompts (text and ids): transformers' greedy generate (20 new tokens, float32), the float64 margins
   filters    the distribution of temperature -> top-k -> top-p (transformers' warpers) on the last logits
   sampled    generate(do_sample=True) under torch.manual_seed(s): the drawn ids, and whether each draw is clear
@@ -73,6 +77,7 @@ PROMPTS = [
 NEW_TOKENS = 20
 FILTERS = [(0.7, 0, 1.0), (1.0, 10, 1.0), (1.0, 0, 0.9), (0.8, 20, 0.8), (1.3, 50, 0.95)]
 SEEDS = [0, 1, 42]
+ABLATIONS = ["zero", "mean", "resample"]  # core.ablations' names
 
 
 # ---- the model's parts, as (value, E) pieces ------------------------------------------------------------------
@@ -642,6 +647,60 @@ def mean_ablation(parts, ids, a, b):
     return {"metric": vals, "metric_bound": bnds}
 
 
+def ablation(parts, clean, corr):
+    """The last position's logits with heads switched off (ABLATION_HEADS, every mode of ABLATIONS): their z
+    replaced, at every position, by zeros, by its mean over the positions, or by the corrupted text's z (each from a
+    run with no head off, as the core takes them)."""
+    k, c = run(parts, clean), run(parts, corr)
+    out = []
+    for heads in ablation_heads(parts):
+        for mode in ABLATIONS:
+            patch = {}
+            for layer, h in heads:
+                sl = slice(h * parts.hd, (h + 1) * parts.hd)
+                (z, Ez), T = k["z"][layer], len(clean)
+                if mode == "zero":
+                    patch[("z", layer, h)] = (torch.zeros_like(z[:, sl]), torch.zeros_like(z[:, sl]))
+                elif mode == "mean":
+                    m = z[:, sl].mean(0, keepdim=True).expand(T, -1)
+                    Em = Ez[:, sl].mean(0, keepdim=True) + (T + 1) * z[:, sl].abs().mean(0, keepdim=True)
+                    patch[("z", layer, h)] = (m, Em.expand(T, -1))
+                else:
+                    zc, Ezc = c["z"][layer]
+                    patch[("z", layer, h)] = (zc[:, sl], Ezc[:, sl])
+            x = run(parts, clean, patch)["resid"][-1]
+            z, Ez = parts.logits((x[0][-1:], x[1][-1:]))
+            out.append({"heads": heads, "mode": mode, "logits": z[0].tolist(), "bound": (U * Ez[0]).tolist()})
+    return out
+
+
+def ablation_heads(parts):
+    """Two heads at once (the first layer's first, the last layer's last) and one head in the middle."""
+    return [[[0, 0], [parts.L - 1, parts.H - 1]], [[parts.L // 2, 1 % parts.H]]]
+
+
+def writes(parts, ids):
+    """[L][H][T] ‖v_j·W_O^h‖: what key j writes through head h (its key/value head's value vector, the value bias
+    in, through head h's rows of the output projection, no bias), and the bound of each: the product's (hd terms a
+    column, as attribution's) as a vector norm, then the norm's own D squares, sum and square root."""
+    acts, T = run(parts, ids), len(ids)
+    norms, bounds = [], []
+    for i in range(parts.L):
+        _, _, (v, Ev) = parts.qkv(i, acts["resid"][i], T)
+        W, g = parts.W_O(i), parts.H // parts.Hkv
+        rows, brows = [], []
+        for h in range(parts.H):
+            sl = slice((h // g) * parts.hd, (h // g + 1) * parts.hd)
+            y = v[:, sl] @ W[h]  # [T, D]
+            Ey = Ev[:, sl] @ W[h].abs() + (parts.hd + 1) * (v[:, sl].abs() @ W[h].abs())
+            n = y.norm(dim=-1)
+            rows.append(n.tolist())
+            brows.append((U * (Ey.norm(dim=-1) + (parts.D / 2 + 2) * n)).tolist())
+        norms.append(rows)
+        bounds.append(brows)
+    return {"norms": norms, "bound": bounds}
+
+
 # ---- generation and sampling -------------------------------------------------------------------------------------
 def last_logits(parts, ids):
     x = run(parts, ids)["resid"][-1]
@@ -826,6 +885,40 @@ def check_transformer_lens(path, parts, out):
             k - c
         ) * (1 + n.abs())
         within("patching %s" % kind, n, pat[kind], torch.tensor(pat[kind + "_bound"], dtype=f64) + extra)
+    check_ablations(bridge, parts, out, cache, clean_t, corr_t)
+
+
+def check_ablations(bridge, parts, out, cache, clean_t, corr_t):
+    """Each ablation as hooks on blocks.{l}.attn.hook_z, centred logits at the last position. With
+    fold_value_biases TransformerLens's z leaves out the value bias (moved into b_O): a zeroed head there is z = -b_V,
+    which cancels it (the head's whole output zero, as the core's); a mean or another text's z is the same either
+    way (the bias is one constant per position). Means come from the clean cache: a run with no head off, as the core's."""
+    _, corr_cache = bridge.run_with_cache(corr_t)
+    for e in out["ablation"]:
+        hooks = []
+        for layer, h in e["heads"]:
+            name = "blocks.%d.attn.hook_z" % layer
+            b_V = parts.b_V(layer).view(parts.H, parts.hd)[h]
+
+            def fn(z, hook, h=h, b_V=b_V, mode=e["mode"]):  # z [batch, pos, head, d_head]
+                if mode == "zero":
+                    z[:, :, h] = -b_V.to(z.dtype)
+                elif mode == "mean":
+                    z[:, :, h] = cache[hook.name][:, :, h].mean(1, keepdim=True)
+                else:
+                    z[:, :, h] = corr_cache[hook.name][:, :, h]
+                return z
+
+            hooks.append((name, fn))
+        with torch.no_grad():
+            got = bridge.run_with_hooks(clean_t, fwd_hooks=hooks)[0, -1].to(f64)
+        ref, E = torch.tensor(e["logits"], dtype=f64), torch.tensor(e["bound"], dtype=f64)
+        within(
+            "%s ablation of %s (centred logits)" % (e["mode"], e["heads"]),
+            got - got.mean(),
+            ref - ref.mean(),
+            E + E.mean() + U * (parts.V + 2) * ref.abs().mean(),
+        )
 
 
 # ---- the cases ---------------------------------------------------------------------------------------------------
@@ -878,6 +971,8 @@ def make_case(path, case):
     k, c = metric(parts, run(parts, ids), a, b), metric(parts, run(parts, out["ioi"]["corrupted"]), a, b)
     out["patching"]["clean_bound"], out["patching"]["corrupted_bound"] = U * k[1], U * c[1]
     out["mean_ablation"] = mean_ablation(parts, ids, a, b)
+    out["ablation"] = ablation(parts, ids, out["ioi"]["corrupted"])
+    out["writes"] = writes(parts, ids)
     prompts = [tok(p)["input_ids"] for p in PROMPTS]
     out["generate"] = [dict(greedy(parts, m32, p), text=t) for p, t in zip(prompts, PROMPTS)]
     out["filters"] = []
