@@ -173,6 +173,56 @@ test('direct logit attribution: each head’s term, the MLPs’, embeddings’, 
   }
 });
 
+test('heads switched off by zero, mean and resample as hooks on hook_z; the norm view as α·‖v·W_O‖', async () => {
+  for (const c of CASES) {
+    const g = await open(c),
+      { page } = g,
+      ref = reference(c),
+      T = ref.ioi.clean.length;
+    await setText(page, ref.ioi.text[1]); // the other text tokenizes to the corrupted ids
+    assert.deepEqual(await api(page, 'getIds'), ref.ioi.corrupted);
+    await setText(page, ref.ioi.text[0]);
+    assert.deepEqual(await api(page, 'getIds'), ref.ioi.clean);
+    for (const e of ref.ablation) {
+      const top = await api(page, 'ablate', e.heads, { ablation: e.mode, text: ref.ioi.text[1] });
+      assert.equal((await api(page, 'getTop')).position, T - 1);
+      assert.deepEqual(await api(page, 'getAblation'), { ablation: e.mode, text: ref.ioi.text[1], headsOff: e.heads });
+      const p = probs(e.logits),
+        bmax = Math.max(...e.bound),
+        order = p.map((v, i) => i).sort((i, j) => p[j] - p[i]);
+      assert.equal(top.length, 5);
+      top.forEach((t, r) => {
+        const what = c + ' ' + e.mode + ' of ' + JSON.stringify(e.heads) + ': p(' + t.id + ')';
+        near(t.prob, p[t.id], p[t.id] * Math.expm1(e.bound[t.id] + bmax) + 2 ** -23, what);
+        const rival = p[order[r]]; // the r-th largest: no larger probability left out of the top 5
+        assert.ok(t.prob >= rival * Math.exp(-2 * bmax) - 2 ** -23, what + ' ranks ' + r);
+      });
+    }
+    const bad = await api(page, 'ablate', [[0, 0]], { ablation: 'shuffle' }).catch((e) => e.message);
+    assert.match(bad, /ablation must be 'zero', 'mean' or 'resample'/);
+    await api(page, 'ablate', [], { ablation: 'zero' });
+    await api(page, 'setWeighting', 'norm');
+    await page.waitForFunction(() => window.mhaExplorer.getWrites());
+    const w = await api(page, 'getWrites'),
+      [L, H] = [ref.writes.norms.length, ref.writes.norms[0].length];
+    assert.deepEqual(w.shape, [L, H, T]);
+    ref.writes.norms.flat(2).forEach((v, i) => near(w.data[i], v, ref.writes.bound.flat(2)[i], c + ' writes ' + i));
+    const a = await api(page, 'getWeights'),
+      shown = await api(page, 'getShownWeights');
+    assert.deepEqual(shown.shape, a.shape);
+    for (let i = 0; i < a.data.length; i++) {
+      const lh = Math.floor(i / (T * T)),
+        j = i % T;
+      assert.equal(shown.data[i], Math.fround(a.data[i] * w.data[lh * T + j]), c + ': the grid draws α·‖v·W_O‖ at ' + i);
+    }
+    assert.equal(await page.isChecked('#weighting'), true);
+    await api(page, 'setWeighting', 'attention');
+    assert.deepEqual((await api(page, 'getShownWeights')).data, Array.from(a.data));
+    assert.deepEqual(g.errors, []);
+    await page.close();
+  }
+});
+
 test('activation patching: every map as TransformerLens’s patching module; Cancel and a count mismatch said', async () => {
   for (const c of CASES) {
     const g = await open(c),

@@ -925,7 +925,8 @@ def check_ablations(bridge, parts, out, cache, clean_t, corr_t):
 def ioi_pair(tok, V):
     clean = tok(PATCH_TEXTS[0])["input_ids"]
     corr = tok(PATCH_TEXTS[1])["input_ids"][: len(clean)]
-    return {"text": [PATCH_TEXTS[0], tok.decode(corr)], "clean": clean, "corrupted": corr}
+    # the corrupted text as a page's text box takes it: without the special tokens its tokenizer adds again
+    return {"text": [PATCH_TEXTS[0], tok.decode(corr, skip_special_tokens=True)], "clean": clean, "corrupted": corr}
 
 
 def metric_tokens(parts, clean, corr):
