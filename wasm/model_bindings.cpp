@@ -226,8 +226,10 @@ mha::ModelForwardOptions ablated(LoadedModel& m, const std::vector<std::int32_t>
   const mha::CheckpointConfig& c = m.model.config();
   const mha::Ablation* kind = std::find_if(std::begin(mha::kAblations), std::end(mha::kAblations),
                                            [&](mha::Ablation k) { return ablation == mha::ablation_name(k); });
-  if (kind == std::end(mha::kAblations)) throw mha::Error("ablation must be one of protocol().ablations, got " + ablation);
-  const std::vector<std::int32_t> others = *kind == mha::Ablation::Resample ? read_ids(c, other) : std::vector<std::int32_t>();
+  if (kind == std::end(mha::kAblations))
+    throw mha::Error("ablation must be one of protocol().ablations, got " + ablation);
+  const std::vector<std::int32_t> others =
+      *kind == mha::Ablation::Resample ? read_ids(c, other) : std::vector<std::int32_t>();
   return mha::ablation_options(m.model, tokens, read_heads_off(c, heads_off), *kind, others);
 }
 
@@ -269,7 +271,8 @@ val model_forward(LoadedModel& m, val ids, val heads_off, std::string ablation, 
 }
 
 // Layer `layer`'s attention [1, H, T, T], or head `head`'s [T, T] (head < 0: every head), from the model's cache.
-val model_attention(LoadedModel& m, val ids, double layer, val heads_off, std::string ablation, val other, double head) {
+val model_attention(LoadedModel& m, val ids, double layer, val heads_off, std::string ablation, val other,
+                    double head) {
   return guarded([&] {
     const mha::CheckpointConfig& c = m.model.config();
     const std::vector<std::int32_t> tokens = read_ids(c, ids);

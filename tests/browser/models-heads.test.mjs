@@ -213,7 +213,11 @@ test('heads switched off by zero, mean and resample as hooks on hook_z; the norm
     for (let i = 0; i < a.data.length; i++) {
       const lh = Math.floor(i / (T * T)),
         j = i % T;
-      assert.equal(shown.data[i], Math.fround(a.data[i] * w.data[lh * T + j]), c + ': the grid draws α·‖v·W_O‖ at ' + i);
+      assert.equal(
+        shown.data[i],
+        Math.fround(a.data[i] * w.data[lh * T + j]),
+        c + ': the grid draws α·‖v·W_O‖ at ' + i,
+      );
     }
     assert.equal(await page.isChecked('#weighting'), true);
     await api(page, 'setWeighting', 'attention');

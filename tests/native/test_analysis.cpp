@@ -333,10 +333,12 @@ TEST_CASE("heads switched off by zero, mean or resample equal hooks on hook_z, w
   }
 }
 
-TEST_CASE("an ablation's forward is the model's: resample from the text itself changes nothing, mean as mean_ablation") {
+TEST_CASE(
+    "an ablation's forward is the model's: resample from the text itself changes nothing, mean as mean_ablation") {
   Loaded m(mha_test::kModelFixtures + "/gpt2");
   const Value ref = reference("gpt2");
-  const std::vector<std::int32_t> ids = ids_of(at(at(ref, "ioi"), "clean")), tokens = ids_of(at(at(ref, "ioi"), "tokens"));
+  const std::vector<std::int32_t> ids = ids_of(at(at(ref, "ioi"), "clean")),
+                                  tokens = ids_of(at(at(ref, "ioi"), "tokens"));
   const std::size_t T = ids.size(), H = m.model->config().heads;
   mha::ModelForwardOptions plain;
   plain.logits_at = {T - 1};

@@ -8,7 +8,16 @@
 // the core's context (memory.js) returning its names: tensors.js, training.js, models.js (with files.js and
 // tokenizer.js); protocol.js and checks.js are shared by all.
 /* global createMhaCore */
-import { readProtocol, TASKS, OPTIMIZER_CLASSES, PATCH_KINDS, ABLATIONS, POOLS, LIMITS, BUILD_SUFFIX } from './protocol.js';
+import {
+  readProtocol,
+  TASKS,
+  OPTIMIZER_CLASSES,
+  PATCH_KINDS,
+  ABLATIONS,
+  POOLS,
+  LIMITS,
+  BUILD_SUFFIX,
+} from './protocol.js';
 import { coreContext } from './memory.js';
 import { tensorsApi } from './tensors.js';
 import { trainingApi } from './training.js';

@@ -123,7 +123,8 @@ function checkAblation(options, info, T) {
     if (resampleFrom !== null) fail(`resampleFrom is the text of ablation 'resample' only (ablation is '${ablation}')`);
     return { ablation, other: [] };
   }
-  if (resampleFrom === null) fail("ablation 'resample' needs resampleFrom: the ids of the text whose head outputs to use");
+  if (resampleFrom === null)
+    fail("ablation 'resample' needs resampleFrom: the ids of the text whose head outputs to use");
   const other = checkIds(resampleFrom, info);
   if (other.length !== T)
     fail(
@@ -157,7 +158,15 @@ function checkForwardOptions(options, info, T) {
     fail(`this ${info.modelType} checkpoint has no LM or MLM head: it gives no logits`);
   logitsAt.forEach((p, i) => checkCount(p, `logitsAt[${i}]`, 0, T - 1));
   checkThumbnail(thumbnail, pool);
-  return { headsOff: off, ...checkAblation(options, info, T), logitsAt: logitsAt.slice(), attentions, thumbnail, pool, writes };
+  return {
+    headsOff: off,
+    ...checkAblation(options, info, T),
+    logitsAt: logitsAt.slice(),
+    attentions,
+    thumbnail,
+    pool,
+    writes,
+  };
 }
 
 // model.attention(ids, {layer, head, headsOff, ablation, resampleFrom}): layer is required; head: one head's [T, T],

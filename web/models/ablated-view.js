@@ -82,8 +82,8 @@ export function createAblatedView(ctx) {
         : S.ablationRefused
           ? S.ablationRefused + ' The grid shows the full model’s attention.'
           : S.offOut || asked() === 'full'
-          ? modeNote(S, mode())
-          : 'Computing the attention with the heads off: the grid shows the full model’s until then.';
+            ? modeNote(S, mode())
+            : 'Computing the attention with the heads off: the grid shows the full model’s until then.';
     },
     dispose: () => {
       box.remove();

@@ -129,7 +129,12 @@ export function createApi(ctx, loading) {
       need();
       if (how && how.ablation != null && !['zero', 'mean', 'resample'].includes(how.ablation))
         throw new Error("ablation must be 'zero', 'mean' or 'resample', got " + JSON.stringify(how.ablation));
-      if (how) Object.assign(S, how.ablation != null ? { ablation: how.ablation } : {}, how.text != null ? { resampleText: String(how.text) } : {});
+      if (how)
+        Object.assign(
+          S,
+          how.ablation != null ? { ablation: how.ablation } : {},
+          how.text != null ? { resampleText: String(how.text) } : {},
+        );
       if (ctx.ablationMode) ctx.ablationMode.update();
       return ctx.track(setHeadsOff(ctx, heads || [])).then(() => topOut(S.headsOff.length ? S.ablated : S.full));
     },

@@ -86,7 +86,7 @@ export function pythonSnippet(o) {
       'projections = [(int(m.group(1)), module) for name, module in model.named_modules()',
       '               if (m := PROJECTION.search(name))]',
       '',
-      'def inputs_of(run_ids):  # each layer\'s output projection input on run_ids, the full model\'s',
+      "def inputs_of(run_ids):  # each layer's output projection input on run_ids, the full model's",
       '    seen = {}',
       '    hooks = [module.register_forward_pre_hook(lambda mod, args, l=l: seen.__setitem__(l, args[0].clone()))',
       '             for l, module in projections]',

@@ -146,9 +146,9 @@ struct ModelForwardOptions {
   std::size_t thumbnail = 0;
   Pool pool = Pool::Max;
   std::vector<HeadValue> head_values{};  // replaced before the output projection (a head at most once, not also off)
-  std::vector<HeadRef> keep_z{};        // out.z: these heads' outputs as computed (before any replacement)
-  bool writes = false;                 // out.writes [L, H, T]: ‖v_j·W_O^h‖, what key j writes through head h
-  bool keep_kv = false;                // out.keys, out.values: every layer's keys (after RoPE) and values
+  std::vector<HeadRef> keep_z{};         // out.z: these heads' outputs as computed (before any replacement)
+  bool writes = false;                   // out.writes [L, H, T]: ‖v_j·W_O^h‖, what key j writes through head h
+  bool keep_kv = false;                  // out.keys, out.values: every layer's keys (after RoPE) and values
 };
 
 struct ModelOutput {
@@ -157,11 +157,11 @@ struct ModelOutput {
   Tensor logits;      // [P, V] at logits_at (P = 0 without an LM/MLM head)
   Tensor thumbnails;  // [L, H, s, s] when options.thumbnail, else [0]
   std::vector<std::size_t> logits_at;
-  std::vector<TraceStep> trace;  // every layer's steps, tagged with the layer
+  std::vector<TraceStep> trace;       // every layer's steps, tagged with the layer
   std::vector<std::vector<float>> z;  // [T, head_dim] for each of options.keep_z, in its order
   Tensor writes;                      // [L, H, T] when options.writes (Kobayashi et al. 2020's ‖f(x_j)‖), else [0]
   std::vector<std::vector<float>> keys, values;  // [L][T · kv_heads · head_dim] when options.keep_kv
-  std::size_t first_layer = 0;   // the first layer computed: 0, or where it resumed (L: none, only the head)
+  std::size_t first_layer = 0;  // the first layer computed: 0, or where it resumed (L: none, only the head)
 };
 
 class Model {
@@ -173,9 +173,9 @@ class Model {
   bool has_lm_head() const;  // causal LM head, or BERT/DistilBERT's MLM head
   // ids: each < vocab, 1 <= T <= max_positions, else mha::Error. Reads and fills the cache (above).
   ModelOutput forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options);
-  // Layer `layer`'s softmax [1, H, T, T] with heads_off switched off (and head_values put in): the forward's attentions[layer], bit for bit,
-  // at any T (one layer's memory). Resumes from the cache (above): one layer's compute when it holds ids' input of
-  // min(layer, lowest head off), else the layers up to it, which it then keeps.
+  // Layer `layer`'s softmax [1, H, T, T] with heads_off switched off (and head_values put in): the forward's
+  // attentions[layer], bit for bit, at any T (one layer's memory). Resumes from the cache (above): one layer's compute
+  // when it holds ids' input of min(layer, lowest head off), else the layers up to it, which it then keeps.
   Tensor attention(const std::vector<std::int32_t>& ids, std::size_t layer, const std::vector<HeadRef>& heads_off = {},
                    const std::vector<HeadValue>& head_values = {});
 

@@ -250,8 +250,8 @@ ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForw
   return out;
 }
 
-Tensor Model::attention(const std::vector<std::int32_t>& ids, std::size_t layer,
-                        const std::vector<HeadRef>& heads_off, const std::vector<HeadValue>& head_values) {
+Tensor Model::attention(const std::vector<std::int32_t>& ids, std::size_t layer, const std::vector<HeadRef>& heads_off,
+                        const std::vector<HeadValue>& head_values) {
   const CheckpointConfig& c = impl_->config;
   check_ids(c, ids);
   if (layer >= c.layers)

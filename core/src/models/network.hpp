@@ -60,7 +60,8 @@ class Network {
   virtual bool has_head() const = 0;
   // h[T, D] = the input of layer 0: the embeddings (BERT's and DistilBERT's after their LayerNorm).
   virtual void embed(const std::vector<std::int32_t>& ids, float* h) const = 0;
-  // Layer l in place on h[T, D]; probs[H, T, T] receives its softmax; edits change the heads' outputs (blocks::HeadEdits).
+  // Layer l in place on h[T, D]; probs[H, T, T] receives its softmax; edits change the heads' outputs
+  // (blocks::HeadEdits).
   virtual void layer(std::size_t l, float* h, std::size_t T, const blocks::HeadEdits& edits, float* probs) const = 0;
   // h[T, D], the last layer's output, becomes last_hidden_state (the final norm of pre-LN models).
   virtual void finish(float* h, std::size_t T) const = 0;
