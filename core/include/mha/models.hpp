@@ -171,6 +171,8 @@ class Model {
   ~Model();
   const CheckpointConfig& config() const;
   bool has_lm_head() const;  // causal LM head, or BERT/DistilBERT's MLM head
+  // The forward's checks of a text (a token at least, the positions, the vocabulary), without the forward.
+  void check_ids(const std::vector<std::int32_t>& ids) const;
   // ids: each < vocab, 1 <= T <= max_positions, else mha::Error. Reads and fills the cache (above).
   ModelOutput forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options);
   // Layer `layer`'s softmax [1, H, T, T] with heads_off switched off (and head_values put in): the forward's

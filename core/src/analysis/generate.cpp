@@ -14,9 +14,7 @@ Generation::Generation(Model& model, std::vector<std::int32_t> ids, const Genera
   if (!c.causal || !model.has_lm_head())
     throw Error("generation needs a causal model with a language-model head (this is a " + c.model_type + ")");
   if (options.sample) check_sampling(options.sampling);
-  ModelForwardOptions f;  // the forward's checks of the prompt (count, positions, vocabulary)
-  f.attentions = false;
-  model.forward(seq_, f);
+  model.check_ids(seq_);  // the forward's checks of the prompt (count, positions, vocabulary), without its cost
 }
 
 std::int32_t Generation::step() {

@@ -44,11 +44,7 @@ std::vector<float> readout(const Model& model, const std::vector<float>& h, std:
   return out;
 }
 
-void check_ids(const Model& model, const std::vector<std::int32_t>& ids) {
-  ModelForwardOptions f;  // the forward's own checks and messages (count, positions, vocabulary)
-  f.attentions = false;
-  const_cast<Model&>(model).forward(ids, f);
-}
+void check_ids(const Model& model, const std::vector<std::int32_t>& ids) { model.check_ids(ids); }
 
 }  // namespace
 

@@ -41,11 +41,7 @@ StackView view_of(const Model& model, const char* what) {
   return {stack, &stack->layers(), &stack->final_norm(), &stack->lm_head()};
 }
 
-void check_ids(Model& model, const std::vector<std::int32_t>& ids) {
-  ModelForwardOptions f;
-  f.attentions = false;
-  model.forward(ids, f);
-}
+void check_ids(Model& model, const std::vector<std::int32_t>& ids) { model.check_ids(ids); }
 
 void tapped_layer(const StackView&, const blocks::Layer& layer, float* h, std::size_t T, const Patch* patch,
                   LayerTaps* taps) {

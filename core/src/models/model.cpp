@@ -26,7 +26,7 @@ std::string ends_replaced(const std::string& name, const std::string& tail, cons
   return name.substr(0, name.size() - tail.size()) + with;
 }
 
-void check_ids(const CheckpointConfig& c, const std::vector<std::int32_t>& ids) {
+void check_text(const CheckpointConfig& c, const std::vector<std::int32_t>& ids) {
   if (ids.empty()) throw Error("the model needs at least one token");
   if (ids.size() > c.max_positions)
     throw Error(std::to_string(ids.size()) + " tokens are more than this model's " + std::to_string(c.max_positions) +
@@ -193,10 +193,11 @@ const CheckpointConfig& Model::config() const { return impl_->config; }
 const models::Network& models_network(const Model& model) { return *model.impl_->network; }
 
 bool Model::has_lm_head() const { return impl_->network->has_head(); }
+void Model::check_ids(const std::vector<std::int32_t>& ids) const { check_text(impl_->config, ids); }
 
 ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForwardOptions& options) {
   const CheckpointConfig& c = impl_->config;
-  check_ids(c, ids);
+  check_text(c, ids);
   const std::size_t T = ids.size(), HD = c.heads * c.head_dim;
   std::vector<blocks::HeadEdits> off = edits_of(c, options.heads_off, options.head_values, T);
   ModelOutput out;
@@ -253,7 +254,7 @@ ModelOutput Model::forward(const std::vector<std::int32_t>& ids, const ModelForw
 Tensor Model::attention(const std::vector<std::int32_t>& ids, std::size_t layer, const std::vector<HeadRef>& heads_off,
                         const std::vector<HeadValue>& head_values) {
   const CheckpointConfig& c = impl_->config;
-  check_ids(c, ids);
+  check_text(c, ids);
   if (layer >= c.layers)
     throw Error("there is no layer " + std::to_string(layer) + ": this model has layers 0 to " +
                 std::to_string(c.layers - 1));
