@@ -571,3 +571,18 @@ test('tokens as text: WordPiece continuations marked, SentencePiece spaces and b
   assert.deepEqual(tokenText('<0x0A>', sp), { text: '\n', shown: '↵' });
   assert.deepEqual(tokenText('<0xE2>', sp), { text: '\uFFFD', shown: '⟨e2⟩' });
 });
+
+test('the snippet says when the page shows the norm view: it prints the weights α alone', () => {
+  const o = {
+    folder: 'gpt2',
+    text: 'a b',
+    layer: 0,
+    head: 1,
+    headsOff: [],
+    info: { causal: true, hasLmHead: true, heads: 4, dModel: 32 },
+  };
+  const said = /weighs each weight by ‖v·W_O‖ of its key .*: this prints the weights α alone/;
+  assert.match(pythonSnippet({ ...o, weighting: 'norm' }), said);
+  assert.doesNotMatch(pythonSnippet({ ...o, weighting: 'attention' }), said);
+  assert.doesNotMatch(pythonSnippet(o), said);
+});

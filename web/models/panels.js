@@ -275,6 +275,7 @@ export function snippet(ctx) {
     headsOff: S.headsOff,
     ablation: S.ablation,
     resampleText: S.resampleText,
+    weighting: S.weighting,
     info: S.info,
     maskToken: S.vocab.maskToken,
   });

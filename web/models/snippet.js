@@ -33,8 +33,8 @@ const pathOf = (folder) => {
 };
 
 // o: {folder (the checkpoint's folder as from_pretrained finds it), dropped (true: the student's own folder, whose
-// path on disk the page does not know), text, layer, head, headsOff ([[layer, head]]), info (model.info: causal,
-// hasLmHead, heads, dModel, headDim?)}.
+// path on disk the page does not know), text, layer, head, headsOff ([[layer, head]]), ablation, resampleText,
+// weighting ('norm': the page's norm view, said in a comment), info (model.info: causal, hasLmHead, heads, dModel, headDim?)}.
 export function pythonSnippet(o) {
   const info = o.info,
     headDim = info.headDim || info.dModel / info.heads;
@@ -49,6 +49,9 @@ export function pythonSnippet(o) {
     "# (pip install torch transformers). Prints the tokens, the head's weights as the page's table shows them",
     '# (rows: queries, columns: keys)' +
       (info.hasLmHead ? ' and the top 5 predictions with and without the heads switched off.' : '.'),
+    ...(o.weighting === 'norm'
+      ? ['# The page now weighs each weight by ‖v·W_O‖ of its key (its norm view): this prints the weights α alone.']
+      : []),
     'import re',
     'import torch',
     'from transformers import ' + cls + ', AutoTokenizer',
