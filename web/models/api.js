@@ -124,6 +124,22 @@ export function createApi(ctx, loading) {
         .then(() => true);
     },
     loadURL: (value) => (gone() ? removed() : ctx.track(loading.loadFromURL(value)).then(() => true)),
+    ...headsApi(ctx, need, topOut),
+    cancel: loading.cancel,
+    // the busy sign's state: {computing, stale, words} (its Cancel: the button)
+    // worker: whether the model runs in its worker (else on the page's thread)
+    getBusy: () =>
+      Object.assign(ctx.busy.state(), {
+        worker: !!ctx.host && !ctx.host.local,
+        restarts: ctx.host ? ctx.host.restarts : 0,
+      }),
+  };
+}
+
+// The heads' part of the API: switching heads off and the norm view.
+function headsApi(ctx, need, topOut) {
+  const S = ctx.S;
+  return {
     // heads switched off, {ablation: 'zero' | 'mean' | 'resample', text: resample's other text} (each when given)
     ablate: (heads, how) => {
       need();
@@ -153,13 +169,5 @@ export function createApi(ctx, loading) {
       const a = S.out && ctx.ablatedView.weights();
       return a ? { shape: a.shape.slice(), data: Array.from(a.data) } : null;
     },
-    cancel: loading.cancel,
-    // the busy sign's state: {computing, stale, words} (its Cancel: the button)
-    // worker: whether the model runs in its worker (else on the page's thread)
-    getBusy: () =>
-      Object.assign(ctx.busy.state(), {
-        worker: !!ctx.host && !ctx.host.local,
-        restarts: ctx.host ? ctx.host.restarts : 0,
-      }),
   };
 }
