@@ -3,7 +3,9 @@
 // Where a checkpoint's forward spends its time, by wasm function (self time from V8's sampling profiler,
 // node:inspector): the tool behind the profile in docs/models-performance.md.
 //   node [--experimental-wasm-relaxed-simd] bench/js/profile-model.js [--dist DIR] [--build mha-relaxed.js]
-//        [--model DIR] [--tokens 128] [--runs 3]
+//        [--model DIR] [--tokens 128] [--runs 3] [--decode 64]
+// --decode N: greedy generation of N new tokens after the --tokens prompt, profiled from the first new token on
+//   (the prompt's fill left out): where a token's one-position forward through the key/value cache spends its time.
 // --dist: a build linked with --profiling-funcs keeps the functions' names (without it they are numbers):
 //   cmake --preset wasm -B build/wasm-prof -DMHA_DIST_DIR=$PWD/build/prof-dist \
 //         -DCMAKE_EXE_LINKER_FLAGS=--profiling-funcs -DMHA_BUILD_TESTS=OFF
@@ -23,6 +25,7 @@ const build = arg('--build', 'mha-relaxed.js');
 const model = path.resolve(arg('--model', path.join(ROOT, 'build', 'bench-models', 'gpt2')));
 const T = Number(arg('--tokens', 128));
 const runs = Number(arg('--runs', 3));
+const decode = Number(arg('--decode', 0));
 
 function post(session, method, params) {
   return new Promise((ok, fail) => session.post(method, params, (e, r) => (e ? fail(e) : ok(r))));
@@ -48,10 +51,7 @@ async function main() {
   session.connect();
   await post(session, 'Profiler.enable');
   await post(session, 'Profiler.setSamplingInterval', { interval: 200 });
-  await post(session, 'Profiler.start');
-  const t0 = performance.now();
-  for (let i = 0; i < runs; i++) m.forward(ids, { logitsAt: [T - 1] });
-  const ms = (performance.now() - t0) / runs;
+  const { ms, what } = decode ? await profileDecode(session, m, ids) : await profileForward(session, m, ids);
   const { profile } = await post(session, 'Profiler.stop');
   session.disconnect();
 
@@ -77,13 +77,14 @@ async function main() {
   const n = profile.samples.length;
   const pct = (c) => ((100 * (c || 0)) / n).toFixed(1);
   console.log(
-    `${path.relative(ROOT, model)}, ${T} tokens, ${build} (${M.implementation}): ${ms.toFixed(0)} ms per forward (${runs} runs, profiler on)`,
+    `${path.relative(ROOT, model)}, ${T} tokens, ${build} (${M.implementation}): ${ms.toFixed(0)} ms per ${what} (profiler on)`,
   );
-  console.log('| self % | total % | ms per forward (self) | function |\n|---|---|---|---|');
+  const per = decode ? 'token' : 'forward';
+  console.log(`| self % | total % | ms per ${per} (self) | function |\n|---|---|---|---|`);
   for (const [name, c] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
     console.log(`| ${pct(c)} | ${pct(total.get(name))} | ${((ms * c) / n).toFixed(0)} | \`${name}\` |`);
   }
-  console.log('\n| total % | ms per forward | function (callers included) |\n|---|---|---|');
+  console.log(`\n| total % | ms per ${per} | function (callers included) |\n|---|---|---|`);
   for (const [name, c] of [...total]
     .filter(([k]) => /^mha::/.test(k))
     .sort((a, b) => b[1] - a[1])
@@ -94,6 +95,30 @@ async function main() {
     `wasm heap after: ${(M.memoryStats().heapSize / 2 ** 20).toFixed(0)} MiB (weights ${(m.info.weightBytes / 2 ** 20).toFixed(0)} MiB)`,
   );
   m.dispose();
+}
+
+// The forward of the ids, runs times → {ms per forward}.
+async function profileForward(session, m, ids) {
+  await post(session, 'Profiler.start');
+  const t0 = performance.now();
+  for (let i = 0; i < runs; i++) m.forward(ids, { logitsAt: [ids.length - 1] });
+  return { ms: (performance.now() - t0) / runs, what: `forward (${runs} runs)` };
+}
+
+// Greedy generation after the prompt ids, the profiler started at the first new token → {ms per new token after it}.
+async function profileDecode(session, m, ids) {
+  const stamps = [];
+  let started = null;
+  await m.generate(ids, {
+    maxNewTokens: decode + 1,
+    onToken: () => {
+      stamps.push(performance.now());
+      if (!started) started = post(session, 'Profiler.start');
+    },
+  });
+  await started;
+  const n = stamps.length - 1;
+  return { ms: (stamps.at(-1) - stamps[0]) / n, what: `new token (${n} tokens after the first)` };
 }
 
 main().catch((e) => {

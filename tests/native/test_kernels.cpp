@@ -168,6 +168,15 @@ TEST_CASE("gemm larger shapes (several row blocks, panels and packed column bloc
     for (bool nt : {true, false}) check_gemm(nt, g, -0.5f, true, 5);
 }
 
+TEST_CASE("gemv (M <= 4) across its blocks of 16 rows of B", "[kernels][gemm]") {
+  for (std::size_t M : {1, 2, 3, 4})
+    for (std::size_t N : {4, 19, 260, 531})
+      for (std::size_t K : {15, 16, 17, 32, 49, 129}) {
+        check_gemm(false, {M, N, K}, 1.0f, false, 3);
+        check_gemm(true, {M, N, K}, 0.5f, true, 0);
+      }
+}
+
 TEST_CASE("gemm with zero sizes does nothing", "[kernels][gemm]") {
   float c = 7.0f;
   const float a = 1.0f, b = 2.0f;
