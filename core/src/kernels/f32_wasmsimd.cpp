@@ -444,8 +444,9 @@ void gemv_nn_cols(std::size_t K, const float* A, std::size_t lda, const float* B
 
 // The rows of B a GEMV reads together: each block of kGemvKBlock rows in strips of 16 columns across the whole
 // width, so that the prefetcher sees 16 sequential streams. Down a strip of the whole B each row is another page
-// (a 3072-wide B: 12 KB apart) and the page walks set the pace: GPT-2 small's decode spent 74 ms a token in these
-// GEMVs, 42 ms with the blocks (CPU time: bench/js/decode-pair.js; 4, 8, 16, 32 and 64 rows tried, 8 and 16 best).
+// (a 3072-wide B: 12 KB apart) and the page walks set the pace: these GEMVs took 79 % of GPT-2 small's decode
+// (bench/js/profile-model.js --decode), whose token went from 73 to 42 ms of CPU with the blocks
+// (bench/js/decode-pair.js; blocks of 4, 8, 16, 32 and 64 rows tried, 8 and 16 best).
 constexpr std::size_t kGemvKBlock = 16;
 
 // C[MR, N] = A[MR, K] · B[K, N]: blocks of kGemvKBlock rows of B, each in strips of 16 columns (8 when MR > 2:
