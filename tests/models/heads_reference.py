@@ -14,6 +14,8 @@ For each case (a folder make_checkpoints.py wrote with save_pretrained) DIR/<cas
              a bound of each
   patching   resid [L][T], attn [L][T], mlp [L][T], heads [L][H]: (patched - corrupted) / (clean - corrupted) of
              the metric, each with its bound; clean, corrupted metrics
+  patched_streams  a few patches (kind z/resid/attn/mlp, layer, index): the stream leaving the last layer [T][D] of
+             the corrupted run so patched, with its bound
   mean_ablation  for every head: the metric with that head's z replaced by its mean over the positions
   ablation   two head sets x zero / mean / resample (the corrupted text's z): heads, mode, the last position's
              logits [V] and their bounds (against TransformerLens's run_with_hooks on hook_z)
@@ -62,10 +64,11 @@ U = R.U
 CASES = ["gpt2", "llama", "tinystories", "pythia", "opt", "qwen3", "gemma2", "gemma3"]
 # The patching pair of the tiny checkpoints: a clean text and the first as many tokens of another one (a one-token
 # swap moves a random model's logits by about the bounds of its float32 error, which would leave the normalised maps
-# unchecked: (patched - corrupted) / (clean - corrupted) divides by that move).
+# unchecked: (patched - corrupted) / (clean - corrupted) divides by that move). The two share their first words, as
+# the IOI pair does: a patched run recomputes only the positions from the first one the patch changes.
 PATCH_TEXTS = (
     "The road, the head: the head, the",
-    "Queries, keys and values are three linear projections of the same hidden states.",
+    "The road, the head: queries, keys and values are three linear projections of the same hidden states.",
 )
 PROMPTS = [
     "The chicken didn't cross the road",
@@ -624,6 +627,33 @@ def patching(parts, clean_ids, corr_ids, a, b):
     return out
 
 
+def patched_streams(parts, clean_ids, corr_ids):
+    """The stream leaving the last layer [T, D] of a few patched runs (every position, not only the metric's): a
+    patched run that recomputes only the positions from the first one the patch changes must give every row."""
+    clean, T = run(parts, clean_ids), len(clean_ids)
+    first = next(t for t, (x, y) in enumerate(zip(clean_ids, corr_ids)) if x != y)
+    L, H = parts.L, parts.H
+    patches = [
+        ("z", 0, H - 1),
+        ("z", L - 1, 0),
+        ("resid", min(1, L - 1), first + 1),
+        ("attn", 0, first),
+        ("mlp", L - 1, T - 2),
+        ("resid", 0, first - 1),
+    ]
+    out = []
+    for kind, layer, i in patches:
+        if kind == "z":
+            z, Ez = clean["z"][layer]
+            sl = slice(i * parts.hd, (i + 1) * parts.hd)
+            value = (z[:, sl], Ez[:, sl])
+        else:
+            value = src(clean, kind, layer, i)
+        x, E = run(parts, corr_ids, {(kind, layer, i): value})["resid"][-1]
+        out.append({"kind": kind, "layer": layer, "index": i, "stream": x.tolist(), "bound": (U * E).tolist()})
+    return out
+
+
 def src(acts, kind, layer, p):
     v, E = acts[kind][layer]
     return v[p], E[p]
@@ -971,6 +1001,7 @@ def make_case(path, case):
     out["patching"] = patching(parts, ids, out["ioi"]["corrupted"], a, b)
     k, c = metric(parts, run(parts, ids), a, b), metric(parts, run(parts, out["ioi"]["corrupted"]), a, b)
     out["patching"]["clean_bound"], out["patching"]["corrupted_bound"] = U * k[1], U * c[1]
+    out["patched_streams"] = patched_streams(parts, ids, out["ioi"]["corrupted"])
     out["mean_ablation"] = mean_ablation(parts, ids, a, b)
     out["ablation"] = ablation(parts, ids, out["ioi"]["corrupted"])
     out["writes"] = writes(parts, ids)

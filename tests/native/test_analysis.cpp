@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "analysis/taps.hpp"
 #include "ground/json.hpp"
 #include "mha/analysis.hpp"
 #include "mha/error.hpp"
@@ -246,6 +247,42 @@ TEST_CASE("every patching map equals TransformerLens's patching module, normalis
       for (std::size_t i = 0; i < want.size(); ++i) {
         INFO(c << " " << name << ": element " << i);
         CHECK(std::abs(double(map.data()[i]) - want[i]) <= bound[i]);
+      }
+    }
+  }
+}
+
+TEST_CASE(
+    "a patched run recomputes the rows from the first one its patch changes: every row of the last layer's "
+    "output within the bounds") {
+  for (const char* c : kCases) {
+    Loaded m(mha_test::kModelFixtures + "/" + c);
+    const Value ref = reference(c);
+    const Value& ioi = at(ref, "ioi");
+    const auto view = mha::analysis::view_of(*m.model, "patching");
+    const auto clean = mha::analysis::run(view, ids_of(at(ioi, "clean")), true);
+    const auto corrupted = mha::analysis::run(view, ids_of(at(ioi, "corrupted")), true);
+    const std::size_t T = ids_of(at(ioi, "clean")).size(), D = m.model->config().d_model;
+    const std::size_t hd = m.model->config().head_dim, HD = m.model->config().heads * hd;
+    for (const Value& e : at(ref, "patched_streams").items) {
+      const std::string kind = at(e, "kind").text;
+      mha::analysis::Patch p;
+      p.layer = std::size_t(at(e, "layer").number()), p.index = std::size_t(at(e, "index").number());
+      std::vector<float> z(T * hd);
+      const auto& taps = clean.taps[p.layer];
+      if (kind == "resid") p.kind = mha::analysis::Patch::Resid, p.value = &clean.resid[p.layer][p.index * D];
+      if (kind == "attn") p.kind = mha::analysis::Patch::Attn, p.value = &taps.attn[p.index * D];
+      if (kind == "mlp") p.kind = mha::analysis::Patch::Mlp, p.value = &taps.mlp[p.index * D];
+      if (kind == "z") {
+        for (std::size_t t = 0; t < T; ++t) std::copy_n(&taps.z[t * HD + p.index * hd], hd, &z[t * hd]);
+        p.kind = mha::analysis::Patch::Z, p.value = z.data();
+      }
+      const std::vector<float> got = mha::analysis::resume(view, corrupted, T, p);
+      const std::vector<double> want = flat(at(e, "stream")), bound = flat(at(e, "bound"));
+      REQUIRE(got.size() == want.size());
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        INFO(c << " " << kind << " at layer " << p.layer << ", " << p.index << ": row " << i / D);
+        CHECK(std::abs(double(got[i]) - want[i]) <= bound[i]);
       }
     }
   }

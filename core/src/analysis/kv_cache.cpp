@@ -16,80 +16,13 @@ namespace mha {
 
 namespace {
 
-// q [H·hd], k and v [KV·hd] of the row a[D] (GPT-2's fused c_attn split in three; GPT-NeoX's query_key_value
-// interleaved by head, q_h | k_h | v_h, with KV = H).
-void project_row(const blocks::Attention& at, const float* a, float* q, float* k, float* v) {
-  const std::size_t hd = at.head_dim, HD = at.heads * hd, KD = at.kv_heads * hd;
-  if (at.qkv.weight) {
-    std::vector<float> qkv(at.qkv.out);
-    blocks::linear(at.qkv, a, 1, qkv.data());
-    if (at.qkv_interleaved) {
-      for (std::size_t h = 0; h < at.heads; ++h) {
-        std::memcpy(q + h * hd, &qkv[3 * h * hd], hd * sizeof(float));
-        std::memcpy(k + h * hd, &qkv[(3 * h + 1) * hd], hd * sizeof(float));
-        std::memcpy(v + h * hd, &qkv[(3 * h + 2) * hd], hd * sizeof(float));
-      }
-      return;
-    }
-    std::memcpy(q, qkv.data(), HD * sizeof(float));
-    std::memcpy(k, qkv.data() + HD, KD * sizeof(float));
-    std::memcpy(v, qkv.data() + 2 * HD, KD * sizeof(float));
-    return;
-  }
-  blocks::linear(at.q, a, 1, q);
-  blocks::linear(at.k, a, 1, k);
-  blocks::linear(at.v, a, 1, v);
-}
-
-void add_row(float* x, const float* y, std::size_t D) {
-  for (std::size_t d = 0; d < D; ++d) x[d] += y[d];
-}
-
 // Layer l on the row x[D] at position t (= the cache's length), appending its k and v.
 void layer_row(const analysis::StackView& view, std::size_t l, float* x, std::size_t t, KvCache& cache) {
-  const blocks::Layer& layer = (*view.layers)[l];
-  const blocks::Attention& at = layer.attn;
-  const std::size_t D = at.o.out, hd = at.head_dim, H = at.heads, KD = at.kv_heads * hd, group = H / at.kv_heads;
-  std::vector<float> a(x, x + D), q(H * hd), context(H * hd), out(D);
-  blocks::normalize(layer.norm_1, a.data(), 1, D);
-  std::vector<float>& keys = cache.keys[l];
-  std::vector<float>& values = cache.values[l];
-  keys.resize((t + 1) * KD);
-  values.resize((t + 1) * KD);
-  project_row(at, a.data(), q.data(), &keys[t * KD], &values[t * KD]);
-  if (at.q_norm.weight) blocks::normalize_heads(at.q_norm, q.data(), 1, H, hd, hd, H * hd);
-  if (at.k_norm.weight) blocks::normalize_heads(at.k_norm, &keys[t * KD], 1, at.kv_heads, hd, hd, KD);
-  if (at.rotary_dim) {  // the table at position t only
-    const blocks::Rope row = blocks::rope_table(1, at.rotary_dim, at.rope_theta, t, at.rope_factor);
-    blocks::apply_rope(row, q.data(), 1, H, hd, H * hd);
-    blocks::apply_rope(row, &keys[t * KD], 1, at.kv_heads, hd, KD);
-  }
-  std::vector<float> p(t + 1);
-  const float root = std::sqrt(float(hd));
-  for (std::size_t h = 0; h < H; ++h) {
-    const std::size_t kv = (h / group) * hd;
-    std::vector<float> qh(q.begin() + std::ptrdiff_t(h * hd), q.begin() + std::ptrdiff_t((h + 1) * hd));
-    if (at.scale_query)
-      for (float& e : qh) e /= root;
-    kernels::f32_gemm_nt(1, t + 1, hd, 1.0f, qh.data(), hd, keys.data() + kv, KD, nullptr, p.data(), t + 1);
-    blocks::scale_scores(at, p.data(), t + 1);
-    for (std::size_t j = 0; at.window && j + at.window <= t; ++j) p[j] = blocks::kFinfoMin;  // a local layer's window
-    kernels::f32_softmax(1, t + 1, p.data(), t + 1);
-    kernels::f32_gemm_nn(1, hd, t + 1, p.data(), t + 1, values.data() + kv, KD, context.data() + h * hd, H * hd);
-  }
-  blocks::linear(at.o, context.data(), 1, out.data());
-  if (layer.post_attn.weight) blocks::normalize(layer.post_attn, out.data(), 1, D);
-  const bool parallel = layer.residual == blocks::Residual::Parallel;  // x + attn + mlp(norm_2(x)), as blocks::layer
-  if (!parallel) add_row(x, out.data(), D);
-  if (!parallel || layer.norm_2.weight) {  // a Parallel layer without norm_2 feeds norm_1(x), kept in a
-    a.assign(x, x + D);
-    blocks::normalize(layer.norm_2, a.data(), 1, D);
-  }
-  std::vector<float> m(D);
-  blocks::mlp(layer.mlp, a.data(), 1, m.data());
-  if (layer.post_mlp.weight) blocks::normalize(layer.post_mlp, m.data(), 1, D);
-  if (parallel) add_row(x, out.data(), D);
-  add_row(x, m.data(), D);
+  const blocks::Attention& at = (*view.layers)[l].attn;
+  const std::size_t KD = at.kv_heads * at.head_dim;
+  cache.keys[l].resize((t + 1) * KD);
+  cache.values[l].resize((t + 1) * KD);
+  analysis::layer_rows((*view.layers)[l], x, 1, t, cache.keys[l].data(), cache.values[l].data(), nullptr);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // Activation patching as TransformerLens's patching module (get_act_patch_resid_pre, _attn_out, _mlp_out,
 // _attn_head_out_all_pos): the corrupted run with one activation of the clean run put in, its metric
 // logit[a] - logit[b] at the last position normalised (patched - corrupted) / (clean - corrupted); each patched
-// run starts at the patched layer from the corrupted run's kept residual stream. Mean ablation: a head's hook_z
+// run starts at the patched layer from the corrupted run's kept residual stream, at the first position the patch
+// changes (the rows before it read from the corrupted run's kept keys and values), and reads two logits, not V.
+// Mean ablation: a head's hook_z
 // replaced by its mean over the text's positions.
+#include <cmath>
 #include <cstring>
 
 #include "analysis/taps.hpp"
@@ -10,6 +13,12 @@
 #include "mha/error.hpp"
 
 namespace mha {
+
+// The metric's two rows of the unembedding, widened: logit[a] - logit[b] needs only them, not the whole [V, D].
+struct PatchMetric {
+  std::vector<float> a, b;
+  float softcap = 0.0f;  // Gemma 2's final_logit_softcapping (0: none)
+};
 
 namespace {
 
@@ -23,8 +32,31 @@ void check_tokens(const CheckpointConfig& c, const std::vector<std::int32_t>& to
                   ")");
 }
 
-double metric(const analysis::StackView& v, const std::vector<float>& h, std::size_t T,
-              const std::vector<std::int32_t>& tokens) {
+PatchMetric metric_of(const analysis::StackView& v, const CheckpointConfig& c,
+                      const std::vector<std::int32_t>& tokens) {
+  const std::size_t D = c.d_model;
+  PatchMetric m{std::vector<float>(D), std::vector<float>(D), float(c.final_softcap)};
+  blocks::widen_rows(*v.lm_head->weight, std::size_t(tokens[0]), 1, m.a.data());
+  blocks::widen_rows(*v.lm_head->weight, std::size_t(tokens[1]), 1, m.b.data());
+  return m;
+}
+
+// logit[a] - logit[b] at the last row of h[T, D]: the final norm, the two logits (sums in double), the soft cap.
+double metric(const analysis::StackView& v, const PatchMetric& m, const std::vector<float>& h) {
+  const std::size_t D = m.a.size();
+  std::vector<float> x(h.end() - std::ptrdiff_t(D), h.end());
+  v.net->finish(x.data(), 1);
+  double za = 0.0, zb = 0.0;
+  for (std::size_t d = 0; d < D; ++d) za += double(x[d]) * m.a[d], zb += double(x[d]) * m.b[d];
+  if (m.softcap == 0.0f) return za - zb;
+  const auto cap = [&](double z) { return double(std::tanh(float(z) / m.softcap) * m.softcap); };
+  return cap(za) - cap(zb);
+}
+
+// logit[a] - logit[b] as the forward's logits give it (the whole readout: mean ablation's metric is a forward's, bit
+// for bit).
+double forward_metric(const analysis::StackView& v, const std::vector<float>& h, std::size_t T,
+                      const std::vector<std::int32_t>& tokens) {
   const std::vector<float> z = analysis::readout(v, h, T, {T - 1});
   return double(z[std::size_t(tokens[0])]) - double(z[std::size_t(tokens[1])]);
 }
@@ -44,7 +76,7 @@ const char* patch_kind_name(PatchKind kind) {
 struct Patching::Impl {
   analysis::StackView v;
   PatchKind kind;
-  std::vector<std::int32_t> tokens;
+  PatchMetric m;
   analysis::Run k_run, c_run;
   double k = 0, cm = 0;
   std::size_t L = 0, T = 0, N = 0, done = 0;
@@ -64,11 +96,12 @@ Patching::Patching(Model& model, const std::vector<std::int32_t>& clean, const s
   if (clean.size() != corrupted.size())
     throw Error("the clean text has " + std::to_string(clean.size()) + " tokens and the corrupted one " +
                 std::to_string(corrupted.size()) + ": patching needs the same count");
-  s.kind = kind, s.tokens = tokens, s.L = c.layers, s.T = clean.size();
+  s.kind = kind, s.L = c.layers, s.T = clean.size();
   s.k_run = analysis::run(s.v, clean, true);
-  s.c_run = analysis::run(s.v, corrupted, false);
-  s.k = metric(s.v, s.k_run.resid[s.L], s.T, tokens);
-  s.cm = metric(s.v, s.c_run.resid[s.L], s.T, tokens);
+  s.c_run = analysis::run(s.v, corrupted, true);  // its keys and values: a patch recomputes the rows it changes
+  s.m = metric_of(s.v, c, tokens);
+  s.k = metric(s.v, s.m, s.k_run.resid[s.L]);
+  s.cm = metric(s.v, s.m, s.c_run.resid[s.L]);
   if (s.k == s.cm) throw Error("the clean and corrupted texts give the same metric: there is nothing to normalise by");
   s.N = kind == PatchKind::Heads ? c.heads : s.T;
   s.out = Tensor::empty({s.L, s.N});
@@ -96,7 +129,7 @@ bool Patching::step() {
     p.kind = Patch::Z, p.value = s.z.data();
   }
   const std::vector<float> h = analysis::resume(s.v, s.c_run, s.T, p);
-  s.out.data()[s.done] = float((metric(s.v, h, s.T, s.tokens) - s.cm) / (s.k - s.cm));
+  s.out.data()[s.done] = float((metric(s.v, s.m, h) - s.cm) / (s.k - s.cm));
   ++s.done;
   return true;
 }
@@ -129,7 +162,7 @@ Tensor mean_ablation(Model& model, const std::vector<std::int32_t>& ids, const s
       }
       Patch p;
       p.kind = Patch::Z, p.layer = l, p.index = h, p.value = z.data();
-      out.data()[l * H + h] = float(metric(v, analysis::resume(v, r, T, p), T, tokens));
+      out.data()[l * H + h] = float(forward_metric(v, analysis::resume(v, r, T, p), T, tokens));
     }
   }
   return out;

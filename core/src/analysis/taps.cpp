@@ -49,7 +49,13 @@ void tapped_layer(const StackView&, const blocks::Layer& layer, float* h, std::s
   const std::size_t D = at.o.out, n = T * D, hd = at.head_dim, HD = at.heads * hd;
   const std::vector<float> a = normed(layer.norm_1, h, T, D);
   std::vector<float> z(T * HD), attn(n), m(n), probs(at.heads * T * T);
-  blocks::attention_context(at, a.data(), T, blocks::HeadEdits{}, probs.data(), z.data());
+  blocks::HeadEdits kept;  // the keys and values, for a patched run that starts at a later row
+  if (taps) {
+    taps->keys.resize(T * at.kv_heads * hd);
+    taps->values.resize(T * at.kv_heads * hd);
+    kept.keys = taps->keys.data(), kept.values = taps->values.data();
+  }
+  blocks::attention_context(at, a.data(), T, kept, probs.data(), z.data());
   if (patch && patch->kind == Patch::Z)  // hook_z of head `index` at every position
     for (std::size_t t = 0; t < T; ++t)
       std::memcpy(&z[t * HD + patch->index * hd], patch->value + t * hd, hd * sizeof(float));
@@ -84,13 +90,68 @@ Run run(const StackView& v, const std::vector<std::int32_t>& ids, bool keep_taps
   return r;
 }
 
+void layer_rows(const blocks::Layer& layer, float* x, std::size_t R, std::size_t start, float* keys, float* values,
+                const Patch* patch) {
+  const blocks::Attention& at = layer.attn;
+  const std::size_t D = at.o.out, n = R * D, hd = at.head_dim, HD = at.heads * hd;
+  const auto here = [&](Patch::Kind k) { return patch && patch->kind == k && patch->index >= start; };
+  const std::vector<float> a = normed(layer.norm_1, x, R, D);
+  std::vector<float> z(R * HD), attn(n), m(n);
+  blocks::attention_rows(at, a.data(), R, start, keys, values, z.data());
+  if (patch && patch->kind == Patch::Z)  // hook_z of head `index` at the rows' positions
+    for (std::size_t t = 0; t < R; ++t)
+      std::memcpy(&z[t * HD + patch->index * hd], patch->value + (start + t) * hd, hd * sizeof(float));
+  blocks::linear(at.o, z.data(), R, attn.data());
+  if (layer.post_attn.weight) blocks::normalize(layer.post_attn, attn.data(), R, D);
+  if (here(Patch::Attn)) std::memcpy(&attn[(patch->index - start) * D], patch->value, D * sizeof(float));
+  const bool parallel = layer.residual == blocks::Residual::Parallel;
+  if (!parallel) add_into(x, attn.data(), n);
+  const bool shared_norm = parallel && !layer.norm_2.weight;
+  blocks::mlp(layer.mlp, shared_norm ? a.data() : normed(layer.norm_2, x, R, D).data(), R, m.data());
+  if (layer.post_mlp.weight) blocks::normalize(layer.post_mlp, m.data(), R, D);
+  if (here(Patch::Mlp)) std::memcpy(&m[(patch->index - start) * D], patch->value, D * sizeof(float));
+  if (parallel) add_into(x, attn.data(), n);
+  add_into(x, m.data(), n);
+}
+
+namespace {
+
+// The first row whose value the patch changes (T: none), from the patched layer's kept activations.
+std::size_t first_changed(const Run& from, std::size_t T, std::size_t D, std::size_t hd, const Patch& p) {
+  const LayerTaps& taps = from.taps[p.layer];
+  const auto differs = [](const float* x, const float* y, std::size_t n) {
+    return std::memcmp(x, y, n * sizeof(float)) != 0;
+  };
+  if (p.kind == Patch::Resid) return differs(p.value, &from.resid[p.layer][p.index * D], D) ? p.index : T;
+  if (p.kind == Patch::Attn) return differs(p.value, &taps.attn[p.index * D], D) ? p.index : T;
+  if (p.kind == Patch::Mlp) return differs(p.value, &taps.mlp[p.index * D], D) ? p.index : T;
+  const std::size_t HD = taps.z.size() / T;  // hook_z of head index: [T, hd] against its slice of [T, H·hd]
+  std::size_t t = 0;
+  while (t < T && !differs(p.value + t * hd, &taps.z[t * HD + p.index * hd], hd)) ++t;
+  return t;
+}
+
+}  // namespace
+
 std::vector<float> resume(const StackView& v, const Run& from, std::size_t T, const Patch& patch) {
+  const std::size_t L = v.layers->size(), D = v.layers->front().attn.o.out;
+  const std::size_t start =
+      from.taps.empty() ? 0 : first_changed(from, T, D, (*v.layers)[patch.layer].attn.head_dim, patch);
+  if (start == T) return from.resid[L];  // the patch puts in what is there
   std::vector<float> h = from.resid[patch.layer];
-  const std::size_t D = v.layers->front().attn.o.out;
   if (patch.kind == Patch::Resid) std::memcpy(&h[patch.index * D], patch.value, D * sizeof(float));
-  for (std::size_t l = patch.layer; l < v.layers->size(); ++l)
-    tapped_layer(v, (*v.layers)[l], h.data(), T, l == patch.layer && patch.kind != Patch::Resid ? &patch : nullptr,
-                 nullptr);
+  if (start == 0) {  // every row: the forward's own operations
+    for (std::size_t l = patch.layer; l < L; ++l)
+      tapped_layer(v, (*v.layers)[l], h.data(), T, l == patch.layer && patch.kind != Patch::Resid ? &patch : nullptr,
+                   nullptr);
+    return h;
+  }
+  for (std::size_t l = patch.layer; l < L; ++l) {
+    std::vector<float> keys = from.taps[l].keys, values = from.taps[l].values;
+    layer_rows((*v.layers)[l], &h[start * D], T - start, start, keys.data(), values.data(),
+               l == patch.layer && patch.kind != Patch::Resid ? &patch : nullptr);
+  }
+  std::memcpy(h.data(), from.resid[L].data(), start * D * sizeof(float));  // the rows before start, as they left
   return h;
 }
 

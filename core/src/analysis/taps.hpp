@@ -31,20 +31,29 @@ struct Patch {
   const float* value = nullptr;
 };
 struct LayerTaps {
-  std::vector<float> z;          // [T, H·hd]: the heads' outputs before the output projection
-  std::vector<float> attn, mlp;  // [T, D]
+  std::vector<float> z;             // [T, H·hd]: the heads' outputs before the output projection
+  std::vector<float> attn, mlp;     // [T, D]
+  std::vector<float> keys, values;  // [T, KV·hd]: after k_norm and RoPE, what a later row's attention reads
 };
 // Layer in place on h[T, D], the operations of blocks::layer (PreNorm, Parallel); `patch` (its layer's, not Resid)
 // applied.
 void tapped_layer(const StackView& v, const blocks::Layer& layer, float* h, std::size_t T, const Patch* patch,
                   LayerTaps* taps);
 
+// Layer on rows start..start+R-1 (x[R, D]) of a causal text, the earlier rows' keys and values read from keys,
+// values [start + R, KV·hd] and the rows' own written there (blocks::attention_rows); `patch` (its layer's, not
+// Resid; positions counted from the text's start) applied. The cache's step (R = 1) and a patched run's changed rows.
+void layer_rows(const blocks::Layer& layer, float* x, std::size_t R, std::size_t start, float* keys, float* values,
+                const Patch* patch);
+
 struct Run {
   std::vector<std::vector<float>> resid;  // [L + 1][T·D]: entering each layer, then leaving the last
   std::vector<LayerTaps> taps;            // [L] when kept
 };
 Run run(const StackView& v, const std::vector<std::int32_t>& ids, bool keep_taps);
-// The stream leaving the last layer with `patch` applied, from `from`'s stream entering patch.layer.
+// The stream leaving the last layer with `patch` applied, from `from`'s stream entering patch.layer (its taps
+// kept). Only the rows from the first one the patch changes are computed again, over the kept keys and values of
+// the rows before it (causal: those rows are the same); a patch that changes nothing gives `from`'s stream.
 std::vector<float> resume(const StackView& v, const Run& from, std::size_t T, const Patch& patch);
 // logits [P, V] at `at` of h[T, D] through the final norm and the head.
 std::vector<float> readout(const StackView& v, const std::vector<float>& h, std::size_t T,

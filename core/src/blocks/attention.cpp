@@ -171,6 +171,47 @@ void attention_context(const Attention& a, const float* x, std::size_t T, const 
   }
 }
 
+void attention_rows(const Attention& a, const float* x, std::size_t R, std::size_t start, float* keys, float* values,
+                    float* context) {
+  const std::size_t H = a.heads, hd = a.head_dim, HD = H * hd, KV = a.kv_heads, KD = KV * hd, T = start + R;
+  const std::size_t group = H / KV;
+  Projected p = project(a, x, R);  // q [R, H·hd], k, v [R, KV·hd]
+  if (a.q_norm.weight) normalize_heads(a.q_norm, p.q, R, H, hd, p.hs, p.ldq);
+  if (a.k_norm.weight) normalize_heads(a.k_norm, p.k, R, KV, hd, p.hs, p.ldkv);
+  if (a.rotary_dim) {  // the table at positions start..T-1
+    const Rope table = rope_table(R, a.rotary_dim, a.rope_theta, start, a.rope_factor);
+    apply_rope(table, p.q, R, H, p.hs, p.ldq);
+    apply_rope(table, p.k, R, KV, p.hs, p.ldkv);
+  }
+  if (a.scale_query) {
+    const float root = std::sqrt(float(hd));
+    for (std::size_t t = 0; t < R; ++t)
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < hd; ++i) p.q[t * p.ldq + h * p.hs + i] /= root;
+  }
+  for (std::size_t t = 0; t < R; ++t)  // rows start.. of the cache, contiguous [T, KV·hd]
+    for (std::size_t kv = 0; kv < KV; ++kv) {
+      const std::size_t at = (start + t) * KD + kv * hd, from = t * p.ldkv + kv * p.hs;
+      std::copy(p.k + from, p.k + from + hd, keys + at);
+      std::copy(p.v + from, p.v + from + hd, values + at);
+    }
+  kernels::f32_score_mask mask;
+  mask.causal = true;
+  mask.fill = kFinfoMin;
+  std::vector<float> P(R * T);
+  std::fill(context, context + R * HD, 0.0f);
+  for (std::size_t h = 0; h < H; ++h) {
+    const std::size_t kv = (h / group) * hd;
+    kernels::f32_gemm_nt(R, T, hd, 1.0f, p.q + h * p.hs, p.ldq, keys + kv, KD, nullptr, P.data(), T);
+    scale_scores(a, P.data(), R * T);
+    kernels::f32_score_mask_apply(mask, start, R, T, P.data(), T);
+    for (std::size_t i = 0; a.window && i < R; ++i)  // a local layer's last `window` keys
+      for (std::size_t j = 0; j + a.window <= start + i; ++j) P[i * T + j] = kFinfoMin;
+    kernels::f32_softmax(R, T, P.data(), T);
+    kernels::f32_gemm_nn(R, hd, T, P.data(), T, values + kv, KD, context + h * hd, HD);
+  }
+}
+
 std::vector<TraceStep> attention_trace(const Attention& a, std::size_t T, std::size_t D, int layer) {
   const auto n = [](std::size_t v) { return static_cast<std::int64_t>(v); };
   const std::size_t H = a.heads, KV = a.kv_heads, hd = a.head_dim;

@@ -162,6 +162,13 @@ void attention(const Attention& block, const float* x, std::size_t T, const Head
 void attention_context(const Attention& block, const float* x, std::size_t T, const HeadEdits& edits, float* probs,
                        float* context, const Rope* rope = nullptr);
 
+// The causal attention of rows start..start+R-1 (x[R, D]) of a text whose earlier rows' keys and values are known:
+// keys, values [start + R, KV·hd] (after k_norm and RoPE) with rows < start filled; fills rows start.. and writes
+// context[R, H·hd]. The formulas of attention_context (row i sees keys j <= start + i, a local layer's last
+// `window`), another order of summation: a key/value cache's step, or a patched run's changed rows.
+void attention_rows(const Attention& block, const float* x, std::size_t R, std::size_t start, float* keys,
+                    float* values, float* context);
+
 // The steps of that attention at T tokens, as TraceSteps tagged with `layer` (see TraceStep's ops; with q_norm,
 // query_norm and key_norm [1, H or KV, T, hd] after the heads' split).
 std::vector<TraceStep> attention_trace(const Attention& block, std::size_t T, std::size_t D, int layer);
