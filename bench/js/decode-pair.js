@@ -42,7 +42,7 @@ async function perToken(m, seed) {
   const n = cpu.length - 1;
   return [(cpu[n] - cpu[0]) / n, (wall[n] - wall[0]) / n];
 }
-const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
+const { median } = require('./lib/timing.js');
 
 async function main() {
   if (builds.length !== 2) throw new Error('usage: node bench/js/decode-pair.js OLD/mha.js NEW/mha.js [--model DIR]');

@@ -3,8 +3,7 @@
 // logit[a] - logit[b] at the last position normalised (patched - corrupted) / (clean - corrupted); each patched
 // run starts at the patched layer from the corrupted run's kept residual stream, at the first position the patch
 // changes (the rows before it read from the corrupted run's kept keys and values), and reads two logits, not V.
-// Mean ablation: a head's hook_z
-// replaced by its mean over the text's positions.
+// Mean ablation: a head's hook_z replaced by its mean over the text's positions.
 #include <cmath>
 #include <cstring>
 
