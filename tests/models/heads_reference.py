@@ -616,11 +616,8 @@ def patching(parts, clean_ids, corr_ids, a, b):
     for layer in range(parts.L):
         row = []
         for h in range(parts.H):
-            z, Ez = clean["z"][layer]
-            sl = slice(h * parts.hd, (h + 1) * parts.hd)
-            row.append(
-                normalised(metric(parts, run(parts, corr_ids, {("z", layer, h): (z[:, sl], Ez[:, sl])}), a, b), c, k)
-            )
+            patch = {("z", layer, h): head_z(parts, clean, layer, h)}
+            row.append(normalised(metric(parts, run(parts, corr_ids, patch), a, b), c, k))
         vals.append([r[0] for r in row])
         bnds.append([U * r[1] for r in row])
     out["heads"], out["heads_bound"] = vals, bnds
@@ -643,15 +640,17 @@ def patched_streams(parts, clean_ids, corr_ids):
     ]
     out = []
     for kind, layer, i in patches:
-        if kind == "z":
-            z, Ez = clean["z"][layer]
-            sl = slice(i * parts.hd, (i + 1) * parts.hd)
-            value = (z[:, sl], Ez[:, sl])
-        else:
-            value = src(clean, kind, layer, i)
+        value = head_z(parts, clean, layer, i) if kind == "z" else src(clean, kind, layer, i)
         x, E = run(parts, corr_ids, {(kind, layer, i): value})["resid"][-1]
         out.append({"kind": kind, "layer": layer, "index": i, "stream": x.tolist(), "bound": (U * E).tolist()})
     return out
+
+
+def head_z(parts, acts, layer, h):
+    """(v, E) [T, hd]: head h's columns of hook_z."""
+    z, Ez = acts["z"][layer]
+    sl = slice(h * parts.hd, (h + 1) * parts.hd)
+    return z[:, sl], Ez[:, sl]
 
 
 def src(acts, kind, layer, p):

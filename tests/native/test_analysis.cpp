@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
 
 #include "analysis/taps.hpp"
 #include "ground/json.hpp"
@@ -263,20 +264,15 @@ TEST_CASE(
     const auto clean = mha::analysis::run(view, ids_of(at(ioi, "clean")), true);
     const auto corrupted = mha::analysis::run(view, ids_of(at(ioi, "corrupted")), true);
     const std::size_t T = ids_of(at(ioi, "clean")).size(), D = m.model->config().d_model;
-    const std::size_t hd = m.model->config().head_dim, HD = m.model->config().heads * hd;
+    using Kind = mha::analysis::Patch::Kind;
+    const std::map<std::string, Kind> kinds = {
+        {"z", Kind::Z}, {"resid", Kind::Resid}, {"attn", Kind::Attn}, {"mlp", Kind::Mlp}};
+    std::vector<float> z;
     for (const Value& e : at(ref, "patched_streams").items) {
       const std::string kind = at(e, "kind").text;
-      mha::analysis::Patch p;
-      p.layer = std::size_t(at(e, "layer").number()), p.index = std::size_t(at(e, "index").number());
-      std::vector<float> z(T * hd);
-      const auto& taps = clean.taps[p.layer];
-      if (kind == "resid") p.kind = mha::analysis::Patch::Resid, p.value = &clean.resid[p.layer][p.index * D];
-      if (kind == "attn") p.kind = mha::analysis::Patch::Attn, p.value = &taps.attn[p.index * D];
-      if (kind == "mlp") p.kind = mha::analysis::Patch::Mlp, p.value = &taps.mlp[p.index * D];
-      if (kind == "z") {
-        for (std::size_t t = 0; t < T; ++t) std::copy_n(&taps.z[t * HD + p.index * hd], hd, &z[t * hd]);
-        p.kind = mha::analysis::Patch::Z, p.value = z.data();
-      }
+      const mha::analysis::Patch p =
+          mha::analysis::patch_from(clean, kinds.at(kind), std::size_t(at(e, "layer").number()),
+                                    std::size_t(at(e, "index").number()), T, m.model->config().head_dim, z);
       const std::vector<float> got = mha::analysis::resume(view, corrupted, T, p);
       const std::vector<double> want = flat(at(e, "stream")), bound = flat(at(e, "bound"));
       REQUIRE(got.size() == want.size());

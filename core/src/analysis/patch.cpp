@@ -78,9 +78,9 @@ struct Patching::Impl {
   PatchMetric m;
   analysis::Run k_run, c_run;
   double k = 0, cm = 0;
-  std::size_t L = 0, T = 0, N = 0, done = 0;
+  std::size_t L = 0, T = 0, N = 0, hd = 0, done = 0;
   Tensor out;
-  std::vector<float> z;
+  std::vector<float> z;  // the patched head's hook_z [T, hd]
 };
 
 Patching::Patching(Model& model, const std::vector<std::int32_t>& clean, const std::vector<std::int32_t>& corrupted,
@@ -104,7 +104,7 @@ Patching::Patching(Model& model, const std::vector<std::int32_t>& clean, const s
   if (s.k == s.cm) throw Error("the clean and corrupted texts give the same metric: there is nothing to normalise by");
   s.N = kind == PatchKind::Heads ? c.heads : s.T;
   s.out = Tensor::empty({s.L, s.N});
-  s.z.resize(s.T * c.head_dim);
+  s.hd = c.head_dim;
 }
 
 Patching::~Patching() = default;
@@ -115,18 +115,8 @@ const Tensor& Patching::result() const { return impl_->out; }
 bool Patching::step() {
   Impl& s = *impl_;
   if (s.done == total()) return false;
-  const std::size_t l = s.done / s.N, i = s.done % s.N, D = s.k_run.resid[0].size() / s.T;
-  Patch p;
-  p.layer = l, p.index = i;
-  if (s.kind == PatchKind::Resid) p.kind = Patch::Resid, p.value = &s.k_run.resid[l][i * D];
-  if (s.kind == PatchKind::Attn) p.kind = Patch::Attn, p.value = &s.k_run.taps[l].attn[i * D];
-  if (s.kind == PatchKind::Mlp) p.kind = Patch::Mlp, p.value = &s.k_run.taps[l].mlp[i * D];
-  if (s.kind == PatchKind::Heads) {  // head i's hook_z at every position
-    const std::size_t hd = s.z.size() / s.T, HD = s.N * hd;
-    for (std::size_t t = 0; t < s.T; ++t)
-      std::memcpy(&s.z[t * hd], &s.k_run.taps[l].z[t * HD + i * hd], hd * sizeof(float));
-    p.kind = Patch::Z, p.value = s.z.data();
-  }
+  const Patch::Kind kinds[] = {Patch::Z, Patch::Resid, Patch::Attn, Patch::Mlp};  // PatchKind's order
+  const Patch p = analysis::patch_from(s.k_run, kinds[int(s.kind)], s.done / s.N, s.done % s.N, s.T, s.hd, s.z);
   const std::vector<float> h = analysis::resume(s.v, s.c_run, s.T, p);
   s.out.data()[s.done] = float((metric(s.v, s.m, h) - s.cm) / (s.k - s.cm));
   ++s.done;

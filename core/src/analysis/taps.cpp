@@ -43,38 +43,53 @@ StackView view_of(const Model& model, const char* what) {
 
 void check_ids(Model& model, const std::vector<std::int32_t>& ids) { model.check_ids(ids); }
 
-void tapped_layer(const StackView&, const blocks::Layer& layer, float* h, std::size_t T, const Patch* patch,
-                  LayerTaps* taps) {
-  const blocks::Attention& at = layer.attn;
-  const std::size_t D = at.o.out, n = T * D, hd = at.head_dim, HD = at.heads * hd;
-  const std::vector<float> a = normed(layer.norm_1, h, T, D);
-  std::vector<float> z(T * HD), attn(n), m(n), probs(at.heads * T * T);
-  blocks::HeadEdits kept;  // the keys and values, for a patched run that starts at a later row
-  if (taps) {
-    taps->keys.resize(T * at.kv_heads * hd);
-    taps->values.resize(T * at.kv_heads * hd);
-    kept.keys = taps->keys.data(), kept.values = taps->values.data();
-  }
-  blocks::attention_context(at, a.data(), T, kept, probs.data(), z.data());
-  if (patch && patch->kind == Patch::Z)  // hook_z of head `index` at every position
-    for (std::size_t t = 0; t < T; ++t)
-      std::memcpy(&z[t * HD + patch->index * hd], patch->value + t * hd, hd * sizeof(float));
-  blocks::linear(at.o, z.data(), T, attn.data());
-  if (layer.post_attn.weight) blocks::normalize(layer.post_attn, attn.data(), T, D);  // hook_attn_out: after ln1_post
-  if (patch && patch->kind == Patch::Attn) std::memcpy(&attn[patch->index * D], patch->value, D * sizeof(float));
+namespace {
+
+// The layer's steps after its attention on rows start..start+R-1 (x[R, D], a = norm_1(x), z [R, H·hd] the heads'
+// outputs): hook_z, hook_attn_out and hook_mlp_out patched where `patch` says (positions counted from the text's
+// start), the MLP, the residual adds in blocks::layer's order; the activations moved into taps when given.
+void after_attention(const blocks::Layer& layer, float* x, std::size_t R, std::size_t start, const float* a,
+                     std::vector<float>& z, const Patch* patch, LayerTaps* taps) {
+  const std::size_t D = layer.attn.o.out, n = R * D, hd = layer.attn.head_dim, HD = layer.attn.heads * hd;
+  const auto here = [&](Patch::Kind k) { return patch && patch->kind == k && patch->index >= start; };
+  std::vector<float> attn(n), m(n);
+  if (patch && patch->kind == Patch::Z)  // hook_z of head `index` at the rows' positions
+    for (std::size_t t = 0; t < R; ++t)
+      std::memcpy(&z[t * HD + patch->index * hd], patch->value + (start + t) * hd, hd * sizeof(float));
+  blocks::linear(layer.attn.o, z.data(), R, attn.data());
+  if (layer.post_attn.weight) blocks::normalize(layer.post_attn, attn.data(), R, D);  // hook_attn_out: after ln1_post
+  if (here(Patch::Attn)) std::memcpy(&attn[(patch->index - start) * D], patch->value, D * sizeof(float));
   const bool parallel = layer.residual == blocks::Residual::Parallel;  // the MLP reads the layer's input too
-  if (!parallel) add_into(h, attn.data(), n);
-  const bool shared_norm = parallel && !layer.norm_2.weight;  // a Parallel layer without norm_2 feeds norm_1(h)
-  blocks::mlp(layer.mlp, shared_norm ? a.data() : normed(layer.norm_2, h, T, D).data(), T, m.data());
-  if (layer.post_mlp.weight) blocks::normalize(layer.post_mlp, m.data(), T, D);  // hook_mlp_out: after ln2_post
-  if (patch && patch->kind == Patch::Mlp) std::memcpy(&m[patch->index * D], patch->value, D * sizeof(float));
-  if (parallel) add_into(h, attn.data(), n);  // h + attn + mlp, in blocks::layer's order
-  add_into(h, m.data(), n);
+  if (!parallel) add_into(x, attn.data(), n);
+  const bool shared_norm = parallel && !layer.norm_2.weight;  // a Parallel layer without norm_2 feeds norm_1(x)
+  blocks::mlp(layer.mlp, shared_norm ? a : normed(layer.norm_2, x, R, D).data(), R, m.data());
+  if (layer.post_mlp.weight) blocks::normalize(layer.post_mlp, m.data(), R, D);  // hook_mlp_out: after ln2_post
+  if (here(Patch::Mlp)) std::memcpy(&m[(patch->index - start) * D], patch->value, D * sizeof(float));
+  if (parallel) add_into(x, attn.data(), n);  // x + attn + mlp, in blocks::layer's order
+  add_into(x, m.data(), n);
   if (taps) {
     taps->z = std::move(z);
     taps->attn = std::move(attn);
     taps->mlp = std::move(m);
   }
+}
+
+}  // namespace
+
+void tapped_layer(const StackView&, const blocks::Layer& layer, float* h, std::size_t T, const Patch* patch,
+                  LayerTaps* taps) {
+  const blocks::Attention& at = layer.attn;
+  const std::size_t D = at.o.out, KD = at.kv_heads * at.head_dim;
+  const std::vector<float> a = normed(layer.norm_1, h, T, D);
+  std::vector<float> z(T * at.heads * at.head_dim), probs(at.heads * T * T);
+  blocks::HeadEdits kept;  // the keys and values, for a patched run that starts at a later row
+  if (taps) {
+    taps->keys.resize(T * KD);
+    taps->values.resize(T * KD);
+    kept.keys = taps->keys.data(), kept.values = taps->values.data();
+  }
+  blocks::attention_context(at, a.data(), T, kept, probs.data(), z.data());
+  after_attention(layer, h, T, 0, a.data(), z, patch, taps);
 }
 
 Run run(const StackView& v, const std::vector<std::int32_t>& ids, bool keep_taps) {
@@ -93,25 +108,10 @@ Run run(const StackView& v, const std::vector<std::int32_t>& ids, bool keep_taps
 void layer_rows(const blocks::Layer& layer, float* x, std::size_t R, std::size_t start, float* keys, float* values,
                 const Patch* patch) {
   const blocks::Attention& at = layer.attn;
-  const std::size_t D = at.o.out, n = R * D, hd = at.head_dim, HD = at.heads * hd;
-  const auto here = [&](Patch::Kind k) { return patch && patch->kind == k && patch->index >= start; };
-  const std::vector<float> a = normed(layer.norm_1, x, R, D);
-  std::vector<float> z(R * HD), attn(n), m(n);
+  const std::vector<float> a = normed(layer.norm_1, x, R, at.o.out);
+  std::vector<float> z(R * at.heads * at.head_dim);
   blocks::attention_rows(at, a.data(), R, start, keys, values, z.data());
-  if (patch && patch->kind == Patch::Z)  // hook_z of head `index` at the rows' positions
-    for (std::size_t t = 0; t < R; ++t)
-      std::memcpy(&z[t * HD + patch->index * hd], patch->value + (start + t) * hd, hd * sizeof(float));
-  blocks::linear(at.o, z.data(), R, attn.data());
-  if (layer.post_attn.weight) blocks::normalize(layer.post_attn, attn.data(), R, D);
-  if (here(Patch::Attn)) std::memcpy(&attn[(patch->index - start) * D], patch->value, D * sizeof(float));
-  const bool parallel = layer.residual == blocks::Residual::Parallel;
-  if (!parallel) add_into(x, attn.data(), n);
-  const bool shared_norm = parallel && !layer.norm_2.weight;
-  blocks::mlp(layer.mlp, shared_norm ? a.data() : normed(layer.norm_2, x, R, D).data(), R, m.data());
-  if (layer.post_mlp.weight) blocks::normalize(layer.post_mlp, m.data(), R, D);
-  if (here(Patch::Mlp)) std::memcpy(&m[(patch->index - start) * D], patch->value, D * sizeof(float));
-  if (parallel) add_into(x, attn.data(), n);
-  add_into(x, m.data(), n);
+  after_attention(layer, x, R, start, a.data(), z, patch, nullptr);
 }
 
 namespace {
@@ -132,6 +132,24 @@ std::size_t first_changed(const Run& from, std::size_t T, std::size_t D, std::si
 }
 
 }  // namespace
+
+Patch patch_from(const Run& from, Patch::Kind kind, std::size_t layer, std::size_t index, std::size_t T, std::size_t hd,
+                 std::vector<float>& z) {
+  const LayerTaps& taps = from.taps[layer];
+  const std::size_t D = from.resid[layer].size() / T;
+  Patch p;
+  p.kind = kind, p.layer = layer, p.index = index;
+  if (kind == Patch::Resid) p.value = &from.resid[layer][index * D];
+  if (kind == Patch::Attn) p.value = &taps.attn[index * D];
+  if (kind == Patch::Mlp) p.value = &taps.mlp[index * D];
+  if (kind == Patch::Z) {  // head index's columns of [T, H·hd]
+    const std::size_t HD = taps.z.size() / T;
+    z.resize(T * hd);
+    for (std::size_t t = 0; t < T; ++t) std::memcpy(&z[t * hd], &taps.z[t * HD + index * hd], hd * sizeof(float));
+    p.value = z.data();
+  }
+  return p;
+}
 
 std::vector<float> resume(const StackView& v, const Run& from, std::size_t T, const Patch& patch) {
   const std::size_t L = v.layers->size(), D = v.layers->front().attn.o.out;

@@ -51,6 +51,10 @@ struct Run {
   std::vector<LayerTaps> taps;            // [L] when kept
 };
 Run run(const StackView& v, const std::vector<std::int32_t>& ids, bool keep_taps);
+// The patch that puts `from`'s activation in (its taps kept): the stream entering `layer` at position `index`,
+// hook_attn_out or hook_mlp_out there, or hook_z of head `index` at every position (copied into z, [T, hd]).
+Patch patch_from(const Run& from, Patch::Kind kind, std::size_t layer, std::size_t index, std::size_t T, std::size_t hd,
+                 std::vector<float>& z);
 // The stream leaving the last layer with `patch` applied, from `from`'s stream entering patch.layer (its taps
 // kept). Only the rows from the first one the patch changes are computed again, over the kept keys and values of
 // the rows before it (causal: those rows are the same); a patch that changes nothing gives `from`'s stream.

@@ -47,6 +47,37 @@ Projected project(const Attention& a, const float* x, std::size_t T) {
   return p;
 }
 
+// q and k of R rows at positions start.. made ready for the scores: q_norm and k_norm, RoPE (`rope`, or the table
+// of those positions), q / √head_dim when scale_query (DistilBERT).
+void prepare_qk(const Attention& a, Projected& p, std::size_t R, std::size_t start, const Rope* rope) {
+  const std::size_t H = a.heads, hd = a.head_dim;
+  if (a.q_norm.weight) normalize_heads(a.q_norm, p.q, R, H, hd, p.hs, p.ldq);
+  if (a.k_norm.weight) normalize_heads(a.k_norm, p.k, R, a.kv_heads, hd, p.hs, p.ldkv);
+  if (a.rotary_dim) {
+    const Rope own = rope ? Rope{} : rope_table(R, a.rotary_dim, a.rope_theta, start, a.rope_factor);
+    const Rope& table = rope ? *rope : own;
+    apply_rope(table, p.q, R, H, p.hs, p.ldq);
+    apply_rope(table, p.k, R, a.kv_heads, p.hs, p.ldkv);
+  }
+  if (a.scale_query) {  // q = q / math.sqrt(dim_per_head)
+    const float root = std::sqrt(float(hd));
+    for (std::size_t t = 0; t < R; ++t)
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < hd; ++i) p.q[t * p.ldq + h * p.hs + i] /= root;
+  }
+}
+
+// The R rows of k and v into rows start.. of keys and values ([·, KV·hd], contiguous; either may be nullptr).
+void copy_kv(const Attention& a, const Projected& p, std::size_t R, std::size_t start, float* keys, float* values) {
+  const std::size_t hd = a.head_dim, KD = a.kv_heads * hd;
+  for (std::size_t t = 0; (keys || values) && t < R; ++t)
+    for (std::size_t kv = 0; kv < a.kv_heads; ++kv) {
+      const std::size_t at = (start + t) * KD + kv * hd, from = t * p.ldkv + kv * p.hs;
+      if (keys) std::copy(p.k + from, p.k + from + hd, keys + at);
+      if (values) std::copy(p.v + from, p.v + from + hd, values + at);
+    }
+}
+
 }  // namespace
 
 void scale_scores(const Attention& a, float* scores, std::size_t n) {
@@ -62,23 +93,32 @@ void scale_scores(const Attention& a, float* scores, std::size_t n) {
 
 namespace {
 
-// probs[T, T] = softmax(q_h · k_hᵀ / √hd, causal positions at finfo.min) for one head.
+// A local layer's window on the scores of query rows i0..i0+rows (scores[rows, n], keys 0..n-1) at finfo.min:
+// GPT-Neo's (bias ^ tril(bias, -window_size): keys j <= i - window), ModernBERT's when not causal (|i - j| <=
+// local_attention / 2 = window - 1: keys j >= i + window too).
+void mask_window(const Attention& a, std::size_t i0, std::size_t rows, std::size_t n, float* scores) {
+  for (std::size_t r = 0; a.window && r < rows; ++r) {
+    const std::size_t i = i0 + r;
+    float* row = scores + r * n;
+    if (i >= a.window) std::fill(row, row + std::min(n, i - a.window + 1), kFinfoMin);
+    if (!a.causal && i + a.window < n) std::fill(row + i + a.window, row + n, kFinfoMin);
+  }
+}
+
+// probs[R, n] = softmax(q_h · k_hᵀ / √hd, masked positions at finfo.min) for one head: query rows start..start+R-1
+// (q [R, hd]) over the keys 0..n-1 (k [n, hd]); the whole text is start 0, R = n.
 // GPT-2 and DistilBERT replace masked scores by finfo.min; Llama adds it, which rounds to the
 // same finfo.min for any |score| < 2^103: the softmax gives those keys exactly 0 either way.
-void head_probs(const Attention& a, const float* q, std::size_t ldq, const float* k, std::size_t ldk, std::size_t T,
-                float* probs) {
-  kernels::f32_gemm_nt(T, T, a.head_dim, 1.0f, q, ldq, k, ldk, nullptr, probs, T);
-  scale_scores(a, probs, T * T);
+void head_probs(const Attention& a, const float* q, std::size_t ldq, const float* k, std::size_t ldk, std::size_t R,
+                std::size_t start, std::size_t n, float* probs) {
+  kernels::f32_gemm_nt(R, n, a.head_dim, 1.0f, q, ldq, k, ldk, nullptr, probs, n);
+  scale_scores(a, probs, R * n);
   kernels::f32_score_mask mask;
   mask.causal = a.causal;
   mask.fill = kFinfoMin;
-  kernels::f32_score_mask_apply(mask, 0, T, T, probs, T);
-  if (a.window)  // GPT-Neo's local layers: bias ^ tril(bias, -window_size), keys j <= i - window masked
-    for (std::size_t i = a.window; i < T; ++i) std::fill(probs + i * T, probs + i * T + (i - a.window + 1), kFinfoMin);
-  if (a.window && !a.causal)  // ModernBERT's: |i - j| <= local_attention / 2 = window - 1, so keys j >= i + window too
-    for (std::size_t i = 0; i + a.window < T; ++i)
-      std::fill(probs + i * T + i + a.window, probs + (i + 1) * T, kFinfoMin);
-  kernels::f32_softmax(T, T, probs, T);
+  kernels::f32_score_mask_apply(mask, start, R, n, probs, n);
+  mask_window(a, start, R, n, probs);
+  kernels::f32_softmax(R, n, probs, n);
 }
 
 }  // namespace
@@ -129,33 +169,15 @@ void attention_context(const Attention& a, const float* x, std::size_t T, const 
   const std::size_t H = a.heads, hd = a.head_dim, HD = H * hd, group = a.heads / a.kv_heads;
   Projected p = project(a, x, T);  // q [T, H·hd], k, v [T, KV·hd]
   if (edits.writes) head_writes(a, p, T, edits.writes);
-  if (a.q_norm.weight) normalize_heads(a.q_norm, p.q, T, H, hd, p.hs, p.ldq);
-  if (a.k_norm.weight) normalize_heads(a.k_norm, p.k, T, a.kv_heads, hd, p.hs, p.ldkv);
-  if (a.rotary_dim) {
-    const Rope own = rope ? Rope{} : rope_table(T, a.rotary_dim, a.rope_theta, 0, a.rope_factor);
-    const Rope& table = rope ? *rope : own;
-    apply_rope(table, p.q, T, H, p.hs, p.ldq);
-    apply_rope(table, p.k, T, a.kv_heads, p.hs, p.ldkv);
-  }
-  if (a.scale_query) {  // q = q / math.sqrt(dim_per_head)
-    const float root = std::sqrt(float(hd));
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t h = 0; h < H; ++h)
-        for (std::size_t i = 0; i < hd; ++i) p.q[t * p.ldq + h * p.hs + i] /= root;
-  }
-  for (std::size_t t = 0; (edits.keys || edits.values) && t < T; ++t)
-    for (std::size_t kv = 0; kv < a.kv_heads; ++kv) {  // row t of each kv head, contiguous [T, KV·hd]
-      const std::size_t at = t * a.kv_heads * hd + kv * hd, from = t * p.ldkv + kv * p.hs;
-      if (edits.keys) std::copy(p.k + from, p.k + from + hd, edits.keys + at);
-      if (edits.values) std::copy(p.v + from, p.v + from + hd, edits.values + at);
-    }
+  prepare_qk(a, p, T, 0, rope);
+  copy_kv(a, p, T, 0, edits.keys, edits.values);
   const auto is_off = [&](std::size_t h) { return h < edits.off.size() && edits.off[h]; };
   const auto value = [&](std::size_t h) { return h < edits.value.size() ? edits.value[h] : nullptr; };
   std::fill(context, context + T * HD, 0.0f);
   kernels::parallel_for(H, H * T * T * hd, [&](std::size_t h) {  // one head per thread at a time
     const std::size_t kv = h / group;  // repeat_kv: query head h reads key/value head h / group
     float* P = probs + h * T * T;      // [T, T]
-    head_probs(a, p.q + h * p.hs, p.ldq, p.k + kv * p.hs, p.ldkv, T, P);
+    head_probs(a, p.q + h * p.hs, p.ldq, p.k + kv * p.hs, p.ldkv, T, 0, T, P);
     if (is_off(h) && !edits.kept) return;  // switched off: its slice of the merged output stays 0
     kernels::f32_gemm_nn(T, hd, T, P, T, p.v + kv * p.hs, p.ldkv, context + h * hd, HD);
   });
@@ -176,38 +198,13 @@ void attention_rows(const Attention& a, const float* x, std::size_t R, std::size
   const std::size_t H = a.heads, hd = a.head_dim, HD = H * hd, KV = a.kv_heads, KD = KV * hd, T = start + R;
   const std::size_t group = H / KV;
   Projected p = project(a, x, R);  // q [R, H·hd], k, v [R, KV·hd]
-  if (a.q_norm.weight) normalize_heads(a.q_norm, p.q, R, H, hd, p.hs, p.ldq);
-  if (a.k_norm.weight) normalize_heads(a.k_norm, p.k, R, KV, hd, p.hs, p.ldkv);
-  if (a.rotary_dim) {  // the table at positions start..T-1
-    const Rope table = rope_table(R, a.rotary_dim, a.rope_theta, start, a.rope_factor);
-    apply_rope(table, p.q, R, H, p.hs, p.ldq);
-    apply_rope(table, p.k, R, KV, p.hs, p.ldkv);
-  }
-  if (a.scale_query) {
-    const float root = std::sqrt(float(hd));
-    for (std::size_t t = 0; t < R; ++t)
-      for (std::size_t h = 0; h < H; ++h)
-        for (std::size_t i = 0; i < hd; ++i) p.q[t * p.ldq + h * p.hs + i] /= root;
-  }
-  for (std::size_t t = 0; t < R; ++t)  // rows start.. of the cache, contiguous [T, KV·hd]
-    for (std::size_t kv = 0; kv < KV; ++kv) {
-      const std::size_t at = (start + t) * KD + kv * hd, from = t * p.ldkv + kv * p.hs;
-      std::copy(p.k + from, p.k + from + hd, keys + at);
-      std::copy(p.v + from, p.v + from + hd, values + at);
-    }
-  kernels::f32_score_mask mask;
-  mask.causal = true;
-  mask.fill = kFinfoMin;
+  prepare_qk(a, p, R, start, nullptr);
+  copy_kv(a, p, R, start, keys, values);
   std::vector<float> P(R * T);
   std::fill(context, context + R * HD, 0.0f);
   for (std::size_t h = 0; h < H; ++h) {
     const std::size_t kv = (h / group) * hd;
-    kernels::f32_gemm_nt(R, T, hd, 1.0f, p.q + h * p.hs, p.ldq, keys + kv, KD, nullptr, P.data(), T);
-    scale_scores(a, P.data(), R * T);
-    kernels::f32_score_mask_apply(mask, start, R, T, P.data(), T);
-    for (std::size_t i = 0; a.window && i < R; ++i)  // a local layer's last `window` keys
-      for (std::size_t j = 0; j + a.window <= start + i; ++j) P[i * T + j] = kFinfoMin;
-    kernels::f32_softmax(R, T, P.data(), T);
+    head_probs(a, p.q + h * p.hs, p.ldq, keys + kv, KD, R, start, T, P.data());
     kernels::f32_gemm_nn(R, hd, T, P.data(), T, values + kv, KD, context + h * hd, HD);
   }
 }
